@@ -1,0 +1,39 @@
+/*-------------------------------------------------------------------------
+ *
+ * unit.h
+ *	  Shared declarations of the storage-core unit tests.
+ *
+ * test/unit/unit.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef HS_UNIT_H
+#define HS_UNIT_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "hummock_stream/storage/env.h"
+
+/* Scratch directory for this run (created by unit_main.c). */
+extern const char *unit_tmpdir;
+
+/* Build "<unit_tmpdir>/<name>" into buf. */
+extern const char *unit_path(char *buf, size_t buflen, const char *name);
+
+/* Deterministic PRNG for reproducible randomized tests (splitmix64). */
+extern uint64_t unit_rand(uint64_t *state);
+
+/* Fail the current test with the status message if st is not OK. */
+#define assert_status_ok(ok, st) \
+	do { if (!(ok)) fail_msg("%s: %s (%s)", HsCodeName((st)->code), (st)->msg, (st)->detail); } while (0)
+
+/* One line per suite: int unit_<module>(const struct CMUnitTest **tests); */
+#define UNIT_SUITE(name) int unit_##name(const struct CMUnitTest **tests)
+
+UNIT_SUITE(status);
+
+#endif							/* HS_UNIT_H */
