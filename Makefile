@@ -1,0 +1,53 @@
+# Makefile -- PGXS build of hummock_stream (PostgreSQL 15)
+#
+#   make && sudo make install            build and install the extension
+#   make unitcheck                       storage-core unit tests (no server)
+#   make installcheck                    pg_regress, isolation and TAP suites
+#                                        (each starts its own throwaway server
+#                                        with the library preloaded; run as a
+#                                        non-root user)
+#   scripts/test.sh                      all of the above, from scratch (root)
+
+EXTENSION   = hummock_stream
+EXTVERSION  = 0.1
+MODULE_big  = hummock_stream
+
+# ---- objects, by module (dependencies point down: batch/stream -> meta ->
+# storage; pg is the glue that ties each to PostgreSQL) ----
+STORAGE_OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/storage/*.c)))
+META_OBJS    = $(patsubst %.c,%.o,$(sort $(wildcard src/meta/*.c)))
+STREAM_OBJS  = $(patsubst %.c,%.o,$(sort $(wildcard src/stream/*.c src/stream/executor/*.c)))
+BATCH_OBJS   = $(patsubst %.c,%.o,$(sort $(wildcard src/batch/*.c)))
+PG_OBJS      = $(patsubst %.c,%.o,$(sort $(wildcard src/pg/*.c)))
+OBJS = $(STORAGE_OBJS) $(META_OBJS) $(STREAM_OBJS) $(BATCH_OBJS) $(PG_OBJS)
+
+DATA = $(wildcard sql/$(EXTENSION)--*.sql)
+
+PG_CPPFLAGS = -I$(srcdir)/include
+# 'override' so that a command-line PG_CFLAGS=-Werror adds to these
+override PG_CFLAGS += -Wextra -Wno-unused-parameter
+SHLIB_LINK += -lzstd -llz4
+
+# The server is built with LLVM; we do not need JIT inlining of our code,
+# and skipping the bitcode keeps clang out of the build.
+override with_llvm = no
+
+# ---- tests ----
+TEST_CONF = test/$(EXTENSION).conf
+REGRESS = $(patsubst sql/%.sql,%,$(filter-out sql/$(EXTENSION)--%,$(sort $(wildcard sql/*.sql))))
+REGRESS_OPTS = --inputdir=. --temp-instance=./tmp_check --temp-config=$(TEST_CONF)
+ISOLATION = $(patsubst specs/%.spec,%,$(sort $(wildcard specs/*.spec)))
+ISOLATION_OPTS = --inputdir=. --temp-instance=./tmp_check_iso --temp-config=$(TEST_CONF)
+TAP_TESTS = 1
+PROVE_TESTS = $(sort $(wildcard test/t/*.pl))
+
+EXTRA_CLEAN = tmp_check tmp_check_iso results output_iso log regression.diffs regression.out
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# Storage-core unit tests: plain C, no server.
+.PHONY: unitcheck
+unitcheck:
+	$(MAKE) -C test/unit UNIT_WERROR="$(filter -Werror,$(PG_CFLAGS) $(COPT))"

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# scripts/demo.sh -- install what is missing, build and install
+# hummock_stream, start a throwaway server (as the postgres OS user, with the
+# library preloaded) and run the demo in psql.
+#
+# Run as root (or via sudo) on Debian 12:   sudo scripts/demo.sh
+#   --keep    leave the server running and print how to connect to it
+set -Eeuo pipefail
+
+PG_MAJOR=15
+PG_CONFIG=/usr/lib/postgresql/$PG_MAJOR/bin/pg_config
+KEEP=0
+[ "${1:-}" = "--keep" ] && KEEP=1
+export DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8 LC_ALL=C.UTF-8
+SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+if [ "$(id -u)" != 0 ]; then
+	exec sudo -E "$0" "$@"
+fi
+
+"$SRC/scripts/install-deps.sh" >/dev/null
+BINDIR=$("$PG_CONFIG" --bindir)
+
+echo "== building and installing hummock_stream"
+BUILD=$(mktemp -d /tmp/hummock_stream-demo-build.XXXXXX)
+cp -a "$SRC/." "$BUILD"
+make -C "$BUILD" -s PG_CONFIG="$PG_CONFIG" clean >/dev/null
+make -C "$BUILD" -s PG_CONFIG="$PG_CONFIG" -j"$(nproc)"
+make -C "$BUILD" -s PG_CONFIG="$PG_CONFIG" install
+rm -rf "$BUILD"
+
+echo "== starting a throwaway server"
+DEMO=$(mktemp -d /tmp/hummock_stream-demo.XXXXXX)
+chmod 755 "$DEMO"
+chown postgres:postgres "$DEMO"
+PORT=54329
+runuser -u postgres -- "$BINDIR/initdb" -D "$DEMO/data" -U postgres -A trust \
+	-E UTF8 --locale=C --no-sync >"$DEMO/initdb.log"
+cat "$SRC/test/hummock_stream.conf" >>"$DEMO/data/postgresql.conf"
+runuser -u postgres -- "$BINDIR/pg_ctl" -D "$DEMO/data" -l "$DEMO/server.log" -w -t 60 \
+	-o "-p $PORT -k $DEMO -c listen_addresses=''" start >/dev/null
+
+stop() {
+	runuser -u postgres -- "$BINDIR/pg_ctl" -D "$DEMO/data" -m fast -w stop >/dev/null 2>&1 || true
+	rm -rf "$DEMO"
+}
+[ "$KEEP" = 1 ] || trap stop EXIT
+
+PSQL=(runuser -u postgres -- "$BINDIR/psql" -h "$DEMO" -p "$PORT" -U postgres -X
+	-v ON_ERROR_STOP=1 --echo-queries -P pager=off)
+
+echo "== demo"
+"${PSQL[@]}" -d postgres -f "$SRC/scripts/demo.sql"
+
+if [ "$KEEP" = 1 ]; then
+	echo
+	echo "The server keeps running. Connect with:"
+	echo "  sudo -u postgres $BINDIR/psql -h $DEMO -p $PORT -U postgres postgres"
+	echo "Stop it with:"
+	echo "  sudo -u postgres $BINDIR/pg_ctl -D $DEMO/data stop"
+fi

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# scripts/test.sh -- install what is missing, build, install and run every
+# test layer of hummock_stream: unit (cmocka, no server), pg_regress,
+# isolation and TAP (each starts its own throwaway server as the postgres
+# OS user with the library preloaded).
+#
+# Run as root (or via sudo) on Debian 12:   sudo scripts/test.sh
+# Prints a final "N passed, N failed" line; exits non-zero if any test
+# failed, a suite could not run, or no test ran at all.
+#
+# Environment: SUITES="unit regress isolation tap" selects suites;
+# SUITE_TIMEOUT (seconds, default 1800) bounds each suite; KEEP_WORK=1 keeps
+# the work directory.
+set -Eeuo pipefail
+
+PG_MAJOR=15
+PG_CONFIG=/usr/lib/postgresql/$PG_MAJOR/bin/pg_config
+SUITES=${SUITES:-unit regress isolation tap}
+SUITE_TIMEOUT=${SUITE_TIMEOUT:-1800}
+export DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8 LC_ALL=C.UTF-8
+SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+T0=$(date +%s)
+step() { printf '\n=== [%4ds] %s\n' $(($(date +%s) - T0)) "$*"; }
+trap 'echo "!!! scripts/test.sh: command failed (line $LINENO): $BASH_COMMAND" >&2' ERR
+
+if [ "$(id -u)" != 0 ]; then
+	exec sudo -E "$0" "$@"
+fi
+
+# ------------------------------------------------------------------ deps
+step "packages"
+"$SRC/scripts/install-deps.sh"
+BINDIR=$("$PG_CONFIG" --bindir)
+
+# ------------------------------------------------------------------ work dir
+# A copy of the tree owned by postgres (the clone may sit under a 0700
+# directory such as /root; the suites write results into the build dir).
+WORK=$(mktemp -d /tmp/hummock_stream-test.XXXXXX)
+chmod 755 "$WORK"
+cp -a "$SRC/." "$WORK/src"
+rm -rf "$WORK/src/.git"
+BUILD=$WORK/src
+cd "$WORK"
+
+stop_servers() {	# immediate-stop every server whose data dir is under $1
+	local pidfile
+	[ -d "$1" ] || return 0
+	while read -r pidfile; do
+		runuser -u postgres -- "$BINDIR/pg_ctl" -D "$(dirname "$pidfile")" \
+			-m immediate -w stop >/dev/null 2>&1 || true
+	done < <(find "$1" -name postmaster.pid 2>/dev/null)
+}
+trap 'stop_servers "$WORK"' EXIT
+
+# ------------------------------------------------------------------ build
+step "build (-Werror) and install"
+make -C "$BUILD" -s PG_CONFIG="$PG_CONFIG" clean >/dev/null
+make -C "$BUILD" -s PG_CONFIG="$PG_CONFIG" PG_CFLAGS="-Werror" -j"$(nproc)"
+make -C "$BUILD" -s PG_CONFIG="$PG_CONFIG" PG_CFLAGS="-Werror" install
+chown -R postgres:postgres "$WORK"
+
+# ------------------------------------------------------------------ suites
+PASSED=0; FAILED=0; RC=0
+run_suite() {	# name, then the command (run as postgres in $BUILD)
+	local name=$1; shift
+	local log=$WORK/$name.log p=0 f=0 rc=0
+	step "suite: $name"
+	timeout -k 30 "$SUITE_TIMEOUT" runuser -u postgres -- "$@" >"$log" 2>&1 || rc=$?
+	stop_servers "$BUILD"
+	grep -vE '^(ALTER|SET|DROP|CREATE) ' "$log" || true
+	case $name in
+	unit)
+		p=$(sed -nE 's/^\[  PASSED  \] ([0-9]+) test.*/\1/p' "$log" | tail -n 1)
+		f=$(sed -nE 's/^\[  FAILED  \] ([0-9]+) test.*/\1/p' "$log" | tail -n 1)
+		;;
+	tap)
+		p=$(grep -cE '^ *ok [0-9]+' "$log" || true)
+		f=$(grep -cE '^ *not ok [0-9]+' "$log" || true)
+		;;
+	*)
+		p=$(grep -cE '\.\.\. +ok ' "$log" || true)
+		f=$(grep -cE '\.\.\. +(FAILED|failed)' "$log" || true)
+		;;
+	esac
+	p=${p:-0}; f=${f:-0}
+	[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1	# died before reporting
+	[ "$rc" -eq 0 ] && [ "$p" -eq 0 ] && { echo "--- $name ran no test"; rc=1; f=1; }
+	PASSED=$((PASSED + p)); FAILED=$((FAILED + f))
+	printf -- '--- %s: %d passed, %d failed (rc=%d)\n' "$name" "$p" "$f" "$rc"
+	if [ "$rc" -ne 0 ]; then
+		RC=1
+		head -n 300 "$BUILD/regression.diffs" "$BUILD/output_iso/regression.diffs" 2>/dev/null || true
+		tail -n 80 "$BUILD"/tmp_check/log/* "$BUILD"/log/* 2>/dev/null || true
+	fi
+	return 0
+}
+
+MK=(make -C "$BUILD" PG_CONFIG="$PG_CONFIG")
+for s in $SUITES; do
+	case $s in
+	unit)      run_suite unit "${MK[@]}" unitcheck PG_CFLAGS=-Werror ;;
+	regress)   run_suite regress "${MK[@]}" installcheck ISOLATION= TAP_TESTS= ;;
+	isolation) run_suite isolation "${MK[@]}" installcheck REGRESS= TAP_TESTS= ;;
+	tap)       run_suite tap "${MK[@]}" installcheck REGRESS= ISOLATION= PROVE_FLAGS="--verbose --timer" ;;
+	*)         echo "unknown suite $s"; RC=1 ;;
+	esac
+done
+
+step "done"
+[ "$PASSED" -gt 0 ] || { echo "no test ran"; RC=1; }
+if [ "$RC" -eq 0 ] && [ -z "${KEEP_WORK:-}" ]; then
+	rm -rf "$WORK"
+else
+	echo "work dir kept: $WORK"
+fi
+echo "$PASSED passed, $FAILED failed"
+exit "$RC"
