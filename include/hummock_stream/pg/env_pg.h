@@ -1,0 +1,45 @@
+/*-------------------------------------------------------------------------
+ *
+ * env_pg.h
+ *	  The storage core's HsEnv inside PostgreSQL, and status reporting.
+ *
+ * include/hummock_stream/pg/env_pg.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef HS_PG_ENV_PG_H
+#define HS_PG_ENV_PG_H
+
+#include "hummock_stream/storage/env.h"
+#include "hummock_stream/storage/status.h"
+
+/*
+ * Env whose files belong to the current resource owner: they are closed
+ * when it is released (end of transaction, or an ERROR), so an error never
+ * leaks a descriptor.  A writable file that is still open at that point is
+ * also removed, since nothing can refer to a half-written object.  Memory
+ * comes from CurrentMemoryContext.
+ */
+extern HsEnv *HsEnvPgTransient(void);
+
+/*
+ * Env whose files stay open until closed explicitly (session-lived SST
+ * readers, kept in a cache).  The VFD layer still bounds the number of
+ * kernel descriptors.  Memory comes from CurrentMemoryContext.
+ */
+extern HsEnv *HsEnvPgSession(void);
+
+/*
+ * Raise (or log, for elevel < ERROR) a failed status with the SQLSTATE its
+ * code implies: HS_CORRUPTION -> ERRCODE_DATA_CORRUPTED, HS_IO_ERROR -> the
+ * code for its errno, HS_NOT_FOUND -> ERRCODE_UNDEFINED_FILE,
+ * HS_INVALID_ARGUMENT -> ERRCODE_INVALID_PARAMETER_VALUE,
+ * HS_NOT_SUPPORTED -> ERRCODE_FEATURE_NOT_SUPPORTED.
+ */
+extern void HsStatusReport(int elevel, const HsStatus *st);
+
+/* Shorthand: if (!ok) raise ERROR from st. */
+#define HS_CHECK(ok, st) \
+	do { if (!(ok)) HsStatusReport(ERROR, (st)); } while (0)
+
+#endif							/* HS_PG_ENV_PG_H */
