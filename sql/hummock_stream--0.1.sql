@@ -7,6 +7,9 @@
 CREATE SCHEMA hummock_stream;
 COMMENT ON SCHEMA hummock_stream IS
   'Streaming materialized views with partial checkpoints (hummock_stream)';
+-- Users read views and call the read functions; administrative functions
+-- revoke EXECUTE from PUBLIC one by one below.
+GRANT USAGE ON SCHEMA hummock_stream TO PUBLIC;
 
 CREATE FUNCTION hummock_stream.version()
 RETURNS text
@@ -32,3 +35,32 @@ CREATE VIEW hummock_stream.settings AS
    ORDER BY name;
 COMMENT ON VIEW hummock_stream.settings IS
   'hummock_stream.* configuration parameters';
+
+-- ---------------------------------------------------------------------
+-- The barrier loop
+-- ---------------------------------------------------------------------
+
+CREATE FUNCTION hummock_stream.barriers(
+    OUT prev_epoch bigint, OUT curr_epoch bigint, OUT kind text,
+    OUT injected_at timestamptz, OUT collected_at timestamptz,
+    OUT collect_ms double precision)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'hummock_stream_barriers'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION hummock_stream.barriers() IS
+  'Recent barriers of this database (up to 64), oldest first';
+
+CREATE VIEW hummock_stream.barriers AS
+  SELECT * FROM hummock_stream.barriers();
+COMMENT ON VIEW hummock_stream.barriers IS
+  'Recent barriers of this database: epochs, kind and inject-to-collect latency';
+
+CREATE FUNCTION hummock_stream.manager_pid()
+RETURNS integer
+AS 'MODULE_PATHNAME', 'hummock_stream_manager_pid'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION hummock_stream.manager_pid() IS
+  'Process id of this database''s barrier manager, or NULL if none runs';
+
+REVOKE ALL ON FUNCTION hummock_stream.barriers() FROM PUBLIC;
+REVOKE ALL ON FUNCTION hummock_stream.manager_pid() FROM PUBLIC;

@@ -18,6 +18,8 @@
 #include "utils/guc.h"
 
 #include "hummock_stream/hummock_stream.h"
+#include "hummock_stream/meta/db_state.h"
+#include "hummock_stream/meta/launcher.h"
 #include "hummock_stream/pg/guc.h"
 
 int			hs_sst_block_size_kb = 64;
@@ -73,6 +75,33 @@ HsGucDefine(void)
 							&hs_sst_bloom_bits_per_key,
 							10, 0, 64,
 							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("hummock_stream.max_databases",
+							"Number of databases that can use hummock_stream between server restarts.",
+							"Each gets a slot of shared state (published version, waiters).",
+							&hs_max_databases,
+							16, 1, 1024,
+							PGC_POSTMASTER,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("hummock_stream.barrier_interval_ms",
+							"Time between two barriers (epochs) of a database.",
+							NULL,
+							&hs_barrier_interval_ms,
+							1000, 10, 3600 * 1000,
+							PGC_SIGHUP,
+							GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("hummock_stream.checkpoint_frequency",
+							"Every how many barriers one is a checkpoint.",
+							"A checkpoint barrier makes the state of its epoch durable and readable.",
+							&hs_checkpoint_frequency,
+							1, 1, 10000,
+							PGC_SIGHUP,
 							0,
 							NULL, NULL, NULL);
 

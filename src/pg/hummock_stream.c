@@ -24,7 +24,9 @@
 
 #include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/pg/guc.h"
+#include "hummock_stream/meta/launcher.h"
 #include "hummock_stream/pg/shmem.h"
+#include "hummock_stream/pg/utility_hook.h"
 
 PG_MODULE_MAGIC;
 
@@ -44,6 +46,8 @@ _PG_init(void)
 
 	HsGucDefine();
 	HsShmemInstallHooks();
+	HsUtilityHookInstall();
+	HsLauncherRegister();
 }
 
 PG_FUNCTION_INFO_V1(hummock_stream_version);

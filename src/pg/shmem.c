@@ -26,10 +26,12 @@
 #include "utils/timestamp.h"
 
 #include "hummock_stream/hummock_stream.h"
+#include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/pg/shmem.h"
 
 static const HsShmemItem shmem_items[] = {
 	{"global", HsGlobalShmemSize, HsGlobalShmemInit},
+	{"databases and pins", HsDbStateShmemSize, HsDbStateShmemInit},
 };
 
 #define HS_SHMEM_NITEMS lengthof(shmem_items)

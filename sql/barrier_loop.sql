@@ -1,0 +1,55 @@
+-- The barrier manager of a database: started by CREATE EXTENSION, stopped
+-- by DROP EXTENSION; epochs strictly increase.
+CREATE EXTENSION hummock_stream;
+
+-- wait (bounded) until the manager runs and has injected 5 barriers
+DO $$
+BEGIN
+  FOR i IN 1..300 LOOP
+    EXIT WHEN (SELECT count(*) FROM hummock_stream.barriers) >= 5;
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+END $$;
+SELECT hummock_stream.manager_pid() IS NOT NULL AS manager_running;
+SELECT count(*) >= 5 AS barriers_advance FROM hummock_stream.barriers;
+
+-- each barrier's prev is the previous barrier's curr; epochs increase
+SELECT bool_and(prev_epoch < curr_epoch) AS increasing,
+       bool_and(prev_epoch = lag_curr) AS chained
+  FROM (SELECT prev_epoch, curr_epoch,
+               lag(curr_epoch) OVER (ORDER BY curr_epoch) AS lag_curr
+          FROM hummock_stream.barriers) b
+ WHERE lag_curr IS NOT NULL;
+
+-- with checkpoint_frequency = 1 every barrier is a checkpoint
+SELECT DISTINCT kind FROM hummock_stream.barriers;
+
+-- the epoch's high bits are the wall clock
+SELECT abs(extract(epoch FROM now()) * 1000
+           - ((max(curr_epoch) >> 16) + 1735689600000)) < 60000 AS epoch_is_wall_clock
+  FROM hummock_stream.barriers;
+
+-- the manager appears in pg_stat_activity
+SELECT backend_type FROM pg_stat_activity
+ WHERE pid = hummock_stream.manager_pid();
+
+-- the functions are not for PUBLIC
+CREATE ROLE hs_nobody;
+SET ROLE hs_nobody;
+SELECT * FROM hummock_stream.barriers();
+RESET ROLE;
+DROP ROLE hs_nobody;
+
+-- DROP EXTENSION stops the manager: wait until it has left
+DROP EXTENSION hummock_stream;
+DO $$
+BEGIN
+  FOR i IN 1..300 LOOP
+    EXIT WHEN NOT EXISTS (SELECT 1 FROM pg_stat_activity
+                           WHERE backend_type = 'hummock_stream barrier manager'
+                             AND datname = current_database());
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+END $$;
+SELECT count(*) AS managers_left FROM pg_stat_activity
+ WHERE backend_type = 'hummock_stream barrier manager' AND datname = current_database();

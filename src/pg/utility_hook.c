@@ -1,0 +1,128 @@
+/*-------------------------------------------------------------------------
+ *
+ * utility_hook.c
+ *	  ProcessUtility hook: keeps the barrier managers in step with DDL.
+ *
+ *	- CREATE EXTENSION hummock_stream: when the transaction commits, ask the
+ *	  launcher to start the database's barrier manager (starting it earlier
+ *	  would let it look for an extension that is not committed yet).
+ *	- DROP EXTENSION hummock_stream: when the transaction commits, wake the
+ *	  manager, which finds the extension gone and exits for good.
+ *	- DROP DATABASE: stop the database's manager first (a background worker
+ *	  connected to the database would make the drop fail); if the drop
+ *	  fails, the manager is started again.
+ *
+ * src/pg/utility_hook.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "commands/dbcommands.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "tcop/utility.h"
+
+#include "hummock_stream/hummock_stream.h"
+#include "hummock_stream/meta/db_state.h"
+#include "hummock_stream/pg/utility_hook.h"
+
+static ProcessUtility_hook_type prev_utility_hook = NULL;
+
+/* What to do for this database when the current transaction commits. */
+static bool start_on_commit = false;
+static bool wake_on_commit = false;
+static bool xact_callback_registered = false;
+
+static void
+utility_xact_callback(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_COMMIT)
+	{
+		if (start_on_commit)
+			HsDbStateRequestStart(MyDatabaseId);
+		if (wake_on_commit)
+			HsDbStateWakeManager(MyDatabaseId);
+	}
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT)
+	{
+		start_on_commit = false;
+		wake_on_commit = false;
+	}
+}
+
+static void
+remember_for_commit(bool start, bool wake)
+{
+	if (!xact_callback_registered)
+	{
+		RegisterXactCallback(utility_xact_callback, NULL);
+		xact_callback_registered = true;
+	}
+	start_on_commit |= start;
+	wake_on_commit |= wake;
+}
+
+static bool
+drops_our_extension(DropStmt *stmt)
+{
+	ListCell   *lc;
+
+	if (stmt->removeType != OBJECT_EXTENSION)
+		return false;
+	foreach(lc, stmt->objects)
+	{
+		if (strcmp(strVal(lfirst(lc)), HS_EXTENSION_NAME) == 0)
+			return true;
+	}
+	return false;
+}
+
+static void
+hs_process_utility(PlannedStmt *pstmt, const char *queryString,
+				   bool readOnlyTree, ProcessUtilityContext context,
+				   ParamListInfo params, QueryEnvironment *queryEnv,
+				   DestReceiver *dest, QueryCompletion *qc)
+{
+	Node	   *parsetree = pstmt->utilityStmt;
+	volatile Oid dropped_db = InvalidOid;
+
+	if (IsA(parsetree, CreateExtensionStmt) &&
+		strcmp(((CreateExtensionStmt *) parsetree)->extname, HS_EXTENSION_NAME) == 0)
+		remember_for_commit(true, false);
+	else if (IsA(parsetree, DropStmt) && drops_our_extension((DropStmt *) parsetree))
+		remember_for_commit(false, true);
+	else if (IsA(parsetree, DropdbStmt))
+	{
+		dropped_db = get_database_oid(((DropdbStmt *) parsetree)->dbname, true);
+		if (OidIsValid(dropped_db) && HsDbStateGet(dropped_db, false) != NULL)
+			HsDbStateStopManager(dropped_db, 10000);
+		else
+			dropped_db = InvalidOid;
+	}
+
+	PG_TRY();
+	{
+		if (prev_utility_hook)
+			prev_utility_hook(pstmt, queryString, readOnlyTree, context, params,
+							  queryEnv, dest, qc);
+		else
+			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+									params, queryEnv, dest, qc);
+	}
+	PG_CATCH();
+	{
+		if (OidIsValid(dropped_db))
+			HsDbStateRequestStart(dropped_db);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+}
+
+void
+HsUtilityHookInstall(void)
+{
+	prev_utility_hook = ProcessUtility_hook;
+	ProcessUtility_hook = hs_process_utility;
+}
