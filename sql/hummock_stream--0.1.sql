@@ -41,19 +41,80 @@ COMMENT ON VIEW hummock_stream.settings IS
 -- ---------------------------------------------------------------------
 
 CREATE FUNCTION hummock_stream.barriers(
-    OUT prev_epoch bigint, OUT curr_epoch bigint, OUT kind text,
-    OUT injected_at timestamptz, OUT collected_at timestamptz,
-    OUT collect_ms double precision)
+    OUT graph_id bigint, OUT prev_epoch bigint, OUT curr_epoch bigint,
+    OUT kind text, OUT injected_at timestamptz, OUT collected_at timestamptz,
+    OUT committed_at timestamptz, OUT collect_ms double precision,
+    OUT commit_ms double precision)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'hummock_stream_barriers'
 LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION hummock_stream.barriers() IS
-  'Recent barriers of this database (up to 64), oldest first';
+  'Recent barriers of this database (graph 0: injected by the manager; others: completed by a partial graph), oldest first';
 
 CREATE VIEW hummock_stream.barriers AS
   SELECT * FROM hummock_stream.barriers();
 COMMENT ON VIEW hummock_stream.barriers IS
-  'Recent barriers of this database: epochs, kind and inject-to-collect latency';
+  'Recent barriers: epochs, kind, and inject-to-collect and inject-to-commit latency per partial graph';
+
+CREATE FUNCTION hummock_stream.partial_graphs(
+    OUT graph_id bigint, OUT state text, OUT actors integer,
+    OUT committed_epoch bigint, OUT last_injected_epoch bigint,
+    OUT inflight integer, OUT commits bigint, OUT resets bigint,
+    OUT last_commit_at timestamptz, OUT last_error text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'hummock_stream_partial_graphs'
+LANGUAGE C STRICT VOLATILE;
+CREATE VIEW hummock_stream.partial_graphs AS
+  SELECT * FROM hummock_stream.partial_graphs();
+COMMENT ON VIEW hummock_stream.partial_graphs IS
+  'Partial graphs of this database: state, committed epoch, barriers in flight, resets and last error';
+
+CREATE FUNCTION hummock_stream.workers(
+    OUT role text, OUT worker_index integer, OUT pid integer,
+    OUT graphs integer, OUT starts bigint, OUT started_at timestamptz)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'hummock_stream_workers'
+LANGUAGE C STRICT VOLATILE;
+CREATE VIEW hummock_stream.workers AS
+  SELECT * FROM hummock_stream.workers();
+COMMENT ON VIEW hummock_stream.workers IS
+  'The barrier manager and compute workers of this database';
+
+CREATE FUNCTION hummock_stream._wake_manager_on_commit()
+RETURNS void
+AS 'MODULE_PATHNAME', 'hummock_stream_wake_manager_on_commit'
+LANGUAGE C STRICT VOLATILE;
+
+-- Test actors (until streaming executors exist): each row is an actor of
+-- partial graph graph_id.  Inserting or deleting rows changes the graphs at
+-- the next barrier (an Add or Stop mutation).
+--   counter: commits a counter per epoch to its table (later)
+--   sleep:   takes param ms to pass each barrier
+--   error:   fails at its param-th barrier (then its graph is reset)
+CREATE TABLE hummock_stream.test_actors (
+    actor_id serial PRIMARY KEY,
+    graph_id integer NOT NULL CHECK (graph_id > 0),
+    kind     text NOT NULL CHECK (kind IN ('counter', 'sleep', 'error')),
+    param    integer NOT NULL DEFAULT 0,
+    table_id bigint
+);
+COMMENT ON TABLE hummock_stream.test_actors IS
+  'Test actors of the barrier loop; changes apply at the next barrier';
+
+CREATE FUNCTION hummock_stream._test_actors_changed()
+RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM hummock_stream._wake_manager_on_commit();
+  RETURN NULL;
+END $$;
+CREATE TRIGGER test_actors_changed
+  AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON hummock_stream.test_actors
+  FOR EACH STATEMENT EXECUTE FUNCTION hummock_stream._test_actors_changed();
+
+REVOKE ALL ON FUNCTION hummock_stream.partial_graphs() FROM PUBLIC;
+REVOKE ALL ON FUNCTION hummock_stream.workers() FROM PUBLIC;
+REVOKE ALL ON FUNCTION hummock_stream._wake_manager_on_commit() FROM PUBLIC;
+REVOKE ALL ON hummock_stream.test_actors FROM PUBLIC;
 
 CREATE FUNCTION hummock_stream.manager_pid()
 RETURNS integer
@@ -64,3 +125,134 @@ COMMENT ON FUNCTION hummock_stream.manager_pid() IS
 
 REVOKE ALL ON FUNCTION hummock_stream.barriers() FROM PUBLIC;
 REVOKE ALL ON FUNCTION hummock_stream.manager_pid() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------
+-- Hummock versions: the catalog that makes SST files a consistent store
+-- ---------------------------------------------------------------------
+-- Every change of the store is a version delta; a commit is one Postgres
+-- transaction that appends a delta row and moves the head.  The head row is
+-- locked by every committer, which serializes commits.  A full version is
+-- checkpointed every 64 deltas so that loading is quick.
+
+CREATE TABLE hummock_stream.version_head (
+    singleton  boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+    version_id bigint NOT NULL
+);
+INSERT INTO hummock_stream.version_head VALUES (true, 0);
+COMMENT ON TABLE hummock_stream.version_head IS
+  'The id of the newest committed hummock version (one row; locked by committers)';
+
+CREATE TABLE hummock_stream.version_delta (
+    version_id   bigint PRIMARY KEY,
+    prev_id      bigint NOT NULL,
+    kind         text NOT NULL,
+    delta        bytea NOT NULL,
+    committed_at timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE hummock_stream.version_delta IS
+  'Hummock version deltas, in the binary format of src/storage/version_delta.c';
+
+CREATE TABLE hummock_stream.version_checkpoint (
+    version_id bigint PRIMARY KEY,
+    version    bytea NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE hummock_stream.version_checkpoint IS
+  'Full hummock versions, every 64 deltas (format of src/storage/version.c)';
+
+CREATE TABLE hummock_stream.stale_objects (
+    object_id   bigint PRIMARY KEY,
+    stale_since bigint NOT NULL
+);
+COMMENT ON TABLE hummock_stream.stale_objects IS
+  'Objects no longer referenced since a version; deleted by GC once no reader pins an older version';
+
+CREATE SEQUENCE hummock_stream.object_id_seq;
+COMMENT ON SEQUENCE hummock_stream.object_id_seq IS
+  'Ids of SST objects in $PGDATA/pg_hummock/<database oid>/';
+
+REVOKE ALL ON hummock_stream.version_head, hummock_stream.version_delta,
+              hummock_stream.version_checkpoint, hummock_stream.stale_objects,
+              hummock_stream.object_id_seq
+  FROM PUBLIC;
+
+-- Introspection of the newest committed version.
+CREATE FUNCTION hummock_stream.current_version_id()
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'hummock_stream_current_version_id'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION hummock_stream.current_version_id() IS
+  'Id of the newest committed hummock version of this database';
+
+CREATE FUNCTION hummock_stream.version_levels(
+    OUT version_id bigint, OUT level integer, OUT sub_level_id bigint,
+    OUT sstables integer, OUT size_bytes bigint, OUT entries bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'hummock_stream_version_levels'
+LANGUAGE C STRICT VOLATILE;
+CREATE VIEW hummock_stream.versions AS SELECT * FROM hummock_stream.version_levels();
+COMMENT ON VIEW hummock_stream.versions IS
+  'Levels of the newest hummock version: one row per L0 sub-level and per non-empty level';
+
+CREATE FUNCTION hummock_stream.sstables(
+    OUT location text, OUT level integer, OUT sub_level_id bigint,
+    OUT object_id bigint, OUT size_bytes bigint, OUT entries bigint,
+    OUT table_ids bigint[], OUT min_epoch bigint, OUT max_epoch bigint,
+    OUT smallest_key text, OUT largest_key text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'hummock_stream_sstables'
+LANGUAGE C STRICT VOLATILE;
+CREATE VIEW hummock_stream.sstables AS SELECT * FROM hummock_stream.sstables();
+COMMENT ON VIEW hummock_stream.sstables IS
+  'SSTs referenced by the newest hummock version, in levels and in change logs';
+
+CREATE FUNCTION hummock_stream.table_epochs(
+    OUT table_id bigint, OUT relation regclass, OUT committed_epoch bigint,
+    OUT committed_at timestamptz, OUT safe_epoch bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'hummock_stream_table_epochs'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION hummock_stream.table_epochs() IS
+  'Committed epoch of every table of the newest hummock version';
+
+CREATE FUNCTION hummock_stream.change_log_entries(
+    OUT table_id bigint, OUT checkpoint_epoch bigint, OUT epochs bigint[],
+    OUT new_value_sstables integer, OUT old_value_sstables integer)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'hummock_stream_change_log_entries'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION hummock_stream.change_log_entries() IS
+  'Change-log entries of every table of the newest hummock version';
+
+-- ---------------------------------------------------------------------
+-- Single SST files (superuser only: they take a path)
+-- ---------------------------------------------------------------------
+
+CREATE FUNCTION hummock_stream.sst_describe(path text)
+RETURNS SETOF text
+AS 'MODULE_PATHNAME', 'hummock_stream_sst_describe'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION hummock_stream.sst_describe(text) IS
+  'Layout of an SST file, block by block (superuser; relative paths are relative to the data directory)';
+
+CREATE FUNCTION hummock_stream.sst_build_test(path text, entries integer,
+                                              table_id integer DEFAULT 42,
+                                              versions integer DEFAULT 1)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'hummock_stream_sst_build_test'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION hummock_stream.sst_build_test(text, integer, integer, integer) IS
+  'Test helper: build a deterministic SST with the current hummock_stream.sst_* settings; returns its size';
+
+REVOKE ALL ON FUNCTION hummock_stream.sst_describe(text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION hummock_stream.sst_build_test(text, integer, integer, integer) FROM PUBLIC;
+
+CREATE FUNCTION hummock_stream.gc(
+    OUT stale_deleted bigint, OUT stale_kept bigint, OUT orphans_deleted bigint,
+    OUT inflight_kept bigint, OUT bytes_deleted bigint)
+RETURNS record
+AS 'MODULE_PATHNAME', 'hummock_stream_gc'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION hummock_stream.gc() IS
+  'Delete hummock objects that no version, reader or writer can reach; returns what was done';
+REVOKE ALL ON FUNCTION hummock_stream.gc() FROM PUBLIC;

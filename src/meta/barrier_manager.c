@@ -1,25 +1,47 @@
 /*-------------------------------------------------------------------------
  *
  * barrier_manager.c
- *	  The per-database barrier manager ("meta"): epochs and barriers.
+ *	  The per-database barrier manager ("meta"): epochs, barriers, partial
+ *	  graphs, compute workers.
  *
- * One manager runs in each database that has the extension.  It allocates
- * an epoch every hummock_stream.barrier_interval_ms and injects a barrier
- * (prev -> curr) into every partial graph of the database; every
- * hummock_stream.checkpoint_frequency-th barrier is a checkpoint.
+ * One manager runs in each database that has the extension (started by
+ * the launcher).  It owns:
  *
- * State of this version: the loop, epochs and the barrier record exist;
- * there are no partial graphs yet, so a barrier is collected as soon as it
- * is injected and nothing is committed.  Compute workers, graphs and
- * commits plug in here.
+ *	- the epoch clock: every hummock_stream.barrier_interval_ms a new epoch,
+ *	  (unix ms - 2025-01-01) << 16, bumped by one if the clock has not
+ *	  moved; every hummock_stream.checkpoint_frequency-th barrier is a
+ *	  checkpoint;
+ *	- hummock_stream.compute_workers compute workers (dynamic bgworkers),
+ *	  each with one control channel (channel.h, barrier_msg.h);
+ *	- the partial graphs of the database.  A graph is the set of actors a
+ *	  barrier stream is injected into and collected from as a unit; its
+ *	  actors live on one or more workers.  Each graph has its own chain of
+ *	  barriers (prev of one = curr of the previous one *of that graph*), its
+ *	  own in-flight limit (hummock_stream.max_inflight_barriers) and its own
+ *	  committed epoch.  A slow graph stops receiving barriers when it
+ *	  reaches its limit; the others go on, so it never holds their commits.
+ *
+ * Life of a graph: INITIALIZING (its next barrier is an Initial barrier
+ * whose Add mutation builds all its actors from their committed state) ->
+ * RUNNING -> on a FAILURE report from any worker, or when a worker hosting
+ * it dies: RESETTING (its in-flight barriers are dropped and every worker
+ * hosting it is told to drop it) -> when all confirm: INITIALIZING again.
+ * Nothing of the reset touches other graphs.
+ *
+ * Barriers of a graph complete in order: when its oldest in-flight barrier
+ * has been collected from every worker it was injected into, it completes;
+ * a completed checkpoint commits the graph's tables at its prev epoch.
+ *
+ * The graphs come from the catalog (for now the test actors of
+ * hummock_stream.test_actors); the catalog is reread when a backend changes
+ * it and wakes the manager, and the change rides on the next barrier as an
+ * Add or Stop mutation.
  *
  * Crash-only: any ERROR ends the process with exit code 1 and the
- * postmaster restarts it after 1 s; on start it reloads everything it needs
- * from the catalog.  It exits with code 0 (and is not restarted) when the
- * extension is no longer installed or DROP DATABASE asked it to stop.
- *
- * Epochs are strictly increasing: (unix ms - 2025-01-01) << 16, bumped by
- * one when the clock has not moved (or went back) since the previous one.
+ * postmaster restarts it after 1 s; it then rebuilds everything from the
+ * catalog and restarts its workers (their old channels are gone with the
+ * old process).  It exits with code 0 (not restarted) when the extension
+ * is no longer installed or DROP DATABASE asked it to stop.
  *
  * src/meta/barrier_manager.c
  *
@@ -31,6 +53,7 @@
 
 #include "access/xact.h"
 #include "commands/extension.h"
+#include "executor/spi.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
@@ -38,19 +61,40 @@
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "tcop/tcopprot.h"
+#include "utils/builtins.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
 #include "hummock_stream/hummock_stream.h"
+#include "hummock_stream/meta/barrier_msg.h"
+#include "hummock_stream/meta/channel.h"
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/launcher.h"
+#include "hummock_stream/meta/partial_graph.h"
+#include "hummock_stream/stream/compute_worker.h"
 
 int			hs_barrier_interval_ms = 1000;
 int			hs_checkpoint_frequency = 1;
+int			hs_max_inflight_barriers = 16;
+
+typedef struct WorkerSlot
+{
+	HsChannel  *channel;
+	BackgroundWorkerHandle *handle;
+	bool		alive;
+	int64		starts;
+	TimestampTz started_at;
+	pid_t		pid;
+} WorkerSlot;
 
 static Oid	manager_dboid = InvalidOid;
+static HsDbState *db;
 static volatile sig_atomic_t stop_pending = false;
+static MemoryContext ManagerContext;
+static WorkerSlot *workers;
+static int	nworkers;
+static List *graphs = NIL;		/* HsGraph * */
 
 static void
 manager_sigterm(SIGNAL_ARGS)
@@ -65,6 +109,9 @@ manager_sigterm(SIGNAL_ARGS)
 static void
 manager_exit(int code, Datum arg)
 {
+	for (int i = 0; i < nworkers; i++)
+		if (workers[i].handle)
+			TerminateBackgroundWorker(workers[i].handle);
 	HsDbStateManagerDetach(manager_dboid);
 }
 
@@ -78,6 +125,11 @@ next_epoch(HsEpoch prev)
 
 	return e > prev ? e : prev + 1;
 }
+
+/* ---------------------------------------------------------------------
+ * Catalog
+ * ---------------------------------------------------------------------
+ */
 
 /* Is the extension installed in this database? */
 static bool
@@ -93,31 +145,544 @@ extension_installed(void)
 	return found;
 }
 
+static HsGraph *
+find_graph(uint32 graph_id, bool create)
+{
+	ListCell   *lc;
+	HsGraph    *g;
+
+	foreach(lc, graphs)
+	{
+		g = lfirst(lc);
+		if (g->graph_id == graph_id)
+			return g;
+	}
+	if (!create)
+		return NULL;
+	g = palloc0(sizeof(HsGraph));
+	g->graph_id = graph_id;
+	g->state = HS_GRAPH_INITIALIZING;
+	graphs = lappend(graphs, g);
+	return g;
+}
+
+static HsPlacedActor *
+find_actor(List *actors, uint32 actor_id)
+{
+	ListCell   *lc;
+
+	foreach(lc, actors)
+	{
+		HsPlacedActor *a = lfirst(lc);
+
+		if (a->spec.actor_id == actor_id)
+			return a;
+	}
+	return NULL;
+}
+
+static uint32
+actor_kind_from_name(const char *name)
+{
+	if (strcmp(name, "counter") == 0)
+		return HS_ACTOR_COUNTER;
+	if (strcmp(name, "sleep") == 0)
+		return HS_ACTOR_SLEEP;
+	return HS_ACTOR_ERROR;
+}
+
+/*
+ * Reread the graphs from the catalog: actors that appeared are added by the
+ * next barrier of their graph, actors that disappeared are stopped by it.
+ */
 static void
-record_barrier(HsDbState *db, HsEpoch prev, HsEpoch curr, bool checkpoint,
-			   TimestampTz injected, TimestampTz collected)
+reload_graphs(void)
+{
+	List	   *seen = NIL;
+	ListCell   *lc;
+	MemoryContext oldcxt;
+
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	SPI_connect();
+	if (SPI_execute("SELECT actor_id, graph_id, kind, param, coalesce(table_id, 0)"
+					"  FROM hummock_stream.test_actors ORDER BY actor_id",
+					true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read hummock_stream.test_actors");
+
+	oldcxt = MemoryContextSwitchTo(ManagerContext);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[i];
+		TupleDesc	td = SPI_tuptable->tupdesc;
+		bool		isnull;
+		HsActorSpec spec;
+		HsGraph    *g;
+
+		spec.actor_id = DatumGetInt32(SPI_getbinval(tup, td, 1, &isnull));
+		g = find_graph(DatumGetInt32(SPI_getbinval(tup, td, 2, &isnull)), true);
+		spec.kind = actor_kind_from_name(SPI_getvalue(tup, td, 3));
+		spec.param = DatumGetInt32(SPI_getbinval(tup, td, 4, &isnull));
+		spec.table_id = (uint32) DatumGetInt64(SPI_getbinval(tup, td, 5, &isnull));
+		seen = lappend_int(seen, (int) spec.actor_id);
+
+		if (find_actor(g->actors, spec.actor_id) == NULL &&
+			find_actor(g->pending_add, spec.actor_id) == NULL)
+		{
+			HsPlacedActor *a = palloc(sizeof(HsPlacedActor));
+
+			a->spec = spec;
+			a->worker = (int) (spec.actor_id % nworkers);
+			g->pending_add = lappend(g->pending_add, a);
+		}
+	}
+	/* actors gone from the catalog are stopped */
+	foreach(lc, graphs)
+	{
+		HsGraph    *g = lfirst(lc);
+		ListCell   *la;
+
+		foreach(la, g->actors)
+		{
+			HsPlacedActor *a = lfirst(la);
+
+			if (!list_member_int(seen, (int) a->spec.actor_id) &&
+				!list_member_ptr(g->pending_stop, a))
+				g->pending_stop = lappend(g->pending_stop, a);
+		}
+		foreach(la, g->pending_add)
+		{
+			HsPlacedActor *a = lfirst(la);
+
+			if (!list_member_int(seen, (int) a->spec.actor_id))
+				g->pending_add = foreach_delete_current(g->pending_add, la);
+		}
+	}
+	MemoryContextSwitchTo(oldcxt);
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+}
+
+/* ---------------------------------------------------------------------
+ * Workers
+ * ---------------------------------------------------------------------
+ */
+
+static void
+start_worker(int i)
+{
+	BackgroundWorker bw;
+	WorkerSlot *w = &workers[i];
+	MemoryContext oldcxt = MemoryContextSwitchTo(ManagerContext);
+
+	w->channel = HsChannelCreate(manager_dboid, i);
+	memset(&bw, 0, sizeof(bw));
+	bw.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	bw.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	bw.bgw_restart_time = BGW_NEVER_RESTART;
+	snprintf(bw.bgw_library_name, BGW_MAXLEN, HS_EXTENSION_NAME);
+	snprintf(bw.bgw_function_name, BGW_MAXLEN, "HsComputeWorkerMain");
+	snprintf(bw.bgw_name, BGW_MAXLEN, "hummock_stream compute worker %d for database %u",
+			 i, manager_dboid);
+	snprintf(bw.bgw_type, BGW_MAXLEN, "hummock_stream compute worker");
+	bw.bgw_main_arg = UInt32GetDatum(dsm_segment_handle(w->channel->seg));
+	bw.bgw_notify_pid = MyProcPid;
+	if (!RegisterDynamicBackgroundWorker(&bw, &w->handle))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+				 errmsg("could not start hummock_stream compute worker %d", i),
+				 errhint("Raise max_worker_processes.")));
+	HsChannelAttachWorker(w->channel, w->handle);
+	if (WaitForBackgroundWorkerStartup(w->handle, &w->pid) != BGWH_STARTED)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+				 errmsg("hummock_stream compute worker %d did not start", i)));
+	w->alive = true;
+	w->starts++;
+	w->started_at = GetCurrentTimestamp();
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/* Send a message to a worker; a full ring waits (briefly) for room. */
+static bool
+send_to_worker(int i, const void *msg, Size len)
+{
+	WorkerSlot *w = &workers[i];
+
+	for (;;)
+	{
+		bool		detached;
+
+		if (!w->alive)
+			return false;
+		if (HsChannelSend(w->channel, msg, len, &detached))
+			return true;
+		if (detached)
+		{
+			w->alive = false;
+			return false;
+		}
+		/* the worker is behind: wait for it to drain its ring */
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 10, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * Graph life cycle
+ * ---------------------------------------------------------------------
+ */
+
+static void
+record_graph_barrier(HsGraph *g, HsInflightBarrier *b, TimestampTz committed_at)
 {
 	HsBarrierRecord *r;
 
 	SpinLockAcquire(&db->barrier_mutex);
 	r = &db->ring[db->ring_next];
-	r->prev_epoch = prev;
-	r->curr_epoch = curr;
-	r->checkpoint = checkpoint;
-	r->injected_at = injected;
-	r->collected_at = collected;
+	r->graph_id = g ? g->graph_id : 0;
+	r->kind = b->kind;
+	r->prev_epoch = b->prev_epoch;
+	r->curr_epoch = b->curr_epoch;
+	r->injected_at = b->injected_at;
+	r->collected_at = b->collected_at;
+	r->committed_at = committed_at;
 	db->ring_next = (db->ring_next + 1) % HS_BARRIER_RING;
-	db->last_injected = curr;
-	if (collected)
-		db->last_collected = curr;
-	db->barriers_total++;
 	SpinLockRelease(&db->barrier_mutex);
 }
+
+/* Drop a graph's in-flight barriers and tell its workers to drop it. */
+static void
+reset_graph(HsGraph *g, const char *why)
+{
+	uint64		mask = HsGraphWorkerMask(g);
+	HsMsgReset	msg;
+
+	ereport(LOG,
+			(errmsg("hummock_stream resets partial graph %u: %s", g->graph_id, why)));
+	strlcpy(g->last_error, why, sizeof(g->last_error));
+	list_free_deep(g->inflight);
+	g->inflight = NIL;
+	g->resets++;
+	g->state = HS_GRAPH_RESETTING;
+	g->reset_pending = 0;
+	/* the running actors are re-added by the Initial barrier */
+	g->pending_add = list_concat(g->actors, g->pending_add);
+	g->actors = NIL;
+	{
+		ListCell   *lc;
+
+		/* actors being stopped are simply not re-added */
+		foreach(lc, g->pending_stop)
+			g->pending_add = list_delete_ptr(g->pending_add, lfirst(lc));
+		list_free(g->pending_stop);
+		g->pending_stop = NIL;
+	}
+	msg.type = HS_MSG_RESET;
+	msg.graph_id = g->graph_id;
+	for (int i = 0; i < nworkers; i++)
+	{
+		if (!(mask & (UINT64CONST(1) << i)))
+			continue;
+		if (send_to_worker(i, &msg, sizeof(msg)))
+			g->reset_pending |= UINT64CONST(1) << i;
+	}
+	if (g->reset_pending == 0)
+		g->state = HS_GRAPH_INITIALIZING;
+}
+
+/* Inject the barrier prev -> curr of graph g into its workers. */
+static void
+inject_graph(HsGraph *g, HsEpoch curr, HsBarrierKind kind, TimestampTz now)
+{
+	HsInflightBarrier *b;
+	uint64		mask;
+	HsMsgInject *msg;
+
+	if (g->state == HS_GRAPH_RESETTING)
+		return;
+	if (list_length(g->inflight) >= hs_max_inflight_barriers)
+		return;					/* slow graph: it skips this epoch */
+	if (g->state == HS_GRAPH_INITIALIZING)
+		kind = HS_BARRIER_INITIAL;
+
+	mask = HsGraphWorkerMask(g);
+	b = MemoryContextAllocZero(ManagerContext, sizeof(HsInflightBarrier));
+	b->prev_epoch = g->last_injected ? g->last_injected : g->committed_epoch;
+	b->curr_epoch = curr;
+	b->kind = kind;
+	b->injected_at = now;
+	b->to_collect = 0;
+
+	msg = palloc0(sizeof(HsMsgInject));
+	for (int i = 0; i < nworkers; i++)
+	{
+		ListCell   *lc;
+		Size		len;
+
+		if (!(mask & (UINT64CONST(1) << i)))
+			continue;
+		msg->type = HS_MSG_INJECT;
+		msg->kind = (uint8) kind;
+		msg->graph_id = g->graph_id;
+		msg->prev_epoch = b->prev_epoch;
+		msg->curr_epoch = curr;
+		msg->n_add = msg->n_stop = 0;
+		foreach(lc, g->pending_add)
+		{
+			HsPlacedActor *a = lfirst(lc);
+
+			if (a->worker == i && msg->n_add < HS_MSG_MAX_ACTORS)
+				msg->add[msg->n_add++] = a->spec;
+		}
+		foreach(lc, g->pending_stop)
+		{
+			HsPlacedActor *a = lfirst(lc);
+
+			if (a->worker == i && msg->n_stop < HS_MSG_MAX_ACTORS)
+				msg->stop[msg->n_stop++] = a->spec.actor_id;
+		}
+		len = (msg->n_add || msg->n_stop) ? sizeof(HsMsgInject) :
+			offsetof(HsMsgInject, add);
+		if (send_to_worker(i, msg, len))
+			b->to_collect |= UINT64CONST(1) << i;
+	}
+	pfree(msg);
+
+	/* the mutation is applied: added actors run, stopped ones are gone */
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(ManagerContext);
+		ListCell   *lc;
+
+		g->actors = list_concat(g->actors, g->pending_add);
+		list_free(g->pending_add);
+		g->pending_add = NIL;
+		foreach(lc, g->pending_stop)
+			g->actors = list_delete_ptr(g->actors, lfirst(lc));
+		list_free_deep(g->pending_stop);
+		g->pending_stop = NIL;
+		g->inflight = lappend(g->inflight, b);
+		MemoryContextSwitchTo(oldcxt);
+	}
+	g->last_injected = curr;
+	if (g->state == HS_GRAPH_INITIALIZING)
+		g->state = HS_GRAPH_RUNNING;
+}
+
+/*
+ * Complete the graph's collected barriers, oldest first; a checkpoint
+ * commits the graph's tables at its prev epoch.
+ */
+static void
+complete_graph(HsGraph *g)
+{
+	while (g->inflight != NIL)
+	{
+		HsInflightBarrier *b = linitial(g->inflight);
+		TimestampTz committed_at = 0;
+
+		if ((b->collected & b->to_collect) != b->to_collect)
+			break;
+		if (b->collected_at == 0)
+			b->collected_at = GetCurrentTimestamp();
+		if (b->kind == HS_BARRIER_CHECKPOINT)
+		{
+			/* no tables yet: the commit is the epoch itself */
+			g->committed_epoch = b->prev_epoch;
+			g->commits++;
+			committed_at = GetCurrentTimestamp();
+			g->last_commit_at = committed_at;
+		}
+		record_graph_barrier(g, b, committed_at);
+		g->inflight = list_delete_first(g->inflight);
+		pfree(b);
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * Messages from workers
+ * ---------------------------------------------------------------------
+ */
+
+static void
+handle_worker_message(int i, const void *data, Size len)
+{
+	uint8		type = *(const uint8 *) data;
+	uint64		bit = UINT64CONST(1) << i;
+
+	if (type == HS_MSG_COLLECTED)
+	{
+		const HsMsgCollected *m = data;
+		HsGraph    *g = find_graph(m->graph_id, false);
+		ListCell   *lc;
+
+		if (g == NULL || g->state == HS_GRAPH_RESETTING)
+			return;				/* stale: the graph was reset */
+		foreach(lc, g->inflight)
+		{
+			HsInflightBarrier *b = lfirst(lc);
+
+			if (b->prev_epoch == m->prev_epoch && b->curr_epoch == m->curr_epoch)
+			{
+				b->collected |= bit;
+				if ((b->collected & b->to_collect) == b->to_collect)
+					b->collected_at = GetCurrentTimestamp();
+				break;
+			}
+		}
+	}
+	else if (type == HS_MSG_FAILURE)
+	{
+		const HsMsgFailure *m = data;
+		HsGraph    *g = find_graph(m->graph_id, false);
+
+		if (g != NULL && g->state != HS_GRAPH_RESETTING)
+			reset_graph(g, m->message);
+	}
+	else if (type == HS_MSG_RESET_DONE)
+	{
+		const HsMsgResetDone *m = data;
+		HsGraph    *g = find_graph(m->graph_id, false);
+
+		if (g != NULL && g->state == HS_GRAPH_RESETTING)
+		{
+			g->reset_pending &= ~bit;
+			if (g->reset_pending == 0)
+			{
+				g->state = HS_GRAPH_INITIALIZING;
+				g->last_injected = 0;
+			}
+		}
+	}
+	else
+		elog(ERROR, "unexpected message type %d from hummock_stream compute worker %d",
+			 type, i);
+}
+
+/* A worker died: reset the graphs it hosted and start a replacement. */
+static void
+worker_lost(int i)
+{
+	ListCell   *lc;
+	uint64		bit = UINT64CONST(1) << i;
+	char		why[128];
+
+	snprintf(why, sizeof(why), "compute worker %d (pid %d) exited", i, (int) workers[i].pid);
+	workers[i].alive = false;
+	HsChannelDestroy(workers[i].channel);
+	workers[i].channel = NULL;
+	workers[i].handle = NULL;
+
+	foreach(lc, graphs)
+	{
+		HsGraph    *g = lfirst(lc);
+
+		if (g->state == HS_GRAPH_RESETTING)
+			g->reset_pending &= ~bit;
+		if (HsGraphWorkerMask(g) & bit)
+		{
+			if (g->state != HS_GRAPH_RESETTING)
+				reset_graph(g, why);
+			g->reset_pending &= ~bit;
+		}
+		if (g->state == HS_GRAPH_RESETTING && g->reset_pending == 0)
+		{
+			g->state = HS_GRAPH_INITIALIZING;
+			g->last_injected = 0;
+		}
+	}
+	start_worker(i);
+}
+
+static void
+poll_workers(void)
+{
+	for (int i = 0; i < nworkers; i++)
+	{
+		void	   *data;
+		Size		len;
+		bool		detached = false;
+
+		while (workers[i].alive &&
+			   HsChannelReceive(workers[i].channel, &data, &len, &detached))
+			handle_worker_message(i, data, len);
+		if (detached || !workers[i].alive)
+			worker_lost(i);
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * Status in shared memory
+ * ---------------------------------------------------------------------
+ */
+
+static void
+publish_status(HsEpoch last_injected)
+{
+	int			n = 0;
+	ListCell   *lc;
+
+	SpinLockAcquire(&db->barrier_mutex);
+	db->last_injected = last_injected;
+	foreach(lc, graphs)
+	{
+		HsGraph    *g = lfirst(lc);
+		HsGraphStatus *s;
+
+		if (n >= HS_MAX_GRAPH_STATUS)
+			break;
+		s = &db->graphs[n++];
+		s->graph_id = g->graph_id;
+		s->state = (uint8) g->state;
+		s->n_actors = (int16) (list_length(g->actors) + list_length(g->pending_add));
+		s->inflight = (int16) list_length(g->inflight);
+		s->committed_epoch = g->committed_epoch;
+		s->last_injected = g->last_injected;
+		s->commits = g->commits;
+		s->resets = g->resets;
+		s->last_commit_at = g->last_commit_at;
+		strlcpy(s->last_error, g->last_error, sizeof(s->last_error));
+	}
+	db->n_graphs = n;
+	db->n_workers = Min(nworkers, HS_MAX_WORKER_STATUS);
+	for (int i = 0; i < db->n_workers; i++)
+	{
+		int			hosted = 0;
+
+		foreach(lc, graphs)
+			if (HsGraphWorkerMask(lfirst(lc)) & (UINT64CONST(1) << i))
+				hosted++;
+		db->workers[i].pid = workers[i].alive ? workers[i].pid : 0;
+		db->workers[i].n_graphs = (int16) hosted;
+		db->workers[i].starts = workers[i].starts;
+		db->workers[i].started_at = workers[i].started_at;
+	}
+	SpinLockRelease(&db->barrier_mutex);
+}
+
+static bool
+take_reload_request(void)
+{
+	bool		r;
+
+	SpinLockAcquire(&db->barrier_mutex);
+	r = db->reload_requested;
+	db->reload_requested = false;
+	SpinLockRelease(&db->barrier_mutex);
+	return r;
+}
+
+/* ---------------------------------------------------------------------
+ * Main loop
+ * ---------------------------------------------------------------------
+ */
 
 void
 HsBarrierManagerMain(Datum main_arg)
 {
-	HsDbState  *db;
 	HsEpoch		prev;
 	int			since_checkpoint = 0;
 	TimestampTz next_barrier_at;
@@ -140,6 +705,15 @@ HsBarrierManagerMain(Datum main_arg)
 	if (!extension_installed())
 		proc_exit(0);
 
+	ManagerContext = AllocSetContextCreate(TopMemoryContext, "hummock_stream manager",
+										   ALLOCSET_DEFAULT_SIZES);
+	nworkers = Max(1, Min(hs_compute_workers, 64));
+	workers = MemoryContextAllocZero(ManagerContext, sizeof(WorkerSlot) * nworkers);
+	for (int i = 0; i < nworkers; i++)
+		start_worker(i);
+	(void) take_reload_request();
+	reload_graphs();
+
 	prev = next_epoch(db->last_injected);
 	next_barrier_at = GetCurrentTimestamp();
 
@@ -148,6 +722,7 @@ HsBarrierManagerMain(Datum main_arg)
 		TimestampTz now;
 		long		wait_ms;
 		int			rc;
+		ListCell   *lc;
 
 		CHECK_FOR_INTERRUPTS();
 		if (ConfigReloadPending)
@@ -156,28 +731,45 @@ HsBarrierManagerMain(Datum main_arg)
 			ProcessConfigFile(PGC_SIGHUP);
 		}
 
+		poll_workers();
+		if (take_reload_request())
+		{
+			if (!extension_installed())
+				break;			/* dropped: stop for good */
+			reload_graphs();
+		}
+
 		now = GetCurrentTimestamp();
 		if (now >= next_barrier_at)
 		{
 			HsEpoch		curr = next_epoch(prev);
 			bool		checkpoint = (++since_checkpoint >= hs_checkpoint_frequency);
+			HsInflightBarrier dbb = {0};
 
 			if (checkpoint)
 				since_checkpoint = 0;
+			foreach(lc, graphs)
+				inject_graph(lfirst(lc), curr,
+							 checkpoint ? HS_BARRIER_CHECKPOINT : HS_BARRIER_REGULAR, now);
 
-			/*
-			 * Inject into every partial graph and collect.  With no graphs
-			 * the barrier is collected at once.
-			 */
-			record_barrier(db, prev, curr, checkpoint, now, GetCurrentTimestamp());
+			/* the database's own barrier record (graph 0) */
+			dbb.prev_epoch = prev;
+			dbb.curr_epoch = curr;
+			dbb.kind = checkpoint ? HS_BARRIER_CHECKPOINT : HS_BARRIER_REGULAR;
+			dbb.injected_at = now;
+			dbb.collected_at = now;
+			record_graph_barrier(NULL, &dbb, 0);
+			SpinLockAcquire(&db->barrier_mutex);
+			db->barriers_total++;
+			SpinLockRelease(&db->barrier_mutex);
 			prev = curr;
-
-			/* A dropped extension stops the manager for good. */
-			if (!extension_installed())
-				break;
-
 			next_barrier_at = TimestampTzPlusMilliseconds(now, hs_barrier_interval_ms);
 		}
+
+		poll_workers();
+		foreach(lc, graphs)
+			complete_graph(lfirst(lc));
+		publish_status(prev);
 
 		wait_ms = (long) TimestampDifferenceMilliseconds(GetCurrentTimestamp(),
 														 next_barrier_at);
@@ -185,10 +777,7 @@ HsBarrierManagerMain(Datum main_arg)
 					   WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 					   Max(wait_ms, 1), PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
-
-		/* woken by DROP EXTENSION or a command: recheck at once */
-		if ((rc & WL_LATCH_SET) && !stop_pending && !extension_installed())
-			break;
+		(void) rc;
 	}
 
 	/*

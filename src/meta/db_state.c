@@ -116,10 +116,14 @@ HsDbStateShmemInit(void *ptr, bool found)
 			slots[i].manager_latch = NULL;
 			SpinLockInit(&slots[i].barrier_mutex);
 			slots[i].last_injected = 0;
-			slots[i].last_collected = 0;
 			slots[i].barriers_total = 0;
 			slots[i].ring_next = 0;
+			slots[i].n_graphs = 0;
+			slots[i].n_workers = 0;
+			slots[i].reload_requested = false;
 			memset(slots[i].ring, 0, sizeof(slots[i].ring));
+			memset(slots[i].graphs, 0, sizeof(slots[i].graphs));
+			memset(slots[i].workers, 0, sizeof(slots[i].workers));
 			ConditionVariableInit(&slots[i].manager_cv);
 		}
 		pins = pin_slots();
@@ -322,6 +326,9 @@ HsDbStateWakeManager(Oid dboid)
 
 	if (db == NULL)
 		return;
+	SpinLockAcquire(&db->barrier_mutex);
+	db->reload_requested = true;
+	SpinLockRelease(&db->barrier_mutex);
 	LWLockAcquire(&db_shared->registry_lock, LW_SHARED);
 	if (db->manager_latch)
 		SetLatch(db->manager_latch);
@@ -412,6 +419,9 @@ pin_xact_callback(XactEvent event, void *arg)
 		event == XACT_EVENT_PARALLEL_COMMIT ||
 		event == XACT_EVENT_PARALLEL_ABORT || event == XACT_EVENT_PREPARE)
 		HsPinRelease();
+	/* objects written by an aborted transaction are garbage */
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+		HsPinClearInflightObjects();
 }
 
 static void
@@ -452,6 +462,31 @@ HsPinVersion(Oid dboid, uint64 version_id, HsEpoch epoch)
 	LWLockRelease(&db_shared->pin_lock);
 }
 
+uint64
+HsPinPublishedVersion(Oid dboid, HsEpoch epoch)
+{
+	HsDbState  *db = HsDbStateGet(dboid, true);
+	HsPinSlot  *slot = my_pin_slot();
+	uint64		id;
+
+	register_pin_callbacks();
+	LWLockAcquire(&db_shared->pin_lock, LW_SHARED);
+	id = pg_atomic_read_u64(&db->version_id);
+	if (slot->dboid != dboid)
+	{
+		slot->dboid = dboid;
+		slot->version_id = id;
+		slot->epoch = epoch;
+	}
+	else
+	{
+		slot->version_id = Min(slot->version_id, id);
+		slot->epoch = Min(slot->epoch, epoch);
+	}
+	LWLockRelease(&db_shared->pin_lock);
+	return id;
+}
+
 void
 HsPinRelease(void)
 {
@@ -485,6 +520,27 @@ HsPinInflightObjects(Oid dboid, uint64 min_object_id)
 }
 
 void
+HsPinSetInflightObjects(Oid dboid, uint64 min_object_id)
+{
+	HsPinSlot  *slot = my_pin_slot();
+
+	register_pin_callbacks();
+	LWLockAcquire(&db_shared->pin_lock, LW_SHARED);
+	slot->inflight_dboid = dboid;
+	slot->inflight_object_id = min_object_id;
+	LWLockRelease(&db_shared->pin_lock);
+}
+
+uint64
+HsPinInflightFloor(void)
+{
+	HsPinSlot  *slot = my_pin_slot();
+
+	return slot->inflight_dboid == InvalidOid ? PG_UINT64_MAX :
+		slot->inflight_object_id;
+}
+
+void
 HsPinClearInflightObjects(void)
 {
 	HsPinSlot  *slot;
@@ -509,6 +565,11 @@ HsPinSummarize(Oid dboid, HsPinSummary *out)
 	out->npins = 0;
 
 	LWLockAcquire(&db_shared->pin_lock, LW_EXCLUSIVE);
+	{
+		HsDbState  *db = HsDbStateGet(dboid, false);
+
+		out->published_version_id = db ? pg_atomic_read_u64(&db->version_id) : 0;
+	}
 	for (int i = 0; i < db_shared->npins; i++)
 	{
 		if (pins[i].dboid == dboid)

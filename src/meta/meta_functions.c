@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * meta_functions.c
- *	  SQL functions that show the barrier loop of the current database.
+ *	  SQL functions that show and drive the barrier loop of the current
+ *	  database.
  *
  * src/meta/meta_functions.c
  *
@@ -9,57 +10,195 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
+#include "hummock_stream/meta/barrier_msg.h"
 #include "hummock_stream/meta/db_state.h"
+#include "hummock_stream/meta/partial_graph.h"
 
 PG_FUNCTION_INFO_V1(hummock_stream_barriers);
+PG_FUNCTION_INFO_V1(hummock_stream_partial_graphs);
+PG_FUNCTION_INFO_V1(hummock_stream_workers);
 PG_FUNCTION_INFO_V1(hummock_stream_manager_pid);
+PG_FUNCTION_INFO_V1(hummock_stream_wake_manager_on_commit);
+
+static const char *
+barrier_kind_name(uint8 kind)
+{
+	switch ((HsBarrierKind) kind)
+	{
+		case HS_BARRIER_INITIAL:
+			return "initial";
+		case HS_BARRIER_REGULAR:
+			return "barrier";
+		case HS_BARRIER_CHECKPOINT:
+			return "checkpoint";
+	}
+	return "unknown";
+}
+
+static Datum
+ms_between(TimestampTz a, TimestampTz b)
+{
+	return Float8GetDatum((b - a) / 1000.0);
+}
 
 /*
  * hummock_stream.barriers(): the recent barriers of this database, oldest
- * first.
+ * first: graph 0 is the database's own barrier (when it was injected);
+ * other rows are the barriers each partial graph completed.
  */
 Datum
 hummock_stream_barriers(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	HsDbState  *db = HsDbStateGet(MyDatabaseId, false);
-	HsBarrierRecord ring[HS_BARRIER_RING];
+	HsBarrierRecord *ring;
 	int			next;
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (db == NULL)
 		return (Datum) 0;
 
+	ring = palloc(sizeof(HsBarrierRecord) * HS_BARRIER_RING);
 	SpinLockAcquire(&db->barrier_mutex);
-	memcpy(ring, db->ring, sizeof(ring));
+	memcpy(ring, db->ring, sizeof(HsBarrierRecord) * HS_BARRIER_RING);
 	next = db->ring_next;
 	SpinLockRelease(&db->barrier_mutex);
 
 	for (int k = 0; k < HS_BARRIER_RING; k++)
 	{
 		HsBarrierRecord *r = &ring[(next + k) % HS_BARRIER_RING];
-		Datum		values[6];
-		bool		nulls[6] = {0};
+		Datum		values[9];
+		bool		nulls[9] = {0};
 
 		if (r->curr_epoch == 0)
 			continue;
-		values[0] = Int64GetDatum((int64) r->prev_epoch);
-		values[1] = Int64GetDatum((int64) r->curr_epoch);
-		values[2] = CStringGetTextDatum(r->checkpoint ? "checkpoint" : "barrier");
-		values[3] = TimestampTzGetDatum(r->injected_at);
+		values[0] = Int64GetDatum((int64) r->graph_id);
+		values[1] = Int64GetDatum((int64) r->prev_epoch);
+		values[2] = Int64GetDatum((int64) r->curr_epoch);
+		values[3] = CStringGetTextDatum(barrier_kind_name(r->kind));
+		values[4] = TimestampTzGetDatum(r->injected_at);
 		if (r->collected_at)
 		{
-			values[4] = TimestampTzGetDatum(r->collected_at);
-			values[5] = Float8GetDatum((r->collected_at - r->injected_at) / 1000.0);
+			values[5] = TimestampTzGetDatum(r->collected_at);
+			values[7] = ms_between(r->injected_at, r->collected_at);
 		}
 		else
-			nulls[4] = nulls[5] = true;
+			nulls[5] = nulls[7] = true;
+		if (r->committed_at)
+		{
+			values[6] = TimestampTzGetDatum(r->committed_at);
+			values[8] = ms_between(r->injected_at, r->committed_at);
+		}
+		else
+			nulls[6] = nulls[8] = true;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/*
+ * hummock_stream.partial_graphs(): state of each partial graph.
+ */
+Datum
+hummock_stream_partial_graphs(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	HsDbState  *db = HsDbStateGet(MyDatabaseId, false);
+	HsGraphStatus *st;
+	int			n;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (db == NULL)
+		return (Datum) 0;
+	st = palloc(sizeof(HsGraphStatus) * HS_MAX_GRAPH_STATUS);
+	SpinLockAcquire(&db->barrier_mutex);
+	n = db->n_graphs;
+	memcpy(st, db->graphs, sizeof(HsGraphStatus) * n);
+	SpinLockRelease(&db->barrier_mutex);
+
+	for (int i = 0; i < n; i++)
+	{
+		Datum		values[10];
+		bool		nulls[10] = {0};
+
+		values[0] = Int64GetDatum((int64) st[i].graph_id);
+		values[1] = CStringGetTextDatum(HsGraphStateName((HsGraphState) st[i].state));
+		values[2] = Int32GetDatum(st[i].n_actors);
+		values[3] = Int64GetDatum((int64) st[i].committed_epoch);
+		values[4] = Int64GetDatum((int64) st[i].last_injected);
+		values[5] = Int32GetDatum(st[i].inflight);
+		values[6] = Int64GetDatum(st[i].commits);
+		values[7] = Int64GetDatum(st[i].resets);
+		if (st[i].last_commit_at)
+			values[8] = TimestampTzGetDatum(st[i].last_commit_at);
+		else
+			nulls[8] = true;
+		if (st[i].last_error[0])
+			values[9] = CStringGetTextDatum(st[i].last_error);
+		else
+			nulls[9] = true;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/*
+ * hummock_stream.workers(): the barrier manager and compute workers of
+ * this database.
+ */
+Datum
+hummock_stream_workers(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	HsDbState  *db = HsDbStateGet(MyDatabaseId, false);
+	HsWorkerStatus ws[HS_MAX_WORKER_STATUS];
+	int			n;
+	pid_t		manager;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (db == NULL)
+		return (Datum) 0;
+	SpinLockAcquire(&db->barrier_mutex);
+	n = db->n_workers;
+	memcpy(ws, db->workers, sizeof(HsWorkerStatus) * n);
+	SpinLockRelease(&db->barrier_mutex);
+	manager = db->manager_pid;
+
+	if (manager != 0)
+	{
+		Datum		values[6];
+		bool		nulls[6] = {0};
+
+		values[0] = CStringGetTextDatum("barrier manager");
+		nulls[1] = true;
+		values[2] = Int32GetDatum((int32) manager);
+		nulls[3] = nulls[4] = nulls[5] = true;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	for (int i = 0; i < n; i++)
+	{
+		Datum		values[6];
+		bool		nulls[6] = {0};
+
+		values[0] = CStringGetTextDatum("compute worker");
+		values[1] = Int32GetDatum(i);
+		if (ws[i].pid)
+			values[2] = Int32GetDatum((int32) ws[i].pid);
+		else
+			nulls[2] = true;
+		values[3] = Int32GetDatum(ws[i].n_graphs);
+		values[4] = Int64GetDatum(ws[i].starts);
+		if (ws[i].started_at)
+			values[5] = TimestampTzGetDatum(ws[i].started_at);
+		else
+			nulls[5] = true;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
@@ -80,4 +219,32 @@ hummock_stream_manager_pid(PG_FUNCTION_ARGS)
 	if (pid == 0)
 		PG_RETURN_NULL();
 	PG_RETURN_INT32((int32) pid);
+}
+
+static bool wake_registered = false;
+static bool wake_pending = false;
+
+static void
+wake_xact_callback(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_COMMIT && wake_pending)
+		HsDbStateWakeManager(MyDatabaseId);
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT)
+		wake_pending = false;
+}
+
+/*
+ * hummock_stream._wake_manager_on_commit(): trigger function helper; asks
+ * the manager to reread its catalog once the current transaction commits.
+ */
+Datum
+hummock_stream_wake_manager_on_commit(PG_FUNCTION_ARGS)
+{
+	if (!wake_registered)
+	{
+		RegisterXactCallback(wake_xact_callback, NULL);
+		wake_registered = true;
+	}
+	wake_pending = true;
+	PG_RETURN_VOID();
 }

@@ -21,6 +21,7 @@
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/launcher.h"
 #include "hummock_stream/pg/guc.h"
+#include "hummock_stream/stream/compute_worker.h"
 
 int			hs_sst_block_size_kb = 64;
 int			hs_sst_compression = 1;	/* lz4 */
@@ -102,6 +103,24 @@ HsGucDefine(void)
 							&hs_checkpoint_frequency,
 							1, 1, 10000,
 							PGC_SIGHUP,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("hummock_stream.max_inflight_barriers",
+							"Barriers a partial graph may have in flight before it skips epochs.",
+							"A slow graph stops receiving barriers at this limit; other graphs go on.",
+							&hs_max_inflight_barriers,
+							16, 1, 10000,
+							PGC_SIGHUP,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("hummock_stream.compute_workers",
+							"Compute worker processes per database that hosts streaming actors.",
+							"Each database with the extension starts this many, plus its barrier manager.",
+							&hs_compute_workers,
+							2, 1, 64,
+							PGC_POSTMASTER,
 							0,
 							NULL, NULL, NULL);
 

@@ -35,5 +35,19 @@ extern uint64_t unit_rand(uint64_t *state);
 #define UNIT_SUITE(name) int unit_##name(const struct CMUnitTest **tests)
 
 UNIT_SUITE(status);
+UNIT_SUITE(crc32c);
+UNIT_SUITE(coding);
+UNIT_SUITE(hash);
+UNIT_SUITE(compress);
+UNIT_SUITE(bloom);
+UNIT_SUITE(block);
+UNIT_SUITE(block_cache);
+UNIT_SUITE(sst);
+UNIT_SUITE(sst_corruption);
+UNIT_SUITE(sst_describe);
+UNIT_SUITE(env_posix);
+UNIT_SUITE(merge_iter);
+UNIT_SUITE(user_iter);
+UNIT_SUITE(version);
 
 #endif							/* HS_UNIT_H */

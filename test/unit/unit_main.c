@@ -21,6 +21,20 @@ typedef int (*SuiteFn) (const struct CMUnitTest **tests);
 
 static const SuiteFn suites[] = {
 	unit_status,
+	unit_crc32c,
+	unit_coding,
+	unit_hash,
+	unit_compress,
+	unit_bloom,
+	unit_block,
+	unit_block_cache,
+	unit_sst,
+	unit_sst_corruption,
+	unit_sst_describe,
+	unit_env_posix,
+	unit_merge_iter,
+	unit_user_iter,
+	unit_version,
 };
 
 const char *unit_tmpdir;

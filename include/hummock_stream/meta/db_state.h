@@ -34,16 +34,44 @@
 
 extern int	hs_max_databases;
 
-/* One recent barrier, for hummock_stream.barriers. */
-#define HS_BARRIER_RING 64
+/* One recent barrier of one partial graph, for hummock_stream.barriers. */
+#define HS_BARRIER_RING 1024
 typedef struct HsBarrierRecord
 {
+	uint32		graph_id;		/* 0: the database's barrier itself */
+	uint8		kind;			/* HsBarrierKind */
 	HsEpoch		prev_epoch;
 	HsEpoch		curr_epoch;
-	bool		checkpoint;
 	TimestampTz injected_at;
 	TimestampTz collected_at;	/* 0 while in flight */
+	TimestampTz committed_at;	/* 0 unless a committed checkpoint */
 } HsBarrierRecord;
+
+/* Status of one partial graph, for hummock_stream.partial_graphs. */
+#define HS_MAX_GRAPH_STATUS 256
+typedef struct HsGraphStatus
+{
+	uint32		graph_id;		/* 0: unused slot */
+	uint8		state;			/* HsGraphState */
+	int16		n_actors;
+	int16		inflight;
+	HsEpoch		committed_epoch;
+	HsEpoch		last_injected;
+	int64		commits;
+	int64		resets;
+	TimestampTz last_commit_at;
+	char		last_error[160];
+} HsGraphStatus;
+
+/* Status of one compute worker, for hummock_stream.workers. */
+#define HS_MAX_WORKER_STATUS 64
+typedef struct HsWorkerStatus
+{
+	pid_t		pid;			/* 0: not running */
+	int16		n_graphs;
+	int64		starts;
+	TimestampTz started_at;
+} HsWorkerStatus;
 
 typedef struct HsDbState
 {
@@ -72,10 +100,14 @@ typedef struct HsDbState
 	 */
 	slock_t		barrier_mutex;
 	HsEpoch		last_injected;
-	HsEpoch		last_collected;
 	uint64		barriers_total;
 	int			ring_next;
+	int			n_graphs;
+	int			n_workers;
+	bool		reload_requested;	/* the catalog of graphs changed */
 	HsBarrierRecord ring[HS_BARRIER_RING];
+	HsGraphStatus graphs[HS_MAX_GRAPH_STATUS];
+	HsWorkerStatus workers[HS_MAX_WORKER_STATUS];
 } HsDbState;
 
 /* What the registry knows about pins of one database. */
@@ -85,6 +117,7 @@ typedef struct HsPinSummary
 	HsEpoch		min_epoch;		/* HS_EPOCH_MAX if none */
 	uint64		min_inflight_object_id; /* PG_UINT64_MAX if none */
 	int			npins;
+	uint64		published_version_id;	/* read atomically with the pins */
 } HsPinSummary;
 
 /* shared-memory registry entries (src/pg/shmem.c) */
@@ -119,7 +152,10 @@ extern int	HsDbStateTakeStartRequests(Oid *dboids, int max);
 /* The manager of dboid records itself; returns false if it must stop. */
 extern bool HsDbStateManagerAttach(Oid dboid);
 extern void HsDbStateManagerDetach(Oid dboid);
-/* Wake the manager of dboid (after DROP EXTENSION, or to run a command). */
+/*
+ * Ask the manager of dboid to reread its catalog (graphs, and whether the
+ * extension is still installed) and wake it.
+ */
 extern void HsDbStateWakeManager(Oid dboid);
 extern bool HsDbStateStopRequested(Oid dboid);
 
@@ -138,11 +174,22 @@ extern void HsDbStateCancelStop(Oid dboid);
  * keeps the older of the two.  Released at transaction end.
  */
 extern void HsPinVersion(Oid dboid, uint64 version_id, HsEpoch epoch);
+
+/*
+ * Pin the published version of dboid (and epoch) and return its id; the
+ * caller then reads any version at least that new.  Reading the id and
+ * pinning it happen under the pin lock, which HsPinSummarize takes
+ * exclusively, so GC either sees the pin or published a version no older.
+ */
+extern uint64 HsPinPublishedVersion(Oid dboid, HsEpoch epoch);
 extern void HsPinRelease(void);
 
 /* Record/clear the lowest object id this process wrote but did not commit. */
 extern void HsPinInflightObjects(Oid dboid, uint64 min_object_id);
+extern void HsPinSetInflightObjects(Oid dboid, uint64 min_object_id);
 extern void HsPinClearInflightObjects(void);
+/* This process's in-flight floor (PG_UINT64_MAX if none). */
+extern uint64 HsPinInflightFloor(void);
 
 extern void HsPinSummarize(Oid dboid, HsPinSummary *out);
 

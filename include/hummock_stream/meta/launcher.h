@@ -12,6 +12,7 @@
 
 extern int	hs_barrier_interval_ms;
 extern int	hs_checkpoint_frequency;
+extern int	hs_max_inflight_barriers;
 
 /* Register the static launcher worker (from _PG_init). */
 extern void HsLauncherRegister(void);

@@ -1,0 +1,111 @@
+/*-------------------------------------------------------------------------
+ *
+ * barrier_msg.h
+ *	  Messages of the control channel between the barrier manager and the
+ *	  compute workers.
+ *
+ * Down (manager -> worker):
+ *	INJECT		a barrier prev -> curr of one partial graph, with its kind
+ *				and the mutation it carries: actors to add (they are built
+ *				by this barrier and start from their tables' committed
+ *				state) and actors to stop;
+ *	RESET		drop every actor and all uncommitted state of a graph.
+ * Up (worker -> manager):
+ *	COLLECTED	every actor of the graph on this worker has passed the
+ *				barrier; for a checkpoint, the SSTs synced for the graph's
+ *				tables follow as an encoded payload;
+ *	FAILURE		an actor of the graph failed; the graph is suspended on
+ *				this worker until RESET;
+ *	RESET_DONE	the graph is gone from this worker.
+ *
+ * Both ends are the same build of the library, so the structs are sent
+ * as they are (no cross-version encoding).
+ *
+ * include/hummock_stream/meta/barrier_msg.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef HS_META_BARRIER_MSG_H
+#define HS_META_BARRIER_MSG_H
+
+#include "hummock_stream/storage/key.h"
+
+typedef enum HsBarrierKind
+{
+	HS_BARRIER_INITIAL = 0,		/* first barrier of a graph: no data before */
+	HS_BARRIER_REGULAR = 1,		/* data stays buffered */
+	HS_BARRIER_CHECKPOINT = 2	/* prev epoch's data becomes durable */
+} HsBarrierKind;
+
+typedef enum HsMsgType
+{
+	HS_MSG_INJECT = 1,
+	HS_MSG_RESET = 2,
+	HS_MSG_COLLECTED = 3,
+	HS_MSG_FAILURE = 4,
+	HS_MSG_RESET_DONE = 5
+} HsMsgType;
+
+/* Test actors (until streaming executors exist). */
+typedef enum HsTestActorKind
+{
+	HS_ACTOR_COUNTER = 1,		/* writes a counter per epoch to its table */
+	HS_ACTOR_SLEEP = 2,			/* takes param ms to pass each barrier */
+	HS_ACTOR_ERROR = 3			/* fails at its param-th barrier */
+} HsTestActorKind;
+
+typedef struct HsActorSpec
+{
+	uint32		actor_id;
+	uint32		kind;			/* HsTestActorKind */
+	int32		param;
+	uint32		table_id;		/* 0 if none */
+} HsActorSpec;
+
+#define HS_MSG_MAX_ACTORS 256
+
+typedef struct HsMsgInject
+{
+	uint8		type;			/* HS_MSG_INJECT */
+	uint8		kind;			/* HsBarrierKind */
+	uint32		graph_id;
+	HsEpoch		prev_epoch;
+	HsEpoch		curr_epoch;
+	uint16		n_add;
+	uint16		n_stop;
+	HsActorSpec add[HS_MSG_MAX_ACTORS];
+	uint32		stop[HS_MSG_MAX_ACTORS];
+} HsMsgInject;
+
+typedef struct HsMsgReset
+{
+	uint8		type;			/* HS_MSG_RESET */
+	uint32		graph_id;
+} HsMsgReset;
+
+typedef struct HsMsgCollected
+{
+	uint8		type;			/* HS_MSG_COLLECTED */
+	uint8		kind;
+	uint32		graph_id;
+	HsEpoch		prev_epoch;
+	HsEpoch		curr_epoch;
+	uint32		payload_len;	/* encoded SST infos (checkpoint only) */
+	uint8		payload[FLEXIBLE_ARRAY_MEMBER];
+} HsMsgCollected;
+
+typedef struct HsMsgFailure
+{
+	uint8		type;			/* HS_MSG_FAILURE */
+	uint32		graph_id;
+	HsEpoch		prev_epoch;
+	char		message[512];
+} HsMsgFailure;
+
+typedef struct HsMsgResetDone
+{
+	uint8		type;			/* HS_MSG_RESET_DONE */
+	uint32		graph_id;
+} HsMsgResetDone;
+
+#endif							/* HS_META_BARRIER_MSG_H */

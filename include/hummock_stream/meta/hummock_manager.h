@@ -1,0 +1,55 @@
+/*-------------------------------------------------------------------------
+ *
+ * hummock_manager.h
+ *	  Hummock versions inside PostgreSQL: catalog, cache, commits.
+ *
+ * include/hummock_stream/meta/hummock_manager.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef HS_META_HUMMOCK_MANAGER_H
+#define HS_META_HUMMOCK_MANAGER_H
+
+#include "hummock_stream/storage/object_store.h"
+#include "hummock_stream/storage/version.h"
+#include "hummock_stream/storage/version_delta.h"
+
+/* Deltas between two full checkpoints in the catalog. */
+#define HS_VERSION_CHECKPOINT_INTERVAL 64
+
+/*
+ * The newest version of this database that this process knows, brought up
+ * to at least the published version id.  Returns a new reference; the
+ * caller unrefs it (HsVersionUnref) when done.
+ */
+extern HsVersion *HsHummockCurrentVersion(void);
+
+/*
+ * Like HsHummockCurrentVersion, for reading objects: first pins the
+ * published version (and epoch) for the rest of the transaction, so GC
+ * keeps every object the returned version references.
+ */
+extern HsVersion *HsHummockPinnedVersion(HsEpoch epoch);
+
+/*
+ * Commit a delta as part of the current transaction: lock the version
+ * head, fill in ids, validate it against the newest version, store it, and
+ * publish the new version when the transaction commits.  Returns the new
+ * version id.  The delta's kind and contents are the caller's.
+ */
+extern uint64 HsHummockCommitDelta(HsVersionDelta *delta);
+
+/* The object store of this database ($PGDATA/pg_hummock/<db oid>/). */
+extern HsObjectStore *HsHummockObjectStore(void);
+
+/*
+ * A fresh object id.  It is also recorded as in flight for this process
+ * until HsPinClearInflightObjects(), so GC leaves the object alone until it
+ * is committed or abandoned.
+ */
+extern uint64 HsHummockAllocObjectId(void);
+
+/* The env of hummock memory: CurrentMemoryContext, files tracked. */
+extern HsEnv *HsHummockEnv(void);
+
+#endif							/* HS_META_HUMMOCK_MANAGER_H */

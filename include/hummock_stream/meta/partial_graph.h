@@ -1,0 +1,67 @@
+/*-------------------------------------------------------------------------
+ *
+ * partial_graph.h
+ *	  Partial graphs: the unit a barrier stream is injected into, collected
+ *	  from and committed for.
+ *
+ * include/hummock_stream/meta/partial_graph.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef HS_META_PARTIAL_GRAPH_H
+#define HS_META_PARTIAL_GRAPH_H
+
+#include "nodes/pg_list.h"
+
+#include "hummock_stream/meta/barrier_msg.h"
+
+typedef enum HsGraphState
+{
+	HS_GRAPH_INITIALIZING = 1,	/* next barrier is Initial and adds all actors */
+	HS_GRAPH_RUNNING = 2,
+	HS_GRAPH_RESETTING = 3		/* waiting for workers to drop it */
+} HsGraphState;
+
+extern const char *HsGraphStateName(HsGraphState state);
+
+/* One barrier in flight in one graph. */
+typedef struct HsInflightBarrier
+{
+	HsEpoch		prev_epoch;
+	HsEpoch		curr_epoch;
+	HsBarrierKind kind;
+	uint64		to_collect;		/* bit per worker index */
+	uint64		collected;
+	TimestampTz injected_at;
+	TimestampTz collected_at;
+} HsInflightBarrier;
+
+/* An actor as the manager places it. */
+typedef struct HsPlacedActor
+{
+	HsActorSpec spec;
+	int			worker;			/* worker index */
+} HsPlacedActor;
+
+typedef struct HsGraph
+{
+	uint32		graph_id;
+	HsGraphState state;
+	List	   *actors;			/* HsPlacedActor *, the running set */
+	List	   *pending_add;	/* HsPlacedActor *, ride on the next barrier */
+	List	   *pending_stop;	/* HsPlacedActor *, ditto */
+	List	   *inflight;		/* HsInflightBarrier *, oldest first */
+	HsEpoch		last_injected;	/* prev epoch of the next barrier */
+	HsEpoch		committed_epoch;
+	uint64		reset_pending;	/* workers that must confirm RESET */
+	int64		commits;
+	int64		resets;
+	TimestampTz last_commit_at;
+	char		last_error[160];
+	bool		dropping;		/* remove once its Stop barrier is collected */
+} HsGraph;
+
+/* Workers hosting some actor of the graph (running or about to be added). */
+extern uint64 HsGraphWorkerMask(const HsGraph *g);
+
+#endif							/* HS_META_PARTIAL_GRAPH_H */

@@ -1,0 +1,88 @@
+/*-------------------------------------------------------------------------
+ *
+ * block_builder.h
+ *	  Builds the contents of one SST block (data or index block).
+ *
+ * Block contents (persisted; never change):
+ *
+ *	   entry 0 | entry 1 | ... | entry n-1 | restart[0] ... restart[r-1] | r
+ *
+ *	   entry      = shared     varint32   bytes shared with the previous key
+ *	                non_shared varint32   bytes of key that follow
+ *	                value_len  varint32
+ *	                key delta  non_shared bytes
+ *	                value      value_len bytes
+ *	   restart[i] = u32 LE    offset of an entry whose shared is 0
+ *	   r          = u32 LE    number of restarts, at least 1
+ *
+ * Every restart_interval-th entry is a restart point: it stores its whole
+ * key (shared = 0) and its offset goes into the restart array, so a reader
+ * can binary-search the restart keys and then scan at most
+ * restart_interval entries.  restart[0] is always 0.  An empty block is
+ * the single restart 0 and the count 1 (8 bytes).
+ *
+ * Keys are full keys (key.h) added in strictly increasing HsFullKeyCompare
+ * order; the builder does not check the order (SstBuilderAdd does).
+ *
+ * On disk a block is followed by its trailer (compression kind, raw
+ * length, CRC); see sst_format.h.
+ *
+ * include/hummock_stream/storage/block_builder.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef HS_STORAGE_BLOCK_BUILDER_H
+#define HS_STORAGE_BLOCK_BUILDER_H
+
+#include "hummock_stream/storage/coding.h"
+
+#define HS_BLOCK_DEFAULT_RESTART_INTERVAL	16
+
+typedef struct BlockBuilder
+{
+	uint32_t	restart_interval;
+	uint32_t	counter;		/* entries since the last restart */
+	uint32_t	num_entries;
+	HsBuf		buf;			/* entries (then the trailer on finish) */
+	HsBuf		restarts;		/* u32 LE restart offsets */
+	HsBuf		last_key;
+	bool		finished;
+} BlockBuilder;
+
+/* restart_interval 0 means HS_BLOCK_DEFAULT_RESTART_INTERVAL. */
+extern void BlockBuilderInit(BlockBuilder *b, HsEnv *env,
+							 uint32_t restart_interval);
+extern void BlockBuilderDestroy(BlockBuilder *b);
+
+/* Forget the entries (keeping the memory) to build the next block. */
+extern void BlockBuilderReset(BlockBuilder *b);
+
+/*
+ * Append an entry.  key must sort after the previous key; the caller also
+ * guarantees key.len and value.len fit in 32 bits.
+ */
+extern void BlockBuilderAdd(BlockBuilder *b, HsSlice key, HsSlice value);
+
+/* Append the restart array and count; the slice lives until Reset. */
+extern HsSlice BlockBuilderFinish(BlockBuilder *b);
+
+/* Size the block would have if finished now. */
+static inline size_t
+BlockBuilderCurrentSize(const BlockBuilder *b)
+{
+	return b->buf.len + b->restarts.len + 4;
+}
+
+static inline bool
+BlockBuilderEmpty(const BlockBuilder *b)
+{
+	return b->num_entries == 0;
+}
+
+static inline HsSlice
+BlockBuilderLastKey(const BlockBuilder *b)
+{
+	return HsBufSlice(&b->last_key);
+}
+
+#endif							/* HS_STORAGE_BLOCK_BUILDER_H */

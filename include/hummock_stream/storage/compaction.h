@@ -1,0 +1,95 @@
+/*-------------------------------------------------------------------------
+ *
+ * compaction.h
+ *	  Picking and running compactions, and change-log trimming.
+ *
+ * Pick (HsCompactionPick):
+ *	- L0 -> L1 when L0 has at least l0_trigger sub-levels: every SST of L0
+ *	  plus the L1 SSTs that overlap their combined key range;
+ *	- otherwise Ln -> Ln+1 (n >= 1) for the first level whose size exceeds
+ *	  its target (level_base_size * level_multiplier^(n-1)): its first SST
+ *	  plus the overlapping SSTs of Ln+1.
+ *
+ * Run (HsCompactionRun): a merge iterator over the inputs (L0 sub-levels
+ * newest first, then the upper level, then the lower level) feeds an
+ * HsSstWriter cutting SSTs at the target size.  For each table key it
+ * keeps every version with epoch > safe_epoch and the newest version at or
+ * below it, drops the rest, drops a tombstone kept that way when the
+ * output level is the bottom (no deeper level holds data, so nothing older
+ * can reappear), and drops every key of a table the version no longer
+ * knows (dropped tables).  The result is a COMPACTION delta: the inputs
+ * removed from their levels, the outputs inserted into the output level,
+ * the safe epoch recorded.  The delta's ids are those of the version the
+ * task was picked from; a caller that applied other deltas meanwhile sets
+ * prev_id/id to the current version (removals are by object id and are
+ * checked when applied).
+ *
+ * safe_epoch must be at most the oldest epoch any reader of the *new*
+ * version may use: the oldest pinned read epoch and the time-travel
+ * retention.  Readers of older pinned versions are unaffected: their SSTs
+ * stay until GC sees no pin.
+ *
+ * Change-log SSTs are never compaction inputs: they are shared with L0 and
+ * stay referenced by the log until it is truncated.
+ *
+ * include/hummock_stream/storage/compaction.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef HS_STORAGE_COMPACTION_H
+#define HS_STORAGE_COMPACTION_H
+
+#include "hummock_stream/storage/sst_cache.h"
+#include "hummock_stream/storage/sst_writer.h"
+#include "hummock_stream/storage/version_delta.h"
+
+typedef struct HsCompactionConfig
+{
+	int			l0_trigger;		/* sub-levels that trigger L0 -> L1 */
+	uint64_t	level_base_size;	/* target size of L1 in bytes */
+	int			level_multiplier;	/* each level this many times larger */
+} HsCompactionConfig;
+
+/* Defaults: 4 sub-levels, 256 MiB L1, multiplier 10. */
+extern void HsCompactionConfigInit(HsCompactionConfig *cfg);
+
+typedef struct HsCompactionTask
+{
+	int			input_level;	/* 0..HS_MAX_LEVEL-1 */
+	int			output_level;	/* input_level + 1 */
+	int			n_upper;
+	HsSstInfo **upper;			/* inputs from input_level, newest first */
+	int			n_lower;
+	HsSstInfo **lower;			/* overlapping inputs from output_level */
+	uint64_t	version_id;		/* picked from */
+	HsEnv	   *env;
+} HsCompactionTask;
+
+/* A task, or NULL when nothing needs compacting. */
+extern HsCompactionTask *HsCompactionPick(const HsVersion *v,
+										  const HsCompactionConfig *cfg);
+
+/* A task compacting every L0 SST into L1, or NULL if L0 is empty. */
+extern HsCompactionTask *HsCompactionPickL0(const HsVersion *v);
+
+extern void HsCompactionTaskFree(HsCompactionTask *task);
+
+/*
+ * Run the task against v (the version it was picked from, or a later one
+ * that still holds the inputs) and produce the delta (kind COMPACTION,
+ * prev_id = v->id).
+ */
+extern bool HsCompactionRun(const HsVersion *v, HsSstCache *cache,
+							const HsCompactionTask *task, HsEpoch safe_epoch,
+							const HsSstWriteContext *ctx,
+							HsVersionDelta **delta, HsStatus *st);
+
+/*
+ * A TRUNCATE_LOG delta dropping change-log entries whose checkpoint epoch
+ * is below retention_epoch, for every logged table; NULL if there is
+ * nothing to drop.
+ */
+extern HsVersionDelta *HsCompactionTrimChangeLogs(const HsVersion *v,
+												  HsEpoch retention_epoch);
+
+#endif							/* HS_STORAGE_COMPACTION_H */

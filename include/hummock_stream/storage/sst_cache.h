@@ -1,0 +1,68 @@
+/*-------------------------------------------------------------------------
+ *
+ * sst_cache.h
+ *	  A bounded cache of open SST readers, keyed by object id.
+ *
+ * Every read of a version (point get, table scan, change log, compaction)
+ * opens the SSTs it touches through this cache, so that the footer, index,
+ * filter and properties of a hot SST are read and validated once.
+ *
+ * Design notes:
+ *	- Entries are reference counted.  A reader handed out (directly or
+ *	  inside an iterator) stays open until released, even if it has been
+ *	  evicted meanwhile; eviction only drops the cache's own reference.
+ *	- At most `capacity` readers are kept open while unused (LRU); readers
+ *	  in use do not count against the bound, so a wide scan may briefly
+ *	  hold more.
+ *	- An object the version references but that cannot be opened is
+ *	  reported as HS_CORRUPTION naming the object and its path (a missing
+ *	  file is corruption of the version/store pair, not a user error);
+ *	  HS_IO_ERROR passes through.
+ *	- Single-threaded, like the readers themselves.
+ *
+ * include/hummock_stream/storage/sst_cache.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef HS_STORAGE_SST_CACHE_H
+#define HS_STORAGE_SST_CACHE_H
+
+#include "hummock_stream/storage/object_store.h"
+#include "hummock_stream/storage/sst_reader.h"
+
+typedef struct HsSstCache HsSstCache;
+typedef struct HsSstCacheHandle HsSstCacheHandle;
+
+/*
+ * Create a cache over store keeping up to capacity idle readers open;
+ * block_cache (may be NULL) is passed to every reader.
+ */
+extern HsSstCache *HsSstCacheCreate(HsEnv *env, HsObjectStore *store,
+									int capacity, HsBlockCache *block_cache);
+
+/* Close every idle reader and free the cache (all handles released). */
+extern void HsSstCacheDestroy(HsSstCache *cache);
+
+/* Open (or find) the reader of object_id; release the handle after use. */
+extern bool HsSstCacheGet(HsSstCache *cache, uint64_t object_id,
+						  HsSstCacheHandle **handle, HsStatus *st);
+extern SstReader *HsSstCacheReader(HsSstCacheHandle *handle);
+extern void HsSstCacheRelease(HsSstCache *cache, HsSstCacheHandle *handle);
+
+/*
+ * An iterator over every entry of object_id; destroying it releases the
+ * reader.
+ */
+extern bool HsSstCacheNewIterator(HsSstCache *cache, uint64_t object_id,
+								  HsIterator **out, HsStatus *st);
+
+/* Forget object_id (after GC deleted it); in-use readers stay open. */
+extern void HsSstCacheEvict(HsSstCache *cache, uint64_t object_id);
+
+/* Readers currently open (idle and in use), and opens so far. */
+extern int	HsSstCacheOpenCount(const HsSstCache *cache);
+extern uint64_t HsSstCacheMisses(const HsSstCache *cache);
+
+extern HsObjectStore *HsSstCacheStore(const HsSstCache *cache);
+
+#endif							/* HS_STORAGE_SST_CACHE_H */

@@ -1,0 +1,108 @@
+/*-------------------------------------------------------------------------
+ *
+ * sst_reader.h
+ *	  Reading SST files: point gets, iterators and properties.
+ *
+ * SstReaderOpen validates the footer (size, magic, checksum, version) and
+ * the layout, and loads the index, filter and properties blocks into
+ * memory; data blocks are read on demand with one pread each, their CRC
+ * verified and decompressed into reusable buffers (or taken from a shared
+ * HsBlockCache).  Every inconsistency is HS_CORRUPTION (sst_format.h).
+ *
+ * Point get:
+ *
+ *		SstReaderGet(r, table_key, read_epoch, &found, &value, &st)
+ *
+ * finds the newest version of table_key (table_id | user key) with
+ * epoch <= read_epoch.  The bloom filter is consulted first, then the
+ * in-memory index picks the one data block that can hold it.  When found,
+ * value holds the stored value: the kind byte then the payload.  A
+ * tombstone is reported as found with kind HS_VALUE_DELETE, so a caller
+ * walking SSTs from newest to oldest stops there.
+ *
+ * Iterator: SstReaderNewIterator returns an HsIterator (iterator.h) over
+ * every entry in full-key order: a two-level walk of the index and of one
+ * block at a time, with no allocation per entry.  It reports errors
+ * through its status.
+ *
+ * Lifetime and threads: iterators borrow the reader; close the reader only
+ * after destroying its iterators.  A reader (with its iterators and its
+ * block cache) is used by one thread at a time.
+ *
+ * include/hummock_stream/storage/sst_reader.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef HS_STORAGE_SST_READER_H
+#define HS_STORAGE_SST_READER_H
+
+#include "hummock_stream/storage/block_cache.h"
+#include "hummock_stream/storage/bloom.h"
+#include "hummock_stream/storage/coding.h"
+#include "hummock_stream/storage/env.h"
+#include "hummock_stream/storage/iterator.h"
+#include "hummock_stream/storage/key.h"
+#include "hummock_stream/storage/sst_format.h"
+#include "hummock_stream/storage/status.h"
+
+typedef struct SstReader SstReader;
+
+typedef struct SstReaderOptions
+{
+	/*
+	 * Verify the CRC of the footer and of every block read (default true).
+	 * Structural checks are made either way.
+	 */
+	bool		verify_checksums;
+	/* Cache of decompressed data blocks, or NULL (default). */
+	HsBlockCache *block_cache;
+	/* Whether point gets add the blocks they read to the cache (true). */
+	bool		fill_cache_on_get;
+} SstReaderOptions;
+
+extern void SstReaderOptionsInit(SstReaderOptions *opts);
+
+/* Open and validate an SST; NULL with st set on failure. */
+extern SstReader *SstReaderOpen(HsEnv *env, const char *path, HsStatus *st);
+extern SstReader *SstReaderOpenWithOptions(HsEnv *env, const char *path,
+										   const SstReaderOptions *opts,
+										   HsStatus *st);
+
+/* Close the file and free the reader (after its iterators). */
+extern void SstReaderClose(SstReader *r);
+
+/*
+ * The newest version of table_key with epoch <= read_epoch.  Returns false
+ * only on error; otherwise *found says whether a version exists, and if so
+ * value (reset first) holds kind byte + payload.
+ */
+extern bool SstReaderGet(SstReader *r, HsSlice table_key, HsEpoch read_epoch,
+						 bool *found, HsBuf *value, HsStatus *st);
+
+/* Same, also returning the epoch of the version found (may be NULL). */
+extern bool SstReaderGetVersion(SstReader *r, HsSlice table_key,
+								HsEpoch read_epoch, bool *found,
+								HsEpoch *epoch, HsBuf *value, HsStatus *st);
+
+/* The filter's answer: false means table_key is certainly absent. */
+extern bool SstReaderMayContain(SstReader *r, HsSlice table_key);
+
+/* An iterator over every entry (full key, value); see iterator.h. */
+extern HsIterator *SstReaderNewIterator(SstReader *r);
+
+/* Properties block contents (valid while the reader is open). */
+extern const SstProperties *SstReaderProperties(const SstReader *r);
+
+extern const char *SstReaderPath(const SstReader *r);
+extern uint64_t SstReaderFileSize(const SstReader *r);
+extern const SstFooter *SstReaderFooter(const SstReader *r);
+
+/* Data blocks, in key order: handle and last full key of block i. */
+extern uint32_t SstReaderBlockCount(const SstReader *r);
+extern SstBlockHandle SstReaderBlockHandle(const SstReader *r, uint32_t i);
+extern HsSlice SstReaderBlockLastKey(const SstReader *r, uint32_t i);
+
+/* The bloom filter (NULL if the file has none). */
+extern const BloomFilter *SstReaderFilter(const SstReader *r);
+
+#endif							/* HS_STORAGE_SST_READER_H */

@@ -1,0 +1,195 @@
+/*-------------------------------------------------------------------------
+ *
+ * gc.c
+ *	  Deleting hummock objects that no version, reader or writer can reach.
+ *
+ * An object may be deleted only when nothing can reach it (invariant 2):
+ *
+ *	- a *stale* object (recorded in hummock_stream.stale_objects by the
+ *	  commit of the version that stopped referencing it, in the same
+ *	  transaction) is deleted once no process pins a version older than
+ *	  stale_since: every pinned version is then at least as new as the
+ *	  version that dropped it, and so does not reference it either;
+ *	- any other object that the newest version does not reference is an
+ *	  *orphan*: written by a sync whose commit never happened (an aborted
+ *	  transaction, a crash).  It is deleted only if its id is at most the
+ *	  sequence value read at the start of the pass and below every
+ *	  process's in-flight floor (db_state.c), so an object being written
+ *	  right now is never taken for an orphan.
+ *
+ * The order matters: the sequence is read before the pins, the pins before
+ * the version, and the directory last.
+ *
+ * Deleting a file is not transactional; deleting its stale_objects row is.
+ * A crash between the two leaves either a row for a missing file (the
+ * next pass deletes the row, ignoring "not found") or a file without row,
+ * which is then an orphan.  Either way nothing reachable is deleted.
+ *
+ * src/meta/gc.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+
+#include "hummock_stream/meta/db_state.h"
+#include "hummock_stream/meta/gc.h"
+#include "hummock_stream/meta/hummock_manager.h"
+#include "hummock_stream/pg/env_pg.h"
+
+typedef struct OrphanScan
+{
+	const HsVersion *version;
+	uint64		max_id;			/* delete only ids <= this */
+	uint64		inflight_floor; /* and < this */
+	HTAB	   *stale;			/* ids still pending in stale_objects */
+	List	   *doomed;			/* HsObjectEntry * to delete */
+	HsGcResult *result;
+} OrphanScan;
+
+static bool
+orphan_candidate(void *arg, const HsObjectEntry *e)
+{
+	OrphanScan *scan = (OrphanScan *) arg;
+	bool		found;
+
+	if (!e->temporary && HsVersionReferencesObject(scan->version, e->object_id))
+		return true;
+	hash_search(scan->stale, &e->object_id, HASH_FIND, &found);
+	if (found)
+		return true;			/* handled by the stale rule */
+	if (e->object_id > scan->max_id || e->object_id >= scan->inflight_floor)
+	{
+		scan->result->inflight_kept++;
+		return true;
+	}
+	scan->doomed = lappend(scan->doomed, memcpy(palloc(sizeof(HsObjectEntry)),
+												e, sizeof(HsObjectEntry)));
+	return true;
+}
+
+static void
+remove_object(HsObjectStore *store, uint64 id, bool temporary)
+{
+	HsStatus	st;
+
+	if (!HsObjectStoreRemove(store, id, temporary, &st) && st.code != HS_NOT_FOUND)
+		HsStatusReport(WARNING, &st);
+}
+
+void
+HsHummockCollectGarbage(HsGcResult *result)
+{
+	HsObjectStore *store = HsHummockObjectStore();
+	HsPinSummary pins;
+	HsVersion  *version;
+	uint64		max_id;
+	uint64		keep_since;
+	OrphanScan	scan;
+	HASHCTL		ctl;
+	HsStatus	st;
+	bool		isnull;
+	ListCell   *lc;
+
+	memset(result, 0, sizeof(*result));
+	SPI_connect();
+
+	/* 1. the sequence: ids allocated after this point are not touched */
+	if (SPI_execute("SELECT last_value FROM hummock_stream.object_id_seq", true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the hummock object id sequence");
+	max_id = (uint64) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
+												  SPI_tuptable->tupdesc, 1, &isnull));
+
+	/* 2. pins: versions in use and objects being written */
+	HsPinSummarize(MyDatabaseId, &pins);
+
+	/*
+	 * 3. the newest version.  A reader that pins after the summary pins a
+	 * version at least as new as the one published then, so stale objects
+	 * up to that id are out of its reach.
+	 */
+	version = HsHummockCurrentVersion();
+	keep_since = Min(pins.min_version_id, pins.published_version_id);
+
+	/* stale objects that no pinned version can reach */
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(uint64);
+	ctl.entrysize = sizeof(uint64);
+	scan.stale = hash_create("hummock stale objects", 64, &ctl, HASH_ELEM | HASH_BLOBS);
+	if (SPI_execute("SELECT object_id, stale_since FROM hummock_stream.stale_objects",
+					true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read hummock stale objects");
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		uint64		id = (uint64) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
+															  SPI_tuptable->tupdesc, 1, &isnull));
+		uint64		since = (uint64) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
+																 SPI_tuptable->tupdesc, 2, &isnull));
+
+		if (since <= keep_since && !HsVersionReferencesObject(version, id))
+		{
+			Datum		arg = Int64GetDatum((int64) id);
+			Oid			argtype = INT8OID;
+
+			remove_object(store, id, false);
+			if (SPI_execute_with_args("DELETE FROM hummock_stream.stale_objects WHERE object_id = $1",
+									  1, &argtype, &arg, NULL, false, 0) != SPI_OK_DELETE)
+				elog(ERROR, "could not delete a hummock stale object row");
+			result->stale_deleted++;
+		}
+		else
+		{
+			hash_search(scan.stale, &id, HASH_ENTER, NULL);
+			result->stale_kept++;
+		}
+	}
+
+	/* 4. orphans: whatever else the directory holds */
+	scan.version = version;
+	scan.max_id = max_id;
+	scan.inflight_floor = pins.min_inflight_object_id;
+	scan.doomed = NIL;
+	scan.result = result;
+	HS_CHECK(HsObjectStoreList(store, orphan_candidate, &scan, &st), &st);
+	foreach(lc, scan.doomed)
+	{
+		HsObjectEntry *e = (HsObjectEntry *) lfirst(lc);
+
+		remove_object(store, e->object_id, e->temporary);
+		result->orphans_deleted++;
+		result->bytes_deleted += e->size;
+	}
+
+	hash_destroy(scan.stale);
+	HsVersionUnref(version);
+	SPI_finish();
+}
+
+PG_FUNCTION_INFO_V1(hummock_stream_gc);
+
+/*
+ * hummock_stream.gc(): one GC pass, with what it did.
+ */
+Datum
+hummock_stream_gc(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	HsGcResult	r;
+	Datum		values[5];
+	bool		nulls[5] = {0};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	HsHummockCollectGarbage(&r);
+	values[0] = Int64GetDatum(r.stale_deleted);
+	values[1] = Int64GetDatum(r.stale_kept);
+	values[2] = Int64GetDatum(r.orphans_deleted);
+	values[3] = Int64GetDatum(r.inflight_kept);
+	values[4] = Int64GetDatum(r.bytes_deleted);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}

@@ -1,0 +1,277 @@
+/*-------------------------------------------------------------------------
+ *
+ * compaction.c
+ *	  Compaction picking, execution and change-log trimming.
+ *
+ * See compaction.h for the rules.  The version-retention rule in detail:
+ * the merged stream presents each table key's versions newest first; a
+ * version is kept if its epoch is above safe_epoch, or if it is the first
+ * one at or below it (that is what a read at any epoch >= safe_epoch
+ * sees).  The first-at-or-below version is dropped anyway when it is a
+ * tombstone and the output is the bottom level.
+ *
+ * src/storage/compaction.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "hummock_stream/storage/compaction.h"
+#include "hummock_stream/storage/merge_iter.h"
+
+void
+HsCompactionConfigInit(HsCompactionConfig *cfg)
+{
+	cfg->l0_trigger = 4;
+	cfg->level_base_size = UINT64_C(256) << 20;
+	cfg->level_multiplier = 10;
+}
+
+static HsCompactionTask *
+task_new(const HsVersion *v, int input_level)
+{
+	HsCompactionTask *t = HsAllocZero(v->env, sizeof(HsCompactionTask));
+
+	t->env = v->env;
+	t->input_level = input_level;
+	t->output_level = input_level + 1;
+	t->version_id = v->id;
+	return t;
+}
+
+static void
+task_add(HsEnv *env, HsSstInfo ***arr, int *n, HsSstInfo *s)
+{
+	*arr = HsRealloc(env, *arr, sizeof(HsSstInfo *) * (*n + 1));
+	(*arr)[(*n)++] = HsSstInfoRef(s);
+}
+
+/* Add the SSTs of level (1-based) overlapping [lo, hi] (table keys). */
+static void
+add_overlapping(HsCompactionTask *t, const HsVersion *v, int level,
+				HsSlice lo, HsSlice hi)
+{
+	const HsLevel *lv = &v->levels[level - 1];
+	int			i;
+
+	for (i = 0; i < lv->n_ssts; i++)
+	{
+		HsSlice		s = HsFullKeyTableKey(HsSstInfoSmallest(lv->ssts[i]));
+		HsSlice		l = HsFullKeyTableKey(HsSstInfoLargest(lv->ssts[i]));
+
+		if (HsSliceCompare(s, hi) <= 0 && HsSliceCompare(lo, l) <= 0)
+			task_add(t->env, &t->lower, &t->n_lower, lv->ssts[i]);
+	}
+}
+
+static void
+range_of(HsSstInfo *const *ssts, int n, HsSlice *lo, HsSlice *hi)
+{
+	int			i;
+
+	*lo = HsFullKeyTableKey(HsSstInfoSmallest(ssts[0]));
+	*hi = HsFullKeyTableKey(HsSstInfoLargest(ssts[0]));
+	for (i = 1; i < n; i++)
+	{
+		HsSlice		s = HsFullKeyTableKey(HsSstInfoSmallest(ssts[i]));
+		HsSlice		l = HsFullKeyTableKey(HsSstInfoLargest(ssts[i]));
+
+		if (HsSliceCompare(s, *lo) < 0)
+			*lo = s;
+		if (HsSliceCompare(l, *hi) > 0)
+			*hi = l;
+	}
+}
+
+HsCompactionTask *
+HsCompactionPickL0(const HsVersion *v)
+{
+	HsCompactionTask *t;
+	HsSlice		lo;
+	HsSlice		hi;
+	int			i;
+	int			j;
+
+	if (v->n_sub_levels == 0)
+		return NULL;
+	t = task_new(v, 0);
+	for (i = v->n_sub_levels - 1; i >= 0; i--)
+		for (j = 0; j < v->sub_levels[i].n_ssts; j++)
+			task_add(t->env, &t->upper, &t->n_upper, v->sub_levels[i].ssts[j]);
+	range_of(t->upper, t->n_upper, &lo, &hi);
+	add_overlapping(t, v, 1, lo, hi);
+	return t;
+}
+
+HsCompactionTask *
+HsCompactionPick(const HsVersion *v, const HsCompactionConfig *cfg)
+{
+	uint64_t	target = cfg->level_base_size;
+	int			level;
+
+	if (v->n_sub_levels > 0 && v->n_sub_levels >= cfg->l0_trigger)
+		return HsCompactionPickL0(v);
+	for (level = 1; level < HS_MAX_LEVEL; level++)
+	{
+		const HsLevel *lv = &v->levels[level - 1];
+		uint64_t	size = 0;
+		int			i;
+
+		for (i = 0; i < lv->n_ssts; i++)
+			size += lv->ssts[i]->file_size;
+		if (lv->n_ssts > 0 && size > target)
+		{
+			HsCompactionTask *t = task_new(v, level);
+
+			task_add(t->env, &t->upper, &t->n_upper, lv->ssts[0]);
+			add_overlapping(t, v, level + 1,
+							HsFullKeyTableKey(HsSstInfoSmallest(lv->ssts[0])),
+							HsFullKeyTableKey(HsSstInfoLargest(lv->ssts[0])));
+			return t;
+		}
+		target *= (uint64_t) (cfg->level_multiplier > 1 ? cfg->level_multiplier : 2);
+	}
+	return NULL;
+}
+
+void
+HsCompactionTaskFree(HsCompactionTask *t)
+{
+	if (t == NULL)
+		return;
+	HsSstInfoArrayFree(t->env, t->upper, t->n_upper);
+	HsSstInfoArrayFree(t->env, t->lower, t->n_lower);
+	HsFree(t->env, t);
+}
+
+static bool
+table_live(const HsVersion *v, HsTableId t)
+{
+	return HsVersionTableInfo(v, t) != NULL && !HsVersionTableDropped(v, t);
+}
+
+bool
+HsCompactionRun(const HsVersion *v, HsSstCache *cache,
+				const HsCompactionTask *task, HsEpoch safe_epoch,
+				const HsSstWriteContext *ctx, HsVersionDelta **delta,
+				HsStatus *st)
+{
+	HsEnv	   *env = v->env;
+	HsIterator **children;
+	HsIterator *merged;
+	HsSstWriter *w;
+	HsBuf		cur;
+	bool		have_cur = false;
+	bool		kept_old = false;	/* kept the newest <= safe of cur */
+	bool		bottom = true;
+	int			n = 0;
+	int			i;
+	bool		ok = true;
+	HsSstInfo **outs;
+	int			n_outs;
+	uint64_t   *ids;
+	HsVersionDelta *d;
+
+	*delta = NULL;
+	for (i = task->output_level; i < HS_MAX_LEVEL; i++)
+		if (v->levels[i].n_ssts > 0)
+			bottom = false;
+
+	children = HsAlloc(env, sizeof(HsIterator *) *
+					   (task->n_upper + task->n_lower + 1));
+	for (i = 0; i < task->n_upper + task->n_lower && ok; i++)
+	{
+		const HsSstInfo *s = i < task->n_upper ? task->upper[i] :
+			task->lower[i - task->n_upper];
+
+		ok = HsSstCacheNewIterator(cache, s->object_id, &children[n], st);
+		if (ok)
+			n++;
+	}
+	if (!ok)
+	{
+		while (n > 0)
+			HsIterDestroy(children[--n]);
+		HsFree(env, children);
+		return false;
+	}
+	merged = HsMergeIterCreate(env, children, n);
+	HsFree(env, children);
+
+	HsBufInit(&cur, env);
+	w = HsSstWriterCreate(env, ctx);
+	for (HsIterSeekToFirst(merged); ok && HsIterValid(merged);
+		 HsIterNext(merged))
+	{
+		HsSlice		fk = HsIterKey(merged);
+		HsSlice		val = HsIterValue(merged);
+		HsSlice		tk = HsFullKeyTableKey(fk);
+		HsEpoch		e = HsFullKeyEpoch(fk);
+
+		if (!have_cur || HsSliceCompare(tk, HsBufSlice(&cur)) != 0)
+		{
+			HsBufAssign(&cur, tk.data, tk.len);
+			have_cur = true;
+			kept_old = false;
+		}
+		if (!table_live(v, HsFullKeyTableId(fk)))
+			continue;
+		if (e <= safe_epoch)
+		{
+			if (kept_old)
+				continue;
+			kept_old = true;
+			if (bottom && val.len > 0 && val.data[0] == HS_VALUE_DELETE)
+				continue;
+		}
+		ok = HsSstWriterAdd(w, fk, val, st);
+	}
+	if (ok && !HsIterStatus(merged, st))
+		ok = false;
+	HsIterDestroy(merged);
+	HsBufFree(&cur);
+	if (!ok)
+	{
+		HsSstWriterAbandon(w);
+		return false;
+	}
+	if (!HsSstWriterFinish(w, &outs, &n_outs, st))
+		return false;
+
+	d = HsVersionDeltaCreate(env, HS_DELTA_COMPACTION, v->id);
+	ids = HsAlloc(env, sizeof(uint64_t) * (task->n_upper + task->n_lower + 1));
+	for (i = 0; i < task->n_upper; i++)
+		ids[i] = task->upper[i]->object_id;
+	HsVersionDeltaAddLevelChange(d, task->input_level, ids, task->n_upper,
+								 NULL, 0);
+	for (i = 0; i < task->n_lower; i++)
+		ids[i] = task->lower[i]->object_id;
+	HsVersionDeltaAddLevelChange(d, task->output_level, ids, task->n_lower,
+								 outs, n_outs);
+	d->safe_epoch = safe_epoch;
+	HsFree(env, ids);
+	HsSstInfoArrayFree(env, outs, n_outs);
+	*delta = d;
+	return true;
+}
+
+HsVersionDelta *
+HsCompactionTrimChangeLogs(const HsVersion *v, HsEpoch retention_epoch)
+{
+	HsVersionDelta *d = NULL;
+	int			i;
+
+	for (i = 0; i < v->n_change_logs; i++)
+	{
+		const HsTableChangeLog *log = &v->change_logs[i];
+
+		if (log->n_entries == 0 ||
+			HsChangeLogEntryCheckpointEpoch(log->entries[0]) >= retention_epoch)
+			continue;
+		if (d == NULL)
+			d = HsVersionDeltaCreate(v->env, HS_DELTA_TRUNCATE_LOG, v->id);
+		HsVersionDeltaAddTruncate(d, log->table_id, retention_epoch);
+	}
+	return d;
+}

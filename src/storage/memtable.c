@@ -1,0 +1,580 @@
+/*-------------------------------------------------------------------------
+ *
+ * memtable.c
+ *	  Per-table, per-epoch write buffer with RisingWave's op-merge rules.
+ *
+ * A skip list (maximum height 12, branching 1/4) of nodes, each holding
+ * one user key and its merged operation.  A node and its key are one
+ * allocation; the old and new values are separate allocations replaced as
+ * operations merge.  Nodes are never unlinked: insert-then-delete leaves a
+ * HS_KEY_OP_NONE node, which iterators skip.  That keeps iterators valid
+ * while the owner writes, and costs one node per cancelled key until the
+ * memtable is dropped.
+ *
+ * src/storage/memtable.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "hummock_stream/storage/coding.h"
+#include "hummock_stream/storage/memtable.h"
+
+#define MAX_HEIGHT	12
+
+typedef struct Node
+{
+	HsKeyOpKind kind;
+	uint8_t    *old_v;			/* NULL when empty or absent */
+	size_t		old_len;
+	uint8_t    *new_v;
+	size_t		new_len;
+	uint32_t	key_len;
+	int			height;
+	uint8_t    *key;			/* points after next[height] */
+	struct Node *next[1];		/* height entries */
+} Node;
+
+struct HsMemtable
+{
+	HsEnv	   *env;
+	HsTableId	table_id;
+	HsEpoch		epoch;
+	bool		log_old_values;
+	bool		check_old_value;
+	Node	   *head;
+	int			height;
+	uint64_t	rng;
+	size_t		n_keys;
+	size_t		memory;
+};
+
+const char *
+HsKeyOpKindName(HsKeyOpKind kind)
+{
+	switch (kind)
+	{
+		case HS_KEY_OP_NONE:
+			return "none";
+		case HS_KEY_OP_INSERT:
+			return "insert";
+		case HS_KEY_OP_DELETE:
+			return "delete";
+		case HS_KEY_OP_UPDATE:
+			return "update";
+	}
+	return "unknown";
+}
+
+static size_t
+node_size(int height, size_t key_len)
+{
+	return offsetof(Node, next) + sizeof(Node *) * (size_t) height + key_len;
+}
+
+static Node *
+node_new(HsMemtable *mt, int height, HsSlice key)
+{
+	size_t		sz = node_size(height, key.len);
+	Node	   *n = HsAllocZero(mt->env, sz);
+
+	n->height = height;
+	n->key_len = (uint32_t) key.len;
+	n->key = (uint8_t *) &n->next[height];
+	if (key.len)
+		memcpy(n->key, key.data, key.len);
+	mt->memory += sz;
+	return n;
+}
+
+static HsSlice
+node_key(const Node *n)
+{
+	return HsSliceMake(n->key, n->key_len);
+}
+
+static int
+random_height(HsMemtable *mt)
+{
+	int			h = 1;
+
+	while (h < MAX_HEIGHT)
+	{
+		/* xorshift64 */
+		mt->rng ^= mt->rng << 13;
+		mt->rng ^= mt->rng >> 7;
+		mt->rng ^= mt->rng << 17;
+		if ((mt->rng & 3) != 0)
+			break;
+		h++;
+	}
+	return h;
+}
+
+HsMemtable *
+HsMemtableCreate(HsEnv *env, HsTableId table_id, HsEpoch epoch,
+				 bool log_old_values, bool check_old_value)
+{
+	HsMemtable *mt = HsAllocZero(env, sizeof(HsMemtable));
+
+	mt->env = env;
+	mt->table_id = table_id;
+	mt->epoch = epoch;
+	mt->log_old_values = log_old_values;
+	mt->check_old_value = check_old_value;
+	mt->rng = UINT64_C(0x2545F4914F6CDD1D) ^ ((uint64_t) table_id << 20) ^ epoch;
+	if (mt->rng == 0)
+		mt->rng = 1;
+	mt->height = 1;
+	mt->memory = sizeof(HsMemtable);
+	mt->head = node_new(mt, MAX_HEIGHT, HsSliceMake(NULL, 0));
+	return mt;
+}
+
+static void
+set_value(HsMemtable *mt, uint8_t **v, size_t *len, HsSlice s)
+{
+	if (*v)
+	{
+		HsFree(mt->env, *v);
+		mt->memory -= *len;
+	}
+	*v = NULL;
+	*len = s.len;
+	if (s.len)
+	{
+		*v = HsAlloc(mt->env, s.len);
+		memcpy(*v, s.data, s.len);
+		mt->memory += s.len;
+	}
+}
+
+static void
+clear_value(HsMemtable *mt, uint8_t **v, size_t *len)
+{
+	set_value(mt, v, len, HsSliceMake(NULL, 0));
+}
+
+void
+HsMemtableDestroy(HsMemtable *mt)
+{
+	Node	   *n;
+
+	if (mt == NULL)
+		return;
+	n = mt->head;
+	while (n)
+	{
+		Node	   *next = n->next[0];
+
+		if (n->old_v)
+			HsFree(mt->env, n->old_v);
+		if (n->new_v)
+			HsFree(mt->env, n->new_v);
+		HsFree(mt->env, n);
+		n = next;
+	}
+	HsFree(mt->env, mt);
+}
+
+/*
+ * Find the first node with key >= key; fill prev[] with the last node
+ * before it at each height (if prev is not NULL).
+ */
+static Node *
+find_ge(HsMemtable *mt, HsSlice key, Node **prev)
+{
+	Node	   *x = mt->head;
+	int			level = mt->height - 1;
+
+	for (;;)
+	{
+		Node	   *next = x->next[level];
+
+		if (next && HsSliceCompare(node_key(next), key) < 0)
+			x = next;
+		else
+		{
+			if (prev)
+				prev[level] = x;
+			if (level == 0)
+				return next;
+			level--;
+		}
+	}
+}
+
+static HsSlice
+slice_of(const uint8_t *v, size_t len)
+{
+	return HsSliceMake(v, len);
+}
+
+static bool
+inconsistent(HsMemtable *mt, HsSlice key, const char *what, HsStatus *st)
+{
+	HsBuf		hex;
+
+	HsStatusSet(st, HS_INVALID_ARGUMENT,
+				"inconsistent write to table %u at epoch %" PRIu64 ": %s",
+				mt->table_id, mt->epoch, what);
+	HsBufInit(&hex, mt->env);
+	HsBufAppendHex(&hex, key, 64);
+	HsStatusDetail(st, "User key %.*s.", (int) hex.len, (const char *) hex.data);
+	HsBufFree(&hex);
+	return false;
+}
+
+static bool
+old_matches(HsMemtable *mt, HsSlice given, const uint8_t *v, size_t len)
+{
+	if (!mt->check_old_value)
+		return true;
+	return HsSliceCompare(given, slice_of(v, len)) == 0;
+}
+
+bool
+HsMemtableApply(HsMemtable *mt, HsSlice key, const HsKeyOp *op, HsStatus *st)
+{
+	Node	   *prev[MAX_HEIGHT];
+	Node	   *n = find_ge(mt, key, prev);
+
+	if (op->kind != HS_KEY_OP_INSERT && op->kind != HS_KEY_OP_DELETE &&
+		op->kind != HS_KEY_OP_UPDATE)
+		return HsStatusSet(st, HS_INVALID_ARGUMENT,
+						   "memtable operation kind %d is not a write",
+						   (int) op->kind);
+	if (key.len > UINT32_MAX)
+		return HsStatusSet(st, HS_INVALID_ARGUMENT, "user key is too long");
+
+	if (n == NULL || HsSliceCompare(node_key(n), key) != 0)
+	{
+		/* first write of the key in this epoch */
+		int			h = random_height(mt);
+		int			i;
+
+		if (h > mt->height)
+		{
+			for (i = mt->height; i < h; i++)
+				prev[i] = mt->head;
+			mt->height = h;
+		}
+		n = node_new(mt, h, key);
+		for (i = 0; i < h; i++)
+		{
+			n->next[i] = prev[i]->next[i];
+			prev[i]->next[i] = n;
+		}
+		n->kind = op->kind;
+		if (op->kind != HS_KEY_OP_INSERT)
+			set_value(mt, &n->old_v, &n->old_len, op->old_value);
+		if (op->kind != HS_KEY_OP_DELETE)
+			set_value(mt, &n->new_v, &n->new_len, op->new_value);
+		mt->n_keys++;
+		return true;
+	}
+
+	switch (n->kind)
+	{
+		case HS_KEY_OP_NONE:
+			if (op->kind != HS_KEY_OP_INSERT)
+				return inconsistent(mt, key, op->kind == HS_KEY_OP_DELETE ?
+									"delete of a key that does not exist" :
+									"update of a key that does not exist", st);
+			n->kind = HS_KEY_OP_INSERT;
+			set_value(mt, &n->new_v, &n->new_len, op->new_value);
+			return true;
+
+		case HS_KEY_OP_INSERT:
+			if (op->kind == HS_KEY_OP_INSERT)
+				return inconsistent(mt, key, "double insert", st);
+			if (!old_matches(mt, op->old_value, n->new_v, n->new_len))
+				return inconsistent(mt, key, "old value differs from the buffered value", st);
+			if (op->kind == HS_KEY_OP_DELETE)
+			{
+				/* insert then delete: nothing happened */
+				n->kind = HS_KEY_OP_NONE;
+				clear_value(mt, &n->new_v, &n->new_len);
+			}
+			else
+				set_value(mt, &n->new_v, &n->new_len, op->new_value);
+			return true;
+
+		case HS_KEY_OP_DELETE:
+			if (op->kind != HS_KEY_OP_INSERT)
+				return inconsistent(mt, key, op->kind == HS_KEY_OP_DELETE ?
+									"delete of a key already deleted" :
+									"update of a deleted key", st);
+			/* delete then insert: an update from the original old value */
+			n->kind = HS_KEY_OP_UPDATE;
+			set_value(mt, &n->new_v, &n->new_len, op->new_value);
+			return true;
+
+		case HS_KEY_OP_UPDATE:
+			if (op->kind == HS_KEY_OP_INSERT)
+				return inconsistent(mt, key, "double insert", st);
+			if (!old_matches(mt, op->old_value, n->new_v, n->new_len))
+				return inconsistent(mt, key, "old value differs from the buffered value", st);
+			if (op->kind == HS_KEY_OP_DELETE)
+			{
+				n->kind = HS_KEY_OP_DELETE;
+				clear_value(mt, &n->new_v, &n->new_len);
+			}
+			else
+				set_value(mt, &n->new_v, &n->new_len, op->new_value);
+			return true;
+	}
+	return HsStatusSet(st, HS_INVALID_ARGUMENT, "corrupt memtable node");
+}
+
+bool
+HsMemtableInsert(HsMemtable *mt, HsSlice key, HsSlice new_value, HsStatus *st)
+{
+	HsKeyOp		op;
+
+	op.kind = HS_KEY_OP_INSERT;
+	op.old_value = HsSliceMake(NULL, 0);
+	op.new_value = new_value;
+	return HsMemtableApply(mt, key, &op, st);
+}
+
+bool
+HsMemtableDelete(HsMemtable *mt, HsSlice key, HsSlice old_value, HsStatus *st)
+{
+	HsKeyOp		op;
+
+	op.kind = HS_KEY_OP_DELETE;
+	op.old_value = old_value;
+	op.new_value = HsSliceMake(NULL, 0);
+	return HsMemtableApply(mt, key, &op, st);
+}
+
+bool
+HsMemtableUpdate(HsMemtable *mt, HsSlice key, HsSlice old_value,
+				 HsSlice new_value, HsStatus *st)
+{
+	HsKeyOp		op;
+
+	op.kind = HS_KEY_OP_UPDATE;
+	op.old_value = old_value;
+	op.new_value = new_value;
+	return HsMemtableApply(mt, key, &op, st);
+}
+
+static void
+node_op(const Node *n, HsKeyOp *op)
+{
+	op->kind = n->kind;
+	op->old_value = slice_of(n->old_v, n->old_len);
+	op->new_value = slice_of(n->new_v, n->new_len);
+}
+
+bool
+HsMemtableGet(HsMemtable *mt, HsSlice key, HsKeyOp *op)
+{
+	Node	   *n = find_ge(mt, key, NULL);
+
+	if (n == NULL || HsSliceCompare(node_key(n), key) != 0)
+		return false;
+	node_op(n, op);
+	return true;
+}
+
+HsTableId
+HsMemtableTableId(const HsMemtable *mt)
+{
+	return mt->table_id;
+}
+
+HsEpoch
+HsMemtableEpoch(const HsMemtable *mt)
+{
+	return mt->epoch;
+}
+
+bool
+HsMemtableLogsOldValues(const HsMemtable *mt)
+{
+	return mt->log_old_values;
+}
+
+size_t
+HsMemtableKeyCount(const HsMemtable *mt)
+{
+	return mt->n_keys;
+}
+
+size_t
+HsMemtableMemoryUsage(const HsMemtable *mt)
+{
+	return mt->memory;
+}
+
+void
+HsMemtableVisit(HsMemtable *mt, HsMemtableVisitFn fn, void *arg)
+{
+	Node	   *n;
+	HsKeyOp		op;
+
+	for (n = mt->head->next[0]; n; n = n->next[0])
+	{
+		node_op(n, &op);
+		if (!fn(arg, node_key(n), &op))
+			return;
+	}
+}
+
+/* ----------------------------------------------------------------
+ *		iterator
+ * ----------------------------------------------------------------
+ */
+typedef struct MemIter
+{
+	HsIterator	base;
+	HsMemtable *mt;
+	HsMemtableIterKind kind;
+	Node	   *cur;			/* NULL when invalid */
+	HsBuf		key;
+	HsBuf		value;
+} MemIter;
+
+static bool
+shown(const MemIter *mi, const Node *n)
+{
+	if (mi->kind == HS_MEMTABLE_NEW_VALUES)
+		return n->kind != HS_KEY_OP_NONE;
+	return n->kind == HS_KEY_OP_DELETE || n->kind == HS_KEY_OP_UPDATE;
+}
+
+/* Move to the first shown node at or after n and materialize it. */
+static void
+mem_iter_settle(MemIter *mi, Node *n)
+{
+	while (n && !shown(mi, n))
+		n = n->next[0];
+	mi->cur = n;
+	if (n == NULL)
+		return;
+	HsBufReset(&mi->key);
+	HsBufReserve(&mi->key, n->key_len + HS_MIN_FULL_KEY_LEN);
+	mi->key.len = HsFullKeyEncode(mi->key.data, mi->mt->table_id, n->key,
+								  n->key_len, mi->mt->epoch);
+	HsBufReset(&mi->value);
+	if (mi->kind == HS_MEMTABLE_OLD_VALUES)
+	{
+		HsBufPutByte(&mi->value, HS_VALUE_PUT);
+		HsBufAppend(&mi->value, n->old_v, n->old_len);
+	}
+	else if (n->kind == HS_KEY_OP_DELETE)
+		HsBufPutByte(&mi->value, HS_VALUE_DELETE);
+	else
+	{
+		HsBufPutByte(&mi->value, HS_VALUE_PUT);
+		HsBufAppend(&mi->value, n->new_v, n->new_len);
+	}
+}
+
+static bool
+mem_iter_valid(HsIterator *it)
+{
+	return ((MemIter *) it)->cur != NULL;
+}
+
+static void
+mem_iter_seek_to_first(HsIterator *it)
+{
+	MemIter    *mi = (MemIter *) it;
+
+	mem_iter_settle(mi, mi->mt->head->next[0]);
+}
+
+static void
+mem_iter_seek(HsIterator *it, HsSlice target)
+{
+	MemIter    *mi = (MemIter *) it;
+	HsTableId	t;
+	HsSlice		uk;
+	Node	   *n;
+
+	if (target.len < HS_MIN_FULL_KEY_LEN)
+	{
+		/* shorter than any full key: sorts before everything we hold */
+		mem_iter_seek_to_first(it);
+		return;
+	}
+	t = HsFullKeyTableId(target);
+	if (t < mi->mt->table_id)
+	{
+		mem_iter_seek_to_first(it);
+		return;
+	}
+	if (t > mi->mt->table_id)
+	{
+		mi->cur = NULL;
+		return;
+	}
+	uk = HsFullKeyUserKey(target);
+	n = find_ge(mi->mt, uk, NULL);
+	/* same user key but our epoch is newer: our entry sorts before target */
+	if (n && HsSliceCompare(node_key(n), uk) == 0 &&
+		mi->mt->epoch > HsFullKeyEpoch(target))
+		n = n->next[0];
+	mem_iter_settle(mi, n);
+}
+
+static void
+mem_iter_next(HsIterator *it)
+{
+	MemIter    *mi = (MemIter *) it;
+
+	if (mi->cur)
+		mem_iter_settle(mi, mi->cur->next[0]);
+}
+
+static HsSlice
+mem_iter_key(HsIterator *it)
+{
+	return HsBufSlice(&((MemIter *) it)->key);
+}
+
+static HsSlice
+mem_iter_value(HsIterator *it)
+{
+	return HsBufSlice(&((MemIter *) it)->value);
+}
+
+static void
+mem_iter_destroy(HsIterator *it)
+{
+	MemIter    *mi = (MemIter *) it;
+
+	HsBufFree(&mi->key);
+	HsBufFree(&mi->value);
+	HsFree(it->env, mi);
+}
+
+static const HsIteratorOps mem_iter_ops = {
+	.valid = mem_iter_valid,
+	.seek_to_first = mem_iter_seek_to_first,
+	.seek = mem_iter_seek,
+	.next = mem_iter_next,
+	.key = mem_iter_key,
+	.value = mem_iter_value,
+	.destroy = mem_iter_destroy,
+};
+
+HsIterator *
+HsMemtableNewIterator(HsMemtable *mt, HsMemtableIterKind kind)
+{
+	MemIter    *mi = HsAllocZero(mt->env, sizeof(MemIter));
+
+	mi->base.ops = &mem_iter_ops;
+	mi->base.env = mt->env;
+	HsStatusClear(&mi->base.status);
+	mi->mt = mt;
+	mi->kind = kind;
+	HsBufInit(&mi->key, mt->env);
+	HsBufInit(&mi->value, mt->env);
+	return &mi->base;
+}

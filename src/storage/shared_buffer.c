@@ -1,0 +1,669 @@
+/*-------------------------------------------------------------------------
+ *
+ * shared_buffer.c
+ *	  Sealed memtables, spills and syncs.
+ *
+ * The buffer is a list of pieces, each of one table:
+ *
+ *	SEALED		one epoch's memtable, in memory;
+ *	SPILLED		one epoch written early to SSTs (new values, and old
+ *				values when the memtable logged them);
+ *	SYNCED		what a sync wrote for the table (all its synced epochs),
+ *				kept only to serve reads until the commit is acknowledged.
+ *
+ * A sync first writes every SST it needs and only then rewrites the piece
+ * list, so a failed sync leaves the buffer as it was.
+ *
+ * src/storage/shared_buffer.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hummock_stream/storage/merge_iter.h"
+#include "hummock_stream/storage/shared_buffer.h"
+
+typedef enum PieceState
+{
+	PIECE_SEALED,
+	PIECE_SPILLED,
+	PIECE_SYNCED
+} PieceState;
+
+typedef struct Piece
+{
+	HsTableId	table_id;
+	HsEpoch		epoch;			/* SYNCED: the newest epoch synced */
+	bool		log;
+	PieceState	state;
+	HsMemtable *mt;				/* SEALED */
+	int			n_new;
+	HsSstInfo **new_ssts;		/* SPILLED, SYNCED */
+	int			n_old;
+	HsSstInfo **old_ssts;		/* SPILLED */
+} Piece;
+
+typedef struct TableMark
+{
+	HsTableId	table_id;
+	HsEpoch		max_sealed;
+} TableMark;
+
+struct HsSharedBuffer
+{
+	HsEnv	   *env;
+	size_t		limit;
+	size_t		memory;
+	int			n_pieces;
+	Piece	   *pieces;
+	int			n_marks;
+	TableMark  *marks;
+	uint64_t	spills;
+};
+
+HsSharedBuffer *
+HsSharedBufferCreate(HsEnv *env, size_t memory_limit)
+{
+	HsSharedBuffer *b = HsAllocZero(env, sizeof(HsSharedBuffer));
+
+	b->env = env;
+	b->limit = memory_limit;
+	return b;
+}
+
+static void
+piece_clear(HsSharedBuffer *b, Piece *p)
+{
+	if (p->mt)
+	{
+		b->memory -= HsMemtableMemoryUsage(p->mt);
+		HsMemtableDestroy(p->mt);
+		p->mt = NULL;
+	}
+	HsSstInfoArrayFree(b->env, p->new_ssts, p->n_new);
+	HsSstInfoArrayFree(b->env, p->old_ssts, p->n_old);
+	p->new_ssts = p->old_ssts = NULL;
+	p->n_new = p->n_old = 0;
+}
+
+void
+HsSharedBufferDestroy(HsSharedBuffer *b)
+{
+	int			i;
+
+	if (b == NULL)
+		return;
+	for (i = 0; i < b->n_pieces; i++)
+		piece_clear(b, &b->pieces[i]);
+	if (b->pieces)
+		HsFree(b->env, b->pieces);
+	if (b->marks)
+		HsFree(b->env, b->marks);
+	HsFree(b->env, b);
+}
+
+static TableMark *
+mark_of(HsSharedBuffer *b, HsTableId t, bool create)
+{
+	int			i;
+
+	for (i = 0; i < b->n_marks; i++)
+		if (b->marks[i].table_id == t)
+			return &b->marks[i];
+	if (!create)
+		return NULL;
+	b->marks = HsRealloc(b->env, b->marks, sizeof(TableMark) * (b->n_marks + 1));
+	b->marks[b->n_marks].table_id = t;
+	b->marks[b->n_marks].max_sealed = HS_EPOCH_INVALID;
+	return &b->marks[b->n_marks++];
+}
+
+static Piece *
+add_piece(HsSharedBuffer *b)
+{
+	Piece	   *p;
+
+	b->pieces = HsRealloc(b->env, b->pieces, sizeof(Piece) * (b->n_pieces + 1));
+	p = &b->pieces[b->n_pieces++];
+	memset(p, 0, sizeof(Piece));
+	return p;
+}
+
+/* Remove pieces for which keep[i] is false (already cleared). */
+static void
+compact_pieces(HsSharedBuffer *b, const bool *keep)
+{
+	int			i;
+	int			k = 0;
+
+	for (i = 0; i < b->n_pieces; i++)
+		if (keep[i])
+			b->pieces[k++] = b->pieces[i];
+	b->n_pieces = k;
+}
+
+bool
+HsSharedBufferSeal(HsSharedBuffer *b, HsMemtable *mt, HsStatus *st)
+{
+	HsTableId	t = HsMemtableTableId(mt);
+	HsEpoch		e = HsMemtableEpoch(mt);
+	TableMark  *m = mark_of(b, t, true);
+	Piece	   *p;
+
+	if (e <= m->max_sealed)
+	{
+		HsMemtableDestroy(mt);
+		HsStatusSet(st, HS_INVALID_ARGUMENT,
+					"epoch %" PRIu64 " of table %u is sealed out of order", e, t);
+		return HsStatusDetail(st, "Epoch %" PRIu64 " was sealed before.",
+							  m->max_sealed);
+	}
+	m->max_sealed = e;
+	p = add_piece(b);
+	p->table_id = t;
+	p->epoch = e;
+	p->log = HsMemtableLogsOldValues(mt);
+	p->state = PIECE_SEALED;
+	p->mt = mt;
+	b->memory += HsMemtableMemoryUsage(mt);
+	return true;
+}
+
+/*
+ * Write the memtables' entries of one kind as SSTs.  mts are of one table
+ * (or of several, for the shared stream), in any order: no two hold the
+ * same full key.
+ */
+static bool
+write_memtables(HsEnv *env, HsMemtable **mts, int n, HsMemtableIterKind kind,
+				const HsSstWriteContext *ctx, HsSstInfo ***out, int *n_out,
+				HsStatus *st)
+{
+	HsIterator **children;
+	HsIterator *merged;
+	HsSstWriter *w;
+	int			i;
+	bool		ok;
+
+	*out = NULL;
+	*n_out = 0;
+	if (n == 0)
+		return true;
+	children = HsAlloc(env, sizeof(HsIterator *) * n);
+	for (i = 0; i < n; i++)
+		children[i] = HsMemtableNewIterator(mts[i], kind);
+	merged = HsMergeIterCreate(env, children, n);
+	HsFree(env, children);
+	w = HsSstWriterCreate(env, ctx);
+	HsIterSeekToFirst(merged);
+	ok = HsSstWriterAddAll(w, merged, st);
+	HsIterDestroy(merged);
+	if (!ok)
+	{
+		HsSstWriterAbandon(w);
+		return false;
+	}
+	return HsSstWriterFinish(w, out, n_out, st);
+}
+
+static void
+append_ssts(HsEnv *env, HsSstInfo ***arr, int *n, HsSstInfo *const *src,
+			int n_src)
+{
+	int			i;
+
+	if (n_src == 0)
+		return;
+	*arr = HsRealloc(env, *arr, sizeof(HsSstInfo *) * (*n + n_src));
+	for (i = 0; i < n_src; i++)
+		(*arr)[(*n)++] = HsSstInfoRef(src[i]);
+}
+
+bool
+HsSharedBufferSpill(HsSharedBuffer *b, size_t target,
+					const HsSstWriteContext *ctx, HsStatus *st)
+{
+	while (b->memory > target)
+	{
+		Piece	   *best = NULL;
+		HsSstInfo **news;
+		HsSstInfo **olds = NULL;
+		int			n_new;
+		int			n_old = 0;
+		int			i;
+
+		for (i = 0; i < b->n_pieces; i++)
+		{
+			Piece	   *p = &b->pieces[i];
+
+			if (p->state == PIECE_SEALED &&
+				(best == NULL || HsMemtableMemoryUsage(p->mt) >
+				 HsMemtableMemoryUsage(best->mt)))
+				best = p;
+		}
+		if (best == NULL)
+			break;
+		if (!write_memtables(b->env, &best->mt, 1, HS_MEMTABLE_NEW_VALUES,
+							 ctx, &news, &n_new, st))
+			return false;
+		if (best->log &&
+			!write_memtables(b->env, &best->mt, 1, HS_MEMTABLE_OLD_VALUES,
+							 ctx, &olds, &n_old, st))
+		{
+			HsSstInfoArrayFree(b->env, news, n_new);
+			return false;
+		}
+		b->memory -= HsMemtableMemoryUsage(best->mt);
+		HsMemtableDestroy(best->mt);
+		best->mt = NULL;
+		best->state = PIECE_SPILLED;
+		best->new_ssts = news;
+		best->n_new = n_new;
+		best->old_ssts = olds;
+		best->n_old = n_old;
+		b->spills++;
+	}
+	return true;
+}
+
+bool
+HsSharedBufferMaybeSpill(HsSharedBuffer *b, const HsSstWriteContext *ctx,
+						 HsStatus *st)
+{
+	if (b->memory <= b->limit)
+		return true;
+	return HsSharedBufferSpill(b, b->limit / 2, ctx, st);
+}
+
+static bool
+table_in(const HsTableId *tables, int n, HsTableId t)
+{
+	int			i;
+
+	for (i = 0; i < n; i++)
+		if (tables[i] == t)
+			return true;
+	return false;
+}
+
+static int
+epoch_cmp(const void *a, const void *b)
+{
+	HsEpoch		x = *(const HsEpoch *) a;
+	HsEpoch		y = *(const HsEpoch *) b;
+
+	return (x > y) - (x < y);
+}
+
+void
+HsSyncResultFree(HsSyncResult *r)
+{
+	int			i;
+
+	if (r == NULL)
+		return;
+	HsSstInfoArrayFree(r->env, r->ssts, r->n_ssts);
+	for (i = 0; i < r->n_tables; i++)
+	{
+		HsSyncTable *t = &r->tables[i];
+
+		if (t->epochs)
+			HsFree(r->env, t->epochs);
+		HsSstInfoArrayFree(r->env, t->new_ssts, t->n_new);
+		HsSstInfoArrayFree(r->env, t->old_ssts, t->n_old);
+	}
+	if (r->tables)
+		HsFree(r->env, r->tables);
+	HsFree(r->env, r);
+}
+
+const HsSyncTable *
+HsSyncResultTable(const HsSyncResult *r, HsTableId table_id)
+{
+	int			i;
+
+	for (i = 0; i < r->n_tables; i++)
+		if (r->tables[i].table_id == table_id)
+			return &r->tables[i];
+	return NULL;
+}
+
+bool
+HsSharedBufferSync(HsSharedBuffer *b, HsEpoch epoch, const HsTableId *tables,
+				   int n, const HsSstWriteContext *ctx, HsSyncResult **out,
+				   HsStatus *st)
+{
+	HsEnv	   *env = b->env;
+	HsSyncResult *r;
+	bool	   *selected;
+	bool	   *keep;
+	HsMemtable **shared_mts;
+	int			n_shared = 0;
+	HsSstInfo **shared_ssts = NULL;
+	int			n_shared_ssts = 0;
+	int			i;
+	int			j;
+
+	*out = NULL;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < i; j++)
+			if (tables[i] == tables[j])
+			{
+				HsStatusSet(st, HS_INVALID_ARGUMENT,
+							"table %u is listed twice in a sync", tables[i]);
+				return false;
+			}
+
+	r = HsAllocZero(env, sizeof(HsSyncResult));
+	r->env = env;
+	r->epoch = epoch;
+	r->n_tables = n;
+	r->tables = HsAllocZero(env, sizeof(HsSyncTable) * (n ? n : 1));
+	selected = HsAllocZero(env, sizeof(bool) * (b->n_pieces + 1));
+	keep = HsAllocZero(env, sizeof(bool) * (b->n_pieces + 1));
+	shared_mts = HsAlloc(env, sizeof(HsMemtable *) * (b->n_pieces + 1));
+
+	for (i = 0; i < b->n_pieces; i++)
+	{
+		Piece	   *p = &b->pieces[i];
+
+		selected[i] = p->state != PIECE_SYNCED && p->epoch <= epoch &&
+			table_in(tables, n, p->table_id);
+	}
+
+	/* per table: epochs and whether every piece logged old values */
+	for (i = 0; i < n; i++)
+	{
+		HsSyncTable *t = &r->tables[i];
+		bool		all_log = true;
+
+		t->table_id = tables[i];
+		for (j = 0; j < b->n_pieces; j++)
+		{
+			Piece	   *p = &b->pieces[j];
+
+			if (!selected[j] || p->table_id != t->table_id)
+				continue;
+			all_log = all_log && p->log;
+			t->epochs = HsRealloc(env, t->epochs,
+								  sizeof(HsEpoch) * (t->n_epochs + 1));
+			t->epochs[t->n_epochs++] = p->epoch;
+		}
+		if (t->n_epochs > 0)
+			qsort(t->epochs, t->n_epochs, sizeof(HsEpoch), epoch_cmp);
+		t->log_enabled = t->n_epochs > 0 && all_log;
+	}
+
+	/* write: logged tables on their own, the others together */
+	for (i = 0; i < n; i++)
+	{
+		HsSyncTable *t = &r->tables[i];
+		HsMemtable **mts;
+		int			k = 0;
+		HsSstInfo **ssts;
+		int			n_ssts;
+
+		mts = HsAlloc(env, sizeof(HsMemtable *) * (b->n_pieces + 1));
+		for (j = 0; j < b->n_pieces; j++)
+		{
+			Piece	   *p = &b->pieces[j];
+
+			if (!selected[j] || p->table_id != t->table_id)
+				continue;
+			if (p->state == PIECE_SEALED)
+			{
+				if (t->log_enabled)
+					mts[k++] = p->mt;
+				else
+					shared_mts[n_shared++] = p->mt;
+			}
+		}
+		if (t->log_enabled)
+		{
+			bool		ok;
+
+			ok = write_memtables(env, mts, k, HS_MEMTABLE_NEW_VALUES, ctx,
+								 &ssts, &n_ssts, st);
+			if (ok)
+			{
+				t->new_ssts = ssts;
+				t->n_new = n_ssts;
+				ok = write_memtables(env, mts, k, HS_MEMTABLE_OLD_VALUES, ctx,
+									 &ssts, &n_ssts, st);
+				if (ok)
+				{
+					t->old_ssts = ssts;
+					t->n_old = n_ssts;
+				}
+			}
+			if (!ok)
+			{
+				HsFree(env, mts);
+				goto fail;
+			}
+			for (j = 0; j < t->n_new; j++)
+				r->bytes_written += t->new_ssts[j]->file_size;
+			append_ssts(env, &r->ssts, &r->n_ssts, t->new_ssts, t->n_new);
+		}
+		HsFree(env, mts);
+	}
+	if (!write_memtables(env, shared_mts, n_shared, HS_MEMTABLE_NEW_VALUES,
+						 ctx, &shared_ssts, &n_shared_ssts, st))
+		goto fail;
+	for (j = 0; j < n_shared_ssts; j++)
+		r->bytes_written += shared_ssts[j]->file_size;
+	append_ssts(env, &r->ssts, &r->n_ssts, shared_ssts, n_shared_ssts);
+
+	/* spilled pieces contribute their SSTs */
+	for (j = 0; j < b->n_pieces; j++)
+	{
+		Piece	   *p = &b->pieces[j];
+		HsSyncTable *t = NULL;
+
+		if (!selected[j] || p->state != PIECE_SPILLED)
+			continue;
+		for (i = 0; i < n; i++)
+			if (r->tables[i].table_id == p->table_id)
+				t = &r->tables[i];
+		append_ssts(env, &r->ssts, &r->n_ssts, p->new_ssts, p->n_new);
+		if (t->log_enabled)
+		{
+			append_ssts(env, &t->new_ssts, &t->n_new, p->new_ssts, p->n_new);
+			append_ssts(env, &t->old_ssts, &t->n_old, p->old_ssts, p->n_old);
+		}
+	}
+
+	/*
+	 * Everything is written: replace the synced pieces by one SYNCED piece
+	 * per table that serves reads until the commit is acknowledged.
+	 */
+	for (i = 0; i < b->n_pieces; i++)
+		keep[i] = !selected[i];
+	for (i = 0; i < n; i++)
+	{
+		HsSyncTable *t = &r->tables[i];
+		HsSstInfo **mine = NULL;
+		int			n_mine = 0;
+		Piece	   *np;
+
+		if (t->n_epochs == 0)
+			continue;
+		for (j = 0; j < r->n_ssts; j++)
+			if (HsSstInfoHasTable(r->ssts[j], t->table_id))
+				append_ssts(env, &mine, &n_mine, &r->ssts[j], 1);
+		for (j = 0; j < b->n_pieces; j++)
+			if (selected[j] && b->pieces[j].table_id == t->table_id)
+				piece_clear(b, &b->pieces[j]);
+		if (n_mine == 0)
+			continue;
+		/* reuse the slot of the first selected piece of the table */
+		np = NULL;
+		for (j = 0; j < b->n_pieces && np == NULL; j++)
+			if (selected[j] && !keep[j] && b->pieces[j].table_id == t->table_id)
+			{
+				np = &b->pieces[j];
+				keep[j] = true;
+			}
+		np->table_id = t->table_id;
+		np->epoch = t->epochs[t->n_epochs - 1];
+		np->log = false;
+		np->state = PIECE_SYNCED;
+		np->new_ssts = mine;
+		np->n_new = n_mine;
+	}
+	compact_pieces(b, keep);
+
+	HsSstInfoArrayFree(env, shared_ssts, n_shared_ssts);
+	HsFree(env, selected);
+	HsFree(env, keep);
+	HsFree(env, shared_mts);
+	*out = r;
+	return true;
+
+fail:
+	HsSstInfoArrayFree(env, shared_ssts, n_shared_ssts);
+	HsFree(env, selected);
+	HsFree(env, keep);
+	HsFree(env, shared_mts);
+	HsSyncResultFree(r);
+	return false;
+}
+
+void
+HsSharedBufferAckCommitted(HsSharedBuffer *b, HsTableId table_id,
+						   HsEpoch committed_epoch)
+{
+	bool	   *keep = HsAlloc(b->env, sizeof(bool) * (b->n_pieces + 1));
+	int			i;
+
+	for (i = 0; i < b->n_pieces; i++)
+	{
+		Piece	   *p = &b->pieces[i];
+
+		keep[i] = true;
+		if (p->table_id == table_id && p->state == PIECE_SYNCED &&
+			p->epoch <= committed_epoch)
+		{
+			piece_clear(b, p);
+			keep[i] = false;
+		}
+	}
+	compact_pieces(b, keep);
+	HsFree(b->env, keep);
+}
+
+void
+HsSharedBufferDropTable(HsSharedBuffer *b, HsTableId table_id)
+{
+	bool	   *keep = HsAlloc(b->env, sizeof(bool) * (b->n_pieces + 1));
+	int			i;
+
+	for (i = 0; i < b->n_pieces; i++)
+	{
+		keep[i] = b->pieces[i].table_id != table_id;
+		if (!keep[i])
+			piece_clear(b, &b->pieces[i]);
+	}
+	compact_pieces(b, keep);
+	HsFree(b->env, keep);
+}
+
+bool
+HsSharedBufferNewIterator(HsSharedBuffer *b, HsSstCache *cache,
+						  HsTableId table_id, HsEpoch read_epoch,
+						  HsIterator **out, HsStatus *st)
+{
+	HsIterator **children = NULL;
+	int			n = 0;
+	int			cap = 0;
+	uint64_t   *seen = NULL;
+	int			n_seen = 0;
+	int			i;
+	int			j;
+	int			k;
+
+	*out = NULL;
+	/* newest first: later pieces of a table hold newer epochs */
+	for (i = b->n_pieces - 1; i >= 0; i--)
+	{
+		Piece	   *p = &b->pieces[i];
+
+		if (p->table_id != table_id)
+			continue;
+		if (p->state != PIECE_SYNCED && p->epoch > read_epoch)
+			continue;
+		if (n + p->n_new + 1 > cap)
+		{
+			cap = (n + p->n_new + 1) * 2;
+			children = HsRealloc(b->env, children, sizeof(HsIterator *) * cap);
+			seen = HsRealloc(b->env, seen, sizeof(uint64_t) * cap);
+		}
+		if (p->state == PIECE_SEALED)
+		{
+			children[n++] = HsMemtableNewIterator(p->mt, HS_MEMTABLE_NEW_VALUES);
+			continue;
+		}
+		for (j = 0; j < p->n_new; j++)
+		{
+			bool		dup = false;
+
+			for (k = 0; k < n_seen; k++)
+				if (seen[k] == p->new_ssts[j]->object_id)
+					dup = true;
+			if (dup)
+				continue;
+			seen[n_seen++] = p->new_ssts[j]->object_id;
+			if (!HsSstCacheNewIterator(cache, p->new_ssts[j]->object_id,
+									   &children[n], st))
+			{
+				while (n > 0)
+					HsIterDestroy(children[--n]);
+				HsFree(b->env, children);
+				HsFree(b->env, seen);
+				return false;
+			}
+			n++;
+		}
+	}
+	*out = HsMergeIterCreate(b->env, children, n);
+	if (children)
+		HsFree(b->env, children);
+	if (seen)
+		HsFree(b->env, seen);
+	return true;
+}
+
+size_t
+HsSharedBufferMemoryUsage(const HsSharedBuffer *b)
+{
+	return b->memory;
+}
+
+uint64_t
+HsSharedBufferMinObjectId(const HsSharedBuffer *b)
+{
+	uint64_t	min = UINT64_MAX;
+	int			i;
+	int			j;
+
+	for (i = 0; i < b->n_pieces; i++)
+	{
+		const Piece *p = &b->pieces[i];
+
+		for (j = 0; j < p->n_new; j++)
+			if (p->new_ssts[j]->object_id < min)
+				min = p->new_ssts[j]->object_id;
+		for (j = 0; j < p->n_old; j++)
+			if (p->old_ssts[j]->object_id < min)
+				min = p->old_ssts[j]->object_id;
+	}
+	return min;
+}
+
+uint64_t
+HsSharedBufferSpillCount(const HsSharedBuffer *b)
+{
+	return b->spills;
+}

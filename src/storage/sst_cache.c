@@ -1,0 +1,369 @@
+/*-------------------------------------------------------------------------
+ *
+ * sst_cache.c
+ *	  A bounded, reference-counted cache of open SST readers.
+ *
+ * Entries live in a chained hash table keyed by object id and, while
+ * idle (refs == 1, only the cache's own reference), in an LRU list.
+ * An evicted entry leaves the table; whoever holds the last reference
+ * closes the reader.
+ *
+ * src/storage/sst_cache.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hummock_stream/storage/sst_cache.h"
+
+struct HsSstCacheHandle
+{
+	uint64_t	object_id;
+	SstReader  *reader;
+	int			refs;			/* the cache's own + one per user */
+	bool		in_table;
+	HsSstCacheHandle *hash_next;
+	HsSstCacheHandle *lru_prev;	/* idle list, most recent at head */
+	HsSstCacheHandle *lru_next;
+	bool		in_lru;
+};
+
+struct HsSstCache
+{
+	HsEnv	   *env;
+	HsObjectStore *store;
+	HsBlockCache *block_cache;
+	int			capacity;
+	int			n_buckets;		/* power of two */
+	HsSstCacheHandle **buckets;
+	int			n_open;			/* entries whose reader is open */
+	int			n_idle;
+	HsSstCacheHandle lru;		/* sentinel */
+	uint64_t	misses;
+};
+
+static unsigned
+bucket_of(const HsSstCache *c, uint64_t id)
+{
+	uint64_t	h = id * UINT64_C(0x9E3779B97F4A7C15);
+
+	return (unsigned) (h >> 32) & (unsigned) (c->n_buckets - 1);
+}
+
+static void
+lru_unlink(HsSstCache *c, HsSstCacheHandle *h)
+{
+	if (!h->in_lru)
+		return;
+	h->lru_prev->lru_next = h->lru_next;
+	h->lru_next->lru_prev = h->lru_prev;
+	h->in_lru = false;
+	c->n_idle--;
+}
+
+static void
+lru_push(HsSstCache *c, HsSstCacheHandle *h)
+{
+	h->lru_next = c->lru.lru_next;
+	h->lru_prev = &c->lru;
+	c->lru.lru_next->lru_prev = h;
+	c->lru.lru_next = h;
+	h->in_lru = true;
+	c->n_idle++;
+}
+
+static void
+table_remove(HsSstCache *c, HsSstCacheHandle *h)
+{
+	HsSstCacheHandle **pp = &c->buckets[bucket_of(c, h->object_id)];
+
+	while (*pp && *pp != h)
+		pp = &(*pp)->hash_next;
+	if (*pp)
+		*pp = h->hash_next;
+	h->in_table = false;
+}
+
+static void
+unref(HsSstCache *c, HsSstCacheHandle *h)
+{
+	if (--h->refs > 0)
+	{
+		/* back to idle: only the cache's reference is left */
+		if (h->refs == 1 && h->in_table)
+			lru_push(c, h);
+		return;
+	}
+	SstReaderClose(h->reader);
+	c->n_open--;
+	HsFree(c->env, h);
+}
+
+/* Drop the table's reference to h. */
+static void
+evict(HsSstCache *c, HsSstCacheHandle *h)
+{
+	lru_unlink(c, h);
+	table_remove(c, h);
+	unref(c, h);
+}
+
+static void
+trim(HsSstCache *c)
+{
+	while (c->n_idle > c->capacity)
+		evict(c, c->lru.lru_prev);
+}
+
+HsSstCache *
+HsSstCacheCreate(HsEnv *env, HsObjectStore *store, int capacity,
+				 HsBlockCache *block_cache)
+{
+	HsSstCache *c = HsAllocZero(env, sizeof(HsSstCache));
+	int			nb = 16;
+
+	if (capacity < 1)
+		capacity = 1;
+	while (nb < capacity * 2)
+		nb *= 2;
+	c->env = env;
+	c->store = store;
+	c->block_cache = block_cache;
+	c->capacity = capacity;
+	c->n_buckets = nb;
+	c->buckets = HsAllocZero(env, sizeof(HsSstCacheHandle *) * nb);
+	c->lru.lru_next = c->lru.lru_prev = &c->lru;
+	return c;
+}
+
+void
+HsSstCacheDestroy(HsSstCache *c)
+{
+	int			i;
+
+	if (c == NULL)
+		return;
+	for (i = 0; i < c->n_buckets; i++)
+	{
+		while (c->buckets[i])
+			evict(c, c->buckets[i]);
+	}
+	HsFree(c->env, c->buckets);
+	HsFree(c->env, c);
+}
+
+bool
+HsSstCacheGet(HsSstCache *c, uint64_t object_id, HsSstCacheHandle **handle,
+			  HsStatus *st)
+{
+	HsSstCacheHandle *h;
+	SstReaderOptions opts;
+	char		path[HS_OBJECT_PATH_LEN];
+	SstReader  *r;
+	HsStatus	inner;
+
+	*handle = NULL;
+	for (h = c->buckets[bucket_of(c, object_id)]; h; h = h->hash_next)
+	{
+		if (h->object_id == object_id)
+		{
+			lru_unlink(c, h);
+			h->refs++;
+			*handle = h;
+			return true;
+		}
+	}
+	c->misses++;
+	if (!HsObjectStoreLocalPath(c->store, object_id, path, sizeof(path),
+								&inner))
+		r = NULL;
+	else
+	{
+		SstReaderOptionsInit(&opts);
+		opts.block_cache = c->block_cache;
+		r = SstReaderOpenWithOptions(c->env, path, &opts, &inner);
+	}
+	if (r == NULL)
+	{
+		if (inner.code == HS_IO_ERROR)
+		{
+			*st = inner;
+			return false;
+		}
+		HsObjectStoreName(c->store, object_id, path, sizeof(path));
+		HsStatusSet(st, HS_CORRUPTION, "sst object %" PRIu64 " cannot be read: %s",
+					object_id, inner.msg);
+		return HsStatusDetail(st, "Object file \"%s\" is referenced by a version. %s",
+							  path, inner.detail);
+	}
+	h = HsAllocZero(c->env, sizeof(HsSstCacheHandle));
+	h->object_id = object_id;
+	h->reader = r;
+	h->refs = 2;				/* the table's and the caller's */
+	h->in_table = true;
+	h->hash_next = c->buckets[bucket_of(c, object_id)];
+	c->buckets[bucket_of(c, object_id)] = h;
+	c->n_open++;
+	trim(c);
+	*handle = h;
+	return true;
+}
+
+SstReader *
+HsSstCacheReader(HsSstCacheHandle *handle)
+{
+	return handle->reader;
+}
+
+void
+HsSstCacheRelease(HsSstCache *c, HsSstCacheHandle *h)
+{
+	if (h == NULL)
+		return;
+	unref(c, h);
+	trim(c);
+}
+
+void
+HsSstCacheEvict(HsSstCache *c, uint64_t object_id)
+{
+	HsSstCacheHandle *h;
+
+	for (h = c->buckets[bucket_of(c, object_id)]; h; h = h->hash_next)
+	{
+		if (h->object_id == object_id)
+		{
+			evict(c, h);
+			return;
+		}
+	}
+}
+
+int
+HsSstCacheOpenCount(const HsSstCache *c)
+{
+	return c->n_open;
+}
+
+uint64_t
+HsSstCacheMisses(const HsSstCache *c)
+{
+	return c->misses;
+}
+
+HsObjectStore *
+HsSstCacheStore(const HsSstCache *c)
+{
+	return c->store;
+}
+
+/* ----------------------------------------------------------------
+ *		an SST iterator that holds its reader
+ * ----------------------------------------------------------------
+ */
+typedef struct CachedIter
+{
+	HsIterator	base;
+	HsIterator *inner;
+	HsSstCache *cache;
+	HsSstCacheHandle *handle;
+	uint64_t	object_id;
+} CachedIter;
+
+static void
+cached_sync_status(CachedIter *ci)
+{
+	if (ci->base.status.code == HS_OK && ci->inner->status.code != HS_OK)
+		ci->base.status = ci->inner->status;
+}
+
+static bool
+cached_valid(HsIterator *it)
+{
+	CachedIter *ci = (CachedIter *) it;
+
+	return ci->base.status.code == HS_OK && HsIterValid(ci->inner);
+}
+
+static void
+cached_seek_to_first(HsIterator *it)
+{
+	CachedIter *ci = (CachedIter *) it;
+
+	HsIterSeekToFirst(ci->inner);
+	cached_sync_status(ci);
+}
+
+static void
+cached_seek(HsIterator *it, HsSlice target)
+{
+	CachedIter *ci = (CachedIter *) it;
+
+	HsIterSeek(ci->inner, target);
+	cached_sync_status(ci);
+}
+
+static void
+cached_next(HsIterator *it)
+{
+	CachedIter *ci = (CachedIter *) it;
+
+	HsIterNext(ci->inner);
+	cached_sync_status(ci);
+}
+
+static HsSlice
+cached_key(HsIterator *it)
+{
+	return HsIterKey(((CachedIter *) it)->inner);
+}
+
+static HsSlice
+cached_value(HsIterator *it)
+{
+	return HsIterValue(((CachedIter *) it)->inner);
+}
+
+static void
+cached_destroy(HsIterator *it)
+{
+	CachedIter *ci = (CachedIter *) it;
+
+	HsIterDestroy(ci->inner);
+	HsSstCacheRelease(ci->cache, ci->handle);
+	HsFree(it->env, ci);
+}
+
+static const HsIteratorOps cached_ops = {
+	.valid = cached_valid,
+	.seek_to_first = cached_seek_to_first,
+	.seek = cached_seek,
+	.next = cached_next,
+	.key = cached_key,
+	.value = cached_value,
+	.destroy = cached_destroy,
+};
+
+bool
+HsSstCacheNewIterator(HsSstCache *cache, uint64_t object_id,
+					  HsIterator **out, HsStatus *st)
+{
+	HsSstCacheHandle *h;
+	CachedIter *ci;
+
+	*out = NULL;
+	if (!HsSstCacheGet(cache, object_id, &h, st))
+		return false;
+	ci = HsAllocZero(cache->env, sizeof(CachedIter));
+	ci->base.ops = &cached_ops;
+	ci->base.env = cache->env;
+	HsStatusClear(&ci->base.status);
+	ci->inner = SstReaderNewIterator(h->reader);
+	ci->cache = cache;
+	ci->handle = h;
+	ci->object_id = object_id;
+	*out = &ci->base;
+	return true;
+}

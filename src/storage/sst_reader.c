@@ -1,0 +1,772 @@
+/*-------------------------------------------------------------------------
+ *
+ * sst_reader.c
+ *	  Opening SST files, point gets and the two-level SST iterator.
+ *
+ * Open reads the footer, checks the layout, then reads the properties,
+ * index and filter blocks (each CRC-checked) and keeps them in memory.
+ * The index is decoded once into an array of (last key, handle), with the
+ * keys pointing into the index block, so finding the block for a key is a
+ * binary search over an array; the array is validated on the way (keys
+ * strictly increasing, handles tiling the data region exactly).
+ *
+ * A point get: filter, index binary search, one block (from the block
+ * cache or one pread + CRC + decompression into the reader's reused
+ * buffers), block seek, and a comparison of the table key found.
+ *
+ * The iterator owns its block buffers and a BlockIter, so scanning costs
+ * one pread and one decompression per block and nothing per entry.
+ *
+ * src/storage/sst_reader.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "hummock_stream/storage/block.h"
+#include "hummock_stream/storage/bloom.h"
+#include "hummock_stream/storage/sst_reader.h"
+
+typedef struct SstIndexEntry
+{
+	const uint8_t *key;			/* last full key of the block */
+	size_t		key_len;
+	uint64_t	offset;
+	uint64_t	size;
+} SstIndexEntry;
+
+struct SstReader
+{
+	HsEnv	   *env;
+	HsFile	   *file;
+	char	   *path;
+	uint64_t	file_size;
+	SstReaderOptions opts;
+	uint64_t	cache_id;
+
+	SstFooter	footer;
+	uint64_t	data_end;
+
+	HsBuf		index_mem;		/* index block contents */
+	SstIndexEntry *index;
+	uint32_t	num_blocks;
+
+	HsBuf		filter_mem;
+	BloomFilter filter;
+	bool		has_filter;
+
+	HsBuf		props_mem;
+	SstProperties props;
+
+	HsDecompressor dec;
+
+	/* point-get scratch, reused */
+	HsBuf		get_stored;
+	HsBuf		get_raw;
+	HsBuf		get_target;
+	BlockIter	get_iter;
+	HsStatus	get_status;
+};
+
+void
+SstReaderOptionsInit(SstReaderOptions *opts)
+{
+	opts->verify_checksums = true;
+	opts->block_cache = NULL;
+	opts->fill_cache_on_get = true;
+}
+
+/* ----------------------------------------------------------------
+ *		opening
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Read a meta block into *keep (which then owns the contents).
+ */
+static bool
+read_meta_block(SstReader *r, SstBlockHandle h, HsBuf *keep,
+				HsSlice *contents, HsStatus *st)
+{
+	HsBuf		stored;
+	HsBuf		raw;
+
+	HsBufInit(&stored, r->env);
+	HsBufInit(&raw, r->env);
+	if (!SstReadBlock(r->env, r->file, r->path, h, r->opts.verify_checksums,
+					  &r->dec, &stored, &raw, contents, NULL, st))
+	{
+		HsBufFree(&stored);
+		HsBufFree(&raw);
+		return false;
+	}
+	if (contents->data == stored.data)
+	{
+		*keep = stored;
+		HsBufFree(&raw);
+	}
+	else
+	{
+		*keep = raw;
+		HsBufFree(&stored);
+	}
+	return true;
+}
+
+static bool
+index_corrupt(SstReader *r, uint32_t i, const char *what,
+			  const char *expected, const char *actual, HsStatus *st)
+{
+	char		msg[128];
+
+	snprintf(msg, sizeof(msg), "%s (index entry %" PRIu32 ")", what, i);
+	return HsStatusCorruption(st, r->path, r->footer.index.offset, msg,
+							  expected, actual);
+}
+
+/* Decode and validate the index block into r->index. */
+static bool
+load_index(SstReader *r, HsStatus *st)
+{
+	HsSlice		contents;
+	Block		blk;
+	const uint8_t *p;
+	const uint8_t *limit;
+	uint64_t	expect_offset = 0;
+	uint32_t	n = 0;
+	char		expected[96];
+	char		actual[96];
+
+	if (!read_meta_block(r, r->footer.index, &r->index_mem, &contents, st))
+		return false;
+	if (!BlockParse(&blk, contents, r->path, r->footer.index.offset, st))
+		return false;
+
+	/* restart interval 1: one restart per entry bounds the entry count */
+	r->index = HsAlloc(r->env, sizeof(SstIndexEntry) *
+					   (blk.num_restarts ? blk.num_restarts : 1));
+	p = blk.data;
+	limit = blk.data + blk.restarts_offset;
+	while (p < limit)
+	{
+		uint32_t	shared,
+					non_shared,
+					value_len;
+		SstBlockHandle h;
+		SstIndexEntry *e;
+		const uint8_t *q;
+
+		q = BlockDecodeEntry(p, limit, &shared, &non_shared, &value_len);
+		if (q == NULL || shared != 0 || non_shared < HS_MIN_FULL_KEY_LEN ||
+			n >= blk.num_restarts ||
+			BlockRestartOffset(&blk, n) != (uint32_t) (p - blk.data))
+		{
+			snprintf(actual, sizeof(actual), "%s at index block offset %td",
+					 q == NULL ? "a truncated entry" :
+					 shared != 0 ? "a shared key prefix" :
+					 non_shared < HS_MIN_FULL_KEY_LEN ? "a short key" :
+					 "an entry without a restart point", p - blk.data);
+			return index_corrupt(r, n, "malformed sst index entry",
+								 "an entry with a whole full key and a restart",
+								 actual, st);
+		}
+		if (!SstDecodeHandle(HsSliceMake(q + non_shared, value_len), &h))
+			return index_corrupt(r, n, "malformed sst index entry",
+								 "a block handle", "undecodable varints", st);
+		if (h.offset != expect_offset || h.size > r->data_end ||
+			SstBlockHandleEnd(h) > r->data_end)
+		{
+			snprintf(expected, sizeof(expected),
+					 "a block at offset %" PRIu64 " ending by %" PRIu64,
+					 expect_offset, r->data_end);
+			snprintf(actual, sizeof(actual), "offset %" PRIu64 " size %" PRIu64,
+					 h.offset, h.size);
+			return index_corrupt(r, n, "sst index handle out of place",
+								 expected, actual, st);
+		}
+		e = &r->index[n];
+		e->key = q;
+		e->key_len = non_shared;
+		e->offset = h.offset;
+		e->size = h.size;
+		if (n > 0 &&
+			HsFullKeyCompare(HsSliceMake(e->key, e->key_len),
+							 HsSliceMake(r->index[n - 1].key,
+										 r->index[n - 1].key_len)) <= 0)
+			return index_corrupt(r, n, "sst index keys out of order",
+								 "strictly increasing keys",
+								 "a key not after the previous one", st);
+		expect_offset = SstBlockHandleEnd(h);
+		p = q + non_shared + value_len;
+		n++;
+	}
+	if (n != blk.num_restarts && !(n == 0 && blk.num_restarts == 1))
+	{
+		snprintf(expected, sizeof(expected), "%" PRIu32 " entries",
+				 blk.num_restarts);
+		snprintf(actual, sizeof(actual), "%" PRIu32, n);
+		return index_corrupt(r, n, "sst index restart count mismatch",
+							 expected, actual, st);
+	}
+	if (expect_offset != r->data_end)
+	{
+		snprintf(expected, sizeof(expected),
+				 "data blocks ending at offset %" PRIu64, r->data_end);
+		snprintf(actual, sizeof(actual), "blocks ending at %" PRIu64,
+				 expect_offset);
+		return index_corrupt(r, n, "sst index does not cover the data",
+							 expected, actual, st);
+	}
+	r->num_blocks = n;
+	return true;
+}
+
+static bool
+load_properties(SstReader *r, HsStatus *st)
+{
+	HsSlice		contents;
+	char		expected[96];
+	char		actual[96];
+
+	if (!read_meta_block(r, r->footer.properties, &r->props_mem, &contents,
+						 st))
+		return false;
+	if (!SstPropertiesDecode(&r->props, r->env, contents, r->path,
+							 r->footer.properties.offset, st))
+		return false;
+	if (r->props.data_stored_size != r->data_end)
+	{
+		snprintf(expected, sizeof(expected), "%" PRIu64 " bytes of data blocks",
+				 r->data_end);
+		snprintf(actual, sizeof(actual), "%" PRIu64, r->props.data_stored_size);
+		return HsStatusCorruption(st, r->path, r->footer.properties.offset,
+								  "sst properties disagree with the layout",
+								  expected, actual);
+	}
+	return true;
+}
+
+SstReader *
+SstReaderOpen(HsEnv *env, const char *path, HsStatus *st)
+{
+	return SstReaderOpenWithOptions(env, path, NULL, st);
+}
+
+SstReader *
+SstReaderOpenWithOptions(HsEnv *env, const char *path,
+						 const SstReaderOptions *opts, HsStatus *st)
+{
+	SstReader  *r;
+	size_t		plen = strlen(path);
+	uint8_t		fbuf[HS_SST_FOOTER_SIZE];
+	size_t		nread;
+	char		expected[96];
+	char		actual[96];
+
+	r = HsAllocZero(env, sizeof(SstReader));
+	r->env = env;
+	if (opts)
+		r->opts = *opts;
+	else
+		SstReaderOptionsInit(&r->opts);
+	r->path = HsAlloc(env, plen + 1);
+	memcpy(r->path, path, plen + 1);
+	HsBufInit(&r->index_mem, env);
+	HsBufInit(&r->filter_mem, env);
+	HsBufInit(&r->props_mem, env);
+	HsBufInit(&r->get_stored, env);
+	HsBufInit(&r->get_raw, env);
+	HsBufInit(&r->get_target, env);
+	HsStatusClear(&r->get_status);
+	BlockIterInit(&r->get_iter, env, &r->get_status);
+	HsDecompressorInit(&r->dec, env);
+
+	if (!env->open_readable(env, path, &r->file, st))
+	{
+		r->file = NULL;
+		goto fail;
+	}
+	if (!env->size(env, r->file, &r->file_size, st))
+		goto fail;
+
+	/* footer */
+	if (r->file_size < HS_SST_FOOTER_SIZE)
+	{
+		snprintf(expected, sizeof(expected), "at least %d bytes",
+				 HS_SST_FOOTER_SIZE);
+		snprintf(actual, sizeof(actual), "%" PRIu64 " bytes", r->file_size);
+		HsStatusCorruption(st, path, 0, "sst file too short", expected,
+						   actual);
+		goto fail;
+	}
+	if (!env->read_at(env, r->file, r->file_size - HS_SST_FOOTER_SIZE, fbuf,
+					  HS_SST_FOOTER_SIZE, &nread, st))
+		goto fail;
+	if (nread != HS_SST_FOOTER_SIZE)
+	{
+		snprintf(expected, sizeof(expected), "%d bytes", HS_SST_FOOTER_SIZE);
+		snprintf(actual, sizeof(actual), "%zu bytes", nread);
+		HsStatusCorruption(st, path, r->file_size - HS_SST_FOOTER_SIZE,
+						   "truncated sst footer", expected, actual);
+		goto fail;
+	}
+	if (!SstFooterDecode(&r->footer, fbuf, path,
+						 r->file_size - HS_SST_FOOTER_SIZE,
+						 r->opts.verify_checksums, st) ||
+		!SstFooterCheckLayout(&r->footer, r->file_size, path, &r->data_end,
+							  st))
+		goto fail;
+
+	/* meta blocks */
+	if (!load_properties(r, st) || !load_index(r, st))
+		goto fail;
+	if (r->num_blocks != r->props.data_block_count)
+	{
+		snprintf(expected, sizeof(expected), "%" PRIu64 " blocks",
+				 r->props.data_block_count);
+		snprintf(actual, sizeof(actual), "%" PRIu32, r->num_blocks);
+		HsStatusCorruption(st, path, r->footer.index.offset,
+						   "sst index disagrees with the properties",
+						   expected, actual);
+		goto fail;
+	}
+	if (r->num_blocks > 0 &&
+		HsFullKeyCompare(HsSliceMake(r->index[r->num_blocks - 1].key,
+									 r->index[r->num_blocks - 1].key_len),
+						 r->props.largest_key) != 0)
+	{
+		HsStatusCorruption(st, path, r->footer.index.offset,
+						   "sst index disagrees with the properties",
+						   "the last index key equal to the largest key",
+						   "a different key");
+		goto fail;
+	}
+	if (r->footer.filter.size > 0)
+	{
+		HsSlice		contents;
+
+		if (!read_meta_block(r, r->footer.filter, &r->filter_mem, &contents,
+							 st) ||
+			!BloomFilterParse(&r->filter, contents, path,
+							  r->footer.filter.offset, st))
+			goto fail;
+		r->has_filter = true;
+	}
+
+	if (r->opts.block_cache)
+		r->cache_id = HsBlockCacheNewId(r->opts.block_cache);
+	return r;
+
+fail:
+	SstReaderClose(r);
+	return NULL;
+}
+
+void
+SstReaderClose(SstReader *r)
+{
+	HsEnv	   *env;
+	HsStatus	ignore;
+
+	if (r == NULL)
+		return;
+	env = r->env;
+	if (r->opts.block_cache && r->cache_id)
+		HsBlockCacheEraseId(r->opts.block_cache, r->cache_id);
+	if (r->file)
+		env->close(env, r->file, &ignore);
+	SstPropertiesFree(&r->props, env);
+	if (r->index)
+		HsFree(env, r->index);
+	HsBufFree(&r->index_mem);
+	HsBufFree(&r->filter_mem);
+	HsBufFree(&r->props_mem);
+	HsBufFree(&r->get_stored);
+	HsBufFree(&r->get_raw);
+	HsBufFree(&r->get_target);
+	BlockIterDestroy(&r->get_iter);
+	HsDecompressorDestroy(&r->dec);
+	HsFree(env, r->path);
+	HsFree(env, r);
+}
+
+/* ----------------------------------------------------------------
+ *		accessors
+ * ----------------------------------------------------------------
+ */
+
+const SstProperties *
+SstReaderProperties(const SstReader *r)
+{
+	return &r->props;
+}
+
+const char *
+SstReaderPath(const SstReader *r)
+{
+	return r->path;
+}
+
+uint64_t
+SstReaderFileSize(const SstReader *r)
+{
+	return r->file_size;
+}
+
+const SstFooter *
+SstReaderFooter(const SstReader *r)
+{
+	return &r->footer;
+}
+
+uint32_t
+SstReaderBlockCount(const SstReader *r)
+{
+	return r->num_blocks;
+}
+
+SstBlockHandle
+SstReaderBlockHandle(const SstReader *r, uint32_t i)
+{
+	SstBlockHandle h;
+
+	h.offset = r->index[i].offset;
+	h.size = r->index[i].size;
+	return h;
+}
+
+HsSlice
+SstReaderBlockLastKey(const SstReader *r, uint32_t i)
+{
+	return HsSliceMake(r->index[i].key, r->index[i].key_len);
+}
+
+const BloomFilter *
+SstReaderFilter(const SstReader *r)
+{
+	return r->has_filter ? &r->filter : NULL;
+}
+
+/* ----------------------------------------------------------------
+ *		blocks
+ * ----------------------------------------------------------------
+ */
+
+/* The first block whose last key is >= target (num_blocks if none). */
+static inline uint32_t
+index_lower_bound(const SstReader *r, HsSlice target)
+{
+	uint32_t	lo = 0;
+	uint32_t	hi = r->num_blocks;
+
+	while (lo < hi)
+	{
+		uint32_t	mid = lo + (hi - lo) / 2;
+		const SstIndexEntry *e = &r->index[mid];
+
+		if (HsFullKeyCompare(HsSliceMake(e->key, e->key_len), target) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The contents of data block i: from the cache if it has them (*pin set,
+ * to be released), else read into stored/raw (and, if fill_cache, moved
+ * into the cache and pinned).
+ */
+static bool
+reader_block(SstReader *r, uint32_t i, HsBuf *stored, HsBuf *raw,
+			 bool fill_cache, HsBlockCacheEntry **pin, HsSlice *contents,
+			 HsStatus *st)
+{
+	HsBlockCache *cache = r->opts.block_cache;
+	SstBlockHandle h;
+
+	*pin = NULL;
+	h.offset = r->index[i].offset;
+	h.size = r->index[i].size;
+	if (cache)
+	{
+		*pin = HsBlockCacheLookup(cache, r->cache_id, h.offset);
+		if (*pin)
+		{
+			*contents = HsBlockCacheValue(*pin);
+			return true;
+		}
+	}
+	if (!SstReadBlock(r->env, r->file, r->path, h, r->opts.verify_checksums,
+					  &r->dec, stored, raw, contents, NULL, st))
+		return false;
+	if (cache && fill_cache)
+	{
+		/* hand the buffer holding the contents over to the cache */
+		HsBuf	   *owner = contents->data == stored->data ? stored : raw;
+		uint8_t    *mem = owner->data;
+		size_t		cap = owner->cap;
+
+		owner->data = NULL;
+		owner->len = owner->cap = 0;
+		*pin = HsBlockCacheInsert(cache, r->cache_id, h.offset, mem,
+								  contents->len, cap);
+		*contents = HsBlockCacheValue(*pin);
+	}
+	return true;
+}
+
+/* ----------------------------------------------------------------
+ *		point gets
+ * ----------------------------------------------------------------
+ */
+
+bool
+SstReaderMayContain(SstReader *r, HsSlice table_key)
+{
+	return !r->has_filter || BloomFilterMayContain(&r->filter, table_key);
+}
+
+bool
+SstReaderGet(SstReader *r, HsSlice table_key, HsEpoch read_epoch,
+			 bool *found, HsBuf *value, HsStatus *st)
+{
+	return SstReaderGetVersion(r, table_key, read_epoch, found, NULL, value,
+							   st);
+}
+
+bool
+SstReaderGetVersion(SstReader *r, HsSlice table_key, HsEpoch read_epoch,
+					bool *found, HsEpoch *epoch, HsBuf *value, HsStatus *st)
+{
+	HsSlice		target;
+	uint32_t	i;
+	HsBlockCacheEntry *pin;
+	HsSlice		contents;
+	Block		blk;
+	BlockIter  *bi = &r->get_iter;
+	bool		ok = true;
+
+	*found = false;
+	if (table_key.len < HS_TABLE_ID_LEN)
+		return HsStatusSet(st, HS_INVALID_ARGUMENT,
+						   "table key of %zu bytes is shorter than a table id",
+						   table_key.len);
+	if (r->has_filter && !BloomFilterMayContain(&r->filter, table_key))
+		return true;
+
+	/* target = table_key | ~read_epoch: the first version to consider */
+	HsBufReset(&r->get_target);
+	HsBufReserve(&r->get_target, table_key.len + HS_EPOCH_LEN);
+	HsBufAppend(&r->get_target, table_key.data, table_key.len);
+	HsPutBE64(r->get_target.data + r->get_target.len, ~read_epoch);
+	r->get_target.len += HS_EPOCH_LEN;
+	target = HsBufSlice(&r->get_target);
+
+	i = index_lower_bound(r, target);
+	if (i >= r->num_blocks)
+		return true;
+	if (!reader_block(r, i, &r->get_stored, &r->get_raw,
+					  r->opts.fill_cache_on_get, &pin, &contents, st))
+		return false;
+	if (!BlockParse(&blk, contents, r->path, r->index[i].offset, st))
+	{
+		ok = false;
+		goto done;
+	}
+	BlockIterReset(bi, &blk, r->path, r->index[i].offset);
+	BlockIterSeek(bi, target);
+	if (r->get_status.code != HS_OK)
+	{
+		*st = r->get_status;
+		HsStatusClear(&r->get_status);
+		ok = false;
+		goto done;
+	}
+	if (bi->valid)
+	{
+		HsSlice		k = BlockIterKey(bi);
+
+		if (k.len == target.len &&
+			memcmp(k.data, table_key.data, table_key.len) == 0)
+		{
+			*found = true;
+			if (epoch)
+				*epoch = HsFullKeyEpoch(k);
+			HsBufAssign(value, bi->value, bi->value_len);
+		}
+	}
+
+done:
+	if (pin)
+		HsBlockCacheRelease(r->opts.block_cache, pin);
+	return ok;
+}
+
+/* ----------------------------------------------------------------
+ *		the SST iterator
+ * ----------------------------------------------------------------
+ */
+
+typedef struct SstIterator
+{
+	HsIterator	base;
+	SstReader  *r;
+	uint32_t	block;			/* loaded block, or num_blocks */
+	Block		blk;
+	BlockIter	bi;
+	HsBuf		stored;
+	HsBuf		raw;
+	HsBlockCacheEntry *pin;		/* cache entry holding the block */
+} SstIterator;
+
+static void
+sstit_unpin(SstIterator *it)
+{
+	if (it->pin)
+	{
+		HsBlockCacheRelease(it->r->opts.block_cache, it->pin);
+		it->pin = NULL;
+	}
+}
+
+/* Load block i; false (iterator invalid) past the end or on error. */
+static bool
+sstit_load(SstIterator *it, uint32_t i)
+{
+	SstReader  *r = it->r;
+	HsSlice		contents;
+
+	sstit_unpin(it);
+	it->bi.valid = false;
+	it->block = i;
+	if (i >= r->num_blocks)
+	{
+		it->block = r->num_blocks;
+		return false;
+	}
+	if (!reader_block(r, i, &it->stored, &it->raw, false, &it->pin,
+					  &contents, &it->base.status) ||
+		!BlockParse(&it->blk, contents, r->path, r->index[i].offset,
+					&it->base.status))
+	{
+		it->block = r->num_blocks;
+		return false;
+	}
+	BlockIterReset(&it->bi, &it->blk, r->path, r->index[i].offset);
+	return true;
+}
+
+/* From an exhausted block, move to the first entry of the next ones. */
+static void
+sstit_skip_exhausted(SstIterator *it)
+{
+	while (!it->bi.valid && it->base.status.code == HS_OK)
+	{
+		if (!sstit_load(it, it->block + 1))
+			return;
+		BlockIterSeekToFirst(&it->bi);
+	}
+}
+
+static bool
+sstit_valid(HsIterator *base)
+{
+	SstIterator *it = (SstIterator *) base;
+
+	return it->bi.valid && base->status.code == HS_OK;
+}
+
+static void
+sstit_seek_to_first(HsIterator *base)
+{
+	SstIterator *it = (SstIterator *) base;
+
+	if (base->status.code != HS_OK)
+		return;
+	if (!sstit_load(it, 0))
+		return;
+	BlockIterSeekToFirst(&it->bi);
+	sstit_skip_exhausted(it);
+}
+
+static void
+sstit_seek(HsIterator *base, HsSlice target)
+{
+	SstIterator *it = (SstIterator *) base;
+
+	if (base->status.code != HS_OK)
+		return;
+	if (target.len < HS_MIN_FULL_KEY_LEN)
+	{
+		HsStatusSet(&base->status, HS_INVALID_ARGUMENT,
+					"seek target of %zu bytes is not a full key", target.len);
+		it->bi.valid = false;
+		return;
+	}
+	if (!sstit_load(it, index_lower_bound(it->r, target)))
+		return;
+	BlockIterSeek(&it->bi, target);
+	sstit_skip_exhausted(it);
+}
+
+static void
+sstit_next(HsIterator *base)
+{
+	SstIterator *it = (SstIterator *) base;
+
+	BlockIterNext(&it->bi);
+	if (!it->bi.valid)
+		sstit_skip_exhausted(it);
+}
+
+static HsSlice
+sstit_key(HsIterator *base)
+{
+	return BlockIterKey(&((SstIterator *) base)->bi);
+}
+
+static HsSlice
+sstit_value(HsIterator *base)
+{
+	return BlockIterValue(&((SstIterator *) base)->bi);
+}
+
+static void
+sstit_destroy(HsIterator *base)
+{
+	SstIterator *it = (SstIterator *) base;
+
+	sstit_unpin(it);
+	BlockIterDestroy(&it->bi);
+	HsBufFree(&it->stored);
+	HsBufFree(&it->raw);
+	HsFree(base->env, it);
+}
+
+static const HsIteratorOps sst_iterator_ops = {
+	.valid = sstit_valid,
+	.seek_to_first = sstit_seek_to_first,
+	.seek = sstit_seek,
+	.next = sstit_next,
+	.key = sstit_key,
+	.value = sstit_value,
+	.destroy = sstit_destroy,
+};
+
+HsIterator *
+SstReaderNewIterator(SstReader *r)
+{
+	SstIterator *it = HsAllocZero(r->env, sizeof(SstIterator));
+
+	it->base.ops = &sst_iterator_ops;
+	it->base.env = r->env;
+	HsStatusClear(&it->base.status);
+	it->r = r;
+	it->block = r->num_blocks;
+	BlockIterInit(&it->bi, r->env, &it->base.status);
+	HsBufInit(&it->stored, r->env);
+	HsBufInit(&it->raw, r->env);
+	return &it->base;
+}

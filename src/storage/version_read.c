@@ -1,0 +1,296 @@
+/*-------------------------------------------------------------------------
+ *
+ * version_read.c
+ *	  Point reads and table scans over a hummock version.
+ *
+ * Scans merge one child iterator per candidate SST (L0 sub-levels newest
+ * first, then the levels top down) and put a user iterator on top, which
+ * picks the newest version <= the read epoch and hides tombstones.
+ *
+ * Point reads walk the same sources newest first and stop at the first
+ * source that holds a version <= the read epoch.  That is correct because
+ * for any one key a newer source only holds newer versions: commits of a
+ * table append sub-levels in epoch order, and compaction moves the oldest
+ * data down (all of L0 at once into L1, a level into the one below).
+ * Inside one L0 sub-level SSTs may overlap (spills of several epochs), so
+ * every candidate SST of the sub-level is asked and the newest answer
+ * wins.
+ *
+ * src/storage/version_read.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "hummock_stream/storage/merge_iter.h"
+#include "hummock_stream/storage/user_iter.h"
+#include "hummock_stream/storage/version_read.h"
+
+HsSlice
+HsTableKeyMake(uint8_t *buf, HsTableId table_id, HsSlice user_key)
+{
+	HsPutBE32(buf, table_id);
+	if (user_key.len)
+		memcpy(buf + HS_TABLE_ID_LEN, user_key.data, user_key.len);
+	return HsSliceMake(buf, user_key.len + HS_TABLE_ID_LEN);
+}
+
+/*
+ * A read of a table the version does not know yet is allowed (it may have
+ * only buffered data); a dropped table or an epoch below the safe epoch
+ * is not.
+ */
+static bool
+check_read(const HsVersion *v, HsTableId table_id, HsEpoch epoch,
+		   HsStatus *st)
+{
+	if (HsVersionTableInfo(v, table_id) == NULL &&
+		!HsVersionTableDropped(v, table_id))
+		return true;
+	return HsVersionCheckReadEpoch(v, table_id, epoch, st);
+}
+
+/* Table-key bounds of a user-key range; buffers owned by the caller. */
+typedef struct TableBounds
+{
+	HsBuf		lo_buf;
+	HsBuf		hi_buf;
+	HsSlice		lo;
+	HsSlice		hi;
+	bool		has_hi;
+} TableBounds;
+
+static void
+bounds_init(TableBounds *b, HsEnv *env, HsTableId t, const HsSlice *lower,
+			const HsSlice *upper)
+{
+	HsBufInit(&b->lo_buf, env);
+	HsBufInit(&b->hi_buf, env);
+	HsBufReserve(&b->lo_buf, HS_TABLE_ID_LEN + (lower ? lower->len : 0));
+	b->lo = HsTableKeyMake(b->lo_buf.data, t,
+						   lower ? *lower : HsSliceMake(NULL, 0));
+	b->lo_buf.len = b->lo.len;
+	b->has_hi = true;
+	if (upper)
+	{
+		HsBufReserve(&b->hi_buf, HS_TABLE_ID_LEN + upper->len);
+		b->hi = HsTableKeyMake(b->hi_buf.data, t, *upper);
+		b->hi_buf.len = b->hi.len;
+	}
+	else if (t != UINT32_MAX)
+	{
+		HsBufReserve(&b->hi_buf, HS_TABLE_ID_LEN);
+		b->hi = HsTableKeyMake(b->hi_buf.data, t + 1, HsSliceMake(NULL, 0));
+		b->hi_buf.len = b->hi.len;
+	}
+	else
+		b->has_hi = false;
+}
+
+static void
+bounds_free(TableBounds *b)
+{
+	HsBufFree(&b->lo_buf);
+	HsBufFree(&b->hi_buf);
+}
+
+typedef struct Children
+{
+	HsEnv	   *env;
+	HsIterator **its;
+	int			n;
+	int			cap;
+} Children;
+
+static bool
+add_sst(Children *c, HsSstCache *cache, const HsSstInfo *s, HsStatus *st)
+{
+	if (c->n == c->cap)
+	{
+		c->cap = c->cap * 2 + 8;
+		c->its = HsRealloc(c->env, c->its, sizeof(HsIterator *) * c->cap);
+	}
+	if (!HsSstCacheNewIterator(cache, s->object_id, &c->its[c->n], st))
+		return false;
+	c->n++;
+	return true;
+}
+
+bool
+HsVersionNewRawIterator(const HsVersion *v, HsSstCache *cache,
+						HsTableId table_id, const HsSlice *lower,
+						const HsSlice *upper, HsIterator **out, HsStatus *st)
+{
+	TableBounds b;
+	Children	c;
+	int			i;
+	int			j;
+	bool		ok = true;
+
+	*out = NULL;
+	memset(&c, 0, sizeof(c));
+	c.env = v->env;
+	bounds_init(&b, v->env, table_id, lower, upper);
+	for (i = v->n_sub_levels - 1; i >= 0 && ok; i--)
+	{
+		const HsSubLevel *sl = &v->sub_levels[i];
+
+		for (j = 0; j < sl->n_ssts && ok; j++)
+			if (HsSstInfoMayOverlap(sl->ssts[j], table_id, &b.lo,
+									b.has_hi ? &b.hi : NULL))
+				ok = add_sst(&c, cache, sl->ssts[j], st);
+	}
+	for (i = 0; i < HS_MAX_LEVEL && ok; i++)
+	{
+		const HsLevel *lv = &v->levels[i];
+
+		for (j = 0; j < lv->n_ssts && ok; j++)
+			if (HsSstInfoMayOverlap(lv->ssts[j], table_id, &b.lo,
+									b.has_hi ? &b.hi : NULL))
+				ok = add_sst(&c, cache, lv->ssts[j], st);
+	}
+	bounds_free(&b);
+	if (!ok)
+	{
+		while (c.n > 0)
+			HsIterDestroy(c.its[--c.n]);
+		if (c.its)
+			HsFree(v->env, c.its);
+		return false;
+	}
+	*out = HsMergeIterCreate(v->env, c.its, c.n);
+	if (c.its)
+		HsFree(v->env, c.its);
+	return true;
+}
+
+bool
+HsVersionTableIterator(const HsVersion *v, HsSstCache *cache,
+					   HsTableId table_id, HsEpoch read_epoch,
+					   const HsSlice *lower, const HsSlice *upper,
+					   HsIterator *newer, HsIterator **out, HsStatus *st)
+{
+	HsIterator *raw;
+	HsIterator *inner;
+	TableBounds b;
+
+	*out = NULL;
+	if (!check_read(v, table_id, read_epoch, st) ||
+		!HsVersionNewRawIterator(v, cache, table_id, lower, upper, &raw, st))
+	{
+		HsIterDestroy(newer);
+		return false;
+	}
+	if (newer)
+	{
+		HsIterator *two[2];
+
+		two[0] = newer;
+		two[1] = raw;
+		inner = HsMergeIterCreate(v->env, two, 2);
+	}
+	else
+		inner = raw;
+	bounds_init(&b, v->env, table_id, lower, upper);
+	*out = HsUserIterCreate(v->env, inner, read_epoch, &b.lo,
+							b.has_hi ? &b.hi : NULL);
+	bounds_free(&b);
+	return true;
+}
+
+/* Ask one SST; keep the answer if it is newer than the best so far. */
+static bool
+probe(HsSstCache *cache, const HsSstInfo *s, HsSlice table_key,
+	  HsEpoch read_epoch, bool *found, HsEpoch *best_epoch, HsBuf *best,
+	  HsBuf *scratch, HsStatus *st)
+{
+	HsSstCacheHandle *h;
+	bool		hit;
+	HsEpoch		e = 0;
+	bool		ok;
+
+	if (!HsSstCacheGet(cache, s->object_id, &h, st))
+		return false;
+	ok = SstReaderGetVersion(HsSstCacheReader(h), table_key, read_epoch, &hit,
+							 &e, scratch, st);
+	HsSstCacheRelease(cache, h);
+	if (!ok)
+		return false;
+	if (hit && (!*found || e > *best_epoch))
+	{
+		*found = true;
+		*best_epoch = e;
+		HsBufAssign(best, scratch->data, scratch->len);
+	}
+	return true;
+}
+
+bool
+HsVersionGet(const HsVersion *v, HsSstCache *cache, HsTableId table_id,
+			 HsSlice user_key, HsEpoch read_epoch, bool *found, HsBuf *row,
+			 HsStatus *st)
+{
+	HsBuf		tk_buf;
+	HsBuf		best;
+	HsBuf		scratch;
+	HsSlice		tk;
+	HsSlice		hi;
+	uint8_t		zero = 0;
+	bool		any = false;
+	HsEpoch		best_epoch = 0;
+	bool		ok = true;
+	int			i;
+	int			j;
+
+	*found = false;
+	HsBufReset(row);
+	if (!check_read(v, table_id, read_epoch, st))
+		return false;
+	HsBufInit(&tk_buf, v->env);
+	HsBufInit(&best, v->env);
+	HsBufInit(&scratch, v->env);
+	HsBufReserve(&tk_buf, user_key.len + HS_TABLE_ID_LEN + 1);
+	tk = HsTableKeyMake(tk_buf.data, table_id, user_key);
+	/* [tk, tk || 0x00) holds exactly tk */
+	tk_buf.data[tk.len] = zero;
+	hi = HsSliceMake(tk_buf.data, tk.len + 1);
+
+	for (i = v->n_sub_levels - 1; i >= 0 && ok && !any; i--)
+	{
+		const HsSubLevel *sl = &v->sub_levels[i];
+
+		for (j = 0; j < sl->n_ssts && ok; j++)
+			if (HsSstInfoMayOverlap(sl->ssts[j], table_id, &tk, &hi))
+				ok = probe(cache, sl->ssts[j], tk, read_epoch, &any,
+						   &best_epoch, &best, &scratch, st);
+	}
+	for (i = 0; i < HS_MAX_LEVEL && ok && !any; i++)
+	{
+		const HsLevel *lv = &v->levels[i];
+
+		for (j = 0; j < lv->n_ssts && ok; j++)
+			if (HsSstInfoMayOverlap(lv->ssts[j], table_id, &tk, &hi))
+				ok = probe(cache, lv->ssts[j], tk, read_epoch, &any,
+						   &best_epoch, &best, &scratch, st);
+	}
+	if (ok && any)
+	{
+		if (best.len == 0 ||
+			(best.data[0] != HS_VALUE_PUT && best.data[0] != HS_VALUE_DELETE))
+		{
+			HsStatusSet(st, HS_CORRUPTION, "bad value kind for a key of table %u",
+						table_id);
+			ok = false;
+		}
+		else if (best.data[0] == HS_VALUE_PUT)
+		{
+			*found = true;
+			HsBufAssign(row, best.data + 1, best.len - 1);
+		}
+	}
+	HsBufFree(&tk_buf);
+	HsBufFree(&best);
+	HsBufFree(&scratch);
+	return ok;
+}

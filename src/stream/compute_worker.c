@@ -1,0 +1,425 @@
+/*-------------------------------------------------------------------------
+ *
+ * compute_worker.c
+ *	  A compute worker: hosts actors and runs its local barrier manager.
+ *
+ * The barrier manager of a database starts hummock_stream.compute_workers
+ * of these and talks to each over one control channel (channel.h).  The
+ * worker keeps, per partial graph, its actors and the queue of barriers
+ * injected into the graph.  The head barrier of a graph is offered to each
+ * actor of the graph; an actor passes it at once or asks to be offered it
+ * again later (a slow actor), so one slow graph never stops the worker from
+ * collecting the barriers of other graphs.  When every actor of the graph
+ * has passed the head barrier, the worker reports it collected (for a
+ * checkpoint, with the SSTs synced for the graph's tables) and moves on.
+ *
+ * Actors are created by the barrier that carries their Add mutation and
+ * removed by a Stop mutation.  An actor that raises an error suspends its
+ * graph on this worker: the failure is reported, the graph's later
+ * barriers are dropped, and the worker waits for the manager's RESET,
+ * which removes the graph's actors and state; the manager then re-adds
+ * them with an Initial barrier from the committed epoch.  Other graphs are
+ * not affected.
+ *
+ * The worker exits with code 1 on any error outside an actor; the manager
+ * notices the closed channel and starts a replacement.
+ *
+ * src/stream/compute_worker.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "lib/ilist.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "tcop/tcopprot.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+#include "hummock_stream/meta/barrier_msg.h"
+#include "hummock_stream/meta/channel.h"
+#include "hummock_stream/stream/compute_worker.h"
+
+int			hs_compute_workers = 2;
+
+typedef struct WorkerActor
+{
+	HsActorSpec spec;
+	int64		barriers_seen;
+	TimestampTz ready_at;		/* sleep actor: when it passes the head */
+	bool		passed_head;	/* has passed the graph's head barrier */
+	dlist_node	node;
+} WorkerActor;
+
+typedef struct PendingBarrier
+{
+	HsMsgInject msg;
+	TimestampTz arrived_at;
+	dlist_node	node;
+} PendingBarrier;
+
+typedef struct WorkerGraph
+{
+	uint32		graph_id;
+	bool		failed;			/* suspended until RESET */
+	dlist_head	actors;
+	dlist_head	barriers;		/* pending, oldest first */
+	dlist_node	node;
+} WorkerGraph;
+
+typedef struct OutMsg
+{
+	Size		len;
+	dlist_node	node;
+	char		data[FLEXIBLE_ARRAY_MEMBER];
+} OutMsg;
+
+static HsChannel *channel;
+static dlist_head graphs = DLIST_STATIC_INIT(graphs);
+static dlist_head outbox = DLIST_STATIC_INIT(outbox);
+static MemoryContext WorkerContext;
+
+/* ---------------------------------------------------------------------
+ * Sending
+ * ---------------------------------------------------------------------
+ */
+
+static void
+queue_up(const void *msg, Size len)
+{
+	OutMsg	   *m = MemoryContextAlloc(WorkerContext, offsetof(OutMsg, data) + len);
+
+	m->len = len;
+	memcpy(m->data, msg, len);
+	dlist_push_tail(&outbox, &m->node);
+}
+
+/* Send what the ring takes; exit if the manager is gone. */
+static void
+flush_outbox(void)
+{
+	while (!dlist_is_empty(&outbox))
+	{
+		OutMsg	   *m = dlist_head_element(OutMsg, node, &outbox);
+		bool		detached;
+
+		if (!HsChannelSend(channel, m->data, m->len, &detached))
+		{
+			if (detached)
+				proc_exit(0);	/* the manager is gone: so are we */
+			return;
+		}
+		dlist_delete(&m->node);
+		pfree(m);
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * Graphs and actors
+ * ---------------------------------------------------------------------
+ */
+
+static WorkerGraph *
+find_graph(uint32 graph_id, bool create)
+{
+	dlist_iter	it;
+	WorkerGraph *g;
+
+	dlist_foreach(it, &graphs)
+	{
+		g = dlist_container(WorkerGraph, node, it.cur);
+		if (g->graph_id == graph_id)
+			return g;
+	}
+	if (!create)
+		return NULL;
+	g = MemoryContextAllocZero(WorkerContext, sizeof(WorkerGraph));
+	g->graph_id = graph_id;
+	dlist_init(&g->actors);
+	dlist_init(&g->barriers);
+	dlist_push_tail(&graphs, &g->node);
+	return g;
+}
+
+static void
+drop_graph(WorkerGraph *g)
+{
+	dlist_mutable_iter it;
+
+	dlist_foreach_modify(it, &g->actors)
+	{
+		dlist_delete(it.cur);
+		pfree(dlist_container(WorkerActor, node, it.cur));
+	}
+	dlist_foreach_modify(it, &g->barriers)
+	{
+		dlist_delete(it.cur);
+		pfree(dlist_container(PendingBarrier, node, it.cur));
+	}
+	dlist_delete(&g->node);
+	pfree(g);
+}
+
+/* Apply the mutation of a barrier that becomes the head of its graph. */
+static void
+apply_mutation(WorkerGraph *g, const HsMsgInject *msg)
+{
+	for (int i = 0; i < msg->n_stop; i++)
+	{
+		dlist_mutable_iter it;
+
+		dlist_foreach_modify(it, &g->actors)
+		{
+			WorkerActor *a = dlist_container(WorkerActor, node, it.cur);
+
+			if (a->spec.actor_id == msg->stop[i])
+			{
+				dlist_delete(it.cur);
+				pfree(a);
+			}
+		}
+	}
+	for (int i = 0; i < msg->n_add; i++)
+	{
+		WorkerActor *a = MemoryContextAllocZero(WorkerContext, sizeof(WorkerActor));
+
+		a->spec = msg->add[i];
+		dlist_push_tail(&g->actors, &a->node);
+	}
+}
+
+/*
+ * Offer the head barrier to one actor.  Returns true if it passed; false
+ * if it asks to be offered the barrier again at *wake_at.
+ */
+static bool
+actor_on_barrier(WorkerActor *a, const PendingBarrier *b, TimestampTz *wake_at)
+{
+	switch ((HsTestActorKind) a->spec.kind)
+	{
+		case HS_ACTOR_SLEEP:
+			if (a->ready_at == 0)
+				a->ready_at = TimestampTzPlusMilliseconds(b->arrived_at, a->spec.param);
+			if (GetCurrentTimestamp() < a->ready_at)
+			{
+				*wake_at = a->ready_at;
+				return false;
+			}
+			a->ready_at = 0;
+			break;
+		case HS_ACTOR_ERROR:
+			if (a->barriers_seen + 1 >= a->spec.param)
+				ereport(ERROR,
+						(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+						 errmsg("test actor %u failed at barrier %lld as asked",
+								a->spec.actor_id, (long long) (a->barriers_seen + 1))));
+			break;
+		case HS_ACTOR_COUNTER:
+			break;
+	}
+	a->barriers_seen++;
+	return true;
+}
+
+/*
+ * Move one graph forward: pass as many of its barriers as its actors
+ * allow.  Returns the earliest time an actor asked to be woken (0: none).
+ */
+static TimestampTz
+advance_graph(WorkerGraph *g)
+{
+	TimestampTz wake = 0;
+
+	while (!g->failed && !dlist_is_empty(&g->barriers))
+	{
+		PendingBarrier *b = dlist_head_element(PendingBarrier, node, &g->barriers);
+		bool		all_passed = true;
+		dlist_iter	it;
+		HsMsgCollected done;
+
+		if (b->arrived_at == 0)
+		{
+			/* becomes the head now: its mutation applies first */
+			b->arrived_at = GetCurrentTimestamp();
+			apply_mutation(g, &b->msg);
+			dlist_foreach(it, &g->actors)
+				dlist_container(WorkerActor, node, it.cur)->passed_head = false;
+		}
+
+		dlist_foreach(it, &g->actors)
+		{
+			WorkerActor *a = dlist_container(WorkerActor, node, it.cur);
+			TimestampTz a_wake = 0;
+
+			if (a->passed_head)
+				continue;
+			if (actor_on_barrier(a, b, &a_wake))
+				a->passed_head = true;
+			else
+			{
+				all_passed = false;
+				if (wake == 0 || a_wake < wake)
+					wake = a_wake;
+			}
+		}
+		if (!all_passed)
+			break;
+
+		memset(&done, 0, sizeof(done));
+		done.type = HS_MSG_COLLECTED;
+		done.kind = b->msg.kind;
+		done.graph_id = g->graph_id;
+		done.prev_epoch = b->msg.prev_epoch;
+		done.curr_epoch = b->msg.curr_epoch;
+		done.payload_len = 0;
+		queue_up(&done, offsetof(HsMsgCollected, payload));
+		dlist_delete(&b->node);
+		pfree(b);
+	}
+	return wake;
+}
+
+/* Advance a graph; an actor error suspends the graph and is reported. */
+static TimestampTz
+advance_graph_guarded(WorkerGraph *g)
+{
+	MemoryContext oldcxt = CurrentMemoryContext;
+	TimestampTz wake = 0;
+
+	PG_TRY();
+	{
+		wake = advance_graph(g);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+		HsMsgFailure f;
+		PendingBarrier *b;
+
+		MemoryContextSwitchTo(oldcxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		if (IsTransactionState())
+			AbortCurrentTransaction();
+
+		memset(&f, 0, sizeof(f));
+		f.type = HS_MSG_FAILURE;
+		f.graph_id = g->graph_id;
+		b = dlist_is_empty(&g->barriers) ? NULL :
+			dlist_head_element(PendingBarrier, node, &g->barriers);
+		f.prev_epoch = b ? b->msg.prev_epoch : 0;
+		strlcpy(f.message, edata->message, sizeof(f.message));
+		queue_up(&f, sizeof(f));
+		g->failed = true;
+		ereport(LOG,
+				(errmsg("hummock_stream partial graph %u failed on this worker: %s",
+						g->graph_id, edata->message)));
+		FreeErrorData(edata);
+	}
+	PG_END_TRY();
+	return wake;
+}
+
+/* ---------------------------------------------------------------------
+ * Receiving
+ * ---------------------------------------------------------------------
+ */
+
+static void
+handle_message(const void *data, Size len)
+{
+	uint8		type = *(const uint8 *) data;
+
+	if (type == HS_MSG_INJECT)
+	{
+		PendingBarrier *b = MemoryContextAllocZero(WorkerContext, sizeof(PendingBarrier));
+		WorkerGraph *g;
+
+		memcpy(&b->msg, data, Min(len, sizeof(HsMsgInject)));
+		g = find_graph(b->msg.graph_id, true);
+		if (g->failed)
+			pfree(b);			/* suspended: wait for RESET */
+		else
+			dlist_push_tail(&g->barriers, &b->node);
+	}
+	else if (type == HS_MSG_RESET)
+	{
+		const HsMsgReset *r = data;
+		WorkerGraph *g = find_graph(r->graph_id, false);
+		HsMsgResetDone done;
+
+		if (g)
+			drop_graph(g);
+		done.type = HS_MSG_RESET_DONE;
+		done.graph_id = r->graph_id;
+		queue_up(&done, sizeof(done));
+	}
+	else
+		elog(ERROR, "unexpected message type %d on the hummock_stream control channel", type);
+}
+
+void
+HsComputeWorkerMain(Datum main_arg)
+{
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+
+	channel = HsChannelAttach(DatumGetUInt32(main_arg));
+	BackgroundWorkerInitializeConnectionByOid(channel->header->dboid, InvalidOid, 0);
+	pgstat_report_appname("hummock_stream compute worker");
+	WorkerContext = AllocSetContextCreate(TopMemoryContext, "hummock_stream worker",
+										  ALLOCSET_DEFAULT_SIZES);
+
+	for (;;)
+	{
+		void	   *data;
+		Size		len;
+		bool		detached;
+		TimestampTz wake = 0;
+		dlist_mutable_iter it;
+		long		timeout = -1;
+		int			events = WL_LATCH_SET | WL_EXIT_ON_PM_DEATH;
+
+		CHECK_FOR_INTERRUPTS();
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+
+		while (HsChannelReceive(channel, &data, &len, &detached))
+			handle_message(data, len);
+		if (detached)
+			proc_exit(0);		/* the manager is gone */
+
+		dlist_foreach_modify(it, &graphs)
+		{
+			WorkerGraph *g = dlist_container(WorkerGraph, node, it.cur);
+			TimestampTz w = advance_graph_guarded(g);
+
+			if (w != 0 && (wake == 0 || w < wake))
+				wake = w;
+		}
+		flush_outbox();
+
+		if (wake != 0)
+		{
+			timeout = Max(1, (long) TimestampDifferenceMilliseconds(GetCurrentTimestamp(), wake));
+			events |= WL_TIMEOUT;
+		}
+		else if (!dlist_is_empty(&outbox))
+		{
+			timeout = 10;		/* the ring was full: retry soon */
+			events |= WL_TIMEOUT;
+		}
+		(void) WaitLatch(MyLatch, events, timeout, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+}
