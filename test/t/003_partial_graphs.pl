@@ -1,0 +1,127 @@
+# Partial graphs: a slow or failing graph never holds another graph's
+# commits; a dead compute worker fails only the graphs it hosted; databases
+# are isolated; everything resumes after a crash.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(time sleep);
+
+my $node = PostgreSQL::Test::Cluster->new('pg');
+$node->init;
+$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'hummock_stream'
+hummock_stream.barrier_interval_ms = 100
+hummock_stream.compute_workers = 2
+hummock_stream.max_inflight_barriers = 8
+max_worker_processes = 32
+});
+$node->start;
+$node->safe_psql('postgres', 'CREATE DATABASE db1');
+$node->safe_psql('postgres', 'CREATE DATABASE db2');
+for my $db ('db1', 'db2')
+{
+	$node->safe_psql($db, 'CREATE EXTENSION hummock_stream');
+}
+
+sub graph
+{
+	my ($db, $g, $col) = @_;
+	return $node->safe_psql($db,
+		"SELECT coalesce((SELECT $col FROM hummock_stream.partial_graphs WHERE graph_id = $g), 0)");
+}
+
+# commits of graph $g per second over $secs seconds
+sub commit_rate
+{
+	my ($db, $g, $secs) = @_;
+	my $c0 = graph($db, $g, 'commits');
+	my $t0 = time;
+	sleep($secs);
+	my $c1 = graph($db, $g, 'commits');
+	return ($c1 - $c0) / (time - $t0);
+}
+
+# graph 1: a fast actor on each worker; graph 2: an actor that takes 1 s per barrier
+$node->safe_psql('db1', q{
+	INSERT INTO hummock_stream.test_actors (graph_id, kind, param)
+	VALUES (1, 'counter', 0), (1, 'counter', 0), (2, 'sleep', 1000)});
+ok( $node->poll_query_until('db1',
+		"SELECT count(*) = 2 FROM hummock_stream.partial_graphs WHERE state = 'running' AND commits > 0"),
+	'both graphs run and commit');
+
+my $baseline = commit_rate('db1', 1, 3);
+my $slow = commit_rate('db1', 2, 3);
+diag(sprintf("graph 1 (fast): %.1f commits/s; graph 2 (1 s/barrier): %.1f commits/s",
+		$baseline, $slow));
+cmp_ok($baseline, '>', 3 * $slow, 'the fast graph commits far more often than the slow one');
+cmp_ok($slow, '<', 2, 'the slow graph commits at its own pace');
+is($node->safe_psql('db1',
+		"SELECT inflight <= 8 FROM hummock_stream.partial_graphs WHERE graph_id = 2"),
+	't', 'the slow graph stays within the in-flight limit');
+
+# graph 3: an actor that fails at its 10th barrier, again and again
+$node->safe_psql('db1',
+	"INSERT INTO hummock_stream.test_actors (graph_id, kind, param) VALUES (3, 'error', 10)");
+ok($node->poll_query_until('db1',
+		"SELECT resets >= 2 FROM hummock_stream.partial_graphs WHERE graph_id = 3"),
+	'the failing graph is reset, resumes, and fails again');
+my $during_errors = commit_rate('db1', 1, 3);
+diag(sprintf("graph 1 while graph 3 fails every second: %.1f commits/s", $during_errors));
+cmp_ok($during_errors, '>', $baseline * 0.5, 'the failures do not slow down graph 1');
+is($node->safe_psql('db1', "SELECT resets FROM hummock_stream.partial_graphs WHERE graph_id = 1"),
+	'0', 'graph 1 was never reset');
+like($node->safe_psql('db1', "SELECT last_error FROM hummock_stream.partial_graphs WHERE graph_id = 3"),
+	qr/failed at barrier 10 as asked/, 'the failure is shown with its message');
+
+# no gaps in graph 1: its completed barriers chain prev -> curr
+is( $node->safe_psql('db1', q{
+	SELECT count(*) FROM (
+	  SELECT prev_epoch, lag(curr_epoch) OVER (ORDER BY curr_epoch) AS lc
+	    FROM hummock_stream.barriers WHERE graph_id = 1) b
+	 WHERE lc IS NOT NULL AND prev_epoch <> lc}),
+	'0', 'graph 1 completed every barrier in order, without gaps');
+
+# Stop the failing graph (a Stop mutation on the next barrier).
+$node->safe_psql('db1', "DELETE FROM hummock_stream.test_actors WHERE graph_id = 3");
+
+# A compute worker that exits (terminated): only graphs it hosted reset,
+# and it is replaced.
+my $w0 = $node->safe_psql('db1',
+	"SELECT pid FROM hummock_stream.workers WHERE role = 'compute worker' AND worker_index = 0");
+my $resets1 = graph('db1', 1, 'resets');
+my $committed1 = graph('db1', 1, 'committed_epoch');
+$node->safe_psql('postgres', "SELECT pg_terminate_backend($w0)");
+ok( $node->poll_query_until('db1',
+		"SELECT pid IS NOT NULL AND pid <> $w0 AND starts = 2 FROM hummock_stream.workers WHERE role = 'compute worker' AND worker_index = 0"),
+	'the terminated compute worker is replaced');
+ok($node->poll_query_until('db1',
+		"SELECT state = 'running' AND committed_epoch > $committed1 FROM hummock_stream.partial_graphs WHERE graph_id = 1"),
+	'graph 1 recovers and commits again');
+cmp_ok(graph('db1', 1, 'resets'), '>', $resets1, 'graph 1 (on that worker) was reset');
+cmp_ok(graph('db1', 1, 'committed_epoch'), '>=', $committed1, 'no committed epoch goes backwards');
+
+# Two databases: an error loop in db2 never delays db1.
+$node->safe_psql('db2', q{
+	INSERT INTO hummock_stream.test_actors (graph_id, kind, param)
+	VALUES (1, 'error', 2), (2, 'error', 3)});
+ok($node->poll_query_until('db2',
+		"SELECT sum(resets) >= 4 FROM hummock_stream.partial_graphs"),
+	'db2 is in an error loop');
+my $db1_rate = commit_rate('db1', 1, 3);
+diag(sprintf("db1 graph 1 while db2 loops on errors: %.1f commits/s", $db1_rate));
+cmp_ok($db1_rate, '>', $baseline * 0.5, 'db1 keeps its commit rate');
+
+# A crash of the whole server: everything comes back.
+my $before = graph('db1', 1, 'committed_epoch');
+$node->stop('immediate');
+$node->start;
+ok($node->poll_query_until('db1',
+		"SELECT count(*) = 2 FROM hummock_stream.partial_graphs WHERE state = 'running' AND commits > 0"),
+	'after an immediate stop and restart the graphs run again');
+cmp_ok(graph('db1', 1, 'committed_epoch'), '>', $before,
+	'epochs after the restart are greater than before');
+
+$node->stop;
+done_testing();
