@@ -256,3 +256,55 @@ LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION hummock_stream.gc() IS
   'Delete hummock objects that no version, reader or writer can reach; returns what was done';
 REVOKE ALL ON FUNCTION hummock_stream.gc() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------
+-- Driving the store directly (tests and operators; superuser only)
+-- ---------------------------------------------------------------------
+
+CREATE FUNCTION hummock_stream.test_write(table_id bigint, epoch bigint,
+                                          keys text[], vals text[],
+                                          change_log boolean DEFAULT false)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'hummock_stream_test_write'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE;
+COMMENT ON FUNCTION hummock_stream.test_write(bigint, bigint, text[], text[], boolean) IS
+  'Write keys (NULL value: delete) of a table at an epoch and commit the table at that epoch in this transaction; returns the version id';
+
+CREATE FUNCTION hummock_stream.test_scan(table_id bigint, epoch bigint DEFAULT NULL,
+                                         OUT key text, OUT value text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'hummock_stream_test_scan'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE;
+COMMENT ON FUNCTION hummock_stream.test_scan(bigint, bigint) IS
+  'Rows of a table at an epoch (default: its committed epoch), in key order';
+
+CREATE FUNCTION hummock_stream.test_get(table_id bigint, key text, epoch bigint DEFAULT NULL)
+RETURNS text
+AS 'MODULE_PATHNAME', 'hummock_stream_test_get'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE;
+COMMENT ON FUNCTION hummock_stream.test_get(bigint, text, bigint) IS
+  'Value of one key of a table at an epoch (default: its committed epoch), or NULL';
+
+CREATE FUNCTION hummock_stream.test_iter_log(table_id bigint, from_epoch bigint, to_epoch bigint,
+                                             OUT op text, OUT key text, OUT value text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'hummock_stream_test_iter_log'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION hummock_stream.test_iter_log(bigint, bigint, bigint) IS
+  'Net change of each key of a table over epochs (from_epoch, to_epoch], from its change log';
+
+CREATE FUNCTION hummock_stream.compact(force_l0 boolean DEFAULT false,
+                                       OUT compacted boolean, OUT input_level integer,
+                                       OUT output_level integer, OUT input_sstables integer,
+                                       OUT version_id bigint)
+RETURNS record
+AS 'MODULE_PATHNAME', 'hummock_stream_compact'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION hummock_stream.compact(boolean) IS
+  'Run one compaction task if one is due (force_l0: compact all of L0 now) and commit it';
+
+REVOKE ALL ON FUNCTION hummock_stream.test_write(bigint, bigint, text[], text[], boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION hummock_stream.test_scan(bigint, bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION hummock_stream.test_get(bigint, text, bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION hummock_stream.test_iter_log(bigint, bigint, bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION hummock_stream.compact(boolean) FROM PUBLIC;

@@ -70,6 +70,7 @@
 #include "hummock_stream/meta/barrier_msg.h"
 #include "hummock_stream/meta/channel.h"
 #include "hummock_stream/meta/db_state.h"
+#include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/meta/launcher.h"
 #include "hummock_stream/meta/partial_graph.h"
 #include "hummock_stream/stream/compute_worker.h"
@@ -704,6 +705,12 @@ HsBarrierManagerMain(Datum main_arg)
 
 	if (!extension_installed())
 		proc_exit(0);
+
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	HsHummockRemoveOldIncarnations();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
 
 	ManagerContext = AllocSetContextCreate(TopMemoryContext, "hummock_stream manager",
 										   ALLOCSET_DEFAULT_SIZES);

@@ -95,6 +95,8 @@ HsHummockCollectGarbage(HsGcResult *result)
 	HsStatus	st;
 	bool		isnull;
 	ListCell   *lc;
+	SPITupleTable *stale_rows;
+	uint64		nstale;
 
 	memset(result, 0, sizeof(*result));
 	SPI_connect();
@@ -124,12 +126,15 @@ HsHummockCollectGarbage(HsGcResult *result)
 	if (SPI_execute("SELECT object_id, stale_since FROM hummock_stream.stale_objects",
 					true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read hummock stale objects");
-	for (uint64 i = 0; i < SPI_processed; i++)
+	/* keep the result: the deletes below replace SPI_tuptable */
+	stale_rows = SPI_tuptable;
+	nstale = SPI_processed;
+	for (uint64 i = 0; i < nstale; i++)
 	{
-		uint64		id = (uint64) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
-															  SPI_tuptable->tupdesc, 1, &isnull));
-		uint64		since = (uint64) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
-																 SPI_tuptable->tupdesc, 2, &isnull));
+		uint64		id = (uint64) DatumGetInt64(SPI_getbinval(stale_rows->vals[i],
+															  stale_rows->tupdesc, 1, &isnull));
+		uint64		since = (uint64) DatumGetInt64(SPI_getbinval(stale_rows->vals[i],
+																 stale_rows->tupdesc, 2, &isnull));
 
 		if (since <= keep_since && !HsVersionReferencesObject(version, id))
 		{

@@ -35,12 +35,15 @@
  */
 #include "postgres.h"
 
+#include <dirent.h>
+
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/xact.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
+#include "commands/extension.h"
 #include "commands/sequence.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
@@ -49,23 +52,35 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "storage/fd.h"
 #include "utils/snapmgr.h"
 
 #include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/pg/env_pg.h"
+#include "hummock_stream/pg/guc.h"
 #include "hummock_stream/storage/coding.h"
 
 /* The cached version of MyDatabaseId, and the context that holds it. */
 static MemoryContext HummockVersionContext = NULL;
 static HsVersion *cached_version = NULL;
 
-/* A version committed by this transaction, installed at commit. */
-static HsVersion *pending_version = NULL;
+/*
+ * The newest version this transaction committed (0: none).  The cache holds
+ * it already, so the transaction reads its own commits; it is published
+ * when the transaction commits, and the cache is dropped if it aborts.
+ */
+static uint64 xact_last_version_id = 0;
 static bool xact_callback_registered = false;
 
-static HsObjectStore *object_store = NULL;
+static HsObjectStore *object_store = NULL;	/* reads: untracked files */
+static void check_incarnation(void);
+static HsObjectStore *write_store = NULL;	/* writes: files tracked */
+static HsSstCache *sst_cache = NULL;
+
+/* Open SST readers kept per process. */
+#define HS_SST_CACHE_CAPACITY 512
 
 HsEnv *
 HsHummockEnv(void)
@@ -219,9 +234,13 @@ HsHummockCurrentVersion(void)
 	HsDbState  *db = HsDbStateGet(MyDatabaseId, true);
 	uint64		published = pg_atomic_read_u64(&db->version_id);
 
+	check_incarnation();
 	refresh_cache(published);
-	/* after a restart the published id starts at 0: make it catch up */
-	if (cached_version->id > published)
+	/*
+	 * After a restart the published id starts at 0: make it catch up (but
+	 * never publish this transaction's own, uncommitted, versions).
+	 */
+	if (cached_version->id > published && xact_last_version_id == 0)
 		HsDbStatePublishVersion(db, cached_version->id);
 	return HsVersionRef(cached_version);
 }
@@ -231,6 +250,7 @@ HsHummockPinnedVersion(HsEpoch epoch)
 {
 	uint64		pinned = HsPinPublishedVersion(MyDatabaseId, epoch);
 
+	check_incarnation();
 	refresh_cache(pinned);
 	return HsVersionRef(cached_version);
 }
@@ -243,30 +263,24 @@ HsHummockPinnedVersion(HsEpoch epoch)
 static void
 hummock_xact_callback(XactEvent event, void *arg)
 {
-	if (pending_version == NULL)
+	if (xact_last_version_id == 0)
 		return;
 	if (event == XACT_EVENT_COMMIT)
 	{
 		HsDbState  *db = HsDbStateGet(MyDatabaseId, true);
-		uint64		id = pending_version->id;
 
-		if (cached_version == NULL || cached_version->id < id)
-		{
-			if (cached_version)
-				HsVersionUnref(cached_version);
-			cached_version = pending_version;
-		}
-		else
-			HsVersionUnref(pending_version);
-		pending_version = NULL;
-		HsDbStatePublishVersion(db, id);
+		HsDbStatePublishVersion(db, xact_last_version_id);
 		/* the objects this transaction wrote are referenced now */
 		HsPinClearInflightObjects();
+		xact_last_version_id = 0;
 	}
 	else if (event == XACT_EVENT_ABORT)
 	{
-		HsVersionUnref(pending_version);
-		pending_version = NULL;
+		/* the cache holds versions that never happened: drop it */
+		if (cached_version)
+			HsVersionUnref(cached_version);
+		cached_version = NULL;
+		xact_last_version_id = 0;
 	}
 }
 
@@ -321,15 +335,12 @@ HsHummockCommitDelta(HsVersionDelta *delta)
 	bytea	   *b;
 	int			rc;
 
-	if (pending_version != NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("a transaction can commit only one hummock version delta")));
 	if (!xact_callback_registered)
 	{
 		RegisterXactCallback(hummock_xact_callback, NULL);
 		xact_callback_registered = true;
 	}
+	check_incarnation();
 
 	SPI_connect();
 	rc = SPI_execute("SELECT version_id FROM hummock_stream.version_head FOR UPDATE",
@@ -355,17 +366,35 @@ HsHummockCommitDelta(HsVersionDelta *delta)
 
 	delta->prev_id = head;
 	delta->id = head + 1;
-	old = MemoryContextSwitchTo(version_context());
-	if (!HsVersionApplyDelta(HsHummockEnv(), cached_version, delta, &next, &st))
-	{
-		MemoryContextSwitchTo(old);
-		HsStatusReport(ERROR, &st);
-	}
-	MemoryContextSwitchTo(old);
-	pending_version = next;
 
+	/*
+	 * Encode the delta for the catalog, and apply a decoded copy: the
+	 * caller's delta (and the SST infos it references) live in the
+	 * caller's memory, while the cached version must own everything it
+	 * points to.  This also proves that what we store can be read back.
+	 */
 	HsBufInit(&buf, HsHummockEnv());
 	HsVersionDeltaEncode(delta, &buf);
+	old = MemoryContextSwitchTo(version_context());
+	{
+		HsVersionDelta *copy;
+
+		if (!HsVersionDeltaDecode(HsHummockEnv(), HsSliceMake(buf.data, buf.len),
+								  &copy, &st))
+		{
+			MemoryContextSwitchTo(old);
+			HsStatusReport(ERROR, &st);
+		}
+		if (!HsVersionApplyDelta(HsHummockEnv(), cached_version, copy, &next, &st))
+		{
+			HsVersionDeltaFree(copy);
+			MemoryContextSwitchTo(old);
+			HsStatusReport(ERROR, &st);
+		}
+		HsVersionDeltaFree(copy);
+	}
+	MemoryContextSwitchTo(old);
+
 	b = (bytea *) palloc(VARHDRSZ + buf.len);
 	SET_VARSIZE(b, VARHDRSZ + buf.len);
 	memcpy(VARDATA(b), buf.data, buf.len);
@@ -405,6 +434,11 @@ HsHummockCommitDelta(HsVersionDelta *delta)
 			elog(ERROR, "could not insert hummock version checkpoint");
 	}
 	SPI_finish();
+
+	/* from here on this transaction reads its own commit */
+	HsVersionUnref(cached_version);
+	cached_version = next;
+	xact_last_version_id = next->id;
 	return delta->id;
 }
 
@@ -413,9 +447,101 @@ HsHummockCommitDelta(HsVersionDelta *delta)
  * ---------------------------------------------------------------------
  */
 
+/*
+ * Objects live in $PGDATA/pg_hummock/<database oid>/<extension oid>/: the
+ * extension's OID names one incarnation of the store, so objects of a
+ * dropped and re-created extension (whose object id sequence starts over)
+ * never share a name, and no process keeps reading an old object through a
+ * cache.
+ */
+static Oid	cached_ext_oid = InvalidOid;
+
+void
+HsHummockObjectDir(Oid dboid, Oid extoid, char *dir, size_t len)
+{
+	snprintf(dir, len, "%s/%u/%u", HS_DATA_DIR, dboid, extoid);
+}
+
+static void
+object_dir(char *dir, size_t len)
+{
+	HsHummockObjectDir(MyDatabaseId, cached_ext_oid, dir, len);
+}
+
+/*
+ * Make sure the process's caches belong to the installed extension; drop
+ * them if the extension was re-created since they were filled.
+ */
+static void
+check_incarnation(void)
+{
+	Oid			ext = get_extension_oid(HS_EXTENSION_NAME, true);
+
+	if (!OidIsValid(ext))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("extension \"%s\" is not installed in this database",
+						HS_EXTENSION_NAME)));
+	if (ext == cached_ext_oid)
+		return;
+	if (cached_version)
+		HsVersionUnref(cached_version);
+	cached_version = NULL;
+	if (sst_cache)
+		HsSstCacheDestroy(sst_cache);
+	sst_cache = NULL;
+	if (object_store)
+		object_store->ops->close(object_store);
+	object_store = NULL;
+	if (write_store)
+		write_store->ops->close(write_store);
+	write_store = NULL;
+	cached_ext_oid = ext;
+}
+
+/*
+ * Remove the object directories of earlier incarnations of the extension
+ * in this database (left behind by a crash between DROP EXTENSION's commit
+ * and its cleanup).  Caller must be in a transaction.
+ */
+void
+HsHummockRemoveOldIncarnations(void)
+{
+	char		base[MAXPGPATH];
+	DIR		   *d;
+	struct dirent *de;
+	List	   *doomed = NIL;
+	ListCell   *lc;
+
+	check_incarnation();
+	snprintf(base, sizeof(base), "%s/%u", HS_DATA_DIR, MyDatabaseId);
+	d = AllocateDir(base);
+	if (d == NULL)
+		return;					/* nothing written yet */
+	while ((de = ReadDirExtended(d, base, LOG)) != NULL)
+	{
+		if (strspn(de->d_name, "0123456789") != strlen(de->d_name) ||
+			de->d_name[0] == '\0')
+			continue;
+		if (strtoul(de->d_name, NULL, 10) != cached_ext_oid)
+			doomed = lappend(doomed, psprintf("%s/%s", base, de->d_name));
+	}
+	FreeDir(d);
+	foreach(lc, doomed)
+	{
+		ereport(LOG,
+				(errmsg("removing objects of a dropped hummock_stream store in \"%s\"",
+						(char *) lfirst(lc))));
+		if (!rmtree((char *) lfirst(lc), true))
+			ereport(WARNING,
+					(errmsg("could not remove \"%s\"", (char *) lfirst(lc))));
+	}
+}
+
 HsObjectStore *
 HsHummockObjectStore(void)
 {
+	check_incarnation();
 	if (object_store == NULL)
 	{
 		char		dir[MAXPGPATH];
@@ -423,12 +549,66 @@ HsHummockObjectStore(void)
 		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
 		bool		ok;
 
-		snprintf(dir, sizeof(dir), "%s/%u", HS_DATA_DIR, MyDatabaseId);
+		object_dir(dir, sizeof(dir));
 		ok = HsObjectStoreOpen(HsEnvPgSession(), dir, &object_store, &st);
 		MemoryContextSwitchTo(old);
 		HS_CHECK(ok, &st);
 	}
 	return object_store;
+}
+
+HsObjectStore *
+HsHummockObjectStoreForWrite(void)
+{
+	check_incarnation();
+	if (write_store == NULL)
+	{
+		char		dir[MAXPGPATH];
+		HsStatus	st;
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+		bool		ok;
+
+		object_dir(dir, sizeof(dir));
+		ok = HsObjectStoreOpen(HsEnvPgTransient(), dir, &write_store, &st);
+		MemoryContextSwitchTo(old);
+		HS_CHECK(ok, &st);
+	}
+	return write_store;
+}
+
+HsSstCache *
+HsHummockSstCache(void)
+{
+	if (sst_cache == NULL)
+	{
+		MemoryContext cxt = AllocSetContextCreate(TopMemoryContext,
+												  "hummock sst cache",
+												  ALLOCSET_DEFAULT_SIZES);
+
+		sst_cache = HsSstCacheCreate(HsEnvPgForContext(cxt), HsHummockObjectStore(),
+									 HS_SST_CACHE_CAPACITY, NULL);
+	}
+	return sst_cache;
+}
+
+static bool
+alloc_object_id(void *arg, uint64_t *object_id, HsStatus *st)
+{
+	*object_id = HsHummockAllocObjectId();
+	return true;
+}
+
+void
+HsHummockWriteContext(HsSstWriteContext *ctx)
+{
+	HsSstWriteContextInit(ctx);
+	ctx->store = HsHummockObjectStoreForWrite();
+	ctx->alloc_id = alloc_object_id;
+	ctx->alloc_arg = NULL;
+	ctx->sst.block_size = (uint32) hs_sst_block_size_kb * 1024;
+	ctx->sst.compression = (HsCompression) hs_sst_compression;
+	ctx->sst.zstd_level = hs_sst_zstd_level;
+	ctx->sst.bloom_bits_per_key = (uint32) hs_sst_bloom_bits_per_key;
 }
 
 uint64

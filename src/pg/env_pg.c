@@ -55,6 +55,7 @@ struct HsFile
 typedef struct EnvPgPrivate
 {
 	bool		track;			/* remember files with the resource owner */
+	MemoryContext cxt;			/* allocate here; NULL: CurrentMemoryContext */
 } EnvPgPrivate;
 
 static dlist_head tracked_files = DLIST_STATIC_INIT(tracked_files);
@@ -68,6 +69,11 @@ static bool release_callback_registered = false;
 static void *
 env_alloc(HsEnv *env, size_t size)
 {
+	EnvPgPrivate *priv = (EnvPgPrivate *) env->private_data;
+
+	if (priv->cxt)
+		return MemoryContextAllocExtended(priv->cxt, size == 0 ? 1 : size,
+										  MCXT_ALLOC_HUGE);
 	return palloc_extended(size == 0 ? 1 : size, MCXT_ALLOC_HUGE);
 }
 
@@ -146,7 +152,8 @@ static HsFile *
 new_file(HsEnv *env, File vfd, const char *path, bool writable)
 {
 	EnvPgPrivate *priv = (EnvPgPrivate *) env->private_data;
-	MemoryContext mcxt = priv->track ? TopMemoryContext : CurrentMemoryContext;
+	MemoryContext mcxt = priv->track ? TopMemoryContext :
+		(priv->cxt ? priv->cxt : CurrentMemoryContext);
 	HsFile	   *file = MemoryContextAllocZero(mcxt, sizeof(HsFile));
 
 	file->vfd = vfd;
@@ -374,8 +381,8 @@ env_sync_dir(HsEnv *env, const char *dir, HsStatus *st)
  * ---------------------------------------------------------------------
  */
 
-static EnvPgPrivate transient_priv = {true};
-static EnvPgPrivate session_priv = {false};
+static EnvPgPrivate transient_priv = {true, NULL};
+static EnvPgPrivate session_priv = {false, NULL};
 
 #define ENV_PG_INIT(priv) { \
 	.alloc = env_alloc, .realloc = env_realloc, .free = env_free, \
@@ -400,6 +407,19 @@ HsEnv *
 HsEnvPgSession(void)
 {
 	return &session_env;
+}
+
+HsEnv *
+HsEnvPgForContext(MemoryContext cxt)
+{
+	HsEnv	   *env = MemoryContextAlloc(cxt, sizeof(HsEnv));
+	EnvPgPrivate *priv = MemoryContextAlloc(cxt, sizeof(EnvPgPrivate));
+
+	*env = session_env;
+	priv->track = false;
+	priv->cxt = cxt;
+	env->private_data = priv;
+	return env;
 }
 
 /* ---------------------------------------------------------------------

@@ -124,5 +124,14 @@ HsGucDefine(void)
 							0,
 							NULL, NULL, NULL);
 
+	DefineCustomIntVariable("hummock_stream.time_travel_retention",
+							"How far back in time every table stays readable (time travel).",
+							"Compaction keeps every version of a key newer than this, and the newest one older.",
+							&hs_time_travel_retention_ms,
+							600000, 0, INT_MAX,
+							PGC_SIGHUP,
+							GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
 	MarkGUCPrefixReserved(HS_EXTENSION_NAME);
 }

@@ -7,10 +7,13 @@
  *	  launcher to start the database's barrier manager (starting it earlier
  *	  would let it look for an extension that is not committed yet).
  *	- DROP EXTENSION hummock_stream: when the transaction commits, wake the
- *	  manager, which finds the extension gone and exits for good.
+ *	  manager, which finds the extension gone and exits for good, and remove
+ *	  the store's directory (pg_hummock/<db>/<extension oid>): no catalog
+ *	  refers to those objects any more.
  *	- DROP DATABASE: stop the database's manager first (a background worker
  *	  connected to the database would make the drop fail); if the drop
- *	  fails, the manager is started again.
+ *	  fails, the manager is started again; if it succeeds, the database's
+ *	  object directory (pg_hummock/<db>) is removed.
  *
  * src/pg/utility_hook.c
  *
@@ -18,7 +21,10 @@
  */
 #include "postgres.h"
 
+#include <sys/stat.h>
+
 #include "access/xact.h"
+#include "commands/extension.h"
 #include "commands/dbcommands.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
@@ -26,6 +32,7 @@
 
 #include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/meta/db_state.h"
+#include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/pg/utility_hook.h"
 
 static ProcessUtility_hook_type prev_utility_hook = NULL;
@@ -33,6 +40,7 @@ static ProcessUtility_hook_type prev_utility_hook = NULL;
 /* What to do for this database when the current transaction commits. */
 static bool start_on_commit = false;
 static bool wake_on_commit = false;
+static Oid	remove_store_on_commit = InvalidOid;	/* extension oid */
 static bool xact_callback_registered = false;
 
 static void
@@ -44,11 +52,22 @@ utility_xact_callback(XactEvent event, void *arg)
 			HsDbStateRequestStart(MyDatabaseId);
 		if (wake_on_commit)
 			HsDbStateWakeManager(MyDatabaseId);
+		if (OidIsValid(remove_store_on_commit))
+		{
+			char		dir[MAXPGPATH];
+			struct stat sb;
+
+			HsHummockObjectDir(MyDatabaseId, remove_store_on_commit, dir, sizeof(dir));
+			if (stat(dir, &sb) == 0 && !rmtree(dir, true))
+				ereport(WARNING,
+						(errmsg("could not remove hummock_stream objects in \"%s\"", dir)));
+		}
 	}
 	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT)
 	{
 		start_on_commit = false;
 		wake_on_commit = false;
+		remove_store_on_commit = InvalidOid;
 	}
 }
 
@@ -92,7 +111,10 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 		strcmp(((CreateExtensionStmt *) parsetree)->extname, HS_EXTENSION_NAME) == 0)
 		remember_for_commit(true, false);
 	else if (IsA(parsetree, DropStmt) && drops_our_extension((DropStmt *) parsetree))
+	{
 		remember_for_commit(false, true);
+		remove_store_on_commit = get_extension_oid(HS_EXTENSION_NAME, true);
+	}
 	else if (IsA(parsetree, DropdbStmt))
 	{
 		dropped_db = get_database_oid(((DropdbStmt *) parsetree)->dbname, true);
@@ -118,6 +140,17 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+
+	if (OidIsValid(dropped_db))
+	{
+		char		dir[MAXPGPATH];
+		struct stat sb;
+
+		snprintf(dir, sizeof(dir), "%s/%u", HS_DATA_DIR, dropped_db);
+		if (stat(dir, &sb) == 0 && !rmtree(dir, true))
+			ereport(WARNING,
+					(errmsg("could not remove hummock_stream objects in \"%s\"", dir)));
+	}
 }
 
 void

@@ -112,6 +112,29 @@ HsCompactionPick(const HsVersion *v, const HsCompactionConfig *cfg)
 
 	if (v->n_sub_levels > 0 && v->n_sub_levels >= cfg->l0_trigger)
 		return HsCompactionPickL0(v);
+	/* push keys of dropped tables down and out */
+	if (v->n_dropped > 0)
+	{
+		for (level = 1; level < HS_MAX_LEVEL; level++)
+		{
+			const HsLevel *lv = &v->levels[level - 1];
+			int			i;
+			int			k;
+
+			for (i = 0; i < lv->n_ssts; i++)
+				for (k = 0; k < v->n_dropped; k++)
+					if (HsSstInfoHasTable(lv->ssts[i], v->dropped[k]))
+					{
+						HsCompactionTask *t = task_new(v, level);
+
+						task_add(t->env, &t->upper, &t->n_upper, lv->ssts[i]);
+						add_overlapping(t, v, level + 1,
+										HsFullKeyTableKey(HsSstInfoSmallest(lv->ssts[i])),
+										HsFullKeyTableKey(HsSstInfoLargest(lv->ssts[i])));
+						return t;
+					}
+		}
+	}
 	for (level = 1; level < HS_MAX_LEVEL; level++)
 	{
 		const HsLevel *lv = &v->levels[level - 1];

@@ -667,3 +667,97 @@ HsSharedBufferSpillCount(const HsSharedBuffer *b)
 {
 	return b->spills;
 }
+
+bool
+HsVersionDeltaAddSyncResults(HsVersionDelta *d, HsSyncResult *const *results,
+							 int n_results, HsEpoch epoch,
+							 const HsTableId *log_tables, int n_log_tables,
+							 const HsEpoch *log_epochs, int n_log_epochs,
+							 HsStatus *st)
+{
+	HsEnv	   *env = d->env;
+	int			i;
+	int			j;
+	int			k;
+
+	for (i = 0; i < n_results; i++)
+	{
+		HsVersionDeltaAddL0Ssts(d, results[i]->ssts, results[i]->n_ssts);
+		for (j = 0; j < results[i]->n_tables; j++)
+		{
+			HsTableId	t = results[i]->tables[j].table_id;
+			bool		seen = false;
+
+			for (k = 0; k < d->n_commits; k++)
+				if (d->commits[k].table_id == t)
+					seen = true;
+			if (!seen)
+				HsVersionDeltaAddCommit(d, t, epoch);
+		}
+	}
+	for (i = 0; i < n_log_tables; i++)
+	{
+		HsTableId	t = log_tables[i];
+		HsSstInfo **news = NULL;
+		HsSstInfo **olds = NULL;
+		int			n_new = 0;
+		int			n_old = 0;
+		HsEpoch    *epochs = NULL;
+		int			n_epochs = 0;
+		bool		ok;
+
+		for (j = 0; j < n_results; j++)
+		{
+			const HsSyncTable *r = HsSyncResultTable(results[j], t);
+
+			if (r == NULL || r->n_epochs == 0)
+				continue;
+			if (!r->log_enabled)
+			{
+				HsSstInfoArrayFree(env, news, n_new);
+				HsSstInfoArrayFree(env, olds, n_old);
+				if (epochs)
+					HsFree(env, epochs);
+				HsStatusSet(st, HS_INVALID_ARGUMENT,
+							"table %u has a change log but its sync wrote no old values",
+							t);
+				return HsStatusDetail(st, "Create the memtables of a logged table with log_old_values set.");
+			}
+			append_ssts(env, &news, &n_new, r->new_ssts, r->n_new);
+			append_ssts(env, &olds, &n_old, r->old_ssts, r->n_old);
+			epochs = HsRealloc(env, epochs,
+							   sizeof(HsEpoch) * (n_epochs + r->n_epochs));
+			memcpy(epochs + n_epochs, r->epochs, sizeof(HsEpoch) * r->n_epochs);
+			n_epochs += r->n_epochs;
+		}
+		if (log_epochs == NULL)
+		{
+			/* the union of what the results synced, ascending */
+			int			m = 0;
+
+			if (n_epochs > 0)
+				qsort(epochs, n_epochs, sizeof(HsEpoch), epoch_cmp);
+			for (j = 0; j < n_epochs; j++)
+				if (m == 0 || epochs[m - 1] != epochs[j])
+					epochs[m++] = epochs[j];
+			if (m == 0 || epochs[m - 1] != epoch)
+			{
+				/* nothing sealed at the checkpoint epoch: still log it */
+				epochs = HsRealloc(env, epochs, sizeof(HsEpoch) * (m + 1));
+				epochs[m++] = epoch;
+			}
+			ok = HsVersionDeltaAddChangeLog(d, t, epochs, m, news, n_new,
+											olds, n_old, st);
+		}
+		else
+			ok = HsVersionDeltaAddChangeLog(d, t, log_epochs, n_log_epochs,
+											news, n_new, olds, n_old, st);
+		if (epochs)
+			HsFree(env, epochs);
+		HsSstInfoArrayFree(env, news, n_new);
+		HsSstInfoArrayFree(env, olds, n_old);
+		if (!ok)
+			return false;
+	}
+	return true;
+}

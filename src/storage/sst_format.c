@@ -164,46 +164,18 @@ SstBlockTrailerEncode(uint8_t out[HS_BLOCK_TRAILER_SIZE], HsCompression kind,
 }
 
 bool
-SstReadBlock(HsEnv *env, HsFile *file, const char *path, SstBlockHandle h,
-			 bool verify_checksum, HsDecompressor *dec, HsBuf *stored_buf,
-			 HsBuf *raw_buf, HsSlice *contents, SstBlockInfo *info,
-			 HsStatus *st)
+SstDecodeBlock(const char *path, SstBlockHandle h, const uint8_t *bytes,
+			   bool verify_checksum, HsDecompressor *dec, HsBuf *raw_buf,
+			   HsSlice *contents, SstBlockInfo *info, HsStatus *st)
 {
 	char		expected[96];
 	char		actual[96];
-	size_t		n;
-	size_t		nread;
-	const uint8_t *trailer;
-	HsSlice		stored;
-	uint8_t		kind;
-	uint32_t	raw_len;
-	uint32_t	crc;
+	HsSlice		stored = HsSliceMake(bytes, (size_t) h.size);
+	const uint8_t *trailer = bytes + h.size;
+	uint8_t		kind = trailer[0];
+	uint32_t	raw_len = HsGetLE32(trailer + 1);
+	uint32_t	crc = HsGetLE32(trailer + 5);
 
-	/* callers checked the handle against the file; guard size_t anyway */
-	if (h.size > (uint64_t) SIZE_MAX - HS_BLOCK_TRAILER_SIZE)
-	{
-		snprintf(actual, sizeof(actual), "%" PRIu64 " bytes", h.size);
-		return HsStatusCorruption(st, path, h.offset, "block too large",
-								  "a block that fits in memory", actual);
-	}
-	n = (size_t) h.size + HS_BLOCK_TRAILER_SIZE;
-	HsBufReset(stored_buf);
-	HsBufReserve(stored_buf, n);
-	if (!env->read_at(env, file, h.offset, stored_buf->data, n, &nread, st))
-		return false;
-	if (nread != n)
-	{
-		snprintf(expected, sizeof(expected), "%zu bytes", n);
-		snprintf(actual, sizeof(actual), "%zu bytes before end of file", nread);
-		return HsStatusCorruption(st, path, h.offset, "truncated block read",
-								  expected, actual);
-	}
-	stored_buf->len = n;
-	stored = HsSliceMake(stored_buf->data, (size_t) h.size);
-	trailer = stored_buf->data + h.size;
-	kind = trailer[0];
-	raw_len = HsGetLE32(trailer + 1);
-	crc = HsGetLE32(trailer + 5);
 	if (info)
 	{
 		info->kind = (HsCompression) kind;
@@ -274,6 +246,41 @@ SstReadBlock(HsEnv *env, HsFile *file, const char *path, SstBlockHandle h,
 	raw_buf->len = raw_len;
 	*contents = HsSliceMake(raw_buf->data, raw_len);
 	return true;
+}
+
+bool
+SstReadBlock(HsEnv *env, HsFile *file, const char *path, SstBlockHandle h,
+			 bool verify_checksum, HsDecompressor *dec, HsBuf *stored_buf,
+			 HsBuf *raw_buf, HsSlice *contents, SstBlockInfo *info,
+			 HsStatus *st)
+{
+	char		expected[96];
+	char		actual[96];
+	size_t		n;
+	size_t		nread;
+
+	/* callers checked the handle against the file; guard size_t anyway */
+	if (h.size > (uint64_t) SIZE_MAX - HS_BLOCK_TRAILER_SIZE)
+	{
+		snprintf(actual, sizeof(actual), "%" PRIu64 " bytes", h.size);
+		return HsStatusCorruption(st, path, h.offset, "block too large",
+								  "a block that fits in memory", actual);
+	}
+	n = (size_t) h.size + HS_BLOCK_TRAILER_SIZE;
+	HsBufReset(stored_buf);
+	HsBufReserve(stored_buf, n);
+	if (!env->read_at(env, file, h.offset, stored_buf->data, n, &nread, st))
+		return false;
+	if (nread != n)
+	{
+		snprintf(expected, sizeof(expected), "%zu bytes", n);
+		snprintf(actual, sizeof(actual), "%zu bytes before end of file", nread);
+		return HsStatusCorruption(st, path, h.offset, "truncated block read",
+								  expected, actual);
+	}
+	stored_buf->len = n;
+	return SstDecodeBlock(path, h, stored_buf->data, verify_checksum, dec,
+						  raw_buf, contents, info, st);
 }
 
 /* ----------------------------------------------------------------

@@ -30,11 +30,32 @@
 
 typedef struct SstIndexEntry
 {
+	uint64_t	prefix;			/* see key_prefix() */
 	const uint8_t *key;			/* last full key of the block */
 	size_t		key_len;
 	uint64_t	offset;
 	uint64_t	size;
 } SstIndexEntry;
+
+/*
+ * The first 8 bytes of a full key's table key, big-endian, zero-padded if
+ * the table key is shorter.  Different prefixes order two full keys the
+ * same way HsFullKeyCompare does (a padded shorter table key that agrees
+ * on its real bytes is a prefix of the other, which sorts first), so the
+ * index search compares integers and only looks at the keys on a tie.
+ */
+static inline uint64_t
+key_prefix(HsSlice full_key)
+{
+	size_t		n = full_key.len - HS_EPOCH_LEN;
+	uint8_t		buf[8];
+
+	if (n >= 8)
+		return HsGetBE64(full_key.data);
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, full_key.data, n);
+	return HsGetBE64(buf);
+}
 
 struct SstReader
 {
@@ -188,6 +209,7 @@ load_index(SstReader *r, HsStatus *st)
 		e = &r->index[n];
 		e->key = q;
 		e->key_len = non_shared;
+		e->prefix = key_prefix(HsSliceMake(q, non_shared));
 		e->offset = h.offset;
 		e->size = h.size;
 		if (n > 0 &&
@@ -459,13 +481,20 @@ index_lower_bound(const SstReader *r, HsSlice target)
 {
 	uint32_t	lo = 0;
 	uint32_t	hi = r->num_blocks;
+	uint64_t	tp = key_prefix(target);
 
 	while (lo < hi)
 	{
 		uint32_t	mid = lo + (hi - lo) / 2;
 		const SstIndexEntry *e = &r->index[mid];
+		bool		less;
 
-		if (HsFullKeyCompare(HsSliceMake(e->key, e->key_len), target) < 0)
+		if (e->prefix != tp)
+			less = e->prefix < tp;
+		else
+			less = HsFullKeyCompare(HsSliceMake(e->key, e->key_len),
+									target) < 0;
+		if (less)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -609,6 +638,15 @@ done:
  * ----------------------------------------------------------------
  */
 
+/*
+ * Readahead of sequential scans: once the iterator moves from a block to
+ * the next, it reads a window of several blocks with one pread, starting
+ * at SST_READAHEAD_MIN bytes and doubling up to SST_READAHEAD_MAX, and
+ * serves the following blocks from it.  Seeks read single blocks.
+ */
+#define SST_READAHEAD_MIN	(32 * 1024)
+#define SST_READAHEAD_MAX	(256 * 1024)
+
 typedef struct SstIterator
 {
 	HsIterator	base;
@@ -616,9 +654,12 @@ typedef struct SstIterator
 	uint32_t	block;			/* loaded block, or num_blocks */
 	Block		blk;
 	BlockIter	bi;
-	HsBuf		stored;
-	HsBuf		raw;
+	HsBuf		stored;			/* a single block read by a seek */
+	HsBuf		raw;			/* decompressed contents */
 	HsBlockCacheEntry *pin;		/* cache entry holding the block */
+	HsBuf		ra;				/* readahead window */
+	uint64_t	ra_offset;		/* file offset of ra.data[0] */
+	size_t		ra_next;		/* size of the next window */
 } SstIterator;
 
 static void
@@ -631,12 +672,66 @@ sstit_unpin(SstIterator *it)
 	}
 }
 
-/* Load block i; false (iterator invalid) past the end or on error. */
+/*
+ * The contents of block i read through the readahead window (refilled
+ * from the block's offset if it does not hold the whole block).
+ */
 static bool
-sstit_load(SstIterator *it, uint32_t i)
+sstit_readahead_block(SstIterator *it, uint32_t i, HsSlice *contents)
+{
+	SstReader  *r = it->r;
+	HsStatus   *st = &it->base.status;
+	SstBlockHandle h;
+	uint64_t	end;
+
+	h.offset = r->index[i].offset;
+	h.size = r->index[i].size;
+	end = SstBlockHandleEnd(h);	/* <= data_end, checked at open */
+	if (h.offset < it->ra_offset || end > it->ra_offset + it->ra.len)
+	{
+		size_t		want = it->ra_next;
+		size_t		nread;
+
+		if (want < end - h.offset)
+			want = (size_t) (end - h.offset);
+		if (want > r->data_end - h.offset)
+			want = (size_t) (r->data_end - h.offset);
+		HsBufReset(&it->ra);
+		HsBufReserve(&it->ra, want);
+		if (!r->env->read_at(r->env, r->file, h.offset, it->ra.data, want,
+							 &nread, st))
+			return false;
+		if (nread != want)
+		{
+			char		expected[64];
+			char		actual[64];
+
+			snprintf(expected, sizeof(expected), "%zu bytes", want);
+			snprintf(actual, sizeof(actual), "%zu bytes before end of file",
+					 nread);
+			return HsStatusCorruption(st, r->path, h.offset,
+									  "truncated block read", expected, actual);
+		}
+		it->ra.len = want;
+		it->ra_offset = h.offset;
+		if (it->ra_next < SST_READAHEAD_MAX)
+			it->ra_next *= 2;
+	}
+	return SstDecodeBlock(r->path, h, it->ra.data + (h.offset - it->ra_offset),
+						  r->opts.verify_checksums, &r->dec, &it->raw,
+						  contents, NULL, st);
+}
+
+/*
+ * Load block i; false (iterator invalid) past the end or on error.
+ * sequential: the scan moved here from block i - 1 (use readahead).
+ */
+static bool
+sstit_load(SstIterator *it, uint32_t i, bool sequential)
 {
 	SstReader  *r = it->r;
 	HsSlice		contents;
+	bool		ok;
 
 	sstit_unpin(it);
 	it->bi.valid = false;
@@ -646,8 +741,21 @@ sstit_load(SstIterator *it, uint32_t i)
 		it->block = r->num_blocks;
 		return false;
 	}
-	if (!reader_block(r, i, &it->stored, &it->raw, false, &it->pin,
-					  &contents, &it->base.status) ||
+	if (!sequential)
+		it->ra_next = SST_READAHEAD_MIN;
+	if (r->opts.block_cache &&
+		(it->pin = HsBlockCacheLookup(r->opts.block_cache, r->cache_id,
+									  r->index[i].offset)) != NULL)
+	{
+		contents = HsBlockCacheValue(it->pin);
+		ok = true;
+	}
+	else if (sequential)
+		ok = sstit_readahead_block(it, i, &contents);
+	else
+		ok = reader_block(r, i, &it->stored, &it->raw, false, &it->pin,
+						  &contents, &it->base.status);
+	if (!ok ||
 		!BlockParse(&it->blk, contents, r->path, r->index[i].offset,
 					&it->base.status))
 	{
@@ -664,7 +772,7 @@ sstit_skip_exhausted(SstIterator *it)
 {
 	while (!it->bi.valid && it->base.status.code == HS_OK)
 	{
-		if (!sstit_load(it, it->block + 1))
+		if (!sstit_load(it, it->block + 1, true))
 			return;
 		BlockIterSeekToFirst(&it->bi);
 	}
@@ -685,7 +793,7 @@ sstit_seek_to_first(HsIterator *base)
 
 	if (base->status.code != HS_OK)
 		return;
-	if (!sstit_load(it, 0))
+	if (!sstit_load(it, 0, false))
 		return;
 	BlockIterSeekToFirst(&it->bi);
 	sstit_skip_exhausted(it);
@@ -705,7 +813,7 @@ sstit_seek(HsIterator *base, HsSlice target)
 		it->bi.valid = false;
 		return;
 	}
-	if (!sstit_load(it, index_lower_bound(it->r, target)))
+	if (!sstit_load(it, index_lower_bound(it->r, target), false))
 		return;
 	BlockIterSeek(&it->bi, target);
 	sstit_skip_exhausted(it);
@@ -742,6 +850,7 @@ sstit_destroy(HsIterator *base)
 	BlockIterDestroy(&it->bi);
 	HsBufFree(&it->stored);
 	HsBufFree(&it->raw);
+	HsBufFree(&it->ra);
 	HsFree(base->env, it);
 }
 
@@ -768,5 +877,7 @@ SstReaderNewIterator(SstReader *r)
 	BlockIterInit(&it->bi, r->env, &it->base.status);
 	HsBufInit(&it->stored, r->env);
 	HsBufInit(&it->raw, r->env);
+	HsBufInit(&it->ra, r->env);
+	it->ra_next = SST_READAHEAD_MIN;
 	return &it->base;
 }

@@ -11,6 +11,8 @@
 #define HS_META_HUMMOCK_MANAGER_H
 
 #include "hummock_stream/storage/object_store.h"
+#include "hummock_stream/storage/sst_cache.h"
+#include "hummock_stream/storage/sst_writer.h"
 #include "hummock_stream/storage/version.h"
 #include "hummock_stream/storage/version_delta.h"
 
@@ -39,8 +41,26 @@ extern HsVersion *HsHummockPinnedVersion(HsEpoch epoch);
  */
 extern uint64 HsHummockCommitDelta(HsVersionDelta *delta);
 
-/* The object store of this database ($PGDATA/pg_hummock/<db oid>/). */
+/*
+ * The object store of this database ($PGDATA/pg_hummock/<db oid>/), for
+ * reads (files stay open in the SST cache) and for writes (files belong to
+ * the current resource owner: an ERROR closes and removes a half-written
+ * object).
+ */
 extern HsObjectStore *HsHummockObjectStore(void);
+extern HsObjectStore *HsHummockObjectStoreForWrite(void);
+
+/* The object directory of one incarnation of the extension. */
+extern void HsHummockObjectDir(Oid dboid, Oid extoid, char *dir, size_t len);
+
+/* Remove object directories of dropped incarnations (manager start). */
+extern void HsHummockRemoveOldIncarnations(void);
+
+/* This process's cache of open SST readers. */
+extern HsSstCache *HsHummockSstCache(void);
+
+/* How to write SSTs now: store, id allocator, hummock_stream.sst_* settings. */
+extern void HsHummockWriteContext(HsSstWriteContext *ctx);
 
 /*
  * A fresh object id.  It is also recorded as in flight for this process

@@ -10,6 +10,8 @@
 #ifndef HS_PG_ENV_PG_H
 #define HS_PG_ENV_PG_H
 
+#include "utils/palloc.h"
+
 #include "hummock_stream/storage/env.h"
 #include "hummock_stream/storage/status.h"
 
@@ -28,6 +30,12 @@ extern HsEnv *HsEnvPgTransient(void);
  * kernel descriptors.  Memory comes from CurrentMemoryContext.
  */
 extern HsEnv *HsEnvPgSession(void);
+
+/*
+ * Env for objects that live in one memory context whatever is current
+ * (caches): files are not tracked, memory comes from cxt.
+ */
+extern HsEnv *HsEnvPgForContext(MemoryContext cxt);
 
 /*
  * Raise (or log, for elevel < ERROR) a failed status with the SQLSTATE its

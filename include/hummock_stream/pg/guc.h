@@ -16,6 +16,9 @@ extern int	hs_sst_compression;		/* an HsCompressionKind value */
 extern int	hs_sst_zstd_level;
 extern int	hs_sst_bloom_bits_per_key;
 
+/* versions */
+extern int	hs_time_travel_retention_ms;
+
 extern void HsGucDefine(void);
 
 #endif							/* HS_PG_GUC_H */

@@ -292,7 +292,7 @@ static inline void
 HsCursorInit(HsCursor *c, HsSlice s)
 {
 	c->p = s.data;
-	c->end = s.data + s.len;
+	c->end = s.len ? s.data + s.len : s.data;	/* s.data may be NULL */
 	c->ok = true;
 }
 

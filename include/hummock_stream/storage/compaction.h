@@ -6,6 +6,9 @@
  * Pick (HsCompactionPick):
  *	- L0 -> L1 when L0 has at least l0_trigger sub-levels: every SST of L0
  *	  plus the L1 SSTs that overlap their combined key range;
+ *	- otherwise, while the version lists dropped tables, Ln -> Ln+1 for the
+ *	  first SST of L1..L<max-1> that holds keys of one (plus the overlapping
+ *	  SSTs of Ln+1), so that their keys are eventually compacted away;
  *	- otherwise Ln -> Ln+1 (n >= 1) for the first level whose size exceeds
  *	  its target (level_base_size * level_multiplier^(n-1)): its first SST
  *	  plus the overlapping SSTs of Ln+1.

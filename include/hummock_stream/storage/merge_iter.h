@@ -19,6 +19,11 @@
  * (destroying the merge destroys them), but not of the children array,
  * which it copies.  With n == 1 it returns children[0] itself.
  *
+ * Seek targets: the target must not point into memory the merge or its
+ * children own (such as a key the merge returned), because each child's
+ * seek may overwrite its key buffer before the next child reads the
+ * target; copy such a key first.
+ *
  * Errors: when a child becomes invalid with a non-OK status, the merge
  * copies that status into its own and becomes invalid; errors are sticky
  * (later seeks do nothing).

@@ -46,6 +46,7 @@
 #include "hummock_stream/storage/memtable.h"
 #include "hummock_stream/storage/sst_cache.h"
 #include "hummock_stream/storage/sst_writer.h"
+#include "hummock_stream/storage/version_delta.h"
 
 typedef struct HsSharedBuffer HsSharedBuffer;
 
@@ -80,6 +81,25 @@ extern void HsSyncResultFree(HsSyncResult *r);
 /* The sync result of table_id, or NULL. */
 extern const HsSyncTable *HsSyncResultTable(const HsSyncResult *r,
 											HsTableId table_id);
+
+/*
+ * Fill a COMMIT delta from the syncs of one checkpoint (one result per
+ * compute worker): every new-value SST goes into the new L0 sub-level,
+ * every table of the results is committed at epoch, and each table of
+ * log_tables gets one change-log entry with log_epochs (the checkpoint's
+ * non-checkpoint epochs, ascending, then epoch; NULL: the epochs the
+ * results synced for that table) and its new- and old-value SSTs from all
+ * results.  A logged table whose sync wrote no old values is
+ * HS_INVALID_ARGUMENT (its memtables were not created with
+ * log_old_values).
+ */
+extern bool HsVersionDeltaAddSyncResults(HsVersionDelta *d,
+										 HsSyncResult *const *results,
+										 int n_results, HsEpoch epoch,
+										 const HsTableId *log_tables,
+										 int n_log_tables,
+										 const HsEpoch *log_epochs,
+										 int n_log_epochs, HsStatus *st);
 
 /* memory_limit: bytes of sealed memtables before MaybeSpill spills. */
 extern HsSharedBuffer *HsSharedBufferCreate(HsEnv *env, size_t memory_limit);

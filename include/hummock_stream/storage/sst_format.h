@@ -197,6 +197,18 @@ typedef struct SstBlockInfo
 } SstBlockInfo;
 
 /*
+ * Check and decode a block whose stored bytes and trailer (h.size + 9
+ * bytes) are at `bytes`: verify the CRC (unless verify_checksum is false),
+ * check the trailer and decompress into *raw_buf if needed.  *contents
+ * points into bytes (uncompressed blocks) or raw_buf.  info may be NULL.
+ */
+extern bool SstDecodeBlock(const char *path, SstBlockHandle h,
+						   const uint8_t *bytes, bool verify_checksum,
+						   HsDecompressor *dec, HsBuf *raw_buf,
+						   HsSlice *contents, SstBlockInfo *info,
+						   HsStatus *st);
+
+/*
  * Read the block at h: pread stored bytes and trailer into *stored_buf,
  * verify the CRC (unless verify_checksum is false), check the trailer and
  * decompress into *raw_buf if needed.  *contents points into one of the
