@@ -69,8 +69,11 @@
 #include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/meta/barrier_msg.h"
 #include "hummock_stream/meta/channel.h"
+#include "hummock_stream/meta/compactor.h"
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/hummock_manager.h"
+#include "hummock_stream/pg/env_pg.h"
+#include "hummock_stream/storage/coding.h"
 #include "hummock_stream/meta/launcher.h"
 #include "hummock_stream/meta/partial_graph.h"
 #include "hummock_stream/stream/compute_worker.h"
@@ -96,6 +99,10 @@ static MemoryContext ManagerContext;
 static WorkerSlot *workers;
 static int	nworkers;
 static List *graphs = NIL;		/* HsGraph * */
+static BackgroundWorkerHandle *compactor = NULL;
+static HsEnv *manager_env;		/* allocates in ManagerContext */
+
+static void free_inflight(HsInflightBarrier *b);
 
 static void
 manager_sigterm(SIGNAL_ARGS)
@@ -113,6 +120,8 @@ manager_exit(int code, Datum arg)
 	for (int i = 0; i < nworkers; i++)
 		if (workers[i].handle)
 			TerminateBackgroundWorker(workers[i].handle);
+	if (compactor)
+		TerminateBackgroundWorker(compactor);
 	HsDbStateManagerDetach(manager_dboid);
 }
 
@@ -261,8 +270,60 @@ reload_graphs(void)
 	}
 	MemoryContextSwitchTo(oldcxt);
 	SPI_finish();
+
+	/*
+	 * A graph that (re)starts begins at its tables' committed epoch: its
+	 * Initial barrier has that prev epoch and its actors restore that state.
+	 */
+	{
+		HsVersion  *v = HsHummockCurrentVersion();
+
+		foreach(lc, graphs)
+		{
+			HsGraph    *g = lfirst(lc);
+			ListCell   *la;
+			HsEpoch		min_committed = 0;
+			bool		first = true;
+
+			if (g->state != HS_GRAPH_INITIALIZING || g->inflight != NIL)
+				continue;
+			foreach(la, g->pending_add)
+			{
+				HsPlacedActor *a = lfirst(la);
+				HsEpoch		e = 0;
+
+				if (a->spec.table_id == 0)
+					continue;
+				(void) HsVersionCommittedEpoch(v, a->spec.table_id, &e);
+				if (first || e < min_committed)
+					min_committed = e;
+				first = false;
+			}
+			if (!first)
+				g->committed_epoch = min_committed;
+		}
+		HsVersionUnref(v);
+	}
 	PopActiveSnapshot();
 	CommitTransactionCommand();
+}
+
+/* The newest committed epoch of any table: new epochs must be newer. */
+static HsEpoch
+max_committed_epoch(void)
+{
+	HsEpoch		max = 0;
+	HsVersion  *v;
+
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	v = HsHummockCurrentVersion();
+	for (int i = 0; i < v->n_tables; i++)
+		max = Max(max, v->tables[i].committed_epoch);
+	HsVersionUnref(v);
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	return max;
 }
 
 /* ---------------------------------------------------------------------
@@ -365,8 +426,14 @@ reset_graph(HsGraph *g, const char *why)
 	ereport(LOG,
 			(errmsg("hummock_stream resets partial graph %u: %s", g->graph_id, why)));
 	strlcpy(g->last_error, why, sizeof(g->last_error));
-	list_free_deep(g->inflight);
-	g->inflight = NIL;
+	{
+		ListCell   *lb;
+
+		foreach(lb, g->inflight)
+			free_inflight(lfirst(lb));
+		list_free(g->inflight);
+		g->inflight = NIL;
+	}
 	g->resets++;
 	g->state = HS_GRAPH_RESETTING;
 	g->reset_pending = 0;
@@ -465,6 +532,16 @@ inject_graph(HsGraph *g, HsEpoch curr, HsBarrierKind kind, TimestampTz now)
 			g->actors = list_delete_ptr(g->actors, lfirst(lc));
 		list_free_deep(g->pending_stop);
 		g->pending_stop = NIL;
+		if (kind == HS_BARRIER_CHECKPOINT)
+		{
+			foreach(lc, g->actors)
+			{
+				HsPlacedActor *a = lfirst(lc);
+
+				if (a->spec.table_id != 0)
+					b->tables = lappend_int(b->tables, (int) a->spec.table_id);
+			}
+		}
 		g->inflight = lappend(g->inflight, b);
 		MemoryContextSwitchTo(oldcxt);
 	}
@@ -473,40 +550,148 @@ inject_graph(HsGraph *g, HsEpoch curr, HsBarrierKind kind, TimestampTz now)
 		g->state = HS_GRAPH_RUNNING;
 }
 
+static void
+free_inflight(HsInflightBarrier *b)
+{
+	ListCell   *lc;
+
+	foreach(lc, b->ssts)
+		HsSstInfoUnref(lfirst(lc));
+	list_free(b->ssts);
+	list_free(b->tables);
+	pfree(b);
+}
+
+static bool
+fully_collected(const HsInflightBarrier *b)
+{
+	return (b->collected & b->to_collect) == b->to_collect;
+}
+
 /*
- * Complete the graph's collected barriers, oldest first; a checkpoint
- * commits the graph's tables at its prev epoch.
+ * Complete every graph's collected barriers, oldest first.  The checkpoints
+ * among them that have tables are committed first, all in one transaction
+ * (one version delta per graph and epoch: exactly that graph's tables at
+ * the barrier's prev epoch, with the SSTs its workers synced).  A graph
+ * whose oldest barrier is still being collected holds only itself.
  */
 static void
-complete_graph(HsGraph *g)
+complete_graphs(void)
 {
-	while (g->inflight != NIL)
-	{
-		HsInflightBarrier *b = linitial(g->inflight);
-		TimestampTz committed_at = 0;
+	List	   *to_commit = NIL;
+	ListCell   *lc;
+	TimestampTz committed_at = 0;
 
-		if ((b->collected & b->to_collect) != b->to_collect)
-			break;
-		if (b->collected_at == 0)
-			b->collected_at = GetCurrentTimestamp();
-		if (b->kind == HS_BARRIER_CHECKPOINT)
+	foreach(lc, graphs)
+	{
+		HsGraph    *g = lfirst(lc);
+		ListCell   *lb;
+
+		foreach(lb, g->inflight)
 		{
-			/* no tables yet: the commit is the epoch itself */
-			g->committed_epoch = b->prev_epoch;
-			g->commits++;
-			committed_at = GetCurrentTimestamp();
-			g->last_commit_at = committed_at;
+			HsInflightBarrier *b = lfirst(lb);
+
+			if (!fully_collected(b))
+				break;
+			if (b->kind == HS_BARRIER_CHECKPOINT && b->tables != NIL)
+				to_commit = lappend(to_commit, b);
 		}
-		record_graph_barrier(g, b, committed_at);
-		g->inflight = list_delete_first(g->inflight);
-		pfree(b);
 	}
+
+	if (to_commit != NIL)
+	{
+		StartTransactionCommand();
+		PushActiveSnapshot(GetTransactionSnapshot());
+		foreach(lc, to_commit)
+		{
+			HsInflightBarrier *b = lfirst(lc);
+			HsVersionDelta *delta = HsVersionDeltaCreate(HsHummockEnv(), HS_DELTA_COMMIT, 0);
+			ListCell   *lt;
+
+			foreach(lt, b->tables)
+				HsVersionDeltaAddCommit(delta, (HsTableId) lfirst_int(lt), b->prev_epoch);
+			foreach(lt, b->ssts)
+			{
+				HsSstInfo  *info = lfirst(lt);
+
+				HsVersionDeltaAddL0Ssts(delta, &info, 1);
+			}
+			(void) HsHummockCommitDelta(delta);
+			HsVersionDeltaFree(delta);
+		}
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+		committed_at = GetCurrentTimestamp();
+	}
+
+	foreach(lc, graphs)
+	{
+		HsGraph    *g = lfirst(lc);
+		uint64		notify = 0;
+
+		while (g->inflight != NIL)
+		{
+			HsInflightBarrier *b = linitial(g->inflight);
+			TimestampTz commit_ts = 0;
+
+			if (!fully_collected(b))
+				break;
+			if (b->collected_at == 0)
+				b->collected_at = GetCurrentTimestamp();
+			if (b->kind == HS_BARRIER_CHECKPOINT)
+			{
+				commit_ts = b->tables != NIL ? committed_at : GetCurrentTimestamp();
+				g->committed_epoch = b->prev_epoch;
+				g->commits++;
+				g->last_commit_at = commit_ts;
+				if (b->tables != NIL)
+					notify |= b->to_collect;
+			}
+			record_graph_barrier(g, b, commit_ts);
+			g->inflight = list_delete_first(g->inflight);
+			free_inflight(b);
+		}
+		if (notify)
+		{
+			HsMsgCommitted msg;
+
+			msg.type = HS_MSG_COMMITTED;
+			msg.graph_id = g->graph_id;
+			msg.epoch = g->committed_epoch;
+			for (int i = 0; i < nworkers; i++)
+				if (notify & (UINT64CONST(1) << i))
+					(void) send_to_worker(i, &msg, sizeof(msg));
+		}
+	}
+	list_free(to_commit);
 }
 
 /* ---------------------------------------------------------------------
  * Messages from workers
  * ---------------------------------------------------------------------
  */
+
+/* Keep the SSTs a worker synced for a checkpoint barrier. */
+static void
+decode_synced_ssts(HsInflightBarrier *b, const HsMsgCollected *m)
+{
+	HsCursor	c;
+	uint32		n;
+	HsStatus	st;
+	MemoryContext oldcxt = MemoryContextSwitchTo(ManagerContext);
+
+	HsCursorInit(&c, HsSliceMake(m->payload, m->payload_len));
+	if (!HsCursorGetVarint32(&c, &n))
+		elog(ERROR, "malformed SST list from a hummock_stream compute worker");
+	for (uint32 i = 0; i < n; i++)
+	{
+		HsSstInfo  *info;
+
+		HS_CHECK(HsSstInfoDecode(manager_env, &c, "synced SST list", &info, &st), &st);
+		b->ssts = lappend(b->ssts, info);
+	}
+	MemoryContextSwitchTo(oldcxt);
+}
 
 static void
 handle_worker_message(int i, const void *data, Size len)
@@ -528,6 +713,8 @@ handle_worker_message(int i, const void *data, Size len)
 
 			if (b->prev_epoch == m->prev_epoch && b->curr_epoch == m->curr_epoch)
 			{
+				if (m->payload_len > 0)
+					decode_synced_ssts(b, m);
 				b->collected |= bit;
 				if ((b->collected & b->to_collect) == b->to_collect)
 					b->collected_at = GetCurrentTimestamp();
@@ -714,14 +901,16 @@ HsBarrierManagerMain(Datum main_arg)
 
 	ManagerContext = AllocSetContextCreate(TopMemoryContext, "hummock_stream manager",
 										   ALLOCSET_DEFAULT_SIZES);
+	manager_env = HsEnvPgForContext(ManagerContext);
 	nworkers = Max(1, Min(hs_compute_workers, 64));
 	workers = MemoryContextAllocZero(ManagerContext, sizeof(WorkerSlot) * nworkers);
 	for (int i = 0; i < nworkers; i++)
 		start_worker(i);
+	compactor = HsCompactorStart(manager_dboid);
 	(void) take_reload_request();
 	reload_graphs();
 
-	prev = next_epoch(db->last_injected);
+	prev = next_epoch(Max(db->last_injected, max_committed_epoch()));
 	next_barrier_at = GetCurrentTimestamp();
 
 	while (!stop_pending)
@@ -739,6 +928,14 @@ HsBarrierManagerMain(Datum main_arg)
 		}
 
 		poll_workers();
+		/* a compactor that died is started again */
+		if (compactor != NULL)
+		{
+			pid_t		pid;
+
+			if (GetBackgroundWorkerPid(compactor, &pid) == BGWH_STOPPED)
+				compactor = HsCompactorStart(manager_dboid);
+		}
 		if (take_reload_request())
 		{
 			if (!extension_installed())
@@ -774,8 +971,7 @@ HsBarrierManagerMain(Datum main_arg)
 		}
 
 		poll_workers();
-		foreach(lc, graphs)
-			complete_graph(lfirst(lc));
+		complete_graphs();
 		publish_status(prev);
 
 		wait_ms = (long) TimestampDifferenceMilliseconds(GetCurrentTimestamp(),

@@ -29,6 +29,7 @@
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
+#include "hummock_stream/meta/compactor.h"
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/pg/env_pg.h"
@@ -327,21 +328,6 @@ hummock_stream_test_iter_log(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/* The oldest epoch compaction must keep readable: pins and retention. */
-static HsEpoch
-safe_epoch(void)
-{
-	HsPinSummary pins;
-	int64		now_ms = GetCurrentTimestamp() / 1000 +
-		((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * 1000);
-	int64		keep_ms = now_ms - hs_time_travel_retention_ms;
-	HsEpoch		retained = keep_ms > HS_EPOCH_UNIX_MS_BASE ?
-		HsEpochFromUnixMs(keep_ms, 0) : 0;
-
-	HsPinSummarize(MyDatabaseId, &pins);
-	return Min(pins.min_epoch, retained);
-}
-
 /*
  * hummock_stream.compact(l0_only bool default false) returns record: run
  * one compaction task if one is due (or, with force, of all of L0) and
@@ -352,38 +338,27 @@ hummock_stream_compact(PG_FUNCTION_ARGS)
 {
 	bool		force = PG_GETARG_BOOL(0);
 	TupleDesc	tupdesc;
-	HsVersion  *v;
-	HsCompactionConfig cfg;
-	HsCompactionTask *task;
-	HsVersionDelta *delta;
-	HsSstWriteContext ctx;
-	HsStatus	st;
 	Datum		values[5];
 	bool		nulls[5] = {0};
+	int			in,
+				out,
+				n;
+	uint64		vid;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
-
-	v = HsHummockPinnedVersion(HS_EPOCH_MAX);
-	HsCompactionConfigInit(&cfg);
-	task = force ? HsCompactionPickL0(v) : HsCompactionPick(v, &cfg);
-	if (task == NULL)
+	if (!HsCompactOnce(force, &in, &out, &n, &vid))
 	{
-		HsVersionUnref(v);
 		values[0] = BoolGetDatum(false);
 		nulls[1] = nulls[2] = nulls[3] = nulls[4] = true;
-		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 	}
-	HsHummockWriteContext(&ctx);
-	HS_CHECK(HsCompactionRun(v, HsHummockSstCache(), task, safe_epoch(), &ctx,
-							 &delta, &st), &st);
-	values[0] = BoolGetDatum(true);
-	values[1] = Int32GetDatum(task->input_level);
-	values[2] = Int32GetDatum(task->output_level);
-	values[3] = Int32GetDatum(task->n_upper + task->n_lower);
-	values[4] = Int64GetDatum((int64) HsHummockCommitDelta(delta));
-	HsVersionDeltaFree(delta);
-	HsCompactionTaskFree(task);
-	HsVersionUnref(v);
+	else
+	{
+		values[0] = BoolGetDatum(true);
+		values[1] = Int32GetDatum(in);
+		values[2] = Int32GetDatum(out);
+		values[3] = Int32GetDatum(n);
+		values[4] = Int64GetDatum((int64) vid);
+	}
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

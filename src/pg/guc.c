@@ -19,6 +19,7 @@
 
 #include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/meta/db_state.h"
+#include "hummock_stream/meta/compactor.h"
 #include "hummock_stream/meta/launcher.h"
 #include "hummock_stream/pg/guc.h"
 #include "hummock_stream/stream/compute_worker.h"
@@ -129,6 +130,15 @@ HsGucDefine(void)
 							"Compaction keeps every version of a key newer than this, and the newest one older.",
 							&hs_time_travel_retention_ms,
 							600000, 0, INT_MAX,
+							PGC_SIGHUP,
+							GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("hummock_stream.compaction_interval",
+							"Time between two rounds of the compactor of a database.",
+							NULL,
+							&hs_compaction_interval_ms,
+							1000, 10, 3600 * 1000,
 							PGC_SIGHUP,
 							GUC_UNIT_MS,
 							NULL, NULL, NULL);

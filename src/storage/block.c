@@ -267,6 +267,13 @@ blockit_seek(HsIterator *it, HsSlice target)
 {
 	BlockIterator *b = (BlockIterator *) it;
 
+	if (target.len < HS_MIN_FULL_KEY_LEN && it->status.code == HS_OK)
+	{
+		HsStatusSet(&it->status, HS_INVALID_ARGUMENT,
+					"seek target of %zu bytes is not a full key", target.len);
+		b->bi.valid = false;
+		return;
+	}
 	if (b->parsed && it->status.code == HS_OK)
 		BlockIterSeek(&b->bi, target);
 }

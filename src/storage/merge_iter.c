@@ -116,10 +116,9 @@ merge_fix_root(HsMergeIter *mi)
 			return false;
 		}
 		mi->heap[0] = mi->heap[--mi->heap_len];
-		if (mi->heap_len == 0)
-			return true;
 	}
-	merge_sift_down(mi, 0);
+	if (mi->heap_len > 1)
+		merge_sift_down(mi, 0);
 	return true;
 }
 

@@ -21,6 +21,15 @@
  * them with an Initial barrier from the committed epoch.  Other graphs are
  * not affected.
  *
+ * State: an actor writes its state-table changes of epoch E (the data
+ * between the barriers E-1 -> E and E -> E') into a memtable of epoch E;
+ * passing the barrier E -> E' seals it into the worker's shared buffer.  A
+ * checkpoint barrier then syncs the graph's tables up to E into SSTs
+ * (inside a transaction of the worker: object ids come from the catalog
+ * sequence) and their metadata rides up with the COLLECTED message; the
+ * manager commits them.  Until it says COMMITTED, the worker keeps its
+ * claim on in-flight object ids so GC leaves the new objects alone.
+ *
  * The worker exits with code 1 on any error outside an actor; the manager
  * notices the closed channel and starts a replacement.
  *
@@ -40,10 +49,18 @@
 #include "storage/latch.h"
 #include "tcop/tcopprot.h"
 #include "utils/memutils.h"
+#include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
 #include "hummock_stream/meta/barrier_msg.h"
 #include "hummock_stream/meta/channel.h"
+#include "hummock_stream/meta/db_state.h"
+#include "hummock_stream/meta/hummock_manager.h"
+#include "hummock_stream/pg/env_pg.h"
+#include "hummock_stream/storage/coding.h"
+#include "hummock_stream/storage/memtable.h"
+#include "hummock_stream/storage/shared_buffer.h"
+#include "hummock_stream/storage/version_read.h"
 #include "hummock_stream/stream/compute_worker.h"
 
 int			hs_compute_workers = 2;
@@ -52,6 +69,8 @@ typedef struct WorkerActor
 {
 	HsActorSpec spec;
 	int64		barriers_seen;
+	bool		initialized;	/* read its committed state */
+	int64		count;			/* counter actor: the value it commits */
 	TimestampTz ready_at;		/* sleep actor: when it passes the head */
 	bool		passed_head;	/* has passed the graph's head barrier */
 	dlist_node	node;
@@ -81,6 +100,11 @@ typedef struct OutMsg
 } OutMsg;
 
 static HsChannel *channel;
+static HsSharedBuffer *shared_buffer;
+static HsEnv *worker_env;		/* allocates in WorkerContext */
+static int	uncommitted_syncs = 0;	/* checkpoints synced, not yet committed */
+
+#define COUNTER_KEY "count"
 static dlist_head graphs = DLIST_STATIC_INIT(graphs);
 static dlist_head outbox = DLIST_STATIC_INIT(outbox);
 static MemoryContext WorkerContext;
@@ -194,6 +218,139 @@ apply_mutation(WorkerGraph *g, const HsMsgInject *msg)
 	}
 }
 
+/* Start a transaction for storage work, unless one is open. */
+static void
+ensure_xact(void)
+{
+	if (!IsTransactionState())
+	{
+		StartTransactionCommand();
+		PushActiveSnapshot(GetTransactionSnapshot());
+	}
+}
+
+static void
+finish_xact(void)
+{
+	if (IsTransactionState())
+	{
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+	}
+}
+
+/*
+ * The counter actor: on start it reads its table's committed count; for
+ * every epoch it adds one and writes the count into the epoch's memtable,
+ * sealed into the shared buffer as it passes the barrier.
+ */
+static void
+counter_on_barrier(WorkerActor *a, const HsMsgInject *msg)
+{
+	HsTableId	table = a->spec.table_id;
+	HsSlice		key = HsSliceMake(COUNTER_KEY, strlen(COUNTER_KEY));
+	HsStatus	st;
+	char		oldv[32],
+				newv[32];
+	HsMemtable *mt;
+	bool		ok;
+
+	if (table == 0)
+		return;
+	ensure_xact();
+	if (!a->initialized)
+	{
+		HsVersion  *v = HsHummockPinnedVersion(HS_EPOCH_MAX);
+		HsBuf		row;
+		bool		found;
+
+		HsBufInit(&row, HsHummockEnv());
+		HS_CHECK(HsVersionGet(v, HsHummockSstCache(), table, key, HS_EPOCH_MAX,
+							  &found, &row, &st), &st);
+		a->count = found ? strtoll(pnstrdup((char *) row.data, row.len), NULL, 10) : 0;
+		HsBufFree(&row);
+		HsVersionUnref(v);
+		a->initialized = true;
+	}
+	if (msg->kind == HS_BARRIER_INITIAL)
+		return;					/* no data belongs to the prev epoch */
+
+	snprintf(oldv, sizeof(oldv), "%lld", (long long) a->count);
+	snprintf(newv, sizeof(newv), "%lld", (long long) (a->count + 1));
+	mt = HsMemtableCreate(worker_env, table, msg->prev_epoch, false, false);
+	if (a->count > 0)
+		ok = HsMemtableUpdate(mt, key, HsSliceMake(oldv, strlen(oldv)),
+							  HsSliceMake(newv, strlen(newv)), &st);
+	else
+		ok = HsMemtableInsert(mt, key, HsSliceMake(newv, strlen(newv)), &st);
+	if (!ok)
+	{
+		HsMemtableDestroy(mt);
+		HsStatusReport(ERROR, &st);
+	}
+	HS_CHECK(HsSharedBufferSeal(shared_buffer, mt, &st), &st);
+	a->count++;
+}
+
+/* Tables of the graph's actors on this worker. */
+static int
+graph_tables(WorkerGraph *g, HsTableId *tables, int max)
+{
+	dlist_iter	it;
+	int			n = 0;
+
+	dlist_foreach(it, &g->actors)
+	{
+		WorkerActor *a = dlist_container(WorkerActor, node, it.cur);
+
+		if (a->spec.table_id != 0 && n < max)
+			tables[n++] = a->spec.table_id;
+	}
+	return n;
+}
+
+/*
+ * Sync the graph's tables up to epoch and queue the COLLECTED message with
+ * the new SSTs.
+ */
+static void
+collect_checkpoint(WorkerGraph *g, const PendingBarrier *b)
+{
+	HsTableId	tables[HS_MSG_MAX_ACTORS];
+	int			n = graph_tables(g, tables, HS_MSG_MAX_ACTORS);
+	HsSstWriteContext ctx;
+	HsSyncResult *res = NULL;
+	HsStatus	st;
+	HsBuf		payload;
+	HsMsgCollected *done;
+
+	HsBufInit(&payload, HsHummockEnv());
+	if (n > 0)
+	{
+		ensure_xact();
+		HsHummockWriteContext(&ctx);
+		HS_CHECK(HsSharedBufferSync(shared_buffer, b->msg.prev_epoch, tables, n,
+									&ctx, &res, &st), &st);
+		HsBufPutVarint32(&payload, (uint32) res->n_ssts);
+		for (int i = 0; i < res->n_ssts; i++)
+			HsSstInfoEncode(res->ssts[i], &payload);
+		HsSyncResultFree(res);
+		uncommitted_syncs++;
+	}
+	done = palloc0(offsetof(HsMsgCollected, payload) + payload.len);
+	done->type = HS_MSG_COLLECTED;
+	done->kind = b->msg.kind;
+	done->graph_id = g->graph_id;
+	done->prev_epoch = b->msg.prev_epoch;
+	done->curr_epoch = b->msg.curr_epoch;
+	done->payload_len = (uint32) payload.len;
+	if (payload.len)
+		memcpy(done->payload, payload.data, payload.len);
+	queue_up(done, offsetof(HsMsgCollected, payload) + payload.len);
+	pfree(done);
+	HsBufFree(&payload);
+}
+
 /*
  * Offer the head barrier to one actor.  Returns true if it passed; false
  * if it asks to be offered the barrier again at *wake_at.
@@ -221,6 +378,7 @@ actor_on_barrier(WorkerActor *a, const PendingBarrier *b, TimestampTz *wake_at)
 								a->spec.actor_id, (long long) (a->barriers_seen + 1))));
 			break;
 		case HS_ACTOR_COUNTER:
+			counter_on_barrier(a, &b->msg);
 			break;
 	}
 	a->barriers_seen++;
@@ -271,14 +429,19 @@ advance_graph(WorkerGraph *g)
 		if (!all_passed)
 			break;
 
-		memset(&done, 0, sizeof(done));
-		done.type = HS_MSG_COLLECTED;
-		done.kind = b->msg.kind;
-		done.graph_id = g->graph_id;
-		done.prev_epoch = b->msg.prev_epoch;
-		done.curr_epoch = b->msg.curr_epoch;
-		done.payload_len = 0;
-		queue_up(&done, offsetof(HsMsgCollected, payload));
+		if (b->msg.kind == HS_BARRIER_CHECKPOINT)
+			collect_checkpoint(g, b);
+		else
+		{
+			memset(&done, 0, sizeof(done));
+			done.type = HS_MSG_COLLECTED;
+			done.kind = b->msg.kind;
+			done.graph_id = g->graph_id;
+			done.prev_epoch = b->msg.prev_epoch;
+			done.curr_epoch = b->msg.curr_epoch;
+			done.payload_len = 0;
+			queue_up(&done, offsetof(HsMsgCollected, payload));
+		}
 		dlist_delete(&b->node);
 		pfree(b);
 	}
@@ -290,11 +453,12 @@ static TimestampTz
 advance_graph_guarded(WorkerGraph *g)
 {
 	MemoryContext oldcxt = CurrentMemoryContext;
-	TimestampTz wake = 0;
+	volatile TimestampTz wake = 0;
 
 	PG_TRY();
 	{
 		wake = advance_graph(g);
+		finish_xact();
 	}
 	PG_CATCH();
 	{
@@ -355,10 +519,36 @@ handle_message(const void *data, Size len)
 		HsMsgResetDone done;
 
 		if (g)
+		{
+			HsTableId	tables[HS_MSG_MAX_ACTORS];
+			int			n = graph_tables(g, tables, HS_MSG_MAX_ACTORS);
+
+			/* its uncommitted state goes with it */
+			for (int i = 0; i < n; i++)
+				HsSharedBufferDropTable(shared_buffer, tables[i]);
 			drop_graph(g);
+		}
 		done.type = HS_MSG_RESET_DONE;
 		done.graph_id = r->graph_id;
 		queue_up(&done, sizeof(done));
+	}
+	else if (type == HS_MSG_COMMITTED)
+	{
+		const HsMsgCommitted *m = data;
+		WorkerGraph *g = find_graph(m->graph_id, false);
+
+		/* synced data of the graph's tables up to the epoch can go */
+		if (g)
+		{
+			HsTableId	tables[HS_MSG_MAX_ACTORS];
+			int			n = graph_tables(g, tables, HS_MSG_MAX_ACTORS);
+
+			for (int i = 0; i < n; i++)
+				HsSharedBufferAckCommitted(shared_buffer, tables[i], m->epoch);
+		}
+		/* the synced objects are referenced now */
+		if (uncommitted_syncs > 0 && --uncommitted_syncs == 0)
+			HsPinClearInflightObjects();
 	}
 	else
 		elog(ERROR, "unexpected message type %d on the hummock_stream control channel", type);
@@ -376,6 +566,8 @@ HsComputeWorkerMain(Datum main_arg)
 	pgstat_report_appname("hummock_stream compute worker");
 	WorkerContext = AllocSetContextCreate(TopMemoryContext, "hummock_stream worker",
 										  ALLOCSET_DEFAULT_SIZES);
+	worker_env = HsEnvPgForContext(WorkerContext);
+	shared_buffer = HsSharedBufferCreate(worker_env, (size_t) 256 << 20);
 
 	for (;;)
 	{

@@ -16,6 +16,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "unit.h"
 #include "sst_test_util.h"
@@ -506,7 +507,54 @@ test_corrupt_describe(void **state)
 	free(good);
 }
 
+/* A file that shrinks under an open reader: reads come up short. */
+static void
+test_corrupt_shrunk_after_open(void **state)
+{
+	HsEnv	   *env = HsEnvPosix();
+	char		path[512];
+	size_t		len;
+	uint8_t    *good = make_file("shrink.sst", HS_COMPRESSION_NONE, path,
+								 sizeof(path), &len);
+	SstReader  *r;
+	HsIterator *it;
+	HsStatus	st;
+	HsBuf		value;
+	bool		found;
+	int			n = 0;
+
+	r = SstReaderOpen(env, path, &st);
+	assert_status_ok(r != NULL, &st);
+	assert_int_equal(truncate(path, (off_t) (len / 3)), 0);
+	it = SstReaderNewIterator(r);
+	for (HsIterSeekToFirst(it); HsIterValid(it); HsIterNext(it))
+		n++;
+	assert_false(HsIterStatus(it, &st));
+	assert_int_equal(st.code, HS_CORRUPTION);
+	assert_non_null(strstr(st.msg, "truncated block read"));
+	assert_true(n > 0);
+	HsIterDestroy(it);
+
+	/* a get of the last key reads a block that is gone */
+	HsBufInit(&value, env);
+	assert_false(SstReaderGet(r, HsFullKeyTableKey(SstReaderProperties(r)->largest_key),
+							  HS_EPOCH_MAX, &found, &value, &st));
+	assert_int_equal(st.code, HS_CORRUPTION);
+
+	/* seeks with a target that is not a full key */
+	it = SstReaderNewIterator(r);
+	HsIterSeek(it, HsSliceMake("abc", 3));
+	assert_false(HsIterValid(it));
+	assert_false(HsIterStatus(it, &st));
+	assert_int_equal(st.code, HS_INVALID_ARGUMENT);
+	HsIterDestroy(it);
+	HsBufFree(&value);
+	SstReaderClose(r);
+	free(good);
+}
+
 static const struct CMUnitTest sst_corruption_tests[] = {
+	cmocka_unit_test(test_corrupt_shrunk_after_open),
 	cmocka_unit_test(test_corrupt_truncate),
 	cmocka_unit_test(test_corrupt_flip_every_byte),
 	cmocka_unit_test(test_corrupt_footer),

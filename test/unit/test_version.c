@@ -15,6 +15,7 @@
 #include "unit.h"
 
 #include "hummock_stream/storage/meta_record.h"
+#include "hummock_stream/storage/gc.h"
 #include "hummock_stream/storage/version_delta.h"
 
 /* An SST of one table covering user keys [lo, hi] at epochs [e1, e2]. */
@@ -593,7 +594,73 @@ test_version_decode_errors(void **state)
 	HsVersionUnref(v);
 }
 
+static void
+test_gc_rules(void **state)
+{
+	HsEnv	   *env = HsEnvPosix();
+	HsVersion  *v = HsVersionCreateEmpty(env);
+	HsVersion  *pinned;
+	HsSstInfo  *s1 = mk_sst(1, 10, "a", "m", 5, 5);
+	HsSstInfo  *s2 = mk_sst(2, 10, "a", "m", 6, 6);
+	HsSstInfo  *s3 = mk_sst(3, 10, "a", "m", 7, 7);
+	HsObjectEntry objs[7] = {
+		{1, 10, false}, {2, 10, false}, {3, 10, false}, {4, 10, false},
+		{5, 10, true}, {20, 10, false}, {21, 10, true}
+	};
+	HsObjectEntry *out;
+	size_t		n;
+	const HsVersion *pins[1];
+
+	/* s1 in L0 and in the change log; s2 only in the log later */
+	v = apply_ok(v, commit_delta(v, 10, 5, s1, true));
+	pinned = HsVersionRef(v);
+	v = apply_ok(v, commit_delta(v, 10, 6, s2, true));
+	{
+		HsVersionDelta *d = HsVersionDeltaCreate(env, HS_DELTA_COMPACTION, v->id);
+		uint64_t	rm[2] = {1, 2};
+
+		HsVersionDeltaAddLevelChange(d, 0, rm, 2, NULL, 0);
+		HsVersionDeltaAddLevelChange(d, 1, NULL, 0, &s3, 1);
+		v = apply_ok(v, d);
+	}
+	/* 1 and 2 left the levels but the change log still holds them */
+	HsGcCollect(env, v, NULL, 0, objs, 7, 20, &out, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(out[0].object_id, 4);
+	assert_int_equal(out[1].object_id, 5);	/* a leftover staging file */
+	HsFree(env, out);
+
+	/* truncate the log: 1 and 2 become garbage, unless pinned */
+	{
+		HsVersionDelta *d = HsVersionDeltaCreate(env, HS_DELTA_TRUNCATE_LOG, v->id);
+
+		HsVersionDeltaAddTruncate(d, 10, 100);
+		v = apply_ok(v, d);
+	}
+	pins[0] = pinned;
+	HsGcCollect(env, v, pins, 1, objs, 7, 20, &out, &n);
+	assert_int_equal(n, 3);
+	assert_int_equal(out[0].object_id, 2);
+	assert_int_equal(out[1].object_id, 4);
+	HsFree(env, out);
+	HsGcCollect(env, v, NULL, 0, objs, 7, 20, &out, &n);
+	assert_int_equal(n, 4);
+	assert_int_equal(out[0].object_id, 1);
+	HsFree(env, out);
+	/* nothing at or above the in-flight bound, temporary or not */
+	HsGcCollect(env, v, NULL, 0, objs, 7, 1, &out, &n);
+	assert_int_equal(n, 0);
+	assert_null(out);
+
+	HsVersionUnref(pinned);
+	HsSstInfoUnref(s1);
+	HsSstInfoUnref(s2);
+	HsSstInfoUnref(s3);
+	HsVersionUnref(v);
+}
+
 static const struct CMUnitTest version_tests[] = {
+	cmocka_unit_test(test_gc_rules),
 	cmocka_unit_test(test_sst_info_round_trip),
 	cmocka_unit_test(test_delta_round_trip),
 	cmocka_unit_test(test_delta_decode_errors),

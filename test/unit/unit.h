@@ -49,5 +49,7 @@ UNIT_SUITE(env_posix);
 UNIT_SUITE(merge_iter);
 UNIT_SUITE(user_iter);
 UNIT_SUITE(version);
+UNIT_SUITE(memtable);
+UNIT_SUITE(version_model);
 
 #endif							/* HS_UNIT_H */

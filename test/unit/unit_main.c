@@ -35,6 +35,8 @@ static const SuiteFn suites[] = {
 	unit_merge_iter,
 	unit_user_iter,
 	unit_version,
+	unit_memtable,
+	unit_version_model,
 };
 
 const char *unit_tmpdir;

@@ -9,7 +9,10 @@
  *				and the mutation it carries: actors to add (they are built
  *				by this barrier and start from their tables' committed
  *				state) and actors to stop;
- *	RESET		drop every actor and all uncommitted state of a graph.
+ *	RESET		drop every actor and all uncommitted state of a graph;
+ *	COMMITTED	the manager committed a graph's checkpoint: the SSTs the
+ *				worker synced for it are referenced now (the worker may
+ *				drop its claim on in-flight object ids).
  * Up (worker -> manager):
  *	COLLECTED	every actor of the graph on this worker has passed the
  *				barrier; for a checkpoint, the SSTs synced for the graph's
@@ -43,7 +46,8 @@ typedef enum HsMsgType
 	HS_MSG_RESET = 2,
 	HS_MSG_COLLECTED = 3,
 	HS_MSG_FAILURE = 4,
-	HS_MSG_RESET_DONE = 5
+	HS_MSG_RESET_DONE = 5,
+	HS_MSG_COMMITTED = 6
 } HsMsgType;
 
 /* Test actors (until streaming executors exist). */
@@ -90,7 +94,8 @@ typedef struct HsMsgCollected
 	uint32		graph_id;
 	HsEpoch		prev_epoch;
 	HsEpoch		curr_epoch;
-	uint32		payload_len;	/* encoded SST infos (checkpoint only) */
+	uint32		payload_len;	/* checkpoint: varint32 count, then that many
+								 * HsSstInfoEncode()d SSTs (new values, L0) */
 	uint8		payload[FLEXIBLE_ARRAY_MEMBER];
 } HsMsgCollected;
 
@@ -101,6 +106,13 @@ typedef struct HsMsgFailure
 	HsEpoch		prev_epoch;
 	char		message[512];
 } HsMsgFailure;
+
+typedef struct HsMsgCommitted
+{
+	uint8		type;			/* HS_MSG_COMMITTED */
+	uint32		graph_id;
+	HsEpoch		epoch;
+} HsMsgCommitted;
 
 typedef struct HsMsgResetDone
 {

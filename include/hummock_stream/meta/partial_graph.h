@@ -34,6 +34,8 @@ typedef struct HsInflightBarrier
 	uint64		collected;
 	TimestampTz injected_at;
 	TimestampTz collected_at;
+	List	   *tables;			/* table ids (as int) to commit, checkpoint only */
+	List	   *ssts;			/* HsSstInfo * synced by the workers */
 } HsInflightBarrier;
 
 /* An actor as the manager places it. */

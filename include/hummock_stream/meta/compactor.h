@@ -1,0 +1,26 @@
+/*-------------------------------------------------------------------------
+ *
+ * compactor.h
+ *	  The per-database compactor worker.
+ *
+ * include/hummock_stream/meta/compactor.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef HS_META_COMPACTOR_H
+#define HS_META_COMPACTOR_H
+
+#include "postmaster/bgworker.h"
+
+extern int	hs_compaction_interval_ms;
+
+/* Start the compactor of the manager's database (a dynamic worker). */
+extern BackgroundWorkerHandle *HsCompactorStart(Oid dboid);
+
+/* One compaction step in the current transaction; true if it did work. */
+extern bool HsCompactOnce(bool force_l0, int *input_level, int *output_level,
+						  int *inputs, uint64 *version_id);
+
+extern PGDLLEXPORT void HsCompactorMain(Datum main_arg);
+
+#endif							/* HS_META_COMPACTOR_H */

@@ -1,0 +1,186 @@
+/*-------------------------------------------------------------------------
+ *
+ * compactor.c
+ *	  The per-database compactor: compacts L0 into L1+, then deletes what
+ *	  nothing can reach.
+ *
+ * The barrier manager starts one compactor per database (and stops it
+ * with itself).  Every hummock_stream.compaction_interval the compactor
+ * picks one task (HsCompactionPick: L0 when it has enough sub-levels, or a
+ * level over its size target), runs it, and commits the result as a
+ * version delta like any other; then it runs a GC pass.  The same step is
+ * available synchronously as hummock_stream.compact().
+ *
+ * A compaction races commits safely: it is computed on the version it
+ * read, and its delta only removes the SSTs it merged (which commits never
+ * remove) and adds its outputs to a lower level; applying it to a newer
+ * version, whose extra L0 sub-levels it leaves alone, loses nothing.
+ * Versions a reader may still need are kept: every version of a key newer
+ * than the safe epoch (the oldest pinned epoch, or now minus
+ * hummock_stream.time_travel_retention) and the newest one at or below it.
+ *
+ * src/meta/compactor.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "tcop/tcopprot.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+#include "utils/timestamp.h"
+
+#include "hummock_stream/hummock_stream.h"
+#include "hummock_stream/meta/compactor.h"
+#include "hummock_stream/meta/db_state.h"
+#include "hummock_stream/meta/gc.h"
+#include "hummock_stream/meta/hummock_manager.h"
+#include "hummock_stream/pg/env_pg.h"
+#include "hummock_stream/pg/guc.h"
+#include "hummock_stream/storage/compaction.h"
+
+int			hs_compaction_interval_ms = 1000;
+
+/* GC runs every this many compaction rounds. */
+#define GC_EVERY_ROUNDS 10
+
+BackgroundWorkerHandle *
+HsCompactorStart(Oid dboid)
+{
+	BackgroundWorker bw;
+	BackgroundWorkerHandle *handle;
+
+	memset(&bw, 0, sizeof(bw));
+	bw.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	bw.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	bw.bgw_restart_time = BGW_NEVER_RESTART;
+	snprintf(bw.bgw_library_name, BGW_MAXLEN, HS_EXTENSION_NAME);
+	snprintf(bw.bgw_function_name, BGW_MAXLEN, "HsCompactorMain");
+	snprintf(bw.bgw_name, BGW_MAXLEN, "hummock_stream compactor for database %u", dboid);
+	snprintf(bw.bgw_type, BGW_MAXLEN, "hummock_stream compactor");
+	bw.bgw_main_arg = ObjectIdGetDatum(dboid);
+	bw.bgw_notify_pid = MyProcPid;
+	if (!RegisterDynamicBackgroundWorker(&bw, &handle))
+	{
+		ereport(WARNING,
+				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+				 errmsg("could not start the hummock_stream compactor of database %u", dboid),
+				 errhint("Raise max_worker_processes.")));
+		return NULL;
+	}
+	return handle;
+}
+
+/* The oldest epoch compaction must keep readable: pins and retention. */
+static HsEpoch
+safe_epoch(void)
+{
+	HsPinSummary pins;
+	int64		now_ms = GetCurrentTimestamp() / 1000 +
+		((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * 1000);
+	int64		keep_ms = now_ms - hs_time_travel_retention_ms;
+	HsEpoch		retained = keep_ms > HS_EPOCH_UNIX_MS_BASE ?
+		HsEpochFromUnixMs(keep_ms, 0) : 0;
+
+	HsPinSummarize(MyDatabaseId, &pins);
+	return Min(pins.min_epoch, retained);
+}
+
+bool
+HsCompactOnce(bool force_l0, int *input_level, int *output_level, int *inputs,
+			  uint64 *version_id)
+{
+	HsVersion  *v = HsHummockPinnedVersion(HS_EPOCH_MAX);
+	HsCompactionConfig cfg;
+	HsCompactionTask *task;
+	HsVersionDelta *delta;
+	HsSstWriteContext ctx;
+	HsStatus	st;
+
+	HsCompactionConfigInit(&cfg);
+	task = force_l0 ? HsCompactionPickL0(v) : HsCompactionPick(v, &cfg);
+	if (task == NULL)
+	{
+		HsVersionUnref(v);
+		return false;
+	}
+	HsHummockWriteContext(&ctx);
+	HS_CHECK(HsCompactionRun(v, HsHummockSstCache(), task, safe_epoch(), &ctx,
+							 &delta, &st), &st);
+	*input_level = task->input_level;
+	*output_level = task->output_level;
+	*inputs = task->n_upper + task->n_lower;
+	*version_id = HsHummockCommitDelta(delta);
+	HsVersionDeltaFree(delta);
+	HsCompactionTaskFree(task);
+	HsVersionUnref(v);
+	return true;
+}
+
+void
+HsCompactorMain(Datum main_arg)
+{
+	Oid			dboid = DatumGetObjectId(main_arg);
+	int			round = 0;
+
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
+	pgstat_report_appname("hummock_stream compactor");
+
+	for (;;)
+	{
+		int			in,
+					out,
+					n;
+		uint64		vid;
+		bool		worked;
+
+		CHECK_FOR_INTERRUPTS();
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+
+		/* as many tasks as are due, one transaction each */
+		do
+		{
+			StartTransactionCommand();
+			PushActiveSnapshot(GetTransactionSnapshot());
+			pgstat_report_activity(STATE_RUNNING, "compacting");
+			worked = HsCompactOnce(false, &in, &out, &n, &vid);
+			PopActiveSnapshot();
+			CommitTransactionCommand();
+			if (worked)
+				elog(DEBUG1, "hummock_stream compacted %d SSTs of level %d into level %d (version %llu)",
+					 n, in, out, (unsigned long long) vid);
+			CHECK_FOR_INTERRUPTS();
+		} while (worked);
+
+		if (++round % GC_EVERY_ROUNDS == 0)
+		{
+			HsGcResult r;
+
+			StartTransactionCommand();
+			PushActiveSnapshot(GetTransactionSnapshot());
+			pgstat_report_activity(STATE_RUNNING, "collecting garbage");
+			HsHummockCollectGarbage(&r);
+			PopActiveSnapshot();
+			CommitTransactionCommand();
+		}
+		pgstat_report_activity(STATE_IDLE, NULL);
+
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 hs_compaction_interval_ms, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+}

@@ -1,0 +1,528 @@
+/*-------------------------------------------------------------------------
+ *
+ * test_memtable.c
+ *	  Unit tests of the memtable merge rules (table-driven, including the
+ *	  inconsistent sequences), memtable iterators, the object store, and
+ *	  shared-buffer sync and spill.
+ *
+ * test/unit/test_memtable.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "unit.h"
+
+#include "hummock_stream/storage/change_log.h"
+#include "hummock_stream/storage/shared_buffer.h"
+#include "hummock_stream/storage/user_iter.h"
+#include "hummock_stream/storage/version_delta.h"
+#include "hummock_stream/storage/version_read.h"
+
+#define S(str)	HsSliceMake((str), strlen(str))
+
+typedef struct OpStep
+{
+	char		kind;			/* 'I', 'D', 'U' */
+	const char *old_value;
+	const char *new_value;
+} OpStep;
+
+typedef struct MergeCase
+{
+	const char *name;
+	OpStep		steps[4];
+	int			n_steps;
+	int			fail_at;		/* step that must fail, or -1 */
+	HsKeyOpKind result;			/* after the steps that succeed */
+	const char *old_value;
+	const char *new_value;
+} MergeCase;
+
+static const MergeCase merge_cases[] = {
+	{"insert", {{'I', NULL, "a"}}, 1, -1, HS_KEY_OP_INSERT, NULL, "a"},
+	{"delete", {{'D', "o", NULL}}, 1, -1, HS_KEY_OP_DELETE, "o", NULL},
+	{"update", {{'U', "o", "n"}}, 1, -1, HS_KEY_OP_UPDATE, "o", "n"},
+	{"delete+insert", {{'D', "o", NULL}, {'I', NULL, "n"}}, 2, -1,
+	HS_KEY_OP_UPDATE, "o", "n"},
+	{"insert+delete", {{'I', NULL, "a"}, {'D', "a", NULL}}, 2, -1,
+	HS_KEY_OP_NONE, NULL, NULL},
+	{"insert+update", {{'I', NULL, "a"}, {'U', "a", "b"}}, 2, -1,
+	HS_KEY_OP_INSERT, NULL, "b"},
+	{"update+update", {{'U', "o", "a"}, {'U', "a", "b"}}, 2, -1,
+	HS_KEY_OP_UPDATE, "o", "b"},
+	{"update+delete", {{'U', "o", "a"}, {'D', "a", NULL}}, 2, -1,
+	HS_KEY_OP_DELETE, "o", NULL},
+	{"insert+delete+insert", {{'I', NULL, "a"}, {'D', "a", NULL}, {'I', NULL, "c"}},
+	3, -1, HS_KEY_OP_INSERT, NULL, "c"},
+	{"delete+insert+delete", {{'D', "o", NULL}, {'I', NULL, "n"}, {'D', "n", NULL}},
+	3, -1, HS_KEY_OP_DELETE, "o", NULL},
+	{"delete+insert+update", {{'D', "o", NULL}, {'I', NULL, "n"}, {'U', "n", "m"}},
+	3, -1, HS_KEY_OP_UPDATE, "o", "m"},
+	/* inconsistent sequences */
+	{"double insert", {{'I', NULL, "a"}, {'I', NULL, "b"}}, 2, 1,
+	HS_KEY_OP_INSERT, NULL, "a"},
+	{"update+insert", {{'U', "o", "a"}, {'I', NULL, "b"}}, 2, 1,
+	HS_KEY_OP_UPDATE, "o", "a"},
+	{"delete+delete", {{'D', "o", NULL}, {'D', "o", NULL}}, 2, 1,
+	HS_KEY_OP_DELETE, "o", NULL},
+	{"delete+update", {{'D', "o", NULL}, {'U', "o", "n"}}, 2, 1,
+	HS_KEY_OP_DELETE, "o", NULL},
+	{"insert+delete+delete", {{'I', NULL, "a"}, {'D', "a", NULL}, {'D', "a", NULL}},
+	3, 2, HS_KEY_OP_NONE, NULL, NULL},
+	{"insert+delete+update", {{'I', NULL, "a"}, {'D', "a", NULL}, {'U', "a", "b"}},
+	3, 2, HS_KEY_OP_NONE, NULL, NULL},
+	/* old value check */
+	{"insert+delete wrong old", {{'I', NULL, "a"}, {'D', "x", NULL}}, 2, 1,
+	HS_KEY_OP_INSERT, NULL, "a"},
+	{"update+update wrong old", {{'U', "o", "a"}, {'U', "x", "b"}}, 2, 1,
+	HS_KEY_OP_UPDATE, "o", "a"},
+};
+
+static void
+check_slice(const char *want, HsSlice got, const char *what, const char *name)
+{
+	if (want == NULL)
+		return;
+	if (HsSliceCompare(S(want), got) != 0)
+		fail_msg("%s: %s is \"%.*s\", want \"%s\"", name, what, (int) got.len,
+				 (const char *) got.data, want);
+}
+
+static void
+test_merge_rules(void **state)
+{
+	HsEnv	   *env = HsEnvPosix();
+	size_t		c;
+
+	for (c = 0; c < sizeof(merge_cases) / sizeof(merge_cases[0]); c++)
+	{
+		const MergeCase *mc = &merge_cases[c];
+		HsMemtable *mt = HsMemtableCreate(env, 7, 100, true, true);
+		HsKeyOp		op;
+		int			i;
+
+		for (i = 0; i < mc->n_steps; i++)
+		{
+			const OpStep *s = &mc->steps[i];
+			HsStatus	st;
+			bool		ok;
+
+			if (s->kind == 'I')
+				ok = HsMemtableInsert(mt, S("k"), S(s->new_value), &st);
+			else if (s->kind == 'D')
+				ok = HsMemtableDelete(mt, S("k"), S(s->old_value), &st);
+			else
+				ok = HsMemtableUpdate(mt, S("k"), S(s->old_value),
+									  S(s->new_value), &st);
+			if (i == mc->fail_at)
+			{
+				if (ok)
+					fail_msg("%s: step %d should fail", mc->name, i);
+				assert_int_equal(st.code, HS_INVALID_ARGUMENT);
+				assert_non_null(strstr(st.msg, "table 7"));
+				break;
+			}
+			if (!ok)
+				fail_msg("%s: step %d failed: %s", mc->name, i, st.msg);
+		}
+		assert_true(HsMemtableGet(mt, S("k"), &op));
+		if (op.kind != mc->result)
+			fail_msg("%s: result %s, want %s", mc->name,
+					 HsKeyOpKindName(op.kind), HsKeyOpKindName(mc->result));
+		if (op.kind == HS_KEY_OP_DELETE || op.kind == HS_KEY_OP_UPDATE)
+			check_slice(mc->old_value, op.old_value, "old value", mc->name);
+		if (op.kind == HS_KEY_OP_INSERT || op.kind == HS_KEY_OP_UPDATE)
+			check_slice(mc->new_value, op.new_value, "new value", mc->name);
+		assert_int_equal(HsMemtableKeyCount(mt), 1);
+		HsMemtableDestroy(mt);
+	}
+}
+
+static void
+test_memtable_iterators(void **state)
+{
+	HsEnv	   *env = HsEnvPosix();
+	HsMemtable *mt = HsMemtableCreate(env, 7, 100, true, false);
+	HsIterator *it;
+	HsStatus	st;
+	uint8_t		fk[64];
+	int			n;
+	char		key[16];
+	int			i;
+
+	/* keys k00..k99: even inserted, odd updated, every 10th deleted */
+	for (i = 0; i < 100; i++)
+	{
+		snprintf(key, sizeof(key), "k%02d", i);
+		if (i % 10 == 0)
+			assert_status_ok(HsMemtableDelete(mt, S(key), S("old"), &st), &st);
+		else if (i % 2 == 0)
+			assert_status_ok(HsMemtableInsert(mt, S(key), S("new"), &st), &st);
+		else
+			assert_status_ok(HsMemtableUpdate(mt, S(key), S("old"), S("new"), &st), &st);
+	}
+	/* a cancelled key */
+	assert_status_ok(HsMemtableInsert(mt, S("zz"), S("x"), &st), &st);
+	assert_status_ok(HsMemtableDelete(mt, S("zz"), S("x"), &st), &st);
+
+	it = HsMemtableNewIterator(mt, HS_MEMTABLE_NEW_VALUES);
+	n = 0;
+	for (HsIterSeekToFirst(it); HsIterValid(it); HsIterNext(it))
+	{
+		HsSlice		k = HsIterKey(it);
+		HsSlice		v = HsIterValue(it);
+
+		assert_int_equal(HsFullKeyTableId(k), 7);
+		assert_int_equal(HsFullKeyEpoch(k), 100);
+		snprintf(key, sizeof(key), "k%02d", n);
+		assert_true(HsSliceCompare(HsFullKeyUserKey(k), S(key)) == 0);
+		assert_int_equal(v.data[0], n % 10 == 0 ? HS_VALUE_DELETE : HS_VALUE_PUT);
+		n++;
+	}
+	assert_int_equal(n, 100);
+
+	/* seek: same user key with a newer target epoch lands on it */
+	HsIterSeek(it, HsSliceMake(fk, HsFullKeyEncode(fk, 7, "k05", 3, 500)));
+	assert_true(HsIterValid(it));
+	assert_true(HsSliceCompare(HsFullKeyUserKey(HsIterKey(it)), S("k05")) == 0);
+	HsIterSeek(it, HsSliceMake(fk, HsFullKeyEncode(fk, 7, "k05", 3, 100)));
+	assert_true(HsSliceCompare(HsFullKeyUserKey(HsIterKey(it)), S("k05")) == 0);
+	/* an older target epoch sorts after our version: the next key */
+	HsIterSeek(it, HsSliceMake(fk, HsFullKeyEncode(fk, 7, "k05", 3, 50)));
+	assert_true(HsSliceCompare(HsFullKeyUserKey(HsIterKey(it)), S("k06")) == 0);
+	/* other tables */
+	HsIterSeek(it, HsSliceMake(fk, HsFullKeyEncode(fk, 8, "", 0, 1)));
+	assert_false(HsIterValid(it));
+	HsIterSeek(it, HsSliceMake(fk, HsFullKeyEncode(fk, 6, "zzz", 3, 1)));
+	assert_true(HsSliceCompare(HsFullKeyUserKey(HsIterKey(it)), S("k00")) == 0);
+	HsIterDestroy(it);
+
+	/* old values: deletes and updates only */
+	it = HsMemtableNewIterator(mt, HS_MEMTABLE_OLD_VALUES);
+	n = 0;
+	for (HsIterSeekToFirst(it); HsIterValid(it); HsIterNext(it))
+	{
+		HsSlice		v = HsIterValue(it);
+
+		assert_int_equal(v.data[0], HS_VALUE_PUT);
+		assert_true(HsSliceCompare(HsSliceMake(v.data + 1, v.len - 1), S("old")) == 0);
+		n++;
+	}
+	assert_int_equal(n, 10 + 50);
+	HsIterDestroy(it);
+	assert_true(HsMemtableMemoryUsage(mt) > 100 * 6);
+	HsMemtableDestroy(mt);
+}
+
+static bool
+collect_ids(void *arg, const HsObjectEntry *e)
+{
+	int		   *count = arg;
+
+	(*count)++;
+	if (e->temporary)
+		assert_int_equal(e->object_id, 9);
+	else
+		assert_true(e->object_id == 1 || e->object_id == 12345678901ULL);
+	return true;
+}
+
+static void
+test_object_store(void **state)
+{
+	HsEnv	   *env = HsEnvPosix();
+	HsObjectStore *store;
+	HsObjectWrite *w;
+	HsStatus	st;
+	char		dir[512];
+	char		path[HS_OBJECT_PATH_LEN];
+	int			count = 0;
+	HsFile	   *f;
+
+	unit_path(dir, sizeof(dir), "objstore");
+	assert_status_ok(HsObjectStoreOpen(env, dir, &store, &st), &st);
+	assert_status_ok(HsObjectStorePut(store, 1, S("hello"), &st), &st);
+	assert_status_ok(HsObjectStorePut(store, 12345678901ULL, S("x"), &st), &st);
+	/* a leftover staging file and a stray file */
+	assert_status_ok(HsObjectStoreBeginWrite(store, 9, &w, &st), &st);
+	assert_status_ok(env->open_writable(env, w->path, &f, &st), &st);
+	assert_status_ok(env->close(env, f, &st), &st);
+	HsFree(env, w);
+	snprintf(path, sizeof(path), "%s/README", dir);
+	assert_status_ok(env->open_writable(env, path, &f, &st), &st);
+	assert_status_ok(env->close(env, f, &st), &st);
+	snprintf(path, sizeof(path), "%s/007.sst", dir);
+	assert_status_ok(env->open_writable(env, path, &f, &st), &st);
+	assert_status_ok(env->close(env, f, &st), &st);
+
+	assert_status_ok(HsObjectStoreList(store, collect_ids, &count, &st), &st);
+	assert_int_equal(count, 3);
+
+	assert_status_ok(HsObjectStoreLocalPath(store, 1, path, sizeof(path), &st), &st);
+	assert_true(env->file_exists(env, path));
+	assert_status_ok(HsObjectStoreRemove(store, 1, false, &st), &st);
+	assert_false(env->file_exists(env, path));
+	assert_false(HsObjectStoreRemove(store, 1, false, &st));
+	assert_int_equal(st.code, HS_NOT_FOUND);
+	assert_status_ok(HsObjectStoreRemove(store, 9, true, &st), &st);
+
+	/* an aborted write leaves nothing */
+	assert_status_ok(HsObjectStoreBeginWrite(store, 20, &w, &st), &st);
+	assert_status_ok(env->open_writable(env, w->path, &f, &st), &st);
+	assert_status_ok(env->close(env, f, &st), &st);
+	HsObjectStoreAbortWrite(store, w);
+	count = 0;
+	assert_status_ok(HsObjectStoreList(store, collect_ids, &count, &st), &st);
+	assert_int_equal(count, 1);
+	HsObjectStoreClose(store);
+}
+
+static bool
+alloc_id(void *arg, uint64_t *id, HsStatus *st)
+{
+	*id = ++*(uint64_t *) arg;
+	return true;
+}
+
+/* Read table t at epoch e through the version and the buffer. */
+static int
+count_rows(HsVersion *v, HsSharedBuffer *buf, HsSstCache *cache,
+		   HsTableId t, HsEpoch e)
+{
+	HsIterator *newer;
+	HsIterator *it;
+	HsStatus	st;
+	int			n = 0;
+
+	assert_status_ok(HsSharedBufferNewIterator(buf, cache, t, e, &newer, &st), &st);
+	assert_status_ok(HsVersionTableIterator(v, cache, t, e, NULL, NULL, newer,
+											&it, &st), &st);
+	for (HsIterSeekToFirst(it); HsIterValid(it); HsIterNext(it))
+		n++;
+	assert_status_ok(HsIterStatus(it, &st), &st);
+	HsIterDestroy(it);
+	return n;
+}
+
+static void
+test_shared_buffer_sync_and_spill(void **state)
+{
+	HsEnv	   *env = HsEnvPosix();
+	HsObjectStore *store;
+	HsSstCache *cache;
+	HsSharedBuffer *buf;
+	HsSstWriteContext ctx;
+	uint64_t	next_id = 0;
+	HsStatus	st;
+	char		dir[512];
+	HsVersion  *v = HsVersionCreateEmpty(env);
+	HsSyncResult *res;
+	HsVersionDelta *d;
+	HsVersion  *nv;
+	HsTableId	both[2] = {1, 2};
+	char		key[16];
+	int			i;
+	HsMemtable *mt;
+
+	unit_path(dir, sizeof(dir), "sbuf");
+	assert_status_ok(HsObjectStoreOpen(env, dir, &store, &st), &st);
+	cache = HsSstCacheCreate(env, store, 4, NULL);
+	HsSstWriteContextInit(&ctx);
+	ctx.store = store;
+	ctx.alloc_id = alloc_id;
+	ctx.alloc_arg = &next_id;
+	ctx.target_file_size = 4096;
+	buf = HsSharedBufferCreate(env, 1 << 20);
+
+	/* table 1 logged, epochs 10 and 20; table 2 not logged, epoch 10 */
+	mt = HsMemtableCreate(env, 1, 10, true, true);
+	for (i = 0; i < 500; i++)
+	{
+		snprintf(key, sizeof(key), "a%04d", i);
+		assert_status_ok(HsMemtableInsert(mt, S(key), S("v1"), &st), &st);
+	}
+	assert_status_ok(HsSharedBufferSeal(buf, mt, &st), &st);
+	mt = HsMemtableCreate(env, 2, 10, false, true);
+	assert_status_ok(HsMemtableInsert(mt, S("x"), S("y"), &st), &st);
+	assert_status_ok(HsSharedBufferSeal(buf, mt, &st), &st);
+	/* spill everything sealed so far */
+	assert_status_ok(HsSharedBufferSpill(buf, 0, &ctx, &st), &st);
+	assert_int_equal(HsSharedBufferMemoryUsage(buf), 0);
+	assert_int_equal(HsSharedBufferSpillCount(buf), 2);
+	assert_true(HsSharedBufferMinObjectId(buf) == 1);
+
+	mt = HsMemtableCreate(env, 1, 20, true, true);
+	for (i = 0; i < 500; i += 2)
+	{
+		snprintf(key, sizeof(key), "a%04d", i);
+		assert_status_ok(HsMemtableUpdate(mt, S(key), S("v1"), S("v2"), &st), &st);
+	}
+	assert_status_ok(HsMemtableDelete(mt, S("a0001"), S("v1"), &st), &st);
+	assert_status_ok(HsSharedBufferSeal(buf, mt, &st), &st);
+	/* out-of-order seal */
+	mt = HsMemtableCreate(env, 1, 15, true, true);
+	assert_false(HsSharedBufferSeal(buf, mt, &st));
+	assert_int_equal(st.code, HS_INVALID_ARGUMENT);
+
+	/* unsynced reads through the buffer */
+	assert_int_equal(count_rows(v, buf, cache, 1, 10), 500);
+	assert_int_equal(count_rows(v, buf, cache, 1, 20), 499);
+
+	/* sync table 1 only at epoch 20 */
+	assert_status_ok(HsSharedBufferSync(buf, 20, both, 1, &ctx, &res, &st), &st);
+	assert_int_equal(res->n_tables, 1);
+	assert_true(res->tables[0].log_enabled);
+	assert_int_equal(res->tables[0].n_epochs, 2);
+	assert_true(res->tables[0].n_new >= 2);
+	assert_true(res->tables[0].n_old >= 1);
+	assert_int_equal(res->n_ssts, res->tables[0].n_new);
+
+	d = HsVersionDeltaCreate(env, HS_DELTA_COMMIT, v->id);
+	HsVersionDeltaAddCommit(d, 1, 20);
+	HsVersionDeltaAddL0Ssts(d, res->ssts, res->n_ssts);
+	assert_status_ok(HsVersionDeltaAddChangeLog(d, 1, res->tables[0].epochs,
+												res->tables[0].n_epochs,
+												res->tables[0].new_ssts,
+												res->tables[0].n_new,
+												res->tables[0].old_ssts,
+												res->tables[0].n_old, &st), &st);
+	assert_status_ok(HsVersionApplyDelta(env, v, d, &nv, &st), &st);
+	HsVersionDeltaFree(d);
+	HsVersionUnref(v);
+	v = nv;
+	HsSyncResultFree(res);
+
+	/* before the ack, the buffer's synced copy and the version agree */
+	assert_int_equal(count_rows(v, buf, cache, 1, 20), 499);
+	HsSharedBufferAckCommitted(buf, 1, 20);
+	assert_int_equal(count_rows(v, buf, cache, 1, 20), 499);
+	assert_int_equal(count_rows(v, buf, cache, 1, 10), 500);
+
+	/* point reads */
+	{
+		HsBuf		row;
+		bool		found;
+
+		HsBufInit(&row, env);
+		assert_status_ok(HsVersionGet(v, cache, 1, S("a0002"), 20, &found, &row, &st), &st);
+		assert_true(found);
+		assert_true(HsSliceCompare(HsBufSlice(&row), S("v2")) == 0);
+		assert_status_ok(HsVersionGet(v, cache, 1, S("a0002"), 15, &found, &row, &st), &st);
+		assert_true(found);
+		assert_true(HsSliceCompare(HsBufSlice(&row), S("v1")) == 0);
+		assert_status_ok(HsVersionGet(v, cache, 1, S("a0001"), 20, &found, &row, &st), &st);
+		assert_false(found);
+		assert_status_ok(HsVersionGet(v, cache, 1, S("a0001"), 10, &found, &row, &st), &st);
+		assert_true(found);
+		assert_status_ok(HsVersionGet(v, cache, 1, S("b"), 20, &found, &row, &st), &st);
+		assert_false(found);
+		HsBufFree(&row);
+	}
+
+	/* iter_log over (10, 20]: 250 updates (2 rows each) and 1 delete */
+	{
+		HsChangeLogIter *cl;
+		int			ins = 0;
+		int			del = 0;
+		int			ud = 0;
+		int			ui = 0;
+
+		assert_status_ok(HsIterLog(v, cache, 1, 10, 20, NULL, NULL, &cl, &st), &st);
+		for (; HsChangeLogIterValid(cl); HsChangeLogIterNext(cl))
+		{
+			switch (HsChangeLogIterOp(cl))
+			{
+				case HS_CHANGE_INSERT:
+					ins++;
+					break;
+				case HS_CHANGE_DELETE:
+					del++;
+					break;
+				case HS_CHANGE_UPDATE_DELETE:
+					ud++;
+					assert_true(HsSliceCompare(HsChangeLogIterRow(cl), S("v1")) == 0);
+					break;
+				case HS_CHANGE_UPDATE_INSERT:
+					ui++;
+					assert_true(HsSliceCompare(HsChangeLogIterRow(cl), S("v2")) == 0);
+					break;
+			}
+		}
+		assert_status_ok(HsChangeLogIterStatus(cl, &st), &st);
+		HsChangeLogIterDestroy(cl);
+		assert_int_equal(ins, 0);
+		assert_int_equal(del, 1);
+		assert_int_equal(ud, 250);
+		assert_int_equal(ui, 250);
+
+		/* (0, 20]: everything is a net insert, except a0001 (insert+delete) */
+		assert_status_ok(HsIterLog(v, cache, 1, 0, 20, NULL, NULL, &cl, &st), &st);
+		ins = 0;
+		for (; HsChangeLogIterValid(cl); HsChangeLogIterNext(cl))
+		{
+			assert_int_equal(HsChangeLogIterOp(cl), HS_CHANGE_INSERT);
+			ins++;
+		}
+		HsChangeLogIterDestroy(cl);
+		assert_int_equal(ins, 499);
+
+		/* beyond the log */
+		assert_false(HsIterLog(v, cache, 1, 10, 30, NULL, NULL, &cl, &st));
+		assert_int_equal(st.code, HS_INVALID_ARGUMENT);
+		assert_false(HsIterLog(v, cache, 2, 0, 10, NULL, NULL, &cl, &st));
+		assert_int_equal(st.code, HS_INVALID_ARGUMENT);
+	}
+
+	/* table 2 is still buffered (spilled) */
+	assert_int_equal(count_rows(v, buf, cache, 1, 20), 499);
+	assert_status_ok(HsSharedBufferSync(buf, 20, &both[1], 1, &ctx, &res, &st), &st);
+	assert_int_equal(res->n_ssts, 1);
+	assert_false(res->tables[0].log_enabled);
+	HsSyncResultFree(res);
+
+	HsVersionUnref(v);
+	HsSharedBufferDestroy(buf);
+	HsSstCacheDestroy(cache);
+	HsObjectStoreClose(store);
+}
+
+static void
+test_missing_object_is_corruption(void **state)
+{
+	HsEnv	   *env = HsEnvPosix();
+	HsObjectStore *store;
+	HsSstCache *cache;
+	HsStatus	st;
+	char		dir[512];
+	HsIterator *it;
+
+	unit_path(dir, sizeof(dir), "missing");
+	assert_status_ok(HsObjectStoreOpen(env, dir, &store, &st), &st);
+	cache = HsSstCacheCreate(env, store, 4, NULL);
+	assert_false(HsSstCacheNewIterator(cache, 77, &it, &st));
+	assert_int_equal(st.code, HS_CORRUPTION);
+	assert_non_null(strstr(st.msg, "77"));
+	/* garbage bytes */
+	assert_status_ok(HsObjectStorePut(store, 78, S("not an sst at all, sorry"), &st), &st);
+	assert_false(HsSstCacheNewIterator(cache, 78, &it, &st));
+	assert_int_equal(st.code, HS_CORRUPTION);
+	assert_non_null(strstr(st.msg, "78"));
+	HsSstCacheDestroy(cache);
+	HsObjectStoreClose(store);
+}
+
+static const struct CMUnitTest memtable_tests[] = {
+	cmocka_unit_test(test_merge_rules),
+	cmocka_unit_test(test_memtable_iterators),
+	cmocka_unit_test(test_object_store),
+	cmocka_unit_test(test_shared_buffer_sync_and_spill),
+	cmocka_unit_test(test_missing_object_is_corruption),
+};
+
+UNIT_SUITE(memtable)
+{
+	*tests = memtable_tests;
+	return (int) (sizeof(memtable_tests) / sizeof(memtable_tests[0]));
+}
