@@ -91,14 +91,14 @@ BloomBuilderFinish(BloomBuilder *b, HsBuf *out)
 	for (size_t k = 0; k < b->num_hashes; k++)
 	{
 		uint64_t	h = b->hashes[k];
-
-		if (k + BLOOM_PREFETCH_AHEAD < b->num_hashes)
-			__builtin_prefetch(base + (size_t) BloomLineOf(b->hashes[k + BLOOM_PREFETCH_AHEAD],
-														   num_lines) * HS_BLOOM_LINE_BYTES, 1);
 		uint8_t    *line = base +
 			(size_t) BloomLineOf(h, num_lines) * HS_BLOOM_LINE_BYTES;
 		uint32_t	a = (uint32_t) h;
 		uint32_t	d = BloomDeltaOf(h);
+
+		if (k + BLOOM_PREFETCH_AHEAD < b->num_hashes)
+			__builtin_prefetch(base + (size_t) BloomLineOf(b->hashes[k + BLOOM_PREFETCH_AHEAD],
+														   num_lines) * HS_BLOOM_LINE_BYTES, 1);
 
 		for (int i = 0; i < probes; i++)
 		{
