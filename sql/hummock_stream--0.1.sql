@@ -88,7 +88,8 @@ LANGUAGE C STRICT VOLATILE;
 -- Test actors (until streaming executors exist): each row is an actor of
 -- partial graph graph_id.  Inserting or deleting rows changes the graphs at
 -- the next barrier (an Add or Stop mutation).
---   counter: commits a counter per epoch to its table (later)
+--   counter: adds one to a counter in its table every epoch (param < 0:
+--            idle, its table commits epochs but never changes)
 --   sleep:   takes param ms to pass each barrier
 --   error:   fails at its param-th barrier (then its graph is reset)
 CREATE TABLE hummock_stream.test_actors (
@@ -249,7 +250,7 @@ REVOKE ALL ON FUNCTION hummock_stream.sst_build_test(text, integer, integer, int
 
 CREATE FUNCTION hummock_stream.gc(
     OUT stale_deleted bigint, OUT stale_kept bigint, OUT orphans_deleted bigint,
-    OUT inflight_kept bigint, OUT bytes_deleted bigint)
+    OUT inflight_kept bigint, OUT bytes_deleted bigint, OUT deltas_trimmed bigint)
 RETURNS record
 AS 'MODULE_PATHNAME', 'hummock_stream_gc'
 LANGUAGE C STRICT VOLATILE;

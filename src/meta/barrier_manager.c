@@ -570,22 +570,27 @@ fully_collected(const HsInflightBarrier *b)
 
 /*
  * Complete every graph's collected barriers, oldest first.  The checkpoints
- * among them that have tables are committed first, all in one transaction
- * (one version delta per graph and epoch: exactly that graph's tables at
- * the barrier's prev epoch, with the SSTs its workers synced).  A graph
- * whose oldest barrier is still being collected holds only itself.
+ * among them that have tables are committed first, in one transaction and
+ * as few version deltas as possible: each delta carries at most one
+ * checkpoint per graph (exactly that graph's tables at the barrier's prev
+ * epoch, with the SSTs its workers synced), so all graphs that completed a
+ * checkpoint since the last round share one delta and one new L0
+ * sub-level, and a graph's two checkpoints never share a sub-level.  A
+ * graph whose oldest barrier is still being collected holds only itself.
  */
 static void
 complete_graphs(void)
 {
-	List	   *to_commit = NIL;
+	List	   *per_graph = NIL;	/* List * of checkpoints, one per graph */
 	ListCell   *lc;
 	TimestampTz committed_at = 0;
+	bool		any = false;
 
 	foreach(lc, graphs)
 	{
 		HsGraph    *g = lfirst(lc);
 		ListCell   *lb;
+		List	   *mine = NIL;
 
 		foreach(lb, g->inflight)
 		{
@@ -594,28 +599,45 @@ complete_graphs(void)
 			if (!fully_collected(b))
 				break;
 			if (b->kind == HS_BARRIER_CHECKPOINT && b->tables != NIL)
-				to_commit = lappend(to_commit, b);
+				mine = lappend(mine, b);
+		}
+		if (mine != NIL)
+		{
+			per_graph = lappend(per_graph, mine);
+			any = true;
 		}
 	}
 
-	if (to_commit != NIL)
+	if (any)
 	{
 		StartTransactionCommand();
 		PushActiveSnapshot(GetTransactionSnapshot());
-		foreach(lc, to_commit)
+		for (int round = 0;; round++)
 		{
-			HsInflightBarrier *b = lfirst(lc);
-			HsVersionDelta *delta = HsVersionDeltaCreate(HsHummockEnv(), HS_DELTA_COMMIT, 0);
-			ListCell   *lt;
+			HsVersionDelta *delta = NULL;
 
-			foreach(lt, b->tables)
-				HsVersionDeltaAddCommit(delta, (HsTableId) lfirst_int(lt), b->prev_epoch);
-			foreach(lt, b->ssts)
+			foreach(lc, per_graph)
 			{
-				HsSstInfo  *info = lfirst(lt);
+				List	   *mine = lfirst(lc);
+				HsInflightBarrier *b;
+				ListCell   *lt;
 
-				HsVersionDeltaAddL0Ssts(delta, &info, 1);
+				if (round >= list_length(mine))
+					continue;
+				b = list_nth(mine, round);
+				if (delta == NULL)
+					delta = HsVersionDeltaCreate(HsHummockEnv(), HS_DELTA_COMMIT, 0);
+				foreach(lt, b->tables)
+					HsVersionDeltaAddCommit(delta, (HsTableId) lfirst_int(lt), b->prev_epoch);
+				foreach(lt, b->ssts)
+				{
+					HsSstInfo  *info = lfirst(lt);
+
+					HsVersionDeltaAddL0Ssts(delta, &info, 1);
+				}
 			}
+			if (delta == NULL)
+				break;
 			(void) HsHummockCommitDelta(delta);
 			HsVersionDeltaFree(delta);
 		}
@@ -623,6 +645,9 @@ complete_graphs(void)
 		CommitTransactionCommand();
 		committed_at = GetCurrentTimestamp();
 	}
+	foreach(lc, per_graph)
+		list_free(lfirst(lc));
+	list_free(per_graph);
 
 	foreach(lc, graphs)
 	{
@@ -663,7 +688,6 @@ complete_graphs(void)
 					(void) send_to_worker(i, &msg, sizeof(msg));
 		}
 	}
-	list_free(to_commit);
 }
 
 /* ---------------------------------------------------------------------

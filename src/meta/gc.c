@@ -172,6 +172,24 @@ HsHummockCollectGarbage(HsGcResult *result)
 
 	hash_destroy(scan.stale);
 	HsVersionUnref(version);
+
+	/*
+	 * 5. the catalog: deltas older than the newest checkpoint are needed
+	 * only by processes whose cache is older still; keep a margin of
+	 * deltas for them (a process further behind reloads the checkpoint),
+	 * and the two newest checkpoints.
+	 */
+	if (SPI_execute("DELETE FROM hummock_stream.version_delta"
+					" WHERE version_id <= (SELECT max(version_id) FROM hummock_stream.version_checkpoint) - "
+					CppAsString2(HS_VERSION_DELTA_KEEP),
+					false, 0) != SPI_OK_DELETE)
+		elog(ERROR, "could not trim hummock version deltas");
+	result->deltas_trimmed = SPI_processed;
+	if (SPI_execute("DELETE FROM hummock_stream.version_checkpoint"
+					" WHERE version_id < (SELECT max(version_id) FROM hummock_stream.version_checkpoint) - "
+					CppAsString2(HS_VERSION_CHECKPOINT_INTERVAL),
+					false, 0) != SPI_OK_DELETE)
+		elog(ERROR, "could not trim hummock version checkpoints");
 	SPI_finish();
 }
 
@@ -185,8 +203,8 @@ hummock_stream_gc(PG_FUNCTION_ARGS)
 {
 	TupleDesc	tupdesc;
 	HsGcResult	r;
-	Datum		values[5];
-	bool		nulls[5] = {0};
+	Datum		values[6];
+	bool		nulls[6] = {0};
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
@@ -196,5 +214,6 @@ hummock_stream_gc(PG_FUNCTION_ARGS)
 	values[2] = Int64GetDatum(r.orphans_deleted);
 	values[3] = Int64GetDatum(r.inflight_kept);
 	values[4] = Int64GetDatum(r.bytes_deleted);
+	values[5] = Int64GetDatum(r.deltas_trimmed);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -170,15 +170,32 @@ load_checkpoint_row(uint64 version_id, HsSlice data, void *arg)
 						(unsigned long long) (*out)->id)));
 }
 
+/* State of a catch-up: the version, and whether a delta was missing. */
+typedef struct CatchUp
+{
+	HsVersion  *v;
+	bool		gap;
+} CatchUp;
+
 static void
 apply_delta_row(uint64 version_id, HsSlice data, void *arg)
 {
-	HsVersion **cur = (HsVersion **) arg;
+	CatchUp    *cu = (CatchUp *) arg;
+	HsVersion **cur = &cu->v;
 	HsVersionDelta *delta;
 	HsVersion  *next;
 	HsStatus	st;
-	MemoryContext old = MemoryContextSwitchTo(version_context());
+	MemoryContext old;
 
+	if (cu->gap)
+		return;
+	if (version_id != (*cur)->id + 1)
+	{
+		/* the deltas we need were trimmed: reload from a checkpoint */
+		cu->gap = true;
+		return;
+	}
+	old = MemoryContextSwitchTo(version_context());
 	HS_CHECK(HsVersionDeltaDecode(HsHummockEnv(), data, &delta, &st), &st);
 	if (delta->id != version_id)
 		ereport(ERROR,
@@ -207,11 +224,26 @@ static void
 refresh_cache(uint64 want)
 {
 	HsVersion  *v = cached_version;
+	CatchUp		cu;
 
 	if (v != NULL && v->id >= want)
 		return;
 	cached_version = NULL;
-	if (v == NULL)
+	if (v != NULL)
+	{
+		/* roll forward from the cached version if the deltas are there */
+		cu.v = v;
+		cu.gap = false;
+		scan_catalog_after("version_delta", "version_delta_pkey", 4, v->id, false,
+						   apply_delta_row, &cu);
+		if (!cu.gap)
+		{
+			cached_version = cu.v;
+			return;
+		}
+		HsVersionUnref(cu.v);
+		v = NULL;
+	}
 	{
 		scan_catalog_after("version_checkpoint", "version_checkpoint_pkey", 2,
 						   0, true, load_checkpoint_row, &v);
@@ -223,9 +255,18 @@ refresh_cache(uint64 want)
 			MemoryContextSwitchTo(old);
 		}
 	}
+	cu.v = v;
+	cu.gap = false;
 	scan_catalog_after("version_delta", "version_delta_pkey", 4, v->id, false,
-					   apply_delta_row, &v);
-	cached_version = v;
+					   apply_delta_row, &cu);
+	if (cu.gap)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("hummock version delta %llu is missing",
+						(unsigned long long) (cu.v->id + 1)),
+				 errdetail("The newest version checkpoint is %llu and the deltas after it are not contiguous.",
+						   (unsigned long long) v->id)));
+	cached_version = cu.v;
 }
 
 HsVersion *

@@ -6,10 +6,12 @@
  *	- CREATE EXTENSION hummock_stream: when the transaction commits, ask the
  *	  launcher to start the database's barrier manager (starting it earlier
  *	  would let it look for an extension that is not committed yet).
- *	- DROP EXTENSION hummock_stream: when the transaction commits, wake the
- *	  manager, which finds the extension gone and exits for good, and remove
- *	  the store's directory (pg_hummock/<db>/<extension oid>): no catalog
- *	  refers to those objects any more.
+ *	- DROP EXTENSION hummock_stream: first stop the database's manager (with
+ *	  its workers and compactor), which would otherwise keep committing into
+ *	  the catalog being dropped (a deadlock); when the transaction commits,
+ *	  remove the store's directory (pg_hummock/<db>/<extension oid>), which
+ *	  no catalog refers to any more.  If the drop fails or is rolled back,
+ *	  the manager is started again.
  *	- DROP DATABASE: stop the database's manager first (a background worker
  *	  connected to the database would make the drop fail); if the drop
  *	  fails, the manager is started again; if it succeeds, the database's
@@ -41,6 +43,7 @@ static ProcessUtility_hook_type prev_utility_hook = NULL;
 static bool start_on_commit = false;
 static bool wake_on_commit = false;
 static Oid	remove_store_on_commit = InvalidOid;	/* extension oid */
+static bool restart_on_abort = false;	/* we stopped the manager */
 static bool xact_callback_registered = false;
 
 static void
@@ -63,11 +66,14 @@ utility_xact_callback(XactEvent event, void *arg)
 						(errmsg("could not remove hummock_stream objects in \"%s\"", dir)));
 		}
 	}
+	if (event == XACT_EVENT_ABORT && restart_on_abort)
+		HsDbStateRequestStart(MyDatabaseId);
 	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT)
 	{
 		start_on_commit = false;
 		wake_on_commit = false;
 		remove_store_on_commit = InvalidOid;
+		restart_on_abort = false;
 	}
 }
 
@@ -112,8 +118,13 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 		remember_for_commit(true, false);
 	else if (IsA(parsetree, DropStmt) && drops_our_extension((DropStmt *) parsetree))
 	{
-		remember_for_commit(false, true);
 		remove_store_on_commit = get_extension_oid(HS_EXTENSION_NAME, true);
+		if (OidIsValid(remove_store_on_commit))
+		{
+			HsDbStateStopManager(MyDatabaseId, 10000);
+			restart_on_abort = true;
+			remember_for_commit(false, false);
+		}
 	}
 	else if (IsA(parsetree, DropdbStmt))
 	{

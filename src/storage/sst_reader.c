@@ -753,8 +753,15 @@ sstit_load(SstIterator *it, uint32_t i, bool sequential)
 	else if (sequential)
 		ok = sstit_readahead_block(it, i, &contents);
 	else
-		ok = reader_block(r, i, &it->stored, &it->raw, false, &it->pin,
-						  &contents, &it->base.status);
+	{
+		SstBlockHandle h;
+
+		h.offset = r->index[i].offset;
+		h.size = r->index[i].size;
+		ok = SstReadBlock(r->env, r->file, r->path, h,
+						  r->opts.verify_checksums, &r->dec, &it->stored,
+						  &it->raw, &contents, NULL, &it->base.status);
+	}
 	if (!ok ||
 		!BlockParse(&it->blk, contents, r->path, r->index[i].offset,
 					&it->base.status))

@@ -274,6 +274,8 @@ counter_on_barrier(WorkerActor *a, const HsMsgInject *msg)
 	}
 	if (msg->kind == HS_BARRIER_INITIAL)
 		return;					/* no data belongs to the prev epoch */
+	if (a->spec.param < 0)
+		return;					/* an idle table: commits, never writes */
 
 	snprintf(oldv, sizeof(oldv), "%lld", (long long) a->count);
 	snprintf(newv, sizeof(newv), "%lld", (long long) (a->count + 1));
@@ -458,7 +460,6 @@ advance_graph_guarded(WorkerGraph *g)
 	PG_TRY();
 	{
 		wake = advance_graph(g);
-		finish_xact();
 	}
 	PG_CATCH();
 	{
@@ -591,6 +592,7 @@ HsComputeWorkerMain(Datum main_arg)
 		if (detached)
 			proc_exit(0);		/* the manager is gone */
 
+		/* one transaction for the storage work of every graph this round */
 		dlist_foreach_modify(it, &graphs)
 		{
 			WorkerGraph *g = dlist_container(WorkerGraph, node, it.cur);
@@ -599,6 +601,7 @@ HsComputeWorkerMain(Datum main_arg)
 			if (w != 0 && (wake == 0 || w < wake))
 				wake = w;
 		}
+		finish_xact();
 		flush_outbox();
 
 		if (wake != 0)

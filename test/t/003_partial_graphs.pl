@@ -113,6 +113,30 @@ my $db1_rate = commit_rate('db1', 1, 3);
 diag(sprintf("db1 graph 1 while db2 loops on errors: %.1f commits/s", $db1_rate));
 cmp_ok($db1_rate, '>', $baseline * 0.5, 'db1 keeps its commit rate');
 
+# kill -9 of a compute worker.  PostgreSQL treats a child killed by a
+# signal as a crash (shared memory may be damaged) and restarts every
+# process; the graphs then recover from their committed epochs.
+$node->safe_psql('db1', q{
+	INSERT INTO hummock_stream.test_actors (graph_id, kind, param, table_id)
+	VALUES (5, 'counter', 0, 7001)});
+ok($node->poll_query_until('db1',
+		"SELECT commits > 3 FROM hummock_stream.partial_graphs WHERE graph_id = 5"),
+	'a counter graph commits its table');
+my $count = $node->safe_psql('db1', "SELECT hummock_stream.test_get(7001, 'count')");
+my $epoch = $node->safe_psql('db1',
+	"SELECT committed_epoch FROM hummock_stream.table_epochs() WHERE table_id = 7001");
+my $wpid = $node->safe_psql('db1',
+	"SELECT pid FROM hummock_stream.workers WHERE role = 'compute worker' AND worker_index = 1");
+kill 'KILL', $wpid;
+ok( $node->poll_query_until('db1',
+		"SELECT state = 'running' AND commits > 0 FROM hummock_stream.partial_graphs WHERE graph_id = 5"),
+	'after kill -9 of a compute worker the graph runs again');
+ok( $node->poll_query_until('db1',
+		"SELECT committed_epoch > $epoch FROM hummock_stream.table_epochs() WHERE table_id = 7001"),
+	'and commits epochs newer than before');
+cmp_ok($node->safe_psql('db1', "SELECT hummock_stream.test_get(7001, 'count')"),
+	'>=', $count, 'its committed state did not go backwards');
+
 # A crash of the whole server: everything comes back.
 my $before = graph('db1', 1, 'committed_epoch');
 $node->stop('immediate');

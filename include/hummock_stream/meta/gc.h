@@ -17,6 +17,7 @@ typedef struct HsGcResult
 	int64		orphans_deleted;	/* never referenced: deleted */
 	int64		inflight_kept;	/* not referenced, maybe being written */
 	int64		bytes_deleted;
+	int64		deltas_trimmed; /* catalog rows of old version deltas */
 } HsGcResult;
 
 /* Run one GC pass over this database's objects (in a transaction). */

@@ -19,6 +19,9 @@
 /* Deltas between two full checkpoints in the catalog. */
 #define HS_VERSION_CHECKPOINT_INTERVAL 64
 
+/* Deltas kept before the newest checkpoint, for processes catching up. */
+#define HS_VERSION_DELTA_KEEP 1024
+
 /*
  * The newest version of this database that this process knows, brought up
  * to at least the published version id.  Returns a new reference; the
