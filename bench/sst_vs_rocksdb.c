@@ -416,13 +416,14 @@ rocks_options(const BenchConfig *cfg, rocksdb_cache_t *cache,
 			  rocksdb_block_based_table_options_t **bbto)
 {
 	rocksdb_options_t *o = rocksdb_options_create();
+	rocksdb_filterpolicy_t *filter;
 
 	*bbto = rocksdb_block_based_options_create();
 	rocksdb_block_based_options_set_block_size(*bbto, cfg->block_size);
 	rocksdb_block_based_options_set_block_restart_interval(*bbto,
 														   BENCH_RESTART);
-	rocksdb_block_based_options_set_filter_policy(*bbto,
-												  rocksdb_filterpolicy_create_bloom_full(BENCH_BLOOM_BITS));
+	filter = rocksdb_filterpolicy_create_bloom_full(BENCH_BLOOM_BITS);
+	rocksdb_block_based_options_set_filter_policy(*bbto, filter);
 	if (cache)
 		rocksdb_block_based_options_set_block_cache(*bbto, cache);
 	else

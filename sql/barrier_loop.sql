@@ -6,28 +6,29 @@ CREATE EXTENSION hummock_stream;
 DO $$
 BEGIN
   FOR i IN 1..300 LOOP
-    EXIT WHEN (SELECT count(*) FROM hummock_stream.barriers) >= 5;
+    EXIT WHEN (SELECT count(*) FROM hummock_stream.barriers WHERE graph_id = 0) >= 5;
     PERFORM pg_sleep(0.1);
   END LOOP;
 END $$;
 SELECT hummock_stream.manager_pid() IS NOT NULL AS manager_running;
-SELECT count(*) >= 5 AS barriers_advance FROM hummock_stream.barriers;
+SELECT count(*) >= 5 AS barriers_advance FROM hummock_stream.barriers WHERE graph_id = 0;
 
 -- each barrier's prev is the previous barrier's curr; epochs increase
+-- (graph 0: the barriers the manager injects for the database)
 SELECT bool_and(prev_epoch < curr_epoch) AS increasing,
        bool_and(prev_epoch = lag_curr) AS chained
   FROM (SELECT prev_epoch, curr_epoch,
                lag(curr_epoch) OVER (ORDER BY curr_epoch) AS lag_curr
-          FROM hummock_stream.barriers) b
+          FROM hummock_stream.barriers WHERE graph_id = 0) b
  WHERE lag_curr IS NOT NULL;
 
 -- with checkpoint_frequency = 1 every barrier is a checkpoint
-SELECT DISTINCT kind FROM hummock_stream.barriers;
+SELECT DISTINCT kind FROM hummock_stream.barriers WHERE graph_id = 0;
 
 -- the epoch's high bits are the wall clock
 SELECT abs(extract(epoch FROM now()) * 1000
            - ((max(curr_epoch) >> 16) + 1735689600000)) < 60000 AS epoch_is_wall_clock
-  FROM hummock_stream.barriers;
+  FROM hummock_stream.barriers WHERE graph_id = 0;
 
 -- the manager appears in pg_stat_activity
 SELECT backend_type FROM pg_stat_activity

@@ -144,11 +144,16 @@ HsCompactorMain(Datum main_arg)
 		uint64		vid;
 		bool		worked;
 
+		/* the first round too waits one interval */
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 hs_compaction_interval_ms, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
 		if (ConfigReloadPending)
 		{
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
+			continue;			/* a reload alone is no reason to compact */
 		}
 
 		/* as many tasks as are due, one transaction each */
@@ -178,9 +183,5 @@ HsCompactorMain(Datum main_arg)
 			CommitTransactionCommand();
 		}
 		pgstat_report_activity(STATE_IDLE, NULL);
-
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 hs_compaction_interval_ms, PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
 	}
 }

@@ -16,6 +16,7 @@ hummock_stream.barrier_interval_ms = 100
 hummock_stream.compute_workers = 2
 hummock_stream.max_inflight_barriers = 8
 max_worker_processes = 32
+restart_after_crash = on
 });
 $node->start;
 $node->safe_psql('postgres', 'CREATE DATABASE db1');
