@@ -46,6 +46,69 @@ BEGIN
 END $$;
 SELECT count(*) AS tables FROM hummock_stream.table_epochs() WHERE table_id IN (5001, 5002);
 
+-- Pause: graph 1 consumes no input (its counter stops) while its table
+-- keeps committing epochs; Resume: it counts again.
+INSERT INTO hummock_stream.test_graphs VALUES (1, true);
+DO $$
+BEGIN
+  FOR i IN 1..300 LOOP
+    EXIT WHEN (SELECT paused FROM hummock_stream.partial_graphs WHERE graph_id = 1);
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+END $$;
+CREATE TEMP TABLE paused_at AS
+  SELECT (SELECT commits FROM hummock_stream.partial_graphs WHERE graph_id = 1) AS commits,
+         hummock_stream.test_get(5001, 'count')::int AS n;
+DO $$
+BEGIN
+  FOR i IN 1..300 LOOP
+    EXIT WHEN (SELECT commits FROM hummock_stream.partial_graphs WHERE graph_id = 1)
+              >= (SELECT commits FROM paused_at) + 3;
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+END $$;
+SELECT hummock_stream.test_get(5001, 'count')::int - (SELECT n FROM paused_at) AS counted_while_paused,
+       (SELECT commits FROM hummock_stream.partial_graphs WHERE graph_id = 1)
+         >= (SELECT commits FROM paused_at) + 3 AS still_committing;
+UPDATE hummock_stream.test_graphs SET paused = false WHERE graph_id = 1;
+DO $$
+BEGIN
+  FOR i IN 1..300 LOOP
+    EXIT WHEN hummock_stream.test_get(5001, 'count')::int > (SELECT n FROM paused_at) + 2;
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+END $$;
+SELECT paused, hummock_stream.test_get(5001, 'count')::int > (SELECT n FROM paused_at) + 2 AS counting_again
+  FROM hummock_stream.partial_graphs WHERE graph_id = 1;
+
+-- Update: a changed actor parameter rides on the next barrier (param -1
+-- makes the counter of graph 2 idle)
+UPDATE hummock_stream.test_actors SET param = -1 WHERE graph_id = 2;
+CREATE TEMP TABLE updated_at AS
+  SELECT (SELECT commits FROM hummock_stream.partial_graphs WHERE graph_id = 2) AS commits;
+DO $$
+BEGIN
+  FOR i IN 1..300 LOOP
+    EXIT WHEN (SELECT commits FROM hummock_stream.partial_graphs WHERE graph_id = 2)
+              >= (SELECT commits FROM updated_at) + 3;
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+END $$;
+CREATE TEMP TABLE idle_at AS
+  SELECT (SELECT commits FROM hummock_stream.partial_graphs WHERE graph_id = 2) AS commits,
+         hummock_stream.test_get(5002, 'count')::int AS n;
+DO $$
+BEGIN
+  FOR i IN 1..300 LOOP
+    EXIT WHEN (SELECT commits FROM hummock_stream.partial_graphs WHERE graph_id = 2)
+              >= (SELECT commits FROM idle_at) + 3;
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+END $$;
+SELECT hummock_stream.test_get(5002, 'count')::int = (SELECT n FROM idle_at) AS idle_after_update,
+       resets AS graph_2_resets
+  FROM hummock_stream.partial_graphs WHERE graph_id = 2;
+
 -- checkpoint_frequency = 3
 ALTER SYSTEM SET hummock_stream.checkpoint_frequency = 3;
 SELECT pg_reload_conf();

@@ -57,7 +57,7 @@ COMMENT ON VIEW hummock_stream.barriers IS
   'Recent barriers: epochs, kind, and inject-to-collect and inject-to-commit latency per partial graph';
 
 CREATE FUNCTION hummock_stream.partial_graphs(
-    OUT graph_id bigint, OUT state text, OUT actors integer,
+    OUT graph_id bigint, OUT state text, OUT paused boolean, OUT actors integer,
     OUT committed_epoch bigint, OUT last_injected_epoch bigint,
     OUT inflight integer, OUT commits bigint, OUT resets bigint,
     OUT last_commit_at timestamptz, OUT last_error text)
@@ -102,6 +102,15 @@ CREATE TABLE hummock_stream.test_actors (
 COMMENT ON TABLE hummock_stream.test_actors IS
   'Test actors of the barrier loop; changes apply at the next barrier';
 
+-- Graphs whose input is paused (a Pause mutation; deleting the row or
+-- setting paused = false resumes them).
+CREATE TABLE hummock_stream.test_graphs (
+    graph_id integer PRIMARY KEY CHECK (graph_id > 0),
+    paused   boolean NOT NULL DEFAULT false
+);
+COMMENT ON TABLE hummock_stream.test_graphs IS
+  'Pause state of test graphs; changes apply at the next barrier';
+
 CREATE FUNCTION hummock_stream._test_actors_changed()
 RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -111,11 +120,14 @@ END $$;
 CREATE TRIGGER test_actors_changed
   AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON hummock_stream.test_actors
   FOR EACH STATEMENT EXECUTE FUNCTION hummock_stream._test_actors_changed();
+CREATE TRIGGER test_graphs_changed
+  AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON hummock_stream.test_graphs
+  FOR EACH STATEMENT EXECUTE FUNCTION hummock_stream._test_actors_changed();
 
 REVOKE ALL ON FUNCTION hummock_stream.partial_graphs() FROM PUBLIC;
 REVOKE ALL ON FUNCTION hummock_stream.workers() FROM PUBLIC;
 REVOKE ALL ON FUNCTION hummock_stream._wake_manager_on_commit() FROM PUBLIC;
-REVOKE ALL ON hummock_stream.test_actors FROM PUBLIC;
+REVOKE ALL ON hummock_stream.test_actors, hummock_stream.test_graphs FROM PUBLIC;
 
 CREATE FUNCTION hummock_stream.manager_pid()
 RETURNS integer

@@ -228,6 +228,7 @@ reload_graphs(void)
 		bool		isnull;
 		HsActorSpec spec;
 		HsGraph    *g;
+		HsPlacedActor *a;
 
 		spec.actor_id = DatumGetInt32(SPI_getbinval(tup, td, 1, &isnull));
 		g = find_graph(DatumGetInt32(SPI_getbinval(tup, td, 2, &isnull)), true);
@@ -236,11 +237,22 @@ reload_graphs(void)
 		spec.table_id = (uint32) DatumGetInt64(SPI_getbinval(tup, td, 5, &isnull));
 		seen = lappend_int(seen, (int) spec.actor_id);
 
-		if (find_actor(g->actors, spec.actor_id) == NULL &&
-			find_actor(g->pending_add, spec.actor_id) == NULL)
+		if ((a = find_actor(g->actors, spec.actor_id)) != NULL)
 		{
-			HsPlacedActor *a = palloc(sizeof(HsPlacedActor));
+			/* a changed parameter rides on the next barrier as an Update */
+			if (a->spec.param != spec.param &&
+				find_actor(g->pending_update, spec.actor_id) == NULL)
+			{
+				HsPlacedActor *u = palloc(sizeof(HsPlacedActor));
 
+				*u = *a;
+				u->spec.param = spec.param;
+				g->pending_update = lappend(g->pending_update, u);
+			}
+		}
+		else if (find_actor(g->pending_add, spec.actor_id) == NULL)
+		{
+			a = palloc(sizeof(HsPlacedActor));
 			a->spec = spec;
 			a->worker = (int) (spec.actor_id % nworkers);
 			g->pending_add = lappend(g->pending_add, a);
@@ -267,6 +279,23 @@ reload_graphs(void)
 			if (!list_member_int(seen, (int) a->spec.actor_id))
 				g->pending_add = foreach_delete_current(g->pending_add, la);
 		}
+	}
+	/* paused graphs (hummock_stream.test_graphs) */
+	if (SPI_execute("SELECT graph_id, paused FROM hummock_stream.test_graphs",
+					true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read hummock_stream.test_graphs");
+	foreach(lc, graphs)
+		((HsGraph *) lfirst(lc))->want_paused = false;
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		HsGraph    *g = find_graph(DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i],
+															   SPI_tuptable->tupdesc, 1, &isnull)),
+								   false);
+
+		if (g)
+			g->want_paused = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[i],
+														SPI_tuptable->tupdesc, 2, &isnull));
 	}
 	MemoryContextSwitchTo(oldcxt);
 	SPI_finish();
@@ -498,7 +527,19 @@ inject_graph(HsGraph *g, HsEpoch curr, HsBarrierKind kind, TimestampTz now)
 		msg->graph_id = g->graph_id;
 		msg->prev_epoch = b->prev_epoch;
 		msg->curr_epoch = curr;
-		msg->n_add = msg->n_stop = 0;
+		msg->n_add = msg->n_stop = msg->n_update = 0;
+		/* an Initial barrier rebuilds the actors in the graph's pause state */
+		if (g->want_paused != g->paused || kind == HS_BARRIER_INITIAL)
+			msg->pause = g->want_paused ? HS_PAUSE : HS_RESUME;
+		else
+			msg->pause = HS_PAUSE_NONE;
+		foreach(lc, g->pending_update)
+		{
+			HsPlacedActor *a = lfirst(lc);
+
+			if (a->worker == i && msg->n_update < HS_MSG_MAX_ACTORS)
+				msg->update[msg->n_update++] = a->spec;
+		}
 		foreach(lc, g->pending_add)
 		{
 			HsPlacedActor *a = lfirst(lc);
@@ -513,7 +554,7 @@ inject_graph(HsGraph *g, HsEpoch curr, HsBarrierKind kind, TimestampTz now)
 			if (a->worker == i && msg->n_stop < HS_MSG_MAX_ACTORS)
 				msg->stop[msg->n_stop++] = a->spec.actor_id;
 		}
-		len = (msg->n_add || msg->n_stop) ? sizeof(HsMsgInject) :
+		len = (msg->n_add || msg->n_stop || msg->n_update) ? sizeof(HsMsgInject) :
 			offsetof(HsMsgInject, add);
 		if (send_to_worker(i, msg, len))
 			b->to_collect |= UINT64CONST(1) << i;
@@ -528,6 +569,17 @@ inject_graph(HsGraph *g, HsEpoch curr, HsBarrierKind kind, TimestampTz now)
 		g->actors = list_concat(g->actors, g->pending_add);
 		list_free(g->pending_add);
 		g->pending_add = NIL;
+		foreach(lc, g->pending_update)
+		{
+			HsPlacedActor *u = lfirst(lc);
+			HsPlacedActor *a = find_actor(g->actors, u->spec.actor_id);
+
+			if (a)
+				a->spec = u->spec;
+		}
+		list_free_deep(g->pending_update);
+		g->pending_update = NIL;
+		g->paused = g->want_paused;
 		foreach(lc, g->pending_stop)
 			g->actors = list_delete_ptr(g->actors, lfirst(lc));
 		list_free_deep(g->pending_stop);
@@ -849,6 +901,7 @@ publish_status(HsEpoch last_injected)
 		s = &db->graphs[n++];
 		s->graph_id = g->graph_id;
 		s->state = (uint8) g->state;
+		s->paused = g->paused;
 		s->n_actors = (int16) (list_length(g->actors) + list_length(g->pending_add));
 		s->inflight = (int16) list_length(g->inflight);
 		s->committed_epoch = g->committed_epoch;

@@ -15,6 +15,8 @@
  * read, and its delta only removes the SSTs it merged (which commits never
  * remove) and adds its outputs to a lower level; applying it to a newer
  * version, whose extra L0 sub-levels it leaves alone, loses nothing.
+ * Every GC_EVERY_ROUNDS rounds it also drops change-log entries older than
+ * the retention and runs a GC pass.
  * Versions a reader may still need are kept: every version of a key newer
  * than the safe epoch (the oldest pinned epoch, or now minus
  * hummock_stream.time_travel_retention) and the newest one at or below it.
@@ -78,19 +80,43 @@ HsCompactorStart(Oid dboid)
 	return handle;
 }
 
+/* The epoch of now minus the time-travel retention. */
+static HsEpoch
+retention_epoch(void)
+{
+	int64		now_ms = GetCurrentTimestamp() / 1000 +
+		((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * 1000);
+	int64		keep_ms = now_ms - hs_time_travel_retention_ms;
+
+	return keep_ms > HS_EPOCH_UNIX_MS_BASE ? HsEpochFromUnixMs(keep_ms, 0) : 0;
+}
+
 /* The oldest epoch compaction must keep readable: pins and retention. */
 static HsEpoch
 safe_epoch(void)
 {
 	HsPinSummary pins;
-	int64		now_ms = GetCurrentTimestamp() / 1000 +
-		((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * 1000);
-	int64		keep_ms = now_ms - hs_time_travel_retention_ms;
-	HsEpoch		retained = keep_ms > HS_EPOCH_UNIX_MS_BASE ?
-		HsEpochFromUnixMs(keep_ms, 0) : 0;
 
 	HsPinSummarize(MyDatabaseId, &pins);
-	return Min(pins.min_epoch, retained);
+	return Min(pins.min_epoch, retention_epoch());
+}
+
+/*
+ * Drop change-log entries older than the retention (and than any pinned
+ * epoch) in the current transaction; true if there were any.
+ */
+bool
+HsTrimChangeLogs(void)
+{
+	HsVersion  *v = HsHummockPinnedVersion(HS_EPOCH_MAX);
+	HsVersionDelta *delta = HsCompactionTrimChangeLogs(v, safe_epoch());
+
+	HsVersionUnref(v);
+	if (delta == NULL)
+		return false;
+	(void) HsHummockCommitDelta(delta);
+	HsVersionDeltaFree(delta);
+	return true;
 }
 
 bool
@@ -174,6 +200,13 @@ HsCompactorMain(Datum main_arg)
 		if (++round % GC_EVERY_ROUNDS == 0)
 		{
 			HsGcResult r;
+
+			StartTransactionCommand();
+			PushActiveSnapshot(GetTransactionSnapshot());
+			pgstat_report_activity(STATE_RUNNING, "trimming change logs");
+			(void) HsTrimChangeLogs();
+			PopActiveSnapshot();
+			CommitTransactionCommand();
 
 			StartTransactionCommand();
 			PushActiveSnapshot(GetTransactionSnapshot());

@@ -125,25 +125,26 @@ hummock_stream_partial_graphs(PG_FUNCTION_ARGS)
 
 	for (int i = 0; i < n; i++)
 	{
-		Datum		values[10];
-		bool		nulls[10] = {0};
+		Datum		values[11];
+		bool		nulls[11] = {0};
 
 		values[0] = Int64GetDatum((int64) st[i].graph_id);
 		values[1] = CStringGetTextDatum(HsGraphStateName((HsGraphState) st[i].state));
-		values[2] = Int32GetDatum(st[i].n_actors);
-		values[3] = Int64GetDatum((int64) st[i].committed_epoch);
-		values[4] = Int64GetDatum((int64) st[i].last_injected);
-		values[5] = Int32GetDatum(st[i].inflight);
-		values[6] = Int64GetDatum(st[i].commits);
-		values[7] = Int64GetDatum(st[i].resets);
+		values[2] = BoolGetDatum(st[i].paused);
+		values[3] = Int32GetDatum(st[i].n_actors);
+		values[4] = Int64GetDatum((int64) st[i].committed_epoch);
+		values[5] = Int64GetDatum((int64) st[i].last_injected);
+		values[6] = Int32GetDatum(st[i].inflight);
+		values[7] = Int64GetDatum(st[i].commits);
+		values[8] = Int64GetDatum(st[i].resets);
 		if (st[i].last_commit_at)
-			values[8] = TimestampTzGetDatum(st[i].last_commit_at);
-		else
-			nulls[8] = true;
-		if (st[i].last_error[0])
-			values[9] = CStringGetTextDatum(st[i].last_error);
+			values[9] = TimestampTzGetDatum(st[i].last_commit_at);
 		else
 			nulls[9] = true;
+		if (st[i].last_error[0])
+			values[10] = CStringGetTextDatum(st[i].last_error);
+		else
+			nulls[10] = true;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

@@ -143,5 +143,14 @@ HsGucDefine(void)
 							GUC_UNIT_MS,
 							NULL, NULL, NULL);
 
+	DefineCustomIntVariable("hummock_stream.shared_buffer_size",
+							"Memory of each compute worker for state not yet synced to SSTs.",
+							"Above it, sealed data is spilled to SSTs before its checkpoint.",
+							&hs_shared_buffer_size_kb,
+							64 * 1024, 1024, INT_MAX / 1024,
+							PGC_POSTMASTER,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
 	MarkGUCPrefixReserved(HS_EXTENSION_NAME);
 }

@@ -64,6 +64,7 @@
 #include "hummock_stream/stream/compute_worker.h"
 
 int			hs_compute_workers = 2;
+int			hs_shared_buffer_size_kb = 64 * 1024;
 
 typedef struct WorkerActor
 {
@@ -87,6 +88,7 @@ typedef struct WorkerGraph
 {
 	uint32		graph_id;
 	bool		failed;			/* suspended until RESET */
+	bool		paused;			/* actors consume no input */
 	dlist_head	actors;
 	dlist_head	barriers;		/* pending, oldest first */
 	dlist_node	node;
@@ -194,6 +196,22 @@ drop_graph(WorkerGraph *g)
 static void
 apply_mutation(WorkerGraph *g, const HsMsgInject *msg)
 {
+	if (msg->pause == HS_PAUSE)
+		g->paused = true;
+	else if (msg->pause == HS_RESUME)
+		g->paused = false;
+	for (int i = 0; i < msg->n_update; i++)
+	{
+		dlist_iter	it;
+
+		dlist_foreach(it, &g->actors)
+		{
+			WorkerActor *a = dlist_container(WorkerActor, node, it.cur);
+
+			if (a->spec.actor_id == msg->update[i].actor_id)
+				a->spec = msg->update[i];
+		}
+	}
 	for (int i = 0; i < msg->n_stop; i++)
 	{
 		dlist_mutable_iter it;
@@ -242,10 +260,12 @@ finish_xact(void)
 /*
  * The counter actor: on start it reads its table's committed count; for
  * every epoch it adds one and writes the count into the epoch's memtable,
- * sealed into the shared buffer as it passes the barrier.
+ * sealed into the shared buffer as it passes the barrier.  Its "input" is
+ * the epoch itself: while its graph is paused (or its param is negative)
+ * it writes nothing, and its table still commits every checkpoint.
  */
 static void
-counter_on_barrier(WorkerActor *a, const HsMsgInject *msg)
+counter_on_barrier(WorkerActor *a, const HsMsgInject *msg, bool paused)
 {
 	HsTableId	table = a->spec.table_id;
 	HsSlice		key = HsSliceMake(COUNTER_KEY, strlen(COUNTER_KEY));
@@ -274,8 +294,8 @@ counter_on_barrier(WorkerActor *a, const HsMsgInject *msg)
 	}
 	if (msg->kind == HS_BARRIER_INITIAL)
 		return;					/* no data belongs to the prev epoch */
-	if (a->spec.param < 0)
-		return;					/* an idle table: commits, never writes */
+	if (a->spec.param < 0 || paused)
+		return;					/* an idle table or a paused graph: no input */
 
 	snprintf(oldv, sizeof(oldv), "%lld", (long long) a->count);
 	snprintf(newv, sizeof(newv), "%lld", (long long) (a->count + 1));
@@ -292,6 +312,14 @@ counter_on_barrier(WorkerActor *a, const HsMsgInject *msg)
 	}
 	HS_CHECK(HsSharedBufferSeal(shared_buffer, mt, &st), &st);
 	a->count++;
+
+	/* over hummock_stream.shared_buffer_size: spill sealed data to SSTs */
+	{
+		HsSstWriteContext ctx;
+
+		HsHummockWriteContext(&ctx);
+		HS_CHECK(HsSharedBufferMaybeSpill(shared_buffer, &ctx, &st), &st);
+	}
 }
 
 /* Tables of the graph's actors on this worker. */
@@ -358,7 +386,8 @@ collect_checkpoint(WorkerGraph *g, const PendingBarrier *b)
  * if it asks to be offered the barrier again at *wake_at.
  */
 static bool
-actor_on_barrier(WorkerActor *a, const PendingBarrier *b, TimestampTz *wake_at)
+actor_on_barrier(WorkerGraph *g, WorkerActor *a, const PendingBarrier *b,
+				 TimestampTz *wake_at)
 {
 	switch ((HsTestActorKind) a->spec.kind)
 	{
@@ -380,7 +409,7 @@ actor_on_barrier(WorkerActor *a, const PendingBarrier *b, TimestampTz *wake_at)
 								a->spec.actor_id, (long long) (a->barriers_seen + 1))));
 			break;
 		case HS_ACTOR_COUNTER:
-			counter_on_barrier(a, &b->msg);
+			counter_on_barrier(a, &b->msg, g->paused);
 			break;
 	}
 	a->barriers_seen++;
@@ -419,7 +448,7 @@ advance_graph(WorkerGraph *g)
 
 			if (a->passed_head)
 				continue;
-			if (actor_on_barrier(a, b, &a_wake))
+			if (actor_on_barrier(g, a, b, &a_wake))
 				a->passed_head = true;
 			else
 			{
@@ -568,7 +597,7 @@ HsComputeWorkerMain(Datum main_arg)
 	WorkerContext = AllocSetContextCreate(TopMemoryContext, "hummock_stream worker",
 										  ALLOCSET_DEFAULT_SIZES);
 	worker_env = HsEnvPgForContext(WorkerContext);
-	shared_buffer = HsSharedBufferCreate(worker_env, (size_t) 256 << 20);
+	shared_buffer = HsSharedBufferCreate(worker_env, (size_t) hs_shared_buffer_size_kb * 1024);
 
 	for (;;)
 	{

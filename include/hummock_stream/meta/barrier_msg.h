@@ -8,7 +8,8 @@
  *	INJECT		a barrier prev -> curr of one partial graph, with its kind
  *				and the mutation it carries: actors to add (they are built
  *				by this barrier and start from their tables' committed
- *				state) and actors to stop;
+ *				state), actors to stop, actors whose parameters change
+ *				(update), and pause or resume of the graph's input;
  *	RESET		drop every actor and all uncommitted state of a graph;
  *	COMMITTED	the manager committed a graph's checkpoint: the SSTs the
  *				worker synced for it are referenced now (the worker may
@@ -68,17 +69,27 @@ typedef struct HsActorSpec
 
 #define HS_MSG_MAX_ACTORS 256
 
+typedef enum HsPauseMutation
+{
+	HS_PAUSE_NONE = 0,
+	HS_PAUSE = 1,				/* actors stop consuming input */
+	HS_RESUME = 2
+} HsPauseMutation;
+
 typedef struct HsMsgInject
 {
 	uint8		type;			/* HS_MSG_INJECT */
 	uint8		kind;			/* HsBarrierKind */
+	uint8		pause;			/* HsPauseMutation */
 	uint32		graph_id;
 	HsEpoch		prev_epoch;
 	HsEpoch		curr_epoch;
 	uint16		n_add;
 	uint16		n_stop;
+	uint16		n_update;
 	HsActorSpec add[HS_MSG_MAX_ACTORS];
 	uint32		stop[HS_MSG_MAX_ACTORS];
+	HsActorSpec update[HS_MSG_MAX_ACTORS];
 } HsMsgInject;
 
 typedef struct HsMsgReset

@@ -21,6 +21,9 @@ extern BackgroundWorkerHandle *HsCompactorStart(Oid dboid);
 extern bool HsCompactOnce(bool force_l0, int *input_level, int *output_level,
 						  int *inputs, uint64 *version_id);
 
+/* Drop change-log entries past retention; true if any were dropped. */
+extern bool HsTrimChangeLogs(void);
+
 extern PGDLLEXPORT void HsCompactorMain(Datum main_arg);
 
 #endif							/* HS_META_COMPACTOR_H */

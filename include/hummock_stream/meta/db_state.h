@@ -53,6 +53,7 @@ typedef struct HsGraphStatus
 {
 	uint32		graph_id;		/* 0: unused slot */
 	uint8		state;			/* HsGraphState */
+	bool		paused;
 	int16		n_actors;
 	int16		inflight;
 	HsEpoch		committed_epoch;

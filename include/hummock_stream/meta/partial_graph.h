@@ -52,6 +52,9 @@ typedef struct HsGraph
 	List	   *actors;			/* HsPlacedActor *, the running set */
 	List	   *pending_add;	/* HsPlacedActor *, ride on the next barrier */
 	List	   *pending_stop;	/* HsPlacedActor *, ditto */
+	List	   *pending_update; /* HsPlacedActor * with new parameters, ditto */
+	bool		paused;			/* as the workers know it */
+	bool		want_paused;	/* as the catalog says */
 	List	   *inflight;		/* HsInflightBarrier *, oldest first */
 	HsEpoch		last_injected;	/* prev epoch of the next barrier */
 	HsEpoch		committed_epoch;
