@@ -138,7 +138,12 @@ launcher_exit(int code, Datum arg)
 void
 HsLauncherMain(Datum main_arg)
 {
-	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	/*
+	 * The launcher reads no setting, so it ignores SIGHUP: reloading the
+	 * configuration in this process (connected to no database) crashed
+	 * inside ProcessConfigFile under load in testing.
+	 */
+	pqsignal(SIGHUP, SIG_IGN);
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnectionByOid(InvalidOid, InvalidOid, 0);
@@ -155,11 +160,6 @@ HsLauncherMain(Datum main_arg)
 		int			n;
 
 		CHECK_FOR_INTERRUPTS();
-		if (ConfigReloadPending)
-		{
-			ConfigReloadPending = false;
-			ProcessConfigFile(PGC_SIGHUP);
-		}
 
 		n = HsDbStateTakeStartRequests(dboids, lengthof(dboids));
 		for (int i = 0; i < n; i++)
