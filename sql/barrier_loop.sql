@@ -6,7 +6,8 @@ CREATE EXTENSION hummock_stream;
 DO $$
 BEGIN
   FOR i IN 1..300 LOOP
-    EXIT WHEN (SELECT count(*) FROM hummock_stream.barriers WHERE graph_id = 0) >= 5;
+    EXIT WHEN hummock_stream.manager_pid() IS NOT NULL
+          AND (SELECT count(*) FROM hummock_stream.barriers WHERE graph_id = 0) >= 5;
     PERFORM pg_sleep(0.1);
   END LOOP;
 END $$;

@@ -169,17 +169,29 @@ HsCompactorMain(Datum main_arg)
 					n;
 		uint64		vid;
 		bool		worked;
+		TimestampTz due;
 
-		/* the first round too waits one interval */
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 hs_compaction_interval_ms, PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
-		CHECK_FOR_INTERRUPTS();
-		if (ConfigReloadPending)
+		/*
+		 * Wait a whole interval (the first round too); the latch also wakes
+		 * us for interrupts and reloads, which are no reason to compact.
+		 */
+		due = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), hs_compaction_interval_ms);
+
+		for (;;)
 		{
-			ConfigReloadPending = false;
-			ProcessConfigFile(PGC_SIGHUP);
-			continue;			/* a reload alone is no reason to compact */
+			long		left = (long) TimestampDifferenceMilliseconds(GetCurrentTimestamp(), due);
+
+			if (left <= 0)
+				break;
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+							 left, PG_WAIT_EXTENSION);
+			ResetLatch(MyLatch);
+			CHECK_FOR_INTERRUPTS();
+			if (ConfigReloadPending)
+			{
+				ConfigReloadPending = false;
+				ProcessConfigFile(PGC_SIGHUP);
+			}
 		}
 
 		/* as many tasks as are due, one transaction each */
