@@ -37,6 +37,7 @@ PORT=54329
 runuser -u postgres -- "$BINDIR/initdb" -D "$DEMO/data" -U postgres -A trust \
 	-E UTF8 --locale=C --no-sync >"$DEMO/initdb.log"
 cat "$SRC/test/hummock_stream.conf" >>"$DEMO/data/postgresql.conf"
+echo "hummock_stream.compaction_interval = 1s" >>"$DEMO/data/postgresql.conf"
 runuser -u postgres -- "$BINDIR/pg_ctl" -D "$DEMO/data" -l "$DEMO/server.log" -w -t 60 \
 	-o "-p $PORT -k $DEMO -c listen_addresses=''" start >/dev/null
 
