@@ -71,6 +71,7 @@
 #include "hummock_stream/meta/channel.h"
 #include "hummock_stream/meta/compactor.h"
 #include "hummock_stream/meta/db_state.h"
+#include "hummock_stream/meta/epoch.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/pg/env_pg.h"
 #include "hummock_stream/storage/coding.h"
@@ -129,9 +130,7 @@ manager_exit(int code, Datum arg)
 static HsEpoch
 next_epoch(HsEpoch prev)
 {
-	int64		now_ms = GetCurrentTimestamp() / 1000 +
-		((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * 1000);
-	HsEpoch		e = HsEpochFromUnixMs(now_ms, 0);
+	HsEpoch		e = HsEpochNow();
 
 	return e > prev ? e : prev + 1;
 }

@@ -42,6 +42,7 @@
 #include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/meta/compactor.h"
 #include "hummock_stream/meta/db_state.h"
+#include "hummock_stream/meta/epoch.h"
 #include "hummock_stream/meta/gc.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/pg/env_pg.h"
@@ -49,6 +50,7 @@
 #include "hummock_stream/storage/compaction.h"
 
 int			hs_compaction_interval_ms = 1000;
+int			hs_time_travel_retention_ms = 600000;
 
 /* GC runs every this many compaction rounds. */
 #define GC_EVERY_ROUNDS 10
@@ -80,17 +82,6 @@ HsCompactorStart(Oid dboid)
 	return handle;
 }
 
-/* The epoch of now minus the time-travel retention. */
-static HsEpoch
-retention_epoch(void)
-{
-	int64		now_ms = GetCurrentTimestamp() / 1000 +
-		((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * 1000);
-	int64		keep_ms = now_ms - hs_time_travel_retention_ms;
-
-	return keep_ms > HS_EPOCH_UNIX_MS_BASE ? HsEpochFromUnixMs(keep_ms, 0) : 0;
-}
-
 /* The oldest epoch compaction must keep readable: pins and retention. */
 static HsEpoch
 safe_epoch(void)
@@ -98,7 +89,7 @@ safe_epoch(void)
 	HsPinSummary pins;
 
 	HsPinSummarize(MyDatabaseId, &pins);
-	return Min(pins.min_epoch, retention_epoch());
+	return Min(pins.min_epoch, HsEpochMsAgo(hs_time_travel_retention_ms));
 }
 
 /*

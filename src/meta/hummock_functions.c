@@ -45,7 +45,6 @@ PG_FUNCTION_INFO_V1(hummock_stream_test_get);
 PG_FUNCTION_INFO_V1(hummock_stream_test_iter_log);
 PG_FUNCTION_INFO_V1(hummock_stream_compact);
 
-int			hs_time_travel_retention_ms = 600000;
 
 static HsTableId
 table_id_arg(int64 v)

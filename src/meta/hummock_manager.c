@@ -579,11 +579,12 @@ HsHummockRemoveOldIncarnations(void)
 	}
 }
 
-HsObjectStore *
-HsHummockObjectStore(void)
+/* Open the object directory through env, once per process and incarnation. */
+static HsObjectStore *
+open_store(HsObjectStore **store, HsEnv *env)
 {
 	check_incarnation();
-	if (object_store == NULL)
+	if (*store == NULL)
 	{
 		char		dir[MAXPGPATH];
 		HsStatus	st;
@@ -591,30 +592,23 @@ HsHummockObjectStore(void)
 		bool		ok;
 
 		object_dir(dir, sizeof(dir));
-		ok = HsObjectStoreOpen(HsEnvPgSession(), dir, &object_store, &st);
+		ok = HsObjectStoreOpen(env, dir, store, &st);
 		MemoryContextSwitchTo(old);
 		HS_CHECK(ok, &st);
 	}
-	return object_store;
+	return *store;
+}
+
+HsObjectStore *
+HsHummockObjectStore(void)
+{
+	return open_store(&object_store, HsEnvPgSession());
 }
 
 HsObjectStore *
 HsHummockObjectStoreForWrite(void)
 {
-	check_incarnation();
-	if (write_store == NULL)
-	{
-		char		dir[MAXPGPATH];
-		HsStatus	st;
-		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
-		bool		ok;
-
-		object_dir(dir, sizeof(dir));
-		ok = HsObjectStoreOpen(HsEnvPgTransient(), dir, &write_store, &st);
-		MemoryContextSwitchTo(old);
-		HS_CHECK(ok, &st);
-	}
-	return write_store;
+	return open_store(&write_store, HsEnvPgTransient());
 }
 
 HsSstCache *

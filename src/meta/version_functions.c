@@ -20,6 +20,7 @@
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
+#include "hummock_stream/meta/epoch.h"
 #include "hummock_stream/meta/hummock_manager.h"
 
 PG_FUNCTION_INFO_V1(hummock_stream_version_levels);
@@ -32,11 +33,7 @@ PG_FUNCTION_INFO_V1(hummock_stream_current_version_id);
 static Datum
 epoch_time_datum(HsEpoch e)
 {
-	int64		unix_ms = HsEpochToUnixMs(e);
-	TimestampTz ts = (TimestampTz) unix_ms * 1000 -
-		((TimestampTz) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * USECS_PER_SEC);
-
-	return TimestampTzGetDatum(ts);
+	return TimestampTzGetDatum(HsEpochToTimestamp(e));
 }
 
 static Datum
