@@ -151,6 +151,17 @@ SELECT count(*) >= 2 AS several, bool_and(n - lag_n = 3) AS three_per_checkpoint
    AND prev_epoch > (SELECT min(prev_epoch) FROM c WHERE prev_epoch > (SELECT min(prev_epoch) FROM c));
 ALTER SYSTEM RESET hummock_stream.checkpoint_frequency;
 SELECT pg_reload_conf();
+-- wait until the manager runs with the default again (so does the
+-- postmaster, whose next children inherit it)
+DO $$
+BEGIN
+  FOR i IN 1..300 LOOP
+    EXIT WHEN (SELECT bool_and(kind = 'checkpoint')
+                 FROM (SELECT kind FROM hummock_stream.barriers WHERE graph_id = 0
+                        ORDER BY curr_epoch DESC LIMIT 4) b);
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+END $$;
 
 -- a Stop mutation removes the actors; the graph goes away, its table stays
 DELETE FROM hummock_stream.test_actors;

@@ -321,3 +321,23 @@ REVOKE ALL ON FUNCTION hummock_stream.test_scan(bigint, bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION hummock_stream.test_get(bigint, text, bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION hummock_stream.test_iter_log(bigint, bigint, bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION hummock_stream.compact(boolean) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------
+-- The hummock table access method
+-- ---------------------------------------------------------------------
+
+CREATE FUNCTION hummock_stream.hummock_tableam_handler(internal)
+RETURNS table_am_handler
+AS 'MODULE_PATHNAME', 'hummock_tableam_handler'
+LANGUAGE C STRICT;
+CREATE ACCESS METHOD hummock TYPE TABLE HANDLER hummock_stream.hummock_tableam_handler;
+COMMENT ON ACCESS METHOD hummock IS
+  'Relations whose rows live in the hummock store (written by the streaming engine)';
+
+CREATE FUNCTION hummock_stream.test_load(rel regclass, epoch bigint, query text)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'hummock_stream_test_load'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION hummock_stream.test_load(regclass, bigint, text) IS
+  'Make the rows of a relation USING hummock at epoch exactly the rows of query, and commit it (tests)';
+REVOKE ALL ON FUNCTION hummock_stream.test_load(regclass, bigint, text) FROM PUBLIC;

@@ -19,6 +19,7 @@
 
 #include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/meta/db_state.h"
+#include "hummock_stream/batch/tableam.h"
 #include "hummock_stream/meta/compactor.h"
 #include "hummock_stream/meta/launcher.h"
 #include "hummock_stream/pg/guc.h"
@@ -151,6 +152,15 @@ HsGucDefine(void)
 							PGC_POSTMASTER,
 							GUC_UNIT_KB,
 							NULL, NULL, NULL);
+
+	DefineCustomStringVariable("hummock_stream.query_epoch",
+							   "Epoch at which to read hummock relations (time travel); 0 reads each at its committed epoch.",
+							   "A relation that cannot serve the epoch (not committed yet, or older than its retention) is an error naming it.",
+							   &hs_query_epoch_string,
+							   "0",
+							   PGC_USERSET,
+							   0,
+							   HsQueryEpochCheck, HsQueryEpochAssign, NULL);
 
 	MarkGUCPrefixReserved(HS_EXTENSION_NAME);
 }

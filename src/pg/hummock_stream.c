@@ -24,6 +24,7 @@
 
 #include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/pg/guc.h"
+#include "hummock_stream/batch/tableam.h"
 #include "hummock_stream/meta/launcher.h"
 #include "hummock_stream/pg/shmem.h"
 #include "hummock_stream/pg/utility_hook.h"
@@ -47,6 +48,7 @@ _PG_init(void)
 	HsGucDefine();
 	HsShmemInstallHooks();
 	HsUtilityHookInstall();
+	HsTableAmInstallHooks();
 	HsLauncherRegister();
 }
 

@@ -26,13 +26,16 @@
 #include <sys/stat.h>
 
 #include "access/xact.h"
+#include "catalog/namespace.h"
 #include "commands/extension.h"
+#include "utils/lsyscache.h"
 #include "commands/dbcommands.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
 #include "tcop/utility.h"
 
 #include "hummock_stream/hummock_stream.h"
+#include "hummock_stream/batch/tableam.h"
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/pg/utility_hook.h"
@@ -125,6 +128,32 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 			restart_on_abort = true;
 			remember_for_commit(false, false);
 		}
+	}
+	else if (IsA(parsetree, TruncateStmt))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((TruncateStmt *) parsetree)->relations)
+		{
+			Oid			relid = RangeVarGetRelid(lfirst(lc), NoLock, true);
+
+			if (OidIsValid(relid) && HsRelidIsHummock(relid))
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot truncate relation \"%s\"", get_rel_name(relid)),
+						 errdetail("Relations USING hummock are written only by the streaming engine.")));
+		}
+	}
+	else if (IsA(parsetree, CopyStmt) && ((CopyStmt *) parsetree)->is_from &&
+			 ((CopyStmt *) parsetree)->relation != NULL)
+	{
+		Oid			relid = RangeVarGetRelid(((CopyStmt *) parsetree)->relation, NoLock, true);
+
+		if (OidIsValid(relid) && HsRelidIsHummock(relid))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot copy into relation \"%s\"", get_rel_name(relid)),
+					 errdetail("Relations USING hummock are written only by the streaming engine.")));
 	}
 	else if (IsA(parsetree, DropdbStmt))
 	{

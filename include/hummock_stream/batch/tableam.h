@@ -1,0 +1,31 @@
+/*-------------------------------------------------------------------------
+ *
+ * tableam.h
+ *	  The "hummock" table access method.
+ *
+ * include/hummock_stream/batch/tableam.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef HS_BATCH_TABLEAM_H
+#define HS_BATCH_TABLEAM_H
+
+#include "utils/guc.h"
+#include "utils/rel.h"
+
+#define HS_TABLEAM_NAME "hummock"
+
+/* hummock_stream.query_epoch (a string GUC holding a uint64; 0 = unset) */
+extern uint64 hs_query_epoch;
+extern char *hs_query_epoch_string;
+extern bool HsQueryEpochCheck(char **newval, void **extra, GucSource source);
+extern void HsQueryEpochAssign(const char *newval, void *extra);
+
+/* Is rel a relation USING hummock? */
+extern bool HsRelationIsHummock(Relation rel);
+extern bool HsRelidIsHummock(Oid relid);
+
+/* Hooks that reject writes to hummock relations early. */
+extern void HsTableAmInstallHooks(void);
+
+#endif							/* HS_BATCH_TABLEAM_H */

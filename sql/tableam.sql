@@ -1,0 +1,62 @@
+-- The hummock table access method: scans at a table's committed epoch or
+-- at hummock_stream.query_epoch, and every write rejected clearly.
+CREATE EXTENSION hummock_stream;
+SELECT ((extract(epoch FROM now()) * 1000)::bigint - 1735689600000) << 16 AS base \gset
+
+CREATE TABLE mv (id int, name text, amount numeric) USING hummock;
+SELECT * FROM mv;                                   -- nothing committed yet
+
+SELECT hummock_stream.test_load('mv', :base + 10,
+  $$SELECT g, 'name ' || g, g * 1.5 FROM generate_series(1, 5) g$$) IS NOT NULL AS loaded;
+SELECT * FROM mv;
+SELECT count(*), sum(amount) FROM mv WHERE id > 2;
+
+SELECT hummock_stream.test_load('mv', :base + 20,
+  $$SELECT g, CASE WHEN g = 2 THEN 'two' ELSE 'name ' || g END, g * 1.5
+      FROM generate_series(1, 3) g$$) IS NOT NULL AS loaded;
+SELECT * FROM mv;
+
+-- time travel
+SELECT (:base + 10)::text AS e10 \gset
+SET hummock_stream.query_epoch = :'e10';
+SELECT * FROM mv;
+SELECT (:base + 30)::text AS e30 \gset
+SET hummock_stream.query_epoch = :'e30';
+DO $$                                               -- not committed yet
+BEGIN
+  PERFORM * FROM mv;
+EXCEPTION WHEN OTHERS THEN
+  RAISE NOTICE '%: %', SQLSTATE, regexp_replace(SQLERRM, '[0-9]{8,}', 'N', 'g');
+END $$;
+SET hummock_stream.query_epoch = 'soon';
+RESET hummock_stream.query_epoch;
+
+-- large rows and NULLs come back whole
+CREATE TABLE wide (id int, payload text, note text) USING hummock;
+SELECT hummock_stream.test_load('wide', :base + 10,
+  $$SELECT 1, repeat('x', 100000), NULL::text$$) IS NOT NULL AS loaded;
+SELECT id, length(payload), note IS NULL AS null_note FROM wide;
+
+-- writes are the streaming engine's
+\set VERBOSITY default
+INSERT INTO mv VALUES (9, 'nine', 9);
+UPDATE mv SET amount = 0;
+DELETE FROM mv;
+TRUNCATE mv;
+COPY mv FROM '/dev/null';
+SELECT * FROM mv FOR UPDATE;
+CREATE INDEX ON mv (id);
+VACUUM FULL mv;
+CREATE UNLOGGED TABLE u (id int) USING hummock;
+SELECT hummock_stream.test_load('pg_class', 1, 'SELECT 1');
+SELECT hummock_stream.test_load('mv', :base + 40, 'SELECT 1');
+VACUUM mv;                                           -- harmless
+ANALYZE mv;                                          -- harmless
+
+-- the relation's data goes with it
+SELECT count(*) AS tables_before FROM hummock_stream.table_epochs()
+ WHERE relation IN ('mv'::regclass, 'wide'::regclass);
+DROP TABLE mv, wide;
+SELECT count(*) AS tables_after FROM hummock_stream.table_epochs();
+
+DROP EXTENSION hummock_stream;

@@ -1,0 +1,851 @@
+/*-------------------------------------------------------------------------
+ *
+ * tableam.c
+ *	  The "hummock" table access method: relations whose rows live in the
+ *	  hummock store, keyed by the relation's OID as table id.
+ *
+ * NOTES
+ *	  A relation USING hummock holds no tuples in its own files (it gets an
+ *	  empty main fork so that the rest of PostgreSQL finds what it expects).
+ *	  Its rows are the hummock table whose id is the relation's OID: each
+ *	  value is a PostgreSQL MinimalTuple, so a scan copies the bytes into an
+ *	  aligned buffer and stores them in a minimal-tuple slot, and the
+ *	  executor deforms them as it would any tuple.
+ *
+ *	  A scan reads the table at one epoch, decided when the scan starts:
+ *	  hummock_stream.query_epoch if set (time travel: an error names the
+ *	  relation if it cannot serve that epoch), else the table's committed
+ *	  epoch.  The version is pinned for the transaction.
+ *
+ *	  Only the streaming engine writes: INSERT, UPDATE, DELETE, MERGE, COPY
+ *	  FROM and TRUNCATE are rejected with SQLSTATE 0A000 before they run
+ *	  (ExecutorStart and ProcessUtility hooks), and every write callback of
+ *	  the AM raises the same error should it be reached another way.  Index
+ *	  builds, CLUSTER, VACUUM FULL and UNLOGGED relations are rejected too.
+ *	  Every slot of TableAmRoutine is filled (the Debian server has no
+ *	  assertions: a NULL slot would be a crash, not an error).
+ *
+ *	  Dropping a hummock relation removes its table from the version in the
+ *	  same transaction; its objects are then garbage for GC.
+ *
+ * src/batch/tableam.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/multixact.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/index.h"
+#include "catalog/objectaccess.h"
+#include "catalog/pg_am.h"
+#include "catalog/storage.h"
+#include "commands/defrem.h"
+#include "commands/vacuum.h"
+#include "executor/executor.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "optimizer/plancat.h"
+#include "parser/parsetree.h"
+#include "storage/smgr.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+
+#include "hummock_stream/batch/tableam.h"
+#include "hummock_stream/meta/hummock_manager.h"
+#include "hummock_stream/pg/env_pg.h"
+#include "hummock_stream/storage/version_read.h"
+
+uint64		hs_query_epoch = 0;
+char	   *hs_query_epoch_string = NULL;
+
+typedef struct HsScanDescData
+{
+	TableScanDescData base;		/* must be first */
+	HsVersion  *version;
+	HsIterator *it;
+	bool		started;
+	HsEpoch		epoch;
+	MemoryContext cxt;
+	MinimalTuple buf;			/* aligned copy of the current row */
+	Size		buflen;
+	uint64		ordinal;		/* synthetic tid of the current row */
+} HsScanDescData;
+
+typedef HsScanDescData *HsScanDesc;
+
+PG_FUNCTION_INFO_V1(hummock_tableam_handler);
+
+/* ------------------------------------------------------------------------
+ * Errors
+ * ------------------------------------------------------------------------
+ */
+
+static void
+reject_write(Relation rel, const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("cannot %s relation \"%s\"", what, RelationGetRelationName(rel)),
+			 errdetail("Relations USING hummock are written only by the streaming engine."),
+			 errhint("Write to the tables the view is defined on; the view follows.")));
+}
+
+static void
+reject(Relation rel, const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("%s is not supported for relation \"%s\"", what,
+					RelationGetRelationName(rel)),
+			 errdetail("\"%s\" uses the hummock table access method.",
+					   RelationGetRelationName(rel))));
+}
+
+/* ------------------------------------------------------------------------
+ * Slot related callbacks
+ * ------------------------------------------------------------------------
+ */
+
+static const TupleTableSlotOps *
+hummock_slot_callbacks(Relation relation)
+{
+	return &TTSOpsMinimalTuple;
+}
+
+/* ------------------------------------------------------------------------
+ * Sequential scans
+ * ------------------------------------------------------------------------
+ */
+
+/* The epoch a scan of rel reads at; raises the errors of time travel. */
+static HsEpoch
+scan_epoch(Relation rel, const HsVersion *v)
+{
+	HsTableId	t = (HsTableId) RelationGetRelid(rel);
+	HsEpoch		committed = 0;
+	HsStatus	st;
+
+	if (!HsVersionCommittedEpoch(v, t, &committed))
+		return 0;				/* never committed: empty */
+	if (hs_query_epoch == 0)
+		return committed;
+	{
+		HsEpoch		e = (HsEpoch) hs_query_epoch;
+
+		if (e > committed)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("relation \"%s\" is not committed at epoch %llu",
+							RelationGetRelationName(rel), (unsigned long long) e),
+					 errdetail("Its committed epoch is %llu.", (unsigned long long) committed)));
+		if (!HsVersionCheckReadEpoch(v, t, e, &st))
+			ereport(ERROR,
+					(errcode(ERRCODE_SNAPSHOT_TOO_OLD),
+					 errmsg("relation \"%s\" cannot be read at epoch %llu",
+							RelationGetRelationName(rel), (unsigned long long) e),
+					 errdetail("%s", st.msg)));
+		return e;
+	}
+}
+
+static TableScanDesc
+hummock_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
+				   struct ScanKeyData *key, ParallelTableScanDesc pscan,
+				   uint32 flags)
+{
+	HsScanDesc	scan = palloc0(sizeof(HsScanDescData));
+
+	scan->base.rs_rd = rel;
+	scan->base.rs_snapshot = snapshot;
+	scan->base.rs_nkeys = nkeys;
+	scan->base.rs_key = key;
+	scan->base.rs_flags = flags;
+	scan->base.rs_parallel = pscan;
+	scan->cxt = AllocSetContextCreate(CurrentMemoryContext, "hummock scan",
+									  ALLOCSET_DEFAULT_SIZES);
+	scan->version = HsHummockPinnedVersion(HS_EPOCH_MAX);
+	scan->epoch = scan_epoch(rel, scan->version);
+	return (TableScanDesc) scan;
+}
+
+static void
+close_iterator(HsScanDesc scan)
+{
+	if (scan->it)
+		HsIterDestroy(scan->it);
+	scan->it = NULL;
+	scan->started = false;
+	scan->ordinal = 0;
+}
+
+static void
+hummock_scan_end(TableScanDesc sscan)
+{
+	HsScanDesc	scan = (HsScanDesc) sscan;
+
+	close_iterator(scan);
+	if (scan->version)
+		HsVersionUnref(scan->version);
+	MemoryContextDelete(scan->cxt);
+	pfree(scan);
+}
+
+static void
+hummock_scan_rescan(TableScanDesc sscan, struct ScanKeyData *key,
+					bool set_params, bool allow_strat, bool allow_sync,
+					bool allow_pagemode)
+{
+	close_iterator((HsScanDesc) sscan);
+}
+
+static bool
+hummock_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
+						 TupleTableSlot *slot)
+{
+	HsScanDesc	scan = (HsScanDesc) sscan;
+	HsStatus	st;
+	HsSlice		row;
+
+	ExecClearTuple(slot);
+	if (scan->epoch == 0)
+		return false;
+	if (!scan->started)
+	{
+		MemoryContext old = MemoryContextSwitchTo(scan->cxt);
+
+		HS_CHECK(HsVersionTableIterator(scan->version, HsHummockSstCache(),
+										(HsTableId) RelationGetRelid(scan->base.rs_rd),
+										scan->epoch, NULL, NULL, NULL, &scan->it, &st),
+				 &st);
+		HsIterSeekToFirst(scan->it);
+		MemoryContextSwitchTo(old);
+		scan->started = true;
+	}
+	else
+		HsIterNext(scan->it);
+
+	if (!HsIterValid(scan->it))
+	{
+		if (!HsIterStatus(scan->it, &st))
+			HsStatusReport(ERROR, &st);
+		return false;
+	}
+
+	/* value = kind byte + MinimalTuple bytes */
+	row = HsIterValue(scan->it);
+	if (row.len < 1 + MINIMAL_TUPLE_DATA_OFFSET)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("row of relation \"%s\" is too short (%zu bytes)",
+						RelationGetRelationName(scan->base.rs_rd), row.len)));
+	if (scan->buflen < row.len)
+	{
+		scan->buflen = Max(row.len, 256);
+		scan->buf = MemoryContextAlloc(scan->cxt, scan->buflen);
+	}
+	memcpy(scan->buf, row.data + 1, row.len - 1);
+	scan->buf->t_len = (uint32) (row.len - 1);
+	ExecStoreMinimalTuple(scan->buf, slot, false);
+
+	/* a synthetic, stable-within-the-scan tid */
+	scan->ordinal++;
+	ItemPointerSet(&slot->tts_tid, (BlockNumber) (scan->ordinal / MaxHeapTuplesPerPage),
+				   (OffsetNumber) (scan->ordinal % MaxHeapTuplesPerPage + 1));
+	slot->tts_tableOid = RelationGetRelid(scan->base.rs_rd);
+	return true;
+}
+
+static void
+hummock_scan_set_tidrange(TableScanDesc scan, ItemPointer mintid, ItemPointer maxtid)
+{
+	reject(scan->rs_rd, "a scan by tid range");
+}
+
+static bool
+hummock_scan_getnextslot_tidrange(TableScanDesc scan, ScanDirection direction,
+								  TupleTableSlot *slot)
+{
+	reject(scan->rs_rd, "a scan by tid range");
+	return false;
+}
+
+/* ------------------------------------------------------------------------
+ * Parallel scans: not offered (relation_estimate_size keeps the planner
+ * from asking, and rel_parallel_workers is 0 via these sizes).
+ * ------------------------------------------------------------------------
+ */
+
+static Size
+hummock_parallelscan_estimate(Relation rel)
+{
+	return sizeof(ParallelBlockTableScanDescData);
+}
+
+static Size
+hummock_parallelscan_initialize(Relation rel, ParallelTableScanDesc pscan)
+{
+	reject(rel, "a parallel scan");
+	return 0;
+}
+
+static void
+hummock_parallelscan_reinitialize(Relation rel, ParallelTableScanDesc pscan)
+{
+	reject(rel, "a parallel scan");
+}
+
+/* ------------------------------------------------------------------------
+ * Index scans: hummock relations have no indexes
+ * ------------------------------------------------------------------------
+ */
+
+static struct IndexFetchTableData *
+hummock_index_fetch_begin(Relation rel)
+{
+	reject(rel, "an index scan");
+	return NULL;
+}
+
+static void
+hummock_index_fetch_reset(struct IndexFetchTableData *data)
+{
+}
+
+static void
+hummock_index_fetch_end(struct IndexFetchTableData *data)
+{
+}
+
+static bool
+hummock_index_fetch_tuple(struct IndexFetchTableData *scan, ItemPointer tid,
+						  Snapshot snapshot, TupleTableSlot *slot,
+						  bool *call_again, bool *all_dead)
+{
+	reject(scan->rel, "an index scan");
+	return false;
+}
+
+/* ------------------------------------------------------------------------
+ * Non-modifying operations on individual tuples
+ * ------------------------------------------------------------------------
+ */
+
+static bool
+hummock_tuple_fetch_row_version(Relation rel, ItemPointer tid,
+								Snapshot snapshot, TupleTableSlot *slot)
+{
+	reject(rel, "fetching a row by tid");
+	return false;
+}
+
+static bool
+hummock_tuple_tid_valid(TableScanDesc scan, ItemPointer tid)
+{
+	return ItemPointerIsValid(tid);
+}
+
+static void
+hummock_tuple_get_latest_tid(TableScanDesc scan, ItemPointer tid)
+{
+	reject(scan->rs_rd, "currtid");
+}
+
+static bool
+hummock_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
+								 Snapshot snapshot)
+{
+	/* every row a scan returns belongs to the scan's epoch */
+	return true;
+}
+
+static TransactionId
+hummock_index_delete_tuples(Relation rel, TM_IndexDeleteOp *delstate)
+{
+	reject(rel, "deleting index tuples");
+	return InvalidTransactionId;
+}
+
+/* ------------------------------------------------------------------------
+ * Manipulations of physical tuples: only the streaming engine writes
+ * ------------------------------------------------------------------------
+ */
+
+static void
+hummock_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
+					 int options, struct BulkInsertStateData *bistate)
+{
+	reject_write(rel, "insert into");
+}
+
+static void
+hummock_tuple_insert_speculative(Relation rel, TupleTableSlot *slot,
+								 CommandId cid, int options,
+								 struct BulkInsertStateData *bistate,
+								 uint32 specToken)
+{
+	reject_write(rel, "insert into");
+}
+
+static void
+hummock_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
+								   uint32 specToken, bool succeeded)
+{
+	reject_write(rel, "insert into");
+}
+
+static void
+hummock_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
+					 CommandId cid, int options, struct BulkInsertStateData *bistate)
+{
+	reject_write(rel, "insert into");
+}
+
+static TM_Result
+hummock_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
+					 Snapshot snapshot, Snapshot crosscheck, bool wait,
+					 TM_FailureData *tmfd, bool changingPart)
+{
+	reject_write(rel, "delete from");
+	return TM_Ok;
+}
+
+static TM_Result
+hummock_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
+					 CommandId cid, Snapshot snapshot, Snapshot crosscheck,
+					 bool wait, TM_FailureData *tmfd, LockTupleMode *lockmode,
+					 bool *update_indexes)
+{
+	reject_write(rel, "update");
+	return TM_Ok;
+}
+
+static TM_Result
+hummock_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
+				   TupleTableSlot *slot, CommandId cid, LockTupleMode mode,
+				   LockWaitPolicy wait_policy, uint8 flags,
+				   TM_FailureData *tmfd)
+{
+	reject(rel, "SELECT FOR UPDATE/SHARE");
+	return TM_Ok;
+}
+
+static void
+hummock_finish_bulk_insert(Relation rel, int options)
+{
+}
+
+/* ------------------------------------------------------------------------
+ * DDL related callbacks
+ * ------------------------------------------------------------------------
+ */
+
+static void
+hummock_relation_set_new_filenode(Relation rel, const RelFileNode *newrnode,
+								  char persistence, TransactionId *freezeXid,
+								  MultiXactId *minmulti)
+{
+	SMgrRelation srel;
+
+	if (persistence == RELPERSISTENCE_UNLOGGED)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("unlogged relations cannot use the hummock access method"),
+				 errhint("hummock data survives crashes by design; create the relation without UNLOGGED.")));
+
+	/* no tuples live here, but the rest of PostgreSQL expects a main fork */
+	*freezeXid = InvalidTransactionId;
+	*minmulti = InvalidMultiXactId;
+	srel = RelationCreateStorage(*newrnode, persistence, true);
+	smgrclose(srel);
+}
+
+static void
+hummock_relation_nontransactional_truncate(Relation rel)
+{
+	reject_write(rel, "truncate");
+}
+
+static void
+hummock_relation_copy_data(Relation rel, const RelFileNode *newrnode)
+{
+	/* ALTER TABLE SET TABLESPACE: no tuples live in the relation's files */
+	SMgrRelation srel = RelationCreateStorage(*newrnode, rel->rd_rel->relpersistence, true);
+
+	smgrclose(srel);
+}
+
+static void
+hummock_relation_copy_for_cluster(Relation OldTable, Relation NewTable,
+								  Relation OldIndex, bool use_sort,
+								  TransactionId OldestXmin,
+								  TransactionId *xid_cutoff,
+								  MultiXactId *multi_cutoff,
+								  double *num_tuples, double *tups_vacuumed,
+								  double *tups_recently_dead)
+{
+	reject(OldTable, "CLUSTER or VACUUM FULL");
+}
+
+static void
+hummock_relation_vacuum(Relation rel, struct VacuumParams *params,
+						BufferAccessStrategy bstrategy)
+{
+	/* compaction and GC do the work of VACUUM in the background */
+}
+
+static bool
+hummock_scan_analyze_next_block(TableScanDesc scan, BlockNumber blockno,
+								BufferAccessStrategy bstrategy)
+{
+	/* rows are not in blocks: ANALYZE gets no sample (see issue notes) */
+	return false;
+}
+
+static bool
+hummock_scan_analyze_next_tuple(TableScanDesc scan, TransactionId OldestXmin,
+								double *liverows, double *deadrows,
+								TupleTableSlot *slot)
+{
+	return false;
+}
+
+static double
+hummock_index_build_range_scan(Relation table_rel, Relation index_rel,
+							   struct IndexInfo *index_info, bool allow_sync,
+							   bool anyvisible, bool progress,
+							   BlockNumber start_blockno, BlockNumber numblocks,
+							   IndexBuildCallback callback, void *callback_state,
+							   TableScanDesc scan)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("cannot create an index on relation \"%s\"",
+					RelationGetRelationName(table_rel)),
+			 errdetail("\"%s\" uses the hummock table access method, which serves key lookups itself.",
+					   RelationGetRelationName(table_rel))));
+	return 0;
+}
+
+static void
+hummock_index_validate_scan(Relation table_rel, Relation index_rel,
+							struct IndexInfo *index_info, Snapshot snapshot,
+							struct ValidateIndexState *state)
+{
+	reject(table_rel, "an index build");
+}
+
+/* ------------------------------------------------------------------------
+ * Miscellaneous callbacks
+ * ------------------------------------------------------------------------
+ */
+
+static uint64
+hummock_relation_size(Relation rel, ForkNumber forkNumber)
+{
+	return 0;
+}
+
+static bool
+hummock_relation_needs_toast_table(Relation rel)
+{
+	/* rows are stored whole in the store */
+	return false;
+}
+
+static Oid
+hummock_relation_toast_am(Relation rel)
+{
+	return HEAP_TABLE_AM_OID;
+}
+
+/* ------------------------------------------------------------------------
+ * Planner related callbacks
+ * ------------------------------------------------------------------------
+ */
+
+static void
+hummock_relation_estimate_size(Relation rel, int32 *attr_widths,
+							   BlockNumber *pages, double *tuples,
+							   double *allvisfrac)
+{
+	HsVersion  *v = HsHummockCurrentVersion();
+	HsTableId	t = (HsTableId) RelationGetRelid(rel);
+	double		keys = 0;
+	uint64		bytes = 0;
+
+	/* key counts of the SSTs that hold the table: versions overcount */
+	for (int i = 0; i < v->n_sub_levels; i++)
+		for (int j = 0; j < v->sub_levels[i].n_ssts; j++)
+		{
+			HsSstInfo  *s = v->sub_levels[i].ssts[j];
+
+			for (uint32 k = 0; k < s->table_count; k++)
+				if (s->table_ids[k] == t)
+				{
+					keys += s->table_key_counts[k];
+					bytes += s->file_size / Max(s->table_count, 1);
+				}
+		}
+	for (int l = 0; l < HS_MAX_LEVEL; l++)
+		for (int j = 0; j < v->levels[l].n_ssts; j++)
+		{
+			HsSstInfo  *s = v->levels[l].ssts[j];
+
+			for (uint32 k = 0; k < s->table_count; k++)
+				if (s->table_ids[k] == t)
+				{
+					keys += s->table_key_counts[k];
+					bytes += s->file_size / Max(s->table_count, 1);
+				}
+		}
+	HsVersionUnref(v);
+	*tuples = keys;
+	*pages = (BlockNumber) Max(1, bytes / BLCKSZ);
+	*allvisfrac = 1.0;
+}
+
+/* ------------------------------------------------------------------------
+ * Executor related callbacks
+ * ------------------------------------------------------------------------
+ */
+
+static bool
+hummock_scan_bitmap_next_block(TableScanDesc scan, struct TBMIterateResult *tbmres)
+{
+	reject(scan->rs_rd, "a bitmap scan");
+	return false;
+}
+
+static bool
+hummock_scan_bitmap_next_tuple(TableScanDesc scan, struct TBMIterateResult *tbmres,
+							   TupleTableSlot *slot)
+{
+	reject(scan->rs_rd, "a bitmap scan");
+	return false;
+}
+
+static bool
+hummock_scan_sample_next_block(TableScanDesc scan, struct SampleScanState *scanstate)
+{
+	reject(scan->rs_rd, "TABLESAMPLE");
+	return false;
+}
+
+static bool
+hummock_scan_sample_next_tuple(TableScanDesc scan, struct SampleScanState *scanstate,
+							   TupleTableSlot *slot)
+{
+	reject(scan->rs_rd, "TABLESAMPLE");
+	return false;
+}
+
+/* ------------------------------------------------------------------------
+ * Definition of the hummock table access method
+ * ------------------------------------------------------------------------
+ */
+
+static const TableAmRoutine hummock_methods = {
+	.type = T_TableAmRoutine,
+
+	.slot_callbacks = hummock_slot_callbacks,
+
+	.scan_begin = hummock_scan_begin,
+	.scan_end = hummock_scan_end,
+	.scan_rescan = hummock_scan_rescan,
+	.scan_getnextslot = hummock_scan_getnextslot,
+
+	.scan_set_tidrange = hummock_scan_set_tidrange,
+	.scan_getnextslot_tidrange = hummock_scan_getnextslot_tidrange,
+
+	.parallelscan_estimate = hummock_parallelscan_estimate,
+	.parallelscan_initialize = hummock_parallelscan_initialize,
+	.parallelscan_reinitialize = hummock_parallelscan_reinitialize,
+
+	.index_fetch_begin = hummock_index_fetch_begin,
+	.index_fetch_reset = hummock_index_fetch_reset,
+	.index_fetch_end = hummock_index_fetch_end,
+	.index_fetch_tuple = hummock_index_fetch_tuple,
+
+	.tuple_fetch_row_version = hummock_tuple_fetch_row_version,
+	.tuple_tid_valid = hummock_tuple_tid_valid,
+	.tuple_get_latest_tid = hummock_tuple_get_latest_tid,
+	.tuple_satisfies_snapshot = hummock_tuple_satisfies_snapshot,
+	.index_delete_tuples = hummock_index_delete_tuples,
+
+	.tuple_insert = hummock_tuple_insert,
+	.tuple_insert_speculative = hummock_tuple_insert_speculative,
+	.tuple_complete_speculative = hummock_tuple_complete_speculative,
+	.multi_insert = hummock_multi_insert,
+	.tuple_delete = hummock_tuple_delete,
+	.tuple_update = hummock_tuple_update,
+	.tuple_lock = hummock_tuple_lock,
+	.finish_bulk_insert = hummock_finish_bulk_insert,
+
+	.relation_set_new_filenode = hummock_relation_set_new_filenode,
+	.relation_nontransactional_truncate = hummock_relation_nontransactional_truncate,
+	.relation_copy_data = hummock_relation_copy_data,
+	.relation_copy_for_cluster = hummock_relation_copy_for_cluster,
+	.relation_vacuum = hummock_relation_vacuum,
+	.scan_analyze_next_block = hummock_scan_analyze_next_block,
+	.scan_analyze_next_tuple = hummock_scan_analyze_next_tuple,
+	.index_build_range_scan = hummock_index_build_range_scan,
+	.index_validate_scan = hummock_index_validate_scan,
+
+	.relation_size = hummock_relation_size,
+	.relation_needs_toast_table = hummock_relation_needs_toast_table,
+	.relation_toast_am = hummock_relation_toast_am,
+	.relation_fetch_toast_slice = NULL,	/* no toast table: never called */
+
+	.relation_estimate_size = hummock_relation_estimate_size,
+
+	.scan_bitmap_next_block = hummock_scan_bitmap_next_block,
+	.scan_bitmap_next_tuple = hummock_scan_bitmap_next_tuple,
+	.scan_sample_next_block = hummock_scan_sample_next_block,
+	.scan_sample_next_tuple = hummock_scan_sample_next_tuple
+};
+
+/* hummock_stream.query_epoch: a uint64, or 0/empty for "unset" */
+bool
+HsQueryEpochCheck(char **newval, void **extra, GucSource source)
+{
+	char	   *end;
+	unsigned long long v;
+
+	if (*newval == NULL || (*newval)[0] == '\0')
+		v = 0;
+	else
+	{
+		errno = 0;
+		v = strtoull(*newval, &end, 10);
+		if (errno != 0 || *end != '\0' || (*newval)[0] == '-')
+		{
+			GUC_check_errdetail("An epoch is a non-negative 64-bit integer; 0 means unset.");
+			return false;
+		}
+	}
+	*extra = malloc(sizeof(uint64));
+	if (*extra == NULL)
+		return false;
+	*(uint64 *) *extra = (uint64) v;
+	return true;
+}
+
+void
+HsQueryEpochAssign(const char *newval, void *extra)
+{
+	hs_query_epoch = extra ? *(uint64 *) extra : 0;
+}
+
+Datum
+hummock_tableam_handler(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_POINTER(&hummock_methods);
+}
+
+/* ------------------------------------------------------------------------
+ * Recognizing hummock relations
+ * ------------------------------------------------------------------------
+ */
+
+bool
+HsRelationIsHummock(Relation rel)
+{
+	return rel->rd_tableam == &hummock_methods;
+}
+
+bool
+HsRelidIsHummock(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	bool		result = false;
+
+	if (HeapTupleIsValid(tup))
+	{
+		Form_pg_class c = (Form_pg_class) GETSTRUCT(tup);
+
+		if (OidIsValid(c->relam))
+		{
+			char	   *am = get_am_name(c->relam);
+
+			result = am && strcmp(am, HS_TABLEAM_NAME) == 0;
+		}
+		ReleaseSysCache(tup);
+	}
+	return result;
+}
+
+/* ------------------------------------------------------------------------
+ * Hooks: reject writes before they run; drop a table's data with it
+ * ------------------------------------------------------------------------
+ */
+
+static ExecutorStart_hook_type prev_executor_start = NULL;
+static object_access_hook_type prev_object_access = NULL;
+
+static void
+hs_executor_start(QueryDesc *queryDesc, int eflags)
+{
+	PlannedStmt *stmt = queryDesc->plannedstmt;
+	ListCell   *lc;
+
+	foreach(lc, stmt->resultRelations)
+	{
+		RangeTblEntry *rte = rt_fetch(lfirst_int(lc), stmt->rtable);
+
+		if (rte->rtekind == RTE_RELATION && HsRelidIsHummock(rte->relid))
+		{
+			Relation	rel = RelationIdGetRelation(rte->relid);
+			const char *what = stmt->commandType == CMD_INSERT ? "insert into" :
+				stmt->commandType == CMD_UPDATE ? "update" :
+				stmt->commandType == CMD_DELETE ? "delete from" : "modify";
+
+			reject_write(rel, what);
+		}
+	}
+	if (prev_executor_start)
+		prev_executor_start(queryDesc, eflags);
+	else
+		standard_ExecutorStart(queryDesc, eflags);
+}
+
+/* Remove a dropped hummock relation's table from the version. */
+static void
+hs_object_access(ObjectAccessType access, Oid classId, Oid objectId,
+				 int subId, void *arg)
+{
+	if (prev_object_access)
+		prev_object_access(access, classId, objectId, subId, arg);
+
+	if (access == OAT_DROP && classId == RelationRelationId && subId == 0 &&
+		HsRelidIsHummock(objectId))
+	{
+		HsVersion  *v = HsHummockCurrentVersion();
+		HsEpoch		e;
+
+		if (HsVersionCommittedEpoch(v, (HsTableId) objectId, &e))
+		{
+			HsVersionDelta *d = HsVersionDeltaCreate(HsHummockEnv(), HS_DELTA_REMOVE_TABLES, 0);
+
+			HsVersionDeltaAddRemovedTable(d, (HsTableId) objectId);
+			(void) HsHummockCommitDelta(d);
+			HsVersionDeltaFree(d);
+		}
+		HsVersionUnref(v);
+	}
+}
+
+void
+HsTableAmInstallHooks(void)
+{
+	prev_executor_start = ExecutorStart_hook;
+	ExecutorStart_hook = hs_executor_start;
+	prev_object_access = object_access_hook;
+	object_access_hook = hs_object_access;
+}
