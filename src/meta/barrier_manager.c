@@ -969,14 +969,6 @@ HsBarrierManagerMain(Datum main_arg)
 	if (!extension_installed())
 		proc_exit(0);
 
-	/* the barrier history and statuses belong to this run of the manager */
-	SpinLockAcquire(&db->barrier_mutex);
-	memset(db->ring, 0, sizeof(db->ring));
-	db->ring_next = 0;
-	db->n_graphs = 0;
-	db->n_workers = 0;
-	SpinLockRelease(&db->barrier_mutex);
-
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
 	HsHummockRemoveOldIncarnations();

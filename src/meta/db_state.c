@@ -296,6 +296,13 @@ HsDbStateManagerAttach(Oid dboid)
 	{
 		db->manager_pid = MyProcPid;
 		db->manager_latch = MyLatch;
+		/* the barrier history and statuses belong to this manager */
+		SpinLockAcquire(&db->barrier_mutex);
+		memset(db->ring, 0, sizeof(db->ring));
+		db->ring_next = 0;
+		db->n_graphs = 0;
+		db->n_workers = 0;
+		SpinLockRelease(&db->barrier_mutex);
 	}
 	LWLockRelease(&db_shared->registry_lock);
 	ConditionVariableBroadcast(&db->manager_cv);
