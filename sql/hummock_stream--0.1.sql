@@ -341,3 +341,17 @@ LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION hummock_stream.test_load(regclass, bigint, text) IS
   'Make the rows of a relation USING hummock at epoch exactly the rows of query, and commit it (tests)';
 REVOKE ALL ON FUNCTION hummock_stream.test_load(regclass, bigint, text) FROM PUBLIC;
+
+CREATE FUNCTION hummock_stream.epoch_to_timestamp(epoch bigint)
+RETURNS timestamptz
+AS 'MODULE_PATHNAME', 'hummock_stream_epoch_to_timestamp'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION hummock_stream.epoch_to_timestamp(bigint) IS
+  'Wall-clock time of an epoch';
+
+CREATE FUNCTION hummock_stream.epoch_at(ts timestamptz)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'hummock_stream_epoch_at'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION hummock_stream.epoch_at(timestamptz) IS
+  'First epoch of the millisecond of a timestamp (for hummock_stream.query_epoch)';

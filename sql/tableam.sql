@@ -59,4 +59,12 @@ SELECT count(*) AS tables_before FROM hummock_stream.table_epochs()
 DROP TABLE mv, wide;
 SELECT count(*) AS tables_after FROM hummock_stream.table_epochs();
 
+
+
+-- epochs and wall-clock time
+SELECT hummock_stream.epoch_to_timestamp(hummock_stream.epoch_at('2026-01-02 03:04:05.678+00'))
+       = '2026-01-02 03:04:05.678+00'::timestamptz AS round_trip;
+SELECT hummock_stream.epoch_at('2026-01-01 00:00:00+00') AS epoch_2026;
+SELECT hummock_stream.epoch_at('2024-01-01');
+SELECT hummock_stream.epoch_at('infinity');
 DROP EXTENSION hummock_stream;

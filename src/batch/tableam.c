@@ -53,11 +53,14 @@
 #include "storage/smgr.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
 #include "hummock_stream/batch/tableam.h"
+#include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/pg/env_pg.h"
 #include "hummock_stream/storage/version_read.h"
@@ -124,9 +127,70 @@ hummock_slot_callbacks(Relation relation)
  * ------------------------------------------------------------------------
  */
 
-/* The epoch a scan of rel reads at; raises the errors of time travel. */
+/*
+ * Epochs chosen in this transaction, by relation: REPEATABLE READ and
+ * SERIALIZABLE transactions read each relation at the epoch of its first
+ * scan until they end.  Lives in TopTransactionContext.
+ */
+typedef struct XactEpoch
+{
+	Oid			relid;			/* hash key */
+	HsEpoch		epoch;
+} XactEpoch;
+
+static HTAB *xact_epochs = NULL;
+
+static void
+forget_xact_epochs(void *arg)
+{
+	xact_epochs = NULL;
+}
+
+static XactEpoch *
+xact_epoch_entry(Oid relid, bool *found)
+{
+	if (xact_epochs == NULL)
+	{
+		HASHCTL		ctl;
+		MemoryContextCallback *cb;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(XactEpoch);
+		ctl.hcxt = TopTransactionContext;
+		xact_epochs = hash_create("hummock transaction epochs", 16, &ctl,
+								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		cb = MemoryContextAlloc(TopTransactionContext, sizeof(*cb));
+		cb->func = forget_xact_epochs;
+		cb->arg = NULL;
+		MemoryContextRegisterResetCallback(TopTransactionContext, cb);
+	}
+	return hash_search(xact_epochs, &relid, HASH_ENTER, found);
+}
+
+static HsEpoch scan_epoch_now(Relation rel, const HsVersion *v);
+
+/*
+ * The epoch a scan of rel reads at: decided at the first scan of the
+ * relation in a REPEATABLE READ or SERIALIZABLE transaction and kept for
+ * the transaction; decided per scan otherwise.
+ */
 static HsEpoch
 scan_epoch(Relation rel, const HsVersion *v)
+{
+	XactEpoch  *e;
+	bool		found;
+
+	if (!IsolationUsesXactSnapshot())
+		return scan_epoch_now(rel, v);
+	e = xact_epoch_entry(RelationGetRelid(rel), &found);
+	if (!found)
+		e->epoch = scan_epoch_now(rel, v);
+	return e->epoch;
+}
+
+/* The epoch to read rel at now; raises the errors of time travel. */
+static HsEpoch
+scan_epoch_now(Relation rel, const HsVersion *v)
 {
 	HsTableId	t = (HsTableId) RelationGetRelid(rel);
 	HsEpoch		committed = 0;
@@ -172,6 +236,9 @@ hummock_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
 									  ALLOCSET_DEFAULT_SIZES);
 	scan->version = HsHummockPinnedVersion(HS_EPOCH_MAX);
 	scan->epoch = scan_epoch(rel, scan->version);
+	/* compaction keeps what this epoch reads until the transaction ends */
+	if (scan->epoch != 0)
+		HsPinVersion(MyDatabaseId, scan->version->id, scan->epoch);
 	return (TableScanDesc) scan;
 }
 

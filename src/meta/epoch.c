@@ -42,3 +42,9 @@ HsEpochToTimestamp(HsEpoch e)
 {
 	return (TimestampTz) HsEpochToUnixMs(e) * 1000 - UNIX_TO_PG_USECS;
 }
+
+int64
+HsTimestampToUnixMs(TimestampTz ts)
+{
+	return (ts + UNIX_TO_PG_USECS) / 1000;
+}

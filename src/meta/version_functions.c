@@ -28,6 +28,40 @@ PG_FUNCTION_INFO_V1(hummock_stream_sstables);
 PG_FUNCTION_INFO_V1(hummock_stream_table_epochs);
 PG_FUNCTION_INFO_V1(hummock_stream_change_log_entries);
 PG_FUNCTION_INFO_V1(hummock_stream_current_version_id);
+PG_FUNCTION_INFO_V1(hummock_stream_epoch_to_timestamp);
+PG_FUNCTION_INFO_V1(hummock_stream_epoch_at);
+
+/* hummock_stream.epoch_to_timestamp(epoch): the wall-clock time of an epoch */
+Datum
+hummock_stream_epoch_to_timestamp(PG_FUNCTION_ARGS)
+{
+	int64		e = PG_GETARG_INT64(0);
+
+	if (e < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("epoch %lld is not valid", (long long) e)));
+	PG_RETURN_TIMESTAMPTZ(HsEpochToTimestamp((HsEpoch) e));
+}
+
+/* hummock_stream.epoch_at(timestamptz): the first epoch of that millisecond */
+Datum
+hummock_stream_epoch_at(PG_FUNCTION_ARGS)
+{
+	TimestampTz ts = PG_GETARG_TIMESTAMPTZ(0);
+	int64		unix_ms;
+
+	if (TIMESTAMP_NOT_FINITE(ts))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("infinite timestamps have no epoch")));
+	unix_ms = HsTimestampToUnixMs(ts);
+	if (unix_ms < HS_EPOCH_UNIX_MS_BASE)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("timestamps before 2025-01-01 have no epoch")));
+	PG_RETURN_INT64((int64) HsEpochFromUnixMs(unix_ms, 0));
+}
 
 /* The epoch's wall-clock time as a timestamptz. */
 static Datum

@@ -26,6 +26,9 @@ extern HsEpoch HsEpochNow(void);
 /* The epoch of now minus ms (0 if that is before the epoch base). */
 extern HsEpoch HsEpochMsAgo(int64 ms);
 
+/* Milliseconds since the Unix epoch of a timestamptz. */
+extern int64 HsTimestampToUnixMs(TimestampTz ts);
+
 /* The wall-clock time of an epoch. */
 extern TimestampTz HsEpochToTimestamp(HsEpoch e);
 
