@@ -355,3 +355,12 @@ AS 'MODULE_PATHNAME', 'hummock_stream_epoch_at'
 LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION hummock_stream.epoch_at(timestamptz) IS
   'First epoch of the millisecond of a timestamp (for hummock_stream.query_epoch)';
+
+CREATE FUNCTION hummock_stream.committed_epochs(
+    OUT table_id bigint, OUT relation regclass, OUT committed_epoch bigint,
+    OUT committed_at timestamptz)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'hummock_stream_committed_epochs'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION hummock_stream.committed_epochs() IS
+  'Committed epoch of each relation USING hummock the caller may read, with its time';

@@ -61,6 +61,26 @@ SELECT count(*) AS tables_after FROM hummock_stream.table_epochs();
 
 
 
+-- consistency: global (default) reads every relation of a statement at one
+-- epoch, the oldest committed; per_table reads each at its own
+CREATE TABLE ca (k int, v text) USING hummock;
+CREATE TABLE cb (k int, v text) USING hummock;
+SELECT hummock_stream.test_load('ca', :base + 10, $$SELECT 1, 'a at 10'$$) IS NOT NULL AS loaded;
+SELECT hummock_stream.test_load('cb', :base + 10, $$SELECT 1, 'b at 10'$$) IS NOT NULL AS loaded;
+SELECT hummock_stream.test_load('ca', :base + 20, $$SELECT 1, 'a at 20'$$) IS NOT NULL AS loaded;
+SELECT relation, committed_epoch - :base AS committed
+  FROM hummock_stream.committed_epochs() ORDER BY 1;
+SHOW hummock_stream.query_consistency;
+SELECT ca.v, cb.v FROM ca, cb;
+SET hummock_stream.query_consistency = per_table;
+SELECT ca.v, cb.v FROM ca, cb;
+SET hummock_stream.query_consistency = 'sometimes';
+RESET hummock_stream.query_consistency;
+-- b catches up: the global epoch moves with it
+SELECT hummock_stream.test_load('cb', :base + 20, $$SELECT 1, 'b at 20'$$) IS NOT NULL AS loaded;
+SELECT ca.v, cb.v FROM ca, cb;
+DROP TABLE ca, cb;
+
 -- epochs and wall-clock time
 SELECT hummock_stream.epoch_to_timestamp(hummock_stream.epoch_at('2026-01-02 03:04:05.678+00'))
        = '2026-01-02 03:04:05.678+00'::timestamptz AS round_trip;

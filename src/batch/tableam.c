@@ -50,6 +50,7 @@
 #include "nodes/parsenodes.h"
 #include "optimizer/plancat.h"
 #include "parser/parsetree.h"
+#include "storage/proc.h"
 #include "storage/smgr.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -61,12 +62,15 @@
 
 #include "hummock_stream/batch/tableam.h"
 #include "hummock_stream/meta/db_state.h"
+#include "hummock_stream/meta/epoch.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/pg/env_pg.h"
+#include "hummock_stream/pg/guc.h"
 #include "hummock_stream/storage/version_read.h"
 
 uint64		hs_query_epoch = 0;
 char	   *hs_query_epoch_string = NULL;
+int			hs_query_consistency = HS_CONSISTENCY_GLOBAL;
 
 typedef struct HsScanDescData
 {
@@ -188,6 +192,57 @@ scan_epoch(Relation rel, const HsVersion *v)
 	return e->epoch;
 }
 
+/*
+ * The global epoch: the oldest committed epoch of the database's relations
+ * USING hummock, so that every relation read at it is mutually consistent.
+ * Tables of the store that are not relations (test tables, state tables of
+ * jobs still being created later) do not hold it back, and neither does a
+ * relation that has not committed within hummock_stream.time_travel_retention
+ * (it is read at its own committed epoch instead): a stalled relation must
+ * not drag every read below what compaction keeps.
+ */
+static HsEpoch
+global_epoch(const HsVersion *v)
+{
+	HsEpoch		min = 0;
+	bool		any = false;
+	HsEpoch		horizon = HsEpochMsAgo(hs_time_travel_retention_ms);
+
+	for (int i = 0; i < v->n_tables; i++)
+	{
+		if (v->tables[i].committed_epoch < horizon ||
+			!HsRelidIsHummock((Oid) v->tables[i].table_id))
+			continue;
+		if (!any || v->tables[i].committed_epoch < min)
+			min = v->tables[i].committed_epoch;
+		any = true;
+	}
+	return min;
+}
+
+/*
+ * The statement's global epoch, computed once per statement (a new command
+ * id or a new transaction recomputes it).
+ */
+static HsEpoch
+statement_global_epoch(const HsVersion *v)
+{
+	static LocalTransactionId lxid = InvalidLocalTransactionId;
+	static CommandId cid = InvalidCommandId;
+	static HsEpoch cached = 0;
+	static uint64 cached_version = 0;
+
+	if (lxid != MyProc->lxid || cid != GetCurrentCommandId(false) ||
+		cached_version != v->id)
+	{
+		cached = global_epoch(v);
+		lxid = MyProc->lxid;
+		cid = GetCurrentCommandId(false);
+		cached_version = v->id;
+	}
+	return cached;
+}
+
 /* The epoch to read rel at now; raises the errors of time travel. */
 static HsEpoch
 scan_epoch_now(Relation rel, const HsVersion *v)
@@ -199,7 +254,21 @@ scan_epoch_now(Relation rel, const HsVersion *v)
 	if (!HsVersionCommittedEpoch(v, t, &committed))
 		return 0;				/* never committed: empty */
 	if (hs_query_epoch == 0)
+	{
+		if (hs_query_consistency == HS_CONSISTENCY_GLOBAL)
+		{
+			HsEpoch		g = statement_global_epoch(v);
+
+			/*
+			 * A relation committed first after g reads as of g (empty); a
+			 * relation left out of g (stalled) reads at its own epoch.
+			 */
+			if (g == 0 || committed < g)
+				return committed;
+			return g;
+		}
 		return committed;
+	}
 	{
 		HsEpoch		e = (HsEpoch) hs_query_epoch;
 

@@ -30,6 +30,12 @@ int			hs_sst_compression = 1;	/* lz4 */
 int			hs_sst_zstd_level = 3;
 int			hs_sst_bloom_bits_per_key = 10;
 
+static const struct config_enum_entry consistency_options[] = {
+	{"global", HS_CONSISTENCY_GLOBAL, false},
+	{"per_table", HS_CONSISTENCY_PER_TABLE, false},
+	{NULL, 0, false}
+};
+
 /* Values are the persisted compression kinds of the SST format. */
 static const struct config_enum_entry compression_options[] = {
 	{"none", 0, false},
@@ -152,6 +158,16 @@ HsGucDefine(void)
 							PGC_POSTMASTER,
 							GUC_UNIT_KB,
 							NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("hummock_stream.query_consistency",
+							 "Which epoch reads of hummock relations see.",
+							 "global: every relation of a statement at one epoch, the oldest committed one (mutually consistent); per_table: each relation at its own committed epoch (freshest).",
+							 &hs_query_consistency,
+							 HS_CONSISTENCY_GLOBAL,
+							 consistency_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
 
 	DefineCustomStringVariable("hummock_stream.query_epoch",
 							   "Epoch at which to read hummock relations (time travel); 0 reads each at its committed epoch.",

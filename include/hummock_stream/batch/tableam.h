@@ -15,6 +15,14 @@
 
 #define HS_TABLEAM_NAME "hummock"
 
+/* hummock_stream.query_consistency */
+typedef enum HsConsistency
+{
+	HS_CONSISTENCY_GLOBAL = 0,	/* one epoch for every relation: the oldest committed */
+	HS_CONSISTENCY_PER_TABLE = 1	/* each relation at its own committed epoch */
+} HsConsistency;
+extern int	hs_query_consistency;
+
 /* hummock_stream.query_epoch (a string GUC holding a uint64; 0 = unset) */
 extern uint64 hs_query_epoch;
 extern char *hs_query_epoch_string;
