@@ -81,6 +81,24 @@ SELECT hummock_stream.test_load('cb', :base + 20, $$SELECT 1, 'b at 20'$$) IS NO
 SELECT ca.v, cb.v FROM ca, cb;
 DROP TABLE ca, cb;
 
+-- planner statistics: sizes from SST statistics, ANALYZE samples rows
+CREATE TABLE big (id int, grp int, v text) USING hummock;
+SELECT hummock_stream.test_load('big', :base + 10,
+  $$SELECT g, g % 10, md5(g::text) FROM generate_series(1, 5000) g$$) IS NOT NULL AS loaded;
+ANALYZE big;
+SELECT reltuples BETWEEN 4500 AND 5500 AS reltuples_ok FROM pg_class WHERE relname = 'big';
+SELECT attname, n_distinct FROM pg_stats WHERE tablename = 'big' AND attname = 'grp';
+CREATE FUNCTION pg_temp.plan_rows(q text) RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE j json;
+BEGIN
+  EXECUTE 'EXPLAIN (FORMAT JSON) ' || q INTO j;
+  RETURN (j->0->'Plan'->>'Plan Rows')::float8;
+END $$;
+SELECT pg_temp.plan_rows('SELECT * FROM big WHERE grp = 3') AS estimated_rows;
+EXPLAIN (COSTS OFF) SELECT * FROM big WHERE grp = 3;
+SELECT count(*) FROM big WHERE grp = 3;
+DROP TABLE big;
+
 -- epochs and wall-clock time
 SELECT hummock_stream.epoch_to_timestamp(hummock_stream.epoch_at('2026-01-02 03:04:05.678+00'))
        = '2026-01-02 03:04:05.678+00'::timestamptz AS round_trip;

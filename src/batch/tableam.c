@@ -83,7 +83,11 @@ typedef struct HsScanDescData
 	MinimalTuple buf;			/* aligned copy of the current row */
 	Size		buflen;
 	uint64		ordinal;		/* synthetic tid of the current row */
+	/* ANALYZE: rows are sampled in pseudo-blocks of ANALYZE_BLOCK_ROWS */
+	uint64		block_end;		/* ordinal after the current pseudo-block */
 } HsScanDescData;
+
+#define ANALYZE_BLOCK_ROWS 100
 
 typedef HsScanDescData *HsScanDesc;
 
@@ -341,15 +345,12 @@ hummock_scan_rescan(TableScanDesc sscan, struct ScanKeyData *key,
 	close_iterator((HsScanDesc) sscan);
 }
 
+/* Move the scan to its next row; false at the end. */
 static bool
-hummock_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
-						 TupleTableSlot *slot)
+scan_advance(HsScanDesc scan)
 {
-	HsScanDesc	scan = (HsScanDesc) sscan;
 	HsStatus	st;
-	HsSlice		row;
 
-	ExecClearTuple(slot);
 	if (scan->epoch == 0)
 		return false;
 	if (!scan->started)
@@ -373,6 +374,15 @@ hummock_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 			HsStatusReport(ERROR, &st);
 		return false;
 	}
+	scan->ordinal++;
+	return true;
+}
+
+/* Store the scan's current row in slot. */
+static void
+scan_store(HsScanDesc scan, TupleTableSlot *slot)
+{
+	HsSlice		row;
 
 	/* value = kind byte + MinimalTuple bytes */
 	row = HsIterValue(scan->it);
@@ -391,10 +401,21 @@ hummock_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 	ExecStoreMinimalTuple(scan->buf, slot, false);
 
 	/* a synthetic, stable-within-the-scan tid */
-	scan->ordinal++;
 	ItemPointerSet(&slot->tts_tid, (BlockNumber) (scan->ordinal / MaxHeapTuplesPerPage),
 				   (OffsetNumber) (scan->ordinal % MaxHeapTuplesPerPage + 1));
 	slot->tts_tableOid = RelationGetRelid(scan->base.rs_rd);
+}
+
+static bool
+hummock_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
+						 TupleTableSlot *slot)
+{
+	HsScanDesc	scan = (HsScanDesc) sscan;
+
+	ExecClearTuple(slot);
+	if (!scan_advance(scan))
+		return false;
+	scan_store(scan, slot);
 	return true;
 }
 
@@ -636,20 +657,40 @@ hummock_relation_vacuum(Relation rel, struct VacuumParams *params,
 	/* compaction and GC do the work of VACUUM in the background */
 }
 
+/*
+ * ANALYZE asks for blocks in increasing order; rows are not in blocks, so
+ * pseudo-block b stands for rows [b * ANALYZE_BLOCK_ROWS, (b + 1) *
+ * ANALYZE_BLOCK_ROWS) of one scan in key order (hummock_relation_size
+ * reports as many pseudo-blocks as the SST statistics suggest).
+ */
 static bool
-hummock_scan_analyze_next_block(TableScanDesc scan, BlockNumber blockno,
+hummock_scan_analyze_next_block(TableScanDesc sscan, BlockNumber blockno,
 								BufferAccessStrategy bstrategy)
 {
-	/* rows are not in blocks: ANALYZE gets no sample (see issue notes) */
-	return false;
+	HsScanDesc	scan = (HsScanDesc) sscan;
+	uint64		first = (uint64) blockno * ANALYZE_BLOCK_ROWS;
+
+	/* skip to the row before the block's first */
+	while (scan->ordinal < first)
+		if (!scan_advance(scan))
+			return false;
+	scan->block_end = first + ANALYZE_BLOCK_ROWS;
+	return true;
 }
 
 static bool
-hummock_scan_analyze_next_tuple(TableScanDesc scan, TransactionId OldestXmin,
+hummock_scan_analyze_next_tuple(TableScanDesc sscan, TransactionId OldestXmin,
 								double *liverows, double *deadrows,
 								TupleTableSlot *slot)
 {
-	return false;
+	HsScanDesc	scan = (HsScanDesc) sscan;
+
+	ExecClearTuple(slot);
+	if (scan->ordinal >= scan->block_end || !scan_advance(scan))
+		return false;
+	scan_store(scan, slot);
+	*liverows += 1;
+	return true;
 }
 
 static double
@@ -682,10 +723,25 @@ hummock_index_validate_scan(Relation table_rel, Relation index_rel,
  * ------------------------------------------------------------------------
  */
 
+static void hummock_relation_estimate_size(Relation rel, int32 *attr_widths,
+										   BlockNumber *pages, double *tuples,
+										   double *allvisfrac);
+
+/*
+ * The size ANALYZE and RelationGetNumberOfBlocks see: pseudo-blocks of
+ * ANALYZE_BLOCK_ROWS rows (see hummock_scan_analyze_next_block).
+ */
 static uint64
 hummock_relation_size(Relation rel, ForkNumber forkNumber)
 {
-	return 0;
+	BlockNumber pages;
+	double		tuples,
+				allvis;
+
+	if (forkNumber != MAIN_FORKNUM)
+		return 0;
+	hummock_relation_estimate_size(rel, NULL, &pages, &tuples, &allvis);
+	return (uint64) ((tuples + ANALYZE_BLOCK_ROWS - 1) / ANALYZE_BLOCK_ROWS) * BLCKSZ;
 }
 
 static bool
