@@ -334,13 +334,14 @@ CREATE ACCESS METHOD hummock TYPE TABLE HANDLER hummock_stream.hummock_tableam_h
 COMMENT ON ACCESS METHOD hummock IS
   'Relations whose rows live in the hummock store (written by the streaming engine)';
 
-CREATE FUNCTION hummock_stream.test_load(rel regclass, epoch bigint, query text)
+CREATE FUNCTION hummock_stream.test_load(rel regclass, epoch bigint, query text,
+                                         change_log boolean DEFAULT true)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'hummock_stream_test_load'
 LANGUAGE C STRICT VOLATILE;
-COMMENT ON FUNCTION hummock_stream.test_load(regclass, bigint, text) IS
-  'Make the rows of a relation USING hummock at epoch exactly the rows of query, and commit it (tests)';
-REVOKE ALL ON FUNCTION hummock_stream.test_load(regclass, bigint, text) FROM PUBLIC;
+COMMENT ON FUNCTION hummock_stream.test_load(regclass, bigint, text, boolean) IS
+  'Make the rows of a relation USING hummock at epoch exactly the rows of query, and commit it, keeping a change log unless told not to (tests)';
+REVOKE ALL ON FUNCTION hummock_stream.test_load(regclass, bigint, text, boolean) FROM PUBLIC;
 
 CREATE FUNCTION hummock_stream.epoch_to_timestamp(epoch bigint)
 RETURNS timestamptz
@@ -364,3 +365,11 @@ AS 'MODULE_PATHNAME', 'hummock_stream_committed_epochs'
 LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION hummock_stream.committed_epochs() IS
   'Committed epoch of each relation USING hummock the caller may read, with its time';
+
+CREATE FUNCTION hummock_stream.change_log(rel anyelement, from_epoch bigint, to_epoch bigint,
+                                          OUT op text, OUT epoch bigint, OUT "row" anyelement)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'hummock_stream_change_log'
+LANGUAGE C CALLED ON NULL INPUT STABLE;
+COMMENT ON FUNCTION hummock_stream.change_log(anyelement, bigint, bigint) IS
+  'Changes of a relation USING hummock over epochs (from, to], one checkpoint at a time: SELECT op, epoch, ("row").* FROM hummock_stream.change_log(NULL::my_view, e1, e2)';

@@ -99,6 +99,27 @@ EXPLAIN (COSTS OFF) SELECT * FROM big WHERE grp = 3;
 SELECT count(*) FROM big WHERE grp = 3;
 DROP TABLE big;
 
+-- the change log of a relation, typed by its row type, one checkpoint at a time
+CREATE TABLE cl (id int, v text) USING hummock;
+SELECT hummock_stream.test_load('cl', :base + 10,
+  $$SELECT g, 'v' || g FROM generate_series(1, 3) g$$) IS NOT NULL AS loaded;
+SELECT hummock_stream.test_load('cl', :base + 20,
+  $$VALUES (1, 'v1'), (2, 'two')$$) IS NOT NULL AS loaded;
+SELECT op, epoch - :base AS epoch, ("row").*
+  FROM hummock_stream.change_log(NULL::cl, :base, :base + 20);
+SELECT op, epoch - :base AS epoch, ("row").*
+  FROM hummock_stream.change_log(NULL::cl, :base + 10, :base + 20);
+DO $$
+BEGIN
+  PERFORM * FROM hummock_stream.change_log(NULL::cl, 1, (SELECT max(committed_epoch) + 10
+                                                            FROM hummock_stream.committed_epochs()));
+EXCEPTION WHEN OTHERS THEN
+  RAISE NOTICE '%: %', SQLSTATE, regexp_replace(SQLERRM, '[0-9]{8,}', 'N', 'g');
+END $$;
+SELECT op FROM hummock_stream.change_log(NULL::int, 0, 1);
+SELECT op FROM hummock_stream.change_log(NULL::pg_class, 0, 1);
+DROP TABLE cl;
+
 -- epochs and wall-clock time
 SELECT hummock_stream.epoch_to_timestamp(hummock_stream.epoch_at('2026-01-02 03:04:05.678+00'))
        = '2026-01-02 03:04:05.678+00'::timestamptz AS round_trip;

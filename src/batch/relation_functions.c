@@ -4,7 +4,7 @@
  *	  SQL functions that write a relation USING hummock directly, for tests
  *	  and operators (the streaming engine is the normal writer).
  *
- * test_load(rel, epoch, query) makes the relation's rows at epoch exactly
+ * test_load(rel, epoch, query, change_log) makes the relation's rows at epoch exactly
  * the rows of query: row i (in the query's order) is stored under the
  * 8-byte big-endian key i, as a MinimalTuple of the relation's row type;
  * rows that change become Updates, extra old rows Deletes, through the real
@@ -21,7 +21,12 @@
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "executor/spi.h"
+#include "executor/tuptable.h"
 #include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "parser/parse_type.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -29,11 +34,13 @@
 #include "hummock_stream/batch/tableam.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/pg/env_pg.h"
+#include "hummock_stream/storage/change_log.h"
 #include "hummock_stream/storage/memtable.h"
 #include "hummock_stream/storage/shared_buffer.h"
 #include "hummock_stream/storage/version_read.h"
 
 PG_FUNCTION_INFO_V1(hummock_stream_test_load);
+PG_FUNCTION_INFO_V1(hummock_stream_change_log);
 
 static HsSlice
 ordinal_key(uint8 *buf, uint64 i)
@@ -48,6 +55,7 @@ hummock_stream_test_load(PG_FUNCTION_ARGS)
 	Oid			relid = PG_GETARG_OID(0);
 	int64		epoch_arg = PG_GETARG_INT64(1);
 	char	   *query = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	bool		log = PG_GETARG_BOOL(3);
 	HsEnv	   *env = HsHummockEnv();
 	Relation	rel;
 	TupleDesc	td;
@@ -104,7 +112,8 @@ hummock_stream_test_load(PG_FUNCTION_ARGS)
 
 	MemoryContextSwitchTo(fn_cxt);
 	v = HsHummockPinnedVersion(HS_EPOCH_MAX);
-	mt = HsMemtableCreate(env, (HsTableId) relid, epoch, false, true);
+	/* with old values when the relation keeps a change log (change_log()) */
+	mt = HsMemtableCreate(env, (HsTableId) relid, epoch, log, true);
 	HsBufInit(&old, env);
 	n = SPI_processed;
 	for (uint64 i = 0; i < n; i++)
@@ -162,6 +171,14 @@ hummock_stream_test_load(PG_FUNCTION_ARGS)
 	delta = HsVersionDeltaCreate(env, HS_DELTA_COMMIT, 0);
 	HsVersionDeltaAddCommit(delta, (HsTableId) relid, epoch);
 	HsVersionDeltaAddL0Ssts(delta, res->ssts, res->n_ssts);
+	{
+		const HsSyncTable *t = HsSyncResultTable(res, (HsTableId) relid);
+
+		if (log && t != NULL && t->n_epochs > 0)
+			HS_CHECK(HsVersionDeltaAddChangeLog(delta, (HsTableId) relid, t->epochs,
+												t->n_epochs, t->new_ssts, t->n_new,
+												t->old_ssts, t->n_old, &st), &st);
+	}
 	id = HsHummockCommitDelta(delta);
 	HsVersionDeltaFree(delta);
 	HsSyncResultFree(res);
@@ -170,4 +187,133 @@ hummock_stream_test_load(PG_FUNCTION_ARGS)
 	SPI_finish();
 	table_close(rel, AccessShareLock);
 	PG_RETURN_INT64((int64) id);
+}
+
+/* The op names users of change logs know (RisingWave's). */
+static const char *
+change_op_name(HsChangeOp op)
+{
+	switch (op)
+	{
+		case HS_CHANGE_INSERT:
+			return "Insert";
+		case HS_CHANGE_DELETE:
+			return "Delete";
+		case HS_CHANGE_UPDATE_DELETE:
+			return "UpdateDelete";
+		case HS_CHANGE_UPDATE_INSERT:
+			return "UpdateInsert";
+	}
+	return "unknown";
+}
+
+/*
+ * hummock_stream.change_log(rel anyelement, from_epoch, to_epoch,
+ *							 OUT op text, OUT epoch bigint, OUT "row" anyelement)
+ *
+ * The changes of a relation USING hummock over epochs (from, to], called
+ * with a value of the relation's row type (NULL::rel).  Read one
+ * checkpoint of the change log at a time, so each change carries the epoch
+ * it was committed in; within a checkpoint it is the net change per key
+ * (Insert, Delete, or UpdateDelete immediately followed by UpdateInsert).
+ */
+Datum
+hummock_stream_change_log(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			rowtype = get_fn_expr_argtype(fcinfo->flinfo, 0);
+	Oid			relid = typeidTypeRelid(rowtype);
+	int64		from = PG_GETARG_INT64(1);
+	int64		to = PG_GETARG_INT64(2);
+	Relation	rel;
+	HsVersion  *v;
+	const HsTableChangeLog *log;
+	HsEpoch		committed = 0;
+	HsStatus	st;
+	HsEpoch		prev;
+	TupleDesc	rowdesc;
+	TupleTableSlot *rowslot;
+
+	if (!OidIsValid(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("change_log needs a row of a relation USING hummock, such as NULL::my_view")));
+	rel = table_open(relid, AccessShareLock);
+	if (!HsRelationIsHummock(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a relation USING hummock",
+						RelationGetRelationName(rel))));
+	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, RelationGetRelationName(rel));
+	if (from < 0 || to <= from)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the epoch range (%lld, %lld] is empty",
+						(long long) from, (long long) to)));
+
+	InitMaterializedSRF(fcinfo, 0);
+	v = HsHummockPinnedVersion((HsEpoch) from);
+	if (!HsVersionCommittedEpoch(v, (HsTableId) relid, &committed) ||
+		(HsEpoch) to > committed)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("relation \"%s\" is not committed at epoch %lld",
+						RelationGetRelationName(rel), (long long) to)));
+	log = HsVersionChangeLog(v, (HsTableId) relid);
+	if (log == NULL || log->start_epoch > (HsEpoch) from)
+		ereport(ERROR,
+				(errcode(ERRCODE_SNAPSHOT_TOO_OLD),
+				 errmsg("the change log of relation \"%s\" does not reach back to epoch %lld",
+						RelationGetRelationName(rel), (long long) from),
+				 log ? errdetail("It starts after epoch %llu.",
+								 (unsigned long long) log->start_epoch) : 0));
+
+	rowdesc = CreateTupleDescCopy(RelationGetDescr(rel));
+	rowdesc->tdtypeid = rowtype;
+	rowdesc->tdtypmod = -1;
+	rowslot = MakeSingleTupleTableSlot(rowdesc, &TTSOpsMinimalTuple);
+	prev = (HsEpoch) from;
+	for (int i = 0; i < log->n_entries; i++)
+	{
+		HsEpoch		ckpt = HsChangeLogEntryCheckpointEpoch(log->entries[i]);
+		HsEpoch		upto = Min(ckpt, (HsEpoch) to);
+		HsChangeLogIter *it;
+
+		if (ckpt <= prev)
+			continue;
+		HS_CHECK(HsIterLog(v, HsHummockSstCache(), (HsTableId) relid, prev, upto,
+						   NULL, NULL, &it, &st), &st);
+		for (; HsChangeLogIterValid(it); HsChangeLogIterNext(it))
+		{
+			HsSlice		r = HsChangeLogIterRow(it);
+			MinimalTuple mt = palloc(Max(r.len, MINIMAL_TUPLE_DATA_OFFSET));
+			HeapTuple	ht;
+			Datum		values[3];
+			bool		nulls[3] = {0};
+
+			memcpy(mt, r.data, r.len);
+			mt->t_len = (uint32) r.len;
+			/* a composite datum of the relation's row type */
+			ExecStoreMinimalTuple(mt, rowslot, true);
+			ht = ExecCopySlotHeapTuple(rowslot);
+			values[0] = CStringGetTextDatum(change_op_name(HsChangeLogIterOp(it)));
+			values[1] = Int64GetDatum((int64) upto);
+			values[2] = heap_copy_tuple_as_datum(ht, rowdesc);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+		if (!HsChangeLogIterStatus(it, &st))
+		{
+			HsChangeLogIterDestroy(it);
+			HsStatusReport(ERROR, &st);
+		}
+		HsChangeLogIterDestroy(it);
+		prev = upto;
+		if (prev >= (HsEpoch) to)
+			break;
+	}
+	ExecDropSingleTupleTableSlot(rowslot);
+	HsVersionUnref(v);
+	table_close(rel, AccessShareLock);
+	return (Datum) 0;
 }
