@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# bench/tableam_vs_heap.sh -- sequential scans of a relation USING hummock
+# against the same rows in a heap table, in one server, one run.
+#
+# Rows: (id bigint, v text) with v a 20-byte md5 prefix; N rows (ROWS,
+# default 1,000,000).  Loads the heap table, then the hummock relation from
+# it (hummock_stream.test_load, one commit), then times, RUNS times each
+# (median reported), SELECT count(*) and SELECT sum(length(v)) on both, and
+# prints the ratio heap_time / hummock_time (>= 1.0 means hummock is as
+# fast or faster).  Point lookups are not measured yet: hummock relations
+# have no primary-key seeks yet.  Figures, not assertions.
+#
+# Run as root:   bench/tableam_vs_heap.sh       (ROWS=5000000 for the issue's size)
+set -Eeuo pipefail
+BIN=/usr/lib/postgresql/15/bin
+ROWS=${ROWS:-1000000}
+RUNS=${RUNS:-5}
+SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+[ "$(id -u)" = 0 ] || exec sudo -E "$0" "$@"
+
+make -C "$SRC" -s >/dev/null && make -C "$SRC" -s install >/dev/null
+DIR=$(mktemp -d /tmp/hs-bench-heap.XXXXXX); chmod 755 "$DIR"; chown postgres "$DIR"
+trap 'runuser -u postgres -- $BIN/pg_ctl -D $DIR/data -m immediate stop >/dev/null 2>&1 || true; rm -rf $DIR' EXIT
+runuser -u postgres -- $BIN/initdb -D "$DIR/data" -A trust --no-sync >/dev/null
+cat >>"$DIR/data/postgresql.conf" <<CONF
+shared_preload_libraries = 'hummock_stream'
+shared_buffers = 1GB
+max_parallel_workers_per_gather = 0
+jit = off
+CONF
+runuser -u postgres -- $BIN/pg_ctl -D "$DIR/data" -l "$DIR/log" -w -o "-p 54398 -k $DIR -c listen_addresses=''" start >/dev/null
+PSQL="runuser -u postgres -- $BIN/psql -h $DIR -p 54398 -X -At -q -d postgres"
+
+$PSQL -c "CREATE EXTENSION hummock_stream"
+$PSQL -c "CREATE TABLE h (id bigint, v text); INSERT INTO h SELECT g, substr(md5(g::text), 1, 20) FROM generate_series(1, $ROWS) g" -c "VACUUM ANALYZE h"
+$PSQL -c "CREATE TABLE s (id bigint, v text) USING hummock"
+$PSQL -c "SET hummock_stream.sst_compression = lz4" -c "SELECT hummock_stream.test_load('s', hummock_stream.epoch_at(now()), 'SELECT id, v FROM h', false)" >/dev/null
+
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+time_query() {	# table, query template (% = table) -> median ms
+	local t=$1 q=$2 i
+	for i in $(seq 1 "$RUNS"); do
+		$PSQL -c "\\timing on" -c "${q//%/$t}" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p'
+	done | median
+}
+printf '%-28s %12s %12s %8s\n' query heap_ms hummock_ms ratio
+for q in "SELECT count(*) FROM %" "SELECT sum(length(v)) FROM %"; do
+	# warm both once
+	$PSQL -c "${q//%/h}" >/dev/null; $PSQL -c "${q//%/s}" >/dev/null
+	hm=$(time_query h "$q"); sm=$(time_query s "$q")
+	printf '%-28s %12s %12s %8.2f\n' "${q//%/t}" "$hm" "$sm" "$(echo "$hm / $sm" | bc -l)"
+done
+echo "($ROWS rows, median of $RUNS runs; ratio = heap time / hummock time)"
