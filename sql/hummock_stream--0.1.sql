@@ -361,8 +361,14 @@ CREATE FUNCTION hummock_stream.committed_epochs(
     OUT table_id bigint, OUT relation regclass, OUT committed_epoch bigint,
     OUT committed_at timestamptz)
 RETURNS SETOF record
-AS 'MODULE_PATHNAME', 'hummock_stream_committed_epochs'
-LANGUAGE C STRICT VOLATILE;
+LANGUAGE sql STABLE
+AS $$
+  SELECT t.table_id, t.relation, t.committed_epoch, t.committed_at
+    FROM hummock_stream.table_epochs() t
+    JOIN pg_catalog.pg_class c ON c.oid = t.relation
+    JOIN pg_catalog.pg_am a ON a.oid = c.relam AND a.amname = 'hummock'
+   WHERE pg_catalog.has_table_privilege(t.relation, 'SELECT')
+$$;
 COMMENT ON FUNCTION hummock_stream.committed_epochs() IS
   'Committed epoch of each relation USING hummock the caller may read, with its time';
 

@@ -15,14 +15,11 @@
 
 #include "fmgr.h"
 #include "funcapi.h"
-#include "miscadmin.h"
-#include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
-#include "hummock_stream/batch/tableam.h"
 #include "hummock_stream/meta/epoch.h"
 #include "hummock_stream/meta/hummock_manager.h"
 
@@ -32,41 +29,7 @@ PG_FUNCTION_INFO_V1(hummock_stream_table_epochs);
 PG_FUNCTION_INFO_V1(hummock_stream_change_log_entries);
 PG_FUNCTION_INFO_V1(hummock_stream_current_version_id);
 PG_FUNCTION_INFO_V1(hummock_stream_epoch_to_timestamp);
-PG_FUNCTION_INFO_V1(hummock_stream_committed_epochs);
 
-static Datum epoch_time_datum(HsEpoch e);
-
-/*
- * hummock_stream.committed_epochs(): each relation USING hummock (that has
- * committed) with its committed epoch and the epoch's time, for relations
- * the caller may read.
- */
-Datum
-hummock_stream_committed_epochs(PG_FUNCTION_ARGS)
-{
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	HsVersion  *v;
-
-	InitMaterializedSRF(fcinfo, 0);
-	v = HsHummockCurrentVersion();
-	for (int i = 0; i < v->n_tables; i++)
-	{
-		const HsTableInfo *t = &v->tables[i];
-		Datum		values[4];
-		bool		nulls[4] = {0};
-
-		if (!HsRelidIsHummock((Oid) t->table_id) ||
-			pg_class_aclcheck((Oid) t->table_id, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
-			continue;
-		values[0] = Int64GetDatum((int64) t->table_id);
-		values[1] = ObjectIdGetDatum((Oid) t->table_id);
-		values[2] = Int64GetDatum((int64) t->committed_epoch);
-		values[3] = epoch_time_datum(t->committed_epoch);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
-	HsVersionUnref(v);
-	return (Datum) 0;
-}
 PG_FUNCTION_INFO_V1(hummock_stream_epoch_at);
 
 /* hummock_stream.epoch_to_timestamp(epoch): the wall-clock time of an epoch */

@@ -120,3 +120,13 @@ HsMetaRecordBadBody(HsStatus *st, const char *what, uint32_t tag,
 	HsStatusSet(st, HS_CORRUPTION, "malformed field %u in %s", tag, what);
 	return HsStatusDetail(st, "%s", problem);
 }
+
+bool
+HsMetaRecordBodyDone(HsCursor *c, const char *what, uint32_t tag, HsStatus *st)
+{
+	if (!c->ok)
+		return HsMetaRecordBadBody(st, what, tag, "The field body is cut short.");
+	if (c->p != c->end)
+		return HsMetaRecordBadBody(st, what, tag, "The field body has trailing bytes.");
+	return true;
+}

@@ -771,16 +771,10 @@ HsVersionEncode(const HsVersion *v, HsBuf *buf)
 	HsBufFree(&body);
 }
 
-static bool
+static inline bool
 body_done(HsCursor *c, uint32_t tag, HsStatus *st)
 {
-	if (!c->ok)
-		return HsMetaRecordBadBody(st, CHECKPOINT_WHAT, tag,
-								   "The field body is cut short.");
-	if (c->p != c->end)
-		return HsMetaRecordBadBody(st, CHECKPOINT_WHAT, tag,
-								   "The field body has trailing bytes.");
-	return true;
+	return HsMetaRecordBodyDone(c, CHECKPOINT_WHAT, tag, st);
 }
 
 bool

@@ -303,16 +303,10 @@ HsVersionDeltaEncode(const HsVersionDelta *d, HsBuf *buf)
 	HsBufFree(&body);
 }
 
-static bool
+static inline bool
 body_done(HsCursor *c, uint32_t tag, HsStatus *st)
 {
-	if (!c->ok)
-		return HsMetaRecordBadBody(st, DELTA_WHAT, tag,
-								   "The field body is cut short.");
-	if (c->p != c->end)
-		return HsMetaRecordBadBody(st, DELTA_WHAT, tag,
-								   "The field body has trailing bytes.");
-	return true;
+	return HsMetaRecordBodyDone(c, DELTA_WHAT, tag, st);
 }
 
 /* Decode "n | n SST infos" and append them to *arr (taking ownership). */

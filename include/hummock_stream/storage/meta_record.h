@@ -67,4 +67,12 @@ extern bool HsMetaRecordUnknownTag(HsStatus *st, const char *what,
 extern bool HsMetaRecordBadBody(HsStatus *st, const char *what,
 								uint32_t tag, const char *problem);
 
+/*
+ * After decoding a field body with c: true if the cursor read the body
+ * exactly; else HS_CORRUPTION (cut short, or trailing bytes) naming what
+ * and tag.
+ */
+extern bool HsMetaRecordBodyDone(HsCursor *c, const char *what, uint32_t tag,
+								 HsStatus *st);
+
 #endif							/* HS_STORAGE_META_RECORD_H */
