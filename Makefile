@@ -41,7 +41,10 @@ ISOLATION_OPTS = --inputdir=. --temp-instance=./tmp_check_iso --temp-config=$(TE
 TAP_TESTS = 1
 PROVE_TESTS = $(sort $(wildcard test/t/*.pl))
 
-EXTRA_CLEAN = tmp_check tmp_check_iso results output_iso log regression.diffs regression.out
+EXTRA_CLEAN = .deps tmp_check tmp_check_iso results output_iso log regression.diffs regression.out
+
+# rebuild objects whose headers changed (struct layouts travel between files)
+override autodepend = yes
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)

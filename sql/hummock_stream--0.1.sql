@@ -129,6 +129,100 @@ REVOKE ALL ON FUNCTION hummock_stream.workers() FROM PUBLIC;
 REVOKE ALL ON FUNCTION hummock_stream._wake_manager_on_commit() FROM PUBLIC;
 REVOKE ALL ON hummock_stream.test_actors, hummock_stream.test_graphs FROM PUBLIC;
 
+-- ---------------------------------------------------------------------
+-- Streaming materialized views
+-- ---------------------------------------------------------------------
+
+-- One row per view.  The view is the relation job_id (USING hummock, its
+-- table id is its OID); state_tables are the table ids of its operators'
+-- state, by role (aggregation groups, min/max values, distinct counts).
+-- position is the snapshot the view's committed epoch ends with: the
+-- capture log input up to it is in the view.  It commits in the same
+-- transaction as the view's version delta.
+CREATE TABLE hummock_stream.stream_jobs (
+    job_id       oid PRIMARY KEY,
+    definition   text NOT NULL,
+    query_tree   text NOT NULL,
+    state_tables oid[] NOT NULL,
+    state        text NOT NULL DEFAULT 'created'
+                 CHECK (state IN ('creating', 'created', 'failed')),
+    position     pg_snapshot NOT NULL,
+    created_at   timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE hummock_stream.stream_jobs IS
+  'Streaming materialized views: definition, state tables, capture position';
+
+CREATE TABLE hummock_stream.stream_sources (
+    job_id oid NOT NULL REFERENCES hummock_stream.stream_jobs ON DELETE CASCADE,
+    relid  oid NOT NULL,
+    PRIMARY KEY (job_id, relid)
+);
+COMMENT ON TABLE hummock_stream.stream_sources IS
+  'The tables each streaming materialized view reads';
+
+CREATE TABLE hummock_stream.capture_logs (
+    relid     oid PRIMARY KEY,
+    log_relid oid NOT NULL
+);
+COMMENT ON TABLE hummock_stream.capture_logs IS
+  'Tables whose changes are captured, and their capture logs';
+
+REVOKE ALL ON hummock_stream.stream_jobs, hummock_stream.stream_sources,
+              hummock_stream.capture_logs FROM PUBLIC;
+GRANT SELECT ON hummock_stream.stream_jobs, hummock_stream.stream_sources TO PUBLIC;
+
+-- The capture trigger (see src/stream/capture.c).  SECURITY DEFINER: the
+-- writer needs no privilege on the log or its sequence.
+CREATE FUNCTION hummock_stream._capture()
+RETURNS trigger
+AS 'MODULE_PATHNAME', 'hummock_stream_capture'
+LANGUAGE C SECURITY DEFINER SET search_path = pg_catalog;
+CREATE FUNCTION hummock_stream._capture_truncate()
+RETURNS trigger
+AS 'MODULE_PATHNAME', 'hummock_stream_capture_truncate'
+LANGUAGE C;
+REVOKE ALL ON FUNCTION hummock_stream._capture() FROM PUBLIC;
+
+-- Trim every capture log behind the oldest position of the views that
+-- read its table (called by the barrier manager).
+CREATE FUNCTION hummock_stream._trim_capture_logs()
+RETURNS void LANGUAGE plpgsql SET search_path = pg_catalog AS $$
+DECLARE
+  c record;
+  floor xid8;
+BEGIN
+  -- logs dropped with their table
+  DELETE FROM hummock_stream.capture_logs l
+   WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_class c WHERE c.oid = l.log_relid);
+  FOR c IN SELECT relid, log_relid FROM hummock_stream.capture_logs LOOP
+    SELECT pg_snapshot_xmin(j.position) INTO floor
+      FROM hummock_stream.stream_jobs j
+      JOIN hummock_stream.stream_sources s USING (job_id)
+     WHERE s.relid = c.relid
+     ORDER BY 1 LIMIT 1;
+    IF floor IS NULL THEN
+      EXECUTE format('DELETE FROM %s', c.log_relid::regclass);
+    ELSE
+      EXECUTE format('DELETE FROM %s WHERE txid < $1', c.log_relid::regclass) USING floor;
+    END IF;
+  END LOOP;
+END $$;
+REVOKE ALL ON FUNCTION hummock_stream._trim_capture_logs() FROM PUBLIC;
+
+CREATE FUNCTION hummock_stream.create_materialized_view(name text, query text)
+RETURNS regclass
+AS 'MODULE_PATHNAME', 'hummock_stream_create_materialized_view'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION hummock_stream.create_materialized_view(text, text) IS
+  'Create a streaming materialized view name (a relation USING hummock) kept up to date with query';
+
+CREATE FUNCTION hummock_stream.drop_materialized_view(name regclass)
+RETURNS void
+AS 'MODULE_PATHNAME', 'hummock_stream_drop_materialized_view'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION hummock_stream.drop_materialized_view(regclass) IS
+  'Drop a streaming materialized view (like DROP TABLE of its relation, and it stops capturing unused sources)';
+
 CREATE FUNCTION hummock_stream.manager_pid()
 RETURNS integer
 AS 'MODULE_PATHNAME', 'hummock_stream_manager_pid'
@@ -379,3 +473,42 @@ AS 'MODULE_PATHNAME', 'hummock_stream_change_log'
 LANGUAGE C CALLED ON NULL INPUT STABLE;
 COMMENT ON FUNCTION hummock_stream.change_log(anyelement, bigint, bigint) IS
   'Changes of a relation USING hummock over epochs (from, to], one checkpoint at a time: SELECT op, epoch, ("row").* FROM hummock_stream.change_log(NULL::my_view, e1, e2)';
+
+CREATE FUNCTION hummock_stream.wait(rel regclass DEFAULT NULL,
+                                    timeout interval DEFAULT '1 minute')
+RETURNS void
+AS 'MODULE_PATHNAME', 'hummock_stream_wait'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE;
+COMMENT ON FUNCTION hummock_stream.wait(regclass, interval) IS
+  'Return once everything committed before the call is visible in rel (NULL: in every view) at the current consistency; error 57014 after timeout (NULL: wait forever)';
+
+-- Streaming materialized views with their progress.  rows_estimate comes
+-- from the view's SST statistics (entries, not counting deletes).
+CREATE VIEW hummock_stream.jobs AS
+SELECT j.job_id::regclass AS name,
+       j.state,
+       e.committed_epoch,
+       e.committed_at,
+       pg_catalog.now() - e.committed_at AS lag,
+       (SELECT pg_catalog.array_agg(s.relid::regclass ORDER BY s.relid)
+          FROM hummock_stream.stream_sources s WHERE s.job_id = j.job_id) AS sources,
+       j.definition,
+       j.created_at
+  FROM hummock_stream.stream_jobs j
+  LEFT JOIN hummock_stream.table_epochs() e ON e.table_id = j.job_id;
+COMMENT ON VIEW hummock_stream.jobs IS
+  'Streaming materialized views: state, committed epoch, lag behind now, sources';
+
+CREATE FUNCTION hummock_stream.memcmp_key(value anyelement, descending boolean DEFAULT false)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'hummock_stream_memcmp_key'
+LANGUAGE C CALLED ON NULL INPUT IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION hummock_stream.memcmp_key(anyelement, boolean) IS
+  'Order-preserving key encoding of a value: bytea order is the type''s order (tests)';
+
+CREATE FUNCTION hummock_stream.memcmp_support(regtype)
+RETURNS text
+AS 'MODULE_PATHNAME', 'hummock_stream_memcmp_support'
+LANGUAGE C STRICT STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION hummock_stream.memcmp_support(regtype) IS
+  'How well a type can be a key: none, equality or ordered';

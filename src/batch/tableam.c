@@ -61,6 +61,7 @@
 #include "utils/syscache.h"
 
 #include "hummock_stream/batch/tableam.h"
+#include "hummock_stream/stream/stream_ddl.h"
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/epoch.h"
 #include "hummock_stream/meta/hummock_manager.h"
@@ -205,8 +206,8 @@ scan_epoch(Relation rel, const HsVersion *v)
  * (it is read at its own committed epoch instead): a stalled relation must
  * not drag every read below what compaction keeps.
  */
-static HsEpoch
-global_epoch(const HsVersion *v)
+uint64
+HsGlobalReadEpoch(const HsVersion *v)
 {
 	HsEpoch		min = 0;
 	bool		any = false;
@@ -239,7 +240,7 @@ statement_global_epoch(const HsVersion *v)
 	if (lxid != MyProc->lxid || cid != GetCurrentCommandId(false) ||
 		cached_version != v->id)
 	{
-		cached = global_epoch(v);
+		cached = HsGlobalReadEpoch(v);
 		lxid = MyProc->lxid;
 		cid = GetCurrentCommandId(false);
 		cached_version = v->id;
@@ -1019,16 +1020,24 @@ hs_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 		HsRelidIsHummock(objectId))
 	{
 		HsVersion  *v = HsHummockCurrentVersion();
+		HsVersionDelta *d = HsVersionDeltaCreate(HsHummockEnv(), HS_DELTA_REMOVE_TABLES, 0);
+		List	   *tables = lappend_oid(HsStreamJobDropped(objectId), objectId);
+		ListCell   *lc;
+		bool		any = false;
 		HsEpoch		e;
 
-		if (HsVersionCommittedEpoch(v, (HsTableId) objectId, &e))
+		/* a view's state tables go with it */
+		foreach(lc, tables)
 		{
-			HsVersionDelta *d = HsVersionDeltaCreate(HsHummockEnv(), HS_DELTA_REMOVE_TABLES, 0);
-
-			HsVersionDeltaAddRemovedTable(d, (HsTableId) objectId);
-			(void) HsHummockCommitDelta(d);
-			HsVersionDeltaFree(d);
+			if (HsVersionCommittedEpoch(v, (HsTableId) lfirst_oid(lc), &e))
+			{
+				HsVersionDeltaAddRemovedTable(d, (HsTableId) lfirst_oid(lc));
+				any = true;
+			}
 		}
+		if (any)
+			(void) HsHummockCommitDelta(d);
+		HsVersionDeltaFree(d);
 		HsVersionUnref(v);
 	}
 }

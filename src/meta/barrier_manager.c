@@ -61,7 +61,11 @@
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "tcop/tcopprot.h"
+#include "catalog/pg_type.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/fmgrprotos.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
@@ -82,6 +86,9 @@
 int			hs_barrier_interval_ms = 1000;
 int			hs_checkpoint_frequency = 1;
 int			hs_max_inflight_barriers = 16;
+
+/* How often the capture logs are trimmed. */
+#define CAPTURE_TRIM_INTERVAL_MS 1000
 
 typedef struct WorkerSlot
 {
@@ -257,6 +264,44 @@ reload_graphs(void)
 			g->pending_add = lappend(g->pending_add, a);
 		}
 	}
+	/* streaming jobs: one graph and one actor each (graph id = job id) */
+	MemoryContextSwitchTo(oldcxt);
+	if (SPI_execute("SELECT job_id, state_tables FROM hummock_stream.stream_jobs"
+					" WHERE state = 'created' ORDER BY job_id", true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read hummock_stream.stream_jobs");
+	MemoryContextSwitchTo(ManagerContext);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[i];
+		TupleDesc	td = SPI_tuptable->tupdesc;
+		bool		isnull;
+		HsActorSpec spec;
+		HsGraph    *g;
+		Datum	   *ids;
+		int			n;
+
+		memset(&spec, 0, sizeof(spec));
+		spec.actor_id = DatumGetObjectId(SPI_getbinval(tup, td, 1, &isnull));
+		spec.kind = HS_ACTOR_STREAM_JOB;
+		spec.table_id = spec.actor_id;
+		deconstruct_array(DatumGetArrayTypeP(SPI_getbinval(tup, td, 2, &isnull)),
+						  OIDOID, sizeof(Oid), true, TYPALIGN_INT, &ids, NULL, &n);
+		for (int k = 0; k < n && k < HS_ACTOR_MAX_STATE_TABLES; k++)
+			spec.state_tables[spec.n_state_tables++] = DatumGetObjectId(ids[k]);
+		g = find_graph(spec.actor_id, true);
+		g->is_stream_job = true;
+		seen = lappend_int(seen, (int) spec.actor_id);
+		if (find_actor(g->actors, spec.actor_id) == NULL &&
+			find_actor(g->pending_add, spec.actor_id) == NULL)
+		{
+			HsPlacedActor *a = palloc(sizeof(HsPlacedActor));
+
+			a->spec = spec;
+			a->worker = (int) (spec.actor_id % nworkers);
+			g->pending_add = lappend(g->pending_add, a);
+		}
+	}
+
 	/* actors gone from the catalog are stopped */
 	foreach(lc, graphs)
 	{
@@ -318,14 +363,18 @@ reload_graphs(void)
 			foreach(la, g->pending_add)
 			{
 				HsPlacedActor *a = lfirst(la);
-				HsEpoch		e = 0;
+				HsTableId	tables[HS_ACTOR_MAX_STATE_TABLES + 1];
+				int			n = HsActorSpecTables(&a->spec, tables);
 
-				if (a->spec.table_id == 0)
-					continue;
-				(void) HsVersionCommittedEpoch(v, a->spec.table_id, &e);
-				if (first || e < min_committed)
-					min_committed = e;
-				first = false;
+				for (int k = 0; k < n; k++)
+				{
+					HsEpoch		e = 0;
+
+					(void) HsVersionCommittedEpoch(v, tables[k], &e);
+					if (first || e < min_committed)
+						min_committed = e;
+					first = false;
+				}
 			}
 			if (!first)
 				g->committed_epoch = min_committed;
@@ -492,14 +541,18 @@ reset_graph(HsGraph *g, const char *why)
 
 /* Inject the barrier prev -> curr of graph g into its workers. */
 static void
-inject_graph(HsGraph *g, HsEpoch curr, HsBarrierKind kind, TimestampTz now)
+inject_graph(HsGraph *g, HsEpoch curr, HsBarrierKind kind, TimestampTz now,
+			 const char *snapshot)
 {
 	HsInflightBarrier *b;
 	uint64		mask;
 	HsMsgInject *msg;
+	Size		snap_len = strlen(snapshot) + 1;
 
 	if (g->state == HS_GRAPH_RESETTING)
 		return;
+	if ((g->last_injected ? g->last_injected : g->committed_epoch) >= curr)
+		return;					/* committed past this epoch (a new view) */
 	if (list_length(g->inflight) >= hs_max_inflight_barriers)
 		return;					/* slow graph: it skips this epoch */
 	if (g->state == HS_GRAPH_INITIALIZING)
@@ -512,8 +565,10 @@ inject_graph(HsGraph *g, HsEpoch curr, HsBarrierKind kind, TimestampTz now)
 	b->kind = kind;
 	b->injected_at = now;
 	b->to_collect = 0;
+	b->snapshot = MemoryContextStrdup(ManagerContext, snapshot);
+	b->tables_exist = g->is_stream_job;
 
-	msg = palloc0(sizeof(HsMsgInject));
+	msg = palloc0(sizeof(HsMsgInject) + snap_len);
 	for (int i = 0; i < nworkers; i++)
 	{
 		ListCell   *lc;
@@ -555,6 +610,9 @@ inject_graph(HsGraph *g, HsEpoch curr, HsBarrierKind kind, TimestampTz now)
 		}
 		len = (msg->n_add || msg->n_stop || msg->n_update) ? sizeof(HsMsgInject) :
 			offsetof(HsMsgInject, add);
+		msg->snapshot_len = (uint32) snap_len;
+		memcpy((char *) msg + len, snapshot, snap_len);
+		len += snap_len;
 		if (send_to_worker(i, msg, len))
 			b->to_collect |= UINT64CONST(1) << i;
 	}
@@ -589,8 +647,11 @@ inject_graph(HsGraph *g, HsEpoch curr, HsBarrierKind kind, TimestampTz now)
 			{
 				HsPlacedActor *a = lfirst(lc);
 
-				if (a->spec.table_id != 0)
-					b->tables = lappend_int(b->tables, (int) a->spec.table_id);
+				HsTableId	tables[HS_ACTOR_MAX_STATE_TABLES + 1];
+				int			n = HsActorSpecTables(&a->spec, tables);
+
+				for (int k = 0; k < n; k++)
+					b->tables = lappend_int(b->tables, (int) tables[k]);
 			}
 		}
 		g->inflight = lappend(g->inflight, b);
@@ -610,6 +671,8 @@ free_inflight(HsInflightBarrier *b)
 		HsSstInfoUnref(lfirst(lc));
 	list_free(b->ssts);
 	list_free(b->tables);
+	if (b->snapshot)
+		pfree(b->snapshot);
 	pfree(b);
 }
 
@@ -617,6 +680,73 @@ static bool
 fully_collected(const HsInflightBarrier *b)
 {
 	return (b->collected & b->to_collect) == b->to_collect;
+}
+
+/*
+ * Was any table of checkpoint b dropped (DROP of its view)?  A view's
+ * tables exist from its creation on, so one that is missing was dropped
+ * (and compacted away) too.
+ */
+static bool
+barrier_tables_dropped(HsVersion *v, HsInflightBarrier *b)
+{
+	ListCell   *lc;
+
+	foreach(lc, b->tables)
+	{
+		HsTableId	t = (HsTableId) lfirst_int(lc);
+		HsEpoch		e;
+
+		if (HsVersionTableDropped(v, t) ||
+			(b->tables_exist && !HsVersionCommittedEpoch(v, t, &e)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The capture position of each streaming job whose checkpoints commit now:
+ * the snapshot of its newest one (in the commit's transaction, so the
+ * position and the view's data commit together).
+ */
+static void
+commit_positions(List *per_graph)
+{
+	ListCell   *lc;
+	bool		connected = false;
+
+	foreach(lc, per_graph)
+	{
+		List	   *mine = lfirst(lc);
+		HsInflightBarrier *b = llast(mine);
+		HsGraph    *g = NULL;
+		ListCell   *lg;
+		Datum		args[2];
+		Oid			types[2] = {TEXTOID, OIDOID};
+
+		foreach(lg, graphs)
+		{
+			HsGraph    *gg = lfirst(lg);
+
+			if (list_member_ptr(gg->inflight, b))
+				g = gg;
+		}
+		if (g == NULL || !g->is_stream_job || b->snapshot == NULL)
+			continue;
+		if (!connected)
+		{
+			SPI_connect();
+			connected = true;
+		}
+		args[0] = CStringGetTextDatum(b->snapshot);
+		args[1] = ObjectIdGetDatum(g->graph_id);
+		if (SPI_execute_with_args("UPDATE hummock_stream.stream_jobs"
+								  "   SET position = $1::pg_snapshot WHERE job_id = $2",
+								  2, types, args, NULL, false, 0) != SPI_OK_UPDATE)
+			elog(ERROR, "could not record the capture position of job %u", g->graph_id);
+	}
+	if (connected)
+		SPI_finish();
 }
 
 /*
@@ -661,8 +791,11 @@ complete_graphs(void)
 
 	if (any)
 	{
+		HsVersion  *current;
+
 		StartTransactionCommand();
 		PushActiveSnapshot(GetTransactionSnapshot());
+		current = HsHummockCurrentVersion();
 		for (int round = 0;; round++)
 		{
 			HsVersionDelta *delta = NULL;
@@ -676,6 +809,8 @@ complete_graphs(void)
 				if (round >= list_length(mine))
 					continue;
 				b = list_nth(mine, round);
+				if (barrier_tables_dropped(current, b))
+					continue;	/* its view was dropped: its SSTs are garbage */
 				if (delta == NULL)
 					delta = HsVersionDeltaCreate(HsHummockEnv(), HS_DELTA_COMMIT, 0);
 				foreach(lt, b->tables)
@@ -692,6 +827,8 @@ complete_graphs(void)
 			(void) HsHummockCommitDelta(delta);
 			HsVersionDeltaFree(delta);
 		}
+		commit_positions(per_graph);
+		HsVersionUnref(current);
 		PopActiveSnapshot();
 		CommitTransactionCommand();
 		committed_at = GetCurrentTimestamp();
@@ -939,6 +1076,45 @@ take_reload_request(void)
 	return r;
 }
 
+/* The pg_snapshot text of a fresh snapshot (in ManagerContext's child). */
+static char *
+take_snapshot(void)
+{
+	char	   *text;
+
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	text = DatumGetCString(DirectFunctionCall1(pg_snapshot_out,
+											   OidFunctionCall0Coll(F_PG_CURRENT_SNAPSHOT,
+																	InvalidOid)));
+	text = MemoryContextStrdup(ManagerContext, text);
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	return text;
+}
+
+/* Trim the capture logs behind the committed positions of their views. */
+static void
+trim_capture_logs(void)
+{
+	ListCell   *lc;
+	bool		any = false;
+
+	foreach(lc, graphs)
+		if (((HsGraph *) lfirst(lc))->is_stream_job)
+			any = true;
+	if (!any)
+		return;
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	SPI_connect();
+	if (SPI_execute("SELECT hummock_stream._trim_capture_logs()", false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not trim the capture logs");
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+}
+
 /* ---------------------------------------------------------------------
  * Main loop
  * ---------------------------------------------------------------------
@@ -950,6 +1126,7 @@ HsBarrierManagerMain(Datum main_arg)
 	HsEpoch		prev;
 	int			since_checkpoint = 0;
 	TimestampTz next_barrier_at;
+	TimestampTz next_trim_at = 0;
 
 	manager_dboid = DatumGetObjectId(main_arg);
 
@@ -1026,11 +1203,16 @@ HsBarrierManagerMain(Datum main_arg)
 			bool		checkpoint = (++since_checkpoint >= hs_checkpoint_frequency);
 			HsInflightBarrier dbb = {0};
 
+			char	   *snapshot;
+
 			if (checkpoint)
 				since_checkpoint = 0;
+			snapshot = take_snapshot();
 			foreach(lc, graphs)
 				inject_graph(lfirst(lc), curr,
-							 checkpoint ? HS_BARRIER_CHECKPOINT : HS_BARRIER_REGULAR, now);
+							 checkpoint ? HS_BARRIER_CHECKPOINT : HS_BARRIER_REGULAR, now,
+							 snapshot);
+			pfree(snapshot);
 
 			/* the database's own barrier record (graph 0) */
 			dbb.prev_epoch = prev;
@@ -1049,6 +1231,12 @@ HsBarrierManagerMain(Datum main_arg)
 		poll_workers();
 		complete_graphs();
 		publish_status(prev);
+		if (GetCurrentTimestamp() >= next_trim_at)
+		{
+			trim_capture_logs();
+			next_trim_at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+													   CAPTURE_TRIM_INTERVAL_MS);
+		}
 
 		wait_ms = (long) TimestampDifferenceMilliseconds(GetCurrentTimestamp(),
 														 next_barrier_at);

@@ -241,11 +241,17 @@ wake_xact_callback(XactEvent event, void *arg)
 Datum
 hummock_stream_wake_manager_on_commit(PG_FUNCTION_ARGS)
 {
+	HsWakeManagerOnCommit();
+	PG_RETURN_VOID();
+}
+
+void
+HsWakeManagerOnCommit(void)
+{
 	if (!wake_registered)
 	{
 		RegisterXactCallback(wake_xact_callback, NULL);
 		wake_registered = true;
 	}
 	wake_pending = true;
-	PG_RETURN_VOID();
 }

@@ -24,6 +24,7 @@
 #include "hummock_stream/meta/launcher.h"
 #include "hummock_stream/pg/guc.h"
 #include "hummock_stream/stream/compute_worker.h"
+#include "hummock_stream/stream/executor.h"
 
 int			hs_sst_block_size_kb = 64;
 int			hs_sst_compression = 1;	/* lz4 */
@@ -157,6 +158,15 @@ HsGucDefine(void)
 							64 * 1024, 1024, INT_MAX / 1024,
 							PGC_POSTMASTER,
 							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("hummock_stream.agg_cache_groups",
+							"Groups each streaming aggregation keeps in memory.",
+							"Above it, the cache is emptied after an epoch; groups are read back from their state table when they change again.",
+							&hs_agg_cache_groups,
+							100000, 16, INT_MAX,
+							PGC_SIGHUP,
+							0,
 							NULL, NULL, NULL);
 
 	DefineCustomEnumVariable("hummock_stream.query_consistency",

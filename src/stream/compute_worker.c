@@ -62,6 +62,7 @@
 #include "hummock_stream/storage/shared_buffer.h"
 #include "hummock_stream/storage/version_read.h"
 #include "hummock_stream/stream/compute_worker.h"
+#include "hummock_stream/stream/stream_job.h"
 
 int			hs_compute_workers = 2;
 int			hs_shared_buffer_size_kb = 64 * 1024;
@@ -74,12 +75,14 @@ typedef struct WorkerActor
 	int64		count;			/* counter actor: the value it commits */
 	TimestampTz ready_at;		/* sleep actor: when it passes the head */
 	bool		passed_head;	/* has passed the graph's head barrier */
+	HsStreamJob *job;			/* stream job actor: its executors */
 	dlist_node	node;
 } WorkerActor;
 
 typedef struct PendingBarrier
 {
 	HsMsgInject msg;
+	char	   *snapshot;		/* pg_snapshot text of the barrier */
 	TimestampTz arrived_at;
 	dlist_node	node;
 } PendingBarrier;
@@ -174,6 +177,22 @@ find_graph(uint32 graph_id, bool create)
 }
 
 static void
+free_actor(WorkerActor *a)
+{
+	if (a->job)
+		HsStreamJobFree(a->job);
+	pfree(a);
+}
+
+static void
+free_barrier(PendingBarrier *b)
+{
+	if (b->snapshot)
+		pfree(b->snapshot);
+	pfree(b);
+}
+
+static void
 drop_graph(WorkerGraph *g)
 {
 	dlist_mutable_iter it;
@@ -181,12 +200,12 @@ drop_graph(WorkerGraph *g)
 	dlist_foreach_modify(it, &g->actors)
 	{
 		dlist_delete(it.cur);
-		pfree(dlist_container(WorkerActor, node, it.cur));
+		free_actor(dlist_container(WorkerActor, node, it.cur));
 	}
 	dlist_foreach_modify(it, &g->barriers)
 	{
 		dlist_delete(it.cur);
-		pfree(dlist_container(PendingBarrier, node, it.cur));
+		free_barrier(dlist_container(PendingBarrier, node, it.cur));
 	}
 	dlist_delete(&g->node);
 	pfree(g);
@@ -222,8 +241,15 @@ apply_mutation(WorkerGraph *g, const HsMsgInject *msg)
 
 			if (a->spec.actor_id == msg->stop[i])
 			{
+				HsTableId	tables[HS_ACTOR_MAX_STATE_TABLES + 1];
+				int			n = HsActorSpecTables(&a->spec, tables);
+
+				/* a stopped job's unsynced state goes with it */
+				if (a->spec.kind == HS_ACTOR_STREAM_JOB)
+					for (int k = 0; k < n; k++)
+						HsSharedBufferDropTable(shared_buffer, tables[k]);
 				dlist_delete(it.cur);
-				pfree(a);
+				free_actor(a);
 			}
 		}
 	}
@@ -322,6 +348,58 @@ counter_on_barrier(WorkerActor *a, const HsMsgInject *msg, bool paused)
 	}
 }
 
+/*
+ * A streaming job's actor: built from the catalog by its first barrier
+ * (it restores its committed state and capture position); every later
+ * barrier ends the epoch prev: the job consumes the capture log up to the
+ * barrier's snapshot, flushes its executors and seals the epoch's state.
+ * A job has no Pause (its input is the capture log, which waits).
+ */
+static void
+stream_job_on_barrier(WorkerActor *a, const PendingBarrier *b)
+{
+	HsStreamJob *job;
+	HsVersion  *v;
+
+	ensure_xact();
+	if (a->job == NULL)
+	{
+		HsStreamStore store;
+
+		store.env = worker_env;
+		store.shared_buffer = shared_buffer;
+		store.cache = HsHummockSstCache();
+		store.version = NULL;
+		store.epoch = 0;
+		a->job = HsStreamJobLoad(a->spec.table_id, &store, WorkerContext);
+	}
+	if (b->msg.kind == HS_BARRIER_INITIAL)
+		return;
+	job = a->job;
+	v = HsHummockPinnedVersion(HS_EPOCH_MAX);
+	job->store.version = v;
+	job->store.epoch = b->msg.prev_epoch;
+	PG_TRY();
+	{
+		HsStreamJobConsume(job, b->snapshot);
+		HsStreamJobFlush(job);
+	}
+	PG_FINALLY();
+	{
+		job->store.version = NULL;
+		HsVersionUnref(v);
+	}
+	PG_END_TRY();
+
+	{
+		HsSstWriteContext ctx;
+		HsStatus	st;
+
+		HsHummockWriteContext(&ctx);
+		HS_CHECK(HsSharedBufferMaybeSpill(shared_buffer, &ctx, &st), &st);
+	}
+}
+
 /* Tables of the graph's actors on this worker. */
 static int
 graph_tables(WorkerGraph *g, HsTableId *tables, int max)
@@ -332,9 +410,11 @@ graph_tables(WorkerGraph *g, HsTableId *tables, int max)
 	dlist_foreach(it, &g->actors)
 	{
 		WorkerActor *a = dlist_container(WorkerActor, node, it.cur);
+		HsTableId	mine[HS_ACTOR_MAX_STATE_TABLES + 1];
+		int			k = HsActorSpecTables(&a->spec, mine);
 
-		if (a->spec.table_id != 0 && n < max)
-			tables[n++] = a->spec.table_id;
+		for (int i = 0; i < k && n < max; i++)
+			tables[n++] = mine[i];
 	}
 	return n;
 }
@@ -389,8 +469,11 @@ static bool
 actor_on_barrier(WorkerGraph *g, WorkerActor *a, const PendingBarrier *b,
 				 TimestampTz *wake_at)
 {
-	switch ((HsTestActorKind) a->spec.kind)
+	switch ((HsActorKind) a->spec.kind)
 	{
+		case HS_ACTOR_STREAM_JOB:
+			stream_job_on_barrier(a, b);
+			break;
 		case HS_ACTOR_SLEEP:
 			if (a->ready_at == 0)
 				a->ready_at = TimestampTzPlusMilliseconds(b->arrived_at, a->spec.param);
@@ -474,7 +557,7 @@ advance_graph(WorkerGraph *g)
 			queue_up(&done, offsetof(HsMsgCollected, payload));
 		}
 		dlist_delete(&b->node);
-		pfree(b);
+		free_barrier(b);
 	}
 	return wake;
 }
@@ -536,9 +619,12 @@ handle_message(const void *data, Size len)
 		WorkerGraph *g;
 
 		memcpy(&b->msg, data, Min(len, sizeof(HsMsgInject)));
+		if (b->msg.snapshot_len > 0 && b->msg.snapshot_len <= len)
+			b->snapshot = MemoryContextStrdup(WorkerContext,
+											  (const char *) data + len - b->msg.snapshot_len);
 		g = find_graph(b->msg.graph_id, true);
 		if (g->failed)
-			pfree(b);			/* suspended: wait for RESET */
+			free_barrier(b);	/* suspended: wait for RESET */
 		else
 			dlist_push_tail(&g->barriers, &b->node);
 	}

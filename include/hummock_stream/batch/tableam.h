@@ -29,6 +29,13 @@ extern char *hs_query_epoch_string;
 extern bool HsQueryEpochCheck(char **newval, void **extra, GucSource source);
 extern void HsQueryEpochAssign(const char *newval, void *extra);
 
+/*
+ * The epoch query_consistency = 'global' reads at: the oldest committed
+ * epoch of the relations USING hummock (0 if none).
+ */
+struct HsVersion;
+extern uint64 HsGlobalReadEpoch(const struct HsVersion *v);
+
 /* Is rel a relation USING hummock? */
 extern bool HsRelationIsHummock(Relation rel);
 extern bool HsRelidIsHummock(Oid relid);

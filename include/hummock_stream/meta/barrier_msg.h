@@ -9,7 +9,9 @@
  *				and the mutation it carries: actors to add (they are built
  *				by this barrier and start from their tables' committed
  *				state), actors to stop, actors whose parameters change
- *				(update), and pause or resume of the graph's input;
+ *				(update), and pause or resume of the graph's input; and the
+ *				Postgres snapshot taken at injection, which ends the input
+ *				of epoch prev (capture.c);
  *	RESET		drop every actor and all uncommitted state of a graph;
  *	COMMITTED	the manager committed a graph's checkpoint: the SSTs the
  *				worker synced for it are referenced now (the worker may
@@ -51,21 +53,39 @@ typedef enum HsMsgType
 	HS_MSG_COMMITTED = 6
 } HsMsgType;
 
-/* Test actors (until streaming executors exist). */
-typedef enum HsTestActorKind
+/* Kinds of actors: a streaming job, and test actors of the barrier loop. */
+typedef enum HsActorKind
 {
 	HS_ACTOR_COUNTER = 1,		/* writes a counter per epoch to its table */
 	HS_ACTOR_SLEEP = 2,			/* takes param ms to pass each barrier */
-	HS_ACTOR_ERROR = 3			/* fails at its param-th barrier */
-} HsTestActorKind;
+	HS_ACTOR_ERROR = 3,			/* fails at its param-th barrier */
+	HS_ACTOR_STREAM_JOB = 4		/* a streaming view's executors (job = table_id) */
+} HsActorKind;
+
+#define HS_ACTOR_MAX_STATE_TABLES 4
 
 typedef struct HsActorSpec
 {
 	uint32		actor_id;
-	uint32		kind;			/* HsTestActorKind */
+	uint32		kind;			/* HsActorKind */
 	int32		param;
 	uint32		table_id;		/* 0 if none */
+	uint32		n_state_tables;
+	uint32		state_tables[HS_ACTOR_MAX_STATE_TABLES];	/* more tables it writes */
 } HsActorSpec;
+
+/* Every table an actor writes (table_id, then state tables); how many. */
+static inline int
+HsActorSpecTables(const HsActorSpec *a, HsTableId *out)
+{
+	int			n = 0;
+
+	if (a->table_id != 0)
+		out[n++] = a->table_id;
+	for (uint32 i = 0; i < a->n_state_tables; i++)
+		out[n++] = a->state_tables[i];
+	return n;
+}
 
 #define HS_MSG_MAX_ACTORS 256
 
@@ -87,6 +107,9 @@ typedef struct HsMsgInject
 	uint16		n_add;
 	uint16		n_stop;
 	uint16		n_update;
+	uint32		snapshot_len;	/* the last snapshot_len bytes of the message:
+								 * the pg_snapshot text taken when the barrier
+								 * was injected (NUL-terminated) */
 	HsActorSpec add[HS_MSG_MAX_ACTORS];
 	uint32		stop[HS_MSG_MAX_ACTORS];
 	HsActorSpec update[HS_MSG_MAX_ACTORS];

@@ -194,4 +194,7 @@ extern uint64 HsPinInflightFloor(void);
 
 extern void HsPinSummarize(Oid dboid, HsPinSummary *out);
 
+/* Ask this database's manager to reread its catalog when we commit. */
+extern void HsWakeManagerOnCommit(void);
+
 #endif							/* HS_META_DB_STATE_H */

@@ -36,6 +36,8 @@ typedef struct HsInflightBarrier
 	TimestampTz collected_at;
 	List	   *tables;			/* table ids (as int) to commit, checkpoint only */
 	List	   *ssts;			/* HsSstInfo * synced by the workers */
+	char	   *snapshot;		/* pg_snapshot text taken at injection */
+	bool		tables_exist;	/* its tables were created before (a view's) */
 } HsInflightBarrier;
 
 /* An actor as the manager places it. */
@@ -64,6 +66,7 @@ typedef struct HsGraph
 	TimestampTz last_commit_at;
 	char		last_error[160];
 	bool		dropping;		/* remove once its Stop barrier is collected */
+	bool		is_stream_job;	/* a view's job: commits its capture position */
 } HsGraph;
 
 /* Workers hosting some actor of the graph (running or about to be added). */

@@ -1,0 +1,31 @@
+/*-------------------------------------------------------------------------
+ *
+ * capture.h
+ *	  Change capture on ordinary tables that streaming views read.
+ *
+ * See src/stream/capture.c for the protocol.
+ *
+ * include/hummock_stream/stream/capture.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef HS_STREAM_CAPTURE_H
+#define HS_STREAM_CAPTURE_H
+
+/* Op codes stored in a capture log's "op" column. */
+#define HS_CAPTURE_INSERT	'I'
+#define HS_CAPTURE_DELETE	'D'
+
+/*
+ * Make sure relid has capture triggers and a capture log; returns the
+ * log's OID.  Caller must hold ShareRowExclusiveLock on relid.
+ */
+extern Oid	HsCaptureEnsure(Oid relid);
+
+/* The capture log of relid, or InvalidOid if it has none. */
+extern Oid	HsCaptureLogOf(Oid relid);
+
+/* Drop relid's triggers and log if no streaming job reads relid any more. */
+extern void HsCaptureRemoveIfUnused(Oid relid);
+
+#endif							/* HS_STREAM_CAPTURE_H */

@@ -1,0 +1,52 @@
+/*-------------------------------------------------------------------------
+ *
+ * memcmp_key.h
+ *	  Order-preserving ("memcomparable") byte encoding of PostgreSQL datums,
+ *	  for the keys of state tables.
+ *
+ * The encoding of a value is prefix-free, so the concatenated encodings
+ * of several columns form a composite key whose memcmp() order is the
+ * lexicographic order of the columns.  The byte format is documented in
+ * src/stream/memcmp_key.c.
+ *
+ * include/hummock_stream/stream/memcmp_key.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef HS_STREAM_MEMCMP_KEY_H
+#define HS_STREAM_MEMCMP_KEY_H
+
+#include "lib/stringinfo.h"
+
+/* How well a type can be encoded. */
+typedef enum HsMemcmpSupport
+{
+	HS_MEMCMP_NONE = 0,			/* cannot be a key */
+	HS_MEMCMP_EQUALITY,			/* equal values (by the type's default
+								 * btree/hash equality) encode to equal
+								 * bytes, but byte order is not the type's
+								 * order */
+	HS_MEMCMP_ORDERED			/* memcmp order of encodings == the type's
+								 * default btree order (text: "C" collation
+								 * byte order) */
+} HsMemcmpSupport;
+
+/*
+ * How well values of typid can be encoded (follows domains).  RECORD is
+ * HS_MEMCMP_NONE here: its row type is known only from a value.
+ */
+extern HsMemcmpSupport HsMemcmpTypeSupport(Oid typid);
+
+/*
+ * Append the encoding of one value to buf.  NULL sorts after every value
+ * (NULLS LAST).  descending: the bytes are inverted so memcmp order is the
+ * reverse order (the encoding is prefix-free, so inverting reverses the
+ * order; NULL then sorts first, as for DESC in PostgreSQL).  Raises
+ * ERRCODE_FEATURE_NOT_SUPPORTED on meeting a value (not NULL) of a type
+ * of support HS_MEMCMP_NONE; callers check HsMemcmpTypeSupport() first.
+ * A RECORD value is encoded by the row type its datum carries.
+ */
+extern void HsMemcmpEncode(StringInfo buf, Datum value, bool isnull,
+						   Oid typid, bool descending);
+
+#endif							/* HS_STREAM_MEMCMP_KEY_H */

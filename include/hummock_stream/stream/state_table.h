@@ -1,0 +1,71 @@
+/*-------------------------------------------------------------------------
+ *
+ * state_table.h
+ *	  Key-value state of a streaming operator, read and written per epoch.
+ *
+ * A state table is a hummock table (a materialized view's own table, or an
+ * internal table of an operator).  Writes of the current epoch go into a
+ * memtable; HsStateTableSeal hands it to the store's shared buffer when
+ * the epoch ends.  Reads see the table as it is now: the current memtable,
+ * then what the shared buffer holds (sealed, spilled and synced but not yet
+ * committed epochs), then the committed version.
+ *
+ * include/hummock_stream/stream/state_table.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef HS_STREAM_STATE_TABLE_H
+#define HS_STREAM_STATE_TABLE_H
+
+#include "lib/stringinfo.h"
+
+#include "hummock_stream/storage/shared_buffer.h"
+#include "hummock_stream/storage/version.h"
+
+/* Where the state tables of one job write and read. */
+typedef struct HsStreamStore
+{
+	HsEnv	   *env;
+	HsSharedBuffer *shared_buffer;
+	HsSstCache *cache;
+	HsVersion  *version;		/* committed version to read (not owned) */
+	HsEpoch		epoch;			/* the epoch being written */
+} HsStreamStore;
+
+typedef struct HsStateTable
+{
+	HsStreamStore *store;
+	HsTableId	table_id;
+	bool		log_old_values; /* keep a change log of this table */
+	HsMemtable *memtable;		/* writes of store->epoch, or NULL */
+} HsStateTable;
+
+extern void HsStateTableInit(HsStateTable *t, HsStreamStore *store,
+							 HsTableId table_id, bool log_old_values);
+
+/* The value of key now; false if absent. */
+extern bool HsStateTableGet(HsStateTable *t, const char *key, int keylen,
+							StringInfo value);
+
+/*
+ * The first entry whose key starts with prefix (in key order); false if
+ * none.  key and value are reset and filled.
+ */
+extern bool HsStateTableFirstWithPrefix(HsStateTable *t, const char *prefix,
+										int prefixlen, StringInfo key,
+										StringInfo value);
+
+/* Write key: old_value NULL if the key is absent now. */
+extern void HsStateTablePut(HsStateTable *t, const char *key, int keylen,
+							const char *old_value, int old_len,
+							const char *new_value, int new_len);
+extern void HsStateTableDelete(HsStateTable *t, const char *key, int keylen,
+							   const char *old_value, int old_len);
+
+/* End of the epoch: hand the memtable to the shared buffer. */
+extern void HsStateTableSeal(HsStateTable *t);
+
+/* Forget unsealed writes (error recovery). */
+extern void HsStateTableDiscard(HsStateTable *t);
+
+#endif							/* HS_STREAM_STATE_TABLE_H */

@@ -1,0 +1,896 @@
+/*-------------------------------------------------------------------------
+ *
+ * exec_hash_agg.c
+ *	  Streaming hash aggregation with retractable state.
+ *
+ * Every group (identified by the memcmp encoding of its key columns) has
+ * accumulators that can take rows back out:
+ *
+ *	count(*)	the group's row count (kept for every group: a group exists
+ *				while it has rows)
+ *	count(x)	non-NULL inputs
+ *	sum(x)		running sum in the type Postgres's sum returns (int2/int4
+ *				-> bigint, int8 -> numeric, ...), added and subtracted with
+ *				Postgres's own operators, plus the non-NULL count (no
+ *				inputs -> NULL)
+ *	avg(x)		sum and count; the final division is Postgres's
+ *	bool_and/or	count of true inputs and of non-NULL inputs
+ *	min/max(x)	the current extreme, plus an ordered state table of
+ *				(group, call, value) -> how many rows have that value;
+ *				when the last row holding the extreme goes, the next one
+ *				is the first entry of the group's range (max uses the
+ *				descending encoding, so its first entry is the largest)
+ *
+ * Sums of float4/float8 are kept by adding and subtracting, so after
+ * deletes they can differ from a fresh sum in the last bits.
+ *
+ * Changes to a group are applied as rows arrive; at the end of the epoch
+ * each touched group emits the delete of its output row as it was before
+ * the epoch (if it had one and it changed) and the insert of the new one,
+ * and writes its state row (or deletes it when the group has no rows).
+ *
+ * State row format (a MinimalTuple of the "state descriptor"): the group's
+ * key columns, its row count (int8), then per call four columns: non-NULL
+ * count (int8), sum (sum type; NULL when unused), current min/max value
+ * (argument type; NULL when unused), true count (int8).  Min/max rows:
+ * key = group key | call number (1 byte) | memcmp(value), value = a
+ * MinimalTuple of (value, count int8).
+ *
+ * Memory: groups are cached in a hash table; when it holds more than
+ * hummock_stream.agg_cache_groups groups after a flush, it is emptied
+ * (every group is clean then; the next touch reloads it from the state
+ * table).
+ *
+ * src/stream/executor/exec_hash_agg.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/pg_type.h"
+#include "common/hashfn.h"
+#include "executor/tuptable.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/float.h"
+#include "utils/fmgrprotos.h"
+#include "utils/hsearch.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/numeric.h"
+
+#include "hummock_stream/stream/executor.h"
+#include "hummock_stream/stream/memcmp_key.h"
+
+int			hs_agg_cache_groups = 100000;
+
+/* Bytes the group cache may hold before it is emptied after a flush. */
+#define AGG_CACHE_MAX_BYTES ((Size) 64 * 1024 * 1024)
+
+/* Per-call columns in the state row. */
+#define STATE_COLS_PER_CALL 4
+
+typedef struct AggAcc
+{
+	int64		count;			/* non-NULL inputs */
+	Datum		sum;
+	bool		sum_null;
+	Datum		val;			/* min/max: current extreme */
+	bool		val_null;
+	char	   *val_key;		/* its memcmp encoding */
+	int			val_key_len;
+	bool		rescan;			/* min/max: the extreme went away */
+	int64		ntrue;
+} AggAcc;
+
+typedef struct GroupKey
+{
+	char	   *data;
+	int			len;
+} GroupKey;
+
+typedef struct AggGroup
+{
+	GroupKey	key;			/* hash key: must be first */
+	Datum	   *keyvals;
+	bool	   *keynulls;
+	int64		rows;
+	AggAcc	   *acc;
+	bool		dirty;
+	char	   *stored;			/* state row as stored, or NULL */
+	int			stored_len;
+	bool		had_output;		/* output row before this epoch */
+	Datum	   *before;
+	bool	   *before_null;
+	struct AggGroup *next_dirty;
+} AggGroup;
+
+/* How a sum or avg call accumulates. */
+typedef struct SumOps
+{
+	Oid			sumtype;
+	PGFunction	conv;			/* argument -> sum type, or NULL */
+	PGFunction	add;
+	PGFunction	sub;
+} SumOps;
+
+typedef struct HashAggExec
+{
+	HsExec		exec;
+	TupleDesc	in_desc;
+	int			nkeys;
+	int			ncalls;
+	HsAggCall  *calls;
+	SumOps	   *sums;			/* per call */
+	TupleDesc  *mm_desc;		/* per min/max call: (value, count) */
+	TupleDesc	state_desc;
+	HsStateTable *state;
+	HsStateTable *minmax;
+	bool		always_one_group;
+	MemoryContext group_cxt;	/* groups and their datums */
+	MemoryContext tmp_cxt;		/* per row */
+	HTAB	   *groups;
+	AggGroup   *dirty;
+	TupleTableSlot *out;
+	StringInfoData buf;
+	StringInfoData buf2;
+} HashAggExec;
+
+/* ---------------------------------------------------------------------
+ * Sum types
+ * ---------------------------------------------------------------------
+ */
+
+static Datum
+int2_to_int8(PG_FUNCTION_ARGS)
+{
+	return Int64GetDatum((int64) PG_GETARG_INT16(0));
+}
+
+static Datum
+int4_to_int8(PG_FUNCTION_ARGS)
+{
+	return Int64GetDatum((int64) PG_GETARG_INT32(0));
+}
+
+static Datum
+float4_to_float8(PG_FUNCTION_ARGS)
+{
+	return Float8GetDatum((float8) PG_GETARG_FLOAT4(0));
+}
+
+/* The accumulation of sum(argtype) or avg(argtype); false if unsupported. */
+static bool
+sum_ops(HsAggKind kind, Oid argtype, SumOps *ops)
+{
+	memset(ops, 0, sizeof(*ops));
+	switch (argtype)
+	{
+		case INT2OID:
+		case INT4OID:
+			if (kind == HS_AGG_AVG)
+			{
+				ops->sumtype = NUMERICOID;
+				ops->conv = argtype == INT2OID ? int2_numeric : int4_numeric;
+				ops->add = numeric_add;
+				ops->sub = numeric_sub;
+			}
+			else
+			{
+				ops->sumtype = INT8OID;
+				ops->conv = argtype == INT2OID ? int2_to_int8 : int4_to_int8;
+				ops->add = int8pl;
+				ops->sub = int8mi;
+			}
+			return true;
+		case INT8OID:
+			ops->sumtype = NUMERICOID;
+			ops->conv = int8_numeric;
+			ops->add = numeric_add;
+			ops->sub = numeric_sub;
+			return true;
+		case NUMERICOID:
+			ops->sumtype = NUMERICOID;
+			ops->add = numeric_add;
+			ops->sub = numeric_sub;
+			return true;
+		case FLOAT4OID:
+			if (kind == HS_AGG_AVG)
+			{
+				ops->sumtype = FLOAT8OID;
+				ops->conv = float4_to_float8;
+				ops->add = float8pl;
+				ops->sub = float8mi;
+			}
+			else
+			{
+				ops->sumtype = FLOAT4OID;
+				ops->add = float4pl;
+				ops->sub = float4mi;
+			}
+			return true;
+		case FLOAT8OID:
+			ops->sumtype = FLOAT8OID;
+			ops->add = float8pl;
+			ops->sub = float8mi;
+			return true;
+		case INTERVALOID:
+			ops->sumtype = INTERVALOID;
+			ops->add = interval_pl;
+			ops->sub = interval_mi;
+			return true;
+		case CASHOID:
+			if (kind == HS_AGG_AVG)
+				return false;
+			ops->sumtype = CASHOID;
+			ops->add = cash_pl;
+			ops->sub = cash_mi;
+			return true;
+	}
+	return false;
+}
+
+bool
+HsAggSupported(HsAggKind kind, Oid argtype)
+{
+	SumOps		ops;
+
+	switch (kind)
+	{
+		case HS_AGG_SUM:
+		case HS_AGG_AVG:
+			return sum_ops(kind, argtype, &ops);
+		case HS_AGG_MIN:
+		case HS_AGG_MAX:
+			return HsMemcmpTypeSupport(argtype) == HS_MEMCMP_ORDERED;
+		default:
+			return true;
+	}
+}
+
+/* The final value of avg from its sum and count. */
+static Datum
+avg_final(Oid sumtype, Datum sum, int64 count)
+{
+	switch (sumtype)
+	{
+		case NUMERICOID:
+			return DirectFunctionCall2(numeric_div, sum,
+									   NumericGetDatum(int64_to_numeric(count)));
+		case FLOAT8OID:
+			return Float8GetDatum(DatumGetFloat8(sum) / (float8) count);
+		case INTERVALOID:
+			return DirectFunctionCall2(interval_div, sum, Float8GetDatum((float8) count));
+	}
+	elog(ERROR, "unexpected avg accumulator type %u", sumtype);
+	return (Datum) 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Groups
+ * ---------------------------------------------------------------------
+ */
+
+static uint32
+group_hash(const void *key, Size keysize)
+{
+	const GroupKey *k = key;
+
+	return hash_bytes((const unsigned char *) k->data, k->len);
+}
+
+static int
+group_match(const void *key1, const void *key2, Size keysize)
+{
+	const GroupKey *a = key1;
+	const GroupKey *b = key2;
+
+	if (a->len != b->len)
+		return 1;
+	return memcmp(a->data, b->data, a->len);
+}
+
+static void
+create_groups(HashAggExec *a)
+{
+	HASHCTL		ctl;
+
+	MemoryContextReset(a->group_cxt);
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(GroupKey);
+	ctl.entrysize = sizeof(AggGroup);
+	ctl.hash = group_hash;
+	ctl.match = group_match;
+	ctl.hcxt = a->group_cxt;
+	a->groups = hash_create("hummock_stream aggregation groups", 1024, &ctl,
+							HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
+	a->dirty = NULL;
+}
+
+static bool
+is_byval(Oid typid)
+{
+	return get_typbyval(typid);
+}
+
+static Datum
+copy_datum(Datum d, Oid typid)
+{
+	int16		typlen;
+	bool		typbyval;
+
+	get_typlenbyval(typid, &typlen, &typbyval);
+	return datumCopy(d, typbyval, typlen);
+}
+
+/* The output values of group g as its accumulators say now. */
+static void
+group_output(HashAggExec *a, AggGroup *g, Datum *values, bool *nulls)
+{
+	for (int k = 0; k < a->nkeys; k++)
+	{
+		values[k] = g->keyvals[k];
+		nulls[k] = g->keynulls[k];
+	}
+	for (int i = 0; i < a->ncalls; i++)
+	{
+		AggAcc	   *acc = &g->acc[i];
+		int			c = a->nkeys + i;
+		bool		none = acc->count == 0;
+
+		nulls[c] = false;
+		switch (a->calls[i].kind)
+		{
+			case HS_AGG_COUNT_STAR:
+				values[c] = Int64GetDatum(g->rows);
+				break;
+			case HS_AGG_COUNT:
+				values[c] = Int64GetDatum(acc->count);
+				break;
+			case HS_AGG_SUM:
+				nulls[c] = none || acc->sum_null;
+				values[c] = nulls[c] ? (Datum) 0 : acc->sum;
+				break;
+			case HS_AGG_AVG:
+				nulls[c] = none || acc->sum_null;
+				values[c] = nulls[c] ? (Datum) 0 :
+					avg_final(a->sums[i].sumtype, acc->sum, acc->count);
+				break;
+			case HS_AGG_MIN:
+			case HS_AGG_MAX:
+				nulls[c] = none || acc->val_null;
+				values[c] = nulls[c] ? (Datum) 0 : acc->val;
+				break;
+			case HS_AGG_BOOL_AND:
+				nulls[c] = none;
+				values[c] = BoolGetDatum(acc->ntrue == acc->count);
+				break;
+			case HS_AGG_BOOL_OR:
+				nulls[c] = none;
+				values[c] = BoolGetDatum(acc->ntrue > 0);
+				break;
+		}
+	}
+}
+
+/* Encode the state row of g into a->buf. */
+static void
+encode_state(HashAggExec *a, AggGroup *g)
+{
+	int			natts = a->state_desc->natts;
+	Datum	   *values = palloc(sizeof(Datum) * natts);
+	bool	   *nulls = palloc0(sizeof(bool) * natts);
+	MinimalTuple mt;
+	int			c = 0;
+
+	for (int k = 0; k < a->nkeys; k++, c++)
+	{
+		values[c] = g->keyvals[k];
+		nulls[c] = g->keynulls[k];
+	}
+	values[c++] = Int64GetDatum(g->rows);
+	for (int i = 0; i < a->ncalls; i++)
+	{
+		AggAcc	   *acc = &g->acc[i];
+
+		values[c] = Int64GetDatum(acc->count);
+		values[c + 1] = acc->sum;
+		nulls[c + 1] = acc->sum_null;
+		values[c + 2] = acc->val;
+		nulls[c + 2] = acc->val_null;
+		values[c + 3] = Int64GetDatum(acc->ntrue);
+		c += STATE_COLS_PER_CALL;
+	}
+	mt = heap_form_minimal_tuple(a->state_desc, values, nulls);
+	resetStringInfo(&a->buf);
+	appendBinaryStringInfo(&a->buf, (char *) mt, mt->t_len);
+	pfree(mt);
+	pfree(values);
+	pfree(nulls);
+}
+
+/* Deform a MinimalTuple stored as bytes. */
+static void
+deform_stored(TupleDesc desc, const char *data, int len, Datum *values, bool *nulls)
+{
+	HeapTupleData tup;
+	MinimalTuple mt = (MinimalTuple) data;
+
+	tup.t_len = mt->t_len + MINIMAL_TUPLE_OFFSET;
+	tup.t_data = (HeapTupleHeader) ((char *) mt - MINIMAL_TUPLE_OFFSET);
+	ItemPointerSetInvalid(&tup.t_self);
+	tup.t_tableOid = InvalidOid;
+	heap_deform_tuple(&tup, desc, values, nulls);
+}
+
+/* Find or load the group of key (in a->buf2); values are the input row. */
+static AggGroup *
+lookup_group(HashAggExec *a, TupleTableSlot *row)
+{
+	GroupKey	k;
+	AggGroup   *g;
+	bool		found;
+	MemoryContext old;
+	StringInfoData stored;
+
+	k.data = a->buf2.data;
+	k.len = a->buf2.len;
+	g = hash_search(a->groups, &k, HASH_ENTER, &found);
+	if (found)
+		return g;
+
+	old = MemoryContextSwitchTo(a->group_cxt);
+	g->key.data = palloc(k.len + 1);
+	memcpy(g->key.data, k.data, k.len);
+	g->key.len = k.len;
+	g->keyvals = palloc0(sizeof(Datum) * Max(a->nkeys, 1));
+	g->keynulls = palloc0(sizeof(bool) * Max(a->nkeys, 1));
+	g->acc = palloc0(sizeof(AggAcc) * Max(a->ncalls, 1));
+	g->before = palloc0(sizeof(Datum) * (a->nkeys + a->ncalls + 1));
+	g->before_null = palloc0(sizeof(bool) * (a->nkeys + a->ncalls + 1));
+	g->dirty = false;
+	g->stored = NULL;
+	g->rows = 0;
+	for (int i = 0; i < a->ncalls; i++)
+	{
+		g->acc[i].sum_null = true;
+		g->acc[i].val_null = true;
+	}
+	MemoryContextSwitchTo(old);
+
+	initStringInfo(&stored);
+	if (HsStateTableGet(a->state, k.data, k.len, &stored))
+	{
+		int			natts = a->state_desc->natts;
+		Datum	   *values = palloc(sizeof(Datum) * natts);
+		bool	   *nulls = palloc(sizeof(bool) * natts);
+		int			c = 0;
+
+		deform_stored(a->state_desc, stored.data, stored.len, values, nulls);
+		old = MemoryContextSwitchTo(a->group_cxt);
+		g->stored = palloc(stored.len);
+		memcpy(g->stored, stored.data, stored.len);
+		g->stored_len = stored.len;
+		for (int kk = 0; kk < a->nkeys; kk++, c++)
+		{
+			g->keynulls[kk] = nulls[c];
+			g->keyvals[kk] = nulls[c] ? (Datum) 0 :
+				copy_datum(values[c], TupleDescAttr(a->in_desc, kk)->atttypid);
+		}
+		g->rows = DatumGetInt64(values[c++]);
+		for (int i = 0; i < a->ncalls; i++)
+		{
+			AggAcc	   *acc = &g->acc[i];
+			HsAggCall  *call = &a->calls[i];
+
+			acc->count = DatumGetInt64(values[c]);
+			acc->sum_null = nulls[c + 1];
+			if (!acc->sum_null)
+				acc->sum = copy_datum(values[c + 1], a->sums[i].sumtype);
+			acc->val_null = nulls[c + 2];
+			if (!acc->val_null)
+			{
+				StringInfoData e;
+
+				acc->val = copy_datum(values[c + 2], call->argtype);
+				initStringInfo(&e);
+				HsMemcmpEncode(&e, acc->val, false, call->argtype, call->kind == HS_AGG_MAX);
+				acc->val_key = e.data;
+				acc->val_key_len = e.len;
+			}
+			acc->ntrue = DatumGetInt64(values[c + 3]);
+			c += STATE_COLS_PER_CALL;
+		}
+		MemoryContextSwitchTo(old);
+		pfree(values);
+		pfree(nulls);
+	}
+	else
+	{
+		/* a new group: its key values come from the row */
+		old = MemoryContextSwitchTo(a->group_cxt);
+		for (int kk = 0; kk < a->nkeys; kk++)
+		{
+			bool		isnull;
+			Datum		d = slot_getattr(row, kk + 1, &isnull);
+
+			g->keynulls[kk] = isnull;
+			g->keyvals[kk] = isnull ? (Datum) 0 :
+				copy_datum(d, TupleDescAttr(a->in_desc, kk)->atttypid);
+		}
+		MemoryContextSwitchTo(old);
+	}
+	pfree(stored.data);
+	return g;
+}
+
+/* First change of g in this epoch: remember its output before. */
+static void
+touch_group(HashAggExec *a, AggGroup *g)
+{
+	MemoryContext old;
+
+	if (g->dirty)
+		return;
+	g->dirty = true;
+	g->next_dirty = a->dirty;
+	a->dirty = g;
+	g->had_output = g->rows > 0 || a->always_one_group;
+	if (!g->had_output)
+		return;
+	old = MemoryContextSwitchTo(a->group_cxt);
+	group_output(a, g, g->before, g->before_null);
+	/* avg's value is computed: keep a copy the accumulators cannot free */
+	for (int i = 0; i < a->ncalls; i++)
+	{
+		int			c = a->nkeys + i;
+
+		if (!g->before_null[c] && !is_byval(TupleDescAttr(a->exec.out_desc, c)->atttypid))
+			g->before[c] = copy_datum(g->before[c], TupleDescAttr(a->exec.out_desc, c)->atttypid);
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/* Set acc->val to v (a copy) with encoding key. */
+static void
+set_extreme(HashAggExec *a, AggAcc *acc, HsAggCall *call, Datum v,
+			const char *key, int keylen)
+{
+	MemoryContext old = MemoryContextSwitchTo(a->group_cxt);
+
+	acc->val = copy_datum(v, call->argtype);
+	acc->val_null = false;
+	acc->val_key = palloc(keylen);
+	memcpy(acc->val_key, key, keylen);
+	acc->val_key_len = keylen;
+	MemoryContextSwitchTo(old);
+}
+
+/* Count one more (sign > 0) or one fewer row with value v for a min/max call. */
+static void
+minmax_apply(HashAggExec *a, AggGroup *g, int i, Datum v, int sign)
+{
+	HsAggCall  *call = &a->calls[i];
+	AggAcc	   *acc = &g->acc[i];
+	StringInfoData key;
+	StringInfoData val;
+	int			prefix_len;
+	int64		count = 0;
+	uint8		callno = (uint8) i;
+	Datum		mv[2];
+	bool		mn[2] = {false, false};
+
+	initStringInfo(&key);
+	appendBinaryStringInfo(&key, g->key.data, g->key.len);
+	appendBinaryStringInfo(&key, (char *) &callno, 1);
+	prefix_len = key.len;
+	HsMemcmpEncode(&key, v, false, call->argtype, call->kind == HS_AGG_MAX);
+
+	initStringInfo(&val);
+	if (HsStateTableGet(a->minmax, key.data, key.len, &val))
+	{
+		deform_stored(a->mm_desc[i], val.data, val.len, mv, mn);
+		count = DatumGetInt64(mv[1]);
+	}
+	if (count + sign <= 0)
+	{
+		if (count > 0)
+			HsStateTableDelete(a->minmax, key.data, key.len, val.data, val.len);
+		if (!acc->val_null && acc->val_key_len == key.len - prefix_len &&
+			memcmp(acc->val_key, key.data + prefix_len, acc->val_key_len) == 0)
+			acc->rescan = true;
+	}
+	else
+	{
+		MinimalTuple mt;
+
+		mv[0] = v;
+		mv[1] = Int64GetDatum(count + sign);
+		mn[0] = mn[1] = false;
+		mt = heap_form_minimal_tuple(a->mm_desc[i], mv, mn);
+		HsStateTablePut(a->minmax, key.data, key.len,
+						count > 0 ? val.data : NULL, val.len,
+						(char *) mt, mt->t_len);
+		pfree(mt);
+		/* encodings are prefix-free: memcmp over the shorter length decides */
+		if (sign > 0 &&
+			(acc->val_null ||
+			 memcmp(key.data + prefix_len, acc->val_key,
+					Min(acc->val_key_len, key.len - prefix_len)) < 0))
+			set_extreme(a, acc, call, v, key.data + prefix_len, key.len - prefix_len);
+	}
+	pfree(key.data);
+	pfree(val.data);
+}
+
+/* Find a min/max call's extreme again from its state table. */
+static void
+minmax_rescan(HashAggExec *a, AggGroup *g, int i)
+{
+	AggAcc	   *acc = &g->acc[i];
+	StringInfoData prefix,
+				key,
+				val;
+	uint8		callno = (uint8) i;
+
+	acc->rescan = false;
+	acc->val_null = true;
+	if (acc->count == 0)
+		return;
+	initStringInfo(&prefix);
+	initStringInfo(&key);
+	initStringInfo(&val);
+	appendBinaryStringInfo(&prefix, g->key.data, g->key.len);
+	appendBinaryStringInfo(&prefix, (char *) &callno, 1);
+	if (HsStateTableFirstWithPrefix(a->minmax, prefix.data, prefix.len, &key, &val))
+	{
+		Datum		mv[2];
+		bool		mn[2];
+
+		deform_stored(a->mm_desc[i], val.data, val.len, mv, mn);
+		set_extreme(a, acc, &a->calls[i], mv[0], key.data + prefix.len,
+					key.len - prefix.len);
+	}
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("min/max state of a streaming aggregation has no value for a group with %lld inputs",
+						(long long) acc->count)));
+	pfree(prefix.data);
+	pfree(key.data);
+	pfree(val.data);
+}
+
+static void
+hash_agg_push(HsExec *self, TupleTableSlot *row, int sign)
+{
+	HashAggExec *a = (HashAggExec *) self;
+	AggGroup   *g;
+	MemoryContext old;
+
+	MemoryContextReset(a->tmp_cxt);
+	old = MemoryContextSwitchTo(a->tmp_cxt);
+	slot_getallattrs(row);
+
+	resetStringInfo(&a->buf2);
+	for (int k = 0; k < a->nkeys; k++)
+		HsMemcmpEncode(&a->buf2, row->tts_values[k], row->tts_isnull[k],
+					   TupleDescAttr(a->in_desc, k)->atttypid, false);
+	g = lookup_group(a, row);
+	touch_group(a, g);
+	g->rows += sign;
+
+	for (int i = 0; i < a->ncalls; i++)
+	{
+		HsAggCall  *call = &a->calls[i];
+		AggAcc	   *acc = &g->acc[i];
+		Datum		v;
+
+		if (call->kind == HS_AGG_COUNT_STAR)
+			continue;
+		if (row->tts_isnull[call->arg])
+			continue;
+		v = row->tts_values[call->arg];
+		acc->count += sign;
+		switch (call->kind)
+		{
+			case HS_AGG_SUM:
+			case HS_AGG_AVG:
+				{
+					SumOps	   *ops = &a->sums[i];
+					Datum		x = ops->conv ? DirectFunctionCall1(ops->conv, v) : v;
+					Datum		s;
+
+					if (acc->sum_null)
+						s = sign > 0 ? x :
+							DirectFunctionCall2(ops->sub, DirectFunctionCall2(ops->sub, x, x), x);
+					else
+						s = DirectFunctionCall2(sign > 0 ? ops->add : ops->sub, acc->sum, x);
+					MemoryContextSwitchTo(a->group_cxt);
+					if (!acc->sum_null && !is_byval(ops->sumtype))
+						pfree(DatumGetPointer(acc->sum));
+					acc->sum = copy_datum(s, ops->sumtype);
+					acc->sum_null = false;
+					MemoryContextSwitchTo(a->tmp_cxt);
+					if (acc->count == 0)
+						acc->sum_null = true;	/* start afresh: no drift */
+					break;
+				}
+			case HS_AGG_MIN:
+			case HS_AGG_MAX:
+				minmax_apply(a, g, i, v, sign);
+				break;
+			case HS_AGG_BOOL_AND:
+			case HS_AGG_BOOL_OR:
+				if (DatumGetBool(v))
+					acc->ntrue += sign;
+				break;
+			default:
+				break;
+		}
+	}
+	MemoryContextSwitchTo(old);
+}
+
+static bool
+outputs_equal(HashAggExec *a, Datum *v1, bool *n1, Datum *v2, bool *n2)
+{
+	TupleDesc	d = a->exec.out_desc;
+
+	for (int c = 0; c < d->natts; c++)
+	{
+		Form_pg_attribute att = TupleDescAttr(d, c);
+
+		if (n1[c] != n2[c])
+			return false;
+		if (!n1[c] && !datumIsEqual(v1[c], v2[c], att->attbyval, att->attlen))
+			return false;
+	}
+	return true;
+}
+
+static void
+emit(HashAggExec *a, Datum *values, bool *nulls, int sign)
+{
+	TupleTableSlot *out = a->out;
+
+	ExecClearTuple(out);
+	memcpy(out->tts_values, values, sizeof(Datum) * out->tts_tupleDescriptor->natts);
+	memcpy(out->tts_isnull, nulls, sizeof(bool) * out->tts_tupleDescriptor->natts);
+	ExecStoreVirtualTuple(out);
+	HsExecPush(a->exec.downstream, out, sign);
+}
+
+static void
+hash_agg_flush(HsExec *self)
+{
+	HashAggExec *a = (HashAggExec *) self;
+	int			natts = self->out_desc->natts;
+	Datum	   *values = palloc(sizeof(Datum) * natts);
+	bool	   *nulls = palloc(sizeof(bool) * natts);
+	AggGroup   *g;
+	MemoryContext old;
+
+	for (g = a->dirty; g != NULL; g = g->next_dirty)
+	{
+		bool		exists;
+
+		MemoryContextReset(a->tmp_cxt);
+		old = MemoryContextSwitchTo(a->tmp_cxt);
+		for (int i = 0; i < a->ncalls; i++)
+			if (g->acc[i].rescan)
+				minmax_rescan(a, g, i);
+		exists = g->rows > 0 || a->always_one_group;
+		if (exists)
+			group_output(a, g, values, nulls);
+		if (g->had_output && exists &&
+			outputs_equal(a, g->before, g->before_null, values, nulls))
+			;					/* nothing visible changed */
+		else
+		{
+			if (g->had_output)
+				emit(a, g->before, g->before_null, -1);
+			if (exists)
+				emit(a, values, nulls, +1);
+		}
+
+		/* the state row */
+		if (g->rows == 0)
+		{
+			if (g->stored)
+				HsStateTableDelete(a->state, g->key.data, g->key.len, g->stored, g->stored_len);
+			g->stored = NULL;
+		}
+		else
+		{
+			encode_state(a, g);
+			HsStateTablePut(a->state, g->key.data, g->key.len,
+							g->stored, g->stored_len, a->buf.data, a->buf.len);
+			MemoryContextSwitchTo(a->group_cxt);
+			g->stored = palloc(a->buf.len);
+			memcpy(g->stored, a->buf.data, a->buf.len);
+			g->stored_len = a->buf.len;
+		}
+		g->dirty = false;
+		MemoryContextSwitchTo(old);
+	}
+	a->dirty = NULL;
+	pfree(values);
+	pfree(nulls);
+	/* bound the cache (all groups are clean now) */
+	if (hash_get_num_entries(a->groups) > hs_agg_cache_groups ||
+		MemoryContextMemAllocated(a->group_cxt, true) > AGG_CACHE_MAX_BYTES)
+		create_groups(a);
+	HsExecFlush(self->downstream);
+}
+
+static void
+hash_agg_reset(HsExec *self)
+{
+	create_groups((HashAggExec *) self);
+}
+
+HsExec *
+HsExecHashAggCreate(TupleDesc in_desc, int nkeys, HsAggCall *calls, int ncalls,
+					HsStateTable *state, HsStateTable *minmax, bool always_one_group)
+{
+	HashAggExec *a = palloc0(sizeof(HashAggExec));
+	TupleDesc	out;
+	int			c;
+
+	a->exec.name = "HashAgg";
+	a->exec.push = hash_agg_push;
+	a->exec.flush = hash_agg_flush;
+	a->exec.reset = hash_agg_reset;
+	a->in_desc = in_desc;
+	a->nkeys = nkeys;
+	a->ncalls = ncalls;
+	a->calls = calls;
+	a->state = state;
+	a->minmax = minmax;
+	a->always_one_group = always_one_group;
+	a->sums = palloc0(sizeof(SumOps) * Max(ncalls, 1));
+	a->mm_desc = palloc0(sizeof(TupleDesc) * Max(ncalls, 1));
+
+	out = CreateTemplateTupleDesc(nkeys + ncalls);
+	for (int k = 0; k < nkeys; k++)
+		TupleDescCopyEntry(out, k + 1, in_desc, k + 1);
+	a->state_desc = CreateTemplateTupleDesc(nkeys + 1 + STATE_COLS_PER_CALL * ncalls);
+	for (int k = 0; k < nkeys; k++)
+		TupleDescCopyEntry(a->state_desc, k + 1, in_desc, k + 1);
+	c = nkeys + 1;
+	TupleDescInitEntry(a->state_desc, c++, "rows", INT8OID, -1, 0);
+	for (int i = 0; i < ncalls; i++)
+	{
+		HsAggCall  *call = &calls[i];
+
+		if ((call->kind == HS_AGG_SUM || call->kind == HS_AGG_AVG) &&
+			!sum_ops(call->kind, call->argtype, &a->sums[i]))
+			elog(ERROR, "unsupported streaming aggregate argument type %u", call->argtype);
+		TupleDescInitEntry(out, nkeys + i + 1, NULL, call->restype, -1, 0);
+		TupleDescInitEntry(a->state_desc, c++, NULL, INT8OID, -1, 0);
+		TupleDescInitEntry(a->state_desc, c++, NULL,
+						   a->sums[i].sumtype ? a->sums[i].sumtype : INT8OID, -1, 0);
+		TupleDescInitEntry(a->state_desc, c++, NULL,
+						   (call->kind == HS_AGG_MIN || call->kind == HS_AGG_MAX) ?
+						   call->argtype : INT8OID, -1, 0);
+		TupleDescInitEntry(a->state_desc, c++, NULL, INT8OID, -1, 0);
+		if (call->kind == HS_AGG_MIN || call->kind == HS_AGG_MAX)
+		{
+			a->mm_desc[i] = CreateTemplateTupleDesc(2);
+			TupleDescInitEntry(a->mm_desc[i], 1, NULL, call->argtype, -1, 0);
+			TupleDescInitEntry(a->mm_desc[i], 2, NULL, INT8OID, -1, 0);
+		}
+	}
+	a->exec.out_desc = out;
+	a->out = MakeSingleTupleTableSlot(out, &TTSOpsVirtual);
+	a->group_cxt = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream agg groups",
+										 ALLOCSET_DEFAULT_SIZES);
+	a->tmp_cxt = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream agg row",
+									   ALLOCSET_DEFAULT_SIZES);
+	initStringInfo(&a->buf);
+	initStringInfo(&a->buf2);
+	create_groups(a);
+	return &a->exec;
+}

@@ -1,0 +1,126 @@
+/*-------------------------------------------------------------------------
+ *
+ * exec_materialize.c
+ *	  Streaming materialize: the view's rows in its hummock table.
+ *
+ * Each row of the view is stored under a key derived from the row's unique
+ * key: the memcmp encoding of the key columns (the group key of an
+ * aggregation, the source table's primary key for a filter/projection that
+ * keeps it, or all columns of a DISTINCT).  The stored value is a
+ * MinimalTuple of the view's row type, the format the table AM reads.
+ *
+ * A view without a unique key is a multiset: it is planned as a count(*)
+ * per distinct row, and copy i (0-based) of a row that occurs n times is
+ * stored under memcmp(row) | BE64(i).  A change of n to n' deletes copies
+ * n'..n-1 or inserts copies n..n'-1 (the delete of the old count and the
+ * insert of the new one arrive as a pair and cancel in the memtable where
+ * they overlap).
+ *
+ * The table's change log is not kept yet (the view's memtables log no old
+ * values).
+ *
+ * src/stream/executor/exec_materialize.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "executor/tuptable.h"
+#include "port/pg_bswap.h"
+#include "utils/memutils.h"
+
+#include "hummock_stream/stream/executor.h"
+#include "hummock_stream/stream/memcmp_key.h"
+
+typedef struct MaterializeExec
+{
+	HsExec		exec;
+	TupleDesc	in_desc;
+	TupleDesc	view_desc;
+	int			nview;
+	int			nkey;
+	bool		has_count;
+	HsStateTable *view;
+	MemoryContext tmp_cxt;
+} MaterializeExec;
+
+static void
+materialize_push(HsExec *self, TupleTableSlot *row, int sign)
+{
+	MaterializeExec *m = (MaterializeExec *) self;
+	MemoryContext old;
+	StringInfoData key;
+	MinimalTuple mt;
+
+	MemoryContextReset(m->tmp_cxt);
+	old = MemoryContextSwitchTo(m->tmp_cxt);
+	slot_getallattrs(row);
+	initStringInfo(&key);
+	for (int c = m->nview; c < m->nview + m->nkey; c++)
+		HsMemcmpEncode(&key, row->tts_values[c], row->tts_isnull[c],
+					   TupleDescAttr(m->in_desc, c)->atttypid, false);
+	if (m->has_count)
+		for (int c = 0; c < m->nview; c++)
+			HsMemcmpEncode(&key, row->tts_values[c], row->tts_isnull[c],
+						   TupleDescAttr(m->in_desc, c)->atttypid, false);
+	mt = heap_form_minimal_tuple(m->view_desc, row->tts_values, row->tts_isnull);
+
+	if (!m->has_count)
+	{
+		if (sign > 0)
+			HsStateTablePut(m->view, key.data, key.len, NULL, 0, (char *) mt, mt->t_len);
+		else
+			HsStateTableDelete(m->view, key.data, key.len, (char *) mt, mt->t_len);
+	}
+	else
+	{
+		int64		n = DatumGetInt64(row->tts_values[m->nview + m->nkey]);
+		int			base = key.len;
+
+		for (int64 i = 0; i < n; i++)
+		{
+			uint64		be = pg_hton64((uint64) i);
+
+			key.len = base;
+			appendBinaryStringInfo(&key, (char *) &be, 8);
+			if (sign > 0)
+				HsStateTablePut(m->view, key.data, key.len, NULL, 0, (char *) mt, mt->t_len);
+			else
+				HsStateTableDelete(m->view, key.data, key.len, (char *) mt, mt->t_len);
+		}
+	}
+	MemoryContextSwitchTo(old);
+}
+
+static void
+materialize_flush(HsExec *self)
+{
+}
+
+static void
+materialize_reset(HsExec *self)
+{
+}
+
+HsExec *
+HsExecMaterializeCreate(TupleDesc in_desc, TupleDesc view_desc, int nkey,
+						bool has_count, HsStateTable *view)
+{
+	MaterializeExec *m = palloc0(sizeof(MaterializeExec));
+
+	m->exec.name = "Materialize";
+	m->exec.out_desc = view_desc;
+	m->exec.push = materialize_push;
+	m->exec.flush = materialize_flush;
+	m->exec.reset = materialize_reset;
+	m->in_desc = in_desc;
+	m->view_desc = view_desc;
+	m->nview = view_desc->natts;
+	m->nkey = nkey;
+	m->has_count = has_count;
+	m->view = view;
+	m->tmp_cxt = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream materialize row",
+									   ALLOCSET_DEFAULT_SIZES);
+	return &m->exec;
+}

@@ -1,0 +1,204 @@
+/*-------------------------------------------------------------------------
+ *
+ * state_table.c
+ *	  Key-value state of a streaming operator (see state_table.h).
+ *
+ * src/stream/state_table.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "hummock_stream/pg/env_pg.h"
+#include "hummock_stream/storage/merge_iter.h"
+#include "hummock_stream/storage/user_iter.h"
+#include "hummock_stream/storage/version_read.h"
+#include "hummock_stream/stream/state_table.h"
+
+void
+HsStateTableInit(HsStateTable *t, HsStreamStore *store, HsTableId table_id,
+				 bool log_old_values)
+{
+	t->store = store;
+	t->table_id = table_id;
+	t->log_old_values = log_old_values;
+	t->memtable = NULL;
+}
+
+static HsMemtable *
+current_memtable(HsStateTable *t)
+{
+	if (t->memtable == NULL)
+		t->memtable = HsMemtableCreate(t->store->env, t->table_id, t->store->epoch,
+									   t->log_old_values, false);
+	else
+		Assert(HsMemtableEpoch(t->memtable) == t->store->epoch);
+	return t->memtable;
+}
+
+/*
+ * A user iterator over the table now, bounded to [lower, upper) user keys
+ * (upper NULL: unbounded).
+ */
+static HsIterator *
+table_iterator(HsStateTable *t, HsSlice lower, const HsSlice *upper)
+{
+	HsStreamStore *s = t->store;
+	HsIterator *newer[2];
+	int			n = 0;
+	HsIterator *it;
+	HsStatus	st;
+
+	if (t->memtable)
+		newer[n++] = HsMemtableNewIterator(t->memtable, HS_MEMTABLE_NEW_VALUES);
+	if (!HsSharedBufferNewIterator(s->shared_buffer, s->cache, t->table_id,
+								   HS_EPOCH_MAX, &newer[n], &st))
+	{
+		while (n > 0)
+			HsIterDestroy(newer[--n]);
+		HsStatusReport(ERROR, &st);
+	}
+	n++;
+	HS_CHECK(HsVersionTableIterator(s->version, s->cache, t->table_id, HS_EPOCH_MAX,
+									&lower, upper, HsMergeIterCreate(s->env, newer, n),
+									&it, &st), &st);
+	return it;
+}
+
+/* The table key (table id | user key) of a user key, palloc'd. */
+static HsSlice
+table_key(HsStateTable *t, const char *key, int keylen)
+{
+	uint8	   *buf = palloc(keylen + 4);
+
+	return HsTableKeyMake(buf, t->table_id, HsSliceMake(key, keylen));
+}
+
+bool
+HsStateTableGet(HsStateTable *t, const char *key, int keylen, StringInfo value)
+{
+	HsKeyOp		op;
+	bool		found = false;
+	HsIterator *it;
+	HsSlice		tk;
+	HsStatus	st;
+
+	resetStringInfo(value);
+	if (t->memtable && HsMemtableGet(t->memtable, HsSliceMake(key, keylen), &op))
+	{
+		if (op.kind == HS_KEY_OP_INSERT || op.kind == HS_KEY_OP_UPDATE)
+		{
+			appendBinaryStringInfo(value, (const char *) op.new_value.data,
+								   (int) op.new_value.len);
+			return true;
+		}
+		return false;
+	}
+	it = table_iterator(t, HsSliceMake(key, keylen), NULL);
+	tk = table_key(t, key, keylen);
+	HsIterSeek(it, tk);
+	if (HsIterValid(it) &&
+		HsSliceCompare(HsFullKeyTableKey(HsIterKey(it)), tk) == 0)
+	{
+		HsSlice		row = HsUserIterRow(it);
+
+		appendBinaryStringInfo(value, (const char *) row.data, (int) row.len);
+		found = true;
+	}
+	if (!HsIterStatus(it, &st))
+	{
+		HsIterDestroy(it);
+		HsStatusReport(ERROR, &st);
+	}
+	HsIterDestroy(it);
+	pfree((void *) tk.data);
+	return found;
+}
+
+bool
+HsStateTableFirstWithPrefix(HsStateTable *t, const char *prefix, int prefixlen,
+							StringInfo key, StringInfo value)
+{
+	HsIterator *it;
+	HsSlice		tk;
+	HsStatus	st;
+	bool		found = false;
+
+	resetStringInfo(key);
+	resetStringInfo(value);
+	it = table_iterator(t, HsSliceMake(prefix, prefixlen), NULL);
+	tk = table_key(t, prefix, prefixlen);
+	HsIterSeek(it, tk);
+	if (HsIterValid(it))
+	{
+		HsSlice		uk = HsFullKeyUserKey(HsIterKey(it));
+
+		if (uk.len >= (size_t) prefixlen && memcmp(uk.data, prefix, prefixlen) == 0)
+		{
+			HsSlice		row = HsUserIterRow(it);
+
+			appendBinaryStringInfo(key, (const char *) uk.data, (int) uk.len);
+			appendBinaryStringInfo(value, (const char *) row.data, (int) row.len);
+			found = true;
+		}
+	}
+	if (!HsIterStatus(it, &st))
+	{
+		HsIterDestroy(it);
+		HsStatusReport(ERROR, &st);
+	}
+	HsIterDestroy(it);
+	pfree((void *) tk.data);
+	return found;
+}
+
+void
+HsStateTablePut(HsStateTable *t, const char *key, int keylen,
+				const char *old_value, int old_len,
+				const char *new_value, int new_len)
+{
+	HsMemtable *mt = current_memtable(t);
+	HsStatus	st;
+	bool		ok;
+
+	if (old_value)
+		ok = HsMemtableUpdate(mt, HsSliceMake(key, keylen),
+							  HsSliceMake(old_value, old_len),
+							  HsSliceMake(new_value, new_len), &st);
+	else
+		ok = HsMemtableInsert(mt, HsSliceMake(key, keylen),
+							  HsSliceMake(new_value, new_len), &st);
+	if (!ok)
+		HsStatusReport(ERROR, &st);
+}
+
+void
+HsStateTableDelete(HsStateTable *t, const char *key, int keylen,
+				   const char *old_value, int old_len)
+{
+	HsStatus	st;
+
+	if (!HsMemtableDelete(current_memtable(t), HsSliceMake(key, keylen),
+						  HsSliceMake(old_value, old_len), &st))
+		HsStatusReport(ERROR, &st);
+}
+
+void
+HsStateTableSeal(HsStateTable *t)
+{
+	HsStatus	st;
+	HsMemtable *mt = t->memtable;
+
+	if (mt == NULL)
+		return;
+	t->memtable = NULL;
+	HS_CHECK(HsSharedBufferSeal(t->store->shared_buffer, mt, &st), &st);
+}
+
+void
+HsStateTableDiscard(HsStateTable *t)
+{
+	if (t->memtable)
+		HsMemtableDestroy(t->memtable);
+	t->memtable = NULL;
+}

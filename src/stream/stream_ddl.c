@@ -1,0 +1,380 @@
+/*-------------------------------------------------------------------------
+ *
+ * stream_ddl.c
+ *	  create_materialized_view, drop_materialized_view, and what happens
+ *	  when a view's relation is dropped.
+ *
+ * Creating a view happens in the caller's transaction:
+ *
+ *	1. parse and analyze the definition (Postgres's parser) and check it
+ *	   (stream_plan.c);
+ *	2. lock the source in SHARE ROW EXCLUSIVE mode (it conflicts with every
+ *	   writer) and make sure it is captured (capture.c);
+ *	3. create the view's relation USING hummock, owned by the caller, and
+ *	   record that it depends on the source;
+ *	4. take a fresh snapshot S0.  Every writer of the source has finished
+ *	   (the lock waited for it), so each transaction either committed
+ *	   before S0 (it is in S0, and in the backfill) or will write the
+ *	   source after we commit (its rows reach the capture log, with a txid
+ *	   S0 does not see);
+ *	5. backfill: run every row of the source in S0 through the executors,
+ *	   in chunks of epochs E0, E0+1, ... (the shared buffer may spill);
+ *	   sync and commit the view's and the state tables' data at the last
+ *	   epoch in this transaction;
+ *	6. record the job with position S0; the barrier manager picks it up
+ *	   when we commit.
+ *
+ * So when the call's transaction commits, the view is readable at its
+ * first epoch, which is its query at S0.
+ *
+ * src/stream/stream_ddl.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/table.h"
+#include "access/xact.h"
+#include "catalog/dependency.h"
+#include "catalog/namespace.h"
+#include "catalog/objectaddress.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "parser/analyze.h"
+#include "storage/lmgr.h"
+#include "tcop/tcopprot.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/regproc.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/rls.h"
+#include "utils/ruleutils.h"
+#include "utils/snapmgr.h"
+
+#include "hummock_stream/meta/db_state.h"
+#include "hummock_stream/meta/epoch.h"
+#include "hummock_stream/meta/hummock_manager.h"
+#include "hummock_stream/pg/env_pg.h"
+#include "hummock_stream/stream/capture.h"
+#include "hummock_stream/stream/compute_worker.h"
+#include "hummock_stream/stream/stream_ddl.h"
+#include "hummock_stream/stream/stream_job.h"
+
+PG_FUNCTION_INFO_V1(hummock_stream_create_materialized_view);
+PG_FUNCTION_INFO_V1(hummock_stream_drop_materialized_view);
+
+/* Source rows per backfill epoch. */
+#define BACKFILL_CHUNK_ROWS 100000
+
+static Query *
+analyze_definition(const char *sql)
+{
+	List	   *raw = pg_parse_query(sql);
+	RawStmt    *rs;
+
+	if (list_length(raw) != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a streaming materialized view is defined by exactly one SELECT statement"),
+				 errdetail("The definition has %d statements.", list_length(raw))));
+	rs = linitial_node(RawStmt, raw);
+	if (!IsA(rs->stmt, SelectStmt))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("a streaming materialized view is defined by a SELECT statement")));
+	return parse_analyze_fixedparams(rs, sql, NULL, 0, NULL);
+}
+
+/* CREATE TABLE name (columns of plan's view) USING hummock; its OID. */
+static Oid
+create_view_relation(RangeVar *rv, HsStreamPlan *plan)
+{
+	StringInfoData sql;
+	ListCell   *lc;
+	bool		first = true;
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "CREATE TABLE %s (",
+					 quote_qualified_identifier(rv->schemaname, rv->relname));
+	foreach(lc, plan->view_tlist)
+	{
+		TargetEntry *tle = lfirst(lc);
+		Node	   *e = (Node *) tle->expr;
+		Oid			coll = exprCollation(e);
+
+		appendStringInfo(&sql, "%s%s %s", first ? "" : ", ",
+						 quote_identifier(tle->resname ? tle->resname : "?column?"),
+						 format_type_with_typemod(exprType(e), exprTypmod(e)));
+		if (OidIsValid(coll) && coll != get_typcollation(exprType(e)))
+			appendStringInfo(&sql, " COLLATE %s", generate_collation_name(coll));
+		first = false;
+	}
+	appendStringInfoString(&sql, ") USING hummock");
+	SPI_connect();
+	if (SPI_execute(sql.data, false, 0) != SPI_OK_UTILITY)
+		elog(ERROR, "could not create the view's relation");
+	SPI_finish();
+	CommandCounterIncrement();
+	pfree(sql.data);
+	return RangeVarGetRelid(rv, NoLock, false);
+}
+
+/* The pg_snapshot text of snapshot. */
+static char *
+snapshot_text(Snapshot snap)
+{
+	Datum		d;
+
+	PushActiveSnapshot(snap);
+	d = OidFunctionCall0Coll(F_PG_CURRENT_SNAPSHOT, InvalidOid);
+	PopActiveSnapshot();
+	return DatumGetCString(DirectFunctionCall1(pg_snapshot_out, d));
+}
+
+/* Spill the job's sealed data if the shared buffer is over its limit. */
+static void
+maybe_spill(HsStreamJob *job)
+{
+	HsSstWriteContext ctx;
+	HsStatus	st;
+
+	HsHummockWriteContext(&ctx);
+	HS_CHECK(HsSharedBufferMaybeSpill(job->store.shared_buffer, &ctx, &st), &st);
+}
+
+/*
+ * Backfill job at snapshot from epoch first_epoch on and commit its tables
+ * at the last epoch used, in this transaction.  Returns that epoch.
+ */
+static HsEpoch
+backfill_and_commit(HsStreamJob *job, Snapshot snapshot)
+{
+	Relation	src = table_open(job->plan->source_relid, AccessShareLock);
+	TableScanDesc scan = table_beginscan(src, snapshot, 0, NULL);
+	TupleTableSlot *slot = table_slot_create(src, NULL);
+	int64		in_chunk = 0;
+	HsTableId	tables[HS_N_STATE_TABLES + 1];
+	int			ntables = HsStreamJobTables(job, tables);
+	HsSstWriteContext ctx;
+	HsSyncResult *res;
+	HsVersionDelta *delta;
+	HsStatus	st;
+
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		MemoryContext old;
+
+		CHECK_FOR_INTERRUPTS();
+		old = MemoryContextSwitchTo(job->cxt);
+		HsExecPush(job->head, slot, +1);
+		MemoryContextSwitchTo(old);
+		job->rows_in++;
+		if (++in_chunk >= BACKFILL_CHUNK_ROWS)
+		{
+			/* end this chunk's epoch: bounded memtables, maybe a spill */
+			HsStreamJobFlush(job);
+			maybe_spill(job);
+			job->store.epoch++;
+			in_chunk = 0;
+		}
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	table_endscan(scan);
+	table_close(src, AccessShareLock);
+	HsStreamJobFlush(job);
+
+	HsHummockWriteContext(&ctx);
+	HS_CHECK(HsSharedBufferSync(job->store.shared_buffer, job->store.epoch, tables,
+								ntables, &ctx, &res, &st), &st);
+	delta = HsVersionDeltaCreate(HsHummockEnv(), HS_DELTA_COMMIT, 0);
+	for (int i = 0; i < ntables; i++)
+		HsVersionDeltaAddCommit(delta, tables[i], job->store.epoch);
+	if (res->n_ssts > 0)
+		HsVersionDeltaAddL0Ssts(delta, res->ssts, res->n_ssts);
+	(void) HsHummockCommitDelta(delta);
+	HsVersionDeltaFree(delta);
+	HsSyncResultFree(res);
+	return job->store.epoch;
+}
+
+static void
+record_job(Oid view, const char *definition, Query *q, const Oid *state_tables,
+		   const char *position, Oid source)
+{
+	Datum		args[5];
+	Oid			types[5] = {OIDOID, TEXTOID, TEXTOID, OIDARRAYOID, TEXTOID};
+	Datum		ids[HS_N_STATE_TABLES];
+
+	for (int i = 0; i < HS_N_STATE_TABLES; i++)
+		ids[i] = ObjectIdGetDatum(state_tables[i]);
+	args[0] = ObjectIdGetDatum(view);
+	args[1] = CStringGetTextDatum(definition);
+	args[2] = CStringGetTextDatum(nodeToString(q));
+	args[3] = PointerGetDatum(construct_array(ids, HS_N_STATE_TABLES, OIDOID,
+											  sizeof(Oid), true, TYPALIGN_INT));
+	args[4] = CStringGetTextDatum(position);
+	SPI_connect();
+	if (SPI_execute_with_args("INSERT INTO hummock_stream.stream_jobs"
+							  " (job_id, definition, query_tree, state_tables, position)"
+							  " VALUES ($1, $2, $3, $4, $5::pg_snapshot)",
+							  5, types, args, NULL, false, 0) != SPI_OK_INSERT)
+		elog(ERROR, "could not record the streaming job");
+	args[1] = ObjectIdGetDatum(source);
+	types[1] = OIDOID;
+	if (SPI_execute_with_args("INSERT INTO hummock_stream.stream_sources (job_id, relid)"
+							  " VALUES ($1, $2)", 2, types, args, NULL, false, 0) != SPI_OK_INSERT)
+		elog(ERROR, "could not record the streaming job's source");
+	SPI_finish();
+}
+
+Datum
+hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	char	   *definition = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	RangeVar   *rv = makeRangeVarFromNameList(stringToQualifiedNameList(name));
+	Query	   *q;
+	HsStreamPlan *plan;
+	Oid			source;
+	Oid			view;
+	Oid			state_tables[HS_N_STATE_TABLES];
+	AclResult	acl;
+	Snapshot	s0;
+	char	   *position;
+	HsStreamStore store;
+	HsStreamJob *job;
+	ObjectAddress view_addr,
+				src_addr;
+
+	q = analyze_definition(definition);
+	plan = HsStreamPlanCreate(q);
+	source = plan->source_relid;
+
+	acl = pg_class_aclcheck(source, GetUserId(), ACL_SELECT);
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, OBJECT_TABLE, get_rel_name(source));
+	if (check_enable_rls(source, InvalidOid, false) == RLS_ENABLED)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("table \"%s\" has row-level security enabled", get_rel_name(source)),
+				 errdetail("A streaming materialized view is maintained without the reader's policies.")));
+
+	/* no writer of the source runs from here until we commit */
+	LockRelationOid(source, ShareRowExclusiveLock);
+	(void) HsCaptureEnsure(source);
+
+	view = create_view_relation(rv, plan);
+	for (int i = 0; i < HS_N_STATE_TABLES; i++)
+		state_tables[i] = GetNewObjectId();
+	ObjectAddressSet(view_addr, RelationRelationId, view);
+	ObjectAddressSet(src_addr, RelationRelationId, source);
+	recordDependencyOn(&view_addr, &src_addr, DEPENDENCY_NORMAL);
+	CommandCounterIncrement();
+
+	s0 = RegisterSnapshot(GetLatestSnapshot());
+	position = snapshot_text(s0);
+
+	memset(&store, 0, sizeof(store));
+	store.env = HsEnvPgForContext(CurrentMemoryContext);	/* outlives rows */
+	store.shared_buffer = HsSharedBufferCreate(store.env,
+											   (size_t) hs_shared_buffer_size_kb * 1024);
+	store.version = HsHummockPinnedVersion(HS_EPOCH_MAX);
+	store.cache = HsHummockSstCache();
+	store.epoch = HsEpochNow();
+	job = HsStreamJobCreate(view, q, state_tables, &store, CurrentMemoryContext);
+	(void) backfill_and_commit(job, s0);
+	UnregisterSnapshot(s0);
+	HsVersionUnref(store.version);
+	HsStreamJobFree(job);
+	HsSharedBufferDestroy(store.shared_buffer);
+
+	record_job(view, definition, q, state_tables, position, source);
+	HsWakeManagerOnCommit();
+	PG_RETURN_OID(view);
+}
+
+Datum
+hummock_stream_drop_materialized_view(PG_FUNCTION_ARGS)
+{
+	Oid			view = PG_GETARG_OID(0);
+	Datum		arg = ObjectIdGetDatum(view);
+	Oid			argtype = OIDOID;
+	List	   *sources = NIL;
+	ObjectAddress addr;
+	ListCell   *lc;
+	MemoryContext caller = CurrentMemoryContext;
+
+	SPI_connect();
+	if (SPI_execute_with_args("SELECT relid FROM hummock_stream.stream_sources WHERE job_id = $1",
+							  1, &argtype, &arg, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read hummock_stream.stream_sources");
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		MemoryContext old = MemoryContextSwitchTo(caller);	/* outlives SPI */
+
+		sources = lappend_oid(sources,
+							  DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+															 SPI_tuptable->tupdesc, 1, &isnull)));
+		MemoryContextSwitchTo(old);
+	}
+	SPI_finish();
+	if (sources == NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a streaming materialized view", get_rel_name(view))));
+	if (!pg_class_ownercheck(view, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(view));
+
+	ObjectAddressSet(addr, RelationRelationId, view);
+	performDeletion(&addr, DROP_RESTRICT, 0);
+	CommandCounterIncrement();
+	foreach(lc, sources)
+		HsCaptureRemoveIfUnused(lfirst_oid(lc));
+	PG_RETURN_VOID();
+}
+
+/*
+ * A relation USING hummock is being dropped: if it is a view, forget its
+ * job.  Returns the job's state tables (to remove from the version).
+ */
+List *
+HsStreamJobDropped(Oid relid)
+{
+	Oid			nsp = get_namespace_oid("hummock_stream", true);
+	Datum		arg = ObjectIdGetDatum(relid);
+	Oid			argtype = OIDOID;
+	List	   *tables = NIL;
+	MemoryContext caller = CurrentMemoryContext;
+
+	if (!OidIsValid(nsp) || !OidIsValid(get_relname_relid("stream_jobs", nsp)) ||
+		!OidIsValid(get_relname_relid("stream_sources", nsp)))
+		return NIL;
+	SPI_connect();
+	if (SPI_execute_with_args("WITH d AS (DELETE FROM hummock_stream.stream_jobs"
+							  " WHERE job_id = $1 RETURNING state_tables)"
+							  " SELECT unnest(state_tables) FROM d",
+							  1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not update hummock_stream.stream_jobs");
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		MemoryContext old = MemoryContextSwitchTo(caller);	/* outlives SPI */
+
+		tables = lappend_oid(tables,
+							 DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+															SPI_tuptable->tupdesc, 1, &isnull)));
+		MemoryContextSwitchTo(old);
+	}
+	if (SPI_execute_with_args("DELETE FROM hummock_stream.stream_sources WHERE job_id = $1",
+							  1, &argtype, &arg, NULL, false, 0) != SPI_OK_DELETE)
+		elog(ERROR, "could not update hummock_stream.stream_sources");
+	SPI_finish();
+	if (tables != NIL)
+		HsWakeManagerOnCommit();
+	return tables;
+}
