@@ -138,7 +138,9 @@ REVOKE ALL ON hummock_stream.test_actors, hummock_stream.test_graphs FROM PUBLIC
 -- state, by role (aggregation groups, min/max values, distinct counts).
 -- position is the snapshot the view's committed epoch ends with: the
 -- capture log input up to it is in the view.  It commits in the same
--- transaction as the view's version delta.
+-- transaction as the view's version delta.  first_epoch is the epoch of
+-- the view's first state (its query at creation): reads at older epochs
+-- read it at first_epoch instead of finding it empty.
 CREATE TABLE hummock_stream.stream_jobs (
     job_id       oid PRIMARY KEY,
     definition   text NOT NULL,
@@ -147,6 +149,7 @@ CREATE TABLE hummock_stream.stream_jobs (
     state        text NOT NULL DEFAULT 'created'
                  CHECK (state IN ('creating', 'created', 'failed')),
     position     pg_snapshot NOT NULL,
+    first_epoch  bigint NOT NULL,
     created_at   timestamptz NOT NULL DEFAULT now()
 );
 COMMENT ON TABLE hummock_stream.stream_jobs IS
@@ -193,7 +196,7 @@ DECLARE
 BEGIN
   -- logs dropped with their table
   DELETE FROM hummock_stream.capture_logs l
-   WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_class c WHERE c.oid = l.log_relid);
+   WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_class pc WHERE pc.oid = l.log_relid);
   FOR c IN SELECT relid, log_relid FROM hummock_stream.capture_logs LOOP
     SELECT pg_snapshot_xmin(j.position) INTO floor
       FROM hummock_stream.stream_jobs j

@@ -45,6 +45,7 @@
 #include "commands/defrem.h"
 #include "commands/vacuum.h"
 #include "executor/executor.h"
+#include "executor/spi.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
@@ -248,6 +249,60 @@ statement_global_epoch(const HsVersion *v)
 	return cached;
 }
 
+/*
+ * The first epoch of a streaming view (its state at creation), 0 if relid
+ * is not a view.  A view's first epoch never changes, so it is cached for
+ * the session (by relid and relfilenode, which a reused OID would not share).
+ */
+typedef struct FirstEpochEntry
+{
+	Oid			relid;
+	Oid			relfilenode;
+	HsEpoch		first_epoch;
+} FirstEpochEntry;
+
+static HsEpoch
+view_first_epoch(Relation rel)
+{
+	static HTAB *cache = NULL;
+	FirstEpochEntry *e;
+	bool		found;
+	Oid			relid = RelationGetRelid(rel);
+
+	if (cache == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(FirstEpochEntry);
+		cache = hash_create("hummock_stream view first epochs", 64, &ctl,
+							HASH_ELEM | HASH_BLOBS);
+	}
+	e = hash_search(cache, &relid, HASH_ENTER, &found);
+	if (found && e->relfilenode == rel->rd_node.relNode)
+		return e->first_epoch;
+	e->relfilenode = rel->rd_node.relNode;
+	e->first_epoch = 0;
+	{
+		Datum		arg = ObjectIdGetDatum(relid);
+		Oid			argtype = OIDOID;
+
+		SPI_connect();
+		if (SPI_execute_with_args("SELECT first_epoch FROM hummock_stream.stream_jobs"
+								  " WHERE job_id = $1", 1, &argtype, &arg, NULL,
+								  true, 1) == SPI_OK_SELECT && SPI_processed == 1)
+		{
+			bool		isnull;
+
+			e->first_epoch = (HsEpoch) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
+																   SPI_tuptable->tupdesc,
+																   1, &isnull));
+		}
+		SPI_finish();
+	}
+	return e->first_epoch;
+}
+
 /* The epoch to read rel at now; raises the errors of time travel. */
 static HsEpoch
 scan_epoch_now(Relation rel, const HsVersion *v)
@@ -264,12 +319,18 @@ scan_epoch_now(Relation rel, const HsVersion *v)
 		{
 			HsEpoch		g = statement_global_epoch(v);
 
+			HsEpoch		first;
+
 			/*
-			 * A relation committed first after g reads as of g (empty); a
-			 * relation left out of g (stalled) reads at its own epoch.
+			 * A relation left out of g (stalled) reads at its own epoch; a
+			 * view created after g reads at its first epoch (its state at
+			 * creation) rather than as empty; anything else at g.
 			 */
 			if (g == 0 || committed < g)
 				return committed;
+			first = view_first_epoch(rel);
+			if (first > g)
+				return Min(first, committed);
 			return g;
 		}
 		return committed;

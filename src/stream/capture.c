@@ -220,7 +220,7 @@ HsCaptureLogOf(Oid relid)
 	snprintf(sql, sizeof(sql),
 			 "SELECT l.log_relid FROM hummock_stream.capture_logs l"
 			 " JOIN pg_catalog.pg_class c ON c.oid = l.log_relid WHERE l.relid = %u", relid);
-	if (SPI_execute(sql, true, 1) != SPI_OK_SELECT)
+	if (SPI_execute(sql, false, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read hummock_stream.capture_logs");
 	if (SPI_processed == 1)
 	{
@@ -258,10 +258,10 @@ HsCaptureEnsure(Oid relid)
 										  get_rel_name(relid));
 	row_type = format_type_be_qualified(get_rel_type_id(relid));
 
+	initStringInfo(&sql);		/* in our context: it outlives each SPI_finish */
 	GetUserIdAndSecContext(&save_userid, &save_sec);
 	SetUserIdAndSecContext(extension_owner(), save_sec | SECURITY_LOCAL_USERID_CHANGE);
 	SPI_connect();
-	initStringInfo(&sql);
 	appendStringInfo(&sql,
 					 "CREATE TABLE hummock_stream.capture_%u ("
 					 " txid xid8 NOT NULL, stmt bigint NOT NULL, ord integer NOT NULL,"
@@ -336,7 +336,7 @@ HsCaptureRemoveIfUnused(Oid relid)
 	SPI_connect();
 	snprintf(sql, sizeof(sql),
 			 "SELECT 1 FROM hummock_stream.stream_sources WHERE relid = %u", relid);
-	if (SPI_execute(sql, true, 1) != SPI_OK_SELECT)
+	if (SPI_execute(sql, false, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read hummock_stream.stream_sources");
 	used = SPI_processed > 0;
 	SPI_finish();

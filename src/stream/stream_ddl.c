@@ -203,10 +203,10 @@ backfill_and_commit(HsStreamJob *job, Snapshot snapshot)
 
 static void
 record_job(Oid view, const char *definition, Query *q, const Oid *state_tables,
-		   const char *position, Oid source)
+		   const char *position, HsEpoch first_epoch, Oid source)
 {
-	Datum		args[5];
-	Oid			types[5] = {OIDOID, TEXTOID, TEXTOID, OIDARRAYOID, TEXTOID};
+	Datum		args[6];
+	Oid			types[6] = {OIDOID, TEXTOID, TEXTOID, OIDARRAYOID, TEXTOID, INT8OID};
 	Datum		ids[HS_N_STATE_TABLES];
 
 	for (int i = 0; i < HS_N_STATE_TABLES; i++)
@@ -217,11 +217,12 @@ record_job(Oid view, const char *definition, Query *q, const Oid *state_tables,
 	args[3] = PointerGetDatum(construct_array(ids, HS_N_STATE_TABLES, OIDOID,
 											  sizeof(Oid), true, TYPALIGN_INT));
 	args[4] = CStringGetTextDatum(position);
+	args[5] = Int64GetDatum((int64) first_epoch);
 	SPI_connect();
 	if (SPI_execute_with_args("INSERT INTO hummock_stream.stream_jobs"
-							  " (job_id, definition, query_tree, state_tables, position)"
-							  " VALUES ($1, $2, $3, $4, $5::pg_snapshot)",
-							  5, types, args, NULL, false, 0) != SPI_OK_INSERT)
+							  " (job_id, definition, query_tree, state_tables, position, first_epoch)"
+							  " VALUES ($1, $2, $3, $4, $5::pg_snapshot, $6)",
+							  6, types, args, NULL, false, 0) != SPI_OK_INSERT)
 		elog(ERROR, "could not record the streaming job");
 	args[1] = ObjectIdGetDatum(source);
 	types[1] = OIDOID;
@@ -247,6 +248,7 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 	char	   *position;
 	HsStreamStore store;
 	HsStreamJob *job;
+	HsEpoch		first_epoch;
 	ObjectAddress view_addr,
 				src_addr;
 
@@ -286,13 +288,13 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 	store.cache = HsHummockSstCache();
 	store.epoch = HsEpochNow();
 	job = HsStreamJobCreate(view, q, state_tables, &store, CurrentMemoryContext);
-	(void) backfill_and_commit(job, s0);
+	first_epoch = backfill_and_commit(job, s0);
 	UnregisterSnapshot(s0);
 	HsVersionUnref(store.version);
 	HsStreamJobFree(job);
 	HsSharedBufferDestroy(store.shared_buffer);
 
-	record_job(view, definition, q, state_tables, position, source);
+	record_job(view, definition, q, state_tables, position, first_epoch, source);
 	HsWakeManagerOnCommit();
 	PG_RETURN_OID(view);
 }
@@ -310,7 +312,7 @@ hummock_stream_drop_materialized_view(PG_FUNCTION_ARGS)
 
 	SPI_connect();
 	if (SPI_execute_with_args("SELECT relid FROM hummock_stream.stream_sources WHERE job_id = $1",
-							  1, &argtype, &arg, NULL, true, 0) != SPI_OK_SELECT)
+							  1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read hummock_stream.stream_sources");
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{

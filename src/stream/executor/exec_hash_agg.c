@@ -51,6 +51,7 @@
 #include "catalog/pg_type.h"
 #include "common/hashfn.h"
 #include "executor/tuptable.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/float.h"
@@ -69,7 +70,7 @@ int			hs_agg_cache_groups = 100000;
 #define AGG_CACHE_MAX_BYTES ((Size) 64 * 1024 * 1024)
 
 /* Per-call columns in the state row. */
-#define STATE_COLS_PER_CALL 4
+#define STATE_COLS_PER_CALL 5
 
 typedef struct AggAcc
 {
@@ -82,7 +83,16 @@ typedef struct AggAcc
 	int			val_key_len;
 	bool		rescan;			/* min/max: the extreme went away */
 	int64		ntrue;
+	/* numeric sum/avg: how many inputs have each display scale (or are special) */
+	int			n_scales;
+	int32	   *scales;			/* >= 0, or SCALE_NAN / SCALE_PINF / SCALE_NINF */
+	int64	   *scale_counts;
 } AggAcc;
+
+/* Pseudo scales counting the special numeric inputs. */
+#define SCALE_NAN	(-1)
+#define SCALE_PINF	(-2)
+#define SCALE_NINF	(-3)
 
 typedef struct GroupKey
 {
@@ -110,6 +120,7 @@ typedef struct AggGroup
 typedef struct SumOps
 {
 	Oid			sumtype;
+	bool		numeric_input;	/* track scales and special values */
 	PGFunction	conv;			/* argument -> sum type, or NULL */
 	PGFunction	add;
 	PGFunction	sub;
@@ -192,6 +203,7 @@ sum_ops(HsAggKind kind, Oid argtype, SumOps *ops)
 			return true;
 		case NUMERICOID:
 			ops->sumtype = NUMERICOID;
+			ops->numeric_input = true;
 			ops->add = numeric_add;
 			ops->sub = numeric_sub;
 			return true;
@@ -265,6 +277,125 @@ avg_final(Oid sumtype, Datum sum, int64 count)
 	}
 	elog(ERROR, "unexpected avg accumulator type %u", sumtype);
 	return (Datum) 0;
+}
+
+/*
+ * Numeric inputs: Postgres's sum and avg of numeric show the largest
+ * display scale among the inputs, and count NaN and infinities apart from
+ * the sum.  Keeping a count per scale makes both retractable.
+ */
+static int32
+numeric_input_scale(Datum v)
+{
+	Numeric		n = DatumGetNumeric(v);
+
+	if (numeric_is_nan(n))
+		return SCALE_NAN;
+	if (numeric_is_inf(n))
+		return DatumGetBool(DirectFunctionCall2(numeric_gt, v,
+												NumericGetDatum(int64_to_numeric(0)))) ?
+			SCALE_PINF : SCALE_NINF;
+	return DatumGetInt32(DirectFunctionCall1(numeric_scale, v));
+}
+
+static int64
+scale_count(const AggAcc *acc, int32 scale)
+{
+	for (int i = 0; i < acc->n_scales; i++)
+		if (acc->scales[i] == scale)
+			return acc->scale_counts[i];
+	return 0;
+}
+
+static void
+scale_add(HashAggExec *a, AggAcc *acc, int32 scale, int64 delta)
+{
+	int			i;
+
+	for (i = 0; i < acc->n_scales; i++)
+		if (acc->scales[i] == scale)
+			break;
+	if (i == acc->n_scales)
+	{
+		MemoryContext old = MemoryContextSwitchTo(a->group_cxt);
+
+		if (acc->n_scales == 0)
+		{
+			acc->scales = palloc(sizeof(int32) * 4);
+			acc->scale_counts = palloc(sizeof(int64) * 4);
+		}
+		else if ((acc->n_scales & (acc->n_scales - 1)) == 0 && acc->n_scales >= 4)
+		{
+			acc->scales = repalloc(acc->scales, sizeof(int32) * acc->n_scales * 2);
+			acc->scale_counts = repalloc(acc->scale_counts, sizeof(int64) * acc->n_scales * 2);
+		}
+		MemoryContextSwitchTo(old);
+		acc->scales[i] = scale;
+		acc->scale_counts[i] = 0;
+		acc->n_scales++;
+	}
+	acc->scale_counts[i] += delta;
+	if (acc->scale_counts[i] == 0)
+	{
+		acc->n_scales--;
+		acc->scales[i] = acc->scales[acc->n_scales];
+		acc->scale_counts[i] = acc->scale_counts[acc->n_scales];
+	}
+}
+
+/* The sum of a numeric call as Postgres shows it. */
+static Datum
+numeric_sum_final(const AggAcc *acc)
+{
+	int64		nan = scale_count(acc, SCALE_NAN);
+	int64		pinf = scale_count(acc, SCALE_PINF);
+	int64		ninf = scale_count(acc, SCALE_NINF);
+	int32		max_scale = 0;
+
+	if (nan > 0 || (pinf > 0 && ninf > 0))
+		return DirectFunctionCall3(numeric_in, CStringGetDatum("NaN"),
+								   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+	if (pinf > 0 || ninf > 0)
+		return DirectFunctionCall3(numeric_in, CStringGetDatum(pinf ? "Infinity" : "-Infinity"),
+								   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+	for (int i = 0; i < acc->n_scales; i++)
+		max_scale = Max(max_scale, acc->scales[i]);
+	return DirectFunctionCall2(numeric_round,
+							   acc->sum_null ? NumericGetDatum(int64_to_numeric(0)) : acc->sum,
+							   Int32GetDatum(max_scale));
+}
+
+/* The scale histogram as an int8[] of (scale, count) pairs, or NULL. */
+static Datum
+scales_to_array(const AggAcc *acc, bool *isnull)
+{
+	Datum	   *d;
+	ArrayType  *arr;
+
+	*isnull = acc->n_scales == 0;
+	if (*isnull)
+		return (Datum) 0;
+	d = palloc(sizeof(Datum) * acc->n_scales * 2);
+	for (int i = 0; i < acc->n_scales; i++)
+	{
+		d[2 * i] = Int64GetDatum(acc->scales[i]);
+		d[2 * i + 1] = Int64GetDatum(acc->scale_counts[i]);
+	}
+	arr = construct_array(d, acc->n_scales * 2, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+	pfree(d);
+	return PointerGetDatum(arr);
+}
+
+static void
+scales_from_array(HashAggExec *a, AggAcc *acc, Datum v)
+{
+	Datum	   *d;
+	int			n;
+
+	deconstruct_array(DatumGetArrayTypeP(v), INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+					  &d, NULL, &n);
+	for (int i = 0; i + 1 < n; i += 2)
+		scale_add(a, acc, (int32) DatumGetInt64(d[i]), DatumGetInt64(d[i + 1]));
 }
 
 /* ---------------------------------------------------------------------
@@ -349,10 +480,23 @@ group_output(HashAggExec *a, AggGroup *g, Datum *values, bool *nulls)
 				values[c] = Int64GetDatum(acc->count);
 				break;
 			case HS_AGG_SUM:
+				if (a->sums[i].numeric_input)
+				{
+					nulls[c] = none;
+					values[c] = none ? (Datum) 0 : numeric_sum_final(acc);
+					break;
+				}
 				nulls[c] = none || acc->sum_null;
 				values[c] = nulls[c] ? (Datum) 0 : acc->sum;
 				break;
 			case HS_AGG_AVG:
+				if (a->sums[i].numeric_input)
+				{
+					nulls[c] = none;
+					values[c] = none ? (Datum) 0 :
+						avg_final(NUMERICOID, numeric_sum_final(acc), acc->count);
+					break;
+				}
 				nulls[c] = none || acc->sum_null;
 				values[c] = nulls[c] ? (Datum) 0 :
 					avg_final(a->sums[i].sumtype, acc->sum, acc->count);
@@ -400,6 +544,7 @@ encode_state(HashAggExec *a, AggGroup *g)
 		values[c + 2] = acc->val;
 		nulls[c + 2] = acc->val_null;
 		values[c + 3] = Int64GetDatum(acc->ntrue);
+		values[c + 4] = scales_to_array(acc, &nulls[c + 4]);
 		c += STATE_COLS_PER_CALL;
 	}
 	mt = heap_form_minimal_tuple(a->state_desc, values, nulls);
@@ -500,6 +645,8 @@ lookup_group(HashAggExec *a, TupleTableSlot *row)
 				acc->val_key_len = e.len;
 			}
 			acc->ntrue = DatumGetInt64(values[c + 3]);
+			if (!nulls[c + 4])
+				scales_from_array(a, acc, values[c + 4]);
 			c += STATE_COLS_PER_CALL;
 		}
 		MemoryContextSwitchTo(old);
@@ -536,7 +683,8 @@ touch_group(HashAggExec *a, AggGroup *g)
 	g->dirty = true;
 	g->next_dirty = a->dirty;
 	a->dirty = g;
-	g->had_output = g->rows > 0 || a->always_one_group;
+	/* without GROUP BY the one row exists once its state row does */
+	g->had_output = a->always_one_group ? g->stored != NULL : g->rows > 0;
 	if (!g->had_output)
 		return;
 	old = MemoryContextSwitchTo(a->group_cxt);
@@ -699,8 +847,18 @@ hash_agg_push(HsExec *self, TupleTableSlot *row, int sign)
 			case HS_AGG_AVG:
 				{
 					SumOps	   *ops = &a->sums[i];
-					Datum		x = ops->conv ? DirectFunctionCall1(ops->conv, v) : v;
+					Datum		x;
 					Datum		s;
+
+					if (ops->numeric_input)
+					{
+						int32		scale = numeric_input_scale(v);
+
+						scale_add(a, acc, scale, sign);
+						if (scale < 0)
+							break;	/* NaN and infinities are only counted */
+					}
+					x = ops->conv ? DirectFunctionCall1(ops->conv, v) : v;
 
 					if (acc->sum_null)
 						s = sign > 0 ? x :
@@ -772,6 +930,17 @@ hash_agg_flush(HsExec *self)
 	AggGroup   *g;
 	MemoryContext old;
 
+	if (a->always_one_group)
+	{
+		/* the first epoch emits the row even if no input arrived */
+		MemoryContextReset(a->tmp_cxt);
+		old = MemoryContextSwitchTo(a->tmp_cxt);
+		resetStringInfo(&a->buf2);
+		g = lookup_group(a, NULL);
+		if (g->stored == NULL)
+			touch_group(a, g);
+		MemoryContextSwitchTo(old);
+	}
 	for (g = a->dirty; g != NULL; g = g->next_dirty)
 	{
 		bool		exists;
@@ -795,8 +964,8 @@ hash_agg_flush(HsExec *self)
 				emit(a, values, nulls, +1);
 		}
 
-		/* the state row */
-		if (g->rows == 0)
+		/* the state row (kept at zero rows without GROUP BY: the row stays) */
+		if (g->rows == 0 && !a->always_one_group)
 		{
 			if (g->stored)
 				HsStateTableDelete(a->state, g->key.data, g->key.len, g->stored, g->stored_len);
@@ -876,6 +1045,7 @@ HsExecHashAggCreate(TupleDesc in_desc, int nkeys, HsAggCall *calls, int ncalls,
 						   (call->kind == HS_AGG_MIN || call->kind == HS_AGG_MAX) ?
 						   call->argtype : INT8OID, -1, 0);
 		TupleDescInitEntry(a->state_desc, c++, NULL, INT8OID, -1, 0);
+		TupleDescInitEntry(a->state_desc, c++, NULL, INT8ARRAYOID, -1, 0);
 		if (call->kind == HS_AGG_MIN || call->kind == HS_AGG_MAX)
 		{
 			a->mm_desc[i] = CreateTemplateTupleDesc(2);

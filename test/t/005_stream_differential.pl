@@ -1,0 +1,147 @@
+# Differential test of streaming materialized views: the views of
+# test/differential/views.sql are maintained while concurrent pgbench
+# clients run random INSERT/UPDATE/DELETE/upserts and rolled-back
+# transactions (test/differential/workload.pgbench); after every burst,
+# hummock_stream.wait() and then every view must equal its defining query
+# run by Postgres (EXCEPT ALL both ways empty).  Half the views are created
+# before the tables have rows, half after (backfill).  Midway the compute
+# workers are terminated while writes run: the views recover and still
+# match.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use File::Basename;
+
+my $rounds = 12;
+my $dir = dirname(__FILE__) . '/../differential';
+
+my $node = PostgreSQL::Test::Cluster->new('differential');
+$node->init;
+$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'hummock_stream'
+hummock_stream.barrier_interval_ms = 50
+hummock_stream.compaction_interval = 200ms
+hummock_stream.compute_workers = 2
+max_worker_processes = 32
+});
+$node->start;
+$node->safe_psql('postgres', q{
+	CREATE EXTENSION hummock_stream;
+	CREATE TABLE diff_t (id int PRIMARY KEY, grp int, val int, amount numeric,
+	                     flag bool, note text, ts timestamptz);
+	CREATE TABLE diff_np (grp int, val int);
+});
+
+my @views;
+open(my $fh, '<', "$dir/views.sql") or die "views.sql: $!";
+while (my $line = <$fh>)
+{
+	chomp $line;
+	next if $line =~ /^\s*(--|$)/;
+	my ($name, $def) = split(/\|/, $line, 2);
+	push @views, [ $name, $def ];
+}
+close $fh;
+cmp_ok(scalar(@views), '>=', 15, 'the library has at least 15 views');
+
+sub create_view
+{
+	my ($name, $def) = @_;
+	$node->safe_psql('postgres',
+		"SELECT hummock_stream.create_materialized_view('$name', \$q\$$def\$q\$)");
+}
+
+sub check_all
+{
+	my ($when) = @_;
+	$node->safe_psql('postgres', 'SELECT hummock_stream.wait()');
+	my $bad = 0;
+	foreach my $v (@views)
+	{
+		my ($name, $def) = @$v;
+		my $diff = $node->safe_psql('postgres', qq{
+			SELECT count(*) FROM ((TABLE $name EXCEPT ALL ($def))
+			          UNION ALL (($def) EXCEPT ALL TABLE $name)) d});
+		if ($diff ne '0')
+		{
+			$bad++;
+			diag("$when: $name differs from its query in $diff rows");
+		}
+	}
+	is($bad, 0, "$when: every view equals its query");
+}
+
+# half before any rows, half after
+my $half = int(@views / 2);
+create_view(@{ $views[$_] }) for (0 .. $half - 1);
+$node->safe_psql('postgres', q{
+	INSERT INTO diff_t
+	SELECT g, nullif(g % 11, 0), nullif(g % 37 - 18, 0), nullif(g % 13, 0) * 1.5,
+	       CASE g % 3 WHEN 0 THEN NULL WHEN 1 THEN true ELSE false END,
+	       CASE WHEN g % 5 = 0 THEN NULL ELSE 'n' || (g % 7) END,
+	       timestamptz '2026-01-01' + g * interval '1 hour'
+	  FROM generate_series(1, 200) g;
+	INSERT INTO diff_np SELECT g % 9, g % 4 FROM generate_series(1, 150) g;
+});
+create_view(@{ $views[$_] }) for ($half .. $#views);
+check_all('after creation');
+
+my $script = "$dir/workload.pgbench";
+for my $round (1 .. $rounds)
+{
+	if ($round == int($rounds / 2))
+	{
+		# writes run while the compute workers are killed
+		my $bench = IPC::Run::start(
+			[ 'pgbench', '-n', '-c', '2', '-t', '150', '--max-tries=20',
+			  '-f', $script, '-d', $node->connstr('postgres') ],
+			'>', \my $out, '2>', \my $err);
+		sleep(1);
+		$node->safe_psql('postgres', q{
+			SELECT pg_terminate_backend(pid) FROM hummock_stream.workers
+			 WHERE role = 'compute worker' AND pid IS NOT NULL});
+		$bench->finish;
+		is($bench->result(0), 0, "round $round: pgbench while workers were killed")
+		  or diag($err);
+	}
+	else
+	{
+		$node->command_ok(
+			[ 'pgbench', '-n', '-c', '2', '-t', '100', '--max-tries=20',
+			  '-f', $script, '-d', $node->connstr('postgres') ],
+			"round $round: pgbench");
+	}
+	check_all("round $round");
+}
+
+# every view committed and none is failing
+my $failed = $node->safe_psql('postgres',
+	"SELECT count(*) FROM hummock_stream.jobs WHERE state <> 'created'");
+is($failed, '0', 'every job is created');
+
+# capture logs are trimmed behind the views
+$node->safe_psql('postgres', 'SELECT hummock_stream.wait()');
+sleep(2);
+my $log_rows = $node->safe_psql('postgres', q{
+	SELECT sum((xpath('/row/c/text()',
+	             query_to_xml(format('SELECT count(*) AS c FROM %s', log_relid::regclass),
+	                          false, true, '')))[1]::text::int)
+	  FROM hummock_stream.capture_logs});
+cmp_ok($log_rows, '<', 2000, "capture logs are trimmed ($log_rows rows left)");
+
+# dropping views stops their jobs and removes their tables
+foreach my $v (@views)
+{
+	$node->safe_psql('postgres',
+		"SELECT hummock_stream.drop_materialized_view('$v->[0]')");
+}
+is($node->safe_psql('postgres', 'SELECT count(*) FROM hummock_stream.jobs'),
+	'0', 'no job left');
+is($node->safe_psql('postgres',
+	"SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'hummock_stream_capture%'"),
+	'0', 'no capture trigger left');
+
+$node->stop;
+done_testing();
