@@ -78,6 +78,9 @@ static HsObjectStore *object_store = NULL;	/* reads: untracked files */
 static void check_incarnation(void);
 static HsObjectStore *write_store = NULL;	/* writes: files tracked */
 static HsSstCache *sst_cache = NULL;
+static HsBlockCache *block_cache = NULL;	/* per process, outlives caches */
+
+int			hs_block_cache_size_kb = 64 * 1024;
 
 /* Open SST readers kept per process. */
 #define HS_SST_CACHE_CAPACITY 512
@@ -620,8 +623,12 @@ HsHummockSstCache(void)
 												  "hummock sst cache",
 												  ALLOCSET_DEFAULT_SIZES);
 
-		sst_cache = HsSstCacheCreate(HsEnvPgForContext(cxt), HsHummockObjectStore(),
-									 HS_SST_CACHE_CAPACITY, NULL);
+		HsEnv	   *env = HsEnvPgForContext(cxt);
+
+		if (block_cache == NULL && hs_block_cache_size_kb > 0)
+			block_cache = HsBlockCacheCreate(env, (size_t) hs_block_cache_size_kb * 1024);
+		sst_cache = HsSstCacheCreate(env, HsHummockObjectStore(),
+									 HS_SST_CACHE_CAPACITY, block_cache);
 	}
 	return sst_cache;
 }

@@ -21,6 +21,7 @@
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/batch/tableam.h"
 #include "hummock_stream/meta/compactor.h"
+#include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/meta/launcher.h"
 #include "hummock_stream/pg/guc.h"
 #include "hummock_stream/stream/compute_worker.h"
@@ -156,6 +157,15 @@ HsGucDefine(void)
 							"Above it, sealed data is spilled to SSTs before its checkpoint.",
 							&hs_shared_buffer_size_kb,
 							64 * 1024, 1024, INT_MAX / 1024,
+							PGC_POSTMASTER,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("hummock_stream.block_cache_size",
+							"Memory for decompressed SST blocks, per process.",
+							"Compute workers and sessions keep recently read blocks of SSTs; 0 turns the cache off.",
+							&hs_block_cache_size_kb,
+							64 * 1024, 0, INT_MAX / 1024,
 							PGC_POSTMASTER,
 							GUC_UNIT_KB,
 							NULL, NULL, NULL);

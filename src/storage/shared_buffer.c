@@ -24,6 +24,7 @@
 
 #include "hummock_stream/storage/merge_iter.h"
 #include "hummock_stream/storage/shared_buffer.h"
+#include "hummock_stream/storage/version_read.h"
 
 typedef enum PieceState
 {
@@ -633,6 +634,79 @@ HsSharedBufferNewIterator(HsSharedBuffer *b, HsSstCache *cache,
 	if (seen)
 		HsFree(b->env, seen);
 	return true;
+}
+
+bool
+HsSharedBufferGet(HsSharedBuffer *b, HsSstCache *cache, HsTableId table_id,
+				  HsSlice user_key, HsEpoch read_epoch, bool *resolved,
+				  bool *found, HsBuf *value, HsStatus *st)
+{
+	HsBuf		tk_buf;
+	HsBuf		scratch;
+	HsSlice		tk;
+	bool		ok = true;
+	int			i;
+
+	*resolved = false;
+	*found = false;
+	HsBufReset(value);
+	HsBufInit(&tk_buf, b->env);
+	HsBufInit(&scratch, b->env);
+	HsBufReserve(&tk_buf, user_key.len + HS_TABLE_ID_LEN);
+	tk = HsTableKeyMake(tk_buf.data, table_id, user_key);
+
+	/* newest first: the first piece that knows the key decides */
+	for (i = b->n_pieces - 1; i >= 0 && ok && !*resolved; i--)
+	{
+		Piece	   *p = &b->pieces[i];
+
+		if (p->table_id != table_id)
+			continue;
+		if (p->state != PIECE_SYNCED && p->epoch > read_epoch)
+			continue;
+		if (p->state == PIECE_SEALED)
+		{
+			HsKeyOp		op;
+
+			if (!HsMemtableGet(p->mt, user_key, &op))
+				continue;
+			*resolved = true;
+			if (op.kind == HS_KEY_OP_INSERT || op.kind == HS_KEY_OP_UPDATE)
+			{
+				*found = true;
+				HsBufAssign(value, op.new_value.data, op.new_value.len);
+			}
+			continue;
+		}
+		for (int j = 0; j < p->n_new && ok && !*resolved; j++)
+		{
+			HsSstCacheHandle *h;
+			bool		hit = false;
+
+			if (!HsSstInfoMayOverlap(p->new_ssts[j], table_id, &tk, NULL))
+				continue;
+			if (!HsSstCacheGet(cache, p->new_ssts[j]->object_id, &h, st))
+			{
+				ok = false;
+				break;
+			}
+			ok = SstReaderGetVersion(HsSstCacheReader(h), tk, read_epoch, &hit,
+									 NULL, &scratch, st);
+			HsSstCacheRelease(cache, h);
+			if (ok && hit)
+			{
+				*resolved = true;
+				if (scratch.len > 0 && scratch.data[0] == HS_VALUE_PUT)
+				{
+					*found = true;
+					HsBufAssign(value, scratch.data + 1, scratch.len - 1);
+				}
+			}
+		}
+	}
+	HsBufFree(&tk_buf);
+	HsBufFree(&scratch);
+	return ok;
 }
 
 size_t

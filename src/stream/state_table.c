@@ -77,14 +77,16 @@ table_key(HsStateTable *t, const char *key, int keylen)
 bool
 HsStateTableGet(HsStateTable *t, const char *key, int keylen, StringInfo value)
 {
+	HsStreamStore *s = t->store;
+	HsSlice		k = HsSliceMake(key, keylen);
 	HsKeyOp		op;
-	bool		found = false;
-	HsIterator *it;
-	HsSlice		tk;
+	bool		resolved;
+	bool		found;
+	HsBuf		buf;
 	HsStatus	st;
 
 	resetStringInfo(value);
-	if (t->memtable && HsMemtableGet(t->memtable, HsSliceMake(key, keylen), &op))
+	if (t->memtable && HsMemtableGet(t->memtable, k, &op))
 	{
 		if (op.kind == HS_KEY_OP_INSERT || op.kind == HS_KEY_OP_UPDATE)
 		{
@@ -94,24 +96,16 @@ HsStateTableGet(HsStateTable *t, const char *key, int keylen, StringInfo value)
 		}
 		return false;
 	}
-	it = table_iterator(t, HsSliceMake(key, keylen), NULL);
-	tk = table_key(t, key, keylen);
-	HsIterSeek(it, tk);
-	if (HsIterValid(it) &&
-		HsSliceCompare(HsFullKeyTableKey(HsIterKey(it)), tk) == 0)
-	{
-		HsSlice		row = HsUserIterRow(it);
-
-		appendBinaryStringInfo(value, (const char *) row.data, (int) row.len);
-		found = true;
-	}
-	if (!HsIterStatus(it, &st))
-	{
-		HsIterDestroy(it);
-		HsStatusReport(ERROR, &st);
-	}
-	HsIterDestroy(it);
-	pfree((void *) tk.data);
+	/* point reads: bloom filters skip the SSTs without the key */
+	HsBufInit(&buf, s->env);
+	HS_CHECK(HsSharedBufferGet(s->shared_buffer, s->cache, t->table_id, k, HS_EPOCH_MAX,
+							   &resolved, &found, &buf, &st), &st);
+	if (!resolved)
+		HS_CHECK(HsVersionGet(s->version, s->cache, t->table_id, k, HS_EPOCH_MAX,
+							  &found, &buf, &st), &st);
+	if (found)
+		appendBinaryStringInfo(value, (const char *) buf.data, (int) buf.len);
+	HsBufFree(&buf);
 	return found;
 }
 

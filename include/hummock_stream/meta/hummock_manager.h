@@ -59,7 +59,10 @@ extern void HsHummockObjectDir(Oid dboid, Oid extoid, char *dir, size_t len);
 /* Remove object directories of dropped incarnations (manager start). */
 extern void HsHummockRemoveOldIncarnations(void);
 
-/* This process's cache of open SST readers. */
+/* hummock_stream.block_cache_size: decompressed blocks kept per process */
+extern int	hs_block_cache_size_kb;
+
+/* This process's cache of open SST readers (with its block cache). */
 extern HsSstCache *HsHummockSstCache(void);
 
 /* How to write SSTs now: store, id allocator, hummock_stream.sst_* settings. */

@@ -147,6 +147,17 @@ extern bool HsSharedBufferNewIterator(HsSharedBuffer *buf, HsSstCache *cache,
 									  HsTableId table_id, HsEpoch read_epoch,
 									  HsIterator **out, HsStatus *st);
 
+/*
+ * Point read of user_key of table_id in what the buffer holds, newest
+ * first, with epoch <= read_epoch (synced SSTs count whole).  *resolved
+ * says whether the buffer knows the key (then *found says whether it
+ * exists, and value holds it); if not, read the version.
+ */
+extern bool HsSharedBufferGet(HsSharedBuffer *buf, HsSstCache *cache,
+							  HsTableId table_id, HsSlice user_key,
+							  HsEpoch read_epoch, bool *resolved, bool *found,
+							  HsBuf *value, HsStatus *st);
+
 /* Bytes held by sealed memtables. */
 extern size_t HsSharedBufferMemoryUsage(const HsSharedBuffer *buf);
 
