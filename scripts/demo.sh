@@ -50,8 +50,25 @@ stop() {
 PSQL=(runuser -u postgres -- "$BINDIR/psql" -h "$DEMO" -p "$PORT" -U postgres -X
 	-v ON_ERROR_STOP=1 --echo-queries -P pager=off)
 
-echo "== demo"
+# A table that a writer keeps inserting into while the demo runs (the live
+# view in demo.sql reads it).
+"${PSQL[@]}" -d postgres -q -c "CREATE TABLE orders (id bigserial PRIMARY KEY,
+	customer_id int NOT NULL, amount numeric NOT NULL, status text NOT NULL)" >/dev/null
+cat >"$DEMO/writer.sql" <<'SQL'
+\set c random(1, 20)
+\set a random(100, 100000)
+INSERT INTO orders (customer_id, amount, status)
+VALUES (:c, :a / 100.0, CASE WHEN :a % 5 = 0 THEN 'cancelled' ELSE 'ok' END);
+SQL
+chown postgres "$DEMO/writer.sql"
+runuser -u postgres -- "$BINDIR/pgbench" -h "$DEMO" -p "$PORT" -U postgres -n -c 1 -R 200 -T 8 \
+	-f "$DEMO/writer.sql" postgres >"$DEMO/writer.log" 2>&1 &
+WRITER=$!
+
+echo "== demo (a writer inserts 200 orders/s for the first 8 seconds)"
 "${PSQL[@]}" -d postgres -f "$SRC/scripts/demo.sql"
+kill "$WRITER" 2>/dev/null || true
+wait "$WRITER" 2>/dev/null || true
 
 if [ "$KEEP" = 1 ]; then
 	echo
