@@ -120,7 +120,7 @@ CALL probe_run($PROBES);
 SQL
 kill $LOAD 2>/dev/null || true; wait $LOAD 2>/dev/null || true
 achieved=$($PSQL -c "SELECT count(*) FROM orders")
-$PSQL -c "SELECT format('p50 %s ms, p99 %s ms, max %s ms over %s probes (barrier interval %s ms)',
+$PSQL -c "SELECT format('p50 %s ms, p99 %s ms, max %s ms over %s probes (barrier interval %s)',
 	round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric, 1),
 	round(percentile_cont(0.99) WITHIN GROUP (ORDER BY ms)::numeric, 1),
 	round(max(ms)::numeric, 1), count(*), current_setting('hummock_stream.barrier_interval_ms'))

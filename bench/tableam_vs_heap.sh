@@ -7,14 +7,18 @@
 # it (hummock_stream.test_load, one commit), then times, RUNS times each
 # (median reported), SELECT count(*) and SELECT sum(length(v)) on both, and
 # prints the ratio heap_time / hummock_time (>= 1.0 means hummock is as
-# fast or faster).  Point lookups are not measured yet: hummock relations
-# have no primary-key seeks yet.  Figures, not assertions.
+# fast or faster).  Then point lookups by primary key: the heap table with
+# its btree index against a streaming view of it (keyed by the same primary
+# key, read through the HummockKeyScan seek), LOOKUPS random lookups per
+# client as prepared statements (pgbench), tps of each and the ratio.
+# Figures, not assertions.
 #
 # Run as root:   bench/tableam_vs_heap.sh       (ROWS=5000000 for the issue's size)
 set -Eeuo pipefail
 BIN=/usr/lib/postgresql/15/bin
 ROWS=${ROWS:-1000000}
 RUNS=${RUNS:-5}
+LOOKUPS=${LOOKUPS:-100000}
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 [ "$(id -u)" = 0 ] || exec sudo -E "$0" "$@"
 
@@ -43,7 +47,7 @@ time_query() {	# table, query template (% = table) -> median ms
 		$PSQL -c "\\timing on" -c "${q//%/$t}" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p'
 	done | median
 }
-printf '%-28s %12s %12s %8s\n' query heap_ms hummock_ms ratio
+printf '%-28s %12s %12s %8s\n' query heap hummock ratio
 for q in "SELECT count(*) FROM %" "SELECT sum(length(v)) FROM %"; do
 	# warm both once
 	$PSQL -c "${q//%/h}" >/dev/null; $PSQL -c "${q//%/s}" >/dev/null
@@ -51,3 +55,24 @@ for q in "SELECT count(*) FROM %" "SELECT sum(length(v)) FROM %"; do
 	printf '%-28s %12s %12s %8.2f\n' "${q//%/t}" "$hm" "$sm" "$(echo "$hm / $sm" | bc -l)"
 done
 echo "($ROWS rows, median of $RUNS runs; ratio = heap time / hummock time)"
+
+# point lookups: heap + btree vs a streaming view keyed by the primary key
+$PSQL -c "ALTER TABLE h ADD PRIMARY KEY (id)"
+$PSQL -c "SELECT hummock_stream.create_materialized_view('sv', 'SELECT id, v FROM h')" >/dev/null
+$PSQL -c "ANALYZE sv"
+for t in h sv; do
+	printf '\\set id random(1, %d)\nSELECT v FROM %s WHERE id = :id;\n' "$ROWS" "$t" >"$DIR/lookup_$t.sql"
+	chown postgres "$DIR/lookup_$t.sql"
+done
+$PSQL -c "EXPLAIN (COSTS OFF) SELECT v FROM sv WHERE id = 42" | sed 's/^/  /'
+lookup_tps() {	# table -> median tps
+	local t=$1 i
+	for i in $(seq 1 "$RUNS"); do
+		runuser -u postgres -- $BIN/pgbench -h "$DIR" -p 54398 -n -M prepared -c 1 \
+			-t "$LOOKUPS" -f "$DIR/lookup_$t.sql" postgres 2>/dev/null |
+			sed -n 's/^tps = \([0-9.]*\).*/\1/p'
+	done | median
+}
+ht=$(lookup_tps h); st=$(lookup_tps sv)
+printf '%-28s %12s %12s %8.2f\n' "pk point lookup (tps)" "$ht" "$st" "$(echo "$st / $ht" | bc -l)"
+echo "($LOOKUPS lookups per run, 1 client, prepared; ratio = hummock tps / heap tps)"

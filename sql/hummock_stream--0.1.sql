@@ -140,7 +140,10 @@ REVOKE ALL ON hummock_stream.test_actors, hummock_stream.test_graphs FROM PUBLIC
 -- capture log input up to it is in the view.  It commits in the same
 -- transaction as the view's version delta.  first_epoch is the epoch of
 -- the view's first state (its query at creation): reads at older epochs
--- read it at first_epoch instead of finding it empty.
+-- read it at first_epoch instead of finding it empty.  key_columns are the
+-- view's columns whose key encodings begin every key of its table, in
+-- order (NULL if its key is not made of its columns): equality on a prefix
+-- of them (and a range on the first) is served by a seek.
 CREATE TABLE hummock_stream.stream_jobs (
     job_id       oid PRIMARY KEY,
     definition   text NOT NULL,
@@ -150,6 +153,7 @@ CREATE TABLE hummock_stream.stream_jobs (
                  CHECK (state IN ('creating', 'created', 'failed')),
     position     pg_snapshot NOT NULL,
     first_epoch  bigint NOT NULL,
+    key_columns  int2[],
     created_at   timestamptz NOT NULL DEFAULT now()
 );
 COMMENT ON TABLE hummock_stream.stream_jobs IS

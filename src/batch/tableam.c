@@ -87,6 +87,11 @@ typedef struct HsScanDescData
 	uint64		ordinal;		/* synthetic tid of the current row */
 	/* ANALYZE: rows are sampled in pseudo-blocks of ANALYZE_BLOCK_ROWS */
 	uint64		block_end;		/* ordinal after the current pseudo-block */
+	/* key range [lower, upper) of user keys (HsScanSetKeyRange); NULL: none */
+	HsSlice    *lower;
+	HsSlice    *upper;
+	HsSlice		lower_buf;
+	HsSlice		upper_buf;
 } HsScanDescData;
 
 #define ANALYZE_BLOCK_ROWS 100
@@ -407,6 +412,34 @@ hummock_scan_rescan(TableScanDesc sscan, struct ScanKeyData *key,
 	close_iterator((HsScanDesc) sscan);
 }
 
+void
+HsScanSetKeyRange(TableScanDesc sscan, const char *lower, int lower_len,
+				  const char *upper, int upper_len)
+{
+	HsScanDesc	scan = (HsScanDesc) sscan;
+	MemoryContext old = MemoryContextSwitchTo(scan->cxt);
+
+	Assert(!scan->started);
+	scan->lower = scan->upper = NULL;
+	if (lower)
+	{
+		char	   *b = palloc(lower_len + 1);
+
+		memcpy(b, lower, lower_len);
+		scan->lower_buf = HsSliceMake(b, lower_len);
+		scan->lower = &scan->lower_buf;
+	}
+	if (upper)
+	{
+		char	   *b = palloc(upper_len + 1);
+
+		memcpy(b, upper, upper_len);
+		scan->upper_buf = HsSliceMake(b, upper_len);
+		scan->upper = &scan->upper_buf;
+	}
+	MemoryContextSwitchTo(old);
+}
+
 /* Move the scan to its next row; false at the end. */
 static bool
 scan_advance(HsScanDesc scan)
@@ -421,7 +454,8 @@ scan_advance(HsScanDesc scan)
 
 		HS_CHECK(HsVersionTableIterator(scan->version, HsHummockSstCache(),
 										(HsTableId) RelationGetRelid(scan->base.rs_rd),
-										scan->epoch, NULL, NULL, NULL, &scan->it, &st),
+										scan->epoch, scan->lower, scan->upper, NULL,
+										&scan->it, &st),
 				 &st);
 		HsIterSeekToFirst(scan->it);
 		MemoryContextSwitchTo(old);

@@ -35,6 +35,8 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_extension.h"
+
 #include <dirent.h>
 
 #include "access/genam.h"
@@ -378,6 +380,7 @@ HsHummockCommitDelta(HsVersionDelta *delta)
 	Oid			argtypes[4] = {INT8OID, INT8OID, TEXTOID, BYTEAOID};
 	bytea	   *b;
 	int			rc;
+	HsOwnerContext owner;
 
 	if (!xact_callback_registered)
 	{
@@ -386,6 +389,8 @@ HsHummockCommitDelta(HsVersionDelta *delta)
 	}
 	check_incarnation();
 
+	/* the catalog is the extension's, whoever commits */
+	HsBecomeExtensionOwner(&owner);
 	SPI_connect();
 	rc = SPI_execute("SELECT version_id FROM hummock_stream.version_head FOR UPDATE",
 					 false, 1);
@@ -478,12 +483,55 @@ HsHummockCommitDelta(HsVersionDelta *delta)
 			elog(ERROR, "could not insert hummock version checkpoint");
 	}
 	SPI_finish();
+	HsRestoreUser(&owner);
 
 	/* from here on this transaction reads its own commit */
 	HsVersionUnref(cached_version);
 	cached_version = next;
 	xact_last_version_id = next->id;
 	return delta->id;
+}
+
+/* ---------------------------------------------------------------------
+ * Acting as the extension's owner
+ * ---------------------------------------------------------------------
+ */
+
+Oid
+HsExtensionOwner(void)
+{
+	Oid			extoid = get_extension_oid(HS_EXTENSION_NAME, false);
+	Oid			owner = InvalidOid;
+	HeapTuple	tup;
+	Relation	rel;
+	SysScanDesc scan;
+	ScanKeyData key;
+
+	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(extoid));
+	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
+	tup = systable_getnext(scan);
+	if (HeapTupleIsValid(tup))
+		owner = ((Form_pg_extension) GETSTRUCT(tup))->extowner;
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	if (!OidIsValid(owner))
+		elog(ERROR, "extension %s has no owner", HS_EXTENSION_NAME);
+	return owner;
+}
+
+void
+HsBecomeExtensionOwner(HsOwnerContext *c)
+{
+	GetUserIdAndSecContext(&c->save_userid, &c->save_sec);
+	SetUserIdAndSecContext(HsExtensionOwner(), c->save_sec | SECURITY_LOCAL_USERID_CHANGE);
+}
+
+void
+HsRestoreUser(const HsOwnerContext *c)
+{
+	SetUserIdAndSecContext(c->save_userid, c->save_sec);
 }
 
 /* ---------------------------------------------------------------------
@@ -666,11 +714,14 @@ HsHummockAllocObjectId(void)
 	 * read, so an id allocated after that is safe too.
 	 */
 	uint64		floor = HsPinInflightFloor();
+	HsOwnerContext owner;
 
 	if (floor == PG_UINT64_MAX)
 		HsPinInflightObjects(MyDatabaseId, 0);
+	HsBecomeExtensionOwner(&owner);
 	id = (uint64) DatumGetInt64(DirectFunctionCall1(nextval_oid,
 													ObjectIdGetDatum(seq)));
+	HsRestoreUser(&owner);
 	HsPinSetInflightObjects(MyDatabaseId, Min(floor, id));
 	return id;
 }

@@ -49,6 +49,7 @@ _PG_init(void)
 	HsShmemInstallHooks();
 	HsUtilityHookInstall();
 	HsTableAmInstallHooks();
+	HsKeyScanInstall();
 	HsLauncherRegister();
 }
 

@@ -118,7 +118,14 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 
 	if (IsA(parsetree, CreateExtensionStmt) &&
 		strcmp(((CreateExtensionStmt *) parsetree)->extname, HS_EXTENSION_NAME) == 0)
+	{
+		/*
+		 * Take this database's shared slot now: if none is left, this is an
+		 * ordinary error, not one raised while committing.
+		 */
+		(void) HsDbStateGet(MyDatabaseId, true);
 		remember_for_commit(true, false);
+	}
 	else if (IsA(parsetree, DropStmt) && drops_our_extension((DropStmt *) parsetree))
 	{
 		remove_store_on_commit = get_extension_oid(HS_EXTENSION_NAME, true);

@@ -9,7 +9,8 @@
  *
  *	hummock_stream.capture_<source oid> (
  *		txid  xid8,		-- top-level transaction id of the writer
- *		stmt  bigint,	-- from the log's sequence, once per statement
+ *		stmt  bigint,	-- the WAL insert position when the statement's
+ *						   trigger ran
  *		ord   integer,	-- position within the statement
  *		op    "char",	-- 'I' insert, 'D' delete
  *		r     <the source's row type>)
@@ -17,10 +18,13 @@
  * An UPDATE is captured as the Delete of each old row followed by the
  * Insert of each new row (ord orders them).  The triggers append to the log
  * in the writer's transaction, so a log row exists exactly when its write
- * committed.  Statement numbers come from a sequence when the statement
- * runs, so a statement that depends on another's result (it saw its commit)
- * always has a larger number: ordering by (stmt, ord) replays causally
- * related changes in order.
+ * committed.  A statement's number is the WAL insert position when its
+ * trigger runs: a statement that depends on another's result saw that
+ * transaction's commit record, which was written after the other
+ * statement's trigger ran, so it always has a larger number; and the
+ * statements of one transaction get increasing numbers (each trigger
+ * writes WAL).  Ordering by (stmt, ord) replays causally related changes
+ * in order; unrelated ones commute.
  *
  * Every barrier carries a Postgres snapshot taken by the barrier manager
  * when it injects the barrier.  The input of epoch E of a job is exactly
@@ -39,7 +43,9 @@
  *
  * The trigger writes the log with heap_insert directly: no planning, no
  * name lookups, no permission checks, so it does not depend on the
- * writer's search_path or privileges.  The log (with its sequence) is
+ * writer's search_path or privileges (it is SECURITY DEFINER so that it
+ * runs as the log's owner; it needs no pinned search_path, since it
+ * resolves no names, and pinning one would cost every write).  The log is
  * owned by the extension's owner and nobody else may read it.
  *
  * src/stream/capture.c
@@ -56,7 +62,7 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_extension.h"
 #include "commands/extension.h"
-#include "commands/sequence.h"
+#include "access/xlog.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "executor/tuptable.h"
@@ -71,6 +77,7 @@
 #include "utils/xid8.h"
 
 #include "hummock_stream/hummock_stream.h"
+#include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/stream/capture.h"
 
 PG_FUNCTION_INFO_V1(hummock_stream_capture);
@@ -110,15 +117,14 @@ append_all(Relation log, FullTransactionId fxid, int64 stmt, int32 ord,
 }
 
 /*
- * The capture trigger: hummock_stream._capture(log oid, sequence oid), a
- * statement-level AFTER trigger with transition tables.
+ * The capture trigger: hummock_stream._capture(log oid), a statement-level
+ * AFTER trigger with transition tables.
  */
 Datum
 hummock_stream_capture(PG_FUNCTION_ARGS)
 {
 	TriggerData *trig = (TriggerData *) fcinfo->context;
 	Oid			log_oid;
-	Oid			seq_oid;
 	Relation	log;
 	TupleTableSlot *slot;
 	FullTransactionId fxid;
@@ -128,17 +134,16 @@ hummock_stream_capture(PG_FUNCTION_ARGS)
 	if (!CALLED_AS_TRIGGER(fcinfo) ||
 		!TRIGGER_FIRED_AFTER(trig->tg_event) ||
 		!TRIGGER_FIRED_FOR_STATEMENT(trig->tg_event) ||
-		trig->tg_trigger->tgnargs != 2)
+		trig->tg_trigger->tgnargs != 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("hummock_stream._capture() must be an AFTER ... FOR EACH STATEMENT trigger with two arguments")));
+				 errmsg("hummock_stream._capture() must be an AFTER ... FOR EACH STATEMENT trigger with one argument")));
 	if (trig->tg_oldtable == NULL && trig->tg_newtable == NULL)
 		return PointerGetDatum(NULL);
 
 	log_oid = (Oid) strtoul(trig->tg_trigger->tgargs[0], NULL, 10);
-	seq_oid = (Oid) strtoul(trig->tg_trigger->tgargs[1], NULL, 10);
 	fxid = GetTopFullTransactionId();
-	stmt = DatumGetInt64(DirectFunctionCall1(nextval_oid, ObjectIdGetDatum(seq_oid)));
+	stmt = (int64) GetXLogInsertRecPtr();
 
 	log = table_open(log_oid, RowExclusiveLock);
 	slot = MakeSingleTupleTableSlot(RelationGetDescr(trig->tg_relation),
@@ -177,30 +182,6 @@ hummock_stream_capture_truncate(PG_FUNCTION_ARGS)
  * ---------------------------------------------------------------------
  */
 
-static Oid
-extension_owner(void)
-{
-	Oid			extoid = get_extension_oid(HS_EXTENSION_NAME, false);
-	Oid			owner = InvalidOid;
-	HeapTuple	tup;
-	Relation	rel;
-	SysScanDesc scan;
-	ScanKeyData key;
-
-	rel = table_open(ExtensionRelationId, AccessShareLock);
-	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ,
-				ObjectIdGetDatum(extoid));
-	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
-	tup = systable_getnext(scan);
-	if (HeapTupleIsValid(tup))
-		owner = ((Form_pg_extension) GETSTRUCT(tup))->extowner;
-	systable_endscan(scan);
-	table_close(rel, AccessShareLock);
-	if (!OidIsValid(owner))
-		elog(ERROR, "extension %s has no owner", HS_EXTENSION_NAME);
-	return owner;
-}
-
 static void
 spi_exec(const char *sql, int expected)
 {
@@ -215,7 +196,9 @@ HsCaptureLogOf(Oid relid)
 {
 	Oid			result = InvalidOid;
 	char		sql[256];
+	HsOwnerContext owner;
 
+	HsBecomeExtensionOwner(&owner);
 	SPI_connect();
 	snprintf(sql, sizeof(sql),
 			 "SELECT l.log_relid FROM hummock_stream.capture_logs l"
@@ -230,6 +213,7 @@ HsCaptureLogOf(Oid relid)
 												SPI_tuptable->tupdesc, 1, &isnull));
 	}
 	SPI_finish();
+	HsRestoreUser(&owner);
 	return result;
 }
 
@@ -237,7 +221,6 @@ Oid
 HsCaptureEnsure(Oid relid)
 {
 	Oid			log_oid = HsCaptureLogOf(relid);
-	Oid			seq_oid;
 	Oid			save_userid;
 	int			save_sec;
 	char	   *rel_name;
@@ -260,7 +243,7 @@ HsCaptureEnsure(Oid relid)
 
 	initStringInfo(&sql);		/* in our context: it outlives each SPI_finish */
 	GetUserIdAndSecContext(&save_userid, &save_sec);
-	SetUserIdAndSecContext(extension_owner(), save_sec | SECURITY_LOCAL_USERID_CHANGE);
+	SetUserIdAndSecContext(HsExtensionOwner(), save_sec | SECURITY_LOCAL_USERID_CHANGE);
 	SPI_connect();
 	appendStringInfo(&sql,
 					 "CREATE TABLE hummock_stream.capture_%u ("
@@ -268,36 +251,25 @@ HsCaptureEnsure(Oid relid)
 					 " op \"char\" NOT NULL, r %s NOT NULL)", relid, row_type);
 	spi_exec(sql.data, SPI_OK_UTILITY);
 	resetStringInfo(&sql);
-	appendStringInfo(&sql,
-					 "CREATE SEQUENCE hummock_stream.capture_%u_stmt"
-					 " OWNED BY hummock_stream.capture_%u.stmt", relid, relid);
-	spi_exec(sql.data, SPI_OK_UTILITY);
-	resetStringInfo(&sql);
-	appendStringInfo(&sql, "REVOKE ALL ON hummock_stream.capture_%u, hummock_stream.capture_%u_stmt FROM PUBLIC",
-					 relid, relid);
+	appendStringInfo(&sql, "REVOKE ALL ON hummock_stream.capture_%u FROM PUBLIC", relid);
 	spi_exec(sql.data, SPI_OK_UTILITY);
 
 	resetStringInfo(&sql);
 	appendStringInfo(&sql, "hummock_stream.capture_%u", relid);
 	log_oid = RangeVarGetRelid(makeRangeVarFromNameList(stringToQualifiedNameList(sql.data)),
 							   NoLock, false);
-	resetStringInfo(&sql);
-	appendStringInfo(&sql, "hummock_stream.capture_%u_stmt", relid);
-	seq_oid = RangeVarGetRelid(makeRangeVarFromNameList(stringToQualifiedNameList(sql.data)),
-							   NoLock, false);
-
-	/* triggers are created as the table's owner would: restore our user */
-	SPI_finish();
-	SetUserIdAndSecContext(save_userid, save_sec);
-	SPI_connect();
+	/*
+	 * The triggers too: a view's owner needs SELECT on the source, not the
+	 * right to put triggers on it.
+	 */
 	for (int i = 0; i < 3; i++)
 	{
 		resetStringInfo(&sql);
 		appendStringInfo(&sql,
 						 "CREATE TRIGGER hummock_stream_capture_%s AFTER %s ON %s"
 						 " REFERENCING %s FOR EACH STATEMENT"
-						 " EXECUTE FUNCTION hummock_stream._capture('%u', '%u')",
-						 events[i], events[i], rel_name, referencing[i], log_oid, seq_oid);
+						 " EXECUTE FUNCTION hummock_stream._capture('%u')",
+						 events[i], events[i], rel_name, referencing[i], log_oid);
 		spi_exec(sql.data, SPI_OK_UTILITY);
 	}
 	resetStringInfo(&sql);
@@ -312,6 +284,7 @@ HsCaptureEnsure(Oid relid)
 					 relid, log_oid);
 	spi_exec(sql.data, SPI_OK_INSERT);
 	SPI_finish();
+	SetUserIdAndSecContext(save_userid, save_sec);
 
 	/* the log goes with its source, and with the extension */
 	ObjectAddressSet(log_addr, RelationRelationId, log_oid);
@@ -330,9 +303,11 @@ HsCaptureRemoveIfUnused(Oid relid)
 	Oid			log_oid = HsCaptureLogOf(relid);
 	bool		used;
 	char		sql[256];
+	HsOwnerContext owner;
 
 	if (!OidIsValid(log_oid))
 		return;
+	HsBecomeExtensionOwner(&owner);
 	SPI_connect();
 	snprintf(sql, sizeof(sql),
 			 "SELECT 1 FROM hummock_stream.stream_sources WHERE relid = %u", relid);
@@ -341,7 +316,10 @@ HsCaptureRemoveIfUnused(Oid relid)
 	used = SPI_processed > 0;
 	SPI_finish();
 	if (used || !OidIsValid(get_rel_namespace(relid)))
+	{
+		HsRestoreUser(&owner);
 		return;
+	}
 
 	SPI_connect();
 	{
@@ -365,4 +343,5 @@ HsCaptureRemoveIfUnused(Oid relid)
 		ObjectAddressSet(addr, RelationRelationId, log_oid);
 		performDeletion(&addr, DROP_RESTRICT, PERFORM_DELETION_INTERNAL);
 	}
+	HsRestoreUser(&owner);
 }

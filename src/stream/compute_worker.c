@@ -566,7 +566,6 @@ advance_graph(WorkerGraph *g)
 static TimestampTz
 advance_graph_guarded(WorkerGraph *g)
 {
-	MemoryContext oldcxt = CurrentMemoryContext;
 	volatile TimestampTz wake = 0;
 
 	PG_TRY();
@@ -579,7 +578,8 @@ advance_graph_guarded(WorkerGraph *g)
 		HsMsgFailure f;
 		PendingBarrier *b;
 
-		MemoryContextSwitchTo(oldcxt);
+		/* the copy must outlive the transaction we abort below */
+		MemoryContextSwitchTo(WorkerContext);
 		edata = CopyErrorData();
 		FlushErrorState();
 		if (IsTransactionState())
@@ -598,6 +598,7 @@ advance_graph_guarded(WorkerGraph *g)
 				(errmsg("hummock_stream partial graph %u failed on this worker: %s",
 						g->graph_id, edata->message)));
 		FreeErrorData(edata);
+		/* stay in WorkerContext: the round's transaction context is gone */
 	}
 	PG_END_TRY();
 	return wake;

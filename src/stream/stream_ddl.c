@@ -34,6 +34,7 @@
 #include "postgres.h"
 
 #include "access/table.h"
+#include "access/transam.h"
 #include "access/xact.h"
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
@@ -123,16 +124,104 @@ create_view_relation(RangeVar *rv, HsStreamPlan *plan)
 	return RangeVarGetRelid(rv, NoLock, false);
 }
 
-/* The pg_snapshot text of snapshot. */
+/*
+ * The pg_snapshot text of snapshot, with the current transaction (if it
+ * has an xid) counted as running: the backfill sees this transaction's
+ * earlier writes through its own visibility, and its later writes reach
+ * the capture log under its xid, which the job must then consume.
+ */
 static char *
 snapshot_text(Snapshot snap)
 {
 	Datum		d;
+	char	   *text;
+	FullTransactionId own = GetTopFullTransactionIdIfAny();
+	uint64		xmin,
+				xmax,
+				me;
+	char	   *p;
+	StringInfoData out;
+	bool		placed = false;
 
 	PushActiveSnapshot(snap);
 	d = OidFunctionCall0Coll(F_PG_CURRENT_SNAPSHOT, InvalidOid);
 	PopActiveSnapshot();
-	return DatumGetCString(DirectFunctionCall1(pg_snapshot_out, d));
+	text = DatumGetCString(DirectFunctionCall1(pg_snapshot_out, d));
+	if (!FullTransactionIdIsValid(own))
+		return text;
+
+	/* "xmin:xmax:xip,xip,..." with own xid added to xip if it is below xmax */
+	me = U64FromFullTransactionId(own);
+	xmin = strtoull(text, &p, 10);
+	xmax = strtoull(p + 1, &p, 10);
+	p++;						/* past the second ':' */
+	if (me >= xmax)
+		return text;
+	initStringInfo(&out);
+	appendStringInfo(&out, UINT64_FORMAT ":" UINT64_FORMAT ":", Min(xmin, me), xmax);
+	while (*p)
+	{
+		uint64		x = strtoull(p, &p, 10);
+
+		if (!placed && me <= x)
+		{
+			if (me < x)
+				appendStringInfo(&out, UINT64_FORMAT ",", me);
+			placed = true;
+		}
+		appendStringInfo(&out, UINT64_FORMAT ",", x);
+		if (*p == ',')
+			p++;
+	}
+	if (!placed)
+		appendStringInfo(&out, UINT64_FORMAT ",", me);
+	out.data[--out.len] = '\0';	/* the last comma */
+	return out.data;
+}
+
+/* Is row-level security enabled on relid (whoever asks)? */
+static bool
+source_has_rls(Oid relid)
+{
+	Relation	rel = table_open(relid, AccessShareLock);
+	bool		rls = rel->rd_rel->relrowsecurity;
+
+	table_close(rel, AccessShareLock);
+	return rls;
+}
+
+/*
+ * Refuse to create a view in a transaction that already wrote to its
+ * source while the source was captured: those rows are in the capture log
+ * under our xid (which the job will consume) and also visible to the
+ * backfill.
+ */
+static void
+check_no_own_captured_writes(Oid source)
+{
+	FullTransactionId own = GetTopFullTransactionIdIfAny();
+	Oid			log = HsCaptureLogOf(source);
+	char		sql[256];
+	bool		wrote;
+	HsOwnerContext owner;
+
+	if (!FullTransactionIdIsValid(own) || !OidIsValid(log))
+		return;
+	snprintf(sql, sizeof(sql), "SELECT 1 FROM hummock_stream.%s WHERE txid = '" UINT64_FORMAT "' LIMIT 1",
+			 quote_identifier(get_rel_name(log)), U64FromFullTransactionId(own));
+	HsBecomeExtensionOwner(&owner);
+	SPI_connect();
+	if (SPI_execute(sql, false, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the capture log of \"%s\"", get_rel_name(source));
+	wrote = SPI_processed > 0;
+	SPI_finish();
+	HsRestoreUser(&owner);
+	if (wrote)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot create a streaming materialized view over \"%s\" in a transaction that has written to it",
+						get_rel_name(source)),
+				 errhint("Create the view in its own transaction, or before the writes.")));
 }
 
 /* Spill the job's sealed data if the shared buffer is over its limit. */
@@ -203,11 +292,13 @@ backfill_and_commit(HsStreamJob *job, Snapshot snapshot)
 
 static void
 record_job(Oid view, const char *definition, Query *q, const Oid *state_tables,
-		   const char *position, HsEpoch first_epoch, Oid source)
+		   const char *position, HsEpoch first_epoch, List *key_columns, Oid source)
 {
-	Datum		args[6];
-	Oid			types[6] = {OIDOID, TEXTOID, TEXTOID, OIDARRAYOID, TEXTOID, INT8OID};
+	Datum		args[7];
+	Oid			types[7] = {OIDOID, TEXTOID, TEXTOID, OIDARRAYOID, TEXTOID, INT8OID, INT2ARRAYOID};
+	char		nulls[7] = "       ";
 	Datum		ids[HS_N_STATE_TABLES];
+	HsOwnerContext owner;
 
 	for (int i = 0; i < HS_N_STATE_TABLES; i++)
 		ids[i] = ObjectIdGetDatum(state_tables[i]);
@@ -218,11 +309,25 @@ record_job(Oid view, const char *definition, Query *q, const Oid *state_tables,
 											  sizeof(Oid), true, TYPALIGN_INT));
 	args[4] = CStringGetTextDatum(position);
 	args[5] = Int64GetDatum((int64) first_epoch);
+	if (key_columns == NIL)
+		nulls[6] = 'n';
+	else
+	{
+		Datum	   *k = palloc(sizeof(Datum) * list_length(key_columns));
+		int			n = 0;
+		ListCell   *lc;
+
+		foreach(lc, key_columns)
+			k[n++] = Int16GetDatum((int16) lfirst_int(lc));
+		args[6] = PointerGetDatum(construct_array(k, n, INT2OID, 2, true, TYPALIGN_SHORT));
+	}
+	HsBecomeExtensionOwner(&owner);
 	SPI_connect();
 	if (SPI_execute_with_args("INSERT INTO hummock_stream.stream_jobs"
-							  " (job_id, definition, query_tree, state_tables, position, first_epoch)"
-							  " VALUES ($1, $2, $3, $4, $5::pg_snapshot, $6)",
-							  6, types, args, NULL, false, 0) != SPI_OK_INSERT)
+							  " (job_id, definition, query_tree, state_tables, position,"
+							  "  first_epoch, key_columns)"
+							  " VALUES ($1, $2, $3, $4, $5::pg_snapshot, $6, $7)",
+							  7, types, args, nulls, false, 0) != SPI_OK_INSERT)
 		elog(ERROR, "could not record the streaming job");
 	args[1] = ObjectIdGetDatum(source);
 	types[1] = OIDOID;
@@ -230,6 +335,7 @@ record_job(Oid view, const char *definition, Query *q, const Oid *state_tables,
 							  " VALUES ($1, $2)", 2, types, args, NULL, false, 0) != SPI_OK_INSERT)
 		elog(ERROR, "could not record the streaming job's source");
 	SPI_finish();
+	HsRestoreUser(&owner);
 }
 
 Datum
@@ -259,7 +365,7 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 	acl = pg_class_aclcheck(source, GetUserId(), ACL_SELECT);
 	if (acl != ACLCHECK_OK)
 		aclcheck_error(acl, OBJECT_TABLE, get_rel_name(source));
-	if (check_enable_rls(source, InvalidOid, false) == RLS_ENABLED)
+	if (source_has_rls(source))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("table \"%s\" has row-level security enabled", get_rel_name(source)),
@@ -268,6 +374,7 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 	/* no writer of the source runs from here until we commit */
 	LockRelationOid(source, ShareRowExclusiveLock);
 	(void) HsCaptureEnsure(source);
+	check_no_own_captured_writes(source);
 
 	view = create_view_relation(rv, plan);
 	for (int i = 0; i < HS_N_STATE_TABLES; i++)
@@ -294,7 +401,8 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 	HsStreamJobFree(job);
 	HsSharedBufferDestroy(store.shared_buffer);
 
-	record_job(view, definition, q, state_tables, position, first_epoch, source);
+	record_job(view, definition, q, state_tables, position, first_epoch,
+			   plan->key_columns, source);
 	HsWakeManagerOnCommit();
 	PG_RETURN_OID(view);
 }
@@ -352,10 +460,12 @@ HsStreamJobDropped(Oid relid)
 	Oid			argtype = OIDOID;
 	List	   *tables = NIL;
 	MemoryContext caller = CurrentMemoryContext;
+	HsOwnerContext owner;
 
 	if (!OidIsValid(nsp) || !OidIsValid(get_relname_relid("stream_jobs", nsp)) ||
 		!OidIsValid(get_relname_relid("stream_sources", nsp)))
 		return NIL;
+	HsBecomeExtensionOwner(&owner);
 	SPI_connect();
 	if (SPI_execute_with_args("WITH d AS (DELETE FROM hummock_stream.stream_jobs"
 							  " WHERE job_id = $1 RETURNING state_tables)"
@@ -376,6 +486,7 @@ HsStreamJobDropped(Oid relid)
 							  1, &argtype, &arg, NULL, false, 0) != SPI_OK_DELETE)
 		elog(ERROR, "could not update hummock_stream.stream_sources");
 	SPI_finish();
+	HsRestoreUser(&owner);
 	if (tables != NIL)
 		HsWakeManagerOnCommit();
 	return tables;

@@ -63,13 +63,14 @@
 #include "hummock_stream/stream/memcmp_key.h"
 #include "hummock_stream/stream/stream_plan.h"
 
+/* what: the construct, as the subject of "... not supported" */
 static void
-unsupported(const char *what)
+unsupported(const char *what, bool plural)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("%s %s not supported in a streaming materialized view", what,
-					what[strlen(what) - 1] == 's' ? "are" : "is")));
+					plural ? "are" : "is")));
 }
 
 /* ---------------------------------------------------------------------
@@ -149,15 +150,15 @@ agg_kind(Aggref *a)
 						format_procedure(a->aggfnoid)),
 				 errhint("Supported: count, sum, avg, min, max, bool_and, bool_or, every.")));
 	if (a->aggdistinct)
-		unsupported("DISTINCT in an aggregate call");
+		unsupported("DISTINCT in an aggregate call", false);
 	if (a->aggorder)
-		unsupported("ORDER BY in an aggregate call");
+		unsupported("ORDER BY in an aggregate call", false);
 	if (a->aggfilter)
-		unsupported("FILTER in an aggregate call");
+		unsupported("FILTER in an aggregate call", false);
 	if (a->aggkind != AGGKIND_NORMAL)
-		unsupported("ordered-set aggregates");
+		unsupported("ordered-set aggregates", true);
 	if (list_length(a->args) > 1)
-		unsupported("aggregates with several arguments");
+		unsupported("aggregates with several arguments", true);
 	if (kind != HS_AGG_COUNT_STAR && kind != HS_AGG_COUNT &&
 		!HsAggSupported(kind, argtype))
 		ereport(ERROR,
@@ -282,7 +283,7 @@ system_column_walker(Node *node, void *arg)
 	if (node == NULL)
 		return false;
 	if (IsA(node, Var) && ((Var *) node)->varattno < 0)
-		unsupported("system columns");
+		unsupported("system columns", true);
 	return expression_tree_walker(node, system_column_walker, arg);
 }
 
@@ -300,28 +301,28 @@ check_source(Query *q)
 				 errdetail("The query has no FROM clause.")));
 	if (list_length(q->jointree->fromlist) > 1 ||
 		!IsA(linitial(q->jointree->fromlist), RangeTblRef))
-		unsupported("joins");
+		unsupported("joins", true);
 	rte = rt_fetch(((RangeTblRef *) linitial(q->jointree->fromlist))->rtindex, q->rtable);
 	if (list_length(q->rtable) != 1)
-		unsupported("joins");
+		unsupported("joins", true);
 	switch (rte->rtekind)
 	{
 		case RTE_RELATION:
 			break;
 		case RTE_SUBQUERY:
-			unsupported("subqueries in FROM");
+			unsupported("subqueries in FROM", true);
 			break;
 		case RTE_FUNCTION:
-			unsupported("functions in FROM");
+			unsupported("functions in FROM", true);
 			break;
 		case RTE_VALUES:
-			unsupported("VALUES lists");
+			unsupported("VALUES lists", true);
 			break;
 		default:
-			unsupported("this kind of FROM item");
+			unsupported("this kind of FROM item", false);
 	}
 	if (rte->tablesample)
-		unsupported("TABLESAMPLE");
+		unsupported("TABLESAMPLE", false);
 	relid = rte->relid;
 	rel = relation_open(relid, AccessShareLock);
 	if (HsRelationIsHummock(rel))
@@ -342,7 +343,7 @@ check_source(Query *q)
 						RelationGetRelationName(rel)),
 				 errdetail("Background workers maintain the view after a crash; the table must be permanent.")));
 	if (IsCatalogRelation(rel))
-		unsupported("system catalogs as sources");
+		unsupported("system catalogs as sources", true);
 	if (rte->inh && has_subclass(relid))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -383,6 +384,66 @@ primary_key(Oid relid)
 	return cols;
 }
 
+/* The resno of the view column that is exactly e, or 0. */
+static int
+view_column_of(HsStreamPlan *plan, Node *e)
+{
+	ListCell   *lc;
+
+	foreach(lc, plan->view_tlist)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		if (equal(tle->expr, e))
+			return tle->resno;
+	}
+	return 0;
+}
+
+/* See key_columns in stream_plan.h. */
+static List *
+view_key_columns(HsStreamPlan *plan)
+{
+	List	   *cols = NIL;
+	ListCell   *lc;
+
+	if (plan->distinct)
+	{
+		/* DISTINCT and multisets are keyed by the whole row */
+		foreach(lc, plan->view_tlist)
+			cols = lappend_int(cols, ((TargetEntry *) lfirst(lc))->resno);
+		return cols;
+	}
+	if (plan->has_agg)
+	{
+		foreach(lc, plan->query->groupClause)
+		{
+			Node	   *e = get_sortgroupclause_expr(lfirst(lc), plan->query->targetList);
+			int			c = view_column_of(plan, e);
+
+			if (c == 0)
+				return NIL;
+			cols = lappend_int(cols, c);
+		}
+		return cols;
+	}
+	foreach(lc, plan->pk_attnums)
+	{
+		Relation	rel = table_open(plan->source_relid, AccessShareLock);
+		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(rel), lfirst_int(lc) - 1);
+		Var		   *v = makeVar(1, att->attnum, att->atttypid, att->atttypmod,
+								att->attcollation, 0);
+		int			c;
+
+		table_close(rel, AccessShareLock);
+		c = view_column_of(plan, (Node *) v);
+		if (c == 0)
+			return NIL;
+		cols = lappend_int(cols, c);
+	}
+	return cols;
+}
+
 HsStreamPlan *
 HsStreamPlanCreate(Query *q)
 {
@@ -395,35 +456,41 @@ HsStreamPlanCreate(Query *q)
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("a streaming materialized view is defined by a SELECT query")));
 	if (q->setOperations)
-		unsupported("UNION, INTERSECT and EXCEPT");
+		unsupported("UNION, INTERSECT and EXCEPT", true);
 	if (q->cteList)
-		unsupported("WITH queries");
+		unsupported("WITH queries", true);
 	if (q->hasWindowFuncs)
-		unsupported("window functions");
+		unsupported("window functions", true);
 	if (q->hasTargetSRFs)
-		unsupported("set-returning functions");
+		unsupported("set-returning functions", true);
 	if (q->hasSubLinks)
-		unsupported("subqueries");
+		unsupported("subqueries", true);
 	if (q->limitCount || q->limitOffset)
-		unsupported("LIMIT and OFFSET");
+		unsupported("LIMIT and OFFSET", true);
 	if (q->sortClause)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("ORDER BY is not supported in a streaming materialized view"),
 				 errhint("A view has no order: use ORDER BY when you read it.")));
 	if (q->hasDistinctOn)
-		unsupported("DISTINCT ON");
+		unsupported("DISTINCT ON", false);
 	if (q->groupingSets)
-		unsupported("GROUPING SETS, ROLLUP and CUBE");
+		unsupported("GROUPING SETS, ROLLUP and CUBE", true);
 	if (q->rowMarks)
-		unsupported("FOR UPDATE and FOR SHARE");
+		unsupported("FOR UPDATE and FOR SHARE", true);
 	if (q->hasModifyingCTE || q->hasRecursive)
-		unsupported("WITH queries");
+		unsupported("WITH queries", true);
 	if (contain_volatile_functions((Node *) q))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("volatile functions are not supported in a streaming materialized view"),
 				 errdetail("A view's rows must be a function of its source rows; random() or clock_timestamp() are not.")));
+	if (contain_mutable_functions((Node *) q))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("functions that are not IMMUTABLE are not supported in a streaming materialized view"),
+				 errdetail("Workers evaluate the view at other times and in other sessions, so now(), current_setting() or a conversion that depends on settings would give other results than at creation."),
+				 errhint("Use immutable functions, or compare with constants.")));
 	(void) query_tree_walker(q, system_column_walker, NULL, 0);
 
 	plan->source_relid = check_source(q);
@@ -440,6 +507,24 @@ HsStreamPlanCreate(Query *q)
 		tle = flatCopyTargetEntry(tle);
 		tle->resno = ++resno;
 		plan->view_tlist = lappend(plan->view_tlist, tle);
+	}
+	foreach(lc, plan->view_tlist)
+	{
+		TargetEntry *tle = lfirst(lc);
+		ListCell   *lc2;
+
+		foreach(lc2, plan->view_tlist)
+		{
+			TargetEntry *other = lfirst(lc2);
+
+			if (other == tle)
+				break;
+			if (tle->resname && other->resname && strcmp(tle->resname, other->resname) == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_DUPLICATE_COLUMN),
+						 errmsg("column name \"%s\" appears more than once in the view's query", tle->resname),
+						 errhint("Give the columns distinct names with AS.")));
+		}
 	}
 	if (plan->view_tlist == NIL)
 		ereport(ERROR,
@@ -466,6 +551,7 @@ HsStreamPlanCreate(Query *q)
 			plan->keep_count = true;
 		}
 	}
+	plan->key_columns = view_key_columns(plan);
 	if (plan->distinct)
 	{
 		foreach(lc, plan->view_tlist)

@@ -10,6 +10,7 @@
 #ifndef HS_BATCH_TABLEAM_H
 #define HS_BATCH_TABLEAM_H
 
+#include "access/relscan.h"
 #include "utils/guc.h"
 #include "utils/rel.h"
 
@@ -39,6 +40,16 @@ extern uint64 HsGlobalReadEpoch(const struct HsVersion *v);
 /* Is rel a relation USING hummock? */
 extern bool HsRelationIsHummock(Relation rel);
 extern bool HsRelidIsHummock(Oid relid);
+
+/*
+ * Restrict a scan of a hummock relation (before its first row) to user
+ * keys in [lower, upper); NULL: unbounded on that side.
+ */
+extern void HsScanSetKeyRange(TableScanDesc scan, const char *lower, int lower_len,
+							  const char *upper, int upper_len);
+
+/* Seeks on key quals of streaming views (key_scan.c). */
+extern void HsKeyScanInstall(void);
 
 /* Hooks that reject writes to hummock relations early. */
 extern void HsTableAmInstallHooks(void);

@@ -75,6 +75,20 @@ extern void HsHummockWriteContext(HsSstWriteContext *ctx);
  */
 extern uint64 HsHummockAllocObjectId(void);
 
+/*
+ * Catalog work as the extension's owner: the extension's tables are not
+ * the caller's (a view's owner may be an ordinary role).  An ERROR in
+ * between restores the user with the transaction.
+ */
+typedef struct HsOwnerContext
+{
+	Oid			save_userid;
+	int			save_sec;
+} HsOwnerContext;
+extern Oid	HsExtensionOwner(void);
+extern void HsBecomeExtensionOwner(HsOwnerContext *c);
+extern void HsRestoreUser(const HsOwnerContext *c);
+
 /* The env of hummock memory: CurrentMemoryContext, files tracked. */
 extern HsEnv *HsHummockEnv(void);
 

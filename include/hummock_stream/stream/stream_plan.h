@@ -33,6 +33,12 @@ typedef struct HsStreamPlan
 	bool		distinct;		/* a count per distinct output row */
 	bool		keep_count;		/* ... stored as that many copies */
 	List	   *pk_attnums;		/* keyed by these source columns (int) */
+	/*
+	 * The view columns (attnums, int) whose memcmp encodings, in this order,
+	 * begin every key of the view's table; NIL if the key is not made of
+	 * view columns (a group key or primary key that is not selected).
+	 */
+	List	   *key_columns;
 } HsStreamPlan;
 
 /*

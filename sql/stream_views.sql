@@ -1,0 +1,489 @@
+-- Streaming materialized views: create_materialized_view, wait,
+-- drop_materialized_view and the jobs view; what a view may be defined by,
+-- and that each kind of view follows INSERT, UPDATE and DELETE of its
+-- source.  Every view is checked against Postgres itself: (TABLE v EXCEPT
+-- ALL definition) UNION ALL (definition EXCEPT ALL TABLE v) is empty.
+CREATE EXTENSION hummock_stream;
+
+-- rows of a view that its definition, run by Postgres, does not give, and
+-- the other way round (0: the view is right).  Rows are compared as text,
+-- so that a value printed differently (numeric 2.0 and 2) counts too.
+CREATE FUNCTION view_diff(v regclass) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+  def text;
+  n bigint;
+BEGIN
+  SELECT j.definition INTO STRICT def FROM hummock_stream.jobs j WHERE j.name = v;
+  EXECUTE format('SELECT count(*) FROM ((SELECT v::text FROM %s v EXCEPT ALL SELECT d::text FROM (%s) d)'
+                 ' UNION ALL (SELECT d::text FROM (%s) d EXCEPT ALL SELECT v::text FROM %s v)) x',
+                 v, def, def, v) INTO n;
+  RETURN n;
+END $$;
+
+-- the SQLSTATE, message and hint of a statement's error
+CREATE FUNCTION error_of(stmt text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  st text;
+  msg text;
+  hint text;
+BEGIN
+  EXECUTE stmt;
+  RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+  GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, hint = PG_EXCEPTION_HINT;
+  RETURN st || ': ' || msg || CASE WHEN hint <> '' THEN ' HINT: ' || hint ELSE '' END;
+END $$;
+
+-- the error of creating a view 'bad' defined by def
+CREATE FUNCTION create_error(def text) RETURNS text
+LANGUAGE sql AS $$
+  SELECT error_of(format('SELECT hummock_stream.create_materialized_view(%L, %L)', 'bad', def))
+$$;
+
+-- ---------------------------------------------------------------------
+-- Sources
+-- ---------------------------------------------------------------------
+CREATE TABLE orders (
+    id       int PRIMARY KEY,
+    customer text COLLATE "C",
+    region   text COLLATE "C",
+    amount   numeric,
+    qty      int,
+    paid     bool
+);
+INSERT INTO orders VALUES
+  (1, 'alice', 'north', 10.50, 1, true),
+  (2, 'bob',   'north', 20,    2, false),
+  (3, 'alice', 'south', 20,    3, true),
+  (4, 'carol', 'south', 5.25,  4, true),
+  (5, 'dave',  NULL,    7,     5, NULL),
+  (6, 'bob',   'east',  NULL,  NULL, false),
+  (7, 'erin',  'north', 20,    1, true);
+
+-- no primary key: a multiset, with duplicate rows
+CREATE TABLE events (kind text COLLATE "C", n int);
+INSERT INTO events VALUES
+  ('click', 1), ('click', 1), ('click', 2), ('view', NULL), ('view', NULL),
+  (NULL, 3), ('buy', 0);
+
+CREATE TABLE empty_t (g int, x int);
+CREATE TABLE shrinking (x int);
+INSERT INTO shrinking VALUES (1), (2), (3);
+
+-- ---------------------------------------------------------------------
+-- Views of each kind
+-- ---------------------------------------------------------------------
+-- projection and filter over a table with a primary key
+SELECT hummock_stream.create_materialized_view('v_paid',
+  $$SELECT id, customer, amount * qty AS total FROM orders WHERE paid$$);
+-- a filter on a column that updates move in and out of the view
+SELECT hummock_stream.create_materialized_view('v_big',
+  $$SELECT id, upper(customer) AS cust, amount FROM orders WHERE amount >= 10 AND id <> 99$$);
+-- a projection without the key: one row per source row, so duplicates
+SELECT hummock_stream.create_materialized_view('v_customers',
+  $$SELECT customer, region FROM orders$$);
+SELECT hummock_stream.create_materialized_view('v_star', $$SELECT * FROM orders$$);
+-- every supported aggregate, grouped (a NULL group key is a group)
+SELECT hummock_stream.create_materialized_view('v_by_region',
+  $$SELECT region, count(*) AS n, count(amount) AS n_amount, sum(qty) AS qty,
+           sum(amount) AS amount, avg(qty) AS avg_qty, min(amount) AS min_amount,
+           max(amount) AS max_amount, bool_and(paid) AS all_paid,
+           bool_or(paid) AS any_paid, every(paid) AS every_paid
+      FROM orders GROUP BY region$$);
+-- min and max of text (C collation), a group key expression, HAVING
+SELECT hummock_stream.create_materialized_view('v_names',
+  $$SELECT region, min(customer) AS first, max(customer) AS last
+      FROM orders GROUP BY region$$);
+SELECT hummock_stream.create_materialized_view('v_parity',
+  $$SELECT qty % 2 AS parity, count(*) AS n, sum(amount) / count(*) AS mean,
+           max(id) - min(id) AS spread
+      FROM orders WHERE customer <> 'zed' GROUP BY qty % 2$$);
+SELECT hummock_stream.create_materialized_view('v_repeat',
+  $$SELECT customer, count(*) AS orders, sum(qty) AS qty
+      FROM orders GROUP BY customer HAVING count(*) > 1$$);
+-- aggregates without GROUP BY: always exactly one row
+SELECT hummock_stream.create_materialized_view('v_total',
+  $$SELECT count(*) AS n, sum(amount) AS amount, min(qty) AS min_qty,
+           max(qty) AS max_qty, bool_or(paid) AS any_paid
+      FROM orders$$);
+-- DISTINCT
+SELECT hummock_stream.create_materialized_view('v_regions',
+  $$SELECT DISTINCT region, paid FROM orders$$);
+-- a table without a primary key, with and without aggregation
+SELECT hummock_stream.create_materialized_view('v_events',
+  $$SELECT kind, n FROM events WHERE n IS DISTINCT FROM 0$$);
+SELECT hummock_stream.create_materialized_view('v_event_kinds',
+  $$SELECT kind, count(*) AS n, count(n) AS n_values, sum(n) AS total, max(n) AS max
+      FROM events GROUP BY kind$$);
+SELECT hummock_stream.create_materialized_view('v_event_distinct',
+  $$SELECT DISTINCT kind FROM events$$);
+-- aggregates over an empty table
+SELECT hummock_stream.create_materialized_view('v_empty_total',
+  $$SELECT count(*) AS n, count(x) AS n_x, sum(x) AS sum, avg(x) AS avg, min(x) AS min,
+           bool_and(x > 0) AS all_positive
+      FROM empty_t$$);
+SELECT hummock_stream.create_materialized_view('v_empty_groups',
+  $$SELECT g, count(*) AS n, sum(x) AS sum FROM empty_t GROUP BY g$$);
+-- a no-GROUP-BY aggregate whose table will become empty
+SELECT hummock_stream.create_materialized_view('v_shrinking',
+  $$SELECT count(*) AS n, sum(x) AS sum, max(x) AS max, avg(x) AS avg FROM shrinking$$);
+-- schema-qualified and quoted names
+CREATE SCHEMA sales;
+SELECT hummock_stream.create_materialized_view('sales.by_customer',
+  $$SELECT customer, sum(amount) AS amount FROM public.orders GROUP BY customer$$);
+SELECT hummock_stream.create_materialized_view('sales."Big Orders"',
+  $$SELECT id, amount::numeric(10,1) AS amount FROM orders WHERE amount > 15$$);
+
+-- each view is a relation USING hummock, owned by its creator, in the
+-- schema named or the first of the search path
+SELECT c.oid::regclass AS view, n.nspname, a.amname, pg_get_userbyid(c.relowner) = current_user AS mine
+  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_am a ON a.oid = c.relam
+ WHERE c.oid IN (SELECT name FROM hummock_stream.jobs)
+ ORDER BY c.oid::regclass::text COLLATE "C";
+-- with the definition's column names and types
+SELECT attrelid::regclass AS view, attname, format_type(atttypid, atttypmod) AS type
+  FROM pg_attribute
+ WHERE attrelid IN ('v_by_region'::regclass, 'sales."Big Orders"'::regclass, 'v_parity'::regclass)
+   AND attnum > 0
+ ORDER BY attrelid::regclass::text COLLATE "C", attnum;
+
+-- readable as soon as create_materialized_view returns
+SELECT * FROM v_paid ORDER BY id;
+SELECT * FROM v_big ORDER BY id;
+SELECT * FROM v_customers ORDER BY customer, region;
+SELECT * FROM v_star ORDER BY id;
+SELECT * FROM v_by_region ORDER BY region;
+SELECT * FROM v_names ORDER BY region;
+SELECT * FROM v_parity ORDER BY parity;
+SELECT * FROM v_repeat ORDER BY customer;
+SELECT * FROM v_total;
+SELECT * FROM v_regions ORDER BY region, paid;
+SELECT * FROM v_events ORDER BY kind, n;
+SELECT * FROM v_event_kinds ORDER BY kind;
+SELECT * FROM v_event_distinct ORDER BY kind;
+SELECT * FROM v_empty_total;
+SELECT * FROM v_empty_groups ORDER BY g;
+SELECT * FROM v_shrinking;
+SELECT * FROM sales.by_customer ORDER BY customer;
+SELECT * FROM sales."Big Orders" ORDER BY id;
+SELECT name, view_diff(name) FROM hummock_stream.jobs ORDER BY name::text COLLATE "C";
+-- and at each view's own committed epoch
+SET hummock_stream.query_consistency = per_table;
+SELECT * FROM v_by_region ORDER BY region;
+RESET hummock_stream.query_consistency;
+
+-- the jobs view
+SELECT name, state, sources, definition FROM hummock_stream.jobs ORDER BY name::text COLLATE "C";
+SELECT count(*) AS jobs, count(committed_epoch) AS committed, count(created_at) AS created
+  FROM hummock_stream.jobs;
+
+-- ---------------------------------------------------------------------
+-- Changes
+-- ---------------------------------------------------------------------
+-- inserts, one into a new group and one with a NULL group key
+INSERT INTO orders VALUES
+  (8, 'frank', 'west', 30, 2, true),
+  (9, 'alice', NULL, 1.5, 2, false);
+-- a row moves from north to south; a filter column moves rows in and out
+UPDATE orders SET region = 'south' WHERE id = 2;
+UPDATE orders SET amount = 9 WHERE id = 7;          -- leaves v_big
+UPDATE orders SET amount = 12 WHERE id = 4;         -- enters v_big
+UPDATE orders SET paid = true WHERE id = 6;         -- enters v_paid
+-- delete the max of south (20 twice: one copy stays) and the min of north (9);
+-- north's max (20) left with the moves above
+DELETE FROM orders WHERE id = 3;
+DELETE FROM orders WHERE id = 7;
+-- the only row of east goes: the group goes
+DELETE FROM orders WHERE region = 'east';
+-- a key update, and an update that changes nothing
+UPDATE orders SET id = 10 WHERE id = 1;
+UPDATE orders SET qty = qty WHERE id = 2;
+-- several statements in one transaction, one undoing another
+BEGIN;
+INSERT INTO orders VALUES (11, 'gina', 'north', 100, 1, true);
+UPDATE orders SET amount = amount + 1 WHERE id = 11;
+DELETE FROM orders WHERE id = 11;
+INSERT INTO orders VALUES (12, 'gina', 'north', 15, 1, true);
+COMMIT;
+-- a rolled back transaction leaves no trace
+BEGIN;
+DELETE FROM orders;
+ROLLBACK;
+
+-- duplicates: delete both copies of one row, insert a third copy of another
+DELETE FROM events WHERE kind = 'view';
+INSERT INTO events VALUES ('click', 1);
+UPDATE events SET n = 5 WHERE kind = 'click' AND n = 2;
+UPDATE events SET kind = 'buy' WHERE kind IS NULL;
+INSERT INTO events VALUES (NULL, NULL);
+
+-- the table that became empty, and the empty one gets rows
+DELETE FROM shrinking;
+INSERT INTO empty_t VALUES (1, 5), (1, NULL), (NULL, -1);
+
+SELECT hummock_stream.wait();
+
+SELECT * FROM v_paid ORDER BY id;
+SELECT * FROM v_big ORDER BY id;
+SELECT * FROM v_customers ORDER BY customer, region;
+SELECT * FROM v_star ORDER BY id;
+SELECT * FROM v_by_region ORDER BY region;
+SELECT * FROM v_names ORDER BY region;
+SELECT * FROM v_parity ORDER BY parity;
+SELECT * FROM v_repeat ORDER BY customer;
+SELECT * FROM v_total;
+SELECT * FROM v_regions ORDER BY region, paid;
+SELECT * FROM v_events ORDER BY kind, n;
+SELECT * FROM v_event_kinds ORDER BY kind;
+SELECT * FROM v_event_distinct ORDER BY kind;
+SELECT * FROM v_empty_total;
+SELECT * FROM v_empty_groups ORDER BY g;
+SELECT * FROM v_shrinking;
+SELECT * FROM sales.by_customer ORDER BY customer;
+SELECT * FROM sales."Big Orders" ORDER BY id;
+
+-- the differential check, written out once
+(TABLE v_by_region EXCEPT ALL
+ SELECT region, count(*), count(amount), sum(qty), sum(amount), avg(qty), min(amount),
+        max(amount), bool_and(paid), bool_or(paid), every(paid)
+   FROM orders GROUP BY region)
+UNION ALL
+(SELECT region, count(*), count(amount), sum(qty), sum(amount), avg(qty), min(amount),
+        max(amount), bool_and(paid), bool_or(paid), every(paid)
+   FROM orders GROUP BY region
+ EXCEPT ALL TABLE v_by_region);
+-- and for every view
+SELECT name, view_diff(name) FROM hummock_stream.jobs ORDER BY name::text COLLATE "C";
+
+-- more rounds: groups emptied and refilled, the empty table emptied again
+UPDATE orders SET region = NULL WHERE region = 'south';
+DELETE FROM orders WHERE customer = 'alice';
+INSERT INTO shrinking VALUES (7), (7);
+DELETE FROM empty_t;
+INSERT INTO events SELECT 'bulk', g % 3 FROM generate_series(1, 1000) g;
+DELETE FROM events WHERE kind = 'bulk' AND n = 0;
+-- wait for one view, then with a timeout
+SELECT hummock_stream.wait('v_by_region'::regclass);
+SELECT hummock_stream.wait(NULL, '30s');
+SELECT * FROM v_by_region ORDER BY region;
+SELECT * FROM v_shrinking;
+SELECT * FROM v_empty_total;
+SELECT * FROM v_empty_groups ORDER BY g;
+SELECT * FROM v_event_kinds ORDER BY kind;
+SELECT name, view_diff(name) FROM hummock_stream.jobs ORDER BY name::text COLLATE "C";
+
+-- wait on a relation that is not USING hummock, a negative timeout
+SELECT error_of($$SELECT hummock_stream.wait('orders'::regclass)$$);
+SELECT error_of($$SELECT hummock_stream.wait(NULL, '-1s')$$);
+
+-- ---------------------------------------------------------------------
+-- What a view cannot be defined by
+-- ---------------------------------------------------------------------
+CREATE VIEW plain_view AS SELECT * FROM orders;
+CREATE MATERIALIZED VIEW plain_matview AS SELECT * FROM orders;
+CREATE TABLE hummock_table (id int) USING hummock;
+CREATE TEMPORARY TABLE temp_t (id int);
+CREATE UNLOGGED TABLE unlogged_t (id int);
+CREATE TABLE rls_t (id int);
+ALTER TABLE rls_t ENABLE ROW LEVEL SECURITY;
+CREATE TABLE parted (id int) PARTITION BY RANGE (id);
+CREATE TABLE parent_t (id int);
+CREATE TABLE child_t () INHERITS (parent_t);
+
+SELECT create_error($$SELECT o.id FROM orders o JOIN events e ON e.kind = o.customer$$);
+SELECT create_error($$SELECT o.id FROM orders o, events e$$);
+SELECT create_error($$SELECT id FROM orders WHERE qty IN (SELECT n FROM events)$$);
+SELECT create_error($$SELECT id, (SELECT max(n) FROM events) FROM orders$$);
+SELECT create_error($$SELECT * FROM (SELECT id FROM orders) s$$);
+SELECT create_error($$SELECT id, row_number() OVER (ORDER BY id) FROM orders$$);
+SELECT create_error($$SELECT id FROM orders LIMIT 3$$);
+SELECT create_error($$SELECT id FROM orders OFFSET 1$$);
+SELECT create_error($$SELECT id FROM orders ORDER BY id$$);
+SELECT create_error($$SELECT DISTINCT ON (region) region, id FROM orders$$);
+SELECT create_error($$SELECT region, count(*) FROM orders GROUP BY GROUPING SETS ((region), ())$$);
+SELECT create_error($$SELECT region, count(*) FROM orders GROUP BY ROLLUP (region)$$);
+SELECT create_error($$SELECT region, count(*) FROM orders GROUP BY CUBE (region)$$);
+SELECT create_error($$SELECT generate_series(1, qty) FROM orders$$);
+SELECT create_error($$SELECT * FROM generate_series(1, 3)$$);
+SELECT create_error($$SELECT id, random() FROM orders$$);
+SELECT create_error($$SELECT id FROM orders WHERE random() < 0.5$$);
+SELECT create_error($$SELECT ctid, id FROM orders$$);
+SELECT create_error($$SELECT id FROM orders WHERE xmin <> '0'$$);
+SELECT create_error($$SELECT id FROM orders UNION SELECT n FROM events$$);
+SELECT create_error($$SELECT id FROM orders UNION ALL SELECT id FROM orders$$);
+SELECT create_error($$SELECT id FROM orders EXCEPT SELECT n FROM events$$);
+SELECT create_error($$WITH o AS (SELECT * FROM orders) SELECT id FROM o$$);
+SELECT create_error($$VALUES (1), (2)$$);
+SELECT create_error($$SELECT * FROM (VALUES (1), (2)) v(x)$$);
+SELECT create_error($$SELECT region, string_agg(customer, ',') FROM orders GROUP BY region$$);
+SELECT create_error($$SELECT region, array_agg(id) FROM orders GROUP BY region$$);
+SELECT create_error($$SELECT region, stddev(qty) FROM orders GROUP BY region$$);
+SELECT create_error($$SELECT region, count(DISTINCT customer) FROM orders GROUP BY region$$);
+SELECT create_error($$SELECT region, sum(qty ORDER BY id) FROM orders GROUP BY region$$);
+SELECT create_error($$SELECT region, count(*) FILTER (WHERE paid) FROM orders GROUP BY region$$);
+SELECT create_error($$SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY qty) FROM orders$$);
+SELECT create_error($$SELECT region, id FROM orders GROUP BY region$$);
+SELECT create_error($$SELECT * FROM plain_view$$);
+SELECT create_error($$SELECT * FROM plain_matview$$);
+SELECT create_error($$SELECT * FROM v_paid$$);
+SELECT create_error($$SELECT * FROM hummock_table$$);
+SELECT create_error($$SELECT * FROM temp_t$$);
+SELECT create_error($$SELECT * FROM unlogged_t$$);
+SELECT create_error($$SELECT * FROM parted$$);
+SELECT create_error($$SELECT * FROM parent_t$$);
+SELECT create_error($$SELECT * FROM orders TABLESAMPLE SYSTEM (50)$$);
+SELECT create_error($$SELECT * FROM orders FOR UPDATE$$);
+SELECT create_error($$SELECT relname FROM pg_class$$);
+SELECT create_error($$SELECT 1 AS one$$);
+SELECT create_error($$SELECT FROM orders$$);
+SELECT create_error($$SELECT region, min(customer COLLATE "en-x-icu") FROM orders GROUP BY region$$);
+SELECT create_error($$SELECT region, max(customer COLLATE "en-x-icu") FROM orders GROUP BY region$$);
+-- not a single SELECT, or not valid
+SELECT create_error($$INSERT INTO orders VALUES (100)$$);
+SELECT create_error($$DELETE FROM orders$$);
+SELECT create_error($$CREATE TABLE t (id int)$$);
+SELECT create_error($$SELECT 1; SELECT 2$$);
+SELECT create_error($$SELEC id FROM orders$$);
+SELECT create_error($$SELECT id FROM no_such_table$$);
+SELECT create_error($$SELECT no_such_column FROM orders$$);
+-- a name that is taken
+SELECT error_of($$SELECT hummock_stream.create_materialized_view('orders', 'SELECT id FROM orders')$$);
+SELECT error_of($$SELECT hummock_stream.create_materialized_view('v_paid', 'SELECT id FROM orders')$$);
+SELECT error_of($$SELECT hummock_stream.create_materialized_view('no_such_schema.v', 'SELECT id FROM orders')$$);
+-- nothing was left behind
+SELECT to_regclass('bad') AS bad;
+SELECT count(*) AS jobs FROM hummock_stream.jobs;
+
+-- ---------------------------------------------------------------------
+-- Writes to views and to their sources
+-- ---------------------------------------------------------------------
+SELECT error_of($$INSERT INTO v_paid VALUES (1, 'x', 1)$$);
+SELECT error_of($$UPDATE v_paid SET total = 0$$);
+SELECT error_of($$DELETE FROM v_paid$$);
+SELECT error_of($$TRUNCATE v_paid$$);
+SELECT error_of($$TRUNCATE orders$$);
+SELECT count(*) AS orders FROM orders;
+
+-- ---------------------------------------------------------------------
+-- Privileges
+-- ---------------------------------------------------------------------
+CREATE ROLE regress_stream_user;
+CREATE SCHEMA stream_user AUTHORIZATION regress_stream_user;
+GRANT SELECT ON events, rls_t TO regress_stream_user;
+SET ROLE regress_stream_user;
+-- no SELECT on the source
+SELECT create_error($$SELECT id FROM public.orders$$);
+SELECT error_of($$SELECT hummock_stream.create_materialized_view('stream_user.mine', 'SELECT id FROM public.orders')$$);
+-- row-level security would apply to this role
+SELECT create_error($$SELECT id FROM public.rls_t$$);
+-- another's view: not the owner, and no SELECT on it
+SELECT error_of($$SELECT hummock_stream.drop_materialized_view('public.v_events')$$);
+SELECT error_of($$SELECT hummock_stream.wait('public.v_events')$$);
+RESET ROLE;
+DROP SCHEMA stream_user;
+REVOKE SELECT ON events, rls_t FROM regress_stream_user;
+DROP ROLE regress_stream_user;
+
+-- ---------------------------------------------------------------------
+-- Dropping
+-- ---------------------------------------------------------------------
+SELECT error_of($$SELECT hummock_stream.drop_materialized_view('orders')$$);
+SELECT error_of($$SELECT hummock_stream.drop_materialized_view('hummock_table')$$);
+SELECT error_of($$SELECT hummock_stream.drop_materialized_view('no_such_view')$$);
+
+-- the capture triggers stay while a view reads the table, and go with its
+-- last view: then it can be truncated again
+SELECT count(*) AS capture_triggers FROM pg_trigger WHERE tgrelid = 'shrinking'::regclass;
+SELECT hummock_stream.drop_materialized_view('v_shrinking');
+SELECT to_regclass('v_shrinking') AS v_shrinking;
+SELECT count(*) AS capture_triggers FROM pg_trigger WHERE tgrelid = 'shrinking'::regclass;
+TRUNCATE shrinking;
+
+SELECT hummock_stream.drop_materialized_view('sales."Big Orders"');
+SELECT hummock_stream.drop_materialized_view('v_customers');
+-- a view's relation can be dropped with DROP TABLE too
+DROP TABLE v_star;
+SELECT name, state, sources FROM hummock_stream.jobs ORDER BY name::text COLLATE "C";
+
+-- a source with views cannot be dropped, except with CASCADE
+SELECT error_of($$DROP TABLE orders$$);
+SELECT error_of($$DROP TABLE events$$);
+DROP TABLE events CASCADE;
+SELECT name, sources FROM hummock_stream.jobs ORDER BY name::text COLLATE "C";
+-- the other views still follow their sources
+INSERT INTO orders VALUES (13, 'hank', 'west', 3, 3, true);
+SELECT hummock_stream.wait();
+SELECT * FROM v_by_region ORDER BY region;
+SELECT name, view_diff(name) FROM hummock_stream.jobs ORDER BY name::text COLLATE "C";
+DROP TABLE orders CASCADE;
+SELECT name, sources FROM hummock_stream.jobs ORDER BY name::text COLLATE "C";
+
+DROP TABLE empty_t CASCADE;
+SELECT count(*) AS jobs FROM hummock_stream.jobs;
+DROP TABLE shrinking, hummock_table, temp_t, unlogged_t, rls_t, parted, parent_t, child_t;
+
+-- ---------------------------------------------------------------------
+-- An ordinary role may create views over tables it may read
+-- ---------------------------------------------------------------------
+CREATE TABLE shared_t (id int PRIMARY KEY, v int);
+INSERT INTO shared_t SELECT g, g % 3 FROM generate_series(1, 30) g;
+CREATE ROLE hs_viewer;
+GRANT SELECT ON shared_t TO hs_viewer;
+CREATE SCHEMA viewer AUTHORIZATION hs_viewer;
+SET ROLE hs_viewer;
+SELECT hummock_stream.create_materialized_view('viewer.totals',
+  'SELECT v, count(*) AS n FROM public.shared_t GROUP BY v');
+SELECT * FROM viewer.totals ORDER BY v;
+RESET ROLE;
+SELECT relowner::regrole FROM pg_class WHERE oid = 'viewer.totals'::regclass;
+INSERT INTO shared_t VALUES (31, 0);
+SELECT hummock_stream.wait();
+SET ROLE hs_viewer;
+SELECT * FROM viewer.totals ORDER BY v;
+SELECT hummock_stream.drop_materialized_view('viewer.totals');
+RESET ROLE;
+DROP SCHEMA viewer;
+REVOKE SELECT ON shared_t FROM hs_viewer;
+DROP ROLE hs_viewer;
+
+-- ---------------------------------------------------------------------
+-- The creating transaction's own writes
+-- ---------------------------------------------------------------------
+-- writes after the creation, in the same transaction, reach the view
+BEGIN;
+SELECT hummock_stream.create_materialized_view('own_after', 'SELECT count(*) AS n, sum(v) AS s FROM shared_t');
+INSERT INTO shared_t VALUES (32, 2);
+COMMIT;
+SELECT hummock_stream.wait();
+SELECT * FROM own_after;
+SELECT view_diff('own_after');
+-- a table created and filled in the creating transaction is backfilled
+BEGIN;
+CREATE TABLE fresh_t (id int PRIMARY KEY, v int);
+INSERT INTO fresh_t VALUES (1, 10), (2, 20);
+SELECT hummock_stream.create_materialized_view('fresh_v', 'SELECT sum(v) AS s FROM fresh_t');
+INSERT INTO fresh_t VALUES (3, 30);
+COMMIT;
+SELECT hummock_stream.wait();
+SELECT * FROM fresh_v;
+-- writes to an already captured table before the creation are refused
+BEGIN;
+INSERT INTO shared_t VALUES (33, 1);
+SELECT error_of($$SELECT hummock_stream.create_materialized_view('own_before', 'SELECT count(*) AS n FROM shared_t')$$);
+ROLLBACK;
+
+-- functions that are not immutable, and duplicate column names
+SELECT create_error($$SELECT id FROM shared_t WHERE current_setting('my.flag', true) = 'on'$$);
+SELECT create_error($$SELECT id, now() AS t FROM shared_t$$);
+SELECT create_error($$SELECT id, v AS id FROM shared_t$$);
+SELECT hummock_stream.drop_materialized_view('own_after');
+SELECT hummock_stream.drop_materialized_view('fresh_v');
+DROP TABLE shared_t, fresh_t;
+
+DROP FUNCTION view_diff(regclass);
+DROP FUNCTION create_error(text);
+DROP FUNCTION error_of(text);
+DROP SCHEMA sales;
+DROP EXTENSION hummock_stream CASCADE;
