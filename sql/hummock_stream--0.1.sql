@@ -178,12 +178,13 @@ REVOKE ALL ON hummock_stream.stream_jobs, hummock_stream.stream_sources,
               hummock_stream.capture_logs FROM PUBLIC;
 GRANT SELECT ON hummock_stream.stream_jobs, hummock_stream.stream_sources TO PUBLIC;
 
--- The capture trigger (see src/stream/capture.c).  SECURITY DEFINER: the
--- writer needs no privilege on the log or its sequence.
+-- The capture trigger (see src/stream/capture.c).  SECURITY DEFINER: it
+-- runs as the log's owner.  No pinned search_path: it runs no SQL and
+-- resolves no names, and a pinned path would cost every captured write.
 CREATE FUNCTION hummock_stream._capture()
 RETURNS trigger
 AS 'MODULE_PATHNAME', 'hummock_stream_capture'
-LANGUAGE C SECURITY DEFINER SET search_path = pg_catalog;
+LANGUAGE C SECURITY DEFINER;
 CREATE FUNCTION hummock_stream._capture_truncate()
 RETURNS trigger
 AS 'MODULE_PATHNAME', 'hummock_stream_capture_truncate'

@@ -59,5 +59,7 @@ SELECT * FROM acc WHERE id IN (42, 43) ORDER BY id;
 SELECT * FROM acc WHERE id = 42;
 SELECT * FROM acc WHERE id = 43;
 
+SET client_min_messages = warning;	-- the capture log's name has an OID
 DROP EXTENSION hummock_stream CASCADE;
+RESET client_min_messages;
 DROP TABLE accounts;
