@@ -16,6 +16,8 @@
 # 4. Incremental vs REFRESH: 1% of REFRESH_ROWS rows updated; time until the
 #    streaming view reflects it, against REFRESH MATERIALIZED VIEW of the
 #    same query (a Postgres materialized view).
+# The barrier interval is BARRIER_MS (default 100 ms; the server default is
+# 1 s): freshness and the incremental times include up to one interval.
 # Figures, not assertions.  Run as root:  bench/stream_views.sh
 set -Eeuo pipefail
 BIN=/usr/lib/postgresql/15/bin
@@ -25,6 +27,7 @@ RATE=${RATE:-10000}
 PROBES=${PROBES:-200}
 BULK=${BULK:-1000000}
 REFRESH_ROWS=${REFRESH_ROWS:-1000000}
+BARRIER_MS=${BARRIER_MS:-100}
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 [ "$(id -u)" = 0 ] || exec sudo -E "$0" "$@"
 
@@ -37,6 +40,7 @@ shared_preload_libraries = 'hummock_stream'
 shared_buffers = 1GB
 max_worker_processes = 32
 jit = off
+hummock_stream.barrier_interval_ms = $BARRIER_MS
 CONF
 runuser -u postgres -- $BIN/pg_ctl -D "$DIR/data" -l "$DIR/log" -w -o "-p 54397 -k $DIR -c listen_addresses=''" start >/dev/null
 PSQL="runuser -u postgres -- $BIN/psql -h $DIR -p 54397 -X -At -q -d postgres"
