@@ -28,6 +28,8 @@ PROBES=${PROBES:-200}
 BULK=${BULK:-1000000}
 REFRESH_ROWS=${REFRESH_ROWS:-1000000}
 BARRIER_MS=${BARRIER_MS:-100}
+SECTIONS=${SECTIONS:-1 2 3 4}
+want() { [[ " $SECTIONS " == *" $1 "* ]]; }
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 [ "$(id -u)" = 0 ] || exec sudo -E "$0" "$@"
 
@@ -78,7 +80,8 @@ tps() {	# clients sync -> median tps
 	done | median
 }
 
-echo "== 1. single-row INSERT tps (median of $RUNS x ${DURATION}s) =="
+if want 1; then
+echo "== 1. single-row INSERT tps (median of $RUNS x ${DURATION}s, barrier interval ${BARRIER_MS} ms) =="
 printf '%-8s %-5s %10s %10s %10s %8s %8s\n' clients sync a_noview b_1view c_3views b/a c/a
 for s in off on; do
 	for c in 1 2; do
@@ -89,7 +92,9 @@ for s in off on; do
 			"$(echo "$b / $a" | bc -l)" "$(echo "$cc / $a" | bc -l)"
 	done
 done
+fi
 
+if want 2; then
 echo "== 2. freshness: commit -> visible under ~$RATE rows/s (3 views busy) =="
 views 3
 $PSQL -c "CREATE TABLE probe (id int PRIMARY KEY, t timestamptz)" -c "CREATE TABLE lat (id int, ms float8)"
@@ -129,7 +134,10 @@ $PSQL -c "SELECT format('p50 %s ms, p99 %s ms, max %s ms over %s probes (barrier
 	round(percentile_cont(0.99) WITHIN GROUP (ORDER BY ms)::numeric, 1),
 	round(max(ms)::numeric, 1), count(*), current_setting('hummock_stream.barrier_interval_ms'))
 	FROM lat"
+fi
 
+if want 3; then
+views 3
 echo "== 3. maintenance throughput (3 views + probe view, $BULK rows in one transaction) =="
 $PSQL -c "SELECT hummock_stream.wait()" >/dev/null
 t0=$(date +%s.%N)
@@ -139,10 +147,12 @@ $PSQL -c "SELECT hummock_stream.wait(NULL, NULL)" >/dev/null
 t2=$(date +%s.%N)
 printf 'insert (with capture) %.2f s; commit -> visible in all views %.2f s; %.0f rows/s maintained\n' \
 	"$(echo "$t1 - $t0" | bc -l)" "$(echo "$t2 - $t1" | bc -l)" "$(echo "$BULK / ($t2 - $t1)" | bc -l)"
+fi
 
+if want 4; then
 echo "== 4. incremental vs REFRESH MATERIALIZED VIEW ($REFRESH_ROWS rows, 1% churn) =="
 views 0
-$PSQL -c "SELECT hummock_stream.drop_materialized_view('probe_view')" >/dev/null
+$PSQL -c "SELECT hummock_stream.drop_materialized_view(to_regclass('probe_view'))" >/dev/null
 $PSQL -c "CREATE TABLE facts (id int PRIMARY KEY, k int, v numeric)" \
 	-c "INSERT INTO facts SELECT g, g % 5000, g % 997 FROM generate_series(1, $REFRESH_ROWS) g"
 Q="SELECT k, count(*) AS n, sum(v) AS s, min(v) AS lo, max(v) AS hi FROM facts GROUP BY k"
@@ -163,3 +173,4 @@ inc=$(printf '%s\n' "${inc_ms[@]}" | median); ref=$(printf '%s\n' "${rm_ms[@]}" 
 diff=$($PSQL -c "SELECT count(*) FROM ((TABLE hs_mv EXCEPT ALL TABLE pg_mv) UNION ALL (TABLE pg_mv EXCEPT ALL TABLE hs_mv)) d")
 printf 'update of %d rows -> visible in the streaming view: %s ms; REFRESH MATERIALIZED VIEW: %s ms; ratio %.1fx (views differ in %s rows)\n' \
 	"$churn" "$inc" "$ref" "$(echo "$ref / $inc" | bc -l)" "$diff"
+fi

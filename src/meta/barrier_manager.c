@@ -66,6 +66,7 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/fmgrprotos.h"
+#include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
@@ -1142,6 +1143,15 @@ HsBarrierManagerMain(Datum main_arg)
 
 	BackgroundWorkerInitializeConnectionByOid(manager_dboid, InvalidOid, 0);
 	pgstat_report_appname("hummock_stream barrier manager");
+
+	/*
+	 * Commits of version deltas need not wait for their WAL flush: a commit
+	 * lost in a crash takes the views' data and their capture positions
+	 * back together (one transaction), and they are recomputed from the
+	 * capture log, which is trimmed only by later transactions (later in
+	 * WAL).  Waiting would add an fsync per barrier to the writers' load.
+	 */
+	SetConfigOption("synchronous_commit", "off", PGC_SUSET, PGC_S_OVERRIDE);
 
 	if (!extension_installed())
 		proc_exit(0);

@@ -37,6 +37,8 @@
  *
  * The log is trimmed behind the oldest position of the jobs reading it
  * (rows with txid below that snapshot's xmin are consumed by every job).
+ * An index on txid lets each barrier read only the rows of transactions
+ * from its position's xmin on, whatever the log's size.
  *
  * TRUNCATE of a source is rejected by a BEFORE TRUNCATE trigger (a
  * truncate is not row changes; capturing it as a reset is future work).
@@ -56,6 +58,7 @@
 
 #include "access/genam.h"
 #include "access/heapam.h"
+#include "catalog/index.h"
 #include "access/table.h"
 #include "access/xact.h"
 #include "catalog/dependency.h"
@@ -86,9 +89,17 @@ PG_FUNCTION_INFO_V1(hummock_stream_capture_truncate);
 /* Columns of a capture log. */
 #define Natts_capture_log	5
 
-/* Append one captured row to the log. */
+/* The log and its txid index, open for one statement's rows. */
+typedef struct CaptureLog
+{
+	Relation	rel;
+	Relation	txid_index;		/* NULL if the log has none */
+	IndexInfo  *index_info;
+} CaptureLog;
+
+/* Append one captured row to the log (and its txid to the index). */
 static void
-append_row(Relation log, FullTransactionId fxid, int64 stmt, int32 ord,
+append_row(CaptureLog *log, FullTransactionId fxid, int64 stmt, int32 ord,
 		   char op, TupleTableSlot *slot)
 {
 	Datum		values[Natts_capture_log];
@@ -100,20 +111,52 @@ append_row(Relation log, FullTransactionId fxid, int64 stmt, int32 ord,
 	values[2] = Int32GetDatum(ord);
 	values[3] = CharGetDatum(op);
 	values[4] = ExecFetchSlotHeapTupleDatum(slot);
-	tup = heap_form_tuple(RelationGetDescr(log), values, nulls);
-	simple_heap_insert(log, tup);
+	tup = heap_form_tuple(RelationGetDescr(log->rel), values, nulls);
+	simple_heap_insert(log->rel, tup);
+	if (log->txid_index)
+		index_insert(log->txid_index, values, nulls, &tup->t_self, log->rel,
+					 UNIQUE_CHECK_NO, false, log->index_info);
 	heap_freetuple(tup);
 }
 
 /* Append every row of a transition table; returns the next ord. */
 static int32
-append_all(Relation log, FullTransactionId fxid, int64 stmt, int32 ord,
+append_all(CaptureLog *log, FullTransactionId fxid, int64 stmt, int32 ord,
 		   char op, Tuplestorestate *ts, TupleTableSlot *slot)
 {
 	tuplestore_rescan(ts);
 	while (tuplestore_gettupleslot(ts, true, false, slot))
 		append_row(log, fxid, stmt, ord++, op, slot);
 	return ord;
+}
+
+/* Open the log and its index on txid (the log's only index, on column 1). */
+static void
+open_log(CaptureLog *log, Oid log_oid)
+{
+	List	   *indexes;
+
+	log->rel = table_open(log_oid, RowExclusiveLock);
+	log->txid_index = NULL;
+	log->index_info = NULL;
+	indexes = RelationGetIndexList(log->rel);
+	if (indexes != NIL)
+	{
+		log->txid_index = index_open(linitial_oid(indexes), RowExclusiveLock);
+		log->index_info = BuildIndexInfo(log->txid_index);
+		if (log->index_info->ii_NumIndexAttrs != 1 ||
+			log->index_info->ii_IndexAttrNumbers[0] != 1)
+			elog(ERROR, "unexpected index on hummock_stream capture log %u", log_oid);
+	}
+	list_free(indexes);
+}
+
+static void
+close_log(CaptureLog *log)
+{
+	if (log->txid_index)
+		index_close(log->txid_index, NoLock);
+	table_close(log->rel, NoLock);
 }
 
 /*
@@ -125,7 +168,7 @@ hummock_stream_capture(PG_FUNCTION_ARGS)
 {
 	TriggerData *trig = (TriggerData *) fcinfo->context;
 	Oid			log_oid;
-	Relation	log;
+	CaptureLog	log;
 	TupleTableSlot *slot;
 	FullTransactionId fxid;
 	int64		stmt;
@@ -145,17 +188,17 @@ hummock_stream_capture(PG_FUNCTION_ARGS)
 	fxid = GetTopFullTransactionId();
 	stmt = (int64) GetXLogInsertRecPtr();
 
-	log = table_open(log_oid, RowExclusiveLock);
+	open_log(&log, log_oid);
 	slot = MakeSingleTupleTableSlot(RelationGetDescr(trig->tg_relation),
 									&TTSOpsMinimalTuple);
 	if (trig->tg_oldtable)
-		ord = append_all(log, fxid, stmt, ord, HS_CAPTURE_DELETE,
+		ord = append_all(&log, fxid, stmt, ord, HS_CAPTURE_DELETE,
 						 trig->tg_oldtable, slot);
 	if (trig->tg_newtable)
-		ord = append_all(log, fxid, stmt, ord, HS_CAPTURE_INSERT,
+		ord = append_all(&log, fxid, stmt, ord, HS_CAPTURE_INSERT,
 						 trig->tg_newtable, slot);
 	ExecDropSingleTupleTableSlot(slot);
-	table_close(log, NoLock);
+	close_log(&log);
 	return PointerGetDatum(NULL);
 }
 
@@ -252,6 +295,10 @@ HsCaptureEnsure(Oid relid)
 	spi_exec(sql.data, SPI_OK_UTILITY);
 	resetStringInfo(&sql);
 	appendStringInfo(&sql, "REVOKE ALL ON hummock_stream.capture_%u FROM PUBLIC", relid);
+	spi_exec(sql.data, SPI_OK_UTILITY);
+	/* jobs read the rows of transactions at or after their position's xmin */
+	resetStringInfo(&sql);
+	appendStringInfo(&sql, "CREATE INDEX ON hummock_stream.capture_%u (txid)", relid);
 	spi_exec(sql.data, SPI_OK_UTILITY);
 
 	resetStringInfo(&sql);

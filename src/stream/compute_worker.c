@@ -48,6 +48,7 @@
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "tcop/tcopprot.h"
+#include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
@@ -680,6 +681,10 @@ HsComputeWorkerMain(Datum main_arg)
 
 	channel = HsChannelAttach(DatumGetUInt32(main_arg));
 	BackgroundWorkerInitializeConnectionByOid(channel->header->dboid, InvalidOid, 0);
+	/* the worker's transactions only read, or allocate object ids */
+	SetConfigOption("synchronous_commit", "off", PGC_SUSET, PGC_S_OVERRIDE);
+	/* capture logs are read by txid range through their index */
+	SetConfigOption("enable_seqscan", "off", PGC_SUSET, PGC_S_OVERRIDE);
 	pgstat_report_appname("hummock_stream compute worker");
 	WorkerContext = AllocSetContextCreate(TopMemoryContext, "hummock_stream worker",
 										  ALLOCSET_DEFAULT_SIZES);
