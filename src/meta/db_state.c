@@ -109,6 +109,7 @@ HsDbStateShmemInit(void *ptr, bool found)
 		{
 			slots[i].dboid = InvalidOid;
 			pg_atomic_init_u64(&slots[i].version_id, 0);
+			pg_atomic_init_u64(&slots[i].incarnation, 0);
 			ConditionVariableInit(&slots[i].version_cv);
 			slots[i].start_requested = false;
 			slots[i].stop_requested = false;

@@ -564,10 +564,26 @@ object_dir(char *dir, size_t len)
  * Make sure the process's caches belong to the installed extension; drop
  * them if the extension was re-created since they were filled.
  */
+static uint64 cached_incarnation = 0;
+
+void
+HsHummockForgetIncarnation(void)
+{
+	cached_incarnation = PG_UINT64_MAX;	/* look the extension up again */
+}
+
 static void
 check_incarnation(void)
 {
-	Oid			ext = get_extension_oid(HS_EXTENSION_NAME, true);
+	HsDbState  *db = HsDbStateGet(MyDatabaseId, false);
+	uint64		incarnation = db ? pg_atomic_read_u64(&db->incarnation) : 0;
+	Oid			ext;
+
+	/* the catalog lookup only when CREATE or DROP EXTENSION committed since */
+	if (db && OidIsValid(cached_ext_oid) && incarnation == cached_incarnation)
+		return;
+	cached_incarnation = incarnation;
+	ext = get_extension_oid(HS_EXTENSION_NAME, true);
 
 	if (!OidIsValid(ext))
 		ereport(ERROR,

@@ -54,6 +54,13 @@ utility_xact_callback(XactEvent event, void *arg)
 {
 	if (event == XACT_EVENT_COMMIT)
 	{
+		if (start_on_commit || OidIsValid(remove_store_on_commit))
+		{
+			HsDbState  *db = HsDbStateGet(MyDatabaseId, false);
+
+			if (db)
+				pg_atomic_fetch_add_u64(&db->incarnation, 1);
+		}
 		if (start_on_commit)
 			HsDbStateRequestStart(MyDatabaseId);
 		if (wake_on_commit)
@@ -124,11 +131,13 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 		 * ordinary error, not one raised while committing.
 		 */
 		(void) HsDbStateGet(MyDatabaseId, true);
+		HsHummockForgetIncarnation();
 		remember_for_commit(true, false);
 	}
 	else if (IsA(parsetree, DropStmt) && drops_our_extension((DropStmt *) parsetree))
 	{
 		remove_store_on_commit = get_extension_oid(HS_EXTENSION_NAME, true);
+		HsHummockForgetIncarnation();
 		if (OidIsValid(remove_store_on_commit))
 		{
 			HsDbStateStopManager(MyDatabaseId, 10000);

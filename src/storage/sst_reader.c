@@ -754,13 +754,13 @@ sstit_load(SstIterator *it, uint32_t i, bool sequential)
 		ok = sstit_readahead_block(it, i, &contents);
 	else
 	{
-		SstBlockHandle h;
-
-		h.offset = r->index[i].offset;
-		h.size = r->index[i].size;
-		ok = SstReadBlock(r->env, r->file, r->path, h,
-						  r->opts.verify_checksums, &r->dec, &it->stored,
-						  &it->raw, &contents, NULL, &it->base.status);
+		/*
+		 * A seek: keep the block in the cache, as a point get does (the
+		 * next seek, e.g. the next key lookup, often lands in it again).
+		 * Sequential scans do not fill the cache.
+		 */
+		ok = reader_block(r, i, &it->stored, &it->raw, true, &it->pin,
+						  &contents, &it->base.status);
 	}
 	if (!ok ||
 		!BlockParse(&it->blk, contents, r->path, r->index[i].offset,

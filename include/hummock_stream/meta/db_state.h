@@ -84,6 +84,12 @@ typedef struct HsDbState
 	ConditionVariable version_cv;	/* broadcast when version_id grows */
 
 	/*
+	 * Bumped after CREATE or DROP EXTENSION commits in this database, so a
+	 * process knows when to look the extension's OID up again.
+	 */
+	pg_atomic_uint64 incarnation;
+
+	/*
 	 * Barrier manager lifecycle (all under the registry lock).  A backend
 	 * sets start_requested after CREATE EXTENSION commits and wakes the
 	 * launcher; DROP DATABASE sets stop_requested before it waits for the

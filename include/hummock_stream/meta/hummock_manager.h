@@ -56,6 +56,9 @@ extern HsObjectStore *HsHummockObjectStoreForWrite(void);
 /* The object directory of one incarnation of the extension. */
 extern void HsHummockObjectDir(Oid dboid, Oid extoid, char *dir, size_t len);
 
+/* CREATE or DROP EXTENSION ran in this transaction: recheck the extension. */
+extern void HsHummockForgetIncarnation(void);
+
 /* Remove object directories of dropped incarnations (manager start). */
 extern void HsHummockRemoveOldIncarnations(void);
 
