@@ -58,7 +58,7 @@ cat >"$DEMO/writer.sql" <<'SQL'
 \set c random(1, 20)
 \set a random(100, 100000)
 INSERT INTO orders (customer_id, amount, status)
-VALUES (:c, :a / 100.0, CASE WHEN :a % 5 = 0 THEN 'cancelled' ELSE 'ok' END);
+VALUES (:c, round(:a / 100.0, 2), CASE WHEN :a % 5 = 0 THEN 'cancelled' ELSE 'ok' END);
 SQL
 chown postgres "$DEMO/writer.sql"
 runuser -u postgres -- "$BINDIR/pgbench" -h "$DEMO" -p "$PORT" -U postgres -n -c 1 -R 200 -T 8 \

@@ -19,7 +19,7 @@ SELECT name, state, sources, lag FROM hummock_stream.jobs;
 -- once the writer is done, read your writes: wait() returns when
 -- everything committed before the call is visible; the view then equals
 -- its query run by Postgres
-SELECT pg_sleep(5);
+SELECT pg_sleep(9);
 SELECT hummock_stream.wait();
 SELECT count(*) AS rows_differing FROM (
   (TABLE sales EXCEPT ALL
