@@ -490,14 +490,23 @@ LANGUAGE C CALLED ON NULL INPUT VOLATILE;
 COMMENT ON FUNCTION hummock_stream.wait(regclass, interval) IS
   'Return once everything committed before the call is visible in rel (NULL: in every view) at the current consistency; error 57014 after timeout (NULL: wait forever)';
 
+CREATE FUNCTION hummock_stream.estimated_rows(rel regclass)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'hummock_stream_estimated_rows'
+LANGUAGE C STRICT STABLE;
+COMMENT ON FUNCTION hummock_stream.estimated_rows(regclass) IS
+  'Keys of a relation USING hummock in its SSTs (an estimate: superseded versions not yet compacted count too)';
+
 -- Streaming materialized views with their progress.  rows_estimate comes
--- from the view's SST statistics (entries, not counting deletes).
+-- from the view's SST statistics (keys, counting versions not yet
+-- compacted away).
 CREATE VIEW hummock_stream.jobs AS
 SELECT j.job_id::regclass AS name,
        j.state,
        e.committed_epoch,
        e.committed_at,
        pg_catalog.now() - e.committed_at AS lag,
+       hummock_stream.estimated_rows(j.job_id::regclass) AS rows_estimate,
        (SELECT pg_catalog.array_agg(s.relid::regclass ORDER BY s.relid)
           FROM hummock_stream.stream_sources s WHERE s.job_id = j.job_id) AS sources,
        j.definition,

@@ -858,16 +858,11 @@ hummock_relation_toast_am(Relation rel)
  * ------------------------------------------------------------------------
  */
 
-static void
-hummock_relation_estimate_size(Relation rel, int32 *attr_widths,
-							   BlockNumber *pages, double *tuples,
-							   double *allvisfrac)
+void
+HsTableSizeEstimate(const HsVersion *v, HsTableId t, double *keys, uint64 *bytes)
 {
-	HsVersion  *v = HsHummockCurrentVersion();
-	HsTableId	t = (HsTableId) RelationGetRelid(rel);
-	double		keys = 0;
-	uint64		bytes = 0;
-
+	*keys = 0;
+	*bytes = 0;
 	/* key counts of the SSTs that hold the table: versions overcount */
 	for (int i = 0; i < v->n_sub_levels; i++)
 		for (int j = 0; j < v->sub_levels[i].n_ssts; j++)
@@ -877,8 +872,8 @@ hummock_relation_estimate_size(Relation rel, int32 *attr_widths,
 			for (uint32 k = 0; k < s->table_count; k++)
 				if (s->table_ids[k] == t)
 				{
-					keys += s->table_key_counts[k];
-					bytes += s->file_size / Max(s->table_count, 1);
+					*keys += s->table_key_counts[k];
+					*bytes += s->file_size / Max(s->table_count, 1);
 				}
 		}
 	for (int l = 0; l < HS_MAX_LEVEL; l++)
@@ -889,10 +884,22 @@ hummock_relation_estimate_size(Relation rel, int32 *attr_widths,
 			for (uint32 k = 0; k < s->table_count; k++)
 				if (s->table_ids[k] == t)
 				{
-					keys += s->table_key_counts[k];
-					bytes += s->file_size / Max(s->table_count, 1);
+					*keys += s->table_key_counts[k];
+					*bytes += s->file_size / Max(s->table_count, 1);
 				}
 		}
+}
+
+static void
+hummock_relation_estimate_size(Relation rel, int32 *attr_widths,
+							   BlockNumber *pages, double *tuples,
+							   double *allvisfrac)
+{
+	HsVersion  *v = HsHummockCurrentVersion();
+	double		keys;
+	uint64		bytes;
+
+	HsTableSizeEstimate(v, (HsTableId) RelationGetRelid(rel), &keys, &bytes);
 	HsVersionUnref(v);
 	*tuples = keys;
 	*pages = (BlockNumber) Max(1, bytes / BLCKSZ);

@@ -33,6 +33,28 @@
 #include "hummock_stream/meta/hummock_manager.h"
 
 PG_FUNCTION_INFO_V1(hummock_stream_wait);
+PG_FUNCTION_INFO_V1(hummock_stream_estimated_rows);
+
+/*
+ * hummock_stream.estimated_rows(rel): keys of a relation USING hummock in
+ * the newest version's SSTs (data still in compute workers' buffers is
+ * not counted; older versions of a key not yet compacted away are).
+ */
+Datum
+hummock_stream_estimated_rows(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	HsVersion  *v;
+	double		keys;
+	uint64		bytes;
+
+	if (!HsRelidIsHummock(relid))
+		PG_RETURN_NULL();
+	v = HsHummockCurrentVersion();
+	HsTableSizeEstimate(v, (HsTableId) relid, &keys, &bytes);
+	HsVersionUnref(v);
+	PG_RETURN_INT64((int64) keys);
+}
 
 /* The epoch a read of relid (InvalidOid: of everything) would use now. */
 static HsEpoch

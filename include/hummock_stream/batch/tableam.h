@@ -37,6 +37,13 @@ extern void HsQueryEpochAssign(const char *newval, void *extra);
 struct HsVersion;
 extern uint64 HsGlobalReadEpoch(const struct HsVersion *v);
 
+/*
+ * Keys and bytes of table t in the SSTs of v (an estimate: every version
+ * and tombstone of a key counts).
+ */
+extern void HsTableSizeEstimate(const struct HsVersion *v, uint32 t,
+								double *keys, uint64 *bytes);
+
 /* Is rel a relation USING hummock? */
 extern bool HsRelationIsHummock(Relation rel);
 extern bool HsRelidIsHummock(Oid relid);
