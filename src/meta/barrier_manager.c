@@ -671,6 +671,18 @@ free_inflight(HsInflightBarrier *b)
 	foreach(lc, b->ssts)
 		HsSstInfoUnref(lfirst(lc));
 	list_free(b->ssts);
+	foreach(lc, b->change_logs)
+	{
+		HsSyncedLog *log = lfirst(lc);
+
+		for (int i = 0; i < log->n_old; i++)
+			HsSstInfoUnref(log->old_ssts[i]);
+		pfree(log->old_ssts);
+		pfree(log->new_ssts);
+		pfree(log->epochs);
+		pfree(log);
+	}
+	list_free(b->change_logs);
 	list_free(b->tables);
 	if (b->snapshot)
 		pfree(b->snapshot);
@@ -822,6 +834,15 @@ complete_graphs(void)
 
 					HsVersionDeltaAddL0Ssts(delta, &info, 1);
 				}
+				foreach(lt, b->change_logs)
+				{
+					HsSyncedLog *log = lfirst(lt);
+					HsStatus	st;
+
+					HS_CHECK(HsVersionDeltaAddChangeLog(delta, log->table_id, log->epochs,
+														log->n_epochs, log->new_ssts, log->n_new,
+														log->old_ssts, log->n_old, &st), &st);
+				}
 			}
 			if (delta == NULL)
 				break;
@@ -893,6 +914,8 @@ decode_synced_ssts(HsInflightBarrier *b, const HsMsgCollected *m)
 	HsStatus	st;
 	MemoryContext oldcxt = MemoryContextSwitchTo(ManagerContext);
 
+	List	   *mine = NIL;
+
 	HsCursorInit(&c, HsSliceMake(m->payload, m->payload_len));
 	if (!HsCursorGetVarint32(&c, &n))
 		elog(ERROR, "malformed SST list from a hummock_stream compute worker");
@@ -902,7 +925,47 @@ decode_synced_ssts(HsInflightBarrier *b, const HsMsgCollected *m)
 
 		HS_CHECK(HsSstInfoDecode(manager_env, &c, "synced SST list", &info, &st), &st);
 		b->ssts = lappend(b->ssts, info);
+		mine = lappend(mine, info);
 	}
+	/* change-log entries (compute_worker.c, encode_change_logs) */
+	if (!HsCursorGetVarint32(&c, &n))
+		elog(ERROR, "malformed change-log list from a hummock_stream compute worker");
+	for (uint32 i = 0; i < n; i++)
+	{
+		HsSyncedLog *log = palloc0(sizeof(HsSyncedLog));
+		uint32		k,
+					cnt;
+
+		if (!HsCursorGetVarint32(&c, &log->table_id) || !HsCursorGetVarint32(&c, &cnt))
+			elog(ERROR, "malformed change-log entry from a hummock_stream compute worker");
+		log->n_epochs = (int) cnt;
+		log->epochs = palloc(sizeof(HsEpoch) * Max(cnt, 1));
+		for (k = 0; k < cnt; k++)
+			if (!HsCursorGetVarint64(&c, &log->epochs[k]))
+				elog(ERROR, "malformed change-log epochs from a hummock_stream compute worker");
+		if (!HsCursorGetVarint32(&c, &cnt))
+			elog(ERROR, "malformed change-log entry from a hummock_stream compute worker");
+		log->new_ssts = palloc(sizeof(HsSstInfo *) * Max(cnt, 1));
+		for (k = 0; k < cnt; k++)
+		{
+			uint64		id;
+			ListCell   *lc;
+
+			if (!HsCursorGetVarint64(&c, &id))
+				elog(ERROR, "malformed change-log SST id from a hummock_stream compute worker");
+			foreach(lc, mine)
+				if (((HsSstInfo *) lfirst(lc))->object_id == id)
+					log->new_ssts[log->n_new++] = lfirst(lc);
+		}
+		if (!HsCursorGetVarint32(&c, &cnt))
+			elog(ERROR, "malformed change-log entry from a hummock_stream compute worker");
+		log->old_ssts = palloc(sizeof(HsSstInfo *) * Max(cnt, 1));
+		for (k = 0; k < cnt; k++)
+			HS_CHECK(HsSstInfoDecode(manager_env, &c, "synced old-value SST", &log->old_ssts[log->n_old++],
+									 &st), &st);
+		b->change_logs = lappend(b->change_logs, log);
+	}
+	list_free(mine);
 	MemoryContextSwitchTo(oldcxt);
 }
 

@@ -421,6 +421,41 @@ graph_tables(WorkerGraph *g, HsTableId *tables, int max)
 }
 
 /*
+ * After the SSTs in a COLLECTED payload: the change-log entries of the
+ * synced tables that keep a change log (a view's table): varint32 count,
+ * then per table its id, its synced epochs (varint32 count, varint64
+ * each), the object ids of its new-value SSTs (among the SSTs above), and
+ * its old-value SSTs (encoded; they are not in L0).
+ */
+static void
+encode_change_logs(const HsSyncResult *res, HsBuf *payload)
+{
+	uint32		n = 0;
+
+	for (int i = 0; i < res->n_tables; i++)
+		if (res->tables[i].log_enabled && res->tables[i].n_epochs > 0)
+			n++;
+	HsBufPutVarint32(payload, n);
+	for (int i = 0; i < res->n_tables; i++)
+	{
+		const HsSyncTable *t = &res->tables[i];
+
+		if (!t->log_enabled || t->n_epochs == 0)
+			continue;
+		HsBufPutVarint32(payload, t->table_id);
+		HsBufPutVarint32(payload, (uint32) t->n_epochs);
+		for (int k = 0; k < t->n_epochs; k++)
+			HsBufPutVarint64(payload, t->epochs[k]);
+		HsBufPutVarint32(payload, (uint32) t->n_new);
+		for (int k = 0; k < t->n_new; k++)
+			HsBufPutVarint64(payload, t->new_ssts[k]->object_id);
+		HsBufPutVarint32(payload, (uint32) t->n_old);
+		for (int k = 0; k < t->n_old; k++)
+			HsSstInfoEncode(t->old_ssts[k], payload);
+	}
+}
+
+/*
  * Sync the graph's tables up to epoch and queue the COLLECTED message with
  * the new SSTs.
  */
@@ -445,6 +480,7 @@ collect_checkpoint(WorkerGraph *g, const PendingBarrier *b)
 		HsBufPutVarint32(&payload, (uint32) res->n_ssts);
 		for (int i = 0; i < res->n_ssts; i++)
 			HsSstInfoEncode(res->ssts[i], &payload);
+		encode_change_logs(res, &payload);
 		HsSyncResultFree(res);
 		uncommitted_syncs++;
 	}

@@ -284,6 +284,15 @@ backfill_and_commit(HsStreamJob *job, Snapshot snapshot)
 		HsVersionDeltaAddCommit(delta, tables[i], job->store.epoch);
 	if (res->n_ssts > 0)
 		HsVersionDeltaAddL0Ssts(delta, res->ssts, res->n_ssts);
+	{
+		/* the view's first change-log entry: its backfill, as inserts */
+		const HsSyncTable *t = HsSyncResultTable(res, job->view.table_id);
+
+		if (t != NULL && t->log_enabled && t->n_epochs > 0)
+			HS_CHECK(HsVersionDeltaAddChangeLog(delta, t->table_id, t->epochs, t->n_epochs,
+												t->new_ssts, t->n_new, t->old_ssts, t->n_old,
+												&st), &st);
+	}
 	(void) HsHummockCommitDelta(delta);
 	HsVersionDeltaFree(delta);
 	HsSyncResultFree(res);

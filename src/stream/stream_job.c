@@ -56,7 +56,8 @@ HsStreamJobCreate(Oid job_id, Query *query, const Oid *state_tables,
 	job->source_slot = MakeSingleTupleTableSlot(job->source_desc, &TTSOpsHeapTuple);
 	view = table_open(job_id, AccessShareLock);
 
-	HsStateTableInit(&job->view, &job->store, (HsTableId) job_id, false);
+	/* the view keeps a change log (old values) for change_log() and its readers */
+	HsStateTableInit(&job->view, &job->store, (HsTableId) job_id, true);
 	for (int i = 0; i < HS_N_STATE_TABLES; i++)
 		HsStateTableInit(&job->states[i], &job->store, (HsTableId) state_tables[i], false);
 	job->head = HsStreamPlanBuild(job->plan, job->source_desc,

@@ -14,6 +14,7 @@
 #include "nodes/pg_list.h"
 
 #include "hummock_stream/meta/barrier_msg.h"
+#include "hummock_stream/storage/sst_info.h"
 
 typedef enum HsGraphState
 {
@@ -37,10 +38,23 @@ typedef struct HsInflightBarrier
 	List	   *tables;			/* table ids (as int) to commit, checkpoint only */
 	List	   *ssts;			/* HsSstInfo * synced by the workers */
 	char	   *snapshot;		/* pg_snapshot text taken at injection */
+	List	   *change_logs;	/* HsSyncedLog *, from the workers' payloads */
 	bool		tables_exist;	/* its tables were created before (a view's) */
 } HsInflightBarrier;
 
 /* An actor as the manager places it. */
+/* A synced table's change-log entry, as a worker reported it. */
+typedef struct HsSyncedLog
+{
+	HsTableId	table_id;
+	int			n_epochs;
+	HsEpoch    *epochs;
+	int			n_new;
+	HsSstInfo **new_ssts;		/* references into the barrier's ssts */
+	int			n_old;
+	HsSstInfo **old_ssts;		/* own references */
+} HsSyncedLog;
+
 typedef struct HsPlacedActor
 {
 	HsActorSpec spec;

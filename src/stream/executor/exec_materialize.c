@@ -16,8 +16,8 @@
  * insert of the new one arrive as a pair and cancel in the memtable where
  * they overlap).
  *
- * The table's change log is not kept yet (the view's memtables log no old
- * values).
+ * The view's memtables keep old values, so its change log records every
+ * change with its old row (Delete and Update).
  *
  * src/stream/executor/exec_materialize.c
  *
