@@ -428,21 +428,27 @@ graph_tables(WorkerGraph *g, HsTableId *tables, int max)
  * its old-value SSTs (encoded; they are not in L0).
  */
 static void
-encode_change_logs(const HsSyncResult *res, HsBuf *payload)
+encode_change_logs(const HsSyncResult *res, const HsTableId *logged, int n_logged,
+				   HsEpoch epoch, HsBuf *payload)
 {
-	uint32		n = 0;
-
-	for (int i = 0; i < res->n_tables; i++)
-		if (res->tables[i].log_enabled && res->tables[i].n_epochs > 0)
-			n++;
-	HsBufPutVarint32(payload, n);
-	for (int i = 0; i < res->n_tables; i++)
+	HsBufPutVarint32(payload, (uint32) n_logged);
+	for (int i = 0; i < n_logged; i++)
 	{
-		const HsSyncTable *t = &res->tables[i];
+		const HsSyncTable *t = HsSyncResultTable(res, logged[i]);
 
-		if (!t->log_enabled || t->n_epochs == 0)
+		HsBufPutVarint32(payload, logged[i]);
+		if (t == NULL || !t->log_enabled || t->n_epochs == 0)
+		{
+			/*
+			 * No change in this checkpoint: an empty entry, since a logged
+			 * table committed without one loses its log (version_delta.c).
+			 */
+			HsBufPutVarint32(payload, 1);
+			HsBufPutVarint64(payload, epoch);
+			HsBufPutVarint32(payload, 0);
+			HsBufPutVarint32(payload, 0);
 			continue;
-		HsBufPutVarint32(payload, t->table_id);
+		}
 		HsBufPutVarint32(payload, (uint32) t->n_epochs);
 		for (int k = 0; k < t->n_epochs; k++)
 			HsBufPutVarint64(payload, t->epochs[k]);
@@ -453,6 +459,23 @@ encode_change_logs(const HsSyncResult *res, HsBuf *payload)
 		for (int k = 0; k < t->n_old; k++)
 			HsSstInfoEncode(t->old_ssts[k], payload);
 	}
+}
+
+/* Tables of the graph's actors that keep a change log (views' tables). */
+static int
+graph_logged_tables(WorkerGraph *g, HsTableId *tables, int max)
+{
+	dlist_iter	it;
+	int			n = 0;
+
+	dlist_foreach(it, &g->actors)
+	{
+		WorkerActor *a = dlist_container(WorkerActor, node, it.cur);
+
+		if (a->spec.kind == HS_ACTOR_STREAM_JOB && a->spec.table_id != 0 && n < max)
+			tables[n++] = a->spec.table_id;
+	}
+	return n;
 }
 
 /*
@@ -480,7 +503,12 @@ collect_checkpoint(WorkerGraph *g, const PendingBarrier *b)
 		HsBufPutVarint32(&payload, (uint32) res->n_ssts);
 		for (int i = 0; i < res->n_ssts; i++)
 			HsSstInfoEncode(res->ssts[i], &payload);
-		encode_change_logs(res, &payload);
+		{
+			HsTableId	logged[HS_MSG_MAX_ACTORS];
+			int			n_logged = graph_logged_tables(g, logged, HS_MSG_MAX_ACTORS);
+
+			encode_change_logs(res, logged, n_logged, b->msg.prev_epoch, &payload);
+		}
 		HsSyncResultFree(res);
 		uncommitted_syncs++;
 	}
