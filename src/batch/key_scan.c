@@ -75,68 +75,6 @@ typedef struct KeyCond
 } KeyCond;
 
 /* ---------------------------------------------------------------------
- * Which columns key a view
- * ---------------------------------------------------------------------
- */
-
-typedef struct KeyColsEntry
-{
-	Oid			relid;
-	Oid			relfilenode;
-	int			n;
-	AttrNumber	cols[32];
-} KeyColsEntry;
-
-/* The key columns of a streaming view (n = 0: none or not a view). */
-static KeyColsEntry *
-view_key_columns(Relation rel)
-{
-	static HTAB *cache = NULL;
-	KeyColsEntry *e;
-	bool		found;
-	Oid			relid = RelationGetRelid(rel);
-
-	if (cache == NULL)
-	{
-		HASHCTL		ctl;
-
-		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(KeyColsEntry);
-		cache = hash_create("hummock_stream view key columns", 64, &ctl,
-							HASH_ELEM | HASH_BLOBS);
-	}
-	e = hash_search(cache, &relid, HASH_ENTER, &found);
-	if (found && e->relfilenode == rel->rd_node.relNode)
-		return e;
-	e->relfilenode = rel->rd_node.relNode;
-	e->n = 0;
-	{
-		Datum		arg = ObjectIdGetDatum(relid);
-		Oid			argtype = OIDOID;
-
-		SPI_connect();
-		if (SPI_execute_with_args("SELECT key_columns FROM hummock_stream.stream_jobs"
-								  " WHERE job_id = $1 AND key_columns IS NOT NULL",
-								  1, &argtype, &arg, NULL, true, 1) == SPI_OK_SELECT &&
-			SPI_processed == 1)
-		{
-			bool		isnull;
-			Datum	   *d;
-			int			n;
-
-			deconstruct_array(DatumGetArrayTypeP(SPI_getbinval(SPI_tuptable->vals[0],
-															   SPI_tuptable->tupdesc,
-															   1, &isnull)),
-							  INT2OID, 2, true, TYPALIGN_SHORT, &d, NULL, &n);
-			for (int i = 0; i < n && i < (int) lengthof(e->cols); i++)
-				e->cols[e->n++] = DatumGetInt16(d[i]);
-		}
-		SPI_finish();
-	}
-	return e;
-}
-
-/* ---------------------------------------------------------------------
  * Planning
  * ---------------------------------------------------------------------
  */
@@ -244,7 +182,7 @@ key_scan_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 				  RangeTblEntry *rte)
 {
 	Relation	r;
-	KeyColsEntry *kc;
+	const HsViewInfo *kc;
 	List	   *conds = NIL;
 	CustomPath *cp;
 	bool		all_equal = true;
@@ -255,11 +193,11 @@ key_scan_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		rel->baserestrictinfo == NIL || !HsRelidIsHummock(rte->relid))
 		return;
 	r = table_open(rte->relid, NoLock);
-	kc = view_key_columns(r);
+	kc = HsViewInfoOf(r);
 	/* equality on a prefix of the key, then maybe a range on the next column */
-	for (int k = 0; k < kc->n && all_equal; k++)
+	for (int k = 0; k < kc->n_key_columns && all_equal; k++)
 	{
-		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(r), kc->cols[k] - 1);
+		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(r), kc->key_columns[k] - 1);
 		bool		got_equal = false;
 		ListCell   *lc;
 
@@ -489,7 +427,7 @@ open_scan(KeyScanState *s)
 {
 	Relation	rel = s->css.ss.ss_currentRelation;
 	TupleDesc	desc = RelationGetDescr(rel);
-	KeyColsEntry *kc = view_key_columns(rel);
+	const HsViewInfo *kc = HsViewInfoOf(rel);
 	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
 	StringInfoData prefix,
 				lower,
@@ -510,7 +448,7 @@ open_scan(KeyScanState *s)
 		ExprState  *es = lfirst(lc);
 		bool		isnull;
 		Datum		v = ExecEvalExprSwitchContext(es, econtext, &isnull);
-		Oid			t = TupleDescAttr(desc, kc->cols[s->keypos[i]] - 1)->atttypid;
+		Oid			t = TupleDescAttr(desc, kc->key_columns[s->keypos[i]] - 1)->atttypid;
 
 		if (isnull)
 		{
@@ -547,7 +485,7 @@ open_scan(KeyScanState *s)
 			s->empty = true;
 			break;
 		}
-		t = TupleDescAttr(desc, kc->cols[s->keypos[i]] - 1)->atttypid;
+		t = TupleDescAttr(desc, kc->key_columns[s->keypos[i]] - 1)->atttypid;
 		initStringInfo(&b);
 		appendBinaryStringInfo(&b, prefix.data, prefix.len);
 		HsMemcmpEncode(&b, v, false, t, false);

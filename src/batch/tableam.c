@@ -41,6 +41,7 @@
 #include "catalog/index.h"
 #include "catalog/objectaccess.h"
 #include "catalog/pg_am.h"
+#include "catalog/pg_type.h"
 #include "catalog/storage.h"
 #include "commands/defrem.h"
 #include "commands/vacuum.h"
@@ -53,6 +54,7 @@
 #include "parser/parsetree.h"
 #include "storage/proc.h"
 #include "storage/smgr.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/hsearch.h"
@@ -255,22 +257,16 @@ statement_global_epoch(const HsVersion *v)
 }
 
 /*
- * The first epoch of a streaming view (its state at creation), 0 if relid
- * is not a view.  A view's first epoch never changes, so it is cached for
- * the session (by relid and relfilenode, which a reused OID would not share).
+ * What the catalog says of a streaming view (stream_jobs): its first epoch
+ * and its key columns; first_epoch 0 if rel is not a view.  Neither ever
+ * changes, so it is cached for the session (by relid and relfilenode,
+ * which a reused OID would not share).
  */
-typedef struct FirstEpochEntry
-{
-	Oid			relid;
-	Oid			relfilenode;
-	HsEpoch		first_epoch;
-} FirstEpochEntry;
-
-static HsEpoch
-view_first_epoch(Relation rel)
+const HsViewInfo *
+HsViewInfoOf(Relation rel)
 {
 	static HTAB *cache = NULL;
-	FirstEpochEntry *e;
+	HsViewInfo *e;
 	bool		found;
 	Oid			relid = RelationGetRelid(rel);
 
@@ -279,33 +275,46 @@ view_first_epoch(Relation rel)
 		HASHCTL		ctl;
 
 		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(FirstEpochEntry);
-		cache = hash_create("hummock_stream view first epochs", 64, &ctl,
+		ctl.entrysize = sizeof(HsViewInfo);
+		cache = hash_create("hummock_stream view info", 64, &ctl,
 							HASH_ELEM | HASH_BLOBS);
 	}
 	e = hash_search(cache, &relid, HASH_ENTER, &found);
 	if (found && e->relfilenode == rel->rd_node.relNode)
-		return e->first_epoch;
+		return e;
 	e->relfilenode = rel->rd_node.relNode;
 	e->first_epoch = 0;
+	e->n_key_columns = 0;
 	{
 		Datum		arg = ObjectIdGetDatum(relid);
 		Oid			argtype = OIDOID;
 
 		SPI_connect();
-		if (SPI_execute_with_args("SELECT first_epoch FROM hummock_stream.stream_jobs"
+		if (SPI_execute_with_args("SELECT first_epoch, key_columns FROM hummock_stream.stream_jobs"
 								  " WHERE job_id = $1", 1, &argtype, &arg, NULL,
 								  true, 1) == SPI_OK_SELECT && SPI_processed == 1)
 		{
+			HeapTuple	tup = SPI_tuptable->vals[0];
+			TupleDesc	td = SPI_tuptable->tupdesc;
 			bool		isnull;
+			Datum		keys;
 
-			e->first_epoch = (HsEpoch) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
-																   SPI_tuptable->tupdesc,
-																   1, &isnull));
+			e->first_epoch = (HsEpoch) DatumGetInt64(SPI_getbinval(tup, td, 1, &isnull));
+			keys = SPI_getbinval(tup, td, 2, &isnull);
+			if (!isnull)
+			{
+				Datum	   *d;
+				int			n;
+
+				deconstruct_array(DatumGetArrayTypeP(keys), INT2OID, 2, true,
+								  TYPALIGN_SHORT, &d, NULL, &n);
+				for (int i = 0; i < n && i < HS_VIEW_MAX_KEY_COLUMNS; i++)
+					e->key_columns[e->n_key_columns++] = DatumGetInt16(d[i]);
+			}
 		}
 		SPI_finish();
 	}
-	return e->first_epoch;
+	return e;
 }
 
 /* The epoch to read rel at now; raises the errors of time travel. */
@@ -333,7 +342,7 @@ scan_epoch_now(Relation rel, const HsVersion *v)
 			 */
 			if (g == 0 || committed < g)
 				return committed;
-			first = view_first_epoch(rel);
+			first = HsViewInfoOf(rel)->first_epoch;
 			if (first > g)
 				return Min(first, committed);
 			return g;

@@ -44,6 +44,18 @@ extern uint64 HsGlobalReadEpoch(const struct HsVersion *v);
 extern void HsTableSizeEstimate(const struct HsVersion *v, uint32 t,
 								double *keys, uint64 *bytes);
 
+/* What the catalog says of a streaming view (HsViewInfoOf). */
+#define HS_VIEW_MAX_KEY_COLUMNS 32
+typedef struct HsViewInfo
+{
+	Oid			relid;			/* hash key */
+	Oid			relfilenode;
+	uint64		first_epoch;	/* 0: not a streaming view */
+	int			n_key_columns;	/* see stream_plan.h, key_columns */
+	AttrNumber	key_columns[HS_VIEW_MAX_KEY_COLUMNS];
+} HsViewInfo;
+extern const HsViewInfo *HsViewInfoOf(Relation rel);
+
 /* Is rel a relation USING hummock? */
 extern bool HsRelationIsHummock(Relation rel);
 extern bool HsRelidIsHummock(Oid relid);
