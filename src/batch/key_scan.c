@@ -60,6 +60,7 @@
 
 #include "hummock_stream/batch/tableam.h"
 #include "hummock_stream/stream/memcmp_key.h"
+#include "hummock_stream/stream/stream_plan.h"
 
 #define KEY_SCAN_NAME "HummockKeyScan"
 
@@ -79,19 +80,6 @@ typedef struct KeyCond
  * ---------------------------------------------------------------------
  */
 
-static bool
-bytewise_collation(Oid coll)
-{
-	const char *lc;
-
-	if (!OidIsValid(coll) || lc_collate_is_c(coll))
-		return true;
-	if (coll == DEFAULT_COLLATION_OID)
-		lc = GetConfigOption("lc_collate", true, false);
-	else
-		lc = get_collation_name(coll);
-	return lc && (pg_strcasecmp(lc, "C.UTF-8") == 0 || pg_strcasecmp(lc, "C.utf8") == 0);
-}
 
 /*
  * If clause restricts column attno of relation relid as "col op value" with
@@ -152,7 +140,7 @@ match_clause(Expr *clause, Index relid, AttrNumber attno, Oid coltype,
 		return 0;
 	if (strategy != BTEqualStrategyNumber &&
 		(HsMemcmpTypeSupport(coltype) != HS_MEMCMP_ORDERED ||
-		 !bytewise_collation(op->inputcollid)))
+		 !HsCollationIsBytewise(op->inputcollid)))
 		return 0;
 	if (op->inputcollid != colcoll && OidIsValid(colcoll) &&
 		!get_collation_isdeterministic(op->inputcollid))

@@ -84,9 +84,8 @@ typedef struct AggAnalysis
 	List	   *aggrefs;		/* distinct Aggref nodes, in first-use order */
 } AggAnalysis;
 
-/* Is collation coll's order the byte order of UTF-8 or ASCII text? */
-static bool
-collation_is_bytewise(Oid coll)
+bool
+HsCollationIsBytewise(Oid coll)
 {
 	HeapTuple	tup;
 	bool		result = false;
@@ -166,7 +165,7 @@ agg_kind(Aggref *a)
 				 errmsg("aggregate %s(%s) is not supported in a streaming materialized view",
 						name, format_type_be(argtype))));
 	if ((kind == HS_AGG_MIN || kind == HS_AGG_MAX) && a->inputcollid != InvalidOid &&
-		!collation_is_bytewise(a->inputcollid))
+		!HsCollationIsBytewise(a->inputcollid))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("%s() over text with collation \"%s\" is not supported in a streaming materialized view",
