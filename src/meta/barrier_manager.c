@@ -1207,14 +1207,7 @@ HsBarrierManagerMain(Datum main_arg)
 	BackgroundWorkerInitializeConnectionByOid(manager_dboid, InvalidOid, 0);
 	pgstat_report_appname("hummock_stream barrier manager");
 
-	/*
-	 * Commits of version deltas need not wait for their WAL flush: a commit
-	 * lost in a crash takes the views' data and their capture positions
-	 * back together (one transaction), and they are recomputed from the
-	 * capture log, which is trimmed only by later transactions (later in
-	 * WAL).  Waiting would add an fsync per barrier to the writers' load.
-	 */
-	SetConfigOption("synchronous_commit", "off", PGC_SUSET, PGC_S_OVERRIDE);
+	/* version commits stay synchronous: committed epochs never go back after a crash */
 
 	if (!extension_installed())
 		proc_exit(0);
