@@ -147,6 +147,37 @@ HsStateTableFirstWithPrefix(HsStateTable *t, const char *prefix, int prefixlen,
 }
 
 void
+HsStateTableScanPrefix(HsStateTable *t, const char *prefix, int prefixlen,
+					   HsStateTableVisit visit, void *arg)
+{
+	HsIterator *it;
+	HsSlice		tk;
+	HsStatus	st;
+
+	it = table_iterator(t, HsSliceMake(prefix, prefixlen), NULL);
+	tk = table_key(t, prefix, prefixlen);
+	for (HsIterSeek(it, tk); HsIterValid(it); HsIterNext(it))
+	{
+		HsSlice		uk = HsFullKeyUserKey(HsIterKey(it));
+		HsSlice		row;
+
+		if (uk.len < (size_t) prefixlen || memcmp(uk.data, prefix, prefixlen) != 0)
+			break;
+		row = HsUserIterRow(it);
+		if (!visit((const char *) uk.data, (int) uk.len,
+				   (const char *) row.data, (int) row.len, arg))
+			break;
+	}
+	if (!HsIterStatus(it, &st))
+	{
+		HsIterDestroy(it);
+		HsStatusReport(ERROR, &st);
+	}
+	HsIterDestroy(it);
+	pfree((void *) tk.data);
+}
+
+void
 HsStateTablePut(HsStateTable *t, const char *key, int keylen,
 				const char *old_value, int old_len,
 				const char *new_value, int new_len)

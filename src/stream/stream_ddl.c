@@ -8,16 +8,18 @@
  *
  *	1. parse and analyze the definition (Postgres's parser) and check it
  *	   (stream_plan.c);
- *	2. lock the source in SHARE ROW EXCLUSIVE mode (it conflicts with every
- *	   writer) and make sure it is captured (capture.c);
+ *	2. lock the sources (every table the query reads) in SHARE ROW
+ *	   EXCLUSIVE mode, in OID order (it conflicts with every writer) and
+ *	   make sure they are captured (capture.c);
  *	3. create the view's relation USING hummock, owned by the caller, and
- *	   record that it depends on the source;
- *	4. take a fresh snapshot S0.  Every writer of the source has finished
+ *	   record that it depends on the sources;
+ *	4. take a fresh snapshot S0.  Every writer of a source has finished
  *	   (the lock waited for it), so each transaction either committed
  *	   before S0 (it is in S0, and in the backfill) or will write the
  *	   source after we commit (its rows reach the capture log, with a txid
  *	   S0 does not see);
- *	5. backfill: run every row of the source in S0 through the executors,
+ *	5. backfill: run every row of the sources in S0 through the executors,
+ *	   input after input,
  *	   in chunks of epochs E0, E0+1, ... (the shared buffer may spill);
  *	   sync and commit the view's and the state tables' data at the last
  *	   epoch in this transaction;
@@ -56,6 +58,7 @@
 #include "utils/ruleutils.h"
 #include "utils/snapmgr.h"
 
+#include "hummock_stream/meta/barrier_msg.h"
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/epoch.h"
 #include "hummock_stream/meta/hummock_manager.h"
@@ -242,38 +245,38 @@ maybe_spill(HsStreamJob *job)
 static HsEpoch
 backfill_and_commit(HsStreamJob *job, Snapshot snapshot)
 {
-	Relation	src = table_open(job->plan->source_relid, AccessShareLock);
-	TableScanDesc scan = table_beginscan(src, snapshot, 0, NULL);
-	TupleTableSlot *slot = table_slot_create(src, NULL);
 	int64		in_chunk = 0;
-	HsTableId	tables[HS_N_STATE_TABLES + 1];
-	int			ntables = HsStreamJobTables(job, tables);
+	HsTableId  *tables;
+	int			ntables = HsStreamJobTables(job, &tables);
 	HsSstWriteContext ctx;
 	HsSyncResult *res;
 	HsVersionDelta *delta;
 	HsStatus	st;
 
-	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	/* input by input, as epochs are consumed (see exec_hash_join.c) */
+	for (int i = 0; i < job->n_inputs; i++)
 	{
-		MemoryContext old;
+		Relation	src = table_open(job->inputs[i].leaf->relid, AccessShareLock);
+		TableScanDesc scan = table_beginscan(src, snapshot, 0, NULL);
+		TupleTableSlot *slot = table_slot_create(src, NULL);
 
-		CHECK_FOR_INTERRUPTS();
-		old = MemoryContextSwitchTo(job->cxt);
-		HsExecPush(job->head, slot, +1);
-		MemoryContextSwitchTo(old);
-		job->rows_in++;
-		if (++in_chunk >= BACKFILL_CHUNK_ROWS)
+		while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
 		{
-			/* end this chunk's epoch: bounded memtables, maybe a spill */
-			HsStreamJobFlush(job);
-			maybe_spill(job);
-			job->store.epoch++;
-			in_chunk = 0;
+			CHECK_FOR_INTERRUPTS();
+			HsStreamJobPush(job, i, slot, +1);
+			if (++in_chunk >= BACKFILL_CHUNK_ROWS)
+			{
+				/* end this chunk's epoch: bounded memtables, maybe a spill */
+				HsStreamJobFlush(job);
+				maybe_spill(job);
+				job->store.epoch++;
+				in_chunk = 0;
+			}
 		}
+		ExecDropSingleTupleTableSlot(slot);
+		table_endscan(scan);
+		table_close(src, AccessShareLock);
 	}
-	ExecDropSingleTupleTableSlot(slot);
-	table_endscan(scan);
-	table_close(src, AccessShareLock);
 	HsStreamJobFlush(job);
 
 	HsHummockWriteContext(&ctx);
@@ -301,20 +304,22 @@ backfill_and_commit(HsStreamJob *job, Snapshot snapshot)
 
 static void
 record_job(Oid view, const char *definition, Query *q, const Oid *state_tables,
-		   const char *position, HsEpoch first_epoch, List *key_columns, Oid source)
+		   int n_state_tables, const char *position, HsEpoch first_epoch,
+		   List *key_columns, List *sources)
 {
 	Datum		args[7];
 	Oid			types[7] = {OIDOID, TEXTOID, TEXTOID, OIDARRAYOID, TEXTOID, INT8OID, INT2ARRAYOID};
 	char		nulls[7] = "       ";
-	Datum		ids[HS_N_STATE_TABLES];
+	Datum	   *ids = palloc(sizeof(Datum) * Max(n_state_tables, 1));
 	HsOwnerContext owner;
+	ListCell   *lc;
 
-	for (int i = 0; i < HS_N_STATE_TABLES; i++)
+	for (int i = 0; i < n_state_tables; i++)
 		ids[i] = ObjectIdGetDatum(state_tables[i]);
 	args[0] = ObjectIdGetDatum(view);
 	args[1] = CStringGetTextDatum(definition);
 	args[2] = CStringGetTextDatum(nodeToString(q));
-	args[3] = PointerGetDatum(construct_array(ids, HS_N_STATE_TABLES, OIDOID,
+	args[3] = PointerGetDatum(construct_array(ids, n_state_tables, OIDOID,
 											  sizeof(Oid), true, TYPALIGN_INT));
 	args[4] = CStringGetTextDatum(position);
 	args[5] = Int64GetDatum((int64) first_epoch);
@@ -324,7 +329,6 @@ record_job(Oid view, const char *definition, Query *q, const Oid *state_tables,
 	{
 		Datum	   *k = palloc(sizeof(Datum) * list_length(key_columns));
 		int			n = 0;
-		ListCell   *lc;
 
 		foreach(lc, key_columns)
 			k[n++] = Int16GetDatum((int16) lfirst_int(lc));
@@ -338,11 +342,14 @@ record_job(Oid view, const char *definition, Query *q, const Oid *state_tables,
 							  " VALUES ($1, $2, $3, $4, $5::pg_snapshot, $6, $7)",
 							  7, types, args, nulls, false, 0) != SPI_OK_INSERT)
 		elog(ERROR, "could not record the streaming job");
-	args[1] = ObjectIdGetDatum(source);
 	types[1] = OIDOID;
-	if (SPI_execute_with_args("INSERT INTO hummock_stream.stream_sources (job_id, relid)"
-							  " VALUES ($1, $2)", 2, types, args, NULL, false, 0) != SPI_OK_INSERT)
-		elog(ERROR, "could not record the streaming job's source");
+	foreach(lc, sources)
+	{
+		args[1] = ObjectIdGetDatum(lfirst_oid(lc));
+		if (SPI_execute_with_args("INSERT INTO hummock_stream.stream_sources (job_id, relid)"
+								  " VALUES ($1, $2)", 2, types, args, NULL, false, 0) != SPI_OK_INSERT)
+			elog(ERROR, "could not record the streaming job's source");
+	}
 	SPI_finish();
 	HsRestoreUser(&owner);
 }
@@ -355,11 +362,10 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 	RangeVar   *rv = makeRangeVarFromNameList(stringToQualifiedNameList(name));
 	Query	   *q;
 	HsStreamPlan *plan;
-	Oid			source;
 	Oid			view;
-	Oid			state_tables[HS_N_STATE_TABLES];
-	AclResult	acl;
+	Oid		   *state_tables;
 	Snapshot	s0;
+	ListCell   *lc;
 	char	   *position;
 	HsStreamStore store;
 	HsStreamJob *job;
@@ -369,28 +375,46 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 
 	q = analyze_definition(definition);
 	plan = HsStreamPlanCreate(q);
-	source = plan->source_relid;
-
-	acl = pg_class_aclcheck(source, GetUserId(), ACL_SELECT);
-	if (acl != ACLCHECK_OK)
-		aclcheck_error(acl, OBJECT_TABLE, get_rel_name(source));
-	if (source_has_rls(source))
+	if (plan->n_state_tables > HS_ACTOR_MAX_STATE_TABLES)
 		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("table \"%s\" has row-level security enabled", get_rel_name(source)),
-				 errdetail("A streaming materialized view is maintained without the reader's policies.")));
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the view's query needs %d internal state tables; at most %d are supported",
+						plan->n_state_tables, HS_ACTOR_MAX_STATE_TABLES),
+				 errdetail("Each join needs two, each aggregation or DISTINCT one or two.")));
 
-	/* no writer of the source runs from here until we commit */
-	LockRelationOid(source, ShareRowExclusiveLock);
-	(void) HsCaptureEnsure(source);
-	check_no_own_captured_writes(source);
+	foreach(lc, plan->sources)
+	{
+		Oid			source = lfirst_oid(lc);
+		AclResult	acl = pg_class_aclcheck(source, GetUserId(), ACL_SELECT);
+
+		if (acl != ACLCHECK_OK)
+			aclcheck_error(acl, OBJECT_TABLE, get_rel_name(source));
+		if (source_has_rls(source))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("table \"%s\" has row-level security enabled", get_rel_name(source)),
+					 errdetail("A streaming materialized view is maintained without the reader's policies.")));
+	}
+
+	/* no writer of a source runs from here until we commit (OID order) */
+	foreach(lc, plan->sources)
+		LockRelationOid(lfirst_oid(lc), ShareRowExclusiveLock);
+	foreach(lc, plan->sources)
+	{
+		(void) HsCaptureEnsure(lfirst_oid(lc));
+		check_no_own_captured_writes(lfirst_oid(lc));
+	}
 
 	view = create_view_relation(rv, plan);
-	for (int i = 0; i < HS_N_STATE_TABLES; i++)
+	state_tables = palloc(sizeof(Oid) * Max(plan->n_state_tables, 1));
+	for (int i = 0; i < plan->n_state_tables; i++)
 		state_tables[i] = GetNewObjectId();
 	ObjectAddressSet(view_addr, RelationRelationId, view);
-	ObjectAddressSet(src_addr, RelationRelationId, source);
-	recordDependencyOn(&view_addr, &src_addr, DEPENDENCY_NORMAL);
+	foreach(lc, plan->sources)
+	{
+		ObjectAddressSet(src_addr, RelationRelationId, lfirst_oid(lc));
+		recordDependencyOn(&view_addr, &src_addr, DEPENDENCY_NORMAL);
+	}
 	CommandCounterIncrement();
 
 	s0 = RegisterSnapshot(GetLatestSnapshot());
@@ -403,15 +427,16 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 	store.version = HsHummockPinnedVersion(HS_EPOCH_MAX);
 	store.cache = HsHummockSstCache();
 	store.epoch = HsEpochNow();
-	job = HsStreamJobCreate(view, q, state_tables, &store, CurrentMemoryContext);
+	job = HsStreamJobCreate(view, q, state_tables, plan->n_state_tables, &store,
+							CurrentMemoryContext);
 	first_epoch = backfill_and_commit(job, s0);
 	UnregisterSnapshot(s0);
 	HsVersionUnref(store.version);
 	HsStreamJobFree(job);
 	HsSharedBufferDestroy(store.shared_buffer);
 
-	record_job(view, definition, q, state_tables, position, first_epoch,
-			   plan->key_columns, source);
+	record_job(view, definition, q, state_tables, plan->n_state_tables, position,
+			   first_epoch, plan->key_columns, plan->sources);
 	HsWakeManagerOnCommit();
 	PG_RETURN_OID(view);
 }

@@ -3,12 +3,13 @@
  * stream_job.c
  *	  A running streaming job (see stream_job.h).
  *
- * A job reads its source two ways: once, at creation, every row of the
- * source in the creation snapshot (backfill, as inserts: stream_ddl.c);
- * then, epoch by epoch, the source's capture log between two barrier
- * snapshots (capture.c explains why that is exactly the epoch's input).
- * Either way the rows go through the same executors into the same state
- * tables.
+ * A job reads each of its inputs (an occurrence of a source table in the
+ * view's query) two ways: once, at creation, every row of the table in
+ * the creation snapshot (backfill, as inserts: stream_ddl.c); then, epoch
+ * by epoch, the table's capture log between two barrier snapshots
+ * (capture.c explains why that is exactly the epoch's input).  Either way
+ * the rows go through the same executors into the same state tables, one
+ * input after the other.
  *
  * src/stream/stream_job.c
  *
@@ -16,6 +17,7 @@
  */
 #include "postgres.h"
 
+#include "access/heaptoast.h"
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/tableam.h"
@@ -36,34 +38,49 @@
 
 HsStreamJob *
 HsStreamJobCreate(Oid job_id, Query *query, const Oid *state_tables,
-				  HsStreamStore *store, MemoryContext parent)
+				  int n_state_tables, HsStreamStore *store, MemoryContext parent)
 {
 	MemoryContext cxt = AllocSetContextCreate(parent, "hummock_stream job",
 											  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(cxt);
 	HsStreamJob *job = palloc0(sizeof(HsStreamJob));
-	Relation	src;
 	Relation	view;
+	List	   *leaves;
+	ListCell   *lc;
+	int			i;
 
 	job->job_id = job_id;
 	job->cxt = cxt;
 	job->store = *store;
 	job->plan = HsStreamPlanCreate(copyObject(query));
-
-	src = table_open(job->plan->source_relid, AccessShareLock);
-	job->source_desc = CreateTupleDescCopy(RelationGetDescr(src));
-	table_close(src, AccessShareLock);
-	job->source_slot = MakeSingleTupleTableSlot(job->source_desc, &TTSOpsHeapTuple);
-	view = table_open(job_id, AccessShareLock);
+	if (job->plan->n_state_tables != n_state_tables)
+		elog(ERROR, "streaming job %u has %d state tables, its plan needs %d",
+			 job_id, n_state_tables, job->plan->n_state_tables);
 
 	/* the view keeps a change log (old values) for change_log() and its readers */
 	HsStateTableInit(&job->view, &job->store, (HsTableId) job_id, true);
-	for (int i = 0; i < HS_N_STATE_TABLES; i++)
+	job->n_states = n_state_tables;
+	job->states = palloc0(sizeof(HsStateTable) * Max(n_state_tables, 1));
+	for (i = 0; i < n_state_tables; i++)
 		HsStateTableInit(&job->states[i], &job->store, (HsTableId) state_tables[i], false);
-	job->head = HsStreamPlanBuild(job->plan, job->source_desc,
-								  CreateTupleDescCopy(RelationGetDescr(view)),
-								  &job->view, job->states);
+	view = table_open(job_id, AccessShareLock);
+	leaves = HsStreamPlanBuild(job->plan, CreateTupleDescCopy(RelationGetDescr(view)),
+							   &job->view, job->states);
 	table_close(view, AccessShareLock);
+
+	job->n_inputs = list_length(leaves);
+	job->inputs = palloc0(sizeof(HsStreamJobInput) * job->n_inputs);
+	i = 0;
+	foreach(lc, leaves)
+	{
+		HsStreamJobInput *in = &job->inputs[i++];
+		Relation	src = table_open(((HsStreamLeaf *) lfirst(lc))->relid, AccessShareLock);
+
+		in->leaf = lfirst(lc);
+		in->desc = CreateTupleDescCopy(RelationGetDescr(src));
+		in->slot = MakeSingleTupleTableSlot(in->desc, &TTSOpsHeapTuple);
+		table_close(src, AccessShareLock);
+	}
 	MemoryContextSwitchTo(old);
 	return job;
 }
@@ -78,7 +95,7 @@ HsStreamJobLoad(Oid job_id, HsStreamStore *store, MemoryContext parent)
 	char	   *position;
 	Datum	   *ids;
 	int			n;
-	Oid			state_tables[HS_N_STATE_TABLES];
+	Oid		   *state_tables;
 	HsStreamJob *job;
 	MemoryContext old;
 
@@ -97,35 +114,65 @@ HsStreamJobLoad(Oid job_id, HsStreamStore *store, MemoryContext parent)
 	deconstruct_array(DatumGetArrayTypeP(SPI_getbinval(SPI_tuptable->vals[0],
 													   SPI_tuptable->tupdesc, 2, &isnull)),
 					  OIDOID, sizeof(Oid), true, TYPALIGN_INT, &ids, NULL, &n);
-	if (n != HS_N_STATE_TABLES)
-		elog(ERROR, "streaming job %u has %d state tables, expected %d",
-			 job_id, n, HS_N_STATE_TABLES);
+	state_tables = palloc(sizeof(Oid) * Max(n, 1));
 	for (int i = 0; i < n; i++)
 		state_tables[i] = DatumGetObjectId(ids[i]);
 	MemoryContextSwitchTo(old);
 	SPI_finish();
 
-	job = HsStreamJobCreate(job_id, (Query *) stringToNode(tree), state_tables,
+	job = HsStreamJobCreate(job_id, (Query *) stringToNode(tree), state_tables, n,
 							store, parent);
 	job->position = MemoryContextStrdup(job->cxt, position);
 	return job;
 }
 
-/* Prepare the query that reads the capture log between two snapshots. */
-static void
-prepare_log_plan(HsStreamJob *job)
+void
+HsStreamJobPush(HsStreamJob *job, int i, TupleTableSlot *row, int sign)
 {
+	HsStreamJobInput *in = &job->inputs[i];
+	MemoryContext old;
+	HeapTuple	flat = NULL;
+
+	if (TTS_IS_HEAPTUPLE(row) || TTS_IS_BUFFERTUPLE(row))
+	{
+		bool		should_free;
+		HeapTuple	t = ExecFetchSlotHeapTuple(row, false, &should_free);
+
+		if (HeapTupleHasExternal(t))
+		{
+			flat = toast_flatten_tuple(t, in->desc);
+			ExecStoreHeapTuple(flat, in->slot, false);
+			row = in->slot;
+		}
+	}
+	old = MemoryContextSwitchTo(job->cxt);
+	HsExecPush(in->leaf->entry, row, sign);
+	MemoryContextSwitchTo(old);
+	if (flat)
+	{
+		ExecClearTuple(in->slot);
+		heap_freetuple(flat);
+	}
+	job->rows_in++;
+}
+
+/* Prepare the query that reads input i's capture log between two snapshots. */
+static void
+prepare_log_plan(HsStreamJob *job, int i)
+{
+	HsStreamJobInput *in = &job->inputs[i];
+	Oid			relid = in->leaf->relid;
+	Oid			log_relid;
 	char		sql[512];
 	Oid			types[2] = {TEXTOID, TEXTOID};
 
-	if (job->log_plan)
+	if (in->log_plan)
 		return;
-	job->log_relid = HsCaptureLogOf(job->plan->source_relid);
-	if (!OidIsValid(job->log_relid))
+	log_relid = HsCaptureLogOf(relid);
+	if (!OidIsValid(log_relid))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("table \"%s\" has no capture log",
-						get_rel_name(job->plan->source_relid))));
+				 errmsg("table \"%s\" has no capture log", get_rel_name(relid))));
 	snprintf(sql, sizeof(sql),
 			 "SELECT op, r FROM hummock_stream.%s"
 			 " WHERE txid >= pg_snapshot_xmin($1::pg_snapshot)"
@@ -133,58 +180,65 @@ prepare_log_plan(HsStreamJob *job)
 			 "   AND pg_visible_in_snapshot(txid, $2::pg_snapshot)"
 			 "   AND NOT pg_visible_in_snapshot(txid, $1::pg_snapshot)"
 			 " ORDER BY stmt, ord",
-			 quote_identifier(get_rel_name(job->log_relid)));
-	job->log_plan = SPI_prepare(sql, 2, types);
-	if (job->log_plan == NULL)
+			 quote_identifier(get_rel_name(log_relid)));
+	in->log_plan = SPI_prepare(sql, 2, types);
+	if (in->log_plan == NULL)
 		elog(ERROR, "could not prepare the capture log query: %s",
 			 SPI_result_code_string(SPI_result));
-	SPI_keepplan(job->log_plan);
+	SPI_keepplan(in->log_plan);
+}
+
+/* Feed input i the changes of its table between the position and snapshot. */
+static void
+consume_input(HsStreamJob *job, int i, Datum *args)
+{
+	HsStreamJobInput *in = &job->inputs[i];
+	Portal		portal;
+	HeapTupleData tmp;
+
+	prepare_log_plan(job, i);
+	portal = SPI_cursor_open(NULL, in->log_plan, args, NULL, true);
+	for (;;)
+	{
+		SPI_cursor_fetch(portal, true, LOG_FETCH_ROWS);
+		if (SPI_processed == 0)
+			break;
+		for (uint64 r = 0; r < SPI_processed; r++)
+		{
+			HeapTuple	t = SPI_tuptable->vals[r];
+			bool		isnull;
+			char		op = DatumGetChar(SPI_getbinval(t, SPI_tuptable->tupdesc, 1, &isnull));
+			HeapTupleHeader th = DatumGetHeapTupleHeader(SPI_getbinval(t, SPI_tuptable->tupdesc,
+																		2, &isnull));
+
+			tmp.t_len = HeapTupleHeaderGetDatumLength(th);
+			tmp.t_data = th;
+			ItemPointerSetInvalid(&tmp.t_self);
+			tmp.t_tableOid = InvalidOid;
+			ExecStoreHeapTuple(&tmp, in->slot, false);
+			HsStreamJobPush(job, i, in->slot, op == HS_CAPTURE_INSERT ? +1 : -1);
+			ExecClearTuple(in->slot);
+		}
+		SPI_freetuptable(SPI_tuptable);
+	}
+	SPI_cursor_close(portal);
 }
 
 void
 HsStreamJobConsume(HsStreamJob *job, const char *snapshot)
 {
 	Datum		args[2];
-	Portal		portal;
-	HeapTupleData tmp;
 
 	if (job->position == NULL)
 		elog(ERROR, "streaming job %u has no position", job->job_id);
 	if (strcmp(job->position, snapshot) == 0)
 		return;
 	SPI_connect();
-	prepare_log_plan(job);
 	args[0] = CStringGetTextDatum(job->position);
 	args[1] = CStringGetTextDatum(snapshot);
-	portal = SPI_cursor_open(NULL, job->log_plan, args, NULL, true);
-	for (;;)
-	{
-		SPI_cursor_fetch(portal, true, LOG_FETCH_ROWS);
-		if (SPI_processed == 0)
-			break;
-		for (uint64 i = 0; i < SPI_processed; i++)
-		{
-			HeapTuple	t = SPI_tuptable->vals[i];
-			bool		isnull;
-			char		op = DatumGetChar(SPI_getbinval(t, SPI_tuptable->tupdesc, 1, &isnull));
-			HeapTupleHeader th = DatumGetHeapTupleHeader(SPI_getbinval(t, SPI_tuptable->tupdesc,
-																		2, &isnull));
-			MemoryContext old;
-
-			tmp.t_len = HeapTupleHeaderGetDatumLength(th);
-			tmp.t_data = th;
-			ItemPointerSetInvalid(&tmp.t_self);
-			tmp.t_tableOid = InvalidOid;
-			ExecStoreHeapTuple(&tmp, job->source_slot, false);
-			old = MemoryContextSwitchTo(job->cxt);
-			HsExecPush(job->head, job->source_slot, op == HS_CAPTURE_INSERT ? +1 : -1);
-			MemoryContextSwitchTo(old);
-			ExecClearTuple(job->source_slot);
-			job->rows_in++;
-		}
-		SPI_freetuptable(SPI_tuptable);
-	}
-	SPI_cursor_close(portal);
+	/* input by input: see exec_hash_join.c for why that is a valid order */
+	for (int i = 0; i < job->n_inputs; i++)
+		consume_input(job, i, args);
 	SPI_finish();
 	elog(DEBUG1, "hummock_stream job %u consumed (%s, %s]: %lld rows so far",
 		 job->job_id, job->position, snapshot, (long long) job->rows_in);
@@ -201,29 +255,35 @@ HsStreamJobFlush(HsStreamJob *job)
 {
 	MemoryContext old = MemoryContextSwitchTo(job->cxt);
 
-	HsExecFlush(job->head);
+	/* each leaf once: executors with several inputs wait for all of them */
+	for (int i = 0; i < job->n_inputs; i++)
+		HsExecFlush(job->inputs[i].leaf->entry);
 	HsStateTableSeal(&job->view);
-	for (int i = 0; i < HS_N_STATE_TABLES; i++)
+	for (int i = 0; i < job->n_states; i++)
 		HsStateTableSeal(&job->states[i]);
 	MemoryContextSwitchTo(old);
 }
 
 int
-HsStreamJobTables(HsStreamJob *job, HsTableId *out)
+HsStreamJobTables(HsStreamJob *job, HsTableId **out)
 {
-	out[0] = job->view.table_id;
-	for (int i = 0; i < HS_N_STATE_TABLES; i++)
-		out[i + 1] = job->states[i].table_id;
-	return HS_N_STATE_TABLES + 1;
+	HsTableId  *t = palloc(sizeof(HsTableId) * (job->n_states + 1));
+
+	t[0] = job->view.table_id;
+	for (int i = 0; i < job->n_states; i++)
+		t[i + 1] = job->states[i].table_id;
+	*out = t;
+	return job->n_states + 1;
 }
 
 void
 HsStreamJobFree(HsStreamJob *job)
 {
 	HsStateTableDiscard(&job->view);
-	for (int i = 0; i < HS_N_STATE_TABLES; i++)
+	for (int i = 0; i < job->n_states; i++)
 		HsStateTableDiscard(&job->states[i]);
-	if (job->log_plan)
-		SPI_freeplan(job->log_plan);
+	for (int i = 0; i < job->n_inputs; i++)
+		if (job->inputs[i].log_plan)
+			SPI_freeplan(job->inputs[i].log_plan);
 	MemoryContextDelete(job->cxt);
 }

@@ -4,21 +4,34 @@
  *	  From a view's analyzed query to its streaming executors.
  *
  * The definition is parsed and analyzed by Postgres (parse_analyze); this
- * file checks the Query tree and turns it into a chain of executors:
+ * file checks the Query tree and turns it into a tree of executors whose
+ * leaves are the source tables:
  *
- *	no aggregation, source with a primary key:
- *		Project(WHERE; view columns, source pk) -> Materialize(keyed by pk)
- *	no aggregation, source without one (a multiset):
- *		Project(WHERE; view columns) -> HashAgg(all columns; count(*))
- *			-> Materialize(count copies of each row)
- *	aggregation:
- *		Project(WHERE; group keys, aggregate arguments)
+ *	a table (each occurrence in FROM is a leaf the job feeds):
+ *		Project(WHERE conditions on that table alone; the columns used)
+ *	FROM a, b WHERE ... / a [INNER|LEFT|RIGHT|FULL] JOIN b ON ...:
+ *		HashJoin(equalities between the two sides as the key; other
+ *		conditions as the join filter), left-deep in FROM order, each next
+ *		item preferably one related by an equality
+ *	WHERE x IN (SELECT ...), EXISTS (...), NOT EXISTS (...):
+ *		semi and anti HashJoins, converted by Postgres's own functions
+ *	subqueries in FROM and WITH queries: planned as query levels (inline)
+ *	UNION ALL: Union; UNION: Union then DISTINCT
+ *	a query level, over its FROM:
+ *		aggregation: Project(group keys, aggregate arguments)
  *			-> HashAgg(group keys; aggregates)
- *			-> Project(HAVING; view columns over the aggregation, group keys)
- *			-> Materialize(keyed by the group key)
- *	DISTINCT (after either of the first stages):
- *		... -> HashAgg(all view columns) -> Project(columns, columns as key)
- *			-> Materialize(keyed by the whole row)
+ *			-> Project(HAVING; output columns, hidden group key columns)
+ *		otherwise: Project(output columns, hidden unique key columns)
+ *		DISTINCT: then HashAgg(all output columns)
+ *	the view: Materialize(keyed by the unique key the levels carry up: a
+ *		group key, the sources' primary keys, all columns of a DISTINCT);
+ *		without one (a multiset): HashAgg(all columns; count(*))
+ *			-> Materialize(count copies of each row)
+ *
+ * Every executor's rows are described by a RelOut: for each column, the
+ * Var of the query level it carries, so an expression of the query is
+ * evaluated over any executor's rows by rewriting its Vars (map_expr).
+ * Join aliases (USING, NATURAL) are flattened to their base columns first.
  *
  * Expressions stay Postgres expressions: WHERE, the projections and HAVING
  * are run through expression_planner and evaluated with ExecInitExpr.
@@ -27,8 +40,9 @@
  * occurrence of a group key expression becomes a Var of that row (what
  * the Postgres planner's setrefs does for an Agg node).
  *
- * Planning is deterministic: the compute worker rebuilds the same chain
- * from the stored Query, and the state tables keep their roles.
+ * Planning is deterministic: the compute worker rebuilds the same tree
+ * from the stored Query, and the state tables are handed out in the same
+ * order (HsStreamPlanCreate counts them with placeholder tables).
  *
  * src/stream/stream_plan.c
  *
@@ -37,6 +51,7 @@
 #include "postgres.h"
 
 #include "access/genam.h"
+#include "access/stratnum.h"
 #include "access/relation.h"
 #include "access/table.h"
 #include "catalog/catalog.h"
@@ -47,10 +62,14 @@
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
+#include "executor/executor.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/prep.h"
+#include "optimizer/subselect.h"
+#include "parser/parse_coerce.h"
 #include "parser/parsetree.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -58,6 +77,7 @@
 #include "utils/regproc.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
+#include "utils/typcache.h"
 
 #include "hummock_stream/batch/tableam.h"
 #include "hummock_stream/stream/memcmp_key.h"
@@ -71,6 +91,16 @@ unsupported(const char *what, bool plural)
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("%s %s not supported in a streaming materialized view", what,
 					plural ? "are" : "is")));
+}
+
+/* A subquery that is not an IN / EXISTS / NOT EXISTS condition of WHERE. */
+static void
+unsupported_subquery(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("this subquery is not supported in a streaming materialized view"),
+			 errdetail("Subqueries are supported in FROM, in WITH, and as IN (SELECT ...), EXISTS (...) and NOT EXISTS (...) conditions of WHERE whose inner query uses the outer one only in its WHERE.")));
 }
 
 /* ---------------------------------------------------------------------
@@ -283,43 +313,59 @@ system_column_walker(Node *node, void *arg)
 		return false;
 	if (IsA(node, Var) && ((Var *) node)->varattno < 0)
 		unsupported("system columns", true);
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, system_column_walker, arg, 0);
 	return expression_tree_walker(node, system_column_walker, arg);
 }
 
-static Oid
-check_source(Query *q)
+static bool
+sublink_walker(Node *node, void *arg)
 {
-	RangeTblEntry *rte;
+	if (node == NULL)
+		return false;
+	if (IsA(node, SubLink))
+		return true;
+	return expression_tree_walker(node, sublink_walker, arg);
+}
+
+/* What a query level may not use (its FROM items are checked as planned). */
+static void
+check_query_level(Query *q)
+{
+	if (q->commandType != CMD_SELECT || q->utilityStmt)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("a streaming materialized view is defined by a SELECT query")));
+	if (q->hasWindowFuncs)
+		unsupported("window functions", true);
+	if (q->hasTargetSRFs)
+		unsupported("set-returning functions", true);
+	if (q->limitCount || q->limitOffset)
+		unsupported("LIMIT and OFFSET", true);
+	if (q->sortClause)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("ORDER BY is not supported in a streaming materialized view"),
+				 errhint("A view has no order: use ORDER BY when you read it.")));
+	if (q->hasDistinctOn)
+		unsupported("DISTINCT ON", false);
+	if (q->groupingSets)
+		unsupported("GROUPING SETS, ROLLUP and CUBE", true);
+	if (q->rowMarks)
+		unsupported("FOR UPDATE and FOR SHARE", true);
+	if (q->hasRecursive)
+		unsupported("recursive WITH queries", true);
+	if (q->hasModifyingCTE)
+		unsupported("data-modifying WITH queries", true);
+}
+
+/* A source table of the view: checked, returns its OID. */
+static Oid
+check_relation(RangeTblEntry *rte)
+{
 	Relation	rel;
 	Oid			relid;
 
-	if (q->rtable == NIL || q->jointree == NULL || q->jointree->fromlist == NIL)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("a streaming materialized view must read a table"),
-				 errdetail("The query has no FROM clause.")));
-	if (list_length(q->jointree->fromlist) > 1 ||
-		!IsA(linitial(q->jointree->fromlist), RangeTblRef))
-		unsupported("joins", true);
-	rte = rt_fetch(((RangeTblRef *) linitial(q->jointree->fromlist))->rtindex, q->rtable);
-	if (list_length(q->rtable) != 1)
-		unsupported("joins", true);
-	switch (rte->rtekind)
-	{
-		case RTE_RELATION:
-			break;
-		case RTE_SUBQUERY:
-			unsupported("subqueries in FROM", true);
-			break;
-		case RTE_FUNCTION:
-			unsupported("functions in FROM", true);
-			break;
-		case RTE_VALUES:
-			unsupported("VALUES lists", true);
-			break;
-		default:
-			unsupported("this kind of FROM item", false);
-	}
 	if (rte->tablesample)
 		unsupported("TABLESAMPLE", false);
 	relid = rte->relid;
@@ -383,64 +429,1152 @@ primary_key(Oid relid)
 	return cols;
 }
 
-/* The resno of the view column that is exactly e, or 0. */
-static int
-view_column_of(HsStreamPlan *plan, Node *e)
+/* ---------------------------------------------------------------------
+ * Relational planning
+ *
+ * Each FROM item, join and query level becomes a RelOut: the executor
+ * that emits its rows, and for each column the Var of the query level
+ * it stands for.  Expressions of the query are rewritten onto such a row
+ * by map_expr (each Var becomes Var(1, column)).
+ * ---------------------------------------------------------------------
+ */
+
+typedef struct RelOut
 {
+	HsExec	   *tail;			/* emits the rows; its downstream is free */
+	TupleDesc	desc;
+	List	   *vars;			/* per column: Var (varno, varattno) or NULL */
+	bool		has_ukey;		/* ukey is a unique key of the rows */
+	List	   *ukey;			/* column indexes (int, 0-based) */
+	int			nvisible;		/* query levels: the tlist columns come
+								 * first, hidden key columns after */
+} RelOut;
+
+typedef struct PlanCtx
+{
+	bool		dry;			/* planning only: placeholder state tables */
+	HsStateTable *states;
+	int			nstates;
+	int			used;			/* state tables handed out */
+	List	   *leaves;			/* HsStreamLeaf */
+	List	   *sources;		/* Oid, distinct */
+	List	   *semi_quals;		/* quals of pulled-up sublinks (they use
+								 * columns too) */
+} PlanCtx;
+
+static RelOut *plan_query(PlanCtx *ctx, Query *q, List *outer);
+static RelOut *plan_jtnode(PlanCtx *ctx, Query *q, List *outer, Node *jt, List *quals);
+
+static HsStateTable *
+next_state(PlanCtx *ctx)
+{
+	if (ctx->dry)
+	{
+		ctx->used++;
+		return palloc0(sizeof(HsStateTable));
+	}
+	if (ctx->used >= ctx->nstates)
+		elog(ERROR, "streaming plan needs more state tables than its job has (%d)",
+			 ctx->nstates);
+	return &ctx->states[ctx->used++];
+}
+
+static void
+attach(RelOut *in, HsExec *e)
+{
+	in->tail->downstream = e;
+}
+
+static RelOut *
+relout_of(HsExec *e, List *vars)
+{
+	RelOut	   *r = palloc0(sizeof(RelOut));
+
+	r->tail = e;
+	r->desc = e->out_desc;
+	r->vars = vars;
+	r->nvisible = e->out_desc->natts;
+	return r;
+}
+
+static Node *
+map_vars_mutator(Node *node, List *vars)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) && ((Var *) node)->varlevelsup == 0)
+	{
+		Var		   *v = (Var *) node;
+		ListCell   *lc;
+		int			i = 0;
+
+		if (v->varattno == 0)
+			unsupported("whole-row references", true);
+		foreach(lc, vars)
+		{
+			Var		   *w = lfirst(lc);
+
+			i++;
+			if (w && w->varno == v->varno && w->varattno == v->varattno)
+			{
+				Var		   *nv = copyObject(v);
+
+				nv->varno = 1;
+				nv->varattno = i;
+				nv->varnosyn = 0;
+				nv->varattnosyn = 0;
+				return (Node *) nv;
+			}
+		}
+		elog(ERROR, "streaming plan: column %d of range table entry %d is not available",
+			 v->varattno, v->varno);
+	}
+	if (IsA(node, SubLink))
+		unsupported_subquery();
+	return expression_tree_mutator(node, map_vars_mutator, vars);
+}
+
+/* e (an expression of the query level) over the rows of in. */
+static Expr *
+map_expr(Expr *e, RelOut *in)
+{
+	return expression_planner((Expr *) map_vars_mutator(copyObject((Node *) e), in->vars));
+}
+
+static List *
+map_quals(List *quals, RelOut *in)
+{
+	List	   *out = NIL;
 	ListCell   *lc;
 
-	foreach(lc, plan->view_tlist)
+	foreach(lc, quals)
+		out = lappend(out, map_expr(lfirst(lc), in));
+	return out;
+}
+
+static bool
+varnos_walker(Node *node, Bitmapset **out)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var) && ((Var *) node)->varlevelsup == 0)
+		*out = bms_add_member(*out, ((Var *) node)->varno);
+	return expression_tree_walker(node, varnos_walker, out);
+}
+
+static Relids
+varnos_of(Node *node)
+{
+	Relids		r = NULL;
+
+	(void) varnos_walker(node, &r);
+	return r;
+}
+
+static TargetEntry *
+var_tle(TupleDesc desc, int col, int resno)
+{
+	Form_pg_attribute att = TupleDescAttr(desc, col);
+
+	return makeTargetEntry((Expr *) makeVar(1, col + 1, att->atttypid, att->atttypmod,
+											att->attcollation, 0), resno, NULL, false);
+}
+
+/* Keep the rows of in for which quals hold. */
+static RelOut *
+apply_filter(RelOut *in, List *quals)
+{
+	List	   *tl = NIL;
+	HsExec	   *e;
+	RelOut	   *out;
+
+	if (quals == NIL)
+		return in;
+	for (int i = 0; i < in->desc->natts; i++)
+		tl = lappend(tl, var_tle(in->desc, i, i + 1));
+	e = HsExecProjectCreate(in->desc, map_quals(quals, in), tl);
+	attach(in, e);
+	out = relout_of(e, in->vars);
+	out->has_ukey = in->has_ukey;
+	out->ukey = in->ukey;
+	out->nvisible = in->nvisible;
+	return out;
+}
+
+typedef struct AttnoCtx
+{
+	int			varno;
+	int			sublevels_up;
+	Bitmapset  *attnos;
+} AttnoCtx;
+
+static bool
+attnos_walker(Node *node, AttnoCtx *c)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		Var		   *v = (Var *) node;
+
+		if (v->varno == c->varno && (int) v->varlevelsup == c->sublevels_up && v->varattno > 0)
+			c->attnos = bms_add_member(c->attnos, v->varattno);
+		return false;
+	}
+	if (IsA(node, Query))
+	{
+		bool		r;
+
+		c->sublevels_up++;
+		r = query_tree_walker((Query *) node, attnos_walker, c, 0);
+		c->sublevels_up--;
+		return r;
+	}
+	return expression_tree_walker(node, attnos_walker, c);
+}
+
+/*
+ * A source table (range table entry rtindex of q): a leaf the job feeds,
+ * filtered by quals and narrowed to the columns q uses and the primary
+ * key.
+ */
+static RelOut *
+plan_leaf(PlanCtx *ctx, Query *q, int rtindex, List *quals)
+{
+	RangeTblEntry *rte = rt_fetch(rtindex, q->rtable);
+	Oid			relid = check_relation(rte);
+	Relation	rel = table_open(relid, AccessShareLock);
+	TupleDesc	rdesc = CreateTupleDescCopy(RelationGetDescr(rel));
+	List	   *pk = primary_key(relid);
+	AttnoCtx	ac = {rtindex, 0, NULL};
+	List	   *full_vars = NIL;
+	List	   *vars = NIL;
+	List	   *tl = NIL;
+	RelOut	   *out;
+	HsStreamLeaf *leaf;
+	HsExec	   *e;
+	ListCell   *lc;
+	int			a;
+
+	table_close(rel, AccessShareLock);
+	(void) query_tree_walker(q, attnos_walker, &ac, 0);
+	(void) attnos_walker((Node *) ctx->semi_quals, &ac);
+	foreach(lc, pk)
+		ac.attnos = bms_add_member(ac.attnos, lfirst_int(lc));
+	for (int i = 0; i < rdesc->natts; i++)
+		full_vars = lappend(full_vars, makeVar(rtindex, i + 1, TupleDescAttr(rdesc, i)->atttypid,
+											   TupleDescAttr(rdesc, i)->atttypmod,
+											   TupleDescAttr(rdesc, i)->attcollation, 0));
+	a = -1;
+	while ((a = bms_next_member(ac.attnos, a)) >= 0)
+	{
+		/* (semi_quals of other levels may name columns this table lacks) */
+		if (a > rdesc->natts || TupleDescAttr(rdesc, a - 1)->attisdropped)
+			continue;
+		tl = lappend(tl, var_tle(rdesc, a - 1, list_length(tl) + 1));
+		vars = lappend(vars, list_nth(full_vars, a - 1));
+	}
+	if (tl == NIL)
+	{
+		/* no column is used (count(*)): keep one so rows have a shape */
+		for (int i = 0; i < rdesc->natts && tl == NIL; i++)
+			if (!TupleDescAttr(rdesc, i)->attisdropped)
+			{
+				tl = lappend(tl, var_tle(rdesc, i, 1));
+				vars = lappend(vars, list_nth(full_vars, i));
+			}
+		if (tl == NIL)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("table \"%s\" has no columns", get_rel_name(relid))));
+	}
+	{
+		RelOut		whole;
+
+		memset(&whole, 0, sizeof(whole));
+		whole.vars = full_vars;
+		e = HsExecProjectCreate(rdesc, map_quals(quals, &whole), tl);
+	}
+	out = relout_of(e, vars);
+	if (pk != NIL)
+	{
+		out->has_ukey = true;
+		foreach(lc, pk)
+		{
+			int			i = 0;
+			ListCell   *lc2;
+
+			foreach(lc2, vars)
+			{
+				if (((Var *) lfirst(lc2))->varattno == lfirst_int(lc))
+					break;
+				i++;
+			}
+			out->ukey = lappend_int(out->ukey, i);
+		}
+	}
+	leaf = palloc(sizeof(HsStreamLeaf));
+	leaf->relid = relid;
+	leaf->entry = e;
+	ctx->leaves = lappend(ctx->leaves, leaf);
+	ctx->sources = list_append_unique_oid(ctx->sources, relid);
+	return out;
+}
+
+/* A subquery (or CTE) of q at rtindex: its visible columns are its Vars. */
+static RelOut *
+plan_subquery(PlanCtx *ctx, Query *sub, int rtindex, List *outer, List *quals)
+{
+	RelOut	   *out = plan_query(ctx, sub, outer);
+	ListCell   *lc;
+	int			i = 0;
+
+	out->vars = NIL;
+	foreach(lc, sub->targetList)
 	{
 		TargetEntry *tle = lfirst(lc);
 
-		if (equal(tle->expr, e))
-			return tle->resno;
+		if (tle->resjunk)
+			continue;
+		out->vars = lappend(out->vars,
+							makeVar(rtindex, tle->resno, exprType((Node *) tle->expr),
+									exprTypmod((Node *) tle->expr),
+									exprCollation((Node *) tle->expr), 0));
+		i++;
 	}
-	return 0;
+	for (; i < out->desc->natts; i++)
+		out->vars = lappend(out->vars, NULL);
+	return apply_filter(out, quals);
 }
 
-/* See key_columns in stream_plan.h. */
-static List *
-view_key_columns(HsStreamPlan *plan)
+/*
+ * Is clause an equality usable as a hash join key between the rows of
+ * lrel and rrel?  If so, set *lexpr and *rexpr to its two sides (cast to
+ * one type) over lrel and rrel.
+ */
+static bool
+equi_key(Expr *clause, Relids lrel, Relids rrel, Expr **lexpr, Expr **rexpr)
 {
-	List	   *cols = NIL;
+	OpExpr	   *op;
+	Expr	   *a;
+	Expr	   *b;
+	Relids		ra;
+	Relids		rb;
+	Oid			ta;
+	Oid			tb;
+	Oid			t;
+	TypeCacheEntry *tc;
+
+	if (!IsA(clause, OpExpr) || list_length(((OpExpr *) clause)->args) != 2)
+		return false;
+	op = (OpExpr *) clause;
+	a = linitial(op->args);
+	b = lsecond(op->args);
+	ra = varnos_of((Node *) a);
+	rb = varnos_of((Node *) b);
+	if (bms_is_empty(ra) || bms_is_empty(rb))
+		return false;
+	if (!(bms_is_subset(ra, lrel) && bms_is_subset(rb, rrel)))
+	{
+		Expr	   *x = a;
+
+		if (!(bms_is_subset(ra, rrel) && bms_is_subset(rb, lrel)))
+			return false;
+		a = b;
+		b = x;
+	}
+	ta = getBaseType(exprType((Node *) a));
+	tb = getBaseType(exprType((Node *) b));
+	if (ta == tb)
+		t = ta;
+	else if ((ta == INT2OID || ta == INT4OID || ta == INT8OID) &&
+			 (tb == INT2OID || tb == INT4OID || tb == INT8OID))
+		t = INT8OID;
+	else if ((ta == FLOAT4OID || ta == FLOAT8OID) && (tb == FLOAT4OID || tb == FLOAT8OID))
+		t = FLOAT8OID;
+	else
+		return false;
+	if (HsMemcmpTypeSupport(t) == HS_MEMCMP_NONE)
+		return false;
+	if (OidIsValid(op->inputcollid) && !get_collation_isdeterministic(op->inputcollid))
+		return false;
+	/* the operator must be the type's own equality (equal = same encoding) */
+	tc = lookup_type_cache(t, TYPECACHE_BTREE_OPFAMILY | TYPECACHE_HASH_OPFAMILY);
+	if (!((OidIsValid(tc->btree_opf) &&
+		   get_op_opfamily_strategy(op->opno, tc->btree_opf) == BTEqualStrategyNumber) ||
+		  (OidIsValid(tc->hash_opf) &&
+		   get_op_opfamily_strategy(op->opno, tc->hash_opf) == HTEqualStrategyNumber)))
+		return false;
+	*lexpr = (Expr *) coerce_to_target_type(NULL, (Node *) a, exprType((Node *) a), t, -1,
+											COERCION_IMPLICIT, COERCE_IMPLICIT_CAST, -1);
+	*rexpr = (Expr *) coerce_to_target_type(NULL, (Node *) b, exprType((Node *) b), t, -1,
+											COERCION_IMPLICIT, COERCE_IMPLICIT_CAST, -1);
+	return *lexpr != NULL && *rexpr != NULL;
+}
+
+static int *
+int_array(List *l)
+{
+	int		   *a = palloc(sizeof(int) * Max(list_length(l), 1));
+	int			n = 0;
 	ListCell   *lc;
 
-	if (plan->distinct)
+	foreach(lc, l)
+		a[n++] = lfirst_int(lc);
+	return a;
+}
+
+/*
+ * Join left (the rows of lrel) and right (of rrel) on conds (clauses of
+ * the query level, implicitly ANDed): equalities become the hash key, the
+ * rest the join filter.
+ */
+static RelOut *
+make_join(PlanCtx *ctx, HsJoinKind kind, RelOut *left, Relids lrel,
+		  RelOut *right, Relids rrel, List *conds)
+{
+	List	   *lkeys = NIL;
+	List	   *rkeys = NIL;
+	List	   *filter = NIL;
+	RelOut		combined;
+	HsExec	   *j;
+	HsExec	   *lport;
+	HsExec	   *rport;
+	HsStateTable *lstate;
+	HsStateTable *rstate;
+	RelOut	   *out;
+	ListCell   *lc;
+	bool		semi = kind == HS_JOIN_SEMI || kind == HS_JOIN_ANTI;
+
+	memset(&combined, 0, sizeof(combined));
+	combined.vars = list_concat_copy(left->vars, right->vars);
+	foreach(lc, conds)
 	{
-		/* DISTINCT and multisets are keyed by the whole row */
-		foreach(lc, plan->view_tlist)
-			cols = lappend_int(cols, ((TargetEntry *) lfirst(lc))->resno);
-		return cols;
-	}
-	if (plan->has_agg)
-	{
-		foreach(lc, plan->query->groupClause)
+		Expr	   *l;
+		Expr	   *r;
+
+		if (equi_key(lfirst(lc), lrel, rrel, &l, &r))
 		{
-			Node	   *e = get_sortgroupclause_expr(lfirst(lc), plan->query->targetList);
-			int			c = view_column_of(plan, e);
-
-			if (c == 0)
-				return NIL;
-			cols = lappend_int(cols, c);
+			lkeys = lappend(lkeys, map_expr(l, left));
+			rkeys = lappend(rkeys, map_expr(r, right));
 		}
-		return cols;
+		else
+			filter = lappend(filter, map_expr(lfirst(lc), &combined));
 	}
-	foreach(lc, plan->pk_attnums)
+	lstate = next_state(ctx);
+	rstate = next_state(ctx);
+	j = HsExecHashJoinCreate(kind,
+							 left->desc, lkeys,
+							 left->has_ukey ? int_array(left->ukey) : NULL,
+							 list_length(left->ukey),
+							 right->desc, rkeys,
+							 right->has_ukey ? int_array(right->ukey) : NULL,
+							 list_length(right->ukey),
+							 filter, lstate, rstate, &lport, &rport);
+	attach(left, lport);
+	attach(right, rport);
+	out = relout_of(j, semi ? left->vars : combined.vars);
+	if (semi)
 	{
-		Relation	rel = table_open(plan->source_relid, AccessShareLock);
-		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(rel), lfirst_int(lc) - 1);
-		Var		   *v = makeVar(1, att->attnum, att->atttypid, att->atttypmod,
-								att->attcollation, 0);
-		int			c;
-
-		table_close(rel, AccessShareLock);
-		c = view_column_of(plan, (Node *) v);
-		if (c == 0)
-			return NIL;
-		cols = lappend_int(cols, c);
+		out->has_ukey = left->has_ukey;
+		out->ukey = left->ukey;
 	}
-	return cols;
+	else if (left->has_ukey && right->has_ukey)
+	{
+		out->has_ukey = true;
+		out->ukey = list_copy(left->ukey);
+		foreach(lc, right->ukey)
+			out->ukey = lappend_int(out->ukey, lfirst_int(lc) + left->desc->natts);
+	}
+	return out;
+}
+
+/* Split conjuncts: those over rels only go to *pushed, the rest stay. */
+static List *
+split_pushable(List *conds, Relids rels, List **pushed)
+{
+	List	   *rest = NIL;
+	ListCell   *lc;
+
+	foreach(lc, conds)
+	{
+		Relids		r = varnos_of(lfirst(lc));
+
+		if (!bms_is_empty(r) && bms_is_subset(r, rels))
+			*pushed = lappend(*pushed, lfirst(lc));
+		else
+			rest = lappend(rest, lfirst(lc));
+	}
+	return rest;
+}
+
+static RelOut *
+plan_joinexpr(PlanCtx *ctx, Query *q, List *outer, JoinExpr *j, List *quals)
+{
+	Node	   *larg = j->larg;
+	Node	   *rarg = j->rarg;
+	HsJoinKind kind;
+	List	   *conds = make_ands_implicit((Expr *) j->quals);
+	List	   *lq = NIL;
+	List	   *rq = NIL;
+	Relids		lrel;
+	Relids		rrel;
+	RelOut	   *left;
+	RelOut	   *right;
+
+	switch (j->jointype)
+	{
+		case JOIN_INNER:
+			kind = HS_JOIN_INNER;
+			break;
+		case JOIN_LEFT:
+			kind = HS_JOIN_LEFT;
+			break;
+		case JOIN_RIGHT:
+			kind = HS_JOIN_LEFT;
+			larg = j->rarg;
+			rarg = j->larg;
+			break;
+		case JOIN_FULL:
+			kind = HS_JOIN_FULL;
+			break;
+		case JOIN_SEMI:
+			kind = HS_JOIN_SEMI;
+			break;
+		case JOIN_ANTI:
+			kind = HS_JOIN_ANTI;
+			break;
+		default:
+			unsupported("this kind of join", false);
+			kind = HS_JOIN_INNER;	/* keep the compiler quiet */
+	}
+	lrel = get_relids_in_jointree(larg, false);
+	rrel = get_relids_in_jointree(rarg, false);
+	/* ON conditions over one input filter it, if that keeps the join's meaning */
+	if (kind == HS_JOIN_INNER)
+		conds = split_pushable(conds, lrel, &lq);
+	if (kind != HS_JOIN_FULL)
+		conds = split_pushable(conds, rrel, &rq);
+	left = plan_jtnode(ctx, q, outer, larg, lq);
+	right = plan_jtnode(ctx, q, outer, rarg, rq);
+	return apply_filter(make_join(ctx, kind, left, lrel, right, rrel, conds), quals);
+}
+
+/*
+ * The items of a FROM list joined (inner) on the conditions of conds that
+ * relate them; conds over one item filter it; semis (semi and anti
+ * JoinExprs from WHERE sublinks, larg unset) apply last.
+ */
+static RelOut *
+plan_fromlist(PlanCtx *ctx, Query *q, List *outer, List *items, List *conds,
+			  List *semis)
+{
+	int			n = list_length(items);
+	Relids	   *rels = palloc(sizeof(Relids) * Max(n, 1));
+	List	  **pushed = palloc0(sizeof(List *) * Max(n, 1));
+	RelOut	  **outs = palloc(sizeof(RelOut *) * Max(n, 1));
+	bool	   *done = palloc0(sizeof(bool) * Max(n, 1));
+	RelOut	   *cur;
+	Relids		cur_rel;
+	ListCell   *lc;
+	int			i;
+
+	if (n == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a streaming materialized view must read a table"),
+				 errdetail("The query has no FROM clause.")));
+	i = 0;
+	foreach(lc, items)
+	{
+		rels[i] = get_relids_in_jointree(lfirst(lc), false);
+		conds = split_pushable(conds, rels[i], &pushed[i]);
+		i++;
+	}
+	i = 0;
+	foreach(lc, items)
+	{
+		outs[i] = plan_jtnode(ctx, q, outer, lfirst(lc), pushed[i]);
+		i++;
+	}
+	cur = outs[0];
+	cur_rel = rels[0];
+	done[0] = true;
+	for (int step = 1; step < n; step++)
+	{
+		int			next = -1;
+		List	   *jconds = NIL;
+		List	   *rest = NIL;
+		Relids		both;
+
+		/* prefer an item related to what is joined so far by an equality */
+		for (i = 1; i < n && next < 0; i++)
+		{
+			if (done[i])
+				continue;
+			foreach(lc, conds)
+			{
+				Expr	   *l;
+				Expr	   *r;
+
+				if (equi_key(lfirst(lc), cur_rel, rels[i], &l, &r))
+				{
+					next = i;
+					break;
+				}
+			}
+		}
+		for (i = 1; i < n && next < 0; i++)
+			if (!done[i])
+				next = i;
+		both = bms_union(cur_rel, rels[next]);
+		foreach(lc, conds)
+		{
+			Relids		r = varnos_of(lfirst(lc));
+
+			if (!bms_is_empty(r) && bms_is_subset(r, both))
+				jconds = lappend(jconds, lfirst(lc));
+			else
+				rest = lappend(rest, lfirst(lc));
+		}
+		conds = rest;
+		cur = make_join(ctx, HS_JOIN_INNER, cur, cur_rel, outs[next], rels[next], jconds);
+		cur_rel = both;
+		done[next] = true;
+	}
+	cur = apply_filter(cur, conds);
+
+	foreach(lc, semis)
+	{
+		JoinExpr   *sj = lfirst(lc);
+		List	   *sconds = make_ands_implicit((Expr *) sj->quals);
+		List	   *rq = NIL;
+		Relids		rrel = get_relids_in_jointree(sj->rarg, false);
+		RelOut	   *right;
+
+		sconds = split_pushable(sconds, rrel, &rq);
+		right = plan_jtnode(ctx, q, outer, sj->rarg, rq);
+		cur = make_join(ctx, sj->jointype == JOIN_SEMI ? HS_JOIN_SEMI : HS_JOIN_ANTI,
+						cur, cur_rel, right, rrel, sconds);
+	}
+	return cur;
+}
+
+static RelOut *
+plan_jtnode(PlanCtx *ctx, Query *q, List *outer, Node *jt, List *quals)
+{
+	if (IsA(jt, RangeTblRef))
+	{
+		int			rtindex = ((RangeTblRef *) jt)->rtindex;
+		RangeTblEntry *rte = rt_fetch(rtindex, q->rtable);
+
+		if (rte->lateral)
+			unsupported("LATERAL", false);
+		switch (rte->rtekind)
+		{
+			case RTE_RELATION:
+				return plan_leaf(ctx, q, rtindex, quals);
+			case RTE_SUBQUERY:
+				return plan_subquery(ctx, rte->subquery, rtindex, lcons(q, outer), quals);
+			case RTE_CTE:
+				{
+					Index		up = rte->ctelevelsup;
+					Query	   *owner = up == 0 ? q : list_nth(outer, up - 1);
+					List	   *owner_outer = up == 0 ? outer : list_copy_tail(outer, up);
+					ListCell   *lc;
+
+					foreach(lc, owner->cteList)
+					{
+						CommonTableExpr *cte = lfirst(lc);
+
+						if (strcmp(cte->ctename, rte->ctename) != 0)
+							continue;
+						if (cte->cterecursive)
+							unsupported("recursive WITH queries", true);
+						return plan_subquery(ctx, (Query *) cte->ctequery, rtindex,
+											 lcons(owner, owner_outer), quals);
+					}
+					elog(ERROR, "WITH query \"%s\" not found", rte->ctename);
+				}
+				break;
+			case RTE_FUNCTION:
+			case RTE_TABLEFUNC:
+				unsupported("functions in FROM", true);
+				break;
+			case RTE_VALUES:
+				unsupported("VALUES lists", true);
+				break;
+			default:
+				unsupported("this kind of FROM item", false);
+		}
+	}
+	else if (IsA(jt, JoinExpr))
+		return plan_joinexpr(ctx, q, outer, (JoinExpr *) jt, quals);
+	else if (IsA(jt, FromExpr))
+	{
+		FromExpr   *f = (FromExpr *) jt;
+
+		return plan_fromlist(ctx, q, outer, f->fromlist,
+							 list_concat(make_ands_implicit((Expr *) f->quals), quals), NIL);
+	}
+	elog(ERROR, "unrecognized join tree node %d", (int) nodeTag(jt));
+	return NULL;
+}
+
+/*
+ * WHERE conjuncts of q that are IN (SELECT ...), EXISTS (...) or NOT
+ * EXISTS (...) become semi and anti joins, as Postgres's planner pulls
+ * them up (its own conversion functions do it); returns those JoinExprs
+ * and removes the conjuncts from q's WHERE.
+ */
+static List *
+convert_where_sublinks(PlanCtx *ctx, Query *q)
+{
+	List	   *conds = make_ands_implicit((Expr *) q->jointree->quals);
+	List	   *kept = NIL;
+	List	   *semis = NIL;
+	PlannerInfo *root = makeNode(PlannerInfo);
+	Relids		avail = get_relids_in_jointree((Node *) q->jointree, false);
+	ListCell   *lc;
+
+	root->parse = q;
+	root->glob = makeNode(PlannerGlobal);
+	root->query_level = 1;
+	foreach(lc, conds)
+	{
+		Node	   *c = lfirst(lc);
+		JoinExpr   *j = NULL;
+		bool		is_sublink = false;
+
+		if (IsA(c, SubLink))
+		{
+			SubLink    *sl = (SubLink *) c;
+
+			is_sublink = true;
+			if (sl->subLinkType == ANY_SUBLINK)
+				j = convert_ANY_sublink_to_join(root, sl, avail);
+			else if (sl->subLinkType == EXISTS_SUBLINK)
+				j = convert_EXISTS_sublink_to_join(root, sl, false, avail);
+		}
+		else if (is_notclause(c) && IsA(get_notclausearg((Expr *) c), SubLink))
+		{
+			SubLink    *sl = (SubLink *) get_notclausearg((Expr *) c);
+
+			is_sublink = true;
+			if (sl->subLinkType == EXISTS_SUBLINK)
+				j = convert_EXISTS_sublink_to_join(root, sl, true, avail);
+			else if (sl->subLinkType == ANY_SUBLINK)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("NOT IN (SELECT ...) is not supported in a streaming materialized view"),
+						 errhint("Write NOT EXISTS (SELECT ... WHERE ...), which does not depend on NULLs in the subquery.")));
+		}
+		if (j != NULL)
+		{
+			j->quals = flatten_join_alias_vars(q, j->quals);
+			semis = lappend(semis, j);
+			ctx->semi_quals = lappend(ctx->semi_quals, j->quals);
+		}
+		else if (is_sublink)
+			unsupported_subquery();
+		else
+			kept = lappend(kept, c);
+	}
+	q->jointree->quals = kept ? (Node *) make_ands_explicit(kept) : NULL;
+	return semis;
+}
+
+/* The target list entries of q that are output columns. */
+static List *
+visible_tlist(Query *q)
+{
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	foreach(lc, q->targetList)
+		if (!((TargetEntry *) lfirst(lc))->resjunk)
+			out = lappend(out, lfirst(lc));
+	return out;
+}
+
+/*
+ * Project in to exprs (over in), then hidden columns for in's unique key
+ * unless add_key is false; returns the result with its unique key.
+ */
+static RelOut *
+project_level(RelOut *in, List *exprs, List *qual, bool add_key)
+{
+	List	   *tl = NIL;
+	List	   *ukey = NIL;
+	ListCell   *lc;
+	HsExec	   *e;
+	RelOut	   *out;
+	int			nvisible = list_length(exprs);
+
+	foreach(lc, exprs)
+		tl = lappend(tl, makeTargetEntry(lfirst(lc), list_length(tl) + 1, NULL, false));
+	if (add_key && in->has_ukey)
+	{
+		foreach(lc, in->ukey)
+		{
+			int			k = lfirst_int(lc);
+			int			found = -1;
+			int			i = 0;
+			ListCell   *lc2;
+
+			foreach(lc2, exprs)
+			{
+				Var		   *v = lfirst(lc2);
+
+				if (IsA(v, Var) && v->varattno == k + 1)
+				{
+					found = i;
+					break;
+				}
+				i++;
+			}
+			if (found < 0)
+			{
+				found = list_length(tl);
+				tl = lappend(tl, var_tle(in->desc, k, found + 1));
+			}
+			ukey = lappend_int(ukey, found);
+		}
+	}
+	e = HsExecProjectCreate(in->desc, qual, tl);
+	attach(in, e);
+	out = relout_of(e, NIL);
+	out->nvisible = nvisible;
+	out->has_ukey = add_key && in->has_ukey;
+	out->ukey = ukey;
+	return out;
+}
+
+/* DISTINCT over the visible columns of in. */
+static RelOut *
+distinct_level(PlanCtx *ctx, RelOut *in)
+{
+	HsExec	   *e;
+	RelOut	   *out;
+	int			n = in->nvisible;
+
+	for (int i = 0; i < n; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(in->desc, i);
+
+		if (HsMemcmpTypeSupport(att->atttypid) == HS_MEMCMP_NONE)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("DISTINCT over a column of type %s is not supported in a streaming materialized view",
+							format_type_be(att->atttypid)),
+					 errdetail("DISTINCT compares whole rows.")));
+	}
+	if (in->desc->natts != n)
+	{
+		List	   *exprs = NIL;
+
+		for (int i = 0; i < n; i++)
+			exprs = lappend(exprs, var_tle(in->desc, i, i + 1)->expr);
+		in = project_level(in, exprs, NIL, false);
+	}
+	e = HsExecHashAggCreate(in->desc, n, NULL, 0, next_state(ctx), NULL, false);
+	attach(in, e);
+	out = relout_of(e, NIL);
+	out->has_ukey = true;
+	for (int i = 0; i < n; i++)
+		out->ukey = lappend_int(out->ukey, i);
+	return out;
+}
+
+/* Aggregation of q over from (WHERE already applied). */
+static RelOut *
+agg_level(PlanCtx *ctx, Query *q, RelOut *from)
+{
+	AggAnalysis an;
+	RewriteContext rctx;
+	HsAggCall  *calls;
+	int			ncalls = 0;
+	int			nkeys;
+	List	   *exprs = NIL;
+	List	   *having = NIL;
+	List	   *tl = NIL;
+	List	   *ukey = NIL;
+	bool		need_minmax = false;
+	bool		distinct = q->distinctClause != NIL;
+	ListCell   *lc;
+	HsExec	   *e;
+	RelOut	   *in;
+	RelOut	   *out;
+	HsStateTable *groups;
+	int			nvisible;
+	int			i;
+
+	analyze_aggs(q, &an);
+	nkeys = list_length(an.group_exprs);
+	calls = palloc0(sizeof(HsAggCall) * Max(list_length(an.aggrefs), 1));
+	foreach(lc, an.group_exprs)
+		exprs = lappend(exprs, map_expr(lfirst(lc), from));
+	foreach(lc, an.aggrefs)
+	{
+		Aggref	   *a = lfirst(lc);
+		HsAggCall  *c = &calls[ncalls++];
+
+		c->kind = agg_kind(a);
+		c->restype = a->aggtype;
+		c->arg = -1;
+		if (c->kind == HS_AGG_MIN || c->kind == HS_AGG_MAX)
+			need_minmax = true;
+		if (c->kind != HS_AGG_COUNT_STAR)
+		{
+			Expr	   *arg = linitial_node(TargetEntry, a->args)->expr;
+
+			c->argtype = exprType((Node *) arg);
+			exprs = lappend(exprs, map_expr(arg, from));
+			c->arg = list_length(exprs) - 1;
+		}
+	}
+	in = project_level(from, exprs, NIL, false);
+	groups = next_state(ctx);
+	e = HsExecHashAggCreate(in->desc, nkeys, calls, ncalls, groups,
+							need_minmax ? next_state(ctx) : NULL, nkeys == 0);
+	attach(in, e);
+
+	/* view columns (and hidden group key columns) over the aggregation */
+	rctx.an = &an;
+	foreach(lc, visible_tlist(q))
+	{
+		TargetEntry *tle = lfirst(lc);
+		Expr	   *x = (Expr *) post_agg_mutator((Node *) tle->expr, &rctx);
+
+		tl = lappend(tl, makeTargetEntry(expression_planner(x), list_length(tl) + 1,
+										 NULL, false));
+	}
+	nvisible = list_length(tl);
+	if (!distinct)
+	{
+		for (i = 0; i < nkeys; i++)
+		{
+			int			found = -1;
+			int			k = 0;
+
+			foreach(lc, tl)
+			{
+				Var		   *v = (Var *) ((TargetEntry *) lfirst(lc))->expr;
+
+				if (IsA(v, Var) && v->varattno == i + 1)
+				{
+					found = k;
+					break;
+				}
+				k++;
+			}
+			if (found < 0)
+			{
+				found = list_length(tl);
+				tl = lappend(tl, var_tle(e->out_desc, i, found + 1));
+			}
+			ukey = lappend_int(ukey, found);
+		}
+	}
+	if (q->havingQual)
+		having = make_ands_implicit(expression_planner((Expr *) post_agg_mutator(q->havingQual, &rctx)));
+	{
+		HsExec	   *p = HsExecProjectCreate(e->out_desc, having, tl);
+
+		e->downstream = p;
+		out = relout_of(p, NIL);
+	}
+	out->nvisible = nvisible;
+	out->has_ukey = !distinct;
+	out->ukey = ukey;
+	return out;
+}
+
+/* UNION [ALL] tree node of a set-operation query, columns coerced to types. */
+static RelOut *
+plan_setop_node(PlanCtx *ctx, Query *q, List *outer, Node *node, List *types,
+				List *typmods)
+{
+	RelOut	   *out;
+
+	if (IsA(node, RangeTblRef))
+	{
+		int			rtindex = ((RangeTblRef *) node)->rtindex;
+		RangeTblEntry *rte = rt_fetch(rtindex, q->rtable);
+		RelOut	   *in = plan_query(ctx, rte->subquery, lcons(q, outer));
+		List	   *exprs = NIL;
+		ListCell   *lt,
+				   *lm;
+		int			i = 0;
+
+		forboth(lt, types, lm, typmods)
+		{
+			Expr	   *v = var_tle(in->desc, i, i + 1)->expr;
+			Oid			from = exprType((Node *) v);
+			Node	   *c = coerce_to_target_type(NULL, (Node *) v, from, lfirst_oid(lt),
+												  lfirst_int(lm), COERCION_IMPLICIT,
+												  COERCE_IMPLICIT_CAST, -1);
+
+			if (c == NULL)
+				elog(ERROR, "could not convert a UNION column from %s to %s",
+					 format_type_be(from), format_type_be(lfirst_oid(lt)));
+			exprs = lappend(exprs, expression_planner((Expr *) c));
+			i++;
+		}
+		return project_level(in, exprs, NIL, false);
+	}
+	else
+	{
+		SetOperationStmt *op = castNode(SetOperationStmt, node);
+		HsExec	   *ports[2];
+		RelOut	   *l;
+		RelOut	   *r;
+		HsExec	   *u;
+
+		if (op->op != SETOP_UNION)
+			unsupported("INTERSECT and EXCEPT", true);
+		l = plan_setop_node(ctx, q, outer, op->larg, types, typmods);
+		r = plan_setop_node(ctx, q, outer, op->rarg, types, typmods);
+		u = HsExecUnionCreate(l->desc, 2, ports);
+		attach(l, ports[0]);
+		attach(r, ports[1]);
+		out = relout_of(u, NIL);
+		if (!op->all)
+			out = distinct_level(ctx, out);
+		return out;
+	}
+}
+
+/*
+ * A query level: its FROM items joined, WHERE, aggregation or projection,
+ * DISTINCT.  The result's first nvisible columns are q's output columns;
+ * hidden columns after them carry its unique key when it has one.  outer:
+ * the enclosing query levels, innermost first.
+ */
+static RelOut *
+plan_query(PlanCtx *ctx, Query *q, List *outer)
+{
+	RelOut	   *from;
+	List	   *semis;
+	bool		has_agg;
+
+	q = copyObject(q);
+	check_query_level(q);
+	if (q->setOperations)
+	{
+		SetOperationStmt *op = castNode(SetOperationStmt, q->setOperations);
+		Node	   *leftmost = (Node *) op;
+		List	   *exprs = NIL;
+		ListCell   *lc;
+		int			rtindex;
+
+		/* the query's Vars are the leftmost input's columns */
+		while (IsA(leftmost, SetOperationStmt))
+			leftmost = ((SetOperationStmt *) leftmost)->larg;
+		rtindex = castNode(RangeTblRef, leftmost)->rtindex;
+		from = plan_setop_node(ctx, q, outer, (Node *) op, op->colTypes, op->colTypmods);
+		from->vars = NIL;
+		for (int i = 0; i < from->desc->natts; i++)
+		{
+			Form_pg_attribute att = TupleDescAttr(from->desc, i);
+
+			from->vars = lappend(from->vars, makeVar(rtindex, i + 1, att->atttypid,
+													 att->atttypmod, att->attcollation, 0));
+		}
+		foreach(lc, visible_tlist(q))
+			exprs = lappend(exprs, map_expr(((TargetEntry *) lfirst(lc))->expr, from));
+		return project_level(from, exprs, NIL, true);
+	}
+	q->targetList = (List *) flatten_join_alias_vars(q, (Node *) q->targetList);
+	q->jointree = (FromExpr *) flatten_join_alias_vars(q, (Node *) q->jointree);
+	q->havingQual = flatten_join_alias_vars(q, q->havingQual);
+	semis = convert_where_sublinks(ctx, q);
+	if (sublink_walker((Node *) q->targetList, NULL) ||
+		sublink_walker((Node *) q->jointree, NULL) ||
+		sublink_walker(q->havingQual, NULL))
+		unsupported_subquery();
+
+	from = plan_fromlist(ctx, q, outer, q->jointree->fromlist,
+						 make_ands_implicit((Expr *) q->jointree->quals), semis);
+	has_agg = q->hasAggs || q->groupClause != NIL || q->havingQual != NULL;
+	if (has_agg)
+		from = agg_level(ctx, q, from);
+	else
+	{
+		List	   *exprs = NIL;
+		ListCell   *lc;
+
+		foreach(lc, visible_tlist(q))
+			exprs = lappend(exprs, map_expr(((TargetEntry *) lfirst(lc))->expr, from));
+		from = project_level(from, exprs, NIL, q->distinctClause == NIL);
+	}
+	if (q->distinctClause)
+		from = distinct_level(ctx, from);
+	return from;
+}
+
+/* ---------------------------------------------------------------------
+ * The view
+ * ---------------------------------------------------------------------
+ */
+
+/* Plan the view's query and its materialization into view. */
+static void
+plan_view(PlanCtx *ctx, HsStreamPlan *plan, TupleDesc view_desc, HsStateTable *view)
+{
+	RelOut	   *out = plan_query(ctx, plan->query, NIL);
+	int			nview = list_length(plan->view_tlist);
+	ListCell   *lc;
+
+	plan->key_columns = NIL;
+	if (out->has_ukey)
+	{
+		bool		all_visible = true;
+
+		foreach(lc, out->ukey)
+			if (lfirst_int(lc) >= nview)
+				all_visible = false;
+		if (all_visible)
+			foreach(lc, out->ukey)
+				plan->key_columns = lappend_int(plan->key_columns, lfirst_int(lc) + 1);
+		attach(out, HsExecMaterializeCreate(out->desc, view_desc, int_array(out->ukey),
+											list_length(out->ukey), false, view));
+	}
+	else
+	{
+		/* a multiset: a count per distinct row, stored as that many copies */
+		HsAggCall  *count = palloc0(sizeof(HsAggCall));
+		HsExec	   *agg;
+
+		foreach(lc, plan->view_tlist)
+		{
+			TargetEntry *tle = lfirst(lc);
+			Oid			t = exprType((Node *) tle->expr);
+
+			if (HsMemcmpTypeSupport(t) == HS_MEMCMP_NONE)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("column \"%s\" of type %s cannot be compared",
+								tle->resname ? tle->resname : "?column?", format_type_be(t)),
+						 errdetail("The view's rows have no unique key (a source table without a primary key, or a UNION ALL), so they are identified by all their columns.")));
+		}
+		if (out->desc->natts != nview)
+		{
+			List	   *exprs = NIL;
+
+			for (int i = 0; i < nview; i++)
+				exprs = lappend(exprs, var_tle(out->desc, i, i + 1)->expr);
+			out = project_level(out, exprs, NIL, false);
+		}
+		count->kind = HS_AGG_COUNT_STAR;
+		count->arg = -1;
+		count->restype = INT8OID;
+		agg = HsExecHashAggCreate(out->desc, nview, count, 1, next_state(ctx), NULL, false);
+		attach(out, agg);
+		agg->downstream = HsExecMaterializeCreate(agg->out_desc, view_desc, NULL, 0, true, view);
+		for (int i = 1; i <= nview; i++)
+			plan->key_columns = lappend_int(plan->key_columns, i);
+	}
 }
 
 HsStreamPlan *
@@ -449,36 +1583,14 @@ HsStreamPlanCreate(Query *q)
 	HsStreamPlan *plan = palloc0(sizeof(HsStreamPlan));
 	ListCell   *lc;
 	int			resno = 0;
+	PlanCtx		ctx;
+	MemoryContext tmp;
+	MemoryContext old;
 
 	if (q->commandType != CMD_SELECT || q->utilityStmt)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("a streaming materialized view is defined by a SELECT query")));
-	if (q->setOperations)
-		unsupported("UNION, INTERSECT and EXCEPT", true);
-	if (q->cteList)
-		unsupported("WITH queries", true);
-	if (q->hasWindowFuncs)
-		unsupported("window functions", true);
-	if (q->hasTargetSRFs)
-		unsupported("set-returning functions", true);
-	if (q->hasSubLinks)
-		unsupported("subqueries", true);
-	if (q->limitCount || q->limitOffset)
-		unsupported("LIMIT and OFFSET", true);
-	if (q->sortClause)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("ORDER BY is not supported in a streaming materialized view"),
-				 errhint("A view has no order: use ORDER BY when you read it.")));
-	if (q->hasDistinctOn)
-		unsupported("DISTINCT ON", false);
-	if (q->groupingSets)
-		unsupported("GROUPING SETS, ROLLUP and CUBE", true);
-	if (q->rowMarks)
-		unsupported("FOR UPDATE and FOR SHARE", true);
-	if (q->hasModifyingCTE || q->hasRecursive)
-		unsupported("WITH queries", true);
 	if (contain_volatile_functions((Node *) q))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -492,11 +1604,7 @@ HsStreamPlanCreate(Query *q)
 				 errhint("Use immutable functions, or compare with constants.")));
 	(void) query_tree_walker(q, system_column_walker, NULL, 0);
 
-	plan->source_relid = check_source(q);
 	plan->query = q;
-	plan->has_agg = q->hasAggs || q->groupClause != NIL || q->havingQual != NULL;
-	plan->distinct = q->distinctClause != NIL;
-
 	foreach(lc, q->targetList)
 	{
 		TargetEntry *tle = lfirst(lc);
@@ -530,211 +1638,34 @@ HsStreamPlanCreate(Query *q)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("a streaming materialized view must have at least one column")));
 
-	if (plan->has_agg)
-	{
-		AggAnalysis an;
-		RewriteContext ctx;
-
-		analyze_aggs(q, &an);
-		ctx.an = &an;
-		/* fail now on ungrouped columns */
-		(void) post_agg_mutator((Node *) plan->view_tlist, &ctx);
-		(void) post_agg_mutator(q->havingQual, &ctx);
-	}
-	else if (!plan->distinct)
-	{
-		plan->pk_attnums = primary_key(plan->source_relid);
-		if (plan->pk_attnums == NIL)
-		{
-			plan->distinct = true;
-			plan->keep_count = true;
-		}
-	}
-	plan->key_columns = view_key_columns(plan);
-	if (plan->distinct)
-	{
-		foreach(lc, plan->view_tlist)
-		{
-			TargetEntry *tle = lfirst(lc);
-			Oid			t = exprType((Node *) tle->expr);
-
-			if (HsMemcmpTypeSupport(t) == HS_MEMCMP_NONE)
-				ereport(ERROR,
-						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("column \"%s\" of type %s cannot be compared",
-								tle->resname ? tle->resname : "?column?", format_type_be(t)),
-						 errdetail(plan->keep_count ?
-								   "The source table has no primary key, so the view's rows are identified by all their columns." :
-								   "DISTINCT compares whole rows.")));
-		}
-	}
+	/* plan once with placeholder state tables: checks, sources, counts */
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.dry = true;
+	tmp = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream planning",
+								ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(tmp);
+	plan_view(&ctx, plan, ExecTypeFromTL(plan->view_tlist), palloc0(sizeof(HsStateTable)));
+	MemoryContextSwitchTo(old);
+	plan->key_columns = list_copy(plan->key_columns);
+	plan->sources = list_copy(ctx.sources);
+	list_sort(plan->sources, list_oid_cmp);
+	plan->n_state_tables = ctx.used;
+	MemoryContextDelete(tmp);
 	return plan;
 }
 
-/* ---------------------------------------------------------------------
- * Building the executors
- * ---------------------------------------------------------------------
- */
-
-static TargetEntry *
-planned_tle(Expr *e, int resno, const char *name)
+List *
+HsStreamPlanBuild(HsStreamPlan *plan, TupleDesc view_desc, HsStateTable *view,
+				  HsStateTable *states)
 {
-	return makeTargetEntry(expression_planner((Expr *) copyObject(e)), resno,
-						   name ? pstrdup(name) : NULL, false);
-}
+	PlanCtx		ctx;
 
-/* Vars 1..n of desc as a target list starting at resno first. */
-static List *
-identity_tlist(TupleDesc desc, int n, int first, List *tl)
-{
-	for (int i = 0; i < n; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-
-		tl = lappend(tl, makeTargetEntry((Expr *) makeVar(1, i + 1, att->atttypid,
-														  att->atttypmod,
-														  att->attcollation, 0),
-										 first + i, NULL, false));
-	}
-	return tl;
-}
-
-static List *
-where_qual(Query *q)
-{
-	Node	   *quals = q->jointree->quals;
-
-	if (quals == NULL)
-		return NIL;
-	return make_ands_implicit(expression_planner((Expr *) copyObject(quals)));
-}
-
-HsExec *
-HsStreamPlanBuild(HsStreamPlan *plan, TupleDesc src_desc, TupleDesc view_desc,
-				  HsStateTable *view, HsStateTable *states)
-{
-	Query	   *q = plan->query;
-	HsExec	   *head = NULL;
-	HsExec	   *tail = NULL;
-	HsExec	   *e;
-	int			nview = list_length(plan->view_tlist);
-	List	   *tl = NIL;
-	ListCell   *lc;
-
-#define APPEND(x) do { e = (x); if (head == NULL) head = e; else tail->downstream = e; tail = e; } while (0)
-
-	if (plan->has_agg)
-	{
-		AggAnalysis an;
-		RewriteContext ctx;
-		HsAggCall  *calls;
-		int			ncalls;
-		int			nkeys;
-		int			i;
-		List	   *having = NIL;
-
-		analyze_aggs(q, &an);
-		nkeys = list_length(an.group_exprs);
-		ncalls = list_length(an.aggrefs);
-		calls = palloc0(sizeof(HsAggCall) * Max(ncalls, 1));
-		i = 0;
-		foreach(lc, an.group_exprs)
-		{
-			i++;
-			tl = lappend(tl, planned_tle(lfirst(lc), i, NULL));
-		}
-		ncalls = 0;
-		foreach(lc, an.aggrefs)
-		{
-			Aggref	   *a = lfirst(lc);
-			HsAggCall  *c = &calls[ncalls++];
-
-			c->kind = agg_kind(a);
-			c->restype = a->aggtype;
-			c->arg = -1;
-			if (c->kind != HS_AGG_COUNT_STAR)
-			{
-				Expr	   *arg = linitial_node(TargetEntry, a->args)->expr;
-
-				c->argtype = exprType((Node *) arg);
-				tl = lappend(tl, planned_tle(arg, ++i, NULL));
-				c->arg = i - 1;
-			}
-		}
-		APPEND(HsExecProjectCreate(src_desc, where_qual(q), tl));
-		APPEND(HsExecHashAggCreate(tail->out_desc, nkeys, calls, ncalls,
-								   &states[HS_STATE_AGG], &states[HS_STATE_MINMAX],
-								   nkeys == 0));
-
-		/* view columns (and the group key) over the aggregation's output */
-		ctx.an = &an;
-		tl = NIL;
-		foreach(lc, plan->view_tlist)
-		{
-			TargetEntry *tle = lfirst(lc);
-			Expr	   *x = (Expr *) post_agg_mutator((Node *) tle->expr, &ctx);
-
-			tl = lappend(tl, makeTargetEntry(expression_planner(x), tle->resno, NULL, false));
-		}
-		if (!plan->distinct)
-			tl = identity_tlist(tail->out_desc, nkeys, nview + 1, tl);
-		if (q->havingQual)
-			having = make_ands_implicit(expression_planner((Expr *) post_agg_mutator(q->havingQual, &ctx)));
-		APPEND(HsExecProjectCreate(tail->out_desc, having, tl));
-		if (!plan->distinct)
-			APPEND(HsExecMaterializeCreate(tail->out_desc, view_desc, nkeys, false, view));
-	}
-	else
-	{
-		foreach(lc, plan->view_tlist)
-		{
-			TargetEntry *tle = lfirst(lc);
-
-			tl = lappend(tl, planned_tle(tle->expr, tle->resno, NULL));
-		}
-		if (!plan->distinct)
-		{
-			int			i = nview;
-
-			foreach(lc, plan->pk_attnums)
-			{
-				Form_pg_attribute att = TupleDescAttr(src_desc, lfirst_int(lc) - 1);
-
-				tl = lappend(tl, makeTargetEntry((Expr *) makeVar(1, att->attnum, att->atttypid,
-																  att->atttypmod,
-																  att->attcollation, 0),
-												 ++i, NULL, false));
-			}
-		}
-		APPEND(HsExecProjectCreate(src_desc, where_qual(q), tl));
-		if (!plan->distinct)
-			APPEND(HsExecMaterializeCreate(tail->out_desc, view_desc,
-										   list_length(plan->pk_attnums), false, view));
-	}
-
-	if (plan->distinct)
-	{
-		HsAggCall  *count = NULL;
-
-		if (plan->keep_count)
-		{
-			count = palloc0(sizeof(HsAggCall));
-			count->kind = HS_AGG_COUNT_STAR;
-			count->arg = -1;
-			count->restype = INT8OID;
-		}
-		APPEND(HsExecHashAggCreate(tail->out_desc, nview, count, count ? 1 : 0,
-								   &states[HS_STATE_DISTINCT], NULL, false));
-		if (plan->keep_count)
-			APPEND(HsExecMaterializeCreate(tail->out_desc, view_desc, 0, true, view));
-		else
-		{
-			tl = identity_tlist(tail->out_desc, nview, 1, NIL);
-			tl = identity_tlist(tail->out_desc, nview, nview + 1, tl);
-			APPEND(HsExecProjectCreate(tail->out_desc, NIL, tl));
-			APPEND(HsExecMaterializeCreate(tail->out_desc, view_desc, nview, false, view));
-		}
-	}
-#undef APPEND
-	return head;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.states = states;
+	ctx.nstates = plan->n_state_tables;
+	plan_view(&ctx, plan, view_desc, view);
+	if (ctx.used != plan->n_state_tables)
+		elog(ERROR, "streaming plan uses %d state tables, its job has %d",
+			 ctx.used, plan->n_state_tables);
+	return ctx.leaves;
 }

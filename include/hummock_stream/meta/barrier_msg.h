@@ -62,7 +62,7 @@ typedef enum HsActorKind
 	HS_ACTOR_STREAM_JOB = 4		/* a streaming view's executors (job = table_id) */
 } HsActorKind;
 
-#define HS_ACTOR_MAX_STATE_TABLES 4
+#define HS_ACTOR_MAX_STATE_TABLES 32
 
 typedef struct HsActorSpec
 {

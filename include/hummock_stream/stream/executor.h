@@ -3,11 +3,14 @@
  * executor.h
  *	  Streaming executors: operators that turn changes into changes.
  *
- * A job's executors form a chain (a tree once joins arrive): each receives
+ * A job's executors form a tree whose leaves read the sources: each receives
  * rows with a sign (+1 insert, -1 delete) through push, and at the end of
  * every epoch flush emits what it buffered, writes its state tables for
  * the epoch, and flushes its downstream.  An update is a delete of the old
- * row followed by an insert of the new one.
+ * row followed by an insert of the new one.  An executor with several
+ * inputs (join, union) has one port per input and flushes its downstream
+ * once all its ports are flushed, so the job flushes every leaf once per
+ * epoch and each executor is flushed once.
  *
  * Rows travel in TupleTableSlots; a pushed slot is valid only during the
  * call (an executor copies what it keeps).  Expressions are evaluated by
@@ -101,15 +104,48 @@ extern HsExec *HsExecHashAggCreate(TupleDesc in_desc, int nkeys,
 								   bool always_one_group);
 
 /*
- * Materialize into the view's table: input rows are [view columns
- * 0..nview-1, key columns nview..nview+nkey-1, (multiplicity)]; the row
- * stored is the view columns, under the memcmp key of the key columns.
- * With has_count (no unique key), the last input column is how many copies
- * of the row exist (the input is a count(*) aggregation over the view
- * columns) and copy i is stored under memcmp(view columns) | BE64(i).
+ * Materialize into the view's table: the stored row is input columns
+ * 0..nview-1 (nview = view_desc->natts), under the memcmp key of input
+ * columns key_cols[0..nkey-1].  With has_count (no unique key), input
+ * column nview is how many copies of the row exist (the input is a
+ * count(*) aggregation over the view columns) and copy i is stored under
+ * memcmp(view columns) | BE64(i).
  */
 extern HsExec *HsExecMaterializeCreate(TupleDesc in_desc, TupleDesc view_desc,
-									   int nkey, bool has_count,
-									   HsStateTable *view);
+									   const int *key_cols, int nkey,
+									   bool has_count, HsStateTable *view);
+
+typedef enum HsJoinKind
+{
+	HS_JOIN_INNER,
+	HS_JOIN_LEFT,				/* left rows without a match: right NULL */
+	HS_JOIN_FULL,
+	HS_JOIN_SEMI,				/* left rows with a match (once each) */
+	HS_JOIN_ANTI				/* left rows without a match */
+} HsJoinKind;
+
+/*
+ * Equi-join of two inputs (exec_hash_join.c).  left_keys and right_keys
+ * are Exprs over each side's row (Var varno 1), pairwise of one type;
+ * filter (implicitly ANDed Exprs over the left row's columns followed by
+ * the right row's, or NIL) is part of the join condition.  *_ukey: the
+ * columns of a unique key of that side, or NULL.  Upstream executors push
+ * into *left_port and *right_port.  Output: left ++ right columns (INNER,
+ * LEFT, FULL) or the left columns (SEMI, ANTI).
+ */
+extern HsExec *HsExecHashJoinCreate(HsJoinKind kind,
+									TupleDesc left_desc, List *left_keys,
+									const int *left_ukey, int left_nukey,
+									TupleDesc right_desc, List *right_keys,
+									const int *right_ukey, int right_nukey,
+									List *filter, HsStateTable *left_state,
+									HsStateTable *right_state,
+									HsExec **left_port, HsExec **right_port);
+
+/*
+ * UNION ALL of ninputs inputs with the same row type (exec_union.c):
+ * pushes into ports[i] pass through; flushed once every port is.
+ */
+extern HsExec *HsExecUnionCreate(TupleDesc desc, int ninputs, HsExec **ports);
 
 #endif							/* HS_STREAM_EXECUTOR_H */

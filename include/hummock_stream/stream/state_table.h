@@ -55,6 +55,16 @@ extern bool HsStateTableFirstWithPrefix(HsStateTable *t, const char *prefix,
 										int prefixlen, StringInfo key,
 										StringInfo value);
 
+/*
+ * Call visit for every entry whose key starts with prefix, in key order,
+ * until it returns false.
+ */
+typedef bool (*HsStateTableVisit) (const char *key, int keylen,
+								   const char *value, int vlen, void *arg);
+extern void HsStateTableScanPrefix(HsStateTable *t, const char *prefix,
+								   int prefixlen, HsStateTableVisit visit,
+								   void *arg);
+
 /* Write key: old_value NULL if the key is absent now. */
 extern void HsStateTablePut(HsStateTable *t, const char *key, int keylen,
 							const char *old_value, int old_len,

@@ -16,6 +16,15 @@
 
 #include "hummock_stream/stream/stream_plan.h"
 
+/* A leaf of the job's executors and how it reads its table's capture log. */
+typedef struct HsStreamJobInput
+{
+	HsStreamLeaf *leaf;
+	TupleDesc	desc;			/* the table's row type */
+	TupleTableSlot *slot;
+	SPIPlanPtr	log_plan;		/* reads the log between two snapshots */
+} HsStreamJobInput;
+
 typedef struct HsStreamJob
 {
 	Oid			job_id;			/* the view's relation OID = its table id */
@@ -23,22 +32,21 @@ typedef struct HsStreamJob
 	HsStreamPlan *plan;
 	HsStreamStore store;
 	HsStateTable view;
-	HsStateTable states[HS_N_STATE_TABLES];
-	HsExec	   *head;
-	TupleDesc	source_desc;
-	TupleTableSlot *source_slot;
-	Oid			log_relid;		/* the source's capture log */
-	SPIPlanPtr	log_plan;		/* reads the log between two snapshots */
+	int			n_states;
+	HsStateTable *states;
+	int			n_inputs;
+	HsStreamJobInput *inputs;	/* in the order they are fed */
 	char	   *position;		/* pg_snapshot text: input consumed up to */
 	int64		rows_in;		/* input rows consumed */
 } HsStreamJob;
 
 /*
  * Build a job's executors from its Query (already checked by
- * HsStreamPlanCreate) in a new context under parent.
+ * HsStreamPlanCreate) in a new context under parent; state_tables has as
+ * many table ids as the plan needs (n_state_tables).
  */
 extern HsStreamJob *HsStreamJobCreate(Oid job_id, Query *query,
-									  const Oid *state_tables,
+									  const Oid *state_tables, int n_state_tables,
 									  HsStreamStore *store,
 									  MemoryContext parent);
 
@@ -47,7 +55,14 @@ extern HsStreamJob *HsStreamJobLoad(Oid job_id, HsStreamStore *store,
 									MemoryContext parent);
 
 /*
- * Feed the source's captured changes of transactions visible in snapshot
+ * Push one row of input i (a row of its table) with sign.  The row's
+ * external TOAST pointers are expanded first: state must not point into
+ * a table that vacuum may clean.
+ */
+extern void HsStreamJobPush(HsStreamJob *job, int i, TupleTableSlot *row, int sign);
+
+/*
+ * Feed the sources' captured changes of transactions visible in snapshot
  * and not in the job's position, then make snapshot the position.
  */
 extern void HsStreamJobConsume(HsStreamJob *job, const char *snapshot);
@@ -55,8 +70,8 @@ extern void HsStreamJobConsume(HsStreamJob *job, const char *snapshot);
 /* End of the epoch: flush the executors and seal the state tables. */
 extern void HsStreamJobFlush(HsStreamJob *job);
 
-/* Table ids of the job (view first); returns how many. */
-extern int	HsStreamJobTables(HsStreamJob *job, HsTableId *out);
+/* Table ids of the job (view first, palloc'd); returns how many. */
+extern int	HsStreamJobTables(HsStreamJob *job, HsTableId **out);
 
 extern void HsStreamJobFree(HsStreamJob *job);
 

@@ -14,32 +14,26 @@
 
 #include "hummock_stream/stream/executor.h"
 
-/* State tables of a job, in the order the catalog lists them. */
-typedef enum HsStateTableRole
-{
-	HS_STATE_AGG = 0,			/* the aggregation's groups */
-	HS_STATE_MINMAX = 1,		/* its min/max values */
-	HS_STATE_DISTINCT = 2,		/* row counts of DISTINCT or of a multiset */
-	HS_N_STATE_TABLES = 3
-} HsStateTableRole;
-
 typedef struct HsStreamPlan
 {
 	Query	   *query;
-	Oid			source_relid;
+	List	   *sources;		/* the tables read (Oid), each once, ascending */
 	List	   *view_tlist;		/* output columns (TargetEntry, resno 1..n) */
-	/* what the executors do, decided by HsStreamPlanCreate */
-	bool		has_agg;
-	bool		distinct;		/* a count per distinct output row */
-	bool		keep_count;		/* ... stored as that many copies */
-	List	   *pk_attnums;		/* keyed by these source columns (int) */
 	/*
 	 * The view columns (attnums, int) whose memcmp encodings, in this order,
 	 * begin every key of the view's table; NIL if the key is not made of
 	 * view columns (a group key or primary key that is not selected).
 	 */
 	List	   *key_columns;
+	int			n_state_tables; /* internal state tables of the executors */
 } HsStreamPlan;
+
+/* Where a job feeds the rows of one occurrence of a source table. */
+typedef struct HsStreamLeaf
+{
+	Oid			relid;
+	HsExec	   *entry;			/* push rows of the table's row type here */
+} HsStreamLeaf;
 
 /*
  * Is collation coll's order the byte order of UTF-8 text (C, POSIX,
@@ -54,12 +48,11 @@ extern bool HsCollationIsBytewise(Oid coll);
 extern HsStreamPlan *HsStreamPlanCreate(Query *query);
 
 /*
- * Build the executors of plan reading rows of the source relation (its
- * tuple descriptor src_desc) and writing view (the view's table, whose rows
- * have view_desc) and states[HS_N_STATE_TABLES].  Returns the head.
+ * Build the executors of plan, writing view (the view's table, whose rows
+ * have view_desc) and states[0..plan->n_state_tables-1].  Returns the
+ * leaves (HsStreamLeaf *) in the order the job feeds them.
  */
-extern HsExec *HsStreamPlanBuild(HsStreamPlan *plan, TupleDesc src_desc,
-								 TupleDesc view_desc, HsStateTable *view,
-								 HsStateTable *states);
+extern List *HsStreamPlanBuild(HsStreamPlan *plan, TupleDesc view_desc,
+							   HsStateTable *view, HsStateTable *states);
 
 #endif							/* HS_STREAM_STREAM_PLAN_H */

@@ -5,8 +5,8 @@
  *
  * Each row of the view is stored under a key derived from the row's unique
  * key: the memcmp encoding of the key columns (the group key of an
- * aggregation, the source table's primary key for a filter/projection that
- * keeps it, or all columns of a DISTINCT).  The stored value is a
+ * aggregation, the source tables' primary keys for filters, projections
+ * and joins that keep them, or all columns of a DISTINCT).  The stored value is a
  * MinimalTuple of the view's row type, the format the table AM reads.
  *
  * A view without a unique key is a multiset: it is planned as a count(*)
@@ -39,6 +39,7 @@ typedef struct MaterializeExec
 	TupleDesc	in_desc;
 	TupleDesc	view_desc;
 	int			nview;
+	int		   *key_cols;
 	int			nkey;
 	bool		has_count;
 	HsStateTable *view;
@@ -57,9 +58,13 @@ materialize_push(HsExec *self, TupleTableSlot *row, int sign)
 	old = MemoryContextSwitchTo(m->tmp_cxt);
 	slot_getallattrs(row);
 	initStringInfo(&key);
-	for (int c = m->nview; c < m->nview + m->nkey; c++)
+	for (int i = 0; i < m->nkey; i++)
+	{
+		int			c = m->key_cols[i];
+
 		HsMemcmpEncode(&key, row->tts_values[c], row->tts_isnull[c],
 					   TupleDescAttr(m->in_desc, c)->atttypid, false);
+	}
 	if (m->has_count)
 		for (int c = 0; c < m->nview; c++)
 			HsMemcmpEncode(&key, row->tts_values[c], row->tts_isnull[c],
@@ -75,7 +80,7 @@ materialize_push(HsExec *self, TupleTableSlot *row, int sign)
 	}
 	else
 	{
-		int64		n = DatumGetInt64(row->tts_values[m->nview + m->nkey]);
+		int64		n = DatumGetInt64(row->tts_values[m->nview]);
 		int			base = key.len;
 
 		for (int64 i = 0; i < n; i++)
@@ -104,8 +109,9 @@ materialize_reset(HsExec *self)
 }
 
 HsExec *
-HsExecMaterializeCreate(TupleDesc in_desc, TupleDesc view_desc, int nkey,
-						bool has_count, HsStateTable *view)
+HsExecMaterializeCreate(TupleDesc in_desc, TupleDesc view_desc,
+						const int *key_cols, int nkey, bool has_count,
+						HsStateTable *view)
 {
 	MaterializeExec *m = palloc0(sizeof(MaterializeExec));
 
@@ -117,6 +123,8 @@ HsExecMaterializeCreate(TupleDesc in_desc, TupleDesc view_desc, int nkey,
 	m->in_desc = in_desc;
 	m->view_desc = view_desc;
 	m->nview = view_desc->natts;
+	m->key_cols = palloc(sizeof(int) * Max(nkey, 1));
+	memcpy(m->key_cols, key_cols, sizeof(int) * nkey);
 	m->nkey = nkey;
 	m->has_count = has_count;
 	m->view = view;

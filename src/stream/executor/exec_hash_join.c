@@ -1,0 +1,591 @@
+/*-------------------------------------------------------------------------
+ *
+ * exec_hash_join.c
+ *	  Streaming equi-join of two inputs: inner, left, full, semi and anti.
+ *
+ * Each side keeps every row it has seen (with a non-NULL join key) in its
+ * state table, so a change on one side is joined with the other side's
+ * rows as they are now.  The job pushes an epoch's changes input by input,
+ * so the emitted changes are
+ *
+ *		delta(L join R) = delta(L) join R_old  +  L_new join delta(R)
+ *
+ * and every prefix of them is the join of some consistent state (no key
+ * is inserted twice or deleted before it is inserted downstream).
+ *
+ * State rows.  Key: memcmp(join key) | identity, where the identity is
+ * memcmp(the side's unique key columns) when the side has a unique key
+ * and otherwise the row's own bytes (a MinimalTuple formed from detoasted
+ * values, so equal rows have equal bytes).  Value: int64 count (copies
+ * of the row; always 1 with a unique key) followed by the MinimalTuple.
+ * The memcmp encoding is prefix-free, so the rows of one join key are
+ * exactly the keys that start with its encoding: a prefix scan.
+ *
+ * Join key semantics.  Equal encodings mean equal values under the
+ * type's default equality (the planner casts both sides to one type and
+ * accepts only operators and collations for which that holds).  A row
+ * with a NULL join key matches nothing and is not stored; on an outer
+ * side it is NULL-extended at once.
+ *
+ * Outer, semi and anti joins.  A row of a preserved side (left of LEFT,
+ * both of FULL, left of SEMI/ANTI) appears NULL-extended (or, for
+ * SEMI/ANTI, appears or not) depending on whether it has a match: its
+ * degree.  Degrees are not stored: when a row arrives on the other side,
+ * the degree of each preserved row it matches is counted from the state
+ * of the arriving row's side (the rows with the same join key that also
+ * pass the join filter), before the arriving row is applied.  A
+ * transition 0 -> 1 retracts the NULL-extended row before emitting the
+ * joined one; 1 -> 0 retracts the joined row before bringing the
+ * NULL-extended row back.  Without a join filter the degree is the sum
+ * of counts under the key, counted once per change; with one it is
+ * counted per matched row (quadratic in the rows of one key).
+ *
+ * Output rows are left columns then right columns (LEFT, FULL, INNER), or
+ * left columns only (SEMI, ANTI).
+ *
+ * Flush: the join has two input ports; it flushes its downstream once
+ * both ports are flushed for the epoch (barrier alignment: the job feeds
+ * the inputs one after the other, so nothing is buffered for it).
+ *
+ * src/stream/executor/exec_hash_join.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/detoast.h"
+#include "access/htup_details.h"
+#include "executor/executor.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/memutils.h"
+
+#include "hummock_stream/stream/executor.h"
+#include "hummock_stream/stream/memcmp_key.h"
+
+#define LEFT	0
+#define RIGHT	1
+
+typedef struct HashJoinExec HashJoinExec;
+
+/* An input of the join: pushes into it arrive here. */
+typedef struct JoinPort
+{
+	HsExec		exec;
+	HashJoinExec *join;
+	int			side;
+} JoinPort;
+
+typedef struct JoinSide
+{
+	TupleDesc	desc;
+	int			natts;
+	List	   *key_states;		/* ExprState per key column, over the side */
+	Oid		   *key_types;
+	int			nkeys;
+	const int  *ukey;			/* unique key columns, or NULL */
+	int			nukey;
+	bool		preserved;		/* rows appear even without a match */
+	HsStateTable *state;
+	ExprContext *econtext;		/* key evaluation */
+	TupleTableSlot *stored;		/* a state row, decoded */
+	JoinPort	port;
+} JoinSide;
+
+/* A row of the other side with the same join key. */
+typedef struct Match
+{
+	int64		count;
+	Datum	   *values;
+	bool	   *isnull;
+} Match;
+
+struct HashJoinExec
+{
+	HsExec		exec;
+	HsJoinKind	kind;
+	JoinSide	side[2];
+	ExprState  *filter;			/* over left ++ right, or NULL */
+	ExprContext *filter_econtext;
+	TupleTableSlot *combined;	/* left ++ right, for the filter */
+	TupleTableSlot *out;
+	int			nflushed;
+	MemoryContext tmp_cxt;		/* reset per pushed row */
+};
+
+/* ---------------------------------------------------------------------
+ * State rows
+ * ---------------------------------------------------------------------
+ */
+
+/* The join key of row into key; false if any of its columns is NULL. */
+static bool
+encode_join_key(JoinSide *s, TupleTableSlot *row, StringInfo key)
+{
+	ListCell   *lc;
+	int			i = 0;
+
+	ResetExprContext(s->econtext);
+	s->econtext->ecxt_scantuple = row;
+	foreach(lc, s->key_states)
+	{
+		bool		isnull;
+		Datum		d = ExecEvalExpr((ExprState *) lfirst(lc), s->econtext, &isnull);
+
+		if (isnull)
+			return false;
+		HsMemcmpEncode(key, d, false, s->key_types[i++], false);
+	}
+	return true;
+}
+
+/* A MinimalTuple of values with every varlena detoasted (canonical bytes). */
+static MinimalTuple
+form_canonical(TupleDesc desc, Datum *values, bool *isnull)
+{
+	Datum	   *flat = palloc(sizeof(Datum) * desc->natts);
+
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		flat[i] = values[i];
+		if (!isnull[i] && att->attlen == -1 &&
+			VARATT_IS_EXTENDED(DatumGetPointer(values[i])))
+			flat[i] = PointerGetDatum(detoast_attr((struct varlena *) DatumGetPointer(values[i])));
+	}
+	return heap_form_minimal_tuple(desc, flat, isnull);
+}
+
+/* Apply a change of row (sign) to side s's state under join key jkey. */
+static void
+apply_to_state(JoinSide *s, TupleTableSlot *row, StringInfo jkey, int sign)
+{
+	StringInfoData key;
+	StringInfoData cur;
+	MinimalTuple mt = form_canonical(s->desc, row->tts_values, row->tts_isnull);
+	int64		count = 0;
+	bool		found;
+	char	   *val;
+	int			vlen = sizeof(int64) + mt->t_len;
+
+	initStringInfo(&key);
+	initStringInfo(&cur);
+	appendBinaryStringInfo(&key, jkey->data, jkey->len);
+	if (s->ukey)
+	{
+		/* one row per key: blind writes */
+		for (int i = 0; i < s->nukey; i++)
+		{
+			int			c = s->ukey[i];
+
+			HsMemcmpEncode(&key, row->tts_values[c], row->tts_isnull[c],
+						   TupleDescAttr(s->desc, c)->atttypid, false);
+		}
+		found = sign < 0;
+		count = found ? 1 : 0;
+	}
+	else
+	{
+		appendBinaryStringInfo(&key, (char *) mt, mt->t_len);
+		found = HsStateTableGet(s->state, key.data, key.len, &cur);
+		if (found)
+			memcpy(&count, cur.data, sizeof(int64));
+	}
+	count += sign;
+	if (count < 0)
+		elog(ERROR, "streaming join: a row was deleted that was never inserted");
+	if (count == 0)
+	{
+		HsStateTableDelete(s->state, key.data, key.len, cur.data, cur.len);
+		return;
+	}
+	val = palloc(vlen);
+	memcpy(val, &count, sizeof(int64));
+	memcpy(val + sizeof(int64), mt, mt->t_len);
+	HsStateTablePut(s->state, key.data, key.len, found ? cur.data : NULL, cur.len,
+					val, vlen);
+}
+
+typedef struct CollectArg
+{
+	JoinSide   *side;
+	List	   *rows;
+} CollectArg;
+
+/* Prefix-scan callback: decode one state row into a Match. */
+static bool
+collect_row(const char *key, int keylen, const char *value, int vlen, void *arg)
+{
+	CollectArg *ca = arg;
+	JoinSide   *s = ca->side;
+	Match	   *m = palloc(sizeof(Match));
+	MinimalTuple mt = palloc(vlen - sizeof(int64));
+
+	memcpy(&m->count, value, sizeof(int64));
+	memcpy(mt, value + sizeof(int64), vlen - sizeof(int64));
+	ExecStoreMinimalTuple(mt, s->stored, false);
+	slot_getallattrs(s->stored);
+	m->values = palloc(sizeof(Datum) * s->natts);
+	m->isnull = palloc(sizeof(bool) * s->natts);
+	memcpy(m->values, s->stored->tts_values, sizeof(Datum) * s->natts);
+	memcpy(m->isnull, s->stored->tts_isnull, sizeof(bool) * s->natts);
+	ExecClearTuple(s->stored);
+	ca->rows = lappend(ca->rows, m);
+	return true;
+}
+
+/* The rows of side s under join key jkey. */
+static List *
+rows_with_key(JoinSide *s, StringInfo jkey)
+{
+	CollectArg	ca = {s, NIL};
+
+	HsStateTableScanPrefix(s->state, jkey->data, jkey->len, collect_row, &ca);
+	return ca.rows;
+}
+
+/* ---------------------------------------------------------------------
+ * Emitting
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * Does the filter hold for the left row l and right row r (either NULL:
+ * that side's columns are NULL)?
+ */
+static bool
+filter_holds(HashJoinExec *j, Datum *lv, bool *ln, Datum *rv, bool *rn)
+{
+	TupleTableSlot *c = j->combined;
+	int			nl = j->side[LEFT].natts;
+	int			nr = j->side[RIGHT].natts;
+
+	if (j->filter == NULL)
+		return true;
+	ExecClearTuple(c);
+	memcpy(c->tts_values, lv, sizeof(Datum) * nl);
+	memcpy(c->tts_isnull, ln, sizeof(bool) * nl);
+	memcpy(c->tts_values + nl, rv, sizeof(Datum) * nr);
+	memcpy(c->tts_isnull + nl, rn, sizeof(bool) * nr);
+	ExecStoreVirtualTuple(c);
+	ResetExprContext(j->filter_econtext);
+	j->filter_econtext->ecxt_scantuple = c;
+	return ExecQual(j->filter, j->filter_econtext);
+}
+
+/*
+ * Emit count copies of the output row made of left row (lv, ln) and right
+ * row (rv, rn); rv NULL: the right columns are NULL.  SEMI and ANTI emit
+ * the left row alone.
+ */
+static void
+emit(HashJoinExec *j, Datum *lv, bool *ln, Datum *rv, bool *rn,
+	 int64 count, int sign)
+{
+	TupleTableSlot *o = j->out;
+	int			nl = j->side[LEFT].natts;
+	int			nr = j->side[RIGHT].natts;
+	bool		semi = j->kind == HS_JOIN_SEMI || j->kind == HS_JOIN_ANTI;
+
+	for (int64 i = 0; i < count; i++)
+	{
+		ExecClearTuple(o);
+		memcpy(o->tts_values, lv, sizeof(Datum) * nl);
+		memcpy(o->tts_isnull, ln, sizeof(bool) * nl);
+		if (!semi)
+		{
+			for (int c = 0; c < nr; c++)
+			{
+				o->tts_values[nl + c] = rv ? rv[c] : (Datum) 0;
+				o->tts_isnull[nl + c] = rv ? rn[c] : true;
+			}
+		}
+		ExecStoreVirtualTuple(o);
+		HsExecPush(j->exec.downstream, o, sign);
+	}
+}
+
+/* Emit for a (left, right) pair whose left row's match state is unchanged. */
+static void
+emit_pair(HashJoinExec *j, int s, Datum *sv, bool *sn, Match *m, int sign)
+{
+	if (s == LEFT)
+		emit(j, sv, sn, m->values, m->isnull, m->count, sign);
+	else
+		emit(j, m->values, m->isnull, sv, sn, m->count, sign);
+}
+
+/* A preserved row of side s without match: NULL-extended (or itself). */
+static void
+emit_unmatched(HashJoinExec *j, int s, Datum *v, bool *n, int64 count, int sign)
+{
+	int			o = 1 - s;
+	Datum	   *nulls_v = palloc0(sizeof(Datum) * j->side[o].natts);
+	bool	   *nulls_n = palloc(sizeof(bool) * j->side[o].natts);
+
+	memset(nulls_n, true, sizeof(bool) * j->side[o].natts);
+	if (s == LEFT)
+		emit(j, v, n, NULL, NULL, count, sign);
+	else
+		emit(j, nulls_v, nulls_n, v, n, count, sign);
+}
+
+/* ---------------------------------------------------------------------
+ * Pushing
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * How many rows of side s (matches: its rows under the key) match the
+ * row (v, n) of the other side?
+ */
+static int64
+degree(HashJoinExec *j, int s, List *rows_of_s, Datum *v, bool *n)
+{
+	int64		d = 0;
+	ListCell   *lc;
+
+	foreach(lc, rows_of_s)
+	{
+		Match	   *m = lfirst(lc);
+		bool		ok = s == LEFT ?
+			filter_holds(j, m->values, m->isnull, v, n) :
+			filter_holds(j, v, n, m->values, m->isnull);
+
+		if (ok)
+			d += m->count;
+	}
+	return d;
+}
+
+static void
+join_push(HashJoinExec *j, int s, TupleTableSlot *row, int sign)
+{
+	JoinSide   *me = &j->side[s];
+	JoinSide   *other = &j->side[1 - s];
+	bool		semi = j->kind == HS_JOIN_SEMI || j->kind == HS_JOIN_ANTI;
+	MemoryContext old;
+	StringInfoData jkey;
+	List	   *matches;
+	List	   *mine = NIL;
+	bool		mine_loaded = false;
+	int64		total_mine = -1;
+	bool		any = false;
+	Datum	   *v;
+	bool	   *n;
+	ListCell   *lc;
+
+	MemoryContextReset(j->tmp_cxt);
+	old = MemoryContextSwitchTo(j->tmp_cxt);
+	slot_getallattrs(row);
+	v = palloc(sizeof(Datum) * me->natts);
+	n = palloc(sizeof(bool) * me->natts);
+	memcpy(v, row->tts_values, sizeof(Datum) * me->natts);
+	memcpy(n, row->tts_isnull, sizeof(bool) * me->natts);
+
+	initStringInfo(&jkey);
+	if (!encode_join_key(me, row, &jkey))
+	{
+		/* matches nothing, now or later: not stored */
+		if (me->preserved && j->kind != HS_JOIN_SEMI)
+			emit_unmatched(j, s, v, n, 1, sign);
+		MemoryContextSwitchTo(old);
+		return;
+	}
+
+	matches = rows_with_key(other, &jkey);
+	foreach(lc, matches)
+	{
+		Match	   *m = lfirst(lc);
+		bool		ok = s == LEFT ?
+			filter_holds(j, v, n, m->values, m->isnull) :
+			filter_holds(j, m->values, m->isnull, v, n);
+
+		if (!ok)
+			continue;
+		any = true;
+		if (semi)
+		{
+			if (s == LEFT)
+				break;			/* the left row's fate needs only "any" */
+		}
+		if (!other->preserved)
+		{
+			emit_pair(j, s, v, n, m, sign);
+			continue;
+		}
+
+		/*
+		 * m is a preserved row (s is its non-preserved or also-preserved
+		 * partner side): does this change move its degree across zero?
+		 */
+		{
+			int64		before;
+			int64		after;
+
+			if (!mine_loaded)
+			{
+				mine = rows_with_key(me, &jkey);
+				mine_loaded = true;
+			}
+			if (j->filter == NULL)
+			{
+				if (total_mine < 0)
+					total_mine = degree(j, s, mine, m->values, m->isnull);
+				before = total_mine;
+			}
+			else
+				before = degree(j, s, mine, m->values, m->isnull);
+			after = before + sign;
+
+			if (semi)
+			{
+				/* s is the right side; m a left row */
+				bool		was = before > 0;
+				bool		is = after > 0;
+
+				if (was != is)
+					emit(j, m->values, m->isnull, NULL, NULL, m->count,
+						 (j->kind == HS_JOIN_SEMI) == is ? +1 : -1);
+				continue;
+			}
+			if (sign > 0 && before == 0)
+			{
+				emit_unmatched(j, 1 - s, m->values, m->isnull, m->count, -1);
+				emit_pair(j, s, v, n, m, +1);
+			}
+			else if (sign < 0 && after == 0)
+			{
+				emit_pair(j, s, v, n, m, -1);
+				emit_unmatched(j, 1 - s, m->values, m->isnull, m->count, +1);
+			}
+			else
+				emit_pair(j, s, v, n, m, sign);
+		}
+	}
+
+	if (semi && s == LEFT)
+	{
+		if (any == (j->kind == HS_JOIN_SEMI))
+			emit(j, v, n, NULL, NULL, 1, sign);
+	}
+	else if (!any && me->preserved)
+		emit_unmatched(j, s, v, n, 1, sign);
+
+	apply_to_state(me, row, &jkey, sign);
+	MemoryContextSwitchTo(old);
+}
+
+static void
+port_push(HsExec *self, TupleTableSlot *row, int sign)
+{
+	JoinPort   *p = (JoinPort *) self;
+
+	join_push(p->join, p->side, row, sign);
+}
+
+static void
+port_flush(HsExec *self)
+{
+	JoinPort   *p = (JoinPort *) self;
+	HashJoinExec *j = p->join;
+
+	if (++j->nflushed < 2)
+		return;
+	j->nflushed = 0;
+	HsExecFlush(j->exec.downstream);
+}
+
+static void
+port_reset(HsExec *self)
+{
+	((JoinPort *) self)->join->nflushed = 0;
+}
+
+static void
+join_push_direct(HsExec *self, TupleTableSlot *row, int sign)
+{
+	elog(ERROR, "a streaming join is pushed to through its ports");
+}
+
+static void
+join_flush_direct(HsExec *self)
+{
+	elog(ERROR, "a streaming join is flushed through its ports");
+}
+
+static void
+init_side(HashJoinExec *j, int s, TupleDesc desc, List *keys, const int *ukey,
+		  int nukey, bool preserved, HsStateTable *state)
+{
+	JoinSide   *side = &j->side[s];
+	ListCell   *lc;
+	int			i = 0;
+
+	side->desc = desc;
+	side->natts = desc->natts;
+	side->nkeys = list_length(keys);
+	side->key_types = palloc(sizeof(Oid) * Max(side->nkeys, 1));
+	foreach(lc, keys)
+	{
+		Expr	   *e = lfirst(lc);
+
+		side->key_types[i++] = exprType((Node *) e);
+		side->key_states = lappend(side->key_states, ExecInitExpr(e, NULL));
+	}
+	side->ukey = ukey;
+	side->nukey = nukey;
+	side->preserved = preserved;
+	side->state = state;
+	side->econtext = CreateStandaloneExprContext();
+	side->stored = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	side->port.exec.name = s == LEFT ? "HashJoin (left)" : "HashJoin (right)";
+	side->port.exec.out_desc = j->exec.out_desc;
+	side->port.exec.push = port_push;
+	side->port.exec.flush = port_flush;
+	side->port.exec.reset = port_reset;
+	side->port.join = j;
+	side->port.side = s;
+}
+
+HsExec *
+HsExecHashJoinCreate(HsJoinKind kind,
+					 TupleDesc left_desc, List *left_keys, const int *left_ukey, int left_nukey,
+					 TupleDesc right_desc, List *right_keys, const int *right_ukey, int right_nukey,
+					 List *filter, HsStateTable *left_state, HsStateTable *right_state,
+					 HsExec **left_port, HsExec **right_port)
+{
+	HashJoinExec *j = palloc0(sizeof(HashJoinExec));
+	int			nl = left_desc->natts;
+	int			nr = right_desc->natts;
+	TupleDesc	combined = CreateTemplateTupleDesc(nl + nr);
+	bool		semi = kind == HS_JOIN_SEMI || kind == HS_JOIN_ANTI;
+
+	for (int i = 0; i < nl; i++)
+		TupleDescCopyEntry(combined, i + 1, left_desc, i + 1);
+	for (int i = 0; i < nr; i++)
+		TupleDescCopyEntry(combined, nl + i + 1, right_desc, i + 1);
+	/* outer joins make either side's columns nullable */
+	for (int i = 0; i < nl + nr; i++)
+		TupleDescAttr(combined, i)->attnotnull = false;
+
+	j->exec.name = "HashJoin";
+	j->exec.out_desc = semi ? CreateTupleDescCopy(left_desc) : combined;
+	j->exec.push = join_push_direct;
+	j->exec.flush = join_flush_direct;
+	j->exec.reset = port_reset;
+	j->kind = kind;
+	j->filter = filter ? ExecInitQual(filter, NULL) : NULL;
+	j->filter_econtext = CreateStandaloneExprContext();
+	j->combined = MakeSingleTupleTableSlot(combined, &TTSOpsVirtual);
+	j->out = MakeSingleTupleTableSlot(j->exec.out_desc, &TTSOpsVirtual);
+	j->tmp_cxt = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream join row",
+									   ALLOCSET_DEFAULT_SIZES);
+	init_side(j, LEFT, left_desc, left_keys, left_ukey, left_nukey,
+			  kind != HS_JOIN_INNER, left_state);
+	init_side(j, RIGHT, right_desc, right_keys, right_ukey, right_nukey,
+			  kind == HS_JOIN_FULL, right_state);
+	*left_port = &j->side[LEFT].port.exec;
+	*right_port = &j->side[RIGHT].port.exec;
+	return &j->exec;
+}

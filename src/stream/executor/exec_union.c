@@ -1,0 +1,97 @@
+/*-------------------------------------------------------------------------
+ *
+ * exec_union.c
+ *	  Streaming UNION ALL: rows of every input pass through, sign kept.
+ *
+ * Each input pushes into its own port; the union flushes its downstream
+ * when every port has been flushed for the epoch.
+ *
+ * src/stream/executor/exec_union.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "hummock_stream/stream/executor.h"
+
+typedef struct UnionExec UnionExec;
+
+typedef struct UnionPort
+{
+	HsExec		exec;
+	UnionExec  *u;
+} UnionPort;
+
+struct UnionExec
+{
+	HsExec		exec;
+	int			ninputs;
+	int			nflushed;
+	UnionPort  *ports;
+};
+
+static void
+port_push(HsExec *self, TupleTableSlot *row, int sign)
+{
+	HsExecPush(((UnionPort *) self)->u->exec.downstream, row, sign);
+}
+
+static void
+port_flush(HsExec *self)
+{
+	UnionExec  *u = ((UnionPort *) self)->u;
+
+	if (++u->nflushed < u->ninputs)
+		return;
+	u->nflushed = 0;
+	HsExecFlush(u->exec.downstream);
+}
+
+static void
+port_reset(HsExec *self)
+{
+	((UnionPort *) self)->u->nflushed = 0;
+}
+
+static void
+union_push(HsExec *self, TupleTableSlot *row, int sign)
+{
+	elog(ERROR, "a streaming union is pushed to through its ports");
+}
+
+static void
+union_flush(HsExec *self)
+{
+	elog(ERROR, "a streaming union is flushed through its ports");
+}
+
+static void
+union_reset(HsExec *self)
+{
+	((UnionExec *) self)->nflushed = 0;
+}
+
+HsExec *
+HsExecUnionCreate(TupleDesc desc, int ninputs, HsExec **ports)
+{
+	UnionExec  *u = palloc0(sizeof(UnionExec));
+
+	u->exec.name = "Union";
+	u->exec.out_desc = desc;
+	u->exec.push = union_push;
+	u->exec.flush = union_flush;
+	u->exec.reset = union_reset;
+	u->ninputs = ninputs;
+	u->ports = palloc0(sizeof(UnionPort) * ninputs);
+	for (int i = 0; i < ninputs; i++)
+	{
+		u->ports[i].exec.name = "Union (input)";
+		u->ports[i].exec.out_desc = desc;
+		u->ports[i].exec.push = port_push;
+		u->ports[i].exec.flush = port_flush;
+		u->ports[i].exec.reset = port_reset;
+		u->ports[i].u = u;
+		ports[i] = &u->ports[i].exec;
+	}
+	return &u->exec;
+}
