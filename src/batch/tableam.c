@@ -1130,12 +1130,18 @@ hs_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 	if (access == OAT_DROP && classId == RelationRelationId && subId == 0 &&
 		HsRelidIsHummock(objectId))
 	{
-		HsVersion  *v = HsHummockCurrentVersion();
-		HsVersionDelta *d = HsVersionDeltaCreate(HsHummockEnv(), HS_DELTA_REMOVE_TABLES, 0);
-		List	   *tables = lappend_oid(HsStreamJobDropped(objectId), objectId);
+		HsVersion  *v;
+		HsVersionDelta *d;
+		List	   *tables;
 		ListCell   *lc;
 		bool		any = false;
 		HsEpoch		e;
+
+		/* the manager's order: version head, then the job's row */
+		HsHummockLockVersionHead();
+		v = HsHummockCurrentVersion();
+		d = HsVersionDeltaCreate(HsHummockEnv(), HS_DELTA_REMOVE_TABLES, 0);
+		tables = lappend_oid(HsStreamJobDropped(objectId), objectId);
 
 		/* a view's state tables go with it */
 		foreach(lc, tables)

@@ -44,7 +44,7 @@
 
 typedef struct OrphanScan
 {
-	const HsVersion *version;
+	HTAB	   *referenced;		/* object ids the version references */
 	uint64		max_id;			/* delete only ids <= this */
 	uint64		inflight_floor; /* and < this */
 	HTAB	   *stale;			/* ids still pending in stale_objects */
@@ -52,14 +52,51 @@ typedef struct OrphanScan
 	HsGcResult *result;
 } OrphanScan;
 
+static void
+add_ids(HTAB *set, HsSstInfo *const *ssts, int n)
+{
+	for (int i = 0; i < n; i++)
+		hash_search(set, &ssts[i]->object_id, HASH_ENTER, NULL);
+}
+
+/* Every object id v references (levels and change logs), as a set. */
+static HTAB *
+referenced_objects(const HsVersion *v)
+{
+	HASHCTL		ctl;
+	HTAB	   *set;
+
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(uint64);
+	ctl.entrysize = sizeof(uint64);
+	set = hash_create("hummock referenced objects", 1024, &ctl, HASH_ELEM | HASH_BLOBS);
+	for (int i = 0; i < v->n_sub_levels; i++)
+		add_ids(set, v->sub_levels[i].ssts, v->sub_levels[i].n_ssts);
+	for (int i = 0; i < HS_MAX_LEVEL; i++)
+		add_ids(set, v->levels[i].ssts, v->levels[i].n_ssts);
+	for (int i = 0; i < v->n_change_logs; i++)
+		for (int j = 0; j < v->change_logs[i].n_entries; j++)
+		{
+			const HsChangeLogEntry *e = v->change_logs[i].entries[j];
+
+			add_ids(set, e->new_ssts, e->n_new);
+			add_ids(set, e->old_ssts, e->n_old);
+		}
+	return set;
+}
+
 static bool
 orphan_candidate(void *arg, const HsObjectEntry *e)
 {
 	OrphanScan *scan = (OrphanScan *) arg;
 	bool		found;
 
-	if (!e->temporary && HsVersionReferencesObject(scan->version, e->object_id))
-		return true;
+	if (!e->temporary)
+	{
+		hash_search(scan->referenced, &e->object_id, HASH_FIND, &found);
+		if (found)
+			return true;
+	}
 	hash_search(scan->stale, &e->object_id, HASH_FIND, &found);
 	if (found)
 		return true;			/* handled by the stale rule */
@@ -94,6 +131,7 @@ HsHummockCollectGarbage(HsGcResult *result)
 	HASHCTL		ctl;
 	HsStatus	st;
 	bool		isnull;
+	bool		found;
 	ListCell   *lc;
 	SPITupleTable *stale_rows;
 	uint64		nstale;
@@ -117,6 +155,7 @@ HsHummockCollectGarbage(HsGcResult *result)
 	 */
 	version = HsHummockCurrentVersion();
 	keep_since = Min(pins.min_version_id, pins.published_version_id);
+	scan.referenced = referenced_objects(version);
 
 	/* stale objects that no pinned version can reach */
 	memset(&ctl, 0, sizeof(ctl));
@@ -136,7 +175,8 @@ HsHummockCollectGarbage(HsGcResult *result)
 		uint64		since = (uint64) DatumGetInt64(SPI_getbinval(stale_rows->vals[i],
 																 stale_rows->tupdesc, 2, &isnull));
 
-		if (since <= keep_since && !HsVersionReferencesObject(version, id))
+		hash_search(scan.referenced, &id, HASH_FIND, &found);
+		if (since <= keep_since && !found)
 		{
 			Datum		arg = Int64GetDatum((int64) id);
 			Oid			argtype = INT8OID;
@@ -155,7 +195,6 @@ HsHummockCollectGarbage(HsGcResult *result)
 	}
 
 	/* 4. orphans: whatever else the directory holds */
-	scan.version = version;
 	scan.max_id = max_id;
 	scan.inflight_floor = pins.min_inflight_object_id;
 	scan.doomed = NIL;

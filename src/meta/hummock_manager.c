@@ -368,6 +368,24 @@ record_stale_objects(const HsVersion *old, const HsVersion *new)
 		HsFree(HsHummockEnv(), b);
 }
 
+void
+HsHummockLockVersionHead(void)
+{
+	HsOwnerContext owner;
+	Oid			nsp = get_namespace_oid("hummock_stream", true);
+
+	/* (DROP EXTENSION drops the catalog too, in an order of its own) */
+	if (!OidIsValid(nsp) || !OidIsValid(get_relname_relid("version_head", nsp)))
+		return;
+	HsBecomeExtensionOwner(&owner);
+	SPI_connect();
+	if (SPI_execute("SELECT version_id FROM hummock_stream.version_head FOR UPDATE",
+					false, 1) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "could not lock the hummock version head");
+	SPI_finish();
+	HsRestoreUser(&owner);
+}
+
 uint64
 HsHummockCommitDelta(HsVersionDelta *delta)
 {

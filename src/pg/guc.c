@@ -179,6 +179,15 @@ HsGucDefine(void)
 							0,
 							NULL, NULL, NULL);
 
+	DefineCustomIntVariable("hummock_stream.join_cache_size",
+							"Memory each side of a streaming join may use to cache its rows by join key.",
+							"Above it, the cache is emptied after an epoch; keys are read back from the side's state table when they are probed again.",
+							&hs_join_cache_kb,
+							16384, 64, INT_MAX / 1024,
+							PGC_SIGHUP,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
 	DefineCustomEnumVariable("hummock_stream.query_consistency",
 							 "Which epoch reads of hummock relations see.",
 							 "global: every relation of a statement at one epoch, the oldest committed one (mutually consistent); per_table: each relation at its own committed epoch (freshest).",

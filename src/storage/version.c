@@ -517,6 +517,19 @@ ssts_reference(HsSstInfo *const *ssts, int n, uint64_t object_id)
 }
 
 bool
+HsVersionLevelsReferenceObject(const HsVersion *v, uint64_t object_id)
+{
+	for (int i = 0; i < v->n_sub_levels; i++)
+		if (ssts_reference(v->sub_levels[i].ssts, v->sub_levels[i].n_ssts,
+						   object_id))
+			return true;
+	for (int i = 0; i < HS_MAX_LEVEL; i++)
+		if (ssts_reference(v->levels[i].ssts, v->levels[i].n_ssts, object_id))
+			return true;
+	return false;
+}
+
+bool
 HsVersionReferencesObject(const HsVersion *v, uint64_t object_id)
 {
 	int			i;

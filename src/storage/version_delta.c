@@ -621,9 +621,27 @@ log_remove(HsVersion *v, HsTableId table_id)
 		}
 }
 
+/*
+ * Append e to log.  An entry without SSTs (a checkpoint that did not
+ * change the table) replaces a last entry that has none either: what an
+ * empty entry tells a reader is only that the log reaches its checkpoint
+ * epoch, so a run of them keeps just the newest, and a log grows with the
+ * checkpoints that changed the table, not with every checkpoint.
+ */
 static void
 log_append(HsVersion *v, HsTableChangeLog *log, HsChangeLogEntry *e)
 {
+	if (e->n_new == 0 && e->n_old == 0 && log->n_entries > 0)
+	{
+		HsChangeLogEntry *last = log->entries[log->n_entries - 1];
+
+		if (last->n_new == 0 && last->n_old == 0)
+		{
+			HsChangeLogEntryUnref(last);
+			log->entries[log->n_entries - 1] = HsChangeLogEntryRef(e);
+			return;
+		}
+	}
 	log->entries = HsRealloc(v->env, log->entries,
 							 sizeof(HsChangeLogEntry *) * (log->n_entries + 1));
 	log->entries[log->n_entries++] = HsChangeLogEntryRef(e);
@@ -746,7 +764,13 @@ apply_commit(const HsVersion *v, HsVersion *c, const HsVersionDelta *d,
 			const HsSstInfo *s = d->new_l0[i];
 			uint32_t	k;
 
-			if (HsVersionReferencesObject(v, s->object_id))
+			/*
+			 * Object ids come from one increasing counter; this guards
+			 * against bugs.  Only the levels are searched: searching every
+			 * change-log entry would make each commit cost as much as the
+			 * logs are long.
+			 */
+			if (HsVersionLevelsReferenceObject(v, s->object_id))
 			{
 				invalid(st, d->id, "commit reuses an existing object");
 				return HsStatusDetail(st, "Object %" PRIu64 " is already referenced by version %" PRIu64 ".",
@@ -933,7 +957,7 @@ apply_level_change(const HsVersion *v, HsVersion *c, const HsVersionDelta *d,
 		HsLevel    *lv = &c->levels[lc->level - 1];
 
 		for (i = 0; i < lc->n_inserted; i++)
-			if (HsVersionReferencesObject(v, lc->inserted[i]->object_id))
+			if (HsVersionLevelsReferenceObject(v, lc->inserted[i]->object_id))
 			{
 				invalid(st, d->id, "compaction inserts an object the version already references");
 				return HsStatusDetail(st, "Object %" PRIu64 ".",

@@ -72,6 +72,7 @@
 #include "parser/parse_coerce.h"
 #include "parser/parsetree.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/pg_locale.h"
 #include "utils/regproc.h"
@@ -178,8 +179,14 @@ agg_kind(Aggref *a)
 				 errmsg("aggregate %s is not supported in a streaming materialized view",
 						format_procedure(a->aggfnoid)),
 				 errhint("Supported: count, sum, avg, min, max, bool_and, bool_or, every.")));
-	if (a->aggdistinct)
-		unsupported("DISTINCT in an aggregate call", false);
+	if (a->aggdistinct &&
+		(HsMemcmpTypeSupport(argtype) == HS_MEMCMP_NONE ||
+		 (OidIsValid(a->inputcollid) && !get_collation_isdeterministic(a->inputcollid))))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s(DISTINCT %s) is not supported in a streaming materialized view",
+						name, format_type_be(argtype)),
+				 errdetail("DISTINCT compares values by their bytes; the type or its collation does not.")));
 	if (a->aggorder)
 		unsupported("ORDER BY in an aggregate call", false);
 	if (a->aggfilter)
@@ -330,22 +337,29 @@ sublink_walker(Node *node, void *arg)
 
 /* What a query level may not use (its FROM items are checked as planned). */
 static void
-check_query_level(Query *q)
+check_query_level(Query *q, bool top)
 {
 	if (q->commandType != CMD_SELECT || q->utilityStmt)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("a streaming materialized view is defined by a SELECT query")));
 	if (q->hasWindowFuncs)
-		unsupported("window functions", true);
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("window functions are not supported in a streaming materialized view"),
+				 errdetail("The supported form is a Top-N per group: a subquery in FROM computing row_number() OVER (PARTITION BY ... ORDER BY ...) and an outer WHERE bounding it (rn <= n).")));
 	if (q->hasTargetSRFs)
 		unsupported("set-returning functions", true);
-	if (q->limitCount || q->limitOffset)
-		unsupported("LIMIT and OFFSET", true);
-	if (q->sortClause)
+	if ((q->limitCount || q->limitOffset) && q->sortClause == NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("LIMIT and OFFSET without ORDER BY are not supported in a streaming materialized view"),
+				 errdetail("Which rows such a query returns is not defined.")));
+	if (q->sortClause && !q->limitCount && !q->limitOffset && top)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("ORDER BY is not supported in a streaming materialized view"),
+				 errdetail("ORDER BY is supported with LIMIT (a Top-N view)."),
 				 errhint("A view has no order: use ORDER BY when you read it.")));
 	if (q->hasDistinctOn)
 		unsupported("DISTINCT ON", false);
@@ -721,13 +735,21 @@ plan_leaf(PlanCtx *ctx, Query *q, int rtindex, List *quals)
 	return out;
 }
 
+static RelOut *plan_group_top_n(PlanCtx *ctx, Query *sub, int rtindex, List *outer,
+								List **quals);
+
 /* A subquery (or CTE) of q at rtindex: its visible columns are its Vars. */
 static RelOut *
 plan_subquery(PlanCtx *ctx, Query *sub, int rtindex, List *outer, List *quals)
 {
-	RelOut	   *out = plan_query(ctx, sub, outer);
+	RelOut	   *out;
 	ListCell   *lc;
 	int			i = 0;
+
+	if (sub->hasWindowFuncs)
+		out = plan_group_top_n(ctx, sub, rtindex, outer, &quals);
+	else
+		out = plan_query(ctx, sub, outer);
 
 	out->vars = NIL;
 	foreach(lc, sub->targetList)
@@ -1198,18 +1220,18 @@ visible_tlist(Query *q)
 }
 
 /*
- * Project in to exprs (over in), then hidden columns for in's unique key
- * unless add_key is false; returns the result with its unique key.
+ * Project in to exprs (over in; the first nvisible are output columns,
+ * the rest hidden), then hidden columns for in's unique key unless add_key
+ * is false; returns the result with its unique key.
  */
 static RelOut *
-project_level(RelOut *in, List *exprs, List *qual, bool add_key)
+project_cols(RelOut *in, List *exprs, int nvisible, List *qual, bool add_key)
 {
 	List	   *tl = NIL;
 	List	   *ukey = NIL;
 	ListCell   *lc;
 	HsExec	   *e;
 	RelOut	   *out;
-	int			nvisible = list_length(exprs);
 
 	foreach(lc, exprs)
 		tl = lappend(tl, makeTargetEntry(lfirst(lc), list_length(tl) + 1, NULL, false));
@@ -1250,6 +1272,12 @@ project_level(RelOut *in, List *exprs, List *qual, bool add_key)
 	return out;
 }
 
+static RelOut *
+project_level(RelOut *in, List *exprs, List *qual, bool add_key)
+{
+	return project_cols(in, exprs, list_length(exprs), qual, add_key);
+}
+
 /* DISTINCT over the visible columns of in. */
 static RelOut *
 distinct_level(PlanCtx *ctx, RelOut *in)
@@ -1288,7 +1316,7 @@ distinct_level(PlanCtx *ctx, RelOut *in)
 
 /* Aggregation of q over from (WHERE already applied). */
 static RelOut *
-agg_level(PlanCtx *ctx, Query *q, RelOut *from)
+agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
 {
 	AggAnalysis an;
 	RewriteContext rctx;
@@ -1322,7 +1350,10 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from)
 		c->kind = agg_kind(a);
 		c->restype = a->aggtype;
 		c->arg = -1;
-		if (c->kind == HS_AGG_MIN || c->kind == HS_AGG_MAX)
+		/* min, max, bool_and and bool_or are the same over distinct values */
+		c->distinct = a->aggdistinct != NIL &&
+			(c->kind == HS_AGG_COUNT || c->kind == HS_AGG_SUM || c->kind == HS_AGG_AVG);
+		if (c->kind == HS_AGG_MIN || c->kind == HS_AGG_MAX || c->distinct)
 			need_minmax = true;
 		if (c->kind != HS_AGG_COUNT_STAR)
 		{
@@ -1350,6 +1381,15 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from)
 										 NULL, false));
 	}
 	nvisible = list_length(tl);
+	/* hidden: ORDER BY expressions of a Top-N that are not output columns */
+	foreach(lc, extra)
+	{
+		TargetEntry *tle = lfirst(lc);
+		Expr	   *x = (Expr *) post_agg_mutator((Node *) tle->expr, &rctx);
+
+		tl = lappend(tl, makeTargetEntry(expression_planner(x), list_length(tl) + 1,
+										 NULL, false));
+	}
 	if (!distinct)
 	{
 		for (i = 0; i < nkeys; i++)
@@ -1361,6 +1401,8 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from)
 			{
 				Var		   *v = (Var *) ((TargetEntry *) lfirst(lc))->expr;
 
+				if (k >= nvisible)
+					break;
 				if (IsA(v, Var) && v->varattno == i + 1)
 				{
 					found = k;
@@ -1388,6 +1430,362 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from)
 	out->has_ukey = !distinct;
 	out->ukey = ukey;
 	return out;
+}
+
+/* Is this a Top-N level (ORDER BY with LIMIT or OFFSET)? */
+static bool
+is_top_n(Query *q)
+{
+	return q->sortClause != NIL && (q->limitCount != NULL || q->limitOffset != NULL);
+}
+
+/* The ORDER BY entries of a Top-N level that are not output columns. */
+static List *
+top_n_extra(Query *q)
+{
+	List	   *extra = NIL;
+	ListCell   *lc;
+
+	if (!is_top_n(q))
+		return NIL;
+	foreach(lc, q->sortClause)
+	{
+		TargetEntry *tle = get_sortgroupclause_tle(lfirst(lc), q->targetList);
+
+		if (tle->resjunk)
+			extra = list_append_unique_ptr(extra, tle);
+	}
+	return extra;
+}
+
+/* The value of a LIMIT or OFFSET clause; -1 for NULL (no limit). */
+static int64
+const_count(Node *n, const char *what)
+{
+	Const	   *c;
+	int64		v;
+
+	n = eval_const_expressions(NULL, copyObject(n));
+	if (!IsA(n, Const))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s must be a constant in a streaming materialized view", what)));
+	c = (Const *) n;
+	if (c->constisnull)
+		return -1;
+	v = DatumGetInt64(c->constvalue);
+	if (v < 0)
+		ereport(ERROR,
+				(errcode(strcmp(what, "LIMIT") == 0 ? ERRCODE_INVALID_ROW_COUNT_IN_LIMIT_CLAUSE :
+						 ERRCODE_INVALID_ROW_COUNT_IN_RESULT_OFFSET_CLAUSE),
+				 errmsg("%s must not be negative", what)));
+	return v;
+}
+
+/*
+ * Check that rows can be ordered by expression e as sgc says, in the byte
+ * order of its memcmp encoding; returns whether it is descending.
+ */
+static bool
+sort_key_desc(Expr *e, SortGroupClause *sgc)
+{
+	Oid			type = exprType((Node *) e);
+	Oid			coll = exprCollation((Node *) e);
+	Oid			opfamily;
+	Oid			opcintype;
+	int16		strategy;
+	TypeCacheEntry *tc = lookup_type_cache(getBaseType(type), TYPECACHE_BTREE_OPFAMILY);
+	bool		desc;
+
+	if (!get_ordering_op_properties(sgc->sortop, &opfamily, &opcintype, &strategy) ||
+		opfamily != tc->btree_opf || HsMemcmpTypeSupport(type) != HS_MEMCMP_ORDERED)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("ordering by type %s with operator %s is not supported in a streaming materialized view",
+						format_type_be(type), get_opname(sgc->sortop))));
+	if (OidIsValid(coll) && !HsCollationIsBytewise(coll))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("ORDER BY text with collation \"%s\" is not supported in a streaming materialized view",
+						get_collation_name(coll)),
+				 errdetail("Streaming Top-N orders text by its bytes."),
+				 errhint("Write ORDER BY x COLLATE \"C\".")));
+	desc = strategy == BTGreaterStrategyNumber;
+	if (sgc->nulls_first != desc)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("NULLS %s with %s is not supported in a streaming materialized view",
+						sgc->nulls_first ? "FIRST" : "LAST", desc ? "DESC" : "ASC"),
+				 errdetail("NULLs sort last in ascending and first in descending order.")));
+	return desc;
+}
+
+/* Position of tle among the output columns of q, then extra; -1 if none. */
+static int
+level_column(Query *q, List *extra, TargetEntry *tle)
+{
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, visible_tlist(q))
+	{
+		if (lfirst(lc) == tle)
+			return i;
+		i++;
+	}
+	foreach(lc, extra)
+	{
+		if (lfirst(lc) == tle)
+			return i;
+		i++;
+	}
+	return -1;
+}
+
+/* ORDER BY ... LIMIT n [OFFSET m] over in (q's level output). */
+static RelOut *
+top_n_level(PlanCtx *ctx, Query *q, RelOut *in, List *extra)
+{
+	int			n = list_length(q->sortClause);
+	int		   *cols = palloc(sizeof(int) * Max(n, 1));
+	bool	   *desc = palloc(sizeof(bool) * Max(n, 1));
+	int64		limit = -1;
+	int64		offset = 0;
+	int			i = 0;
+	ListCell   *lc;
+	HsExec	   *e;
+	HsStateTable *rows;
+	HsStateTable *shown;
+	RelOut	   *out;
+
+	if (!is_top_n(q))
+		return in;
+	foreach(lc, q->sortClause)
+	{
+		SortGroupClause *sgc = lfirst(lc);
+		TargetEntry *tle = get_sortgroupclause_tle(sgc, q->targetList);
+
+		cols[i] = level_column(q, extra, tle);
+		if (cols[i] < 0)
+			elog(ERROR, "ORDER BY column not found while planning a streaming view");
+		desc[i] = sort_key_desc(tle->expr, sgc);
+		i++;
+	}
+	if (q->limitCount)
+		limit = const_count(q->limitCount, "LIMIT");
+	if (q->limitOffset)
+		offset = Max(const_count(q->limitOffset, "OFFSET"), 0);
+	if (limit < 0)
+		limit = PG_INT64_MAX / 2;
+	rows = next_state(ctx);
+	shown = next_state(ctx);
+	e = HsExecTopNCreate(in->desc, NULL, 0, cols, desc, n,
+						 in->has_ukey ? int_array(in->ukey) : NULL, list_length(in->ukey),
+						 limit, Min(offset, PG_INT64_MAX / 2),
+						 q->limitOption == LIMIT_OPTION_WITH_TIES, false, rows, shown);
+	attach(in, e);
+	out = relout_of(e, NIL);
+	out->nvisible = in->nvisible;
+	out->has_ukey = in->has_ukey;
+	out->ukey = in->ukey;
+	return out;
+}
+
+/*
+ * The bound n of a WHERE conjunct "rn <= n" (also rn < n, rn = 1 and the
+ * mirrored forms) on column resno of the subquery at rtindex; -1 if c is
+ * not one.
+ */
+static int64
+row_number_bound(Node *c, int rtindex, AttrNumber resno)
+{
+	OpExpr	   *op;
+	Node	   *l;
+	Node	   *r;
+	char	   *name;
+	bool		var_left;
+	Const	   *k;
+	int64		v;
+
+	if (!IsA(c, OpExpr) || list_length(((OpExpr *) c)->args) != 2)
+		return -1;
+	op = (OpExpr *) c;
+	l = linitial(op->args);
+	r = lsecond(op->args);
+	if (IsA(l, Var) && ((Var *) l)->varno == rtindex && ((Var *) l)->varattno == resno &&
+		((Var *) l)->varlevelsup == 0)
+		var_left = true;
+	else if (IsA(r, Var) && ((Var *) r)->varno == rtindex && ((Var *) r)->varattno == resno &&
+			 ((Var *) r)->varlevelsup == 0)
+		var_left = false;
+	else
+		return -1;
+	k = (Const *) eval_const_expressions(NULL, copyObject(var_left ? r : l));
+	if (!IsA(k, Const) || k->constisnull)
+		return -1;
+	switch (k->consttype)
+	{
+		case INT2OID:
+			v = DatumGetInt16(k->constvalue);
+			break;
+		case INT4OID:
+			v = DatumGetInt32(k->constvalue);
+			break;
+		case INT8OID:
+			v = DatumGetInt64(k->constvalue);
+			break;
+		default:
+			return -1;
+	}
+	name = get_opname(op->opno);
+	if (strcmp(name, "=") == 0)
+		return v == 1 ? 1 : -1;
+	if (strcmp(name, var_left ? "<=" : ">=") == 0)
+		return Max(v, 0);
+	if (strcmp(name, var_left ? "<" : ">") == 0)
+		return Max(v - 1, 0);
+	return -1;
+}
+
+/*
+ * A per-group Top-N: sub computes row_number() OVER (PARTITION BY p ORDER
+ * BY o) AS rn, and the outer query's WHERE bounds rn (its conjuncts over
+ * the subquery are *quals; the bound is taken out of them).  Planned as
+ * sub without the window function, then TopN(group p, order o, limit n)
+ * numbering the rows, then sub's columns with rn as the number.
+ */
+static RelOut *
+plan_group_top_n(PlanCtx *ctx, Query *sub, int rtindex, List *outer, List **quals)
+{
+	WindowClause *wc;
+	TargetEntry *rn = NULL;
+	Query	   *sub2;
+	List	   *kept = NIL;
+	int64		limit = -1;
+	ListCell   *lc;
+	RelOut	   *in;
+	RelOut	   *out;
+	List	   *exprs = NIL;
+	int		   *gcols;
+	int		   *scols;
+	bool	   *sdesc;
+	int			ng;
+	int			ns;
+	int			i;
+	HsExec	   *e;
+	HsStateTable *rows;
+	HsStateTable *shown;
+
+	if (list_length(sub->windowClause) != 1)
+		check_query_level(sub, false);	/* the error about window functions */
+	wc = linitial_node(WindowClause, sub->windowClause);
+	foreach(lc, sub->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		if (IsA(tle->expr, WindowFunc) &&
+			((WindowFunc *) tle->expr)->winfnoid == F_ROW_NUMBER &&
+			((WindowFunc *) tle->expr)->winref == wc->winref && rn == NULL && !tle->resjunk)
+			rn = tle;
+		else if (contain_window_function((Node *) tle->expr))
+			rn = NULL, wc = NULL;
+		if (wc == NULL)
+			break;
+	}
+	if (wc == NULL || rn == NULL || wc->orderClause == NIL)
+		check_query_level(sub, false);
+	foreach(lc, *quals)
+	{
+		int64		b = row_number_bound(lfirst(lc), rtindex, rn->resno);
+
+		if (b >= 0)
+			limit = limit < 0 ? b : Min(limit, b);
+		else
+			kept = lappend(kept, lfirst(lc));
+	}
+	if (limit < 0)
+		check_query_level(sub, false);
+	*quals = kept;
+
+	/* sub without the window: partition and order columns become outputs */
+	sub2 = copyObject(sub);
+	sub2->windowClause = NIL;
+	sub2->hasWindowFuncs = false;
+	sub2->targetList = NIL;
+	foreach(lc, sub->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		if (tle == rn)
+			continue;
+		tle = flatCopyTargetEntry(tle);
+		if (tle->resjunk && tle->ressortgroupref &&
+			(get_sortgroupref_clause_noerr(tle->ressortgroupref, wc->partitionClause) ||
+			 get_sortgroupref_clause_noerr(tle->ressortgroupref, wc->orderClause)))
+			tle->resjunk = false;
+		sub2->targetList = lappend(sub2->targetList, tle);
+	}
+	in = plan_query(ctx, sub2, outer);
+
+	ng = list_length(wc->partitionClause);
+	ns = list_length(wc->orderClause);
+	gcols = palloc(sizeof(int) * Max(ng, 1));
+	scols = palloc(sizeof(int) * Max(ns, 1));
+	sdesc = palloc(sizeof(bool) * Max(ns, 1));
+	i = 0;
+	foreach(lc, wc->partitionClause)
+	{
+		SortGroupClause *sgc = lfirst(lc);
+		TargetEntry *tle = get_sortgroupclause_tle(sgc, sub2->targetList);
+		Oid			t = exprType((Node *) tle->expr);
+		Oid			coll = exprCollation((Node *) tle->expr);
+
+		if (HsMemcmpTypeSupport(t) == HS_MEMCMP_NONE ||
+			(OidIsValid(coll) && !get_collation_isdeterministic(coll)))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("PARTITION BY type %s is not supported in a streaming materialized view",
+							format_type_be(t))));
+		gcols[i++] = level_column(sub2, NIL, tle);
+	}
+	i = 0;
+	foreach(lc, wc->orderClause)
+	{
+		SortGroupClause *sgc = lfirst(lc);
+		TargetEntry *tle = get_sortgroupclause_tle(sgc, sub2->targetList);
+
+		scols[i] = level_column(sub2, NIL, tle);
+		sdesc[i] = sort_key_desc(tle->expr, sgc);
+		i++;
+	}
+	rows = next_state(ctx);
+	shown = next_state(ctx);
+	e = HsExecTopNCreate(in->desc, gcols, ng, scols, sdesc, ns,
+						 in->has_ukey ? int_array(in->ukey) : NULL, list_length(in->ukey),
+						 limit, 0, false, true, rows, shown);
+	attach(in, e);
+	out = relout_of(e, NIL);
+	out->has_ukey = in->has_ukey;
+	out->ukey = in->ukey;
+
+	/* sub's output columns: rn is the row number, the rest sub2's columns */
+	foreach(lc, sub->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+		int			col = -1;
+		ListCell   *lc2;
+
+		if (tle->resjunk)
+			continue;
+		if (tle == rn)
+			col = e->out_desc->natts - 1;
+		else
+			foreach(lc2, sub2->targetList)
+				if (((TargetEntry *) lfirst(lc2))->resno == tle->resno)
+					col = level_column(sub2, NIL, lfirst(lc2));
+		exprs = lappend(exprs, var_tle(e->out_desc, col, 1)->expr);
+	}
+	return project_level(out, exprs, NIL, true);
 }
 
 /* UNION [ALL] tree node of a set-operation query, columns coerced to types. */
@@ -1456,10 +1854,11 @@ plan_query(PlanCtx *ctx, Query *q, List *outer)
 {
 	RelOut	   *from;
 	List	   *semis;
+	List	   *extra;
 	bool		has_agg;
 
 	q = copyObject(q);
-	check_query_level(q);
+	check_query_level(q, outer == NIL);
 	if (q->setOperations)
 	{
 		SetOperationStmt *op = castNode(SetOperationStmt, q->setOperations);
@@ -1467,6 +1866,7 @@ plan_query(PlanCtx *ctx, Query *q, List *outer)
 		List	   *exprs = NIL;
 		ListCell   *lc;
 		int			rtindex;
+		List	   *extra;
 
 		/* the query's Vars are the leftmost input's columns */
 		while (IsA(leftmost, SetOperationStmt))
@@ -1483,7 +1883,11 @@ plan_query(PlanCtx *ctx, Query *q, List *outer)
 		}
 		foreach(lc, visible_tlist(q))
 			exprs = lappend(exprs, map_expr(((TargetEntry *) lfirst(lc))->expr, from));
-		return project_level(from, exprs, NIL, true);
+		extra = top_n_extra(q);
+		foreach(lc, extra)
+			exprs = lappend(exprs, map_expr(((TargetEntry *) lfirst(lc))->expr, from));
+		from = project_cols(from, exprs, list_length(exprs) - list_length(extra), NIL, true);
+		return top_n_level(ctx, q, from, extra);
 	}
 	q->targetList = (List *) flatten_join_alias_vars(q, (Node *) q->targetList);
 	q->jointree = (FromExpr *) flatten_join_alias_vars(q, (Node *) q->jointree);
@@ -1497,8 +1901,9 @@ plan_query(PlanCtx *ctx, Query *q, List *outer)
 	from = plan_fromlist(ctx, q, outer, q->jointree->fromlist,
 						 make_ands_implicit((Expr *) q->jointree->quals), semis);
 	has_agg = q->hasAggs || q->groupClause != NIL || q->havingQual != NULL;
+	extra = top_n_extra(q);
 	if (has_agg)
-		from = agg_level(ctx, q, from);
+		from = agg_level(ctx, q, from, extra);
 	else
 	{
 		List	   *exprs = NIL;
@@ -1506,11 +1911,14 @@ plan_query(PlanCtx *ctx, Query *q, List *outer)
 
 		foreach(lc, visible_tlist(q))
 			exprs = lappend(exprs, map_expr(((TargetEntry *) lfirst(lc))->expr, from));
-		from = project_level(from, exprs, NIL, q->distinctClause == NIL);
+		foreach(lc, extra)
+			exprs = lappend(exprs, map_expr(((TargetEntry *) lfirst(lc))->expr, from));
+		from = project_cols(from, exprs, list_length(exprs) - list_length(extra), NIL,
+							q->distinctClause == NIL);
 	}
 	if (q->distinctClause)
 		from = distinct_level(ctx, from);
-	return from;
+	return top_n_level(ctx, q, from, extra);
 }
 
 /* ---------------------------------------------------------------------

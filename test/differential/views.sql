@@ -23,3 +23,54 @@ v_moving_filter|SELECT id, note FROM diff_t WHERE grp = 3
 v_distinct_agg|SELECT DISTINCT count(*) AS n FROM diff_t GROUP BY grp
 v_null_groups|SELECT amount IS NULL AS no_amount, flag, count(*) AS n, sum(val) AS s FROM diff_t GROUP BY 1, 2
 v_case_group|SELECT CASE WHEN val < 0 THEN 'neg' WHEN val > 0 THEN 'pos' END AS sign, count(*) AS n, avg(amount) AS a FROM diff_t GROUP BY 1
+-- Joins, semi/anti joins, UNION, subqueries and WITH, over diff_t (the
+-- fact: grp and val are join keys, both nullable), diff_d (a dimension:
+-- id is its primary key, code a non-unique join key, rows deleted and
+-- re-inserted), diff_r (regions), diff_np (no primary key) and diff_mk
+-- (two-column primary key).
+v_j_inner|SELECT t.id, t.val, d.name FROM diff_t t JOIN diff_d d ON d.id = t.grp
+v_j_left|SELECT t.id, d.name, d.region FROM diff_t t LEFT JOIN diff_d d ON d.id = t.grp
+v_j_right|SELECT d.id AS did, t.id AS tid FROM diff_t t RIGHT JOIN diff_d d ON d.id = t.grp
+v_j_full|SELECT d.id AS did, t.id AS tid, t.val FROM diff_t t FULL JOIN diff_d d ON d.id = t.grp
+v_j_code|SELECT t.id, d.id AS did FROM diff_t t JOIN diff_d d ON d.code = t.val
+v_j_code_left|SELECT d.id, d.code, t.id AS tid FROM diff_d d LEFT JOIN diff_t t ON t.val = d.code
+v_j_left_agg|SELECT d.region, count(*) AS n, count(t.id) AS nt, sum(t.val) AS s FROM diff_d d LEFT JOIN diff_t t ON t.grp = d.id GROUP BY d.region
+v_j_fact_dim_agg|SELECT d.name, count(*) AS n, sum(t.amount) AS total, max(t.val) AS hi, min(t.val) AS lo FROM diff_t t LEFT JOIN diff_d d ON d.id = t.grp GROUP BY d.name
+v_j_right_agg|SELECT d.name, count(t.id) AS n, avg(t.amount) AS a FROM diff_t t RIGHT JOIN diff_d d ON d.id = t.grp GROUP BY d.name
+v_j_full_agg|SELECT coalesce(d.region, -1) AS r, count(*) AS n, sum(t.val) AS s FROM diff_t t FULL JOIN diff_d d ON d.id = t.grp GROUP BY 1
+v_j_3way|SELECT t.id, d.name, r.rname FROM diff_t t JOIN diff_d d ON d.id = t.grp JOIN diff_r r ON r.region = d.region
+v_j_3way_left|SELECT t.id, d.name, r.rname FROM diff_t t LEFT JOIN diff_d d ON d.id = t.grp LEFT JOIN diff_r r ON r.region = d.region
+v_j_4way|SELECT t.id, d.name, r.rname, np.val AS npval FROM diff_t t JOIN diff_d d ON d.id = t.grp JOIN diff_r r ON r.region = d.region JOIN diff_np np ON np.grp = r.region
+v_j_4way_agg|SELECT r.rname, count(*) AS n, sum(np.val) AS s FROM diff_t t JOIN diff_d d ON d.id = t.grp JOIN diff_r r ON r.region = d.region LEFT JOIN diff_np np ON np.grp = t.grp GROUP BY r.rname
+v_j_self|SELECT a.id, b.id AS other FROM diff_t a JOIN diff_t b ON a.grp = b.grp AND a.id < b.id
+v_j_nullable|SELECT t.id, np.val FROM diff_t t JOIN diff_np np ON np.val = t.val
+v_j_multicol|SELECT t.id, m.w FROM diff_t t JOIN diff_mk m ON m.a = t.grp AND m.b = t.val % 3
+v_j_multicol_full|SELECT t.id, m.a, m.b, m.w FROM diff_t t FULL JOIN diff_mk m ON m.a = t.grp AND m.b = t.val % 3
+v_j_comma|SELECT t.id, d.name FROM diff_t t, diff_d d WHERE t.grp = d.id AND d.active
+v_j_on_filter|SELECT t.id, d.name FROM diff_t t LEFT JOIN diff_d d ON d.id = t.grp AND d.active AND t.val > 0
+v_j_nonequi|SELECT d.id, count(t.id) AS n FROM diff_d d LEFT JOIN diff_t t ON t.grp = d.id AND t.val > d.code GROUP BY d.id
+v_j_cross|SELECT r.rname, count(*) AS n FROM diff_r r, diff_d d WHERE d.region <> r.region GROUP BY r.rname
+v_j_using|SELECT id, t.val, d.name FROM diff_t t JOIN diff_d d USING (id)
+v_j_full_using|SELECT id, t.val, d.name FROM diff_t t FULL JOIN diff_d d USING (id)
+v_j_distinct|SELECT DISTINCT d.region, t.flag FROM diff_t t JOIN diff_d d ON d.id = t.grp
+v_semi_exists|SELECT d.id, d.name FROM diff_d d WHERE EXISTS (SELECT 1 FROM diff_t t WHERE t.grp = d.id AND t.flag)
+v_anti_not_exists|SELECT d.id, d.name FROM diff_d d WHERE NOT EXISTS (SELECT 1 FROM diff_t t WHERE t.grp = d.id)
+v_semi_in|SELECT id, val FROM diff_t WHERE grp IN (SELECT id FROM diff_d WHERE active)
+v_semi_np|SELECT grp, val FROM diff_np WHERE EXISTS (SELECT 1 FROM diff_t t WHERE t.val = diff_np.val)
+v_union_all|SELECT grp, val FROM diff_t UNION ALL SELECT grp, val FROM diff_np
+v_union|SELECT grp FROM diff_t UNION SELECT grp FROM diff_np
+v_union_agg|SELECT k, count(*) AS n FROM (SELECT grp AS k FROM diff_t UNION ALL SELECT code FROM diff_d) u GROUP BY k
+v_subq_agg|SELECT s.region, sum(s.n) AS total, max(s.n) AS biggest FROM (SELECT d.region, d.id, count(*) AS n FROM diff_t t JOIN diff_d d ON d.id = t.grp GROUP BY d.region, d.id) s GROUP BY s.region
+v_cte_join|WITH g AS (SELECT grp, sum(val) AS s, count(*) AS n FROM diff_t GROUP BY grp) SELECT d.name, g.s, g.n FROM diff_d d LEFT JOIN g ON g.grp = d.id
+v_cte_twice|WITH a AS (SELECT grp, val FROM diff_t WHERE val > 0) SELECT x.grp, count(*) AS n FROM a x JOIN a y ON x.grp = y.grp GROUP BY x.grp
+-- DISTINCT aggregates and Top-N (ties and the N-th row deleted happen
+-- under the random workload; ORDER BY keys are unique or WITH TIES).
+v_count_distinct|SELECT grp, count(DISTINCT val) AS nd, sum(DISTINCT val) AS sd, avg(DISTINCT amount) AS ad, count(*) AS n FROM diff_t GROUP BY grp
+v_count_distinct_join|SELECT d.region, count(DISTINCT t.grp) AS ng, count(*) AS n FROM diff_t t JOIN diff_d d ON d.id = t.grp GROUP BY d.region
+v_top|SELECT id, val FROM diff_t ORDER BY val DESC, id LIMIT 5
+v_top_ties|SELECT id, grp FROM diff_t ORDER BY grp FETCH FIRST 3 ROWS WITH TIES
+v_top_offset|SELECT id, amount FROM diff_t WHERE amount IS NOT NULL ORDER BY amount, id LIMIT 4 OFFSET 2
+v_top_agg|SELECT grp, sum(val) AS s FROM diff_t GROUP BY grp ORDER BY sum(val) DESC, grp LIMIT 3
+v_top_nopk|SELECT grp, val FROM diff_np ORDER BY val, grp LIMIT 5
+v_group_top|SELECT grp, id, val, rn FROM (SELECT grp, id, val, row_number() OVER (PARTITION BY grp ORDER BY val DESC, id) AS rn FROM diff_t) s WHERE rn <= 2
+v_group_top_join|SELECT name, id FROM (SELECT d.name, t.id, row_number() OVER (PARTITION BY d.name ORDER BY t.id) AS rn FROM diff_t t JOIN diff_d d ON d.id = t.grp) s WHERE rn = 1

@@ -32,6 +32,10 @@ $node->safe_psql('postgres', q{
 	CREATE TABLE diff_t (id int PRIMARY KEY, grp int, val int, amount numeric,
 	                     flag bool, note text, ts timestamptz);
 	CREATE TABLE diff_np (grp int, val int);
+	CREATE TABLE diff_d (id int PRIMARY KEY, code int, name text, region int,
+	                     active bool);
+	CREATE TABLE diff_r (region int PRIMARY KEY, rname text);
+	CREATE TABLE diff_mk (a int, b int, w int, PRIMARY KEY (a, b));
 });
 
 my @views;
@@ -44,7 +48,7 @@ while (my $line = <$fh>)
 	push @views, [ $name, $def ];
 }
 close $fh;
-cmp_ok(scalar(@views), '>=', 15, 'the library has at least 15 views');
+cmp_ok(scalar(@views), '>=', 40, 'the library has at least 40 views');
 
 sub create_view
 {
@@ -84,6 +88,11 @@ $node->safe_psql('postgres', q{
 	       timestamptz '2026-01-01' + g * interval '1 hour'
 	  FROM generate_series(1, 200) g;
 	INSERT INTO diff_np SELECT g % 9, g % 4 FROM generate_series(1, 150) g;
+	INSERT INTO diff_d SELECT g, g % 5, 'd' || g, nullif(g % 4, 3), g % 3 <> 0
+	  FROM generate_series(1, 14) g;
+	INSERT INTO diff_r SELECT g, 'r' || g FROM generate_series(0, 3) g;
+	INSERT INTO diff_mk SELECT g % 13, g % 3, g FROM generate_series(1, 30) g
+	  ON CONFLICT DO NOTHING;
 });
 create_view(@{ $views[$_] }) for ($half .. $#views);
 check_all('after creation');

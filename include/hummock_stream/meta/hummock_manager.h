@@ -45,6 +45,14 @@ extern HsVersion *HsHummockPinnedVersion(HsEpoch epoch);
 extern uint64 HsHummockCommitDelta(HsVersionDelta *delta);
 
 /*
+ * Lock the version head row as HsHummockCommitDelta does, until the end of
+ * the transaction.  A transaction that commits a delta and also writes
+ * rows the barrier manager's commits write (stream_jobs) locks the head
+ * first, in the manager's order, so the two cannot deadlock.
+ */
+extern void HsHummockLockVersionHead(void);
+
+/*
  * The object store of this database ($PGDATA/pg_hummock/<db oid>/), for
  * reads (files stay open in the SST cache) and for writes (files belong to
  * the current resource owner: an ERROR closes and removes a half-written

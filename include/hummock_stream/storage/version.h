@@ -218,6 +218,13 @@ extern void HsVersionObjectIds(const HsVersion *v, uint64_t **ids,
 extern bool HsVersionReferencesObject(const HsVersion *v, uint64_t object_id);
 
 /*
+ * Does an SST of v's levels (L0 sub-levels, L1..) have this object id?
+ * Cheaper than HsVersionReferencesObject: change logs, which can hold many
+ * entries, are not searched.
+ */
+extern bool HsVersionLevelsReferenceObject(const HsVersion *v, uint64_t object_id);
+
+/*
  * Level summaries: L0 sub-levels newest first, then L1.. that are
  * non-empty.  *out is allocated from the env (HsFree).
  */

@@ -79,6 +79,7 @@ typedef struct HsAggCall
 {
 	HsAggKind	kind;
 	int			arg;			/* input column (0-based), -1 for count(*) */
+	bool		distinct;		/* over the distinct non-NULL values */
 	Oid			argtype;
 	Oid			restype;		/* as Postgres's aggregate returns it */
 } HsAggCall;
@@ -89,12 +90,16 @@ extern bool HsAggSupported(HsAggKind kind, Oid argtype);
 /* hummock_stream.agg_cache_groups */
 extern int	hs_agg_cache_groups;
 
+/* hummock_stream.join_cache_size (kB, per join side) */
+extern int	hs_join_cache_kb;
+
 /*
  * Hash aggregation with retractable state.  Input rows are [group key
  * columns 0..nkeys-1, aggregate arguments...]; output rows are [group key
  * columns, one column per call].  state: per group (memcmp key of the
  * group) the group's accumulators; minmax (needed if any call is min or
- * max): per group, call and value, how many input rows have that value.
+ * max or DISTINCT): per group, call and value, how many input rows have
+ * that value.
  * Without group keys (nkeys = 0) there is always exactly one output row,
  * as Postgres returns for an aggregate over no rows.
  */
@@ -147,5 +152,20 @@ extern HsExec *HsExecHashJoinCreate(HsJoinKind kind,
  * pushes into ports[i] pass through; flushed once every port is.
  */
 extern HsExec *HsExecUnionCreate(TupleDesc desc, int ninputs, HsExec **ports);
+
+/*
+ * Top-N per group (exec_top_n.c): of the input rows of each group (equal
+ * group_cols), the ones at positions offset+1 .. offset+limit in the
+ * order of sort_cols (sort_desc: descending, NULLs first; else ascending,
+ * NULLs last), plus rows tying with the last with with_ties.  ukey: a
+ * unique key of the input, or NULL.  With row_number the output has one
+ * more column (int8): the row's position in its group.  rows keeps every
+ * input row, shown what is emitted.
+ */
+extern HsExec *HsExecTopNCreate(TupleDesc in_desc, const int *group_cols, int ngroup,
+								const int *sort_cols, const bool *sort_desc, int nsort,
+								const int *ukey, int nukey, int64 limit, int64 offset,
+								bool with_ties, bool row_number,
+								HsStateTable *rows, HsStateTable *shown);
 
 #endif							/* HS_STREAM_EXECUTOR_H */

@@ -15,6 +15,10 @@
  *				inputs -> NULL)
  *	avg(x)		sum and count; the final division is Postgres's
  *	bool_and/or	count of true inputs and of non-NULL inputs
+ *	DISTINCT	count(DISTINCT x), sum(DISTINCT x), avg(DISTINCT x): per
+ *				(group, call, value) the number of inputs with that value
+ *				(in the min/max state table); the accumulator sees a value
+ *				when its count goes 0 -> 1 and loses it at 1 -> 0
  *	min/max(x)	the current extreme, plus an ordered state table of
  *				(group, call, value) -> how many rows have that value;
  *				when the last row holding the extreme goes, the next one
@@ -810,6 +814,58 @@ minmax_rescan(HashAggExec *a, AggGroup *g, int i)
 	pfree(val.data);
 }
 
+/*
+ * A DISTINCT call: count one more (sign > 0) or one fewer input with value
+ * v in the group, in the same (group, call, value) -> count rows min/max
+ * use.  Returns whether the set of distinct values changed (the count
+ * went 0 -> 1 or 1 -> 0), which is when the call's accumulator changes;
+ * then *v is the value to add or take out: the one stored for the first
+ * input (equal values, such as numeric 1.0 and 1.00, may differ in how
+ * they print).
+ */
+static bool
+distinct_apply(HashAggExec *a, AggGroup *g, int i, Datum *v, int sign)
+{
+	HsAggCall  *call = &a->calls[i];
+	StringInfoData key;
+	StringInfoData val;
+	int64		count = 0;
+	uint8		callno = (uint8) i;
+	Datum		mv[2];
+	bool		mn[2] = {false, false};
+
+	initStringInfo(&key);
+	appendBinaryStringInfo(&key, g->key.data, g->key.len);
+	appendBinaryStringInfo(&key, (char *) &callno, 1);
+	HsMemcmpEncode(&key, *v, false, call->argtype, false);
+	initStringInfo(&val);
+	if (HsStateTableGet(a->minmax, key.data, key.len, &val))
+	{
+		deform_stored(a->mm_desc[i], val.data, val.len, mv, mn);
+		count = DatumGetInt64(mv[1]);
+		*v = mv[0];				/* lives in tmp_cxt until the push ends */
+	}
+	if (count + sign < 0)
+		elog(ERROR, "streaming DISTINCT aggregate: a value was deleted that was never inserted");
+	if (count + sign == 0)
+		HsStateTableDelete(a->minmax, key.data, key.len, val.data, val.len);
+	else
+	{
+		MinimalTuple mt;
+
+		mv[0] = *v;
+		mv[1] = Int64GetDatum(count + sign);
+		mn[0] = mn[1] = false;
+		mt = heap_form_minimal_tuple(a->mm_desc[i], mv, mn);
+		HsStateTablePut(a->minmax, key.data, key.len,
+						count > 0 ? val.data : NULL, val.len,
+						(char *) mt, mt->t_len);
+		pfree(mt);
+	}
+	pfree(key.data);
+	return (count == 0) != (count + sign == 0);
+}
+
 static void
 hash_agg_push(HsExec *self, TupleTableSlot *row, int sign)
 {
@@ -840,6 +896,8 @@ hash_agg_push(HsExec *self, TupleTableSlot *row, int sign)
 		if (row->tts_isnull[call->arg])
 			continue;
 		v = row->tts_values[call->arg];
+		if (call->distinct && !distinct_apply(a, g, i, &v, sign))
+			continue;			/* the value was already (is still) there */
 		acc->count += sign;
 		switch (call->kind)
 		{
@@ -1046,7 +1104,7 @@ HsExecHashAggCreate(TupleDesc in_desc, int nkeys, HsAggCall *calls, int ncalls,
 						   call->argtype : INT8OID, -1, 0);
 		TupleDescInitEntry(a->state_desc, c++, NULL, INT8OID, -1, 0);
 		TupleDescInitEntry(a->state_desc, c++, NULL, INT8ARRAYOID, -1, 0);
-		if (call->kind == HS_AGG_MIN || call->kind == HS_AGG_MAX)
+		if (call->kind == HS_AGG_MIN || call->kind == HS_AGG_MAX || call->distinct)
 		{
 			a->mm_desc[i] = CreateTemplateTupleDesc(2);
 			TupleDescInitEntry(a->mm_desc[i], 1, NULL, call->argtype, -1, 0);

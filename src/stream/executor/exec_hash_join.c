@@ -43,6 +43,12 @@
  * Output rows are left columns then right columns (LEFT, FULL, INNER), or
  * left columns only (SEMI, ANTI).
  *
+ * Cache: each side keeps, per join key it has read or written lately, its
+ * rows under that key in memory (also "no rows"), kept in step with the
+ * state table by every write; a probe that hits it reads no storage.  When
+ * a side's cache grows past hummock_stream.join_cache_size it is emptied
+ * after the epoch.
+ *
  * Flush: the join has two input ports; it flushes its downstream once
  * both ports are flushed for the epoch (barrier alignment: the job feeds
  * the inputs one after the other, so nothing is buffered for it).
@@ -55,8 +61,10 @@
 
 #include "access/detoast.h"
 #include "access/htup_details.h"
+#include "common/hashfn.h"
 #include "executor/executor.h"
 #include "nodes/nodeFuncs.h"
+#include "utils/hsearch.h"
 #include "utils/memutils.h"
 
 #include "hummock_stream/stream/executor.h"
@@ -64,6 +72,31 @@
 
 #define LEFT	0
 #define RIGHT	1
+
+int			hs_join_cache_kb = 16384;
+
+/* A row of a side, as cached or read: identity = its state key past the join key. */
+typedef struct SideRow
+{
+	int64		count;
+	Datum	   *values;
+	bool	   *isnull;
+	char	   *ident;
+	int			ident_len;
+	MinimalTuple mt;			/* the values point into it */
+} SideRow;
+
+typedef struct CacheKey
+{
+	char	   *data;
+	int			len;
+} CacheKey;
+
+typedef struct CacheEntry
+{
+	CacheKey	key;			/* the join key (hash key: first) */
+	List	   *rows;			/* SideRow, in the cache's context */
+} CacheEntry;
 
 typedef struct HashJoinExec HashJoinExec;
 
@@ -86,18 +119,15 @@ typedef struct JoinSide
 	int			nukey;
 	bool		preserved;		/* rows appear even without a match */
 	HsStateTable *state;
+	HTAB	   *cache;			/* CacheEntry by join key */
+	MemoryContext cache_cxt;
+	Size		cache_bytes;
 	ExprContext *econtext;		/* key evaluation */
 	TupleTableSlot *stored;		/* a state row, decoded */
 	JoinPort	port;
 } JoinSide;
 
-/* A row of the other side with the same join key. */
-typedef struct Match
-{
-	int64		count;
-	Datum	   *values;
-	bool	   *isnull;
-} Match;
+typedef SideRow Match;
 
 struct HashJoinExec
 {
@@ -116,6 +146,10 @@ struct HashJoinExec
  * State rows
  * ---------------------------------------------------------------------
  */
+
+static CacheEntry *cache_entry(JoinSide *s, StringInfo jkey);
+static SideRow *make_row(JoinSide *s, int64 count, const char *mt_bytes, int mt_len,
+						 const char *ident, int ident_len);
 
 /* The join key of row into key; false if any of its columns is NULL. */
 static bool
@@ -161,19 +195,21 @@ static void
 apply_to_state(JoinSide *s, TupleTableSlot *row, StringInfo jkey, int sign)
 {
 	StringInfoData key;
-	StringInfoData cur;
 	MinimalTuple mt = form_canonical(s->desc, row->tts_values, row->tts_isnull);
-	int64		count = 0;
-	bool		found;
+	CacheEntry *ce = cache_entry(s, jkey);
+	SideRow    *cur = NULL;
+	ListCell   *lc;
+	int64		count;
+	const char *ident;
+	int			ident_len;
 	char	   *val;
 	int			vlen = sizeof(int64) + mt->t_len;
+	MemoryContext old;
 
 	initStringInfo(&key);
-	initStringInfo(&cur);
 	appendBinaryStringInfo(&key, jkey->data, jkey->len);
 	if (s->ukey)
 	{
-		/* one row per key: blind writes */
 		for (int i = 0; i < s->nukey; i++)
 		{
 			int			c = s->ukey[i];
@@ -181,67 +217,166 @@ apply_to_state(JoinSide *s, TupleTableSlot *row, StringInfo jkey, int sign)
 			HsMemcmpEncode(&key, row->tts_values[c], row->tts_isnull[c],
 						   TupleDescAttr(s->desc, c)->atttypid, false);
 		}
-		found = sign < 0;
-		count = found ? 1 : 0;
 	}
 	else
-	{
 		appendBinaryStringInfo(&key, (char *) mt, mt->t_len);
-		found = HsStateTableGet(s->state, key.data, key.len, &cur);
-		if (found)
-			memcpy(&count, cur.data, sizeof(int64));
+	ident = key.data + jkey->len;
+	ident_len = key.len - jkey->len;
+
+	/* the cache holds every row under the key: the current count is there */
+	foreach(lc, ce->rows)
+	{
+		SideRow    *r = lfirst(lc);
+
+		if (r->ident_len == ident_len && memcmp(r->ident, ident, ident_len) == 0)
+		{
+			cur = r;
+			break;
+		}
 	}
-	count += sign;
+	count = (cur ? cur->count : 0) + sign;
 	if (count < 0)
 		elog(ERROR, "streaming join: a row was deleted that was never inserted");
 	if (count == 0)
 	{
-		HsStateTableDelete(s->state, key.data, key.len, cur.data, cur.len);
+		HsStateTableDelete(s->state, key.data, key.len, NULL, 0);
+		ce->rows = list_delete_ptr(ce->rows, cur);
 		return;
 	}
 	val = palloc(vlen);
 	memcpy(val, &count, sizeof(int64));
 	memcpy(val + sizeof(int64), mt, mt->t_len);
-	HsStateTablePut(s->state, key.data, key.len, found ? cur.data : NULL, cur.len,
-					val, vlen);
+	if (cur)
+	{
+		/* an update: the memtable checks nothing, so the old value is not needed */
+		HsStateTablePut(s->state, key.data, key.len, val, 0, val, vlen);
+		cur->count = count;
+		return;
+	}
+	HsStateTablePut(s->state, key.data, key.len, NULL, 0, val, vlen);
+	old = MemoryContextSwitchTo(s->cache_cxt);
+	ce->rows = lappend(ce->rows, make_row(s, count, (char *) mt, mt->t_len, ident, ident_len));
+	MemoryContextSwitchTo(old);
+}
+
+/* ---------------------------------------------------------------------
+ * The cache
+ * ---------------------------------------------------------------------
+ */
+
+static uint32
+cache_hash(const void *key, Size keysize)
+{
+	const CacheKey *k = key;
+
+	return hash_bytes((const unsigned char *) k->data, k->len);
+}
+
+static int
+cache_match(const void *key1, const void *key2, Size keysize)
+{
+	const CacheKey *a = key1;
+	const CacheKey *b = key2;
+
+	if (a->len != b->len)
+		return 1;
+	return memcmp(a->data, b->data, a->len);
+}
+
+static void
+cache_create(JoinSide *s)
+{
+	HASHCTL		ctl;
+
+	MemoryContextReset(s->cache_cxt);
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(CacheKey);
+	ctl.entrysize = sizeof(CacheEntry);
+	ctl.hash = cache_hash;
+	ctl.match = cache_match;
+	ctl.hcxt = s->cache_cxt;
+	s->cache = hash_create("hummock_stream join cache", 256, &ctl,
+						   HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
+	s->cache_bytes = 0;
+}
+
+/* A SideRow in the current context from a stored tuple. */
+static SideRow *
+make_row(JoinSide *s, int64 count, const char *mt_bytes, int mt_len,
+		 const char *ident, int ident_len)
+{
+	SideRow    *r = palloc(sizeof(SideRow));
+
+	r->count = count;
+	r->mt = palloc(mt_len);
+	memcpy(r->mt, mt_bytes, mt_len);
+	r->ident = palloc(ident_len + 1);
+	memcpy(r->ident, ident, ident_len);
+	r->ident_len = ident_len;
+	r->values = palloc(sizeof(Datum) * s->natts);
+	r->isnull = palloc(sizeof(bool) * s->natts);
+	ExecStoreMinimalTuple(r->mt, s->stored, false);
+	slot_getallattrs(s->stored);
+	memcpy(r->values, s->stored->tts_values, sizeof(Datum) * s->natts);
+	memcpy(r->isnull, s->stored->tts_isnull, sizeof(bool) * s->natts);
+	ExecClearTuple(s->stored);
+	s->cache_bytes += sizeof(SideRow) + mt_len + ident_len + s->natts * (sizeof(Datum) + 1);
+	return r;
 }
 
 typedef struct CollectArg
 {
 	JoinSide   *side;
+	int			prefix_len;
 	List	   *rows;
 } CollectArg;
 
-/* Prefix-scan callback: decode one state row into a Match. */
+/* Prefix-scan callback: one state row into a SideRow. */
 static bool
 collect_row(const char *key, int keylen, const char *value, int vlen, void *arg)
 {
 	CollectArg *ca = arg;
-	JoinSide   *s = ca->side;
-	Match	   *m = palloc(sizeof(Match));
-	MinimalTuple mt = palloc(vlen - sizeof(int64));
+	int64		count;
 
-	memcpy(&m->count, value, sizeof(int64));
-	memcpy(mt, value + sizeof(int64), vlen - sizeof(int64));
-	ExecStoreMinimalTuple(mt, s->stored, false);
-	slot_getallattrs(s->stored);
-	m->values = palloc(sizeof(Datum) * s->natts);
-	m->isnull = palloc(sizeof(bool) * s->natts);
-	memcpy(m->values, s->stored->tts_values, sizeof(Datum) * s->natts);
-	memcpy(m->isnull, s->stored->tts_isnull, sizeof(bool) * s->natts);
-	ExecClearTuple(s->stored);
-	ca->rows = lappend(ca->rows, m);
+	memcpy(&count, value, sizeof(int64));
+	ca->rows = lappend(ca->rows,
+					   make_row(ca->side, count, value + sizeof(int64), vlen - sizeof(int64),
+								key + ca->prefix_len, keylen - ca->prefix_len));
 	return true;
 }
 
-/* The rows of side s under join key jkey. */
+/* The cache entry of side s for jkey, read from the state table on a miss. */
+static CacheEntry *
+cache_entry(JoinSide *s, StringInfo jkey)
+{
+	CacheKey	k = {jkey->data, jkey->len};
+	CacheEntry *e;
+	bool		found;
+	MemoryContext old;
+
+	e = hash_search(s->cache, &k, HASH_ENTER, &found);
+	if (!found)
+	{
+		CollectArg	ca = {s, jkey->len, NIL};
+
+		old = MemoryContextSwitchTo(s->cache_cxt);
+		e->key.data = palloc(jkey->len + 1);
+		memcpy(e->key.data, jkey->data, jkey->len);
+		e->key.len = jkey->len;
+		e->rows = NIL;
+		s->cache_bytes += sizeof(CacheEntry) + jkey->len;
+		HsStateTableScanPrefix(s->state, jkey->data, jkey->len, collect_row, &ca);
+		e->rows = ca.rows;
+		MemoryContextSwitchTo(old);
+	}
+	return e;
+}
+
+/* The rows of side s under join key jkey (valid until s's state changes). */
 static List *
 rows_with_key(JoinSide *s, StringInfo jkey)
 {
-	CollectArg	ca = {s, NIL};
-
-	HsStateTableScanPrefix(s->state, jkey->data, jkey->len, collect_row, &ca);
-	return ca.rows;
+	return cache_entry(s, jkey)->rows;
 }
 
 /* ---------------------------------------------------------------------
@@ -494,12 +629,19 @@ port_flush(HsExec *self)
 		return;
 	j->nflushed = 0;
 	HsExecFlush(j->exec.downstream);
+	for (int s = 0; s < 2; s++)
+		if (j->side[s].cache_bytes > (Size) hs_join_cache_kb * 1024)
+			cache_create(&j->side[s]);
 }
 
 static void
 port_reset(HsExec *self)
 {
-	((JoinPort *) self)->join->nflushed = 0;
+	HashJoinExec *j = ((JoinPort *) self)->join;
+
+	j->nflushed = 0;
+	for (int s = 0; s < 2; s++)
+		cache_create(&j->side[s]);
 }
 
 static void
@@ -539,6 +681,9 @@ init_side(HashJoinExec *j, int s, TupleDesc desc, List *keys, const int *ukey,
 	side->state = state;
 	side->econtext = CreateStandaloneExprContext();
 	side->stored = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	side->cache_cxt = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream join cache",
+											ALLOCSET_DEFAULT_SIZES);
+	cache_create(side);
 	side->port.exec.name = s == LEFT ? "HashJoin (left)" : "HashJoin (right)";
 	side->port.exec.out_desc = j->exec.out_desc;
 	side->port.exec.push = port_push;

@@ -1,0 +1,441 @@
+/*-------------------------------------------------------------------------
+ *
+ * exec_top_n.c
+ *	  Streaming Top-N: the first rows of each group in a sort order
+ *	  (ORDER BY ... LIMIT n [OFFSET m], FETCH FIRST n ROWS WITH TIES, and
+ *	  row_number() OVER (PARTITION BY ... ORDER BY ...) <= n).
+ *
+ * Two state tables:
+ *
+ *	rows	every input row: key = memcmp(group columns) | memcmp(sort
+ *			columns, inverted for DESC) | identity, value = int64 count
+ *			(copies of the row) | MinimalTuple of the row.  The identity is
+ *			memcmp(unique key columns) when the input has a unique key,
+ *			else the row's canonical bytes (as in exec_hash_join.c).
+ *	shown	the rows emitted now: key = the row's key in rows | BE64(copy
+ *			number), value = MinimalTuple of the output row.
+ *
+ * Pushes only update rows and remember the touched groups.  At flush each
+ * touched group's new top is read from rows (a prefix scan that stops
+ * after offset + limit copies, or after the last tie) and merged with what
+ * shown holds for the group (both are in key order): rows that left are
+ * deleted, rows that came are inserted, and with a row number column,
+ * rows whose number changed are updated.  Deletes are emitted before
+ * inserts (of all touched groups: a row can move from one group to
+ * another), so a downstream keyed by a unique key never sees a key twice.
+ *
+ * Ties: with LIMIT alone, rows that tie on the sort key are taken in key
+ * order (that is, by their identity), which is deterministic but may pick
+ * other rows than a Postgres query would; WITH TIES is exact.
+ *
+ * src/stream/executor/exec_top_n.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/detoast.h"
+#include "access/htup_details.h"
+#include "catalog/pg_type.h"
+#include "port/pg_bswap.h"
+#include "utils/memutils.h"
+
+#include "hummock_stream/stream/executor.h"
+#include "hummock_stream/stream/memcmp_key.h"
+
+typedef struct TopNExec
+{
+	HsExec		exec;
+	TupleDesc	in_desc;
+	int			natts;
+	int		   *group_cols;
+	int			ngroup;
+	int		   *sort_cols;
+	bool	   *sort_desc;
+	int			nsort;
+	int		   *ukey;			/* NULL: rows identified by their bytes */
+	int			nukey;
+	int64		limit;
+	int64		offset;
+	bool		with_ties;
+	bool		row_number;		/* output column: position in the group */
+	HsStateTable *rows;
+	HsStateTable *shown;
+	TupleTableSlot *stored;		/* decodes rows */
+	TupleTableSlot *out;
+	List	   *touched;		/* StringInfo group prefixes (group_cxt) */
+	MemoryContext group_cxt;	/* reset after each flush */
+	MemoryContext tmp_cxt;		/* reset per push and per group */
+} TopNExec;
+
+/* An entry of the new top of a group, or of what is shown. */
+typedef struct TopEntry
+{
+	StringInfoData key;			/* key in shown */
+	Datum	   *values;
+	bool	   *isnull;
+	MinimalTuple out;			/* output row */
+} TopEntry;
+
+static MinimalTuple
+form_canonical(TupleDesc desc, Datum *values, bool *isnull)
+{
+	Datum	   *flat = palloc(sizeof(Datum) * desc->natts);
+
+	for (int i = 0; i < desc->natts; i++)
+	{
+		flat[i] = values[i];
+		if (!isnull[i] && TupleDescAttr(desc, i)->attlen == -1 &&
+			VARATT_IS_EXTENDED(DatumGetPointer(values[i])))
+			flat[i] = PointerGetDatum(detoast_attr((struct varlena *) DatumGetPointer(values[i])));
+	}
+	return heap_form_minimal_tuple(desc, flat, isnull);
+}
+
+static void
+encode_cols(TopNExec *t, StringInfo buf, Datum *values, bool *isnull,
+			const int *cols, const bool *desc, int n)
+{
+	for (int i = 0; i < n; i++)
+	{
+		int			c = cols[i];
+
+		HsMemcmpEncode(buf, values[c], isnull[c], TupleDescAttr(t->in_desc, c)->atttypid,
+					   desc ? desc[i] : false);
+	}
+}
+
+static void
+top_n_push(HsExec *self, TupleTableSlot *row, int sign)
+{
+	TopNExec   *t = (TopNExec *) self;
+	MemoryContext old;
+	StringInfoData group;
+	StringInfoData key;
+	StringInfoData cur;
+	MinimalTuple mt;
+	int64		count = 0;
+	bool		found;
+	ListCell   *lc;
+	bool		seen = false;
+	char	   *val;
+	int			vlen;
+
+	MemoryContextReset(t->tmp_cxt);
+	old = MemoryContextSwitchTo(t->tmp_cxt);
+	slot_getallattrs(row);
+	initStringInfo(&group);
+	encode_cols(t, &group, row->tts_values, row->tts_isnull, t->group_cols, NULL, t->ngroup);
+	initStringInfo(&key);
+	appendBinaryStringInfo(&key, group.data, group.len);
+	encode_cols(t, &key, row->tts_values, row->tts_isnull, t->sort_cols, t->sort_desc, t->nsort);
+	mt = form_canonical(t->in_desc, row->tts_values, row->tts_isnull);
+	initStringInfo(&cur);
+	if (t->ukey)
+	{
+		encode_cols(t, &key, row->tts_values, row->tts_isnull, t->ukey, NULL, t->nukey);
+		found = sign < 0;
+		count = found ? 1 : 0;
+	}
+	else
+	{
+		appendBinaryStringInfo(&key, (char *) mt, mt->t_len);
+		found = HsStateTableGet(t->rows, key.data, key.len, &cur);
+		if (found)
+			memcpy(&count, cur.data, sizeof(int64));
+	}
+	count += sign;
+	if (count < 0)
+		elog(ERROR, "streaming Top-N: a row was deleted that was never inserted");
+	if (count == 0)
+		HsStateTableDelete(t->rows, key.data, key.len, cur.data, cur.len);
+	else
+	{
+		vlen = sizeof(int64) + mt->t_len;
+		val = palloc(vlen);
+		memcpy(val, &count, sizeof(int64));
+		memcpy(val + sizeof(int64), mt, mt->t_len);
+		HsStateTablePut(t->rows, key.data, key.len, found ? cur.data : NULL, cur.len,
+						val, vlen);
+	}
+
+	foreach(lc, t->touched)
+	{
+		StringInfo	g = lfirst(lc);
+
+		if (g->len == group.len && memcmp(g->data, group.data, group.len) == 0)
+		{
+			seen = true;
+			break;
+		}
+	}
+	if (!seen)
+	{
+		StringInfo	g;
+
+		MemoryContextSwitchTo(t->group_cxt);
+		g = makeStringInfo();
+		appendBinaryStringInfo(g, group.data, group.len);
+		t->touched = lappend(t->touched, g);
+	}
+	MemoryContextSwitchTo(old);
+}
+
+typedef struct CollectTop
+{
+	TopNExec   *t;
+	int			prefix_len;
+	int64		taken;			/* copies seen, offset included */
+	StringInfoData last_sort;	/* sort key bytes of the last taken copy */
+	List	   *entries;
+} CollectTop;
+
+static bool
+collect_top(const char *key, int keylen, const char *value, int vlen, void *arg)
+{
+	CollectTop *c = arg;
+	TopNExec   *t = c->t;
+	int64		count;
+	MinimalTuple mt = palloc(vlen - sizeof(int64));
+	StringInfoData sort;
+	Datum	   *values;
+	bool	   *isnull;
+
+	memcpy(&count, value, sizeof(int64));
+	memcpy(mt, value + sizeof(int64), vlen - sizeof(int64));
+	ExecStoreMinimalTuple(mt, t->stored, false);
+	slot_getallattrs(t->stored);
+	values = palloc(sizeof(Datum) * t->natts);
+	isnull = palloc(sizeof(bool) * t->natts);
+	memcpy(values, t->stored->tts_values, sizeof(Datum) * t->natts);
+	memcpy(isnull, t->stored->tts_isnull, sizeof(bool) * t->natts);
+	ExecClearTuple(t->stored);
+	initStringInfo(&sort);
+	encode_cols(t, &sort, values, isnull, t->sort_cols, t->sort_desc, t->nsort);
+
+	for (int64 copy = 0; copy < count; copy++)
+	{
+		TopEntry   *e;
+		uint64		be = pg_hton64((uint64) copy);
+
+		if (c->taken >= t->offset + t->limit)
+		{
+			/* past the limit: only ties of the last taken row go on */
+			if (!t->with_ties || t->limit == 0 ||
+				sort.len != c->last_sort.len ||
+				memcmp(sort.data, c->last_sort.data, sort.len) != 0)
+				return false;
+		}
+		c->taken++;
+		if (c->taken <= t->offset)
+			continue;
+		resetStringInfo(&c->last_sort);
+		appendBinaryStringInfo(&c->last_sort, sort.data, sort.len);
+		e = palloc0(sizeof(TopEntry));
+		initStringInfo(&e->key);
+		appendBinaryStringInfo(&e->key, key, keylen);
+		appendBinaryStringInfo(&e->key, (char *) &be, sizeof(be));
+		e->values = values;
+		e->isnull = isnull;
+		c->entries = lappend(c->entries, e);
+	}
+	return true;
+}
+
+static bool
+collect_shown(const char *key, int keylen, const char *value, int vlen, void *arg)
+{
+	List	  **entries = arg;
+	TopEntry   *e = palloc0(sizeof(TopEntry));
+
+	initStringInfo(&e->key);
+	appendBinaryStringInfo(&e->key, key, keylen);
+	e->out = palloc(vlen);
+	memcpy(e->out, value, vlen);
+	*entries = lappend(*entries, e);
+	return true;
+}
+
+static void
+emit_tuple(TopNExec *t, MinimalTuple mt, int sign)
+{
+	ExecStoreMinimalTuple(mt, t->out, false);
+	HsExecPush(t->exec.downstream, t->out, sign);
+	ExecClearTuple(t->out);
+}
+
+/*
+ * Recompute one group's top: emit the deletes of the difference to what
+ * is shown now, and append the inserts to *inserts (emitted once every
+ * group's deletes are: a row keyed by a unique key can move from one
+ * group to another).
+ */
+static void
+refresh_group(TopNExec *t, StringInfo group, List **inserts)
+{
+	CollectTop	c;
+	List	   *shown = NIL;
+	ListCell   *lc;
+	int64		rank = 0;
+	int			nout = t->exec.out_desc->natts;
+	Datum	   *ov = palloc(sizeof(Datum) * nout);
+	bool	   *on = palloc(sizeof(bool) * nout);
+	ListCell   *ln;
+	ListCell   *ls;
+
+	memset(&c, 0, sizeof(c));
+	c.t = t;
+	c.prefix_len = group->len;
+	initStringInfo(&c.last_sort);
+	if (t->limit > 0 || t->with_ties)
+		HsStateTableScanPrefix(t->rows, group->data, group->len, collect_top, &c);
+	HsStateTableScanPrefix(t->shown, group->data, group->len, collect_shown, &shown);
+
+	/* output rows of the new top */
+	foreach(lc, c.entries)
+	{
+		TopEntry   *e = lfirst(lc);
+
+		memcpy(ov, e->values, sizeof(Datum) * t->natts);
+		memcpy(on, e->isnull, sizeof(bool) * t->natts);
+		if (t->row_number)
+		{
+			ov[t->natts] = Int64GetDatum(++rank);
+			on[t->natts] = false;
+		}
+		e->out = heap_form_minimal_tuple(t->exec.out_desc, ov, on);
+	}
+
+	/* merge the two key-ordered lists: deletes now, inserts after */
+	ln = list_head(c.entries);
+	ls = list_head(shown);
+	while (ln || ls)
+	{
+		TopEntry   *n = ln ? lfirst(ln) : NULL;
+		TopEntry   *s = ls ? lfirst(ls) : NULL;
+		int			cmp;
+
+		if (n && s)
+		{
+			cmp = memcmp(n->key.data, s->key.data, Min(n->key.len, s->key.len));
+			if (cmp == 0)
+				cmp = (n->key.len > s->key.len) - (n->key.len < s->key.len);
+		}
+		else
+			cmp = n ? -1 : 1;
+		if (cmp < 0)
+		{
+			*inserts = lappend(*inserts, n);
+			HsStateTablePut(t->shown, n->key.data, n->key.len, NULL, 0,
+							(char *) n->out, n->out->t_len);
+			ln = lnext(c.entries, ln);
+		}
+		else if (cmp > 0)
+		{
+			emit_tuple(t, s->out, -1);
+			HsStateTableDelete(t->shown, s->key.data, s->key.len,
+							   (char *) s->out, s->out->t_len);
+			ls = lnext(shown, ls);
+		}
+		else
+		{
+			if (n->out->t_len != s->out->t_len ||
+				memcmp(n->out, s->out, s->out->t_len) != 0)
+			{
+				emit_tuple(t, s->out, -1);
+				*inserts = lappend(*inserts, n);
+				HsStateTablePut(t->shown, n->key.data, n->key.len,
+								(char *) s->out, s->out->t_len,
+								(char *) n->out, n->out->t_len);
+			}
+			ln = lnext(c.entries, ln);
+			ls = lnext(shown, ls);
+		}
+	}
+}
+
+static void
+top_n_flush(HsExec *self)
+{
+	TopNExec   *t = (TopNExec *) self;
+	ListCell   *lc;
+	List	   *inserts = NIL;
+	MemoryContext old;
+
+	/* (group_cxt holds the touched groups and, until the end, the inserts) */
+	MemoryContextReset(t->tmp_cxt);
+	old = MemoryContextSwitchTo(t->group_cxt);
+	foreach(lc, t->touched)
+		refresh_group(t, lfirst(lc), &inserts);
+	foreach(lc, inserts)
+		emit_tuple(t, ((TopEntry *) lfirst(lc))->out, +1);
+	MemoryContextSwitchTo(old);
+	t->touched = NIL;
+	MemoryContextReset(t->group_cxt);
+	HsExecFlush(t->exec.downstream);
+}
+
+static void
+top_n_reset(HsExec *self)
+{
+	TopNExec   *t = (TopNExec *) self;
+
+	t->touched = NIL;
+	MemoryContextReset(t->group_cxt);
+}
+
+static int *
+copy_ints(const int *a, int n)
+{
+	int		   *c = palloc(sizeof(int) * Max(n, 1));
+
+	if (n > 0)
+		memcpy(c, a, sizeof(int) * n);
+	return c;
+}
+
+HsExec *
+HsExecTopNCreate(TupleDesc in_desc, const int *group_cols, int ngroup,
+				 const int *sort_cols, const bool *sort_desc, int nsort,
+				 const int *ukey, int nukey, int64 limit, int64 offset,
+				 bool with_ties, bool row_number,
+				 HsStateTable *rows, HsStateTable *shown)
+{
+	TopNExec   *t = palloc0(sizeof(TopNExec));
+	TupleDesc	out;
+
+	t->exec.name = "TopN";
+	t->exec.push = top_n_push;
+	t->exec.flush = top_n_flush;
+	t->exec.reset = top_n_reset;
+	t->in_desc = in_desc;
+	t->natts = in_desc->natts;
+	t->group_cols = copy_ints(group_cols, ngroup);
+	t->ngroup = ngroup;
+	t->sort_cols = copy_ints(sort_cols, nsort);
+	t->sort_desc = palloc(sizeof(bool) * Max(nsort, 1));
+	if (nsort > 0)
+		memcpy(t->sort_desc, sort_desc, sizeof(bool) * nsort);
+	t->nsort = nsort;
+	t->ukey = ukey ? copy_ints(ukey, nukey) : NULL;
+	t->nukey = nukey;
+	t->limit = limit;
+	t->offset = offset;
+	t->with_ties = with_ties;
+	t->row_number = row_number;
+	t->rows = rows;
+	t->shown = shown;
+	out = CreateTemplateTupleDesc(t->natts + (row_number ? 1 : 0));
+	for (int i = 0; i < t->natts; i++)
+		TupleDescCopyEntry(out, i + 1, in_desc, i + 1);
+	if (row_number)
+		TupleDescInitEntry(out, t->natts + 1, "row_number", INT8OID, -1, 0);
+	t->exec.out_desc = out;
+	t->stored = MakeSingleTupleTableSlot(in_desc, &TTSOpsMinimalTuple);
+	t->out = MakeSingleTupleTableSlot(out, &TTSOpsMinimalTuple);
+	t->group_cxt = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream top-n groups",
+										 ALLOCSET_DEFAULT_SIZES);
+	t->tmp_cxt = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream top-n row",
+									   ALLOCSET_DEFAULT_SIZES);
+	return &t->exec;
+}
