@@ -120,6 +120,26 @@ SELECT op FROM hummock_stream.change_log(NULL::int, 0, 1);
 SELECT op FROM hummock_stream.change_log(NULL::pg_class, 0, 1);
 DROP TABLE cl;
 
+-- no parallel plan reads a hummock relation, however cheap parallelism is
+CREATE TABLE par (id int, v text) USING hummock;
+SELECT hummock_stream.test_load('par', :base + 10,
+  $$SELECT g, 'v' || g FROM generate_series(1, 20000) g$$) IS NOT NULL AS loaded;
+CREATE TABLE par_heap AS SELECT g AS id FROM generate_series(1, 20000) g;
+ANALYZE par_heap;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM par;
+SELECT count(*), sum(id) FROM par;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM par JOIN par_heap USING (id);
+SELECT count(*) FROM par JOIN par_heap USING (id);
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+DROP TABLE par, par_heap;
+
 -- epochs and wall-clock time
 SELECT hummock_stream.epoch_to_timestamp(hummock_stream.epoch_at('2026-01-02 03:04:05.678+00'))
        = '2026-01-02 03:04:05.678+00'::timestamptz AS round_trip;

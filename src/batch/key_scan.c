@@ -177,8 +177,26 @@ key_scan_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 
 	if (prev_set_rel_pathlist)
 		prev_set_rel_pathlist(root, rel, rti, rte);
-	if (rte->rtekind != RTE_RELATION || rel->reloptkind != RELOPT_BASEREL ||
-		rel->baserestrictinfo == NIL || !HsRelidIsHummock(rte->relid))
+	if (rte->rtekind != RTE_RELATION || !HsRelidIsHummock(rte->relid))
+		return;
+
+	/*
+	 * No parallel plan may read a hummock relation: the AM has no parallel
+	 * scan, and a worker scanning it on its own could decide another query
+	 * epoch than the leader.  Without partial paths no Gather is built
+	 * over it, and with consider_parallel off no join that contains it is
+	 * made parallel either.
+	 */
+	rel->partial_pathlist = NIL;
+	rel->consider_parallel = false;
+	{
+		ListCell   *lc;
+
+		foreach(lc, rel->pathlist)
+			((Path *) lfirst(lc))->parallel_safe = false;
+	}
+
+	if (rel->reloptkind != RELOPT_BASEREL || rel->baserestrictinfo == NIL)
 		return;
 	r = table_open(rte->relid, NoLock);
 	kc = HsViewInfoOf(r);

@@ -539,8 +539,8 @@ hummock_scan_getnextslot_tidrange(TableScanDesc scan, ScanDirection direction,
 }
 
 /* ------------------------------------------------------------------------
- * Parallel scans: not offered (relation_estimate_size keeps the planner
- * from asking, and rel_parallel_workers is 0 via these sizes).
+ * Parallel scans: not offered (key_scan.c's set_rel_pathlist hook keeps
+ * the planner from making parallel plans that read a hummock relation).
  * ------------------------------------------------------------------------
  */
 

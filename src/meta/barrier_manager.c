@@ -237,6 +237,7 @@ reload_graphs(void)
 		HsGraph    *g;
 		HsPlacedActor *a;
 
+		memset(&spec, 0, sizeof(spec));
 		spec.actor_id = DatumGetInt32(SPI_getbinval(tup, td, 1, &isnull));
 		g = find_graph(DatumGetInt32(SPI_getbinval(tup, td, 2, &isnull)), true);
 		spec.kind = actor_kind_from_name(SPI_getvalue(tup, td, 3));

@@ -82,7 +82,7 @@ HsActorSpecTables(const HsActorSpec *a, HsTableId *out)
 
 	if (a->table_id != 0)
 		out[n++] = a->table_id;
-	for (uint32 i = 0; i < a->n_state_tables; i++)
+	for (uint32 i = 0; i < a->n_state_tables && i < HS_ACTOR_MAX_STATE_TABLES; i++)
 		out[n++] = a->state_tables[i];
 	return n;
 }
