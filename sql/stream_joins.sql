@@ -139,4 +139,8 @@ SELECT create_error($$SELECT id, name FROM customers ORDER BY name NULLS FIRST L
 DROP VIEW diffs;
 DROP FUNCTION view_diff(regclass);
 DROP FUNCTION create_error(text);
-DROP EXTENSION hummock_stream CASCADE;
+SET client_min_messages = warning;
+DROP TABLE customers, regions, orders, notes CASCADE;
+RESET client_min_messages;
+SELECT count(*) AS jobs_left FROM hummock_stream.jobs;
+DROP EXTENSION hummock_stream;

@@ -326,7 +326,7 @@ SELECT create_error($$SELECT * FROM (SELECT id, row_number() OVER (ORDER BY id) 
 SELECT create_error($$SELECT id FROM orders LIMIT 3$$);
 SELECT create_error($$SELECT id FROM orders ORDER BY id LIMIT -1$$);
 SELECT create_error($$SELECT id FROM orders ORDER BY id NULLS FIRST LIMIT 3$$);
-SELECT create_error($$SELECT id FROM orders ORDER BY customer LIMIT 3$$);
+SELECT create_error($$SELECT id FROM orders ORDER BY customer COLLATE "en-x-icu" LIMIT 3$$);
 SELECT create_error($$SELECT region, sum(qty ORDER BY id) FROM orders GROUP BY region$$);
 SELECT create_error($$SELECT region, count(*) FILTER (WHERE paid) FROM orders GROUP BY region$$);
 SELECT create_error($$SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY qty) FROM orders$$);

@@ -47,6 +47,7 @@
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
+#include "optimizer/planner.h"
 #include "optimizer/paths.h"
 #include "optimizer/restrictinfo.h"
 #include "parser/parse_coerce.h"
@@ -65,6 +66,7 @@
 #define KEY_SCAN_NAME "HummockKeyScan"
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist = NULL;
+static planner_hook_type prev_planner = NULL;
 
 /* One usable restriction on a key column. */
 typedef struct KeyCond
@@ -601,10 +603,49 @@ key_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyText("Key Cond", text, es);
 }
 
+static bool
+reads_hummock_walker(Node *node, void *arg)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, reads_hummock_walker, arg,
+								 QTW_EXAMINE_RTES_BEFORE);
+	if (IsA(node, RangeTblEntry))
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) node;
+
+		return rte->rtekind == RTE_RELATION && HsRelidIsHummock(rte->relid);
+	}
+	return expression_tree_walker(node, reads_hummock_walker, arg);
+}
+
+/*
+ * A query that reads a hummock relation is planned without parallelism:
+ * the AM has no parallel scan, a parallel worker scanning on its own could
+ * decide another query epoch than the leader, and in parallel mode the
+ * leader's scan may not take the snapshots it needs to refresh its
+ * version.  (key_pathlist also keeps partial paths off hummock relations,
+ * for plans made without this hook.)
+ */
+static PlannedStmt *
+hs_planner(Query *parse, const char *query_string, int cursor_options,
+		   ParamListInfo bound_params)
+{
+	if ((cursor_options & CURSOR_OPT_PARALLEL_OK) &&
+		reads_hummock_walker((Node *) parse, NULL))
+		cursor_options &= ~CURSOR_OPT_PARALLEL_OK;
+	if (prev_planner)
+		return prev_planner(parse, query_string, cursor_options, bound_params);
+	return standard_planner(parse, query_string, cursor_options, bound_params);
+}
+
 void
 HsKeyScanInstall(void)
 {
 	RegisterCustomScanMethods(&key_scan_methods);
+	prev_planner = planner_hook;
+	planner_hook = hs_planner;
 	prev_set_rel_pathlist = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = key_scan_pathlist;
 }
