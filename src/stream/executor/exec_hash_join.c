@@ -43,9 +43,11 @@
  * Output rows are left columns then right columns (LEFT, FULL, INNER), or
  * left columns only (SEMI, ANTI).
  *
- * Cache: each side keeps, per join key it has read or written lately, its
- * rows under that key in memory (also "no rows"), kept in step with the
- * state table by every write; a probe that hits it reads no storage.  When
+ * Cache: each side keeps, per join key it was probed for lately, its rows
+ * under that key in memory (also "no rows"); writes to a cached key update
+ * it, writes to other keys do not load them (a write with a unique key is
+ * blind, one without reads the row's count with a point get).  A probe
+ * that hits the cache reads no storage.  When
  * a side's cache grows past hummock_stream.join_cache_size it is emptied
  * after the epoch.
  *
@@ -147,7 +149,7 @@ struct HashJoinExec
  * ---------------------------------------------------------------------
  */
 
-static CacheEntry *cache_entry(JoinSide *s, StringInfo jkey);
+static CacheEntry *cache_lookup(JoinSide *s, StringInfo jkey);
 static SideRow *make_row(JoinSide *s, int64 count, const char *mt_bytes, int mt_len,
 						 const char *ident, int ident_len);
 
@@ -190,16 +192,21 @@ form_canonical(TupleDesc desc, Datum *values, bool *isnull)
 	return heap_form_minimal_tuple(desc, flat, isnull);
 }
 
-/* Apply a change of row (sign) to side s's state under join key jkey. */
+/*
+ * Apply a change of row (sign) to side s's state under join key jkey (and
+ * to the cached rows of the key, if it is cached; a write does not load
+ * it).
+ */
 static void
 apply_to_state(JoinSide *s, TupleTableSlot *row, StringInfo jkey, int sign)
 {
 	StringInfoData key;
 	MinimalTuple mt = form_canonical(s->desc, row->tts_values, row->tts_isnull);
-	CacheEntry *ce = cache_entry(s, jkey);
+	CacheEntry *ce = cache_lookup(s, jkey);
 	SideRow    *cur = NULL;
 	ListCell   *lc;
-	int64		count;
+	int64		count = 0;
+	bool		exists;
 	const char *ident;
 	int			ident_len;
 	char	   *val;
@@ -223,40 +230,55 @@ apply_to_state(JoinSide *s, TupleTableSlot *row, StringInfo jkey, int sign)
 	ident = key.data + jkey->len;
 	ident_len = key.len - jkey->len;
 
-	/* the cache holds every row under the key: the current count is there */
-	foreach(lc, ce->rows)
+	/* the current count: a cached key has every row; else ask the table */
+	if (ce)
 	{
-		SideRow    *r = lfirst(lc);
-
-		if (r->ident_len == ident_len && memcmp(r->ident, ident, ident_len) == 0)
+		foreach(lc, ce->rows)
 		{
-			cur = r;
-			break;
+			SideRow    *r = lfirst(lc);
+
+			if (r->ident_len == ident_len && memcmp(r->ident, ident, ident_len) == 0)
+			{
+				cur = r;
+				count = r->count;
+				break;
+			}
 		}
 	}
-	count = (cur ? cur->count : 0) + sign;
+	else if (s->ukey)
+		count = sign < 0 ? 1 : 0;	/* one row per key: a blind write */
+	else
+	{
+		StringInfoData v;
+
+		initStringInfo(&v);
+		if (HsStateTableGet(s->state, key.data, key.len, &v))
+			memcpy(&count, v.data, sizeof(int64));
+	}
+	exists = count > 0;
+	count += sign;
 	if (count < 0)
 		elog(ERROR, "streaming join: a row was deleted that was never inserted");
 	if (count == 0)
 	{
 		HsStateTableDelete(s->state, key.data, key.len, NULL, 0);
-		ce->rows = list_delete_ptr(ce->rows, cur);
+		if (ce)
+			ce->rows = list_delete_ptr(ce->rows, cur);
 		return;
 	}
 	val = palloc(vlen);
 	memcpy(val, &count, sizeof(int64));
 	memcpy(val + sizeof(int64), mt, mt->t_len);
+	/* (state tables check no old values: an update needs none) */
+	HsStateTablePut(s->state, key.data, key.len, exists ? val : NULL, 0, val, vlen);
 	if (cur)
-	{
-		/* an update: the memtable checks nothing, so the old value is not needed */
-		HsStateTablePut(s->state, key.data, key.len, val, 0, val, vlen);
 		cur->count = count;
-		return;
+	else if (ce)
+	{
+		old = MemoryContextSwitchTo(s->cache_cxt);
+		ce->rows = lappend(ce->rows, make_row(s, count, (char *) mt, mt->t_len, ident, ident_len));
+		MemoryContextSwitchTo(old);
 	}
-	HsStateTablePut(s->state, key.data, key.len, NULL, 0, val, vlen);
-	old = MemoryContextSwitchTo(s->cache_cxt);
-	ce->rows = lappend(ce->rows, make_row(s, count, (char *) mt, mt->t_len, ident, ident_len));
-	MemoryContextSwitchTo(old);
 }
 
 /* ---------------------------------------------------------------------
@@ -370,6 +392,15 @@ cache_entry(JoinSide *s, StringInfo jkey)
 		MemoryContextSwitchTo(old);
 	}
 	return e;
+}
+
+/* The cache entry of side s for jkey if it is cached, else NULL. */
+static CacheEntry *
+cache_lookup(JoinSide *s, StringInfo jkey)
+{
+	CacheKey	k = {jkey->data, jkey->len};
+
+	return hash_search(s->cache, &k, HASH_FIND, NULL);
 }
 
 /* The rows of side s under join key jkey (valid until s's state changes). */

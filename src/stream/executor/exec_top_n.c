@@ -37,7 +37,9 @@
 #include "access/detoast.h"
 #include "access/htup_details.h"
 #include "catalog/pg_type.h"
+#include "common/hashfn.h"
 #include "port/pg_bswap.h"
+#include "utils/hsearch.h"
 #include "utils/memutils.h"
 
 #include "hummock_stream/stream/executor.h"
@@ -64,6 +66,7 @@ typedef struct TopNExec
 	TupleTableSlot *stored;		/* decodes rows */
 	TupleTableSlot *out;
 	List	   *touched;		/* StringInfo group prefixes (group_cxt) */
+	HTAB	   *touched_set;	/* the same, to find one (group_cxt) */
 	MemoryContext group_cxt;	/* reset after each flush */
 	MemoryContext tmp_cxt;		/* reset per push and per group */
 } TopNExec;
@@ -76,6 +79,47 @@ typedef struct TopEntry
 	bool	   *isnull;
 	MinimalTuple out;			/* output row */
 } TopEntry;
+
+/* A touched group's prefix, as the key of touched_set. */
+typedef struct TouchedKey
+{
+	char	   *data;
+	int			len;
+} TouchedKey;
+
+static uint32
+touched_hash(const void *key, Size keysize)
+{
+	const TouchedKey *k = key;
+
+	return hash_bytes((const unsigned char *) k->data, k->len);
+}
+
+static int
+touched_match(const void *key1, const void *key2, Size keysize)
+{
+	const TouchedKey *a = key1;
+	const TouchedKey *b = key2;
+
+	if (a->len != b->len)
+		return 1;
+	return memcmp(a->data, b->data, a->len);
+}
+
+static void
+touched_create(TopNExec *t)
+{
+	HASHCTL		ctl;
+
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(TouchedKey);
+	ctl.entrysize = sizeof(TouchedKey);
+	ctl.hash = touched_hash;
+	ctl.match = touched_match;
+	ctl.hcxt = t->group_cxt;
+	t->touched_set = hash_create("hummock_stream top-n touched groups", 64, &ctl,
+								 HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
+}
 
 static MinimalTuple
 form_canonical(TupleDesc desc, Datum *values, bool *isnull)
@@ -116,7 +160,6 @@ top_n_push(HsExec *self, TupleTableSlot *row, int sign)
 	MinimalTuple mt;
 	int64		count = 0;
 	bool		found;
-	ListCell   *lc;
 	bool		seen = false;
 	char	   *val;
 	int			vlen;
@@ -159,24 +202,24 @@ top_n_push(HsExec *self, TupleTableSlot *row, int sign)
 						val, vlen);
 	}
 
-	foreach(lc, t->touched)
 	{
-		StringInfo	g = lfirst(lc);
+		TouchedKey	k = {group.data, group.len};
+		TouchedKey *e;
 
-		if (g->len == group.len && memcmp(g->data, group.data, group.len) == 0)
+		if (t->touched_set == NULL)
+			touched_create(t);
+		e = hash_search(t->touched_set, &k, HASH_ENTER, &seen);
+		if (!seen)
 		{
-			seen = true;
-			break;
-		}
-	}
-	if (!seen)
-	{
-		StringInfo	g;
+			StringInfo	g;
 
-		MemoryContextSwitchTo(t->group_cxt);
-		g = makeStringInfo();
-		appendBinaryStringInfo(g, group.data, group.len);
-		t->touched = lappend(t->touched, g);
+			MemoryContextSwitchTo(t->group_cxt);
+			g = makeStringInfo();
+			appendBinaryStringInfo(g, group.data, group.len);
+			e->data = g->data;
+			e->len = g->len;
+			t->touched = lappend(t->touched, g);
+		}
 	}
 	MemoryContextSwitchTo(old);
 }
@@ -371,6 +414,7 @@ top_n_flush(HsExec *self)
 		emit_tuple(t, ((TopEntry *) lfirst(lc))->out, +1);
 	MemoryContextSwitchTo(old);
 	t->touched = NIL;
+	t->touched_set = NULL;
 	MemoryContextReset(t->group_cxt);
 	HsExecFlush(t->exec.downstream);
 }
@@ -381,6 +425,7 @@ top_n_reset(HsExec *self)
 	TopNExec   *t = (TopNExec *) self;
 
 	t->touched = NIL;
+	t->touched_set = NULL;
 	MemoryContextReset(t->group_cxt);
 }
 
