@@ -1937,14 +1937,13 @@ plan_view(PlanCtx *ctx, HsStreamPlan *plan, TupleDesc view_desc, HsStateTable *v
 	plan->key_columns = NIL;
 	if (out->has_ukey)
 	{
-		bool		all_visible = true;
-
+		/* the key's leading columns that the view shows (all of them, often) */
 		foreach(lc, out->ukey)
+		{
 			if (lfirst_int(lc) >= nview)
-				all_visible = false;
-		if (all_visible)
-			foreach(lc, out->ukey)
-				plan->key_columns = lappend_int(plan->key_columns, lfirst_int(lc) + 1);
+				break;
+			plan->key_columns = lappend_int(plan->key_columns, lfirst_int(lc) + 1);
+		}
 		attach(out, HsExecMaterializeCreate(out->desc, view_desc, int_array(out->ukey),
 											list_length(out->ukey), false, view));
 	}

@@ -21,8 +21,9 @@ typedef struct HsStreamPlan
 	List	   *view_tlist;		/* output columns (TargetEntry, resno 1..n) */
 	/*
 	 * The view columns (attnums, int) whose memcmp encodings, in this order,
-	 * begin every key of the view's table; NIL if the key is not made of
-	 * view columns (a group key or primary key that is not selected).
+	 * begin every key of the view's table: the leading columns of its
+	 * unique key that the view shows; NIL if the first is not shown (a
+	 * group key or primary key that is not selected).
 	 */
 	List	   *key_columns;
 	int			n_state_tables; /* internal state tables of the executors */
