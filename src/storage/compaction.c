@@ -104,6 +104,88 @@ HsCompactionPickL0(const HsVersion *v)
 	return t;
 }
 
+static bool
+overlaps(const HsSstInfo *s, HsSlice lo, HsSlice hi)
+{
+	return HsSliceCompare(HsFullKeyTableKey(HsSstInfoSmallest(s)), hi) <= 0 &&
+		HsSliceCompare(lo, HsFullKeyTableKey(HsSstInfoLargest(s))) <= 0;
+}
+
+static void
+widen(const HsSstInfo *s, HsSlice *lo, HsSlice *hi)
+{
+	HsSlice		a = HsFullKeyTableKey(HsSstInfoSmallest(s));
+	HsSlice		b = HsFullKeyTableKey(HsSstInfoLargest(s));
+
+	if (HsSliceCompare(a, *lo) < 0)
+		*lo = a;
+	if (HsSliceCompare(b, *hi) > 0)
+		*hi = b;
+}
+
+/*
+ * L0 -> L1 for one key range: starting from the first SST of the oldest
+ * sub-level, the range grows until it holds every L0 and L1 SST that
+ * overlaps it.  Every version of a key in the range is then an input, and
+ * no L1 SST left out overlaps the outputs.  L0 SSTs of other ranges (other
+ * graphs' tables) stay for later tasks, so a compaction rewrites only the
+ * L1 data of the tables that changed, not all of L1.
+ */
+static HsCompactionTask *
+pick_l0_range(const HsVersion *v)
+{
+	HsCompactionTask *t;
+	bool	  **in_l0;
+	bool	   *in_l1;
+	const HsLevel *l1 = &v->levels[0];
+	HsSlice		lo;
+	HsSlice		hi;
+	bool		grew = true;
+	int			i;
+	int			j;
+
+	if (v->n_sub_levels == 0 || v->sub_levels[0].n_ssts == 0)
+		return HsCompactionPickL0(v);
+	in_l0 = HsAllocZero(v->env, sizeof(bool *) * v->n_sub_levels);
+	for (i = 0; i < v->n_sub_levels; i++)
+		in_l0[i] = HsAllocZero(v->env, sizeof(bool) * (v->sub_levels[i].n_ssts + 1));
+	in_l1 = HsAllocZero(v->env, sizeof(bool) * (l1->n_ssts + 1));
+	lo = HsFullKeyTableKey(HsSstInfoSmallest(v->sub_levels[0].ssts[0]));
+	hi = HsFullKeyTableKey(HsSstInfoLargest(v->sub_levels[0].ssts[0]));
+	while (grew)
+	{
+		grew = false;
+		for (i = 0; i < v->n_sub_levels; i++)
+			for (j = 0; j < v->sub_levels[i].n_ssts; j++)
+				if (!in_l0[i][j] && overlaps(v->sub_levels[i].ssts[j], lo, hi))
+				{
+					in_l0[i][j] = true;
+					widen(v->sub_levels[i].ssts[j], &lo, &hi);
+					grew = true;
+				}
+		for (j = 0; j < l1->n_ssts; j++)
+			if (!in_l1[j] && overlaps(l1->ssts[j], lo, hi))
+			{
+				in_l1[j] = true;
+				widen(l1->ssts[j], &lo, &hi);
+				grew = true;
+			}
+	}
+	t = task_new(v, 0);
+	for (i = v->n_sub_levels - 1; i >= 0; i--)
+		for (j = 0; j < v->sub_levels[i].n_ssts; j++)
+			if (in_l0[i][j])
+				task_add(t->env, &t->upper, &t->n_upper, v->sub_levels[i].ssts[j]);
+	for (j = 0; j < l1->n_ssts; j++)
+		if (in_l1[j])
+			task_add(t->env, &t->lower, &t->n_lower, l1->ssts[j]);
+	for (i = 0; i < v->n_sub_levels; i++)
+		HsFree(v->env, in_l0[i]);
+	HsFree(v->env, in_l0);
+	HsFree(v->env, in_l1);
+	return t;
+}
+
 HsCompactionTask *
 HsCompactionPick(const HsVersion *v, const HsCompactionConfig *cfg)
 {
@@ -111,7 +193,7 @@ HsCompactionPick(const HsVersion *v, const HsCompactionConfig *cfg)
 	int			level;
 
 	if (v->n_sub_levels > 0 && v->n_sub_levels >= cfg->l0_trigger)
-		return HsCompactionPickL0(v);
+		return pick_l0_range(v);
 	/* push keys of dropped tables down and out */
 	if (v->n_dropped > 0)
 	{

@@ -4,8 +4,11 @@
  *	  Picking and running compactions, and change-log trimming.
  *
  * Pick (HsCompactionPick):
- *	- L0 -> L1 when L0 has at least l0_trigger sub-levels: every SST of L0
- *	  plus the L1 SSTs that overlap their combined key range;
+ *	- L0 -> L1 when L0 has at least l0_trigger sub-levels, one key range
+ *	  at a time: from the first SST of the oldest sub-level, the range
+ *	  grows until it holds every L0 and L1 SST overlapping it (L0 SSTs of
+ *	  other ranges, such as other graphs' tables, wait for the next task;
+ *	  HsCompactionPickL0 takes all of L0 and what of L1 overlaps it);
  *	- otherwise, while the version lists dropped tables, Ln -> Ln+1 for the
  *	  first SST of L1..L<max-1> that holds keys of one (plus the overlapping
  *	  SSTs of Ln+1), so that their keys are eventually compacted away;
