@@ -24,6 +24,8 @@ void
 HsCompactionConfigInit(HsCompactionConfig *cfg)
 {
 	cfg->l0_trigger = 4;
+	cfg->l0_max_sub_levels = 32;
+	cfg->l0_min_ratio = 8;
 	cfg->level_base_size = UINT64_C(256) << 20;
 	cfg->level_multiplier = 10;
 }
@@ -193,7 +195,27 @@ HsCompactionPick(const HsVersion *v, const HsCompactionConfig *cfg)
 	int			level;
 
 	if (v->n_sub_levels > 0 && v->n_sub_levels >= cfg->l0_trigger)
-		return pick_l0_range(v);
+	{
+		HsCompactionTask *t = pick_l0_range(v);
+		uint64_t	upper = 0;
+		uint64_t	lower = 0;
+		int			i;
+
+		for (i = 0; i < t->n_upper; i++)
+			upper += t->upper[i]->file_size;
+		for (i = 0; i < t->n_lower; i++)
+			lower += t->lower[i]->file_size;
+
+		/*
+		 * Small L0 data over a big L1 range waits (up to l0_max_sub_levels
+		 * sub-levels): merging it now would rewrite the whole range for a
+		 * little new data.
+		 */
+		if (v->n_sub_levels >= cfg->l0_max_sub_levels || cfg->l0_min_ratio <= 0 ||
+			upper * (uint64_t) cfg->l0_min_ratio >= lower)
+			return t;
+		HsCompactionTaskFree(t);
+	}
 	/* push keys of dropped tables down and out */
 	if (v->n_dropped > 0)
 	{

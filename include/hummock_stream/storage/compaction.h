@@ -4,7 +4,9 @@
  *	  Picking and running compactions, and change-log trimming.
  *
  * Pick (HsCompactionPick):
- *	- L0 -> L1 when L0 has at least l0_trigger sub-levels, one key range
+ *	- L0 -> L1 when L0 has at least l0_trigger sub-levels and its SSTs in
+ *	  the range are at least 1/l0_min_ratio of the L1 bytes the task would
+ *	  rewrite, or when it has l0_max_sub_levels sub-levels, one key range
  *	  at a time: from the first SST of the oldest sub-level, the range
  *	  grows until it holds every L0 and L1 SST overlapping it (L0 SSTs of
  *	  other ranges, such as other graphs' tables, wait for the next task;
@@ -52,11 +54,14 @@
 typedef struct HsCompactionConfig
 {
 	int			l0_trigger;		/* sub-levels that trigger L0 -> L1 */
+	int			l0_max_sub_levels;	/* ... whatever the sizes, from this many */
+	int			l0_min_ratio;	/* below l0_max_sub_levels, only if the L0
+								 * bytes x this >= the L1 bytes rewritten */
 	uint64_t	level_base_size;	/* target size of L1 in bytes */
 	int			level_multiplier;	/* each level this many times larger */
 } HsCompactionConfig;
 
-/* Defaults: 4 sub-levels, 256 MiB L1, multiplier 10. */
+/* Defaults: 4 sub-levels (ratio 8, at most 32), 256 MiB L1, multiplier 10. */
 extern void HsCompactionConfigInit(HsCompactionConfig *cfg);
 
 typedef struct HsCompactionTask
