@@ -154,6 +154,8 @@ CREATE TABLE hummock_stream.stream_jobs (
     position     pg_snapshot NOT NULL,
     first_epoch  bigint NOT NULL,
     key_columns  int2[],
+    operators    text[] NOT NULL DEFAULT '{}',
+    state_table_roles text[] NOT NULL DEFAULT '{}',
     created_at   timestamptz NOT NULL DEFAULT now()
 );
 COMMENT ON TABLE hummock_stream.stream_jobs IS
@@ -515,6 +517,42 @@ SELECT j.job_id::regclass AS name,
   LEFT JOIN hummock_stream.table_epochs() e ON e.table_id = j.job_id;
 COMMENT ON VIEW hummock_stream.jobs IS
   'Streaming materialized views: state, committed epoch, lag behind now, sources';
+
+-- A job is one fragment (its whole executor tree) run by one actor; the
+-- barrier manager places actor n on compute worker n % compute_workers.
+CREATE VIEW hummock_stream.fragments AS
+SELECT j.job_id AS fragment_id,
+       j.job_id::regclass AS job,
+       pg_catalog.cardinality(j.operators) AS n_operators,
+       j.operators,
+       pg_catalog.cardinality(j.state_tables) AS n_state_tables,
+       (SELECT pg_catalog.array_agg(s.relid::regclass ORDER BY s.relid)
+          FROM hummock_stream.stream_sources s WHERE s.job_id = j.job_id) AS sources
+  FROM hummock_stream.stream_jobs j;
+COMMENT ON VIEW hummock_stream.fragments IS
+  'Fragments of the streaming jobs: their stateful executors, leaves first';
+
+CREATE VIEW hummock_stream.actors AS
+SELECT j.job_id AS actor_id,
+       j.job_id AS fragment_id,
+       j.job_id::regclass AS job,
+       (j.job_id::bigint % pg_catalog.current_setting('hummock_stream.compute_workers')::int)::int
+         AS compute_worker
+  FROM hummock_stream.stream_jobs j;
+COMMENT ON VIEW hummock_stream.actors IS
+  'Actors of the streaming jobs and the compute worker each runs in';
+
+CREATE VIEW hummock_stream.state_tables AS
+SELECT j.job_id::regclass AS job,
+       t.table_id,
+       t.ord AS ordinal,
+       j.state_table_roles[t.ord] AS holds,
+       e.committed_epoch
+  FROM hummock_stream.stream_jobs j
+  CROSS JOIN LATERAL pg_catalog.unnest(j.state_tables) WITH ORDINALITY AS t(table_id, ord)
+  LEFT JOIN hummock_stream.table_epochs() e ON e.table_id = t.table_id;
+COMMENT ON VIEW hummock_stream.state_tables IS
+  'Internal state tables of the streaming jobs and what each holds';
 
 CREATE FUNCTION hummock_stream.memcmp_key(value anyelement, descending boolean DEFAULT false)
 RETURNS bytea

@@ -83,6 +83,15 @@ SELECT hummock_stream.create_materialized_view('t_per_customer',
       FROM orders) s WHERE rn <= 1$$);
 
 SELECT name, sources FROM hummock_stream.jobs ORDER BY name::text COLLATE "C";
+-- each job is a fragment run by an actor; its state tables say what they hold
+SELECT job, n_operators, operators, n_state_tables, sources
+  FROM hummock_stream.fragments WHERE job::text IN ('j_3way', 'q_cte', 't_per_customer', 'j_nopk')
+ ORDER BY job::text COLLATE "C";
+SELECT job, ordinal, holds, committed_epoch IS NOT NULL AS committed
+  FROM hummock_stream.state_tables WHERE job::text IN ('j_left', 'a_distinct', 't_top')
+ ORDER BY job::text COLLATE "C", ordinal;
+SELECT count(*) AS actors, count(DISTINCT compute_worker) <= 2 AS placed
+  FROM hummock_stream.actors;
 SELECT * FROM diffs;
 SELECT * FROM j_full ORDER BY cid, oid;
 SELECT * FROM j_3way ORDER BY label;

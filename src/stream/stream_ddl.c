@@ -302,14 +302,28 @@ backfill_and_commit(HsStreamJob *job, Snapshot snapshot)
 	return job->store.epoch;
 }
 
+/* A text[] of a List of strings. */
+static Datum
+text_array(List *strings)
+{
+	Datum	   *d = palloc(sizeof(Datum) * Max(list_length(strings), 1));
+	int			n = 0;
+	ListCell   *lc;
+
+	foreach(lc, strings)
+		d[n++] = CStringGetTextDatum((char *) lfirst(lc));
+	return PointerGetDatum(construct_array(d, n, TEXTOID, -1, false, TYPALIGN_INT));
+}
+
 static void
 record_job(Oid view, const char *definition, Query *q, const Oid *state_tables,
 		   int n_state_tables, const char *position, HsEpoch first_epoch,
-		   List *key_columns, List *sources)
+		   List *key_columns, List *sources, List *operators, List *state_roles)
 {
-	Datum		args[7];
-	Oid			types[7] = {OIDOID, TEXTOID, TEXTOID, OIDARRAYOID, TEXTOID, INT8OID, INT2ARRAYOID};
-	char		nulls[7] = "       ";
+	Datum		args[9];
+	Oid			types[9] = {OIDOID, TEXTOID, TEXTOID, OIDARRAYOID, TEXTOID, INT8OID, INT2ARRAYOID,
+	TEXTARRAYOID, TEXTARRAYOID};
+	char		nulls[9] = "         ";
 	Datum	   *ids = palloc(sizeof(Datum) * Max(n_state_tables, 1));
 	HsOwnerContext owner;
 	ListCell   *lc;
@@ -334,13 +348,15 @@ record_job(Oid view, const char *definition, Query *q, const Oid *state_tables,
 			k[n++] = Int16GetDatum((int16) lfirst_int(lc));
 		args[6] = PointerGetDatum(construct_array(k, n, INT2OID, 2, true, TYPALIGN_SHORT));
 	}
+	args[7] = text_array(operators);
+	args[8] = text_array(state_roles);
 	HsBecomeExtensionOwner(&owner);
 	SPI_connect();
 	if (SPI_execute_with_args("INSERT INTO hummock_stream.stream_jobs"
 							  " (job_id, definition, query_tree, state_tables, position,"
-							  "  first_epoch, key_columns)"
-							  " VALUES ($1, $2, $3, $4, $5::pg_snapshot, $6, $7)",
-							  7, types, args, nulls, false, 0) != SPI_OK_INSERT)
+							  "  first_epoch, key_columns, operators, state_table_roles)"
+							  " VALUES ($1, $2, $3, $4, $5::pg_snapshot, $6, $7, $8, $9)",
+							  9, types, args, nulls, false, 0) != SPI_OK_INSERT)
 		elog(ERROR, "could not record the streaming job");
 	types[1] = OIDOID;
 	foreach(lc, sources)
@@ -436,7 +452,8 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 	HsSharedBufferDestroy(store.shared_buffer);
 
 	record_job(view, definition, q, state_tables, plan->n_state_tables, position,
-			   first_epoch, plan->key_columns, plan->sources);
+			   first_epoch, plan->key_columns, plan->sources, plan->operators,
+			   plan->state_roles);
 	HsWakeManagerOnCommit();
 	PG_RETURN_OID(view);
 }

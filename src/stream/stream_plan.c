@@ -474,14 +474,41 @@ typedef struct PlanCtx
 	List	   *sources;		/* Oid, distinct */
 	List	   *semi_quals;		/* quals of pulled-up sublinks (they use
 								 * columns too) */
+	List	   *operators;		/* text: the stateful executors, in order */
+	List	   *state_roles;	/* text: what each state table holds */
 } PlanCtx;
 
 static RelOut *plan_query(PlanCtx *ctx, Query *q, List *outer);
 static RelOut *plan_jtnode(PlanCtx *ctx, Query *q, List *outer, Node *jt, List *quals);
 
-static HsStateTable *
-next_state(PlanCtx *ctx)
+static void note_operator(PlanCtx *ctx, const char *fmt,...) pg_attribute_printf(2, 3);
+
+/* Note an executor for the catalog (fragments). */
+static void
+note_operator(PlanCtx *ctx, const char *fmt,...)
 {
+	va_list		ap;
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	for (;;)
+	{
+		int			needed;
+
+		va_start(ap, fmt);
+		needed = appendStringInfoVA(&buf, fmt, ap);
+		va_end(ap);
+		if (needed == 0)
+			break;
+		enlargeStringInfo(&buf, needed);
+	}
+	ctx->operators = lappend(ctx->operators, buf.data);
+}
+
+static HsStateTable *
+next_state(PlanCtx *ctx, const char *role)
+{
+	ctx->state_roles = lappend(ctx->state_roles, pstrdup(role));
 	if (ctx->dry)
 	{
 		ctx->used++;
@@ -727,6 +754,7 @@ plan_leaf(PlanCtx *ctx, Query *q, int rtindex, List *quals)
 			out->ukey = lappend_int(out->ukey, i);
 		}
 	}
+	note_operator(ctx, "Source %s%s", get_rel_name(relid), quals ? " (filtered)" : "");
 	leaf = palloc(sizeof(HsStreamLeaf));
 	leaf->relid = relid;
 	leaf->entry = e;
@@ -883,8 +911,13 @@ make_join(PlanCtx *ctx, HsJoinKind kind, RelOut *left, Relids lrel,
 		else
 			filter = lappend(filter, map_expr(lfirst(lc), &combined));
 	}
-	lstate = next_state(ctx);
-	rstate = next_state(ctx);
+	lstate = next_state(ctx, "HashJoin left rows");
+	rstate = next_state(ctx, "HashJoin right rows");
+	note_operator(ctx, "HashJoin %s (%d key column%s%s)",
+				  kind == HS_JOIN_INNER ? "inner" : kind == HS_JOIN_LEFT ? "left" :
+				  kind == HS_JOIN_FULL ? "full" : kind == HS_JOIN_SEMI ? "semi" : "anti",
+				  list_length(lkeys), list_length(lkeys) == 1 ? "" : "s",
+				  filter ? ", join filter" : "");
 	j = HsExecHashJoinCreate(kind,
 							 left->desc, lkeys,
 							 left->has_ukey ? int_array(left->ukey) : NULL,
@@ -1305,7 +1338,8 @@ distinct_level(PlanCtx *ctx, RelOut *in)
 			exprs = lappend(exprs, var_tle(in->desc, i, i + 1)->expr);
 		in = project_level(in, exprs, NIL, false);
 	}
-	e = HsExecHashAggCreate(in->desc, n, NULL, 0, next_state(ctx), NULL, false);
+	note_operator(ctx, "HashAgg (DISTINCT over %d column%s)", n, n == 1 ? "" : "s");
+	e = HsExecHashAggCreate(in->desc, n, NULL, 0, next_state(ctx, "DISTINCT rows"), NULL, false);
 	attach(in, e);
 	out = relout_of(e, NIL);
 	out->has_ukey = true;
@@ -1365,9 +1399,12 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
 		}
 	}
 	in = project_level(from, exprs, NIL, false);
-	groups = next_state(ctx);
+	groups = next_state(ctx, "HashAgg groups");
+	note_operator(ctx, "HashAgg (%d group key%s, %d aggregate%s%s)", nkeys, nkeys == 1 ? "" : "s",
+				  ncalls, ncalls == 1 ? "" : "s", q->havingQual ? ", HAVING" : "");
 	e = HsExecHashAggCreate(in->desc, nkeys, calls, ncalls, groups,
-							need_minmax ? next_state(ctx) : NULL, nkeys == 0);
+							need_minmax ? next_state(ctx, "HashAgg min/max and DISTINCT values") : NULL,
+							nkeys == 0);
 	attach(in, e);
 
 	/* view columns (and hidden group key columns) over the aggregation */
@@ -1577,8 +1614,11 @@ top_n_level(PlanCtx *ctx, Query *q, RelOut *in, List *extra)
 		offset = Max(const_count(q->limitOffset, "OFFSET"), 0);
 	if (limit < 0)
 		limit = PG_INT64_MAX / 2;
-	rows = next_state(ctx);
-	shown = next_state(ctx);
+	rows = next_state(ctx, "TopN rows");
+	shown = next_state(ctx, "TopN shown rows");
+	note_operator(ctx, "TopN (limit %lld%s%s)", (long long) Min(limit, PG_INT64_MAX / 2),
+				  offset > 0 ? ", offset" : "",
+				  q->limitOption == LIMIT_OPTION_WITH_TIES ? ", with ties" : "");
 	e = HsExecTopNCreate(in->desc, NULL, 0, cols, desc, n,
 						 in->has_ukey ? int_array(in->ukey) : NULL, list_length(in->ukey),
 						 limit, Min(offset, PG_INT64_MAX / 2),
@@ -1758,8 +1798,10 @@ plan_group_top_n(PlanCtx *ctx, Query *sub, int rtindex, List *outer, List **qual
 		sdesc[i] = sort_key_desc(tle->expr, sgc);
 		i++;
 	}
-	rows = next_state(ctx);
-	shown = next_state(ctx);
+	rows = next_state(ctx, "TopN rows");
+	shown = next_state(ctx, "TopN shown rows");
+	note_operator(ctx, "TopN per group (%d partition column%s, limit %lld, row_number)",
+				  ng, ng == 1 ? "" : "s", (long long) limit);
 	e = HsExecTopNCreate(in->desc, gcols, ng, scols, sdesc, ns,
 						 in->has_ukey ? int_array(in->ukey) : NULL, list_length(in->ukey),
 						 limit, 0, false, true, rows, shown);
@@ -1833,6 +1875,7 @@ plan_setop_node(PlanCtx *ctx, Query *q, List *outer, Node *node, List *types,
 			unsupported("INTERSECT and EXCEPT", true);
 		l = plan_setop_node(ctx, q, outer, op->larg, types, typmods);
 		r = plan_setop_node(ctx, q, outer, op->rarg, types, typmods);
+		note_operator(ctx, "Union");
 		u = HsExecUnionCreate(l->desc, 2, ports);
 		attach(l, ports[0]);
 		attach(r, ports[1]);
@@ -1944,6 +1987,8 @@ plan_view(PlanCtx *ctx, HsStreamPlan *plan, TupleDesc view_desc, HsStateTable *v
 				break;
 			plan->key_columns = lappend_int(plan->key_columns, lfirst_int(lc) + 1);
 		}
+		note_operator(ctx, "Materialize (key of %d column%s)", list_length(out->ukey),
+					  list_length(out->ukey) == 1 ? "" : "s");
 		attach(out, HsExecMaterializeCreate(out->desc, view_desc, int_array(out->ukey),
 											list_length(out->ukey), false, view));
 	}
@@ -1976,7 +2021,10 @@ plan_view(PlanCtx *ctx, HsStreamPlan *plan, TupleDesc view_desc, HsStateTable *v
 		count->kind = HS_AGG_COUNT_STAR;
 		count->arg = -1;
 		count->restype = INT8OID;
-		agg = HsExecHashAggCreate(out->desc, nview, count, 1, next_state(ctx), NULL, false);
+		note_operator(ctx, "HashAgg (row counts of a multiset)");
+		note_operator(ctx, "Materialize (multiset: copies of each row)");
+		agg = HsExecHashAggCreate(out->desc, nview, count, 1, next_state(ctx, "row counts"),
+								  NULL, false);
 		attach(out, agg);
 		agg->downstream = HsExecMaterializeCreate(agg->out_desc, view_desc, NULL, 0, true, view);
 		for (int i = 1; i <= nview; i++)
@@ -2057,6 +2105,16 @@ HsStreamPlanCreate(Query *q)
 	plan->sources = list_copy(ctx.sources);
 	list_sort(plan->sources, list_oid_cmp);
 	plan->n_state_tables = ctx.used;
+	plan->operators = NIL;
+	plan->state_roles = NIL;
+	{
+		ListCell   *lc2;
+
+		foreach(lc2, ctx.operators)
+			plan->operators = lappend(plan->operators, pstrdup(lfirst(lc2)));
+		foreach(lc2, ctx.state_roles)
+			plan->state_roles = lappend(plan->state_roles, pstrdup(lfirst(lc2)));
+	}
 	MemoryContextDelete(tmp);
 	return plan;
 }

@@ -27,6 +27,8 @@ typedef struct HsStreamPlan
 	 */
 	List	   *key_columns;
 	int			n_state_tables; /* internal state tables of the executors */
+	List	   *operators;		/* text: its stateful executors, leaves first */
+	List	   *state_roles;	/* text: what each state table holds */
 } HsStreamPlan;
 
 /* Where a job feeds the rows of one occurrence of a source table. */
