@@ -18,7 +18,6 @@
 # The barrier interval is BARRIER_MS (default 100 ms; the server default is
 # 1 s).  Figures, not assertions.  Run as root:  bench/stream_joins.sh
 set -Eeuo pipefail
-BIN=/usr/lib/postgresql/15/bin
 DURATION=${DURATION:-10}
 RUNS=${RUNS:-3}
 RATE=${RATE:-5000}
@@ -26,28 +25,9 @@ PROBES=${PROBES:-200}
 BULK=${BULK:-200000}
 FANOUT=${FANOUT:-10000}
 BARRIER_MS=${BARRIER_MS:-100}
-SECTIONS=${SECTIONS:-1 2 3 4}
-want() { [[ " $SECTIONS " == *" $1 "* ]]; }
-SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 [ "$(id -u)" = 0 ] || exec sudo -E "$0" "$@"
-
-make -C "$SRC" -s >/dev/null && make -C "$SRC" -s install >/dev/null
-DIR=$(mktemp -d /tmp/hs-bench-joins.XXXXXX); chmod 755 "$DIR"; chown postgres "$DIR"
-trap 'kill $(jobs -p) 2>/dev/null || true; runuser -u postgres -- $BIN/pg_ctl -D $DIR/data -m immediate stop >/dev/null 2>&1 || true; rm -rf $DIR' EXIT
-runuser -u postgres -- $BIN/initdb -D "$DIR/data" -A trust --no-sync >/dev/null
-cat >>"$DIR/data/postgresql.conf" <<CONF
-shared_preload_libraries = 'hummock_stream'
-shared_buffers = 1GB
-max_worker_processes = 32
-jit = off
-hummock_stream.barrier_interval_ms = $BARRIER_MS
-CONF
-runuser -u postgres -- $BIN/pg_ctl -D "$DIR/data" -l "$DIR/log" -w -o "-p 54398 -k $DIR -c listen_addresses=''" start >/dev/null
-PSQL="runuser -u postgres -- $BIN/psql -h $DIR -p 54398 -X -At -q -d postgres"
-PGBENCH="runuser -u postgres -- $BIN/pgbench -h $DIR -p 54398 -n postgres"
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-
-$PSQL -c "CREATE EXTENSION hummock_stream"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+bench_server joins 54398
 $PSQL <<'SQL'
 CREATE TABLE region (id int PRIMARY KEY, name text);
 CREATE TABLE dim (id int PRIMARY KEY, region_id int, category text, price numeric);

@@ -129,6 +129,16 @@ INSERT INTO notes SELECT g % 7, 'n' || g % 3 FROM generate_series(1, 50) g;
 SELECT hummock_stream.wait();
 SELECT * FROM diffs;
 
+-- a source whose row count is a whole number of backfill chunks (100,000
+-- rows each): the last chunk's epoch is the one the view commits at
+CREATE TABLE chunky (id int PRIMARY KEY, g int);
+INSERT INTO chunky SELECT i, i % 10 FROM generate_series(1, 100000) i;
+SELECT hummock_stream.create_materialized_view('v_chunky',
+  $$SELECT g, count(*) AS n FROM chunky GROUP BY g$$);
+SELECT count(*) AS groups, sum(n) AS rows FROM v_chunky;
+SELECT hummock_stream.drop_materialized_view('v_chunky');
+DROP TABLE chunky;
+
 -- still rejected
 CREATE FUNCTION create_error(def text) RETURNS text
 LANGUAGE plpgsql AS $$

@@ -109,6 +109,7 @@
 
 #include <math.h>
 
+#include "access/detoast.h"
 #include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "common/int128.h"
@@ -813,4 +814,19 @@ HsMemcmpEncode(StringInfo buf, Datum value, bool isnull, Oid typid,
 		for (i = start; i < buf->len; i++)
 			buf->data[i] = (char) ~((uint8) buf->data[i]);
 	}
+}
+
+MinimalTuple
+HsCanonicalTuple(TupleDesc desc, Datum *values, bool *isnull)
+{
+	Datum	   *flat = palloc(sizeof(Datum) * desc->natts);
+
+	for (int i = 0; i < desc->natts; i++)
+	{
+		flat[i] = values[i];
+		if (!isnull[i] && TupleDescAttr(desc, i)->attlen == -1 &&
+			VARATT_IS_EXTENDED(DatumGetPointer(values[i])))
+			flat[i] = PointerGetDatum(detoast_attr((struct varlena *) DatumGetPointer(values[i])));
+	}
+	return heap_form_minimal_tuple(desc, flat, isnull);
 }

@@ -263,14 +263,22 @@ backfill_and_commit(HsStreamJob *job, Snapshot snapshot)
 		while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
 		{
 			CHECK_FOR_INTERRUPTS();
+			if (in_chunk >= BACKFILL_CHUNK_ROWS)
+			{
+				/*
+				 * The next row starts a new epoch.  (Not sooner: the last
+				 * epoch must hold data, or the view's change log would end
+				 * before the epoch its tables commit at.)
+				 */
+				job->store.epoch++;
+				in_chunk = 0;
+			}
 			HsStreamJobPush(job, i, slot, +1);
 			if (++in_chunk >= BACKFILL_CHUNK_ROWS)
 			{
 				/* end this chunk's epoch: bounded memtables, maybe a spill */
 				HsStreamJobFlush(job);
 				maybe_spill(job);
-				job->store.epoch++;
-				in_chunk = 0;
 			}
 		}
 		ExecDropSingleTupleTableSlot(slot);

@@ -16,6 +16,7 @@
 #ifndef HS_STREAM_MEMCMP_KEY_H
 #define HS_STREAM_MEMCMP_KEY_H
 
+#include "access/tupdesc.h"
 #include "lib/stringinfo.h"
 
 /* How well a type can be encoded. */
@@ -48,5 +49,13 @@ extern HsMemcmpSupport HsMemcmpTypeSupport(Oid typid);
  */
 extern void HsMemcmpEncode(StringInfo buf, Datum value, bool isnull,
 						   Oid typid, bool descending);
+
+/*
+ * A row's own bytes, for identifying it when it has no key: a MinimalTuple
+ * of desc formed from the values with every varlena detoasted, so equal
+ * rows (a delete and the insert it undoes, whatever their storage) give
+ * equal bytes.  palloc'd.
+ */
+extern struct MinimalTupleData *HsCanonicalTuple(TupleDesc desc, Datum *values, bool *isnull);
 
 #endif							/* HS_STREAM_MEMCMP_KEY_H */

@@ -65,6 +65,7 @@
 #include "utils/memutils.h"
 #include "utils/numeric.h"
 
+#include "hummock_stream/stream/bytes_key_hash.h"
 #include "hummock_stream/stream/executor.h"
 #include "hummock_stream/stream/memcmp_key.h"
 
@@ -98,11 +99,7 @@ typedef struct AggAcc
 #define SCALE_PINF	(-2)
 #define SCALE_NINF	(-3)
 
-typedef struct GroupKey
-{
-	char	   *data;
-	int			len;
-} GroupKey;
+typedef HsBytesKey GroupKey;
 
 typedef struct AggGroup
 {
@@ -407,39 +404,12 @@ scales_from_array(HashAggExec *a, AggAcc *acc, Datum v)
  * ---------------------------------------------------------------------
  */
 
-static uint32
-group_hash(const void *key, Size keysize)
-{
-	const GroupKey *k = key;
-
-	return hash_bytes((const unsigned char *) k->data, k->len);
-}
-
-static int
-group_match(const void *key1, const void *key2, Size keysize)
-{
-	const GroupKey *a = key1;
-	const GroupKey *b = key2;
-
-	if (a->len != b->len)
-		return 1;
-	return memcmp(a->data, b->data, a->len);
-}
-
 static void
 create_groups(HashAggExec *a)
 {
-	HASHCTL		ctl;
-
 	MemoryContextReset(a->group_cxt);
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.keysize = sizeof(GroupKey);
-	ctl.entrysize = sizeof(AggGroup);
-	ctl.hash = group_hash;
-	ctl.match = group_match;
-	ctl.hcxt = a->group_cxt;
-	a->groups = hash_create("hummock_stream aggregation groups", 1024, &ctl,
-							HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
+	a->groups = HsBytesKeyHashCreate("hummock_stream aggregation groups", sizeof(AggGroup),
+									 1024, a->group_cxt);
 	a->dirty = NULL;
 }
 
@@ -719,61 +689,84 @@ set_extreme(HashAggExec *a, AggAcc *acc, HsAggCall *call, Datum v,
 	MemoryContextSwitchTo(old);
 }
 
-/* Count one more (sign > 0) or one fewer row with value v for a min/max call. */
-static void
-minmax_apply(HashAggExec *a, AggGroup *g, int i, Datum v, int sign)
+/*
+ * The (group, call, value) -> count rows of min/max and DISTINCT calls: add
+ * sign to the count of value *v for call i of group g (the key encodes v
+ * descending for max).  Returns the count before; when the row existed,
+ * *v becomes the value stored for it (equal values, such as numeric 1.0
+ * and 1.00, may print differently; the stored one came first).  key gets
+ * the row's key; *prefix_len the length of its group | call part.
+ */
+static int64
+value_count_apply(HashAggExec *a, AggGroup *g, int i, Datum *v, int sign,
+				  StringInfo key, int *prefix_len)
 {
 	HsAggCall  *call = &a->calls[i];
-	AggAcc	   *acc = &g->acc[i];
-	StringInfoData key;
 	StringInfoData val;
-	int			prefix_len;
 	int64		count = 0;
 	uint8		callno = (uint8) i;
 	Datum		mv[2];
 	bool		mn[2] = {false, false};
 
-	initStringInfo(&key);
-	appendBinaryStringInfo(&key, g->key.data, g->key.len);
-	appendBinaryStringInfo(&key, (char *) &callno, 1);
-	prefix_len = key.len;
-	HsMemcmpEncode(&key, v, false, call->argtype, call->kind == HS_AGG_MAX);
-
+	resetStringInfo(key);
+	appendBinaryStringInfo(key, g->key.data, g->key.len);
+	appendBinaryStringInfo(key, (char *) &callno, 1);
+	*prefix_len = key->len;
+	HsMemcmpEncode(key, *v, false, call->argtype, call->kind == HS_AGG_MAX);
 	initStringInfo(&val);
-	if (HsStateTableGet(a->minmax, key.data, key.len, &val))
+	if (HsStateTableGet(a->minmax, key->data, key->len, &val))
 	{
 		deform_stored(a->mm_desc[i], val.data, val.len, mv, mn);
 		count = DatumGetInt64(mv[1]);
+		*v = mv[0];				/* in val, which lives until tmp_cxt resets */
 	}
-	if (count + sign <= 0)
-	{
-		if (count > 0)
-			HsStateTableDelete(a->minmax, key.data, key.len, val.data, val.len);
-		if (!acc->val_null && acc->val_key_len == key.len - prefix_len &&
-			memcmp(acc->val_key, key.data + prefix_len, acc->val_key_len) == 0)
-			acc->rescan = true;
-	}
+	if (count + sign < 0)
+		return count;			/* nothing to take back (never expected) */
+	if (count + sign == 0)
+		HsStateTableDelete(a->minmax, key->data, key->len, val.data, val.len);
 	else
 	{
 		MinimalTuple mt;
 
-		mv[0] = v;
+		mv[0] = *v;
 		mv[1] = Int64GetDatum(count + sign);
 		mn[0] = mn[1] = false;
 		mt = heap_form_minimal_tuple(a->mm_desc[i], mv, mn);
-		HsStateTablePut(a->minmax, key.data, key.len,
+		HsStateTablePut(a->minmax, key->data, key->len,
 						count > 0 ? val.data : NULL, val.len,
 						(char *) mt, mt->t_len);
 		pfree(mt);
+	}
+	return count;
+}
+
+/* Count one more (sign > 0) or one fewer row with value v for a min/max call. */
+static void
+minmax_apply(HashAggExec *a, AggGroup *g, int i, Datum v, int sign)
+{
+	AggAcc	   *acc = &g->acc[i];
+	StringInfoData key;
+	int			prefix_len;
+	int64		count;
+
+	initStringInfo(&key);
+	count = value_count_apply(a, g, i, &v, sign, &key, &prefix_len);
+	if (count + sign <= 0)
+	{
+		/* the current extreme's last row went: find the next one later */
+		if (!acc->val_null && acc->val_key_len == key.len - prefix_len &&
+			memcmp(acc->val_key, key.data + prefix_len, acc->val_key_len) == 0)
+			acc->rescan = true;
+	}
+	else if (sign > 0 &&
+			 (acc->val_null ||
+			  memcmp(key.data + prefix_len, acc->val_key,
+					 Min(acc->val_key_len, key.len - prefix_len)) < 0))
+	{
 		/* encodings are prefix-free: memcmp over the shorter length decides */
-		if (sign > 0 &&
-			(acc->val_null ||
-			 memcmp(key.data + prefix_len, acc->val_key,
-					Min(acc->val_key_len, key.len - prefix_len)) < 0))
-			set_extreme(a, acc, call, v, key.data + prefix_len, key.len - prefix_len);
+		set_extreme(a, acc, &a->calls[i], v, key.data + prefix_len, key.len - prefix_len);
 	}
 	pfree(key.data);
-	pfree(val.data);
 }
 
 /* Find a min/max call's extreme again from its state table. */
@@ -816,53 +809,23 @@ minmax_rescan(HashAggExec *a, AggGroup *g, int i)
 
 /*
  * A DISTINCT call: count one more (sign > 0) or one fewer input with value
- * v in the group, in the same (group, call, value) -> count rows min/max
- * use.  Returns whether the set of distinct values changed (the count
- * went 0 -> 1 or 1 -> 0), which is when the call's accumulator changes;
- * then *v is the value to add or take out: the one stored for the first
- * input (equal values, such as numeric 1.0 and 1.00, may differ in how
- * they print).
+ * *v in the group.  Returns whether the set of distinct values changed (the
+ * count went 0 -> 1 or 1 -> 0), which is when the call's accumulator
+ * changes; then *v is the value to add or take out (the one stored for
+ * the first input).
  */
 static bool
 distinct_apply(HashAggExec *a, AggGroup *g, int i, Datum *v, int sign)
 {
-	HsAggCall  *call = &a->calls[i];
 	StringInfoData key;
-	StringInfoData val;
-	int64		count = 0;
-	uint8		callno = (uint8) i;
-	Datum		mv[2];
-	bool		mn[2] = {false, false};
+	int			prefix_len;
+	int64		count;
 
 	initStringInfo(&key);
-	appendBinaryStringInfo(&key, g->key.data, g->key.len);
-	appendBinaryStringInfo(&key, (char *) &callno, 1);
-	HsMemcmpEncode(&key, *v, false, call->argtype, false);
-	initStringInfo(&val);
-	if (HsStateTableGet(a->minmax, key.data, key.len, &val))
-	{
-		deform_stored(a->mm_desc[i], val.data, val.len, mv, mn);
-		count = DatumGetInt64(mv[1]);
-		*v = mv[0];				/* lives in tmp_cxt until the push ends */
-	}
-	if (count + sign < 0)
-		elog(ERROR, "streaming DISTINCT aggregate: a value was deleted that was never inserted");
-	if (count + sign == 0)
-		HsStateTableDelete(a->minmax, key.data, key.len, val.data, val.len);
-	else
-	{
-		MinimalTuple mt;
-
-		mv[0] = *v;
-		mv[1] = Int64GetDatum(count + sign);
-		mn[0] = mn[1] = false;
-		mt = heap_form_minimal_tuple(a->mm_desc[i], mv, mn);
-		HsStateTablePut(a->minmax, key.data, key.len,
-						count > 0 ? val.data : NULL, val.len,
-						(char *) mt, mt->t_len);
-		pfree(mt);
-	}
+	count = value_count_apply(a, g, i, v, sign, &key, &prefix_len);
 	pfree(key.data);
+	if (count + sign < 0)
+		return false;
 	return (count == 0) != (count + sign == 0);
 }
 

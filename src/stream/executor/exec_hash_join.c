@@ -61,14 +61,13 @@
  */
 #include "postgres.h"
 
-#include "access/detoast.h"
 #include "access/htup_details.h"
-#include "common/hashfn.h"
 #include "executor/executor.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 
+#include "hummock_stream/stream/bytes_key_hash.h"
 #include "hummock_stream/stream/executor.h"
 #include "hummock_stream/stream/memcmp_key.h"
 
@@ -88,11 +87,7 @@ typedef struct SideRow
 	MinimalTuple mt;			/* the values point into it */
 } SideRow;
 
-typedef struct CacheKey
-{
-	char	   *data;
-	int			len;
-} CacheKey;
+typedef HsBytesKey CacheKey;
 
 typedef struct CacheEntry
 {
@@ -174,24 +169,6 @@ encode_join_key(JoinSide *s, TupleTableSlot *row, StringInfo key)
 	return true;
 }
 
-/* A MinimalTuple of values with every varlena detoasted (canonical bytes). */
-static MinimalTuple
-form_canonical(TupleDesc desc, Datum *values, bool *isnull)
-{
-	Datum	   *flat = palloc(sizeof(Datum) * desc->natts);
-
-	for (int i = 0; i < desc->natts; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-
-		flat[i] = values[i];
-		if (!isnull[i] && att->attlen == -1 &&
-			VARATT_IS_EXTENDED(DatumGetPointer(values[i])))
-			flat[i] = PointerGetDatum(detoast_attr((struct varlena *) DatumGetPointer(values[i])));
-	}
-	return heap_form_minimal_tuple(desc, flat, isnull);
-}
-
 /*
  * Apply a change of row (sign) to side s's state under join key jkey (and
  * to the cached rows of the key, if it is cached; a write does not load
@@ -201,7 +178,7 @@ static void
 apply_to_state(JoinSide *s, TupleTableSlot *row, StringInfo jkey, int sign)
 {
 	StringInfoData key;
-	MinimalTuple mt = form_canonical(s->desc, row->tts_values, row->tts_isnull);
+	MinimalTuple mt = HsCanonicalTuple(s->desc, row->tts_values, row->tts_isnull);
 	CacheEntry *ce = cache_lookup(s, jkey);
 	SideRow    *cur = NULL;
 	ListCell   *lc;
@@ -286,39 +263,12 @@ apply_to_state(JoinSide *s, TupleTableSlot *row, StringInfo jkey, int sign)
  * ---------------------------------------------------------------------
  */
 
-static uint32
-cache_hash(const void *key, Size keysize)
-{
-	const CacheKey *k = key;
-
-	return hash_bytes((const unsigned char *) k->data, k->len);
-}
-
-static int
-cache_match(const void *key1, const void *key2, Size keysize)
-{
-	const CacheKey *a = key1;
-	const CacheKey *b = key2;
-
-	if (a->len != b->len)
-		return 1;
-	return memcmp(a->data, b->data, a->len);
-}
-
 static void
 cache_create(JoinSide *s)
 {
-	HASHCTL		ctl;
-
 	MemoryContextReset(s->cache_cxt);
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.keysize = sizeof(CacheKey);
-	ctl.entrysize = sizeof(CacheEntry);
-	ctl.hash = cache_hash;
-	ctl.match = cache_match;
-	ctl.hcxt = s->cache_cxt;
-	s->cache = hash_create("hummock_stream join cache", 256, &ctl,
-						   HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
+	s->cache = HsBytesKeyHashCreate("hummock_stream join cache", sizeof(CacheEntry), 256,
+									s->cache_cxt);
 	s->cache_bytes = 0;
 }
 

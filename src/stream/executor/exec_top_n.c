@@ -34,14 +34,13 @@
  */
 #include "postgres.h"
 
-#include "access/detoast.h"
 #include "access/htup_details.h"
 #include "catalog/pg_type.h"
-#include "common/hashfn.h"
 #include "port/pg_bswap.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 
+#include "hummock_stream/stream/bytes_key_hash.h"
 #include "hummock_stream/stream/executor.h"
 #include "hummock_stream/stream/memcmp_key.h"
 
@@ -81,60 +80,7 @@ typedef struct TopEntry
 } TopEntry;
 
 /* A touched group's prefix, as the key of touched_set. */
-typedef struct TouchedKey
-{
-	char	   *data;
-	int			len;
-} TouchedKey;
-
-static uint32
-touched_hash(const void *key, Size keysize)
-{
-	const TouchedKey *k = key;
-
-	return hash_bytes((const unsigned char *) k->data, k->len);
-}
-
-static int
-touched_match(const void *key1, const void *key2, Size keysize)
-{
-	const TouchedKey *a = key1;
-	const TouchedKey *b = key2;
-
-	if (a->len != b->len)
-		return 1;
-	return memcmp(a->data, b->data, a->len);
-}
-
-static void
-touched_create(TopNExec *t)
-{
-	HASHCTL		ctl;
-
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.keysize = sizeof(TouchedKey);
-	ctl.entrysize = sizeof(TouchedKey);
-	ctl.hash = touched_hash;
-	ctl.match = touched_match;
-	ctl.hcxt = t->group_cxt;
-	t->touched_set = hash_create("hummock_stream top-n touched groups", 64, &ctl,
-								 HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
-}
-
-static MinimalTuple
-form_canonical(TupleDesc desc, Datum *values, bool *isnull)
-{
-	Datum	   *flat = palloc(sizeof(Datum) * desc->natts);
-
-	for (int i = 0; i < desc->natts; i++)
-	{
-		flat[i] = values[i];
-		if (!isnull[i] && TupleDescAttr(desc, i)->attlen == -1 &&
-			VARATT_IS_EXTENDED(DatumGetPointer(values[i])))
-			flat[i] = PointerGetDatum(detoast_attr((struct varlena *) DatumGetPointer(values[i])));
-	}
-	return heap_form_minimal_tuple(desc, flat, isnull);
-}
+typedef HsBytesKey TouchedKey;
 
 static void
 encode_cols(TopNExec *t, StringInfo buf, Datum *values, bool *isnull,
@@ -172,7 +118,7 @@ top_n_push(HsExec *self, TupleTableSlot *row, int sign)
 	initStringInfo(&key);
 	appendBinaryStringInfo(&key, group.data, group.len);
 	encode_cols(t, &key, row->tts_values, row->tts_isnull, t->sort_cols, t->sort_desc, t->nsort);
-	mt = form_canonical(t->in_desc, row->tts_values, row->tts_isnull);
+	mt = HsCanonicalTuple(t->in_desc, row->tts_values, row->tts_isnull);
 	initStringInfo(&cur);
 	if (t->ukey)
 	{
@@ -207,7 +153,8 @@ top_n_push(HsExec *self, TupleTableSlot *row, int sign)
 		TouchedKey *e;
 
 		if (t->touched_set == NULL)
-			touched_create(t);
+			t->touched_set = HsBytesKeyHashCreate("hummock_stream top-n touched groups",
+												  sizeof(TouchedKey), 64, t->group_cxt);
 		e = hash_search(t->touched_set, &k, HASH_ENTER, &seen);
 		if (!seen)
 		{

@@ -1,0 +1,29 @@
+# bench/lib.sh -- what the streaming benchmarks share: build and install,
+# a throwaway server with the library preloaded, psql/pgbench commands,
+# medians.  Source it after setting BARRIER_MS; it defines BIN, SRC, DIR,
+# PSQL, PGBENCH, want() and median(), and stops and removes the server
+# on exit.  Usage:  bench_server NAME PORT
+BIN=/usr/lib/postgresql/15/bin
+SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SECTIONS=${SECTIONS:-1 2 3 4}
+want() { [[ " $SECTIONS " == *" $1 "* ]]; }
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+bench_server() {	# name port
+	local name=$1 port=$2
+	make -C "$SRC" -s >/dev/null && make -C "$SRC" -s install >/dev/null
+	DIR=$(mktemp -d "/tmp/hs-bench-$name.XXXXXX"); chmod 755 "$DIR"; chown postgres "$DIR"
+	trap 'kill $(jobs -p) 2>/dev/null || true; runuser -u postgres -- $BIN/pg_ctl -D $DIR/data -m immediate stop >/dev/null 2>&1 || true; rm -rf $DIR' EXIT
+	runuser -u postgres -- $BIN/initdb -D "$DIR/data" -A trust --no-sync >/dev/null
+	cat >>"$DIR/data/postgresql.conf" <<CONF
+shared_preload_libraries = 'hummock_stream'
+shared_buffers = 1GB
+max_worker_processes = 32
+jit = off
+hummock_stream.barrier_interval_ms = $BARRIER_MS
+CONF
+	runuser -u postgres -- $BIN/pg_ctl -D "$DIR/data" -l "$DIR/log" -w -o "-p $port -k $DIR -c listen_addresses=''" start >/dev/null
+	PSQL="runuser -u postgres -- $BIN/psql -h $DIR -p $port -X -At -q -d postgres"
+	PGBENCH="runuser -u postgres -- $BIN/pgbench -h $DIR -p $port -n postgres"
+	$PSQL -c "CREATE EXTENSION hummock_stream"
+}
