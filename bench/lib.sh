@@ -27,3 +27,11 @@ CONF
 	PGBENCH="runuser -u postgres -- $BIN/pgbench -h $DIR -p $port -n postgres"
 	$PSQL -c "CREATE EXTENSION hummock_stream"
 }
+
+latency_summary() {	# table with a column ms -> one line: p50, p99, max
+	$PSQL -c "SELECT format('p50 %s ms, p99 %s ms, max %s ms over %s probes (barrier interval %s)',
+		round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric, 1),
+		round(percentile_cont(0.99) WITHIN GROUP (ORDER BY ms)::numeric, 1),
+		round(max(ms)::numeric, 1), count(*), current_setting('hummock_stream.barrier_interval_ms'))
+		FROM $1"
+}

@@ -109,11 +109,7 @@ CALL probe_run($PROBES);
 SQL
 kill $LOAD 2>/dev/null || true; wait $LOAD 2>/dev/null || true
 achieved=$($PSQL -c "SELECT count(*) FROM orders")
-$PSQL -c "SELECT format('p50 %s ms, p99 %s ms, max %s ms over %s probes (barrier interval %s)',
-	round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric, 1),
-	round(percentile_cont(0.99) WITHIN GROUP (ORDER BY ms)::numeric, 1),
-	round(max(ms)::numeric, 1), count(*), current_setting('hummock_stream.barrier_interval_ms'))
-	FROM lat"
+latency_summary lat
 fi
 
 if want 3; then
