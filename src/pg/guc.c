@@ -27,7 +27,7 @@
 #include "hummock_stream/stream/compute_worker.h"
 #include "hummock_stream/stream/executor.h"
 
-int			hs_sst_block_size_kb = 64;
+int			hs_sst_block_size_kb = 16;
 int			hs_sst_compression = 1;	/* lz4 */
 int			hs_sst_zstd_level = 3;
 int			hs_sst_bloom_bits_per_key = 10;
@@ -56,7 +56,7 @@ HsGucDefine(void)
 							"Target size of an SST data block before compression.",
 							NULL,
 							&hs_sst_block_size_kb,
-							64, 1, 1024,
+							16, 1, 1024,
 							PGC_USERSET,
 							GUC_UNIT_KB,
 							NULL, NULL, NULL);

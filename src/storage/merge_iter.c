@@ -20,8 +20,13 @@
  * element has the same key as the root, then one of the root's two heap
  * children does too: along the heap path from the root to that element,
  * keys never decrease and never exceed the element's key, so they all
- * equal the root's.  Next therefore compares the root with at most two
- * heap slots to decide whether duplicates exist; only then does it copy
+ * equal the root's.  After every change of the heap the merge therefore
+ * notes the runner-up (the smaller of the root's heap children) and
+ * whether the root's key is strictly below it.  Then next is one
+ * comparison in the common case: the root child advances, and if its new
+ * key is still below the runner-up's it stays the root (long runs of one
+ * child, as when a small L0 merges into a large level, cost no sifts).
+ * Only when the root's key has duplicates does next copy
  * the root's key aside (the root child's key bytes die when it moves) and
  * advance every other child that surfaces at the root with that same key.
  * A second copy inside the winning child itself is not skipped: it sorts
@@ -47,6 +52,8 @@ typedef struct HsMergeIter
 	HsMergeChild *children;
 	int		   *heap;			/* child indexes; heap[0] is current */
 	int			heap_len;		/* valid children; 0 = not valid */
+	int			runner;			/* the smaller of heap[1], heap[2] (or -1) */
+	bool		root_unique;	/* root key < runner's key */
 	uint8_t    *saved;			/* copy of a key while skipping duplicates */
 	size_t		saved_cap;
 } HsMergeIter;
@@ -86,6 +93,29 @@ merge_sift_down(HsMergeIter *mi, int pos)
 	heap[pos] = x;
 }
 
+/*
+ * After the heap changed: find the runner-up (the smaller of the root's
+ * heap children) and whether the root's key is strictly below it, i.e.
+ * no other child holds the root's key.
+ */
+static inline void
+merge_find_runner(HsMergeIter *mi)
+{
+	int		   *heap = mi->heap;
+
+	if (mi->heap_len < 2)
+	{
+		mi->runner = -1;
+		mi->root_unique = true;
+		return;
+	}
+	mi->runner = heap[1];
+	if (mi->heap_len > 2 && merge_less(mi, heap[2], heap[1]))
+		mi->runner = heap[2];
+	mi->root_unique = HsFullKeyCompare(mi->children[heap[0]].key,
+									   mi->children[mi->runner].key) < 0;
+}
+
 /* Record a child's error and make the merge invalid. */
 static void
 merge_fail(HsMergeIter *mi, HsIterator *child)
@@ -119,6 +149,7 @@ merge_fix_root(HsMergeIter *mi)
 	}
 	if (mi->heap_len > 1)
 		merge_sift_down(mi, 0);
+	merge_find_runner(mi);
 	return true;
 }
 
@@ -144,12 +175,22 @@ merge_build_heap(HsMergeIter *mi)
 	}
 	for (int pos = mi->heap_len / 2 - 1; pos >= 0; pos--)
 		merge_sift_down(mi, pos);
+	merge_find_runner(mi);
 }
 
-static bool
-merge_valid(HsIterator *it)
+/* Publish the root child's entry as the merge's (or none). */
+static inline void
+merge_publish(HsMergeIter *mi)
 {
-	return ((HsMergeIter *) it)->heap_len > 0;
+	if (mi->heap_len > 0)
+	{
+		HsMergeChild *c = &mi->children[mi->heap[0]];
+
+		HsIterPublish(&mi->base, true, c->key, HsIterValue(c->it));
+	}
+	else
+		HsIterPublish(&mi->base, false, HsSliceMake(NULL, 0),
+					  HsSliceMake(NULL, 0));
 }
 
 static void
@@ -162,6 +203,7 @@ merge_seek_to_first(HsIterator *it)
 	for (int i = 0; i < mi->n; i++)
 		HsIterSeekToFirst(mi->children[i].it);
 	merge_build_heap(mi);
+	merge_publish(mi);
 }
 
 static void
@@ -174,31 +216,35 @@ merge_seek(HsIterator *it, HsSlice target)
 	for (int i = 0; i < mi->n; i++)
 		HsIterSeek(mi->children[i].it, target);
 	merge_build_heap(mi);
-}
-
-/* Does heap slot pos hold the same full key as the root? */
-static inline bool
-merge_root_equals(const HsMergeIter *mi, int pos)
-{
-	return pos < mi->heap_len &&
-		HsFullKeyCompare(mi->children[mi->heap[0]].key,
-						 mi->children[mi->heap[pos]].key) == 0;
+	merge_publish(mi);
 }
 
 static void
-merge_next(HsIterator *it)
+merge_advance(HsMergeIter *mi)
 {
-	HsMergeIter *mi = (HsMergeIter *) it;
+	HsIterator *it = &mi->base;
 	HsSlice		saved;
 	int			winner;
 
 	if (mi->heap_len == 0)
 		return;
 
-	/* Fast path: no other child holds the current key. */
-	if (!merge_root_equals(mi, 1) && !merge_root_equals(mi, 2))
+	/*
+	 * Fast path: no other child holds the current key.  If the root
+	 * child's next key is still below the runner-up's, the root stays
+	 * the root: one comparison, no sift.
+	 */
+	if (mi->root_unique)
 	{
-		HsIterNext(mi->children[mi->heap[0]].it);
+		HsMergeChild *c = &mi->children[mi->heap[0]];
+
+		HsIterNext(c->it);
+		if (mi->runner >= 0 && HsIterValid(c->it))
+		{
+			c->key = HsIterKey(c->it);
+			if (HsFullKeyCompare(c->key, mi->children[mi->runner].key) < 0)
+				return;
+		}
 		merge_fix_root(mi);
 		return;
 	}
@@ -226,20 +272,13 @@ merge_next(HsIterator *it)
 	}
 }
 
-static HsSlice
-merge_key(HsIterator *it)
+static void
+merge_next(HsIterator *it)
 {
 	HsMergeIter *mi = (HsMergeIter *) it;
 
-	return mi->children[mi->heap[0]].key;
-}
-
-static HsSlice
-merge_value(HsIterator *it)
-{
-	HsMergeIter *mi = (HsMergeIter *) it;
-
-	return HsIterValue(mi->children[mi->heap[0]].it);
+	merge_advance(mi);
+	merge_publish(mi);
 }
 
 static void
@@ -256,13 +295,11 @@ merge_destroy(HsIterator *it)
 	HsFree(it->env, mi);
 }
 
+/* valid, key and value are published (iterator.h) */
 static const HsIteratorOps merge_iter_ops = {
-	.valid = merge_valid,
 	.seek_to_first = merge_seek_to_first,
 	.seek = merge_seek,
 	.next = merge_next,
-	.key = merge_key,
-	.value = merge_value,
 	.destroy = merge_destroy,
 };
 
@@ -291,6 +328,7 @@ HsMergeIterCreate(HsEnv *env, HsIterator **children, int n)
 		mi->children[i].key = HsSliceMake(NULL, 0);
 	}
 	mi->heap_len = 0;
+	mi->base.cur_valid = false;
 	mi->saved = NULL;
 	mi->saved_cap = 0;
 	return &mi->base;

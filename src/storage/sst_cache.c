@@ -272,19 +272,14 @@ typedef struct CachedIter
 	uint64_t	object_id;
 } CachedIter;
 
+/* After the inner iterator moved: take its status and publish its entry. */
 static void
 cached_sync_status(CachedIter *ci)
 {
 	if (ci->base.status.code == HS_OK && ci->inner->status.code != HS_OK)
 		ci->base.status = ci->inner->status;
-}
-
-static bool
-cached_valid(HsIterator *it)
-{
-	CachedIter *ci = (CachedIter *) it;
-
-	return ci->base.status.code == HS_OK && HsIterValid(ci->inner);
+	HsIterPublish(&ci->base, HsIterValid(ci->inner), HsIterKey(ci->inner),
+				  HsIterValue(ci->inner));
 }
 
 static void
@@ -314,17 +309,6 @@ cached_next(HsIterator *it)
 	cached_sync_status(ci);
 }
 
-static HsSlice
-cached_key(HsIterator *it)
-{
-	return HsIterKey(((CachedIter *) it)->inner);
-}
-
-static HsSlice
-cached_value(HsIterator *it)
-{
-	return HsIterValue(((CachedIter *) it)->inner);
-}
 
 static void
 cached_destroy(HsIterator *it)
@@ -336,13 +320,11 @@ cached_destroy(HsIterator *it)
 	HsFree(it->env, ci);
 }
 
+/* valid, key and value are published (iterator.h) */
 static const HsIteratorOps cached_ops = {
-	.valid = cached_valid,
 	.seek_to_first = cached_seek_to_first,
 	.seek = cached_seek,
 	.next = cached_next,
-	.key = cached_key,
-	.value = cached_value,
 	.destroy = cached_destroy,
 };
 

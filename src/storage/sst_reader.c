@@ -785,12 +785,12 @@ sstit_skip_exhausted(SstIterator *it)
 	}
 }
 
-static bool
-sstit_valid(HsIterator *base)
+/* Publish the block iterator's entry as the SST iterator's. */
+static inline void
+sstit_publish(SstIterator *it)
 {
-	SstIterator *it = (SstIterator *) base;
-
-	return it->bi.valid && base->status.code == HS_OK;
+	HsIterPublish(&it->base, it->bi.valid, BlockIterKey(&it->bi),
+				  BlockIterValue(&it->bi));
 }
 
 static void
@@ -798,12 +798,12 @@ sstit_seek_to_first(HsIterator *base)
 {
 	SstIterator *it = (SstIterator *) base;
 
-	if (base->status.code != HS_OK)
-		return;
-	if (!sstit_load(it, 0, false))
-		return;
-	BlockIterSeekToFirst(&it->bi);
-	sstit_skip_exhausted(it);
+	if (base->status.code == HS_OK && sstit_load(it, 0, false))
+	{
+		BlockIterSeekToFirst(&it->bi);
+		sstit_skip_exhausted(it);
+	}
+	sstit_publish(it);
 }
 
 static void
@@ -812,18 +812,19 @@ sstit_seek(HsIterator *base, HsSlice target)
 	SstIterator *it = (SstIterator *) base;
 
 	if (base->status.code != HS_OK)
-		return;
-	if (target.len < HS_MIN_FULL_KEY_LEN)
+		;
+	else if (target.len < HS_MIN_FULL_KEY_LEN)
 	{
 		HsStatusSet(&base->status, HS_INVALID_ARGUMENT,
 					"seek target of %zu bytes is not a full key", target.len);
 		it->bi.valid = false;
-		return;
 	}
-	if (!sstit_load(it, index_lower_bound(it->r, target), false))
-		return;
-	BlockIterSeek(&it->bi, target);
-	sstit_skip_exhausted(it);
+	else if (sstit_load(it, index_lower_bound(it->r, target), false))
+	{
+		BlockIterSeek(&it->bi, target);
+		sstit_skip_exhausted(it);
+	}
+	sstit_publish(it);
 }
 
 static void
@@ -834,18 +835,7 @@ sstit_next(HsIterator *base)
 	BlockIterNext(&it->bi);
 	if (!it->bi.valid)
 		sstit_skip_exhausted(it);
-}
-
-static HsSlice
-sstit_key(HsIterator *base)
-{
-	return BlockIterKey(&((SstIterator *) base)->bi);
-}
-
-static HsSlice
-sstit_value(HsIterator *base)
-{
-	return BlockIterValue(&((SstIterator *) base)->bi);
+	sstit_publish(it);
 }
 
 static void
@@ -861,13 +851,11 @@ sstit_destroy(HsIterator *base)
 	HsFree(base->env, it);
 }
 
+/* valid, key and value are published (iterator.h) */
 static const HsIteratorOps sst_iterator_ops = {
-	.valid = sstit_valid,
 	.seek_to_first = sstit_seek_to_first,
 	.seek = sstit_seek,
 	.next = sstit_next,
-	.key = sstit_key,
-	.value = sstit_value,
 	.destroy = sstit_destroy,
 };
 

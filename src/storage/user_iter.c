@@ -38,7 +38,6 @@ typedef struct HsUserIter
 	HsIterator	base;
 	HsIterator *inner;			/* owned */
 	HsEpoch		read_epoch;
-	bool		valid;			/* inner is at a visible put */
 
 	/* bounds on the table key (copies) */
 	uint8_t    *lower;
@@ -47,6 +46,8 @@ typedef struct HsUserIter
 	uint8_t    *upper;
 	size_t		upper_len;
 	bool		has_upper;
+	bool		upper_is_table;	/* upper is a bare table id (a table scan) */
+	HsTableId	upper_table;	/* that table id */
 
 	/* a saved table key, with room for an epoch suffix */
 	uint8_t    *ikey;
@@ -66,7 +67,7 @@ user_corrupt(HsUserIter *ui, const char *what, HsSlice key)
 	else
 		HsStatusDetail(&ui->base.status, "Entry with a %zu-byte full key.",
 					   key.len);
-	ui->valid = false;
+	ui->base.cur_valid = false;
 }
 
 /* Copy the inner iterator's status, if it failed, into ours. */
@@ -75,6 +76,45 @@ user_take_inner_status(HsUserIter *ui)
 {
 	if (ui->inner->status.code != HS_OK)
 		ui->base.status = ui->inner->status;
+}
+
+/*
+ * Are two table keys equal?  Table keys are short (a table id and a
+ * memcmp-encoded key), so compare them in words rather than through a
+ * memcmp call: this runs once per entry of every scan.
+ */
+static inline bool
+table_key_equal(HsSlice a, const uint8_t *b, size_t b_len)
+{
+	size_t		i = 0;
+
+	if (a.len != b_len)
+		return false;
+	for (; i + 8 <= a.len; i += 8)
+	{
+		uint64_t	x;
+		uint64_t	y;
+
+		memcpy(&x, a.data + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return false;
+	}
+	for (; i < a.len; i++)
+		if (a.data[i] != b[i])
+			return false;
+	return true;
+}
+
+/* Is table key tk at or past the upper bound? */
+static inline bool
+past_upper(const HsUserIter *ui, HsSlice tk)
+{
+	if (!ui->has_upper)
+		return false;
+	if (ui->upper_is_table)
+		return HsGetBE32(tk.data) >= ui->upper_table;
+	return HsSliceCompare(tk, HsSliceMake(ui->upper, ui->upper_len)) >= 0;
 }
 
 /* Save table key tk into ikey, growing it to fit tk plus an epoch. */
@@ -117,7 +157,7 @@ user_skip_saved(HsUserIter *ui)
 			return;
 		k = HsIterKey(ui->inner);
 		if (k.len < HS_MIN_FULL_KEY_LEN ||
-			HsSliceCompare(HsFullKeyTableKey(k), saved) != 0)
+			!table_key_equal(HsFullKeyTableKey(k), saved.data, saved.len))
 			return;
 		if (++steps >= HS_USER_ITER_MAX_SKIPS)
 		{
@@ -128,7 +168,7 @@ user_skip_saved(HsUserIter *ui)
 				return;
 			k = HsIterKey(ui->inner);
 			if (k.len < HS_MIN_FULL_KEY_LEN ||
-				HsSliceCompare(HsFullKeyTableKey(k), saved) != 0)
+				!table_key_equal(HsFullKeyTableKey(k), saved.data, saved.len))
 				return;
 		}
 	}
@@ -136,14 +176,14 @@ user_skip_saved(HsUserIter *ui)
 
 /*
  * From the inner position, find the next visible put: the first table key
- * whose newest version <= read_epoch is a put.  Sets ui->valid.
+ * whose newest version <= read_epoch is a put, and publish it.
  */
 static void
 user_find_visible(HsUserIter *ui)
 {
 	int			newer = 0;		/* consecutive too-new versions of ikey */
 
-	ui->valid = false;
+	ui->base.cur_valid = false;
 	while (HsIterValid(ui->inner))
 	{
 		HsSlice		k = HsIterKey(ui->inner);
@@ -156,15 +196,13 @@ user_find_visible(HsUserIter *ui)
 			return;
 		}
 		tk = HsFullKeyTableKey(k);
-		if (ui->has_upper &&
-			HsSliceCompare(tk, HsSliceMake(ui->upper, ui->upper_len)) >= 0)
+		if (past_upper(ui, tk))
 			return;
 
 		if (HsFullKeyEpoch(k) > ui->read_epoch)
 		{
 			/* too new to see; seek past a long run of such versions */
-			if (newer == 0 ||
-				HsSliceCompare(tk, HsSliceMake(ui->ikey, ui->ikey_len)) != 0)
+			if (newer == 0 || !table_key_equal(tk, ui->ikey, ui->ikey_len))
 			{
 				user_save_key(ui, tk);
 				newer = 1;
@@ -188,7 +226,7 @@ user_find_visible(HsUserIter *ui)
 		}
 		if (v.data[0] == HS_VALUE_PUT)
 		{
-			ui->valid = true;
+			HsIterPublish(&ui->base, true, k, v);
 			return;
 		}
 		if (v.data[0] != HS_VALUE_DELETE)
@@ -203,11 +241,6 @@ user_find_visible(HsUserIter *ui)
 	user_take_inner_status(ui);
 }
 
-static bool
-user_valid(HsIterator *it)
-{
-	return ((HsUserIter *) it)->valid;
-}
 
 /* Position at the first visible table key >= target (a table key). */
 static void
@@ -215,7 +248,7 @@ user_seek(HsIterator *it, HsSlice target)
 {
 	HsUserIter *ui = (HsUserIter *) it;
 
-	ui->valid = false;
+	ui->base.cur_valid = false;
 	if (it->status.code != HS_OK)
 		return;
 	if (ui->has_lower &&
@@ -241,7 +274,7 @@ user_seek_to_first(HsIterator *it)
 		user_seek(it, HsSliceMake(ui->lower, ui->lower_len));
 		return;
 	}
-	ui->valid = false;
+	ui->base.cur_valid = false;
 	if (it->status.code != HS_OK)
 		return;
 	HsIterSeekToFirst(ui->inner);
@@ -253,24 +286,13 @@ user_next(HsIterator *it)
 {
 	HsUserIter *ui = (HsUserIter *) it;
 
-	if (!ui->valid)
+	if (!ui->base.cur_valid)
 		return;
-	user_save_key(ui, HsFullKeyTableKey(HsIterKey(ui->inner)));
+	user_save_key(ui, HsFullKeyTableKey(ui->base.cur_key));
 	user_skip_saved(ui);
 	user_find_visible(ui);
 }
 
-static HsSlice
-user_key(HsIterator *it)
-{
-	return HsIterKey(((HsUserIter *) it)->inner);
-}
-
-static HsSlice
-user_value(HsIterator *it)
-{
-	return HsIterValue(((HsUserIter *) it)->inner);
-}
 
 static void
 user_destroy(HsIterator *it)
@@ -288,13 +310,11 @@ user_destroy(HsIterator *it)
 	HsFree(env, ui);
 }
 
+/* valid, key and value are published (iterator.h) */
 static const HsIteratorOps user_iter_ops = {
-	.valid = user_valid,
 	.seek_to_first = user_seek_to_first,
 	.seek = user_seek,
 	.next = user_next,
-	.key = user_key,
-	.value = user_value,
 	.destroy = user_destroy,
 };
 
@@ -324,7 +344,7 @@ HsUserIterCreate(HsEnv *env, HsIterator *inner, HsEpoch read_epoch,
 	HsStatusClear(&ui->base.status);
 	ui->inner = inner;
 	ui->read_epoch = read_epoch;
-	ui->valid = false;
+	ui->base.cur_valid = false;
 
 	ui->has_lower = lower != NULL;
 	ui->lower = lower ? user_copy_bound(env, *lower) : NULL;
@@ -332,6 +352,8 @@ HsUserIterCreate(HsEnv *env, HsIterator *inner, HsEpoch read_epoch,
 	ui->has_upper = upper != NULL;
 	ui->upper = upper ? user_copy_bound(env, *upper) : NULL;
 	ui->upper_len = upper ? upper->len : 0;
+	ui->upper_is_table = upper != NULL && upper->len == HS_TABLE_ID_LEN;
+	ui->upper_table = ui->upper_is_table ? HsGetBE32(upper->data) : 0;
 
 	ui->ikey_cap = 64;
 	ui->ikey = HsAlloc(env, ui->ikey_cap);

@@ -3,9 +3,11 @@
  * version_read.c
  *	  Point reads and table scans over a hummock version.
  *
- * Scans merge one child iterator per candidate SST (L0 sub-levels newest
- * first, then the levels top down) and put a user iterator on top, which
- * picks the newest version <= the read epoch and hides tombstones.
+ * Scans merge one child iterator per sorted run of candidate SSTs (L0
+ * sub-levels newest first, then the levels top down; a level is one run, a
+ * sub-level one or a few, each walked by a concat iterator) and put a user
+ * iterator on top, which picks the newest version <= the read epoch and
+ * hides tombstones.
  *
  * Point reads walk the same sources newest first and stop at the first
  * source that holds a version <= the read epoch.  That is correct because
@@ -23,6 +25,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "hummock_stream/storage/concat_iter.h"
 #include "hummock_stream/storage/merge_iter.h"
 #include "hummock_stream/storage/user_iter.h"
 #include "hummock_stream/storage/version_read.h"
@@ -103,17 +106,79 @@ typedef struct Children
 	int			cap;
 } Children;
 
-static bool
-add_sst(Children *c, HsSstCache *cache, const HsSstInfo *s, HsStatus *st)
+static void
+children_reserve(Children *c)
 {
 	if (c->n == c->cap)
 	{
 		c->cap = c->cap * 2 + 8;
 		c->its = HsRealloc(c->env, c->its, sizeof(HsIterator *) * c->cap);
 	}
-	if (!HsSstCacheNewIterator(cache, s->object_id, &c->its[c->n], st))
-		return false;
-	c->n++;
+}
+
+/*
+ * Add the SSTs of one array sorted by smallest key (a sub-level or a
+ * level) that may hold keys of the range.  They are split greedily into
+ * sorted runs (each SST joins the first run whose last SST ends before it
+ * starts), and each run becomes one concat iterator: a level is one run,
+ * and an L0 sub-level whose spills overlap here and there is a few, so a
+ * scan merges a handful of children instead of one per SST.  cand and
+ * run_of are scratch space for n entries.
+ */
+static bool
+add_ssts(Children *c, HsSstCache *cache, HsSstInfo *const *ssts, int n,
+		 HsTableId table_id, const TableBounds *b, HsSstInfo **cand,
+		 int *run_of, HsStatus *st)
+{
+	int			m = 0;
+	int			n_runs = 0;
+	int		   *run_last;
+
+	for (int j = 0; j < n; j++)
+		if (HsSstInfoMayOverlap(ssts[j], table_id, &b->lo,
+								b->has_hi ? &b->hi : NULL))
+			cand[m++] = ssts[j];
+	if (m == 0)
+		return true;
+
+	/* run_of[j]: the run of cand[j]; run_last[r]: the run's last SST */
+	run_last = HsAlloc(c->env, sizeof(int) * m);
+	for (int j = 0; j < m; j++)
+	{
+		int			r;
+
+		for (r = 0; r < n_runs; r++)
+			if (HsFullKeyCompare(HsSstInfoLargest(cand[run_last[r]]),
+								 HsSstInfoSmallest(cand[j])) < 0)
+				break;
+		if (r == n_runs)
+			n_runs++;
+		run_of[j] = r;
+		run_last[r] = j;
+	}
+	HsFree(c->env, run_last);
+
+	for (int r = 0; r < n_runs; r++)
+	{
+		HsSstInfo **run = HsAlloc(c->env, sizeof(HsSstInfo *) * m);
+		int			len = 0;
+		bool		ok = true;
+
+		for (int j = 0; j < m; j++)
+			if (run_of[j] == r)
+				run[len++] = cand[j];
+		children_reserve(c);
+		if (len > 1)
+			c->its[c->n++] = HsConcatIterCreate(c->env, cache, run, len);
+		else if (HsSstCacheNewIterator(cache, run[0]->object_id,
+									   &c->its[c->n], st))
+			c->n++;
+		else
+			ok = false;
+		HsFree(c->env, run);
+		if (!ok)
+			return false;
+	}
 	return true;
 }
 
@@ -124,32 +189,34 @@ HsVersionNewRawIterator(const HsVersion *v, HsSstCache *cache,
 {
 	TableBounds b;
 	Children	c;
+	HsSstInfo **cand;
+	int		   *run_of;
+	int			max_n;
 	int			i;
-	int			j;
 	bool		ok = true;
 
 	*out = NULL;
 	memset(&c, 0, sizeof(c));
 	c.env = v->env;
 	bounds_init(&b, v->env, table_id, lower, upper);
+	max_n = 1;
+	for (i = 0; i < v->n_sub_levels; i++)
+		if (v->sub_levels[i].n_ssts > max_n)
+			max_n = v->sub_levels[i].n_ssts;
+	for (i = 0; i < HS_MAX_LEVEL; i++)
+		if (v->levels[i].n_ssts > max_n)
+			max_n = v->levels[i].n_ssts;
+	cand = HsAlloc(v->env, sizeof(HsSstInfo *) * max_n);
+	run_of = HsAlloc(v->env, sizeof(int) * max_n);
 	for (i = v->n_sub_levels - 1; i >= 0 && ok; i--)
-	{
-		const HsSubLevel *sl = &v->sub_levels[i];
-
-		for (j = 0; j < sl->n_ssts && ok; j++)
-			if (HsSstInfoMayOverlap(sl->ssts[j], table_id, &b.lo,
-									b.has_hi ? &b.hi : NULL))
-				ok = add_sst(&c, cache, sl->ssts[j], st);
-	}
+		ok = add_ssts(&c, cache, v->sub_levels[i].ssts,
+					  v->sub_levels[i].n_ssts, table_id, &b, cand, run_of,
+					  st);
 	for (i = 0; i < HS_MAX_LEVEL && ok; i++)
-	{
-		const HsLevel *lv = &v->levels[i];
-
-		for (j = 0; j < lv->n_ssts && ok; j++)
-			if (HsSstInfoMayOverlap(lv->ssts[j], table_id, &b.lo,
-									b.has_hi ? &b.hi : NULL))
-				ok = add_sst(&c, cache, lv->ssts[j], st);
-	}
+		ok = add_ssts(&c, cache, v->levels[i].ssts, v->levels[i].n_ssts,
+					  table_id, &b, cand, run_of, st);
+	HsFree(v->env, cand);
+	HsFree(v->env, run_of);
 	bounds_free(&b);
 	if (!ok)
 	{

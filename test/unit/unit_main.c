@@ -33,6 +33,7 @@ static const SuiteFn suites[] = {
 	unit_sst_describe,
 	unit_env_posix,
 	unit_merge_iter,
+	unit_concat_iter,
 	unit_user_iter,
 	unit_version,
 	unit_memtable,

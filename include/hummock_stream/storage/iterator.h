@@ -18,7 +18,15 @@
  *		HsIterDestroy(it);
  *
  * Key and value slices stay valid until the next call that moves the
- * iterator.  An iterator that hits an error becomes invalid and keeps the
+ * iterator.
+ *
+ * Published entries: an iterator on a hot read path may leave valid, key
+ * and value NULL in its ops and instead keep cur_valid, cur_key and
+ * cur_value in its base up to date after every call that moves it
+ * (HsIterPublish).  The accessors below then read those fields instead of
+ * calling through ops; a scan asks for the current entry several times
+ * per row at every level of its iterator stack, so this removes most of
+ * its indirect calls.  An iterator that hits an error becomes invalid and keeps the
  * error in its status; callers must check the status after a loop ends.
  *
  * include/hummock_stream/storage/iterator.h
@@ -53,12 +61,26 @@ struct HsIterator
 	const HsIteratorOps *ops;
 	HsEnv	   *env;
 	HsStatus	status;			/* HS_OK until an error */
+
+	/* the current entry, for iterators whose ops publish it (see above) */
+	bool		cur_valid;
+	HsSlice		cur_key;
+	HsSlice		cur_value;
 };
+
+/* Publish the current entry (iterators with published entries only). */
+static inline void
+HsIterPublish(HsIterator *it, bool valid, HsSlice key, HsSlice value)
+{
+	it->cur_valid = valid && it->status.code == HS_OK;
+	it->cur_key = key;
+	it->cur_value = value;
+}
 
 static inline bool
 HsIterValid(HsIterator *it)
 {
-	return it->ops->valid(it);
+	return it->ops->valid ? it->ops->valid(it) : it->cur_valid;
 }
 
 static inline void
@@ -82,13 +104,13 @@ HsIterNext(HsIterator *it)
 static inline HsSlice
 HsIterKey(HsIterator *it)
 {
-	return it->ops->key(it);
+	return it->ops->key ? it->ops->key(it) : it->cur_key;
 }
 
 static inline HsSlice
 HsIterValue(HsIterator *it)
 {
-	return it->ops->value(it);
+	return it->ops->value ? it->ops->value(it) : it->cur_value;
 }
 
 /* Copy the iterator's status out; returns true if it is OK. */

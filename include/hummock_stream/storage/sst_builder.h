@@ -43,7 +43,7 @@
 #include "hummock_stream/storage/sst_format.h"
 #include "hummock_stream/storage/status.h"
 
-#define HS_SST_DEFAULT_BLOCK_SIZE	(64 * 1024)
+#define HS_SST_DEFAULT_BLOCK_SIZE	(16 * 1024)
 
 typedef struct SstBuilderOptions
 {
