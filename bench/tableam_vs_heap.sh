@@ -11,6 +11,8 @@
 # its btree index against a streaming view of it (keyed by the same primary
 # key, read through the HummockKeyScan seek), LOOKUPS random lookups per
 # client as prepared statements (pgbench), tps of each and the ratio.
+# Both caches get the same memory: shared_buffers (heap pages) and
+# hummock_stream.shared_block_cache_size (decompressed SST blocks) are 1GB.
 # Figures, not assertions.
 #
 # Run as root:   bench/tableam_vs_heap.sh       (ROWS=5000000 for the issue's size)
@@ -29,6 +31,7 @@ runuser -u postgres -- $BIN/initdb -D "$DIR/data" -A trust --no-sync >/dev/null
 cat >>"$DIR/data/postgresql.conf" <<CONF
 shared_preload_libraries = 'hummock_stream'
 shared_buffers = 1GB
+hummock_stream.shared_block_cache_size = 1GB
 max_parallel_workers_per_gather = 0
 jit = off
 CONF

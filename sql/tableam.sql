@@ -138,6 +138,20 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
+
+-- the shared block cache: the scans above cached par's blocks, and a new
+-- session (whose own block cache is empty) copies them from shared memory
+SELECT capacity_bytes > 0 AS enabled, blocks > 0 AS has_blocks
+  FROM hummock_stream.shared_block_cache;
+SELECT hits AS hits_before, misses AS misses_before
+  FROM hummock_stream.shared_block_cache \gset
+\c
+SET hummock_stream.query_consistency = per_table;
+SELECT count(*), sum(id) FROM par;
+SELECT hits > :hits_before AS served_from_shared_memory,
+       misses = :misses_before AS no_misses
+  FROM hummock_stream.shared_block_cache;
+RESET hummock_stream.query_consistency;
 DROP TABLE par, par_heap;
 
 -- epochs and wall-clock time

@@ -61,6 +61,7 @@
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/pg/env_pg.h"
+#include "hummock_stream/pg/shared_block_cache.h"
 #include "hummock_stream/pg/guc.h"
 #include "hummock_stream/storage/coding.h"
 
@@ -711,6 +712,9 @@ HsHummockSstCache(void)
 			block_cache = HsBlockCacheCreate(env, (size_t) hs_block_cache_size_kb * 1024);
 		sst_cache = HsSstCacheCreate(env, HsHummockObjectStore(),
 									 HS_SST_CACHE_CAPACITY, block_cache);
+		/* the object store above set cached_ext_oid */
+		HsSstCacheSetSecondary(sst_cache,
+							   HsSharedBlockCacheFor(MyDatabaseId, cached_ext_oid));
 	}
 	return sst_cache;
 }

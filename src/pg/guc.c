@@ -24,6 +24,7 @@
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/meta/launcher.h"
 #include "hummock_stream/pg/guc.h"
+#include "hummock_stream/pg/shared_block_cache.h"
 #include "hummock_stream/stream/compute_worker.h"
 #include "hummock_stream/stream/executor.h"
 
@@ -166,6 +167,15 @@ HsGucDefine(void)
 							"Compute workers and sessions keep recently read blocks of SSTs; 0 turns the cache off.",
 							&hs_block_cache_size_kb,
 							64 * 1024, 0, INT_MAX / 1024,
+							PGC_POSTMASTER,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("hummock_stream.shared_block_cache_size",
+							"Shared memory for decompressed SST blocks, for all processes.",
+							"Blocks one process read are copied from here by the next; 0 turns the cache off.",
+							&hs_shared_block_cache_size_kb,
+							128 * 1024, 0, INT_MAX / 1024,
 							PGC_POSTMASTER,
 							GUC_UNIT_KB,
 							NULL, NULL, NULL);

@@ -35,6 +35,7 @@ struct HsSstCache
 	HsEnv	   *env;
 	HsObjectStore *store;
 	HsBlockCache *block_cache;
+	const HsSecondaryCache *secondary;	/* or NULL */
 	int			capacity;
 	int			n_buckets;		/* power of two */
 	HsSstCacheHandle **buckets;
@@ -154,6 +155,12 @@ HsSstCacheDestroy(HsSstCache *c)
 	HsFree(c->env, c);
 }
 
+void
+HsSstCacheSetSecondary(HsSstCache *c, const HsSecondaryCache *secondary)
+{
+	c->secondary = secondary;
+}
+
 bool
 HsSstCacheGet(HsSstCache *c, uint64_t object_id, HsSstCacheHandle **handle,
 			  HsStatus *st)
@@ -183,6 +190,8 @@ HsSstCacheGet(HsSstCache *c, uint64_t object_id, HsSstCacheHandle **handle,
 	{
 		SstReaderOptionsInit(&opts);
 		opts.block_cache = c->block_cache;
+		opts.secondary_cache = c->secondary;
+		opts.object_id = object_id;
 		r = SstReaderOpenWithOptions(c->env, path, &opts, &inner);
 	}
 	if (r == NULL)

@@ -96,6 +96,15 @@ SstReaderOptionsInit(SstReaderOptions *opts)
 	opts->verify_checksums = true;
 	opts->block_cache = NULL;
 	opts->fill_cache_on_get = true;
+	opts->secondary_cache = NULL;
+	opts->object_id = 0;
+}
+
+/* The reader's secondary cache, if it has one and an object id. */
+static inline const HsSecondaryCache *
+reader_secondary(const SstReader *r)
+{
+	return r->opts.object_id != 0 ? r->opts.secondary_cache : NULL;
 }
 
 /* ----------------------------------------------------------------
@@ -503,9 +512,32 @@ index_lower_bound(const SstReader *r, HsSlice target)
 }
 
 /*
- * The contents of data block i: from the cache if it has them (*pin set,
- * to be released), else read into stored/raw (and, if fill_cache, moved
- * into the cache and pinned).
+ * Hand the buffer holding contents (stored or raw) over to the block cache
+ * as block i's entry; returns the pinned entry and points contents at it.
+ */
+static HsBlockCacheEntry *
+reader_cache_insert(SstReader *r, uint32_t i, HsBuf *stored, HsBuf *raw,
+					HsSlice *contents)
+{
+	HsBuf	   *owner = contents->data == stored->data ? stored : raw;
+	uint8_t    *mem = owner->data;
+	size_t		cap = owner->cap;
+	HsBlockCacheEntry *pin;
+
+	owner->data = NULL;
+	owner->len = owner->cap = 0;
+	pin = HsBlockCacheInsert(r->opts.block_cache, r->cache_id,
+							 r->index[i].offset, mem, contents->len, cap);
+	*contents = HsBlockCacheValue(pin);
+	return pin;
+}
+
+/*
+ * The contents of data block i: from the block cache if it has them (*pin
+ * set, to be released), else copied from the secondary cache into raw or
+ * read into stored/raw; then, if fill_cache, moved into the block cache
+ * and pinned.  A block read from the file is offered to the secondary
+ * cache.
  */
 static bool
 reader_block(SstReader *r, uint32_t i, HsBuf *stored, HsBuf *raw,
@@ -513,6 +545,7 @@ reader_block(SstReader *r, uint32_t i, HsBuf *stored, HsBuf *raw,
 			 HsStatus *st)
 {
 	HsBlockCache *cache = r->opts.block_cache;
+	const HsSecondaryCache *sec = reader_secondary(r);
 	SstBlockHandle h;
 
 	*pin = NULL;
@@ -527,22 +560,19 @@ reader_block(SstReader *r, uint32_t i, HsBuf *stored, HsBuf *raw,
 			return true;
 		}
 	}
-	if (!SstReadBlock(r->env, r->file, r->path, h, r->opts.verify_checksums,
-					  &r->dec, stored, raw, contents, NULL, st))
-		return false;
-	if (cache && fill_cache)
+	if (sec && sec->lookup(sec->arg, r->opts.object_id, h.offset, raw))
+		*contents = HsBufSlice(raw);
+	else
 	{
-		/* hand the buffer holding the contents over to the cache */
-		HsBuf	   *owner = contents->data == stored->data ? stored : raw;
-		uint8_t    *mem = owner->data;
-		size_t		cap = owner->cap;
-
-		owner->data = NULL;
-		owner->len = owner->cap = 0;
-		*pin = HsBlockCacheInsert(cache, r->cache_id, h.offset, mem,
-								  contents->len, cap);
-		*contents = HsBlockCacheValue(*pin);
+		if (!SstReadBlock(r->env, r->file, r->path, h,
+						  r->opts.verify_checksums, &r->dec, stored, raw,
+						  contents, NULL, st))
+			return false;
+		if (sec)
+			sec->insert(sec->arg, r->opts.object_id, h.offset, *contents);
 	}
+	if (cache && fill_cache)
+		*pin = reader_cache_insert(r, i, stored, raw, contents);
 	return true;
 }
 
@@ -751,7 +781,24 @@ sstit_load(SstIterator *it, uint32_t i, bool sequential)
 		ok = true;
 	}
 	else if (sequential)
-		ok = sstit_readahead_block(it, i, &contents);
+	{
+		/* the secondary cache, else the readahead window (then offered) */
+		const HsSecondaryCache *sec = reader_secondary(r);
+
+		if (sec && sec->lookup(sec->arg, r->opts.object_id,
+							   r->index[i].offset, &it->raw))
+		{
+			contents = HsBufSlice(&it->raw);
+			ok = true;
+		}
+		else
+		{
+			ok = sstit_readahead_block(it, i, &contents);
+			if (ok && sec)
+				sec->insert(sec->arg, r->opts.object_id, r->index[i].offset,
+							contents);
+		}
+	}
 	else
 	{
 		/*

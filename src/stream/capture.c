@@ -45,9 +45,9 @@
  *
  * The trigger writes the log with heap_insert directly: no planning, no
  * name lookups, no permission checks, so it does not depend on the
- * writer's search_path or privileges (it is SECURITY DEFINER so that it
- * runs as the log's owner; it needs no pinned search_path, since it
- * resolves no names, and pinning one would cost every write).  The log is
+ * writer's search_path or privileges.  It is therefore not SECURITY
+ * DEFINER (running as another role would change nothing, and the definer
+ * wrapper costs every captured statement a catalog lookup).  The log is
  * owned by the extension's owner and nobody else may read it.
  *
  * src/stream/capture.c

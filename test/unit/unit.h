@@ -48,6 +48,7 @@ UNIT_SUITE(sst_describe);
 UNIT_SUITE(env_posix);
 UNIT_SUITE(merge_iter);
 UNIT_SUITE(concat_iter);
+UNIT_SUITE(secondary_cache);
 UNIT_SUITE(user_iter);
 UNIT_SUITE(version);
 UNIT_SUITE(memtable);

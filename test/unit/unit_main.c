@@ -34,6 +34,7 @@ static const SuiteFn suites[] = {
 	unit_env_posix,
 	unit_merge_iter,
 	unit_concat_iter,
+	unit_secondary_cache,
 	unit_user_iter,
 	unit_version,
 	unit_memtable,

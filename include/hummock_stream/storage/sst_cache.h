@@ -43,6 +43,14 @@ extern HsSstCache *HsSstCacheCreate(HsEnv *env, HsObjectStore *store,
 /* Close every idle reader and free the cache (all handles released). */
 extern void HsSstCacheDestroy(HsSstCache *cache);
 
+/*
+ * Readers opened from now on also use this secondary cache of blocks
+ * (sst_reader.h), keyed by their object ids; NULL for none.  The cache
+ * must outlive the readers.
+ */
+extern void HsSstCacheSetSecondary(HsSstCache *cache,
+								   const HsSecondaryCache *secondary);
+
 /* Open (or find) the reader of object_id; release the handle after use. */
 extern bool HsSstCacheGet(HsSstCache *cache, uint64_t object_id,
 						  HsSstCacheHandle **handle, HsStatus *st);

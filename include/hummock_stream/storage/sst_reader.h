@@ -6,8 +6,14 @@
  * SstReaderOpen validates the footer (size, magic, checksum, version) and
  * the layout, and loads the index, filter and properties blocks into
  * memory; data blocks are read on demand with one pread each, their CRC
- * verified and decompressed into reusable buffers (or taken from a shared
- * HsBlockCache).  Every inconsistency is HS_CORRUPTION (sst_format.h).
+ * verified and decompressed into reusable buffers (or taken from the
+ * process's HsBlockCache, or copied from a secondary cache such as one in
+ * shared memory).  Every inconsistency is HS_CORRUPTION (sst_format.h).
+ *
+ * Block lookup order: the block cache (pinned, no copy), then the
+ * secondary cache (contents copied out), then the file.  A block read from
+ * the file is offered to the secondary cache; a block found in either
+ * cache by a point get or seek is kept in the block cache as well.
  *
  * Point get:
  *
@@ -47,6 +53,25 @@
 
 typedef struct SstReader SstReader;
 
+/*
+ * A secondary cache of verified, decompressed data blocks, keyed by
+ * (object id, block offset) and shared by every reader that names its
+ * object id.  It copies contents in and out, so it holds no pins and may
+ * drop entries at any time; implementations serialize access themselves
+ * (the PostgreSQL one lives in shared memory).  Both calls are optional
+ * hints: a lookup may miss, an insert may be ignored.
+ */
+typedef struct HsSecondaryCache
+{
+	/* Copy block (object_id, offset) into out; false if not cached. */
+	bool		(*lookup) (void *arg, uint64_t object_id, uint64_t offset,
+						   HsBuf *out);
+	/* Offer a block just read from its file. */
+	void		(*insert) (void *arg, uint64_t object_id, uint64_t offset,
+						   HsSlice contents);
+	void	   *arg;
+} HsSecondaryCache;
+
 typedef struct SstReaderOptions
 {
 	/*
@@ -58,6 +83,10 @@ typedef struct SstReaderOptions
 	HsBlockCache *block_cache;
 	/* Whether point gets add the blocks they read to the cache (true). */
 	bool		fill_cache_on_get;
+	/* Secondary cache, or NULL (default); used only with an object_id. */
+	const HsSecondaryCache *secondary_cache;
+	/* The file's object id (its key in the secondary cache), or 0. */
+	uint64_t	object_id;
 } SstReaderOptions;
 
 extern void SstReaderOptionsInit(SstReaderOptions *opts);
