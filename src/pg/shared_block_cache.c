@@ -369,6 +369,20 @@ typedef struct SbcScope
 	Oid			ext_oid;
 } SbcScope;
 
+/* The tag of a block of this scope, its hash and its bucket (returned). */
+static int
+scope_tag(const SbcScope *scope, uint64 object_id, uint64 offset,
+		  SbcTag *tag, uint32 *hash)
+{
+	memset(tag, 0, sizeof(SbcTag));
+	tag->dboid = scope->dboid;
+	tag->ext_oid = scope->ext_oid;
+	tag->object_id = object_id;
+	tag->offset = offset;
+	*hash = sbc_tag_hash(tag);
+	return bucket_of(*hash);
+}
+
 static bool
 sbc_lookup(void *arg, uint64_t object_id, uint64_t offset, HsBuf *out)
 {
@@ -377,13 +391,7 @@ sbc_lookup(void *arg, uint64_t object_id, uint64_t offset, HsBuf *out)
 	uint32		hash;
 	int			b;
 
-	memset(&tag, 0, sizeof(tag));
-	tag.dboid = scope->dboid;
-	tag.ext_oid = scope->ext_oid;
-	tag.object_id = object_id;
-	tag.offset = offset;
-	hash = sbc_tag_hash(&tag);
-	b = bucket_of(hash);
+	b = scope_tag(scope, object_id, offset, &tag, &hash);
 
 	for (;;)
 	{
@@ -439,13 +447,7 @@ sbc_insert(void *arg, uint64_t object_id, uint64_t offset, HsSlice contents)
 		pg_atomic_fetch_add_u64(&sbc->skipped, 1);
 		return;
 	}
-	memset(&tag, 0, sizeof(tag));
-	tag.dboid = scope->dboid;
-	tag.ext_oid = scope->ext_oid;
-	tag.object_id = object_id;
-	tag.offset = offset;
-	hash = sbc_tag_hash(&tag);
-	b = bucket_of(hash);
+	b = scope_tag(scope, object_id, offset, &tag, &hash);
 
 	/* another process may have cached it meanwhile */
 	LWLockAcquire(partition_lock(b), LW_SHARED);
