@@ -120,7 +120,8 @@ SELECT op FROM hummock_stream.change_log(NULL::int, 0, 1);
 SELECT op FROM hummock_stream.change_log(NULL::pg_class, 0, 1);
 DROP TABLE cl;
 
--- no parallel plan reads a hummock relation, however cheap parallelism is
+-- parallel sequential scans: the leader and the workers claim chunks of
+-- the key space and read them at the epoch and version the leader chose
 CREATE TABLE par (id int, v text) USING hummock;
 SELECT hummock_stream.test_load('par', :base + 10,
   $$SELECT g, 'v' || g FROM generate_series(1, 20000) g$$) IS NOT NULL AS loaded;
@@ -131,9 +132,25 @@ SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM par;
-SELECT count(*), sum(id) FROM par;
+-- every row exactly once
+SELECT count(*), count(DISTINCT id), sum(id), min(v), max(v) FROM par;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM par JOIN par_heap USING (id);
 SELECT count(*) FROM par JOIN par_heap USING (id);
+-- the leader alone, and again in one transaction (the chunks restart)
+SET parallel_leader_participation = off;
+SELECT count(*), sum(id) FROM par;
+RESET parallel_leader_participation;
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT count(*), sum(id) FROM par WHERE id % 2 = 0;
+SELECT count(*), sum(id) FROM par WHERE id % 2 = 1;
+COMMIT;
+-- a serial scan of a hummock relation inside a parallel plan (the leader
+-- reads it in parallel mode, at the epoch it prepared before)
+ALTER TABLE par SET (parallel_workers = 0);
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM par_heap h WHERE h.id < (SELECT max(id) FROM par);
+SELECT count(*) FROM par_heap h WHERE h.id < (SELECT max(id) FROM par);
+ALTER TABLE par RESET (parallel_workers);
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;

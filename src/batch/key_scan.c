@@ -66,7 +66,6 @@
 #define KEY_SCAN_NAME "HummockKeyScan"
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist = NULL;
-static planner_hook_type prev_planner = NULL;
 
 /* One usable restriction on a key column. */
 typedef struct KeyCond
@@ -183,14 +182,13 @@ key_scan_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		return;
 
 	/*
-	 * No parallel plan may read a hummock relation: the AM has no parallel
-	 * scan, and a worker scanning it on its own could decide another query
-	 * epoch than the leader.  Without partial paths no Gather is built
-	 * over it, and with consider_parallel off no join that contains it is
-	 * made parallel either.
+	 * Parallel workers read a hummock relation only through a parallel
+	 * sequential scan (a partial path), which carries the leader's version
+	 * and epoch (parallel_scan.c).  A whole scan of it in a worker (a
+	 * non-partial path below a Gather) would have to decide them on its
+	 * own, so the complete paths are not parallel safe: they run in the
+	 * leader, above any Gather.
 	 */
-	rel->partial_pathlist = NIL;
-	rel->consider_parallel = false;
 	{
 		ListCell   *lc;
 
@@ -603,49 +601,10 @@ key_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyText("Key Cond", text, es);
 }
 
-static bool
-reads_hummock_walker(Node *node, void *arg)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Query))
-		return query_tree_walker((Query *) node, reads_hummock_walker, arg,
-								 QTW_EXAMINE_RTES_BEFORE);
-	if (IsA(node, RangeTblEntry))
-	{
-		RangeTblEntry *rte = (RangeTblEntry *) node;
-
-		return rte->rtekind == RTE_RELATION && HsRelidIsHummock(rte->relid);
-	}
-	return expression_tree_walker(node, reads_hummock_walker, arg);
-}
-
-/*
- * A query that reads a hummock relation is planned without parallelism:
- * the AM has no parallel scan, a parallel worker scanning on its own could
- * decide another query epoch than the leader, and in parallel mode the
- * leader's scan may not take the snapshots it needs to refresh its
- * version.  (key_pathlist also keeps partial paths off hummock relations,
- * for plans made without this hook.)
- */
-static PlannedStmt *
-hs_planner(Query *parse, const char *query_string, int cursor_options,
-		   ParamListInfo bound_params)
-{
-	if ((cursor_options & CURSOR_OPT_PARALLEL_OK) &&
-		reads_hummock_walker((Node *) parse, NULL))
-		cursor_options &= ~CURSOR_OPT_PARALLEL_OK;
-	if (prev_planner)
-		return prev_planner(parse, query_string, cursor_options, bound_params);
-	return standard_planner(parse, query_string, cursor_options, bound_params);
-}
-
 void
 HsKeyScanInstall(void)
 {
 	RegisterCustomScanMethods(&key_scan_methods);
-	prev_planner = planner_hook;
-	planner_hook = hs_planner;
 	prev_set_rel_pathlist = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = key_scan_pathlist;
 }

@@ -34,6 +34,8 @@
  */
 #include "postgres.h"
 
+#include "access/parallel.h"
+
 #include "access/heapam.h"
 #include "access/multixact.h"
 #include "access/tableam.h"
@@ -61,8 +63,10 @@
 #include "utils/memutils.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
+#include "hummock_stream/batch/parallel_scan.h"
 #include "hummock_stream/batch/tableam.h"
 #include "hummock_stream/stream/stream_ddl.h"
 #include "hummock_stream/meta/db_state.h"
@@ -368,12 +372,26 @@ scan_epoch_now(Relation rel, const HsVersion *v)
 	}
 }
 
+/*
+ * The version (referenced) and epoch a new scan of rel reads; pins the
+ * epoch so that compaction keeps what it reads until the transaction ends.
+ */
+void
+HsScanResolve(Relation rel, struct HsVersion **version, uint64 *epoch)
+{
+	*version = HsHummockPinnedVersion(HS_EPOCH_MAX);
+	*epoch = scan_epoch(rel, *version);
+	if (*epoch != 0)
+		HsPinVersion(MyDatabaseId, (*version)->id, *epoch);
+}
+
 static TableScanDesc
 hummock_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
 				   struct ScanKeyData *key, ParallelTableScanDesc pscan,
 				   uint32 flags)
 {
 	HsScanDesc	scan = palloc0(sizeof(HsScanDescData));
+	HsEpoch		e;
 
 	scan->base.rs_rd = rel;
 	scan->base.rs_snapshot = snapshot;
@@ -383,11 +401,33 @@ hummock_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
 	scan->base.rs_parallel = pscan;
 	scan->cxt = AllocSetContextCreate(CurrentMemoryContext, "hummock scan",
 									  ALLOCSET_DEFAULT_SIZES);
-	scan->version = HsHummockPinnedVersion(HS_EPOCH_MAX);
-	scan->epoch = scan_epoch(rel, scan->version);
-	/* compaction keeps what this epoch reads until the transaction ends */
-	if (scan->epoch != 0)
-		HsPinVersion(MyDatabaseId, scan->version->id, scan->epoch);
+
+	/*
+	 * In parallel mode nobody may read the catalog with a new snapshot:
+	 * the leader uses what it prepared before (parallel_scan.c), workers
+	 * what the leader shared.
+	 */
+	if (pscan && IsParallelWorker())
+	{
+		scan->version = HsParallelScanVersion(pscan);
+		scan->epoch = HsParallelScanEpoch(pscan);
+	}
+	else if (IsInParallelMode())
+	{
+		if (!HsParallelPrepared(rel, &scan->version, &scan->epoch))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot scan relation \"%s\" in this parallel operation",
+							RelationGetRelationName(rel)),
+					 errhint("Set max_parallel_workers_per_gather to 0 for this query.")));
+		if (pscan)
+			scan->epoch = HsParallelScanEpoch(pscan);
+	}
+	else
+	{
+		HsScanResolve(rel, &scan->version, &e);
+		scan->epoch = e;
+	}
 	return (TableScanDesc) scan;
 }
 
@@ -409,6 +449,9 @@ hummock_scan_end(TableScanDesc sscan)
 	close_iterator(scan);
 	if (scan->version)
 		HsVersionUnref(scan->version);
+	/* a parallel scan's restored snapshot was registered for the scan */
+	if (scan->base.rs_flags & SO_TEMP_SNAPSHOT)
+		UnregisterSnapshot(scan->base.rs_snapshot);
 	MemoryContextDelete(scan->cxt);
 	pfree(scan);
 }
@@ -449,7 +492,26 @@ HsScanSetKeyRange(TableScanDesc sscan, const char *lower, int lower_len,
 	MemoryContextSwitchTo(old);
 }
 
-/* Move the scan to its next row; false at the end. */
+/* Open the scan's iterator over user keys [lower, upper) at its first row. */
+static void
+scan_open(HsScanDesc scan, const HsSlice *lower, const HsSlice *upper)
+{
+	MemoryContext old = MemoryContextSwitchTo(scan->cxt);
+	HsStatus	st;
+
+	HS_CHECK(HsVersionTableIterator(scan->version, HsHummockSstCache(),
+									(HsTableId) RelationGetRelid(scan->base.rs_rd),
+									scan->epoch, lower, upper, NULL,
+									&scan->it, &st),
+			 &st);
+	HsIterSeekToFirst(scan->it);
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * Move the scan to its next row; false at the end.  A parallel scan reads
+ * one chunk of keys after the other, as long as chunks are left.
+ */
 static bool
 scan_advance(HsScanDesc scan)
 {
@@ -457,30 +519,42 @@ scan_advance(HsScanDesc scan)
 
 	if (scan->epoch == 0)
 		return false;
-	if (!scan->started)
-	{
-		MemoryContext old = MemoryContextSwitchTo(scan->cxt);
-
-		HS_CHECK(HsVersionTableIterator(scan->version, HsHummockSstCache(),
-										(HsTableId) RelationGetRelid(scan->base.rs_rd),
-										scan->epoch, scan->lower, scan->upper, NULL,
-										&scan->it, &st),
-				 &st);
-		HsIterSeekToFirst(scan->it);
-		MemoryContextSwitchTo(old);
-		scan->started = true;
-	}
-	else
+	if (scan->started)
 		HsIterNext(scan->it);
+	else if (scan->base.rs_parallel == NULL)
+		scan_open(scan, scan->lower, scan->upper);
+	scan->started = true;
 
-	if (!HsIterValid(scan->it))
+	for (;;)
 	{
-		if (!HsIterStatus(scan->it, &st))
-			HsStatusReport(ERROR, &st);
-		return false;
+		const char *lo,
+				   *hi;
+		int			lo_len,
+					hi_len;
+		HsSlice		lower,
+					upper;
+
+		if (scan->it != NULL)
+		{
+			if (HsIterValid(scan->it))
+			{
+				scan->ordinal++;
+				return true;
+			}
+			if (!HsIterStatus(scan->it, &st))
+				HsStatusReport(ERROR, &st);
+		}
+		if (scan->base.rs_parallel == NULL ||
+			!HsParallelScanNextChunk(scan->base.rs_parallel, &lo, &lo_len,
+									 &hi, &hi_len))
+			return false;
+		if (scan->it)
+			HsIterDestroy(scan->it);
+		scan->it = NULL;
+		lower = HsSliceMake(lo, lo_len);
+		upper = HsSliceMake(hi, hi_len);
+		scan_open(scan, lo ? &lower : NULL, hi ? &upper : NULL);
 	}
-	scan->ordinal++;
-	return true;
 }
 
 /* Store the scan's current row in slot. */
@@ -539,28 +613,26 @@ hummock_scan_getnextslot_tidrange(TableScanDesc scan, ScanDirection direction,
 }
 
 /* ------------------------------------------------------------------------
- * Parallel scans: not offered (key_scan.c's set_rel_pathlist hook keeps
- * the planner from making parallel plans that read a hummock relation).
+ * Parallel scans: chunks of the key space (parallel_scan.c)
  * ------------------------------------------------------------------------
  */
 
 static Size
 hummock_parallelscan_estimate(Relation rel)
 {
-	return sizeof(ParallelBlockTableScanDescData);
+	return HsParallelScanEstimate(rel);
 }
 
 static Size
 hummock_parallelscan_initialize(Relation rel, ParallelTableScanDesc pscan)
 {
-	reject(rel, "a parallel scan");
-	return 0;
+	return HsParallelScanInitialize(rel, pscan);
 }
 
 static void
 hummock_parallelscan_reinitialize(Relation rel, ParallelTableScanDesc pscan)
 {
-	reject(rel, "a parallel scan");
+	HsParallelScanReinitialize(rel, pscan);
 }
 
 /* ------------------------------------------------------------------------
@@ -1113,6 +1185,9 @@ hs_executor_start(QueryDesc *queryDesc, int eflags)
 			reject_write(rel, what);
 		}
 	}
+	/* a parallel plan's scans cannot decide their epochs once it runs */
+	if (stmt->parallelModeNeeded)
+		HsParallelPrepare(stmt);
 	if (prev_executor_start)
 		prev_executor_start(queryDesc, eflags);
 	else

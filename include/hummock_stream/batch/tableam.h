@@ -56,6 +56,13 @@ typedef struct HsViewInfo
 } HsViewInfo;
 extern const HsViewInfo *HsViewInfoOf(Relation rel);
 
+/*
+ * The version (a new reference) and epoch a new scan of rel reads, with
+ * the epoch pinned until the transaction ends (not in parallel mode).
+ */
+extern void HsScanResolve(Relation rel, struct HsVersion **version,
+						  uint64 *epoch);
+
 /* Is rel a relation USING hummock? */
 extern bool HsRelationIsHummock(Relation rel);
 extern bool HsRelidIsHummock(Oid relid);
