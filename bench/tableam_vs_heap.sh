@@ -58,6 +58,13 @@ for q in "SELECT count(*) FROM %" "SELECT sum(length(v)) FROM %"; do
 	printf '%-28s %12s %12s %8.2f\n' "${q//%/t}" "$hm" "$sm" "$(echo "$hm / $sm" | bc -l)"
 done
 echo "($ROWS rows, median of $RUNS runs; ratio = heap time / hummock time)"
+# the same with parallel plans for both (2 workers planned)
+PAR="SET max_parallel_workers_per_gather = 2; SET min_parallel_table_scan_size = 0;"
+for q in "SELECT count(*) FROM %" "SELECT sum(length(v)) FROM %"; do
+	$PSQL -c "$PAR ${q//%/h}" >/dev/null; $PSQL -c "$PAR ${q//%/s}" >/dev/null
+	hm=$(time_query h "$PAR $q"); sm=$(time_query s "$PAR $q")
+	printf '%-28s %12s %12s %8.2f\n' "${q//%/t} (parallel)" "$hm" "$sm" "$(echo "$hm / $sm" | bc -l)"
+done
 
 # point lookups: heap + btree vs a streaming view keyed by the primary key
 $PSQL -c "ALTER TABLE h ADD PRIMARY KEY (id)"
