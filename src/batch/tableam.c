@@ -1186,7 +1186,7 @@ hs_executor_start(QueryDesc *queryDesc, int eflags)
 		}
 	}
 	/* a parallel plan's scans cannot decide their epochs once it runs */
-	if (stmt->parallelModeNeeded)
+	if (stmt->parallelModeNeeded && !(eflags & EXEC_FLAG_EXPLAIN_ONLY))
 		HsParallelPrepare(stmt);
 	if (prev_executor_start)
 		prev_executor_start(queryDesc, eflags);
