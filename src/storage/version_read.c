@@ -117,6 +117,35 @@ children_reserve(Children *c)
 }
 
 /*
+ * The candidate SSTs [*first, *end) of one level (sorted and disjoint) for
+ * table keys in [lo, hi): a binary search skips the SSTs that end below
+ * lo, and the walk may stop at the first one that starts at or after hi.
+ */
+static void
+level_candidates(HsSstInfo *const *ssts, int n, HsSlice lo, const HsSlice *hi,
+				 int *first, int *end)
+{
+	int			l = 0;
+	int			h = n;
+
+	while (l < h)
+	{
+		int			m = l + (h - l) / 2;
+
+		if (HsSliceCompare(HsFullKeyTableKey(HsSstInfoLargest(ssts[m])), lo) < 0)
+			l = m + 1;
+		else
+			h = m;
+	}
+	*first = l;
+	for (h = l; h < n; h++)
+		if (hi && HsSliceCompare(HsFullKeyTableKey(HsSstInfoSmallest(ssts[h])),
+								 *hi) >= 0)
+			break;
+	*end = h;
+}
+
+/*
  * Add the SSTs of one array sorted by smallest key (a sub-level or a
  * level) that may hold keys of the range.  They are split greedily into
  * sorted runs (each SST joins the first run whose last SST ends before it
@@ -127,14 +156,17 @@ children_reserve(Children *c)
  */
 static bool
 add_ssts(Children *c, HsSstCache *cache, HsSstInfo *const *ssts, int n,
-		 HsTableId table_id, const TableBounds *b, HsSstInfo **cand,
-		 int *run_of, HsStatus *st)
+		 bool is_level, HsTableId table_id, const TableBounds *b,
+		 HsSstInfo **cand, int *run_of, HsStatus *st)
 {
 	int			m = 0;
 	int			n_runs = 0;
 	int		   *run_last;
+	int			from = 0;
 
-	for (int j = 0; j < n; j++)
+	if (is_level)
+		level_candidates(ssts, n, b->lo, b->has_hi ? &b->hi : NULL, &from, &n);
+	for (int j = from; j < n; j++)
 		if (HsSstInfoMayOverlap(ssts[j], table_id, &b->lo,
 								b->has_hi ? &b->hi : NULL))
 			cand[m++] = ssts[j];
@@ -210,11 +242,11 @@ HsVersionNewRawIterator(const HsVersion *v, HsSstCache *cache,
 	run_of = HsAlloc(v->env, sizeof(int) * max_n);
 	for (i = v->n_sub_levels - 1; i >= 0 && ok; i--)
 		ok = add_ssts(&c, cache, v->sub_levels[i].ssts,
-					  v->sub_levels[i].n_ssts, table_id, &b, cand, run_of,
-					  st);
+					  v->sub_levels[i].n_ssts, false, table_id, &b, cand,
+					  run_of, st);
 	for (i = 0; i < HS_MAX_LEVEL && ok; i++)
 		ok = add_ssts(&c, cache, v->levels[i].ssts, v->levels[i].n_ssts,
-					  table_id, &b, cand, run_of, st);
+					  true, table_id, &b, cand, run_of, st);
 	HsFree(v->env, cand);
 	HsFree(v->env, run_of);
 	bounds_free(&b);
@@ -335,8 +367,10 @@ HsVersionGet(const HsVersion *v, HsSstCache *cache, HsTableId table_id,
 	for (i = 0; i < HS_MAX_LEVEL && ok && !any; i++)
 	{
 		const HsLevel *lv = &v->levels[i];
+		int			end;
 
-		for (j = 0; j < lv->n_ssts && ok; j++)
+		level_candidates(lv->ssts, lv->n_ssts, tk, &hi, &j, &end);
+		for (; j < end && ok; j++)
 			if (HsSstInfoMayOverlap(lv->ssts[j], table_id, &tk, &hi))
 				ok = probe(cache, lv->ssts[j], tk, read_epoch, &any,
 						   &best_epoch, &best, &scratch, st);
