@@ -35,7 +35,11 @@
  * raised by lookups and lowered by the sweep; an entry at 0 is claimed
  * (VALID -> BUSY with a compare-and-swap, so two evicters never take the
  * same one), unlinked and freed.  An insert that cannot find space after a
- * bounded sweep gives up: the cache is a hint.
+ * bounded sweep gives up: the cache is a hint.  Blocks of sequential
+ * scans enter cold (usage 0) and may only replace cold entries, found in
+ * a short sweep that lowers no counts: a scan larger than the cache
+ * recycles its own blocks (and other cold ones) instead of flushing what
+ * point reads use, much as Postgres gives large heap scans a ring.
  *
  * src/pg/shared_block_cache.c
  *
@@ -57,6 +61,7 @@
 #define SBC_PARTITIONS			64
 #define SBC_MAX_USAGE			3
 #define SBC_EVICT_TRIES			8	/* evictions one insert may make */
+#define SBC_COLD_SWEEP			64	/* clock steps a scan's insert may take */
 
 #define SBC_FREE	0
 #define SBC_VALID	1
@@ -298,14 +303,17 @@ free_entry(int e)
 
 /*
  * Evict one entry with the clock; false if a bounded sweep found none
- * (every entry recently used or busy).
+ * (every entry recently used or busy).  cold_only: evict only an entry
+ * whose usage count is already 0, without lowering the others' counts, in
+ * at most SBC_COLD_SWEEP steps (for blocks of sequential scans).
  */
 static bool
-evict_one(void)
+evict_one(bool cold_only)
 {
 	int			n = sbc->n_pages;
+	int			steps = cold_only ? Min(n, SBC_COLD_SWEEP) : 2 * n;
 
-	for (int step = 0; step < 2 * n; step++)
+	for (int step = 0; step < steps; step++)
 	{
 		int			e = (int) (pg_atomic_fetch_add_u32(&sbc->clock_hand, 1) % (uint32) n);
 		SbcEntry   *ent = &sbc_entries[e];
@@ -318,7 +326,8 @@ evict_one(void)
 		usage = pg_atomic_read_u32(&ent->usage);
 		if (usage > 0)
 		{
-			pg_atomic_compare_exchange_u32(&ent->usage, &usage, usage - 1);
+			if (!cold_only)
+				pg_atomic_compare_exchange_u32(&ent->usage, &usage, usage - 1);
 			continue;
 		}
 		if (!pg_atomic_compare_exchange_u32(&ent->state, &expected, SBC_BUSY))
@@ -337,7 +346,7 @@ evict_one(void)
 
 /* Take a free entry with npages pages; -1 if there is no room. */
 static int
-alloc_entry(int npages)
+alloc_entry(int npages, bool cold_only)
 {
 	for (int tries = 0;; tries++)
 	{
@@ -357,7 +366,7 @@ alloc_entry(int npages)
 		SpinLockRelease(&sbc->free_lock);
 		if (e >= 0)
 			return e;
-		if (tries >= SBC_EVICT_TRIES || !evict_one())
+		if (tries >= SBC_EVICT_TRIES || !evict_one(cold_only))
 			return -1;
 	}
 }
@@ -430,7 +439,8 @@ sbc_lookup(void *arg, uint64_t object_id, uint64_t offset, HsBuf *out)
 }
 
 static void
-sbc_insert(void *arg, uint64_t object_id, uint64_t offset, HsSlice contents)
+sbc_insert(void *arg, uint64_t object_id, uint64_t offset, HsSlice contents,
+		   bool sequential)
 {
 	SbcScope   *scope = arg;
 	SbcTag		tag;
@@ -456,7 +466,7 @@ sbc_insert(void *arg, uint64_t object_id, uint64_t offset, HsSlice contents)
 	if (present)
 		return;
 
-	e = alloc_entry(npages);
+	e = alloc_entry(npages, sequential);
 	if (e < 0)
 	{
 		pg_atomic_fetch_add_u64(&sbc->skipped, 1);
@@ -470,7 +480,8 @@ sbc_insert(void *arg, uint64_t object_id, uint64_t offset, HsSlice contents)
 	ent->tag = tag;
 	ent->hash = hash;
 	ent->len = (uint32) contents.len;
-	pg_atomic_write_u32(&ent->usage, 1);
+	/* a scan's block starts cold: the first to go unless it is read again */
+	pg_atomic_write_u32(&ent->usage, sequential ? 0 : 1);
 
 	LWLockAcquire(partition_lock(b), LW_EXCLUSIVE);
 	if (find_in_bucket(b, &tag) >= 0)

@@ -569,7 +569,8 @@ reader_block(SstReader *r, uint32_t i, HsBuf *stored, HsBuf *raw,
 						  contents, NULL, st))
 			return false;
 		if (sec)
-			sec->insert(sec->arg, r->opts.object_id, h.offset, *contents);
+			sec->insert(sec->arg, r->opts.object_id, h.offset, *contents,
+						false);
 	}
 	if (cache && fill_cache)
 		*pin = reader_cache_insert(r, i, stored, raw, contents);
@@ -796,7 +797,7 @@ sstit_load(SstIterator *it, uint32_t i, bool sequential)
 			ok = sstit_readahead_block(it, i, &contents);
 			if (ok && sec)
 				sec->insert(sec->arg, r->opts.object_id, r->index[i].offset,
-							contents);
+							contents, true);
 		}
 	}
 	else

@@ -29,6 +29,7 @@ typedef struct FakeCache
 	int			lookups;
 	int			hits;
 	int			inserts;
+	int			sequential;		/* inserts marked as from a scan */
 } FakeCache;
 
 static int
@@ -55,11 +56,13 @@ fake_lookup(void *arg, uint64_t object_id, uint64_t offset, HsBuf *out)
 }
 
 static void
-fake_insert(void *arg, uint64_t object_id, uint64_t offset, HsSlice contents)
+fake_insert(void *arg, uint64_t object_id, uint64_t offset, HsSlice contents,
+			bool sequential)
 {
 	FakeCache  *c = arg;
 
 	c->inserts++;
+	c->sequential += sequential;
 	if (fake_find(c, object_id, offset) >= 0 || c->n == FAKE_MAX)
 		return;
 	c->object_id[c->n] = object_id;
@@ -139,6 +142,8 @@ test_secondary_cache_serves_blocks(void **state)
 	assert_scan(r, &d);
 	assert_int_equal(fc->inserts, (int) blocks);
 	assert_int_equal(fc->n, (int) blocks);
+	/* the first block came by a seek, the rest by the sequential walk */
+	assert_int_equal(fc->sequential, (int) blocks - 1);
 	data_end = SstReaderBlockHandle(r, blocks - 1).offset +
 		SstReaderBlockHandle(r, blocks - 1).size;
 	SstReaderClose(r);

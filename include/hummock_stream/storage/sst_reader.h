@@ -66,9 +66,14 @@ typedef struct HsSecondaryCache
 	/* Copy block (object_id, offset) into out; false if not cached. */
 	bool		(*lookup) (void *arg, uint64_t object_id, uint64_t offset,
 						   HsBuf *out);
-	/* Offer a block just read from its file. */
+	/*
+	 * Offer a block just read from its file.  sequential: a sequential
+	 * scan read it; such blocks are kept only in room that nothing
+	 * recently used needs, so that one large scan does not flush the
+	 * blocks point reads keep using.
+	 */
 	void		(*insert) (void *arg, uint64_t object_id, uint64_t offset,
-						   HsSlice contents);
+						   HsSlice contents, bool sequential);
 	void	   *arg;
 } HsSecondaryCache;
 
