@@ -613,29 +613,6 @@ hummock_scan_getnextslot_tidrange(TableScanDesc scan, ScanDirection direction,
 }
 
 /* ------------------------------------------------------------------------
- * Parallel scans: chunks of the key space (parallel_scan.c)
- * ------------------------------------------------------------------------
- */
-
-static Size
-hummock_parallelscan_estimate(Relation rel)
-{
-	return HsParallelScanEstimate(rel);
-}
-
-static Size
-hummock_parallelscan_initialize(Relation rel, ParallelTableScanDesc pscan)
-{
-	return HsParallelScanInitialize(rel, pscan);
-}
-
-static void
-hummock_parallelscan_reinitialize(Relation rel, ParallelTableScanDesc pscan)
-{
-	HsParallelScanReinitialize(rel, pscan);
-}
-
-/* ------------------------------------------------------------------------
  * Index scans: hummock relations have no indexes
  * ------------------------------------------------------------------------
  */
@@ -1040,9 +1017,10 @@ static const TableAmRoutine hummock_methods = {
 	.scan_set_tidrange = hummock_scan_set_tidrange,
 	.scan_getnextslot_tidrange = hummock_scan_getnextslot_tidrange,
 
-	.parallelscan_estimate = hummock_parallelscan_estimate,
-	.parallelscan_initialize = hummock_parallelscan_initialize,
-	.parallelscan_reinitialize = hummock_parallelscan_reinitialize,
+	/* parallel scans: chunks of the key space (parallel_scan.c) */
+	.parallelscan_estimate = HsParallelScanEstimate,
+	.parallelscan_initialize = HsParallelScanInitialize,
+	.parallelscan_reinitialize = HsParallelScanReinitialize,
 
 	.index_fetch_begin = hummock_index_fetch_begin,
 	.index_fetch_reset = hummock_index_fetch_reset,

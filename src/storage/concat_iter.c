@@ -143,12 +143,8 @@ concat_seek(HsIterator *it, HsSlice target)
 		else
 			hi = mid;
 	}
-	if (lo == ci->cur && ci->inner != NULL)
-	{
-		/* already open: seek inside it */
-		HsIterSeek(ci->inner, target);
-	}
-	else if (concat_open(ci, lo))
+	/* seek inside that SST, opening it unless it is the open one */
+	if ((lo == ci->cur && ci->inner != NULL) || concat_open(ci, lo))
 		HsIterSeek(ci->inner, target);
 	concat_skip_exhausted(ci);
 	concat_publish(ci);

@@ -107,6 +107,31 @@ reader_secondary(const SstReader *r)
 	return r->opts.object_id != 0 ? r->opts.secondary_cache : NULL;
 }
 
+/* Copy block i from the secondary cache into out; false if not there. */
+static bool
+secondary_lookup(const SstReader *r, uint32_t i, HsBuf *out, HsSlice *contents)
+{
+	const HsSecondaryCache *sec = reader_secondary(r);
+
+	if (sec == NULL ||
+		!sec->lookup(sec->arg, r->opts.object_id, r->index[i].offset, out))
+		return false;
+	*contents = HsBufSlice(out);
+	return true;
+}
+
+/* Offer block i, just read from the file, to the secondary cache. */
+static void
+secondary_offer(const SstReader *r, uint32_t i, HsSlice contents,
+				bool sequential)
+{
+	const HsSecondaryCache *sec = reader_secondary(r);
+
+	if (sec)
+		sec->insert(sec->arg, r->opts.object_id, r->index[i].offset, contents,
+					sequential);
+}
+
 /* ----------------------------------------------------------------
  *		opening
  * ----------------------------------------------------------------
@@ -545,7 +570,6 @@ reader_block(SstReader *r, uint32_t i, HsBuf *stored, HsBuf *raw,
 			 HsStatus *st)
 {
 	HsBlockCache *cache = r->opts.block_cache;
-	const HsSecondaryCache *sec = reader_secondary(r);
 	SstBlockHandle h;
 
 	*pin = NULL;
@@ -560,17 +584,13 @@ reader_block(SstReader *r, uint32_t i, HsBuf *stored, HsBuf *raw,
 			return true;
 		}
 	}
-	if (sec && sec->lookup(sec->arg, r->opts.object_id, h.offset, raw))
-		*contents = HsBufSlice(raw);
-	else
+	if (!secondary_lookup(r, i, raw, contents))
 	{
 		if (!SstReadBlock(r->env, r->file, r->path, h,
 						  r->opts.verify_checksums, &r->dec, stored, raw,
 						  contents, NULL, st))
 			return false;
-		if (sec)
-			sec->insert(sec->arg, r->opts.object_id, h.offset, *contents,
-						false);
+		secondary_offer(r, i, *contents, false);
 	}
 	if (cache && fill_cache)
 		*pin = reader_cache_insert(r, i, stored, raw, contents);
@@ -784,21 +804,9 @@ sstit_load(SstIterator *it, uint32_t i, bool sequential)
 	else if (sequential)
 	{
 		/* the secondary cache, else the readahead window (then offered) */
-		const HsSecondaryCache *sec = reader_secondary(r);
-
-		if (sec && sec->lookup(sec->arg, r->opts.object_id,
-							   r->index[i].offset, &it->raw))
-		{
-			contents = HsBufSlice(&it->raw);
-			ok = true;
-		}
-		else
-		{
-			ok = sstit_readahead_block(it, i, &contents);
-			if (ok && sec)
-				sec->insert(sec->arg, r->opts.object_id, r->index[i].offset,
-							contents, true);
-		}
+		ok = secondary_lookup(r, i, &it->raw, &contents);
+		if (!ok && (ok = sstit_readahead_block(it, i, &contents)))
+			secondary_offer(r, i, contents, true);
 	}
 	else
 	{
@@ -859,15 +867,14 @@ sstit_seek(HsIterator *base, HsSlice target)
 {
 	SstIterator *it = (SstIterator *) base;
 
-	if (base->status.code != HS_OK)
-		;
-	else if (target.len < HS_MIN_FULL_KEY_LEN)
+	if (base->status.code == HS_OK && target.len < HS_MIN_FULL_KEY_LEN)
 	{
 		HsStatusSet(&base->status, HS_INVALID_ARGUMENT,
 					"seek target of %zu bytes is not a full key", target.len);
 		it->bi.valid = false;
 	}
-	else if (sstit_load(it, index_lower_bound(it->r, target), false))
+	if (base->status.code == HS_OK &&
+		sstit_load(it, index_lower_bound(it->r, target), false))
 	{
 		BlockIterSeek(&it->bi, target);
 		sstit_skip_exhausted(it);
