@@ -75,10 +75,18 @@
 #include "hummock_stream/pg/env_pg.h"
 #include "hummock_stream/pg/guc.h"
 #include "hummock_stream/storage/version_read.h"
+#include "hummock_stream/storage/user_iter.h"
 
 uint64		hs_query_epoch = 0;
 char	   *hs_query_epoch_string = NULL;
 int			hs_query_consistency = HS_CONSISTENCY_GLOBAL;
+
+/*
+ * Sequential scans run in page mode, as heap scans do: one call to the
+ * user iterator collects the visible rows of a block (up to this many),
+ * and getnextslot hands them out one by one without calling into storage.
+ */
+#define HS_SCAN_PAGE_ROWS	256
 
 typedef struct HsScanDescData
 {
@@ -91,6 +99,10 @@ typedef struct HsScanDescData
 	MinimalTuple buf;			/* aligned copy of the current row */
 	Size		buflen;
 	uint64		ordinal;		/* synthetic tid of the current row */
+	/* page mode: the visible rows of the current block (HsUserIterFill) */
+	HsSlice		rows[HS_SCAN_PAGE_ROWS];
+	int			nrows;
+	int			next_row;		/* rows[next_row] is returned next */
 	/* ANALYZE: rows are sampled in pseudo-blocks of ANALYZE_BLOCK_ROWS */
 	uint64		block_end;		/* ordinal after the current pseudo-block */
 	/* key range [lower, upper) of user keys (HsScanSetKeyRange); NULL: none */
@@ -439,6 +451,7 @@ close_iterator(HsScanDesc scan)
 	scan->it = NULL;
 	scan->started = false;
 	scan->ordinal = 0;
+	scan->nrows = scan->next_row = 0;
 }
 
 static void
@@ -509,19 +522,20 @@ scan_open(HsScanDesc scan, const HsSlice *lower, const HsSlice *upper)
 }
 
 /*
- * Move the scan to its next row; false at the end.  A parallel scan reads
+ * Move the scan to its next row; false at the end.  moved: the iterator
+ * already took its step (getnextslot's fast path).  A parallel scan reads
  * one chunk of keys after the other, as long as chunks are left.
  */
-static bool
-scan_advance(HsScanDesc scan)
+static pg_noinline bool
+scan_advance(HsScanDesc scan, bool moved)
 {
 	HsStatus	st;
 
 	if (scan->epoch == 0)
 		return false;
-	if (scan->started)
+	if (scan->started && !moved && scan->it != NULL)
 		HsIterNext(scan->it);
-	else if (scan->base.rs_parallel == NULL)
+	else if (!scan->started && scan->base.rs_parallel == NULL)
 		scan_open(scan, scan->lower, scan->upper);
 	scan->started = true;
 
@@ -557,27 +571,45 @@ scan_advance(HsScanDesc scan)
 	}
 }
 
-/* Store the scan's current row in slot. */
-static void
-scan_store(HsScanDesc scan, TupleTableSlot *slot)
+/* A stored row too short to be a MinimalTuple. */
+static pg_noinline void
+row_too_short(HsScanDesc scan, size_t len)
 {
-	HsSlice		row;
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("row of relation \"%s\" is too short (%zu bytes)",
+					RelationGetRelationName(scan->base.rs_rd), len)));
+}
 
-	/* value = kind byte + MinimalTuple bytes */
-	row = HsIterValue(scan->it);
-	if (row.len < 1 + MINIMAL_TUPLE_DATA_OFFSET)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("row of relation \"%s\" is too short (%zu bytes)",
-						RelationGetRelationName(scan->base.rs_rd), row.len)));
-	if (scan->buflen < row.len)
+/*
+ * Store a row (a value: the kind byte and the row's MinimalTuple bytes)
+ * in slot.  SST builders align the payload (block_builder.h), so the row
+ * is normally handed over in place: the slot does not own it, and it
+ * lives until the iterator moves, which only happens in a later call on
+ * this scan (the executor never reads a scan slot after asking for the
+ * next row).  A row that is not aligned (in a block read without
+ * decompression or copy, say) is copied.
+ */
+static inline void
+scan_store_row(HsScanDesc scan, TupleTableSlot *slot, HsSlice row)
+{
+	MinimalTuple tup = (MinimalTuple) (row.data + 1);
+	uint32		len = (uint32) (row.len - 1);
+
+	if (unlikely(row.len < 1 + MINIMAL_TUPLE_DATA_OFFSET))
+		row_too_short(scan, row.len);
+	if (unlikely((uintptr_t) tup % MAXIMUM_ALIGNOF != 0 || tup->t_len != len))
 	{
-		scan->buflen = Max(row.len, 256);
-		scan->buf = MemoryContextAlloc(scan->cxt, scan->buflen);
+		if (scan->buflen < len)
+		{
+			scan->buflen = Max(len, 256);
+			scan->buf = MemoryContextAlloc(scan->cxt, scan->buflen);
+		}
+		memcpy(scan->buf, tup, len);
+		tup = scan->buf;
+		tup->t_len = len;
 	}
-	memcpy(scan->buf, row.data + 1, row.len - 1);
-	scan->buf->t_len = (uint32) (row.len - 1);
-	ExecStoreMinimalTuple(scan->buf, slot, false);
+	ExecStoreMinimalTuple(tup, slot, false);
 
 	/* a synthetic, stable-within-the-scan tid */
 	ItemPointerSet(&slot->tts_tid, (BlockNumber) (scan->ordinal / MaxHeapTuplesPerPage),
@@ -585,16 +617,42 @@ scan_store(HsScanDesc scan, TupleTableSlot *slot)
 	slot->tts_tableOid = RelationGetRelid(scan->base.rs_rd);
 }
 
+/* Store the scan's current row in slot. */
+static void
+scan_store(HsScanDesc scan, TupleTableSlot *slot)
+{
+	scan_store_row(scan, slot, HsIterValue(scan->it));
+}
+
 static bool
 hummock_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 						 TupleTableSlot *slot)
 {
 	HsScanDesc	scan = (HsScanDesc) sscan;
+	bool		moved = false;
 
-	ExecClearTuple(slot);
-	if (!scan_advance(scan))
+	/* the common case: the next row of the page */
+	if (likely(scan->next_row < scan->nrows))
+	{
+		scan->ordinal++;
+		scan_store_row(scan, slot, scan->rows[scan->next_row++]);
+		return true;
+	}
+	/* the page is used up: move past its last row and fill the next */
+	if (likely(scan->started && scan->it != NULL))
+	{
+		HsIterNext(scan->it);
+		moved = true;
+	}
+	if (!scan_advance(scan, moved))
+	{
+		scan->nrows = scan->next_row = 0;
+		ExecClearTuple(slot);
 		return false;
-	scan_store(scan, slot);
+	}
+	scan->nrows = HsUserIterFill(scan->it, scan->rows, HS_SCAN_PAGE_ROWS);
+	scan->next_row = 1;
+	scan_store_row(scan, slot, scan->rows[0]);
 	return true;
 }
 
@@ -826,7 +884,7 @@ hummock_scan_analyze_next_block(TableScanDesc sscan, BlockNumber blockno,
 
 	/* skip to the row before the block's first */
 	while (scan->ordinal < first)
-		if (!scan_advance(scan))
+		if (!scan_advance(scan, false))
 			return false;
 	scan->block_end = first + ANALYZE_BLOCK_ROWS;
 	return true;
@@ -840,7 +898,7 @@ hummock_scan_analyze_next_tuple(TableScanDesc sscan, TransactionId OldestXmin,
 	HsScanDesc	scan = (HsScanDesc) sscan;
 
 	ExecClearTuple(slot);
-	if (scan->ordinal >= scan->block_end || !scan_advance(scan))
+	if (scan->ordinal >= scan->block_end || !scan_advance(scan, false))
 		return false;
 	scan_store(scan, slot);
 	*liverows += 1;

@@ -105,8 +105,8 @@ BlockIterDestroy(BlockIter *it)
 }
 
 /* Record a malformed entry at block offset off; the iterator goes invalid. */
-static void
-block_iter_corrupt(BlockIter *it, uint32_t off, const char *why)
+void
+BlockIterFail(BlockIter *it, uint32_t off, const char *why)
 {
 	char		expected[96];
 	char		actual[160];
@@ -122,59 +122,12 @@ block_iter_corrupt(BlockIter *it, uint32_t off, const char *why)
 						   "malformed block entry", expected, actual);
 }
 
-/* Decode the entry at it->next into the current position. */
-static inline void
-block_iter_parse_next(BlockIter *it)
-{
-	uint32_t	off = it->next;
-	const uint8_t *limit = it->data + it->restarts_offset;
-	const uint8_t *p;
-	uint32_t	shared,
-				non_shared,
-				value_len;
-
-	if (off >= it->restarts_offset)
-	{
-		it->valid = false;
-		return;
-	}
-	p = BlockDecodeEntry(it->data + off, limit, &shared, &non_shared,
-						 &value_len);
-	if (p == NULL)
-	{
-		block_iter_corrupt(it, off, "truncated or overlong entry");
-		return;
-	}
-	if (shared > it->key.len)
-	{
-		block_iter_corrupt(it, off, "shared prefix longer than the previous key");
-		return;
-	}
-	if ((uint64_t) shared + non_shared < HS_MIN_FULL_KEY_LEN)
-	{
-		block_iter_corrupt(it, off, "key shorter than a full key");
-		return;
-	}
-	it->key.len = shared;
-	HsBufAppend(&it->key, p, non_shared);
-	it->value = p + non_shared;
-	it->value_len = value_len;
-	it->next = (uint32_t) (it->value + value_len - it->data);
-	it->valid = true;
-}
-
 void
 BlockIterSeekToFirst(BlockIter *it)
 {
 	it->next = 0;
 	it->key.len = 0;
-	block_iter_parse_next(it);
-}
-
-void
-BlockIterNext(BlockIter *it)
-{
-	block_iter_parse_next(it);
+	BlockIterNext(it);
 }
 
 void
@@ -207,7 +160,7 @@ BlockIterSeek(BlockIter *it, HsSlice target)
 							 &value_len);
 		if (p == NULL || shared != 0 || non_shared < HS_MIN_FULL_KEY_LEN)
 		{
-			block_iter_corrupt(it, off, p == NULL ?
+			BlockIterFail(it, off, p == NULL ?
 							   "truncated or overlong restart entry" :
 							   shared != 0 ?
 							   "restart entry with a shared prefix" :
@@ -224,7 +177,7 @@ BlockIterSeek(BlockIter *it, HsSlice target)
 	it->key.len = 0;
 	for (;;)
 	{
-		block_iter_parse_next(it);
+		BlockIterNext(it);
 		if (!it->valid)
 			return;
 		if (HsFullKeyCompare(BlockIterKey(it), target) >= 0)

@@ -22,6 +22,7 @@ BlockBuilderInit(BlockBuilder *b, HsEnv *env, uint32_t restart_interval)
 	HsBufInit(&b->buf, env);
 	HsBufInit(&b->restarts, env);
 	HsBufInit(&b->last_key, env);
+	b->align_payloads = false;
 	BlockBuilderReset(b);
 }
 
@@ -65,12 +66,71 @@ shared_prefix(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 	return i;
 }
 
+/* Encode v as a varint32 of exactly len bytes (redundant groups of 0). */
+static uint8_t *
+encode_varint32_len(uint8_t *p, uint32_t v, int len)
+{
+	for (int i = 0; i < len - 1; i++)
+	{
+		*p++ = (uint8_t) ((v & 127) | 128);
+		v >>= 7;
+	}
+	*p++ = (uint8_t) v;
+	return p;
+}
+
+/*
+ * For an aligned payload: choose *shared (at most the common prefix) and
+ * the lengths of the non_shared and value_len varints so that the payload
+ * of an entry starting at offset start lands on an aligned offset.  Fewer
+ * shared bytes first (the header keeps its one-byte fast form); else pad
+ * the varints.  Leaves the canonical choice if neither works (a value
+ * length that needs all five varint bytes).
+ */
+static void
+choose_alignment(size_t start, size_t key_len, size_t value_len,
+				 size_t *shared, int *ns_len, int *vl_len)
+{
+	const size_t a = HS_BLOCK_PAYLOAD_ALIGN;
+	int			vl = HsVarintLength(value_len);
+	size_t		pos;
+	size_t		pad;
+
+	for (size_t d = 0; d < a && d <= *shared; d++)
+	{
+		size_t		s = *shared - d;
+		size_t		ns = key_len - s;
+
+		pos = start + HsVarintLength(s) + HsVarintLength(ns) + vl + ns + 1;
+		if (pos % a == 0)
+		{
+			*shared = s;
+			*ns_len = HsVarintLength(ns);
+			*vl_len = vl;
+			return;
+		}
+	}
+	*ns_len = HsVarintLength(key_len - *shared);
+	*vl_len = vl;
+	pos = start + HsVarintLength(*shared) + *ns_len + vl +
+		(key_len - *shared) + 1;
+	pad = (a - pos % a) % a;
+	if (pad > (size_t) (HS_MAX_VARINT32_LEN - vl) +
+		(size_t) (HS_MAX_VARINT32_LEN - *ns_len))
+		return;
+	while (pad > 0 && *vl_len < HS_MAX_VARINT32_LEN)
+		(*vl_len)++, pad--;
+	*ns_len += (int) pad;
+}
+
 void
 BlockBuilderAdd(BlockBuilder *b, HsSlice key, HsSlice value)
 {
 	size_t		shared = 0;
 	size_t		non_shared;
 	uint8_t    *p;
+	int			ns_len = 0;
+	int			vl_len = 0;
 
 	if (b->counter < b->restart_interval)
 		shared = shared_prefix(b->last_key.data, b->last_key.len,
@@ -80,11 +140,20 @@ BlockBuilderAdd(BlockBuilder *b, HsSlice key, HsSlice value)
 		HsBufPutLE32(&b->restarts, (uint32_t) b->buf.len);
 		b->counter = 0;
 	}
+	if (b->align_payloads)
+		choose_alignment(b->buf.len, key.len, value.len, &shared, &ns_len,
+						 &vl_len);
 	non_shared = key.len - shared;
 
 	HsBufReserve(&b->buf, 3 * HS_MAX_VARINT32_LEN + non_shared + value.len);
 	p = b->buf.data + b->buf.len;
-	if ((shared | non_shared | value.len) < 128)
+	if (b->align_payloads)
+	{
+		p = HsEncodeVarint32(p, (uint32_t) shared);
+		p = encode_varint32_len(p, (uint32_t) non_shared, ns_len);
+		p = encode_varint32_len(p, (uint32_t) value.len, vl_len);
+	}
+	else if ((shared | non_shared | value.len) < 128)
 	{
 		p[0] = (uint8_t) shared;
 		p[1] = (uint8_t) non_shared;

@@ -25,6 +25,7 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "hummock_stream/storage/block.h"
 #include "hummock_stream/storage/concat_iter.h"
 #include "hummock_stream/storage/sst_reader.h"
 
@@ -161,6 +162,26 @@ concat_next(HsIterator *it)
 	concat_publish(ci);
 }
 
+/* The open SST's iterator lends its block cursor. */
+static BlockIter *
+concat_cursor(HsIterator *it, HsSlice *limit)
+{
+	HsConcatIter *ci = (HsConcatIter *) it;
+
+	return ci->inner ? HsIterBorrow(ci->inner, limit) : NULL;
+}
+
+static void
+concat_resync(HsIterator *it)
+{
+	HsConcatIter *ci = (HsConcatIter *) it;
+
+	ci->inner->ops->resync(ci->inner);
+	if (!HsIterValid(ci->inner))
+		concat_skip_exhausted(ci);
+	concat_publish(ci);
+}
+
 static void
 concat_destroy(HsIterator *it)
 {
@@ -179,6 +200,8 @@ static const HsIteratorOps concat_iter_ops = {
 	.seek = concat_seek,
 	.next = concat_next,
 	.destroy = concat_destroy,
+	.cursor = concat_cursor,
+	.resync = concat_resync,
 };
 
 HsIterator *

@@ -33,10 +33,17 @@
  * before the later children's copies (same key, lower index), so the loop
  * stops there and returns it.
  *
+ * The same runner-up lets the merge lend its root child's block cursor
+ * (iterator.h) when the root's key is unique: up to the runner-up's key
+ * the root stays the root, so that key (or the child's own limit, if
+ * smaller) is the borrower's limit.  Taking the position back is the tail
+ * of next: the root child re-publishes and the root is fixed.
+ *
  * src/storage/merge_iter.c
  *
  *-------------------------------------------------------------------------
  */
+#include "hummock_stream/storage/block.h"
 #include "hummock_stream/storage/merge_iter.h"
 
 typedef struct HsMergeChild
@@ -281,6 +288,50 @@ merge_next(HsIterator *it)
 	merge_publish(mi);
 }
 
+/* Lend the root child's cursor while no other child holds its key. */
+static BlockIter *
+merge_cursor(HsIterator *it, HsSlice *limit)
+{
+	HsMergeIter *mi = (HsMergeIter *) it;
+	BlockIter  *bi;
+	HsSlice		child_limit;
+
+	if (mi->heap_len == 0 || !mi->root_unique)
+		return NULL;
+	bi = HsIterBorrow(mi->children[mi->heap[0]].it, &child_limit);
+	if (bi == NULL)
+		return NULL;
+	*limit = child_limit;
+	if (mi->runner >= 0)
+	{
+		HsSlice		r = mi->children[mi->runner].key;
+
+		if (child_limit.data == NULL || HsFullKeyCompare(r, child_limit) < 0)
+			*limit = r;
+	}
+	return bi;
+}
+
+static void
+merge_resync(HsIterator *it)
+{
+	HsMergeIter *mi = (HsMergeIter *) it;
+	HsMergeChild *c = &mi->children[mi->heap[0]];
+
+	c->it->ops->resync(c->it);
+	if (mi->runner >= 0 && HsIterValid(c->it))
+	{
+		c->key = HsIterKey(c->it);
+		if (HsFullKeyCompare(c->key, mi->children[mi->runner].key) < 0)
+		{
+			merge_publish(mi);
+			return;
+		}
+	}
+	merge_fix_root(mi);
+	merge_publish(mi);
+}
+
 static void
 merge_destroy(HsIterator *it)
 {
@@ -301,6 +352,8 @@ static const HsIteratorOps merge_iter_ops = {
 	.seek = merge_seek,
 	.next = merge_next,
 	.destroy = merge_destroy,
+	.cursor = merge_cursor,
+	.resync = merge_resync,
 };
 
 /*

@@ -145,6 +145,7 @@ SstBuilderCreate(HsEnv *env, const char *path, const SstBuilderOptions *opts,
 	memcpy(b->path, path, plen + 1);
 
 	BlockBuilderInit(&b->data, env, o.restart_interval);
+	BlockBuilderAlignPayloads(&b->data, true);
 	BlockBuilderInit(&b->index, env, HS_SST_INDEX_RESTART_INTERVAL);
 	BloomBuilderInit(&b->bloom, env, o.bloom_bits_per_key);
 	HsBufInit(&b->compressed, env);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hummock_stream/storage/block.h"
 #include "hummock_stream/storage/sst_cache.h"
 
 struct HsSstCacheHandle
@@ -318,6 +319,21 @@ cached_next(HsIterator *it)
 	cached_sync_status(ci);
 }
 
+/* The inner SST iterator lends its block cursor. */
+static BlockIter *
+cached_cursor(HsIterator *it, HsSlice *limit)
+{
+	return HsIterBorrow(((CachedIter *) it)->inner, limit);
+}
+
+static void
+cached_resync(HsIterator *it)
+{
+	CachedIter *ci = (CachedIter *) it;
+
+	ci->inner->ops->resync(ci->inner);
+	cached_sync_status(ci);
+}
 
 static void
 cached_destroy(HsIterator *it)
@@ -335,6 +351,8 @@ static const HsIteratorOps cached_ops = {
 	.seek = cached_seek,
 	.next = cached_next,
 	.destroy = cached_destroy,
+	.cursor = cached_cursor,
+	.resync = cached_resync,
 };
 
 bool

@@ -893,6 +893,27 @@ sstit_next(HsIterator *base)
 	sstit_publish(it);
 }
 
+/* Lend the block iterator: it stands on the current entry. */
+static BlockIter *
+sstit_cursor(HsIterator *base, HsSlice *limit)
+{
+	SstIterator *it = (SstIterator *) base;
+
+	*limit = HsSliceMake(NULL, 0);
+	return it->bi.valid && base->status.code == HS_OK ? &it->bi : NULL;
+}
+
+/* Take the position back from a borrower of the block iterator. */
+static void
+sstit_resync(HsIterator *base)
+{
+	SstIterator *it = (SstIterator *) base;
+
+	if (!it->bi.valid)
+		sstit_skip_exhausted(it);
+	sstit_publish(it);
+}
+
 static void
 sstit_destroy(HsIterator *base)
 {
@@ -912,6 +933,8 @@ static const HsIteratorOps sst_iterator_ops = {
 	.seek = sstit_seek,
 	.next = sstit_next,
 	.destroy = sstit_destroy,
+	.cursor = sstit_cursor,
+	.resync = sstit_resync,
 };
 
 HsIterator *

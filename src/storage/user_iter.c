@@ -24,20 +24,43 @@
  * is LevelDB's DBIter trick; a seek costs a few key comparisons per level
  * of the inner iterator, so a handful of cheap steps come first.
  *
+ * The inner position is read and moved through the in_* helpers below.
+ * Whenever the inner iterator can lend a block cursor (iterator.h), they
+ * step that cursor directly, so walking a block costs no calls through
+ * the merge, concat and SST iterators; at the end of the block, or at the
+ * lender's limit, the position goes back to the inner iterator and the
+ * next cursor is borrowed.  A scan of a table whose keys sit in one
+ * sorted run (a compacted table) steps every entry this way.
+ *
  * src/storage/user_iter.c
  *
  *-------------------------------------------------------------------------
  */
+#include "hummock_stream/storage/block.h"
 #include "hummock_stream/storage/user_iter.h"
 
 /* Steps over versions of one key before the iterator seeks instead. */
 #define HS_USER_ITER_MAX_SKIPS	8
+
+/* Where user_next_in_block left the generic path to go on. */
+typedef enum InBlockResult
+{
+	IN_BLOCK_DONE,				/* the next visible put is published */
+	IN_BLOCK_SKIP,				/* the cursor is on a version of a key to skip */
+	IN_BLOCK_FIND				/* the cursor is on an unexamined entry */
+} InBlockResult;
 
 typedef struct HsUserIter
 {
 	HsIterator	base;
 	HsIterator *inner;			/* owned */
 	HsEpoch		read_epoch;
+
+	/* a block cursor borrowed from inner (NULL: none), and its limit */
+	BlockIter  *bi;
+	HsSlice		limit;
+	/* where user_next_in_block stopped inside HsUserIterFill (or DONE) */
+	InBlockResult pending;
 
 	/* bounds on the table key (copies) */
 	uint8_t    *lower;
@@ -54,6 +77,83 @@ typedef struct HsUserIter
 	size_t		ikey_len;
 	size_t		ikey_cap;
 } HsUserIter;
+
+/* ----------------------------------------------------------------
+ *		the inner position, through a borrowed cursor when there is one
+ * ----------------------------------------------------------------
+ */
+
+/* Borrow inner's block cursor, if it is valid and has one to lend. */
+static inline void
+in_borrow(HsUserIter *ui)
+{
+	if (ui->inner->ops->cursor && HsIterValid(ui->inner))
+		ui->bi = ui->inner->ops->cursor(ui->inner, &ui->limit);
+}
+
+/* Give a borrowed cursor back: inner stands on its position again. */
+static inline void
+in_return(HsUserIter *ui)
+{
+	if (ui->bi)
+	{
+		ui->bi = NULL;
+		ui->inner->ops->resync(ui->inner);
+	}
+}
+
+/* While a cursor is borrowed it is valid and below its limit. */
+static inline bool
+in_valid(HsUserIter *ui)
+{
+	return ui->bi != NULL || HsIterValid(ui->inner);
+}
+
+static inline HsSlice
+in_key(HsUserIter *ui)
+{
+	return ui->bi ? BlockIterKey(ui->bi) : HsIterKey(ui->inner);
+}
+
+static inline HsSlice
+in_value(HsUserIter *ui)
+{
+	return ui->bi ? BlockIterValue(ui->bi) : HsIterValue(ui->inner);
+}
+
+static inline void
+in_next(HsUserIter *ui)
+{
+	if (ui->bi)
+	{
+		BlockIterNext(ui->bi);
+		if (ui->bi->valid &&
+			(ui->limit.data == NULL ||
+			 HsFullKeyCompare(BlockIterKey(ui->bi), ui->limit) < 0))
+			return;
+		/* end of the block or at the limit: back to inner, then re-borrow */
+		in_return(ui);
+	}
+	else
+		HsIterNext(ui->inner);
+	in_borrow(ui);
+}
+
+static void
+in_seek(HsUserIter *ui, HsSlice target)
+{
+	in_return(ui);
+	HsIterSeek(ui->inner, target);
+	in_borrow(ui);
+}
+
+static void
+in_seek_to_first(HsUserIter *ui)
+{
+	in_return(ui);
+	HsIterSeekToFirst(ui->inner);
+	in_borrow(ui);
+}
 
 /* Fail with HS_CORRUPTION about the entry at the inner position. */
 static void
@@ -135,8 +235,8 @@ static void
 user_seek_saved(HsUserIter *ui, HsEpoch epoch)
 {
 	HsPutBE64(ui->ikey + ui->ikey_len, ~epoch);
-	HsIterSeek(ui->inner,
-			   HsSliceMake(ui->ikey, ui->ikey_len + HS_EPOCH_LEN));
+	in_seek(ui,
+			HsSliceMake(ui->ikey, ui->ikey_len + HS_EPOCH_LEN));
 }
 
 /*
@@ -152,10 +252,10 @@ user_skip_saved(HsUserIter *ui)
 	{
 		HsSlice		k;
 
-		HsIterNext(ui->inner);
-		if (!HsIterValid(ui->inner))
+		in_next(ui);
+		if (!in_valid(ui))
 			return;
-		k = HsIterKey(ui->inner);
+		k = in_key(ui);
 		if (k.len < HS_MIN_FULL_KEY_LEN ||
 			!table_key_equal(HsFullKeyTableKey(k), saved.data, saved.len))
 			return;
@@ -164,9 +264,9 @@ user_skip_saved(HsUserIter *ui)
 			/* epoch 0 is the oldest version: the seek lands at or past it */
 			user_seek_saved(ui, 0);
 			steps = 0;
-			if (!HsIterValid(ui->inner))
+			if (!in_valid(ui))
 				return;
-			k = HsIterKey(ui->inner);
+			k = in_key(ui);
 			if (k.len < HS_MIN_FULL_KEY_LEN ||
 				!table_key_equal(HsFullKeyTableKey(k), saved.data, saved.len))
 				return;
@@ -184,9 +284,9 @@ user_find_visible(HsUserIter *ui)
 	int			newer = 0;		/* consecutive too-new versions of ikey */
 
 	ui->base.cur_valid = false;
-	while (HsIterValid(ui->inner))
+	while (in_valid(ui))
 	{
-		HsSlice		k = HsIterKey(ui->inner);
+		HsSlice		k = in_key(ui);
 		HsSlice		tk;
 		HsSlice		v;
 
@@ -213,12 +313,12 @@ user_find_visible(HsUserIter *ui)
 				newer = 0;
 				continue;
 			}
-			HsIterNext(ui->inner);
+			in_next(ui);
 			continue;
 		}
 		newer = 0;
 
-		v = HsIterValue(ui->inner);
+		v = in_value(ui);
 		if (v.len == 0)
 		{
 			user_corrupt(ui, "empty value", k);
@@ -249,6 +349,7 @@ user_seek(HsIterator *it, HsSlice target)
 	HsUserIter *ui = (HsUserIter *) it;
 
 	ui->base.cur_valid = false;
+	ui->pending = IN_BLOCK_DONE;
 	if (it->status.code != HS_OK)
 		return;
 	if (ui->has_lower &&
@@ -275,24 +376,138 @@ user_seek_to_first(HsIterator *it)
 		return;
 	}
 	ui->base.cur_valid = false;
+	ui->pending = IN_BLOCK_DONE;
 	if (it->status.code != HS_OK)
 		return;
-	HsIterSeekToFirst(ui->inner);
+	in_seek_to_first(ui);
 	user_find_visible(ui);
+}
+
+
+/*
+ * user_next on a borrowed cursor without a limit (one sorted run), which
+ * stands on the published entry: skip the other versions of its table key
+ * and find the next visible put, inside the block and without copying
+ * keys.  Whether the next entry is another version of the same table key
+ * is read off its key delta before stepping (BlockIterPeekSameTableKey).
+ * Anything out of the ordinary (the block ends, a version newer than the
+ * read epoch, the upper bound, a malformed entry) goes back to the
+ * generic path in the state the result names.
+ */
+static InBlockResult
+user_next_in_block(HsUserIter *ui)
+{
+	BlockIter  *bi = ui->bi;
+
+	for (;;)
+	{
+		int			same;
+		HsSlice		k;
+		HsSlice		v;
+
+		/* skip the other versions of the current table key */
+		while ((same = BlockIterPeekSameTableKey(bi)) == 1)
+		{
+			BlockIterNext(bi);
+			if (!bi->valid)
+				return IN_BLOCK_FIND;	/* malformed: generic path reports */
+		}
+		if (same < 0)
+			return IN_BLOCK_SKIP;	/* the block ends: go on in the next */
+
+		/* a new table key */
+		BlockIterNext(bi);
+		if (!bi->valid)
+			return IN_BLOCK_FIND;
+		k = BlockIterKey(bi);
+		if (past_upper(ui, HsFullKeyTableKey(k)) ||
+			HsFullKeyEpoch(k) > ui->read_epoch)
+			return IN_BLOCK_FIND;
+		v = BlockIterValue(bi);
+		if (v.len > 0 && v.data[0] == HS_VALUE_PUT)
+		{
+			HsIterPublish(&ui->base, true, k, v);
+			return IN_BLOCK_DONE;
+		}
+		if (v.len == 0 || v.data[0] != HS_VALUE_DELETE)
+			return IN_BLOCK_FIND;
+		/* a tombstone: skip this key's older versions too */
+	}
+}
+
+/* Go on with the generic path where user_next_in_block stopped. */
+static void
+user_next_resume(HsUserIter *ui, InBlockResult r)
+{
+	if (r == IN_BLOCK_FIND)
+	{
+		if (!ui->bi->valid)
+		{
+			/* a malformed entry: inner takes the error */
+			in_return(ui);
+			in_borrow(ui);
+		}
+		user_find_visible(ui);
+	}
+	else
+	{
+		/* IN_BLOCK_SKIP: the cursor stands on a version of a key to skip */
+		user_save_key(ui, HsFullKeyTableKey(in_key(ui)));
+		user_skip_saved(ui);
+		user_find_visible(ui);
+	}
 }
 
 static void
 user_next(HsIterator *it)
 {
 	HsUserIter *ui = (HsUserIter *) it;
+	InBlockResult r;
 
 	if (!ui->base.cur_valid)
 		return;
+	if (ui->pending != IN_BLOCK_DONE)
+	{
+		r = ui->pending;
+		ui->pending = IN_BLOCK_DONE;
+		user_next_resume(ui, r);
+		return;
+	}
+	if (ui->bi && ui->limit.data == NULL)
+	{
+		r = user_next_in_block(ui);
+		if (r != IN_BLOCK_DONE)
+			user_next_resume(ui, r);
+		return;
+	}
 	user_save_key(ui, HsFullKeyTableKey(ui->base.cur_key));
 	user_skip_saved(ui);
 	user_find_visible(ui);
 }
 
+int
+HsUserIterFill(HsIterator *it, HsSlice *values, int max)
+{
+	HsUserIter *ui = (HsUserIter *) it;
+	int			n = 0;
+
+	if (!ui->base.cur_valid || max <= 0 || ui->pending != IN_BLOCK_DONE)
+		return 0;
+	values[n++] = ui->base.cur_value;
+	while (n < max && ui->bi && ui->limit.data == NULL)
+	{
+		InBlockResult r = user_next_in_block(ui);
+
+		if (r != IN_BLOCK_DONE)
+		{
+			/* stopped inside the block: the next call to next goes on */
+			ui->pending = r;
+			break;
+		}
+		values[n++] = ui->base.cur_value;
+	}
+	return n;
+}
 
 static void
 user_destroy(HsIterator *it)
@@ -343,6 +558,8 @@ HsUserIterCreate(HsEnv *env, HsIterator *inner, HsEpoch read_epoch,
 	ui->base.env = env;
 	HsStatusClear(&ui->base.status);
 	ui->inner = inner;
+	ui->bi = NULL;
+	ui->pending = IN_BLOCK_DONE;
 	ui->read_epoch = read_epoch;
 	ui->base.cur_valid = false;
 

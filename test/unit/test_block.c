@@ -53,8 +53,10 @@ test_block_round_trip(void **state)
 	HsStatus	st;
 
 	HsStatusClear(&st);
-	for (size_t ii = 0; ii < sizeof(intervals) / sizeof(intervals[0]); ii++)
+	for (size_t run = 0; run < 2 * sizeof(intervals) / sizeof(intervals[0]); run++)
 	{
+		size_t		ii = run / 2;
+		bool		align = run % 2 == 1;
 		BlockBuilder bb;
 		BlockIter	bi;
 		Block		blk;
@@ -62,17 +64,31 @@ test_block_round_trip(void **state)
 		size_t		i;
 
 		BlockBuilderInit(&bb, env, intervals[ii]);
+		BlockBuilderAlignPayloads(&bb, align);
 		contents = build_block(&bb, &d, 0, d.n);
 		assert_status_ok(BlockParse(&blk, contents, "b", 0, &st), &st);
 		assert_int_equal(blk.num_restarts, (d.n + intervals[ii] - 1) / intervals[ii]);
 		BlockIterInit(&bi, env, &st);
 		BlockIterReset(&bi, &blk, "b", 0);
 
-		/* full scan */
+		/* full scan; payloads aligned if asked; peeks agree with the keys */
 		BlockIterSeekToFirst(&bi);
 		for (i = 0; i < d.n; i++)
 		{
+			size_t		len = d.e[i].key_len;
+
 			expect_at(&bi, &d, i, d.n);
+			if (align)
+				assert_int_equal((size_t) (BlockIterValue(&bi).data + 1 -
+										   contents.data) % HS_BLOCK_PAYLOAD_ALIGN, 0);
+			{
+				int			want = -1;
+
+				if (i + 1 < d.n)
+					want = d.e[i + 1].key_len == len &&
+						memcmp(d.e[i + 1].key, d.e[i].key, len - HS_EPOCH_LEN) == 0;
+				assert_int_equal(BlockIterPeekSameTableKey(&bi), want);
+			}
 			BlockIterNext(&bi);
 		}
 		assert_false(BlockIterValid(&bi));

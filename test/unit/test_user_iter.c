@@ -833,6 +833,39 @@ model_check_epoch(HsEnv *env, Model *m, MRun *mem, HsEpoch e)
 	}
 	assert_false(HsIterValid(ui));
 	assert_true(HsIterStatus(ui, &st));
+	HsIterDestroy(ui);
+
+	/* the same in page mode (HsUserIterFill), pages of 1 to 8 rows */
+	ui = HsUserIterCreate(env, model_merge(env, m, mem), e, NULL, NULL);
+	HsIterSeekToFirst(ui);
+	k = 0;
+	while (HsIterValid(ui))
+	{
+		HsSlice		page[8];
+		int			max = 1 + (int) (unit_rand(&m->rng) % 8);
+		int			n = HsUserIterFill(ui, page, max);
+
+		assert_true(n >= 1 && n <= max);
+		for (int i = 0; i < n; i++)
+		{
+			while (k < M_NKEYS && visible[k] == NULL)
+				k++;
+			assert_true(k < M_NKEYS);
+			assert_int_equal(page[i].len, 1 + visible[k]->vlen);
+			assert_int_equal(page[i].data[0], HS_VALUE_PUT);
+			if (visible[k]->vlen)
+				assert_memory_equal(page[i].data + 1, visible[k]->val,
+									visible[k]->vlen);
+			k++;
+		}
+		HsIterNext(ui);
+	}
+	while (k < M_NKEYS && visible[k] == NULL)
+		k++;
+	assert_int_equal(k, M_NKEYS);
+	assert_true(HsIterStatus(ui, &st));
+	HsIterDestroy(ui);
+	ui = HsUserIterCreate(env, model_merge(env, m, mem), e, NULL, NULL);
 
 	/* point lookups and short range scans from random targets */
 	for (int probe = 0; probe < 40; probe++)

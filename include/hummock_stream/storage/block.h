@@ -120,7 +120,91 @@ BlockIterReset(BlockIter *it, const Block *blk, const char *path,
 extern void BlockIterSeekToFirst(BlockIter *it);
 /* Position at the first entry with key >= target (a full key). */
 extern void BlockIterSeek(BlockIter *it, HsSlice target);
-extern void BlockIterNext(BlockIter *it);
+/* Make the iterator invalid with HS_CORRUPTION about the entry at off. */
+extern void BlockIterFail(BlockIter *it, uint32_t off, const char *why);
+
+/*
+ * Step to the next entry (invalid at the end of the block).  Inline: a
+ * scan calls this once per entry, often through a lent cursor
+ * (iterator.h).
+ */
+static HS_ALWAYS_INLINE void
+BlockIterNext(BlockIter *it)
+{
+	uint32_t	off = it->next;
+	const uint8_t *p;
+	uint32_t	shared,
+				non_shared,
+				value_len;
+
+	if (off >= it->restarts_offset)
+	{
+		it->valid = false;
+		return;
+	}
+	p = BlockDecodeEntry(it->data + off, it->data + it->restarts_offset,
+						 &shared, &non_shared, &value_len);
+	if (p == NULL)
+	{
+		BlockIterFail(it, off, "truncated or overlong entry");
+		return;
+	}
+	if (shared > it->key.len)
+	{
+		BlockIterFail(it, off, "shared prefix longer than the previous key");
+		return;
+	}
+	if ((uint64_t) shared + non_shared < HS_MIN_FULL_KEY_LEN)
+	{
+		BlockIterFail(it, off, "key shorter than a full key");
+		return;
+	}
+	it->key.len = shared;
+	HsBufAppend(&it->key, p, non_shared);
+	it->value = p + non_shared;
+	it->value_len = value_len;
+	it->next = (uint32_t) (it->value + value_len - it->data);
+	it->valid = true;
+}
+
+/*
+ * Without moving: is the next entry of the block another version of the
+ * current entry's table key (the same key but for the epoch suffix)?
+ * 1 yes, 0 no, -1 there is no next entry in this block (or it is
+ * malformed, which BlockIterNext reports).  A scan asks this once per
+ * entry, so it reads no more than the key delta below the epoch, in
+ * words: a word may run past the bytes it compares (masked off), which
+ * stays inside the block because the restart array follows the entries,
+ * and inside the current key because its epoch follows the table key.
+ */
+static inline int
+BlockIterPeekSameTableKey(const BlockIter *it)
+{
+	const uint8_t *p;
+	uint32_t	shared,
+				non_shared,
+				value_len;
+	size_t		n = it->key.len - HS_EPOCH_LEN;
+
+	if (it->next >= it->restarts_offset)
+		return -1;
+	p = BlockDecodeEntry(it->data + it->next, it->data + it->restarts_offset,
+						 &shared, &non_shared, &value_len);
+	if (p == NULL || shared > it->key.len)
+		return -1;
+	if ((size_t) shared + non_shared != it->key.len)
+		return 0;
+	for (size_t i = shared; i < n; i += 8)
+	{
+		uint64_t	x = HsGetLE64(p + (i - shared)) ^ HsGetLE64(it->key.data + i);
+
+		if (n - i < 8)
+			x &= (((uint64_t) 1) << (8 * (n - i))) - 1;
+		if (x != 0)
+			return 0;
+	}
+	return 1;
+}
 
 static inline bool
 BlockIterValid(const BlockIter *it)

@@ -24,6 +24,19 @@
  * Keys are full keys (key.h) added in strictly increasing HsFullKeyCompare
  * order; the builder does not check the order (SstBuilderAdd does).
  *
+ * Aligned payloads (data blocks, BlockBuilderAlignPayloads): a value is a
+ * kind byte and a payload (key.h), and a reader can use a payload in
+ * place, without copying it, only if it is aligned: the table access
+ * method hands rows (MinimalTuples) to the executor straight from the
+ * block.  So the builder places every payload at a multiple of
+ * HS_BLOCK_PAYLOAD_ALIGN from the start of the block (blocks are
+ * decompressed into aligned buffers).  It does so with what the format
+ * already allows: it shares fewer key bytes with the previous key (shared
+ * may be anything up to the common prefix), and where that is not enough
+ * (a restart entry shares nothing) it writes the value_len and non_shared
+ * varints with redundant continuation bytes (0x80 groups), which every
+ * varint decoder reads as the same number.  Readers need not know.
+ *
  * On disk a block is followed by its trailer (compression kind, raw
  * length, CRC); see sst_format.h.
  *
@@ -37,6 +50,7 @@
 #include "hummock_stream/storage/coding.h"
 
 #define HS_BLOCK_DEFAULT_RESTART_INTERVAL	16
+#define HS_BLOCK_PAYLOAD_ALIGN	8
 
 typedef struct BlockBuilder
 {
@@ -47,12 +61,20 @@ typedef struct BlockBuilder
 	HsBuf		restarts;		/* u32 LE restart offsets */
 	HsBuf		last_key;
 	bool		finished;
+	bool		align_payloads; /* see "Aligned payloads" above */
 } BlockBuilder;
 
 /* restart_interval 0 means HS_BLOCK_DEFAULT_RESTART_INTERVAL. */
 extern void BlockBuilderInit(BlockBuilder *b, HsEnv *env,
 							 uint32_t restart_interval);
 extern void BlockBuilderDestroy(BlockBuilder *b);
+
+/* Place every value's payload (after its kind byte) aligned; see above. */
+static inline void
+BlockBuilderAlignPayloads(BlockBuilder *b, bool on)
+{
+	b->align_payloads = on;
+}
 
 /* Forget the entries (keeping the memory) to build the next block. */
 extern void BlockBuilderReset(BlockBuilder *b);

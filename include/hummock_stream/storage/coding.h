@@ -36,6 +36,13 @@
 #include "hummock_stream/storage/env.h"
 #include "hummock_stream/storage/key.h"
 
+/* For the few per-entry routines of scans that must not stay calls. */
+#if defined(__GNUC__)
+#define HS_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define HS_ALWAYS_INLINE inline
+#endif
+
 #define HS_MAX_VARINT32_LEN		5
 #define HS_MAX_VARINT64_LEN		10
 

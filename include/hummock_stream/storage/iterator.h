@@ -29,6 +29,20 @@
  * its indirect calls.  An iterator that hits an error becomes invalid and keeps the
  * error in its status; callers must check the status after a loop ends.
  *
+ * Lent block cursors: a scan spends most of its time stepping from one
+ * entry of a block to the next, and every level of the stack (SST, concat,
+ * merge) would otherwise take part in each step.  An iterator whose
+ * current entry lies in a decoded block may lend out that block's
+ * BlockIter (ops->cursor, optional): the borrower steps it with
+ * BlockIterNext directly, for as long as it stays valid and its key is
+ * below the limit the lender sets (a merge sets the next child's key: up
+ * to there no other child has an entry, so the merge has nothing to do).
+ * Meanwhile the lender's own state is stale.  Before any other call on
+ * the lender (destroy excepted) the borrower hands the position back with
+ * ops->resync: the lender then stands on the cursor's entry (the borrower
+ * may have stopped on an entry at or past the limit), or, if the cursor
+ * ran off its block, on the entry after the block.  See HsIterBorrow.
+ *
  * include/hummock_stream/storage/iterator.h
  *
  *-------------------------------------------------------------------------
@@ -51,6 +65,15 @@ typedef struct HsIteratorOps
 	HsSlice		(*key) (HsIterator *it);	/* full key */
 	HsSlice		(*value) (HsIterator *it);	/* kind byte + payload */
 	void		(*destroy) (HsIterator *it);
+
+	/*
+	 * Optional (see "Lent block cursors" above).  cursor returns the
+	 * BlockIter standing on the current entry, or NULL if it cannot lend
+	 * one now; *limit is the full key the borrower must stop before
+	 * (data NULL: no limit).  resync takes the position back.
+	 */
+	struct BlockIter *(*cursor) (HsIterator *it, HsSlice *limit);
+	void		(*resync) (HsIterator *it);
 } HsIteratorOps;
 
 /*
@@ -111,6 +134,16 @@ static inline HsSlice
 HsIterValue(HsIterator *it)
 {
 	return it->ops->value ? it->ops->value(it) : it->cur_value;
+}
+
+/*
+ * Borrow it's block cursor if it has one to lend (it must be valid);
+ * NULL otherwise.
+ */
+static inline struct BlockIter *
+HsIterBorrow(HsIterator *it, HsSlice *limit)
+{
+	return it->ops->cursor ? it->ops->cursor(it, limit) : NULL;
 }
 
 /* Copy the iterator's status out; returns true if it is OK. */

@@ -51,6 +51,18 @@ extern HsIterator *HsUserIterCreateForTable(HsEnv *env, HsIterator *inner,
 											HsEpoch read_epoch,
 											HsTableId table_id);
 
+/*
+ * Page mode (what heap scans do per page): values[0] = the current
+ * entry's value, then the values of the following visible rows as long as
+ * they come from the same block through a borrowed cursor (iterator.h),
+ * up to max.  Returns how many (0 if the iterator is not valid); the
+ * values stay valid until the iterator next moves.  Afterwards the
+ * iterator stands on the last row returned, but only its value is still
+ * known: the caller's next call must be next, seek or destroy.  it must
+ * be a user iterator.
+ */
+extern int	HsUserIterFill(HsIterator *it, HsSlice *values, int max);
+
 /* The row bytes of the current visible version (its value after the kind). */
 static inline HsSlice
 HsUserIterRow(HsIterator *it)
