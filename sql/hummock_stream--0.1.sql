@@ -30,14 +30,14 @@ COMMENT ON FUNCTION hummock_stream.shmem_areas() IS
 CREATE FUNCTION hummock_stream.shared_block_cache(
     OUT capacity_bytes bigint, OUT used_bytes bigint, OUT blocks bigint,
     OUT hits bigint, OUT misses bigint, OUT inserts bigint,
-    OUT evictions bigint, OUT skipped bigint)
+    OUT evictions bigint, OUT skipped bigint, OUT pinned_blocks bigint)
 RETURNS record
 AS 'MODULE_PATHNAME', 'hummock_stream_shared_block_cache'
 LANGUAGE C STRICT VOLATILE;
 CREATE VIEW hummock_stream.shared_block_cache AS
   SELECT * FROM hummock_stream.shared_block_cache();
 COMMENT ON VIEW hummock_stream.shared_block_cache IS
-  'The shared cache of decompressed SST blocks: size, use and counters since the server started';
+  'The shared cache of decompressed SST blocks: size, use, counters since the server started, and blocks scans read in place now';
 
 -- Every hummock_stream.* setting with its value and description.
 CREATE VIEW hummock_stream.settings AS

@@ -88,6 +88,13 @@ int			hs_query_consistency = HS_CONSISTENCY_GLOBAL;
  */
 #define HS_SCAN_PAGE_ROWS	256
 
+/*
+ * Rows have no tids.  A scan numbers its rows and gives row n the tid
+ * (n >> SCAN_TID_ROWS_BITS, (n & mask) + 1): stable within the scan, and
+ * cheaper to compute than heap's MaxHeapTuplesPerPage rows per block.
+ */
+#define SCAN_TID_ROWS_BITS	8
+
 typedef struct HsScanDescData
 {
 	TableScanDescData base;		/* must be first */
@@ -612,8 +619,8 @@ scan_store_row(HsScanDesc scan, TupleTableSlot *slot, HsSlice row)
 	ExecStoreMinimalTuple(tup, slot, false);
 
 	/* a synthetic, stable-within-the-scan tid */
-	ItemPointerSet(&slot->tts_tid, (BlockNumber) (scan->ordinal / MaxHeapTuplesPerPage),
-				   (OffsetNumber) (scan->ordinal % MaxHeapTuplesPerPage + 1));
+	ItemPointerSet(&slot->tts_tid, (BlockNumber) (scan->ordinal >> SCAN_TID_ROWS_BITS),
+				   (OffsetNumber) ((scan->ordinal & ((1 << SCAN_TID_ROWS_BITS) - 1)) + 1));
 	slot->tts_tableOid = RelationGetRelid(scan->base.rs_rd);
 }
 

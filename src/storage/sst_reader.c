@@ -120,6 +120,35 @@ secondary_lookup(const SstReader *r, uint32_t i, HsBuf *out, HsSlice *contents)
 	return true;
 }
 
+/*
+ * Block i from the secondary cache, in place if it can pin it there (*pin
+ * then nonzero, for secondary_unpin), else copied into out; false if it
+ * is not cached.
+ */
+static bool
+secondary_lookup_pinned(const SstReader *r, uint32_t i, HsBuf *out,
+						HsSlice *contents, uint64_t *pin)
+{
+	const HsSecondaryCache *sec = reader_secondary(r);
+
+	*pin = 0;
+	if (sec == NULL)
+		return false;
+	if (sec->lookup_pinned == NULL)
+		return secondary_lookup(r, i, out, contents);
+	return sec->lookup_pinned(sec->arg, r->opts.object_id, r->index[i].offset,
+							  out, contents, pin);
+}
+
+static void
+secondary_unpin(const SstReader *r, uint64_t pin)
+{
+	const HsSecondaryCache *sec = reader_secondary(r);
+
+	if (sec && pin != 0)
+		sec->unpin(sec->arg, pin);
+}
+
 /* Offer block i, just read from the file, to the secondary cache. */
 static void
 secondary_offer(const SstReader *r, uint32_t i, HsSlice contents,
@@ -708,6 +737,7 @@ typedef struct SstIterator
 	HsBuf		stored;			/* a single block read by a seek */
 	HsBuf		raw;			/* decompressed contents */
 	HsBlockCacheEntry *pin;		/* cache entry holding the block */
+	uint64_t	sec_pin;		/* or the secondary cache's pin on it */
 	HsBuf		ra;				/* readahead window */
 	uint64_t	ra_offset;		/* file offset of ra.data[0] */
 	size_t		ra_next;		/* size of the next window */
@@ -720,6 +750,11 @@ sstit_unpin(SstIterator *it)
 	{
 		HsBlockCacheRelease(it->r->opts.block_cache, it->pin);
 		it->pin = NULL;
+	}
+	if (it->sec_pin)
+	{
+		secondary_unpin(it->r, it->sec_pin);
+		it->sec_pin = 0;
 	}
 }
 
@@ -752,18 +787,20 @@ sstit_readahead_block(SstIterator *it, uint32_t i, HsSlice *contents)
 		if (!r->env->read_at(r->env, r->file, h.offset, it->ra.data, want,
 							 &nread, st))
 			return false;
-		if (nread != want)
+		/* the window may come short (a file cut after open): the block may not */
+		if (nread < end - h.offset)
 		{
 			char		expected[64];
 			char		actual[64];
 
-			snprintf(expected, sizeof(expected), "%zu bytes", want);
+			snprintf(expected, sizeof(expected), "%zu bytes",
+					 (size_t) (end - h.offset));
 			snprintf(actual, sizeof(actual), "%zu bytes before end of file",
 					 nread);
 			return HsStatusCorruption(st, r->path, h.offset,
 									  "truncated block read", expected, actual);
 		}
-		it->ra.len = want;
+		it->ra.len = nread;
 		it->ra_offset = h.offset;
 		if (it->ra_next < SST_READAHEAD_MAX)
 			it->ra_next *= 2;
@@ -803,8 +840,11 @@ sstit_load(SstIterator *it, uint32_t i, bool sequential)
 	}
 	else if (sequential)
 	{
-		/* the secondary cache, else the readahead window (then offered) */
-		ok = secondary_lookup(r, i, &it->raw, &contents);
+		/*
+		 * the secondary cache (read in place when it can pin the block),
+		 * else the readahead window (then offered)
+		 */
+		ok = secondary_lookup_pinned(r, i, &it->raw, &contents, &it->sec_pin);
 		if (!ok && (ok = sstit_readahead_block(it, i, &contents)))
 			secondary_offer(r, i, contents, true);
 	}
@@ -854,7 +894,13 @@ sstit_seek_to_first(HsIterator *base)
 {
 	SstIterator *it = (SstIterator *) base;
 
-	if (base->status.code == HS_OK && sstit_load(it, 0, false))
+	/*
+	 * The start of a scan: its first block is read the way the following
+	 * ones are (in place from the secondary cache, else through a fresh
+	 * readahead window), not kept in the block cache as a seek's is.
+	 */
+	it->ra_next = SST_READAHEAD_MIN;
+	if (base->status.code == HS_OK && sstit_load(it, 0, true))
 	{
 		BlockIterSeekToFirst(&it->bi);
 		sstit_skip_exhausted(it);

@@ -39,10 +39,13 @@
 #include "hummock_stream/storage/block.h"
 #include "hummock_stream/storage/user_iter.h"
 
+/* Bytes ahead of the current entry a scan asks the CPU to fetch. */
+#define USER_ITER_PREFETCH_AHEAD	512
+
 /* Steps over versions of one key before the iterator seeks instead. */
 #define HS_USER_ITER_MAX_SKIPS	8
 
-/* Where user_next_in_block left the generic path to go on. */
+/* Where user_fill_in_block left the generic path to go on. */
 typedef enum InBlockResult
 {
 	IN_BLOCK_DONE,				/* the next visible put is published */
@@ -59,7 +62,7 @@ typedef struct HsUserIter
 	/* a block cursor borrowed from inner (NULL: none), and its limit */
 	BlockIter  *bi;
 	HsSlice		limit;
-	/* where user_next_in_block stopped inside HsUserIterFill (or DONE) */
+	/* where user_fill_in_block stopped inside HsUserIterFill (or DONE) */
 	InBlockResult pending;
 
 	/* bounds on the table key (copies) */
@@ -385,77 +388,210 @@ user_seek_to_first(HsIterator *it)
 
 
 /*
- * user_next on a borrowed cursor without a limit (one sorted run), which
- * stands on the published entry: skip the other versions of its table key
- * and find the next visible put, inside the block and without copying
- * keys.  Whether the next entry is another version of the same table key
- * is read off its key delta before stepping (BlockIterPeekSameTableKey).
- * Anything out of the ordinary (the block ends, a version newer than the
- * read epoch, the upper bound, a malformed entry) goes back to the
- * generic path in the state the result names.
+ * Collect visible puts from a borrowed cursor without a limit (one sorted
+ * run) into values[*n..max), inside the block and without copying keys;
+ * user_next is the case of one.  The cursor starts on an entry whose
+ * table key is handled (the published put, or a tombstone): each round
+ * skips that key's other versions and examines the next table key.
+ * Returns DONE when values is full (the last put published), or where
+ * anything out of the ordinary (the block ends, a version newer than the
+ * read epoch, the upper bound, a malformed entry) hands over to the
+ * generic path, in the state the result names; the last put collected is
+ * then the current value (its key is gone).
+ *
+ * This loop runs once per row of every scan, so it steps the cursor
+ * itself, with the cursor's fields in locals (stores into the key buffer
+ * would otherwise make the compiler reload them after every entry):
+ * entries whose header varints are one byte each and whose key delta is
+ * short take the inline path below, which does what BlockIterStep does;
+ * any other entry (restart entries with padded varints, long keys, a
+ * malformed entry) takes BlockIterNextSameTableKey itself.  The table id
+ * is checked against a table bound only when the entry does not share it
+ * with the previous key, which was checked.
  */
 static InBlockResult
-user_next_in_block(HsUserIter *ui)
+user_fill_in_block(HsUserIter *ui, HsSlice *values, int max, int *np)
 {
 	BlockIter  *bi = ui->bi;
+	const uint8_t *data = bi->data;
+	const uint8_t *limit = data + bi->restarts_offset;
+	const uint8_t *e = data + bi->next;	/* the entry after the current */
+	uint8_t    *key = bi->key.data;
+	size_t		klen = bi->key.len;
+	size_t		kcap = bi->key.cap;
+	const uint8_t *value = bi->value;
+	uint32_t	vlen = bi->value_len;
+	uint32_t	dlen = bi->delta_len;
+	int			n = *np;
+	int			start = n;
+	InBlockResult r;
 
 	for (;;)
 	{
 		int			same;
-		HsSlice		k;
+		bool		same_table = false;
 		HsSlice		v;
+		const uint8_t *ep;
 
-		/* skip the other versions of the current table key */
-		while ((same = BlockIterPeekSameTableKey(bi)) == 1)
+		/* step to the next entry */
+		if (e >= limit)
 		{
-			BlockIterNext(bi);
-			if (!bi->valid)
-				return IN_BLOCK_FIND;	/* malformed: generic path reports */
+			r = IN_BLOCK_SKIP;	/* the block ends: go on in the next */
+			goto out;
 		}
-		if (same < 0)
-			return IN_BLOCK_SKIP;	/* the block ends: go on in the next */
+		/* blocks read in place are not in any cache yet: stream ahead */
+		HS_PREFETCH(e + USER_ITER_PREFETCH_AHEAD);
+		{
+			uint32_t	s = e[0];
+			uint32_t	ns = e[1];
+			uint32_t	vl = e[2];
 
-		/* a new table key */
-		BlockIterNext(bi);
-		if (!bi->valid)
-			return IN_BLOCK_FIND;
-		k = BlockIterKey(bi);
-		if (past_upper(ui, HsFullKeyTableKey(k)) ||
-			HsFullKeyEpoch(k) > ui->read_epoch)
-			return IN_BLOCK_FIND;
-		v = BlockIterValue(bi);
-		if (v.len > 0 && v.data[0] == HS_VALUE_PUT)
-		{
-			HsIterPublish(&ui->base, true, k, v);
-			return IN_BLOCK_DONE;
+			if ((s | ns | vl) < 128 && ns <= 16 && s <= klen &&
+				s + ns >= HS_MIN_FULL_KEY_LEN && kcap >= (size_t) s + 16 &&
+				(size_t) (limit - e) >= 3 + (size_t) ns + vl &&
+				(size_t) (limit - e) >= 3 + 16 - 4)
+			{
+				const uint8_t *d = e + 3;
+
+				same = 0;
+				if (s + ns == klen)
+				{
+					size_t		tk_end = klen - HS_EPOCH_LEN;
+
+					same = 1;
+					for (size_t i = s; i < tk_end; i += 8)
+					{
+						uint64_t	x = HsGetLE64(d + (i - s)) ^ HsGetLE64(key + i);
+
+						if (tk_end - i < 8)
+							x &= (((uint64_t) 1) << (8 * (tk_end - i))) - 1;
+						if (x != 0)
+						{
+							same = 0;
+							break;
+						}
+					}
+				}
+				{
+					uint64_t	w0 = HsGetLE64(d);
+					uint64_t	w1 = HsGetLE64(d + 8);
+
+					HsPutLE64(key + s, w0);
+					HsPutLE64(key + s + 8, w1);
+				}
+				same_table = s >= HS_TABLE_ID_LEN;
+				klen = s + ns;
+				value = d + ns;
+				vlen = vl;
+				dlen = ns;
+				e = value + vl;
+			}
+			else
+			{
+				/* the general step, on the cursor itself */
+				bi->next = (uint32_t) (e - data);
+				bi->key.len = klen;
+				same = BlockIterNextSameTableKey(bi);
+				e = data + bi->next;
+				key = bi->key.data;
+				klen = bi->key.len;
+				kcap = bi->key.cap;
+				value = bi->value;
+				vlen = bi->value_len;
+				dlen = bi->delta_len;
+				if (same < 0)
+				{
+					/* malformed: the generic path reports */
+					*np = n;
+					if (n > start)
+						ui->base.cur_value = values[n - 1];
+					return IN_BLOCK_FIND;
+				}
+			}
 		}
-		if (v.len == 0 || v.data[0] != HS_VALUE_DELETE)
-			return IN_BLOCK_FIND;
+		if (same == 1)
+			continue;			/* another version of a handled key */
+
+		/* a new table key: in bounds, old enough, a put? */
+		if (ui->has_upper)
+		{
+			if (!ui->upper_is_table)
+			{
+				if (past_upper(ui, HsFullKeyTableKey(HsSliceMake(key, klen))))
+				{
+					r = IN_BLOCK_FIND;
+					goto out;
+				}
+			}
+			else if (!same_table && HsGetBE32(key) >= ui->upper_table)
+			{
+				r = IN_BLOCK_FIND;
+				goto out;
+			}
+		}
+		ep = dlen >= HS_EPOCH_LEN ? value - HS_EPOCH_LEN : key + klen - HS_EPOCH_LEN;
+		if (~HsGetBE64(ep) > ui->read_epoch)
+		{
+			r = IN_BLOCK_FIND;
+			goto out;
+		}
+		v = HsSliceMake(value, vlen);
+		if (vlen > 0 && value[0] == HS_VALUE_PUT)
+		{
+			values[n++] = v;
+			if (n < max)
+				continue;
+			r = IN_BLOCK_DONE;
+			goto out;
+		}
+		if (vlen == 0 || value[0] != HS_VALUE_DELETE)
+		{
+			r = IN_BLOCK_FIND;
+			goto out;
+		}
 		/* a tombstone: skip this key's older versions too */
 	}
+out:
+	/* the cursor stands on the last entry examined */
+	bi->next = (uint32_t) (e - data);
+	bi->key.len = klen;
+	bi->value = value;
+	bi->value_len = vlen;
+	bi->delta_len = dlen;
+	if (r == IN_BLOCK_DONE)
+		HsIterPublish(&ui->base, true, BlockIterKey(bi), BlockIterValue(bi));
+	else if (n > start)
+		ui->base.cur_value = values[n - 1];
+	*np = n;
+	return r;
 }
 
-/* Go on with the generic path where user_next_in_block stopped. */
+/* The generic next: past every version of table key tk, find a put. */
+static void
+user_next_after(HsUserIter *ui, HsSlice tk)
+{
+	user_save_key(ui, tk);
+	user_skip_saved(ui);
+	user_find_visible(ui);
+}
+
+/* Go on with the generic path where user_fill_in_block stopped. */
 static void
 user_next_resume(HsUserIter *ui, InBlockResult r)
 {
-	if (r == IN_BLOCK_FIND)
+	if (r == IN_BLOCK_SKIP)
 	{
-		if (!ui->bi->valid)
-		{
-			/* a malformed entry: inner takes the error */
-			in_return(ui);
-			in_borrow(ui);
-		}
-		user_find_visible(ui);
+		/* the cursor stands on a version of a key to skip */
+		user_next_after(ui, HsFullKeyTableKey(in_key(ui)));
+		return;
 	}
-	else
+	if (!ui->bi->valid)
 	{
-		/* IN_BLOCK_SKIP: the cursor stands on a version of a key to skip */
-		user_save_key(ui, HsFullKeyTableKey(in_key(ui)));
-		user_skip_saved(ui);
-		user_find_visible(ui);
+		/* a malformed entry: inner takes the error */
+		in_return(ui);
+		in_borrow(ui);
 	}
+	user_find_visible(ui);
 }
 
 static void
@@ -475,14 +611,15 @@ user_next(HsIterator *it)
 	}
 	if (ui->bi && ui->limit.data == NULL)
 	{
-		r = user_next_in_block(ui);
+		HsSlice		v;
+		int			n = 0;
+
+		r = user_fill_in_block(ui, &v, 1, &n);
 		if (r != IN_BLOCK_DONE)
 			user_next_resume(ui, r);
 		return;
 	}
-	user_save_key(ui, HsFullKeyTableKey(ui->base.cur_key));
-	user_skip_saved(ui);
-	user_find_visible(ui);
+	user_next_after(ui, HsFullKeyTableKey(ui->base.cur_key));
 }
 
 int
@@ -494,17 +631,10 @@ HsUserIterFill(HsIterator *it, HsSlice *values, int max)
 	if (!ui->base.cur_valid || max <= 0 || ui->pending != IN_BLOCK_DONE)
 		return 0;
 	values[n++] = ui->base.cur_value;
-	while (n < max && ui->bi && ui->limit.data == NULL)
+	if (n < max && ui->bi && ui->limit.data == NULL)
 	{
-		InBlockResult r = user_next_in_block(ui);
-
-		if (r != IN_BLOCK_DONE)
-		{
-			/* stopped inside the block: the next call to next goes on */
-			ui->pending = r;
-			break;
-		}
-		values[n++] = ui->base.cur_value;
+		/* stopped inside the block: the next call to next goes on */
+		ui->pending = user_fill_in_block(ui, values, max, &n);
 	}
 	return n;
 }

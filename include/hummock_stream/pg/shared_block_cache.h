@@ -8,7 +8,10 @@
  * out by the next process that needs it, instead of being read, checked
  * and decompressed again.  It is what shared_buffers is to heap pages:
  * sessions that connect, read a view and disconnect start warm.
- * Its size is hummock_stream.shared_block_cache_size (0 turns it off).
+ * Sequential scans read cached blocks in place under a pin instead of
+ * copying them; an abort releases the pins taken under the resource owners
+ * it releases.  Its size is hummock_stream.shared_block_cache_size (0
+ * turns it off).
  *
  * include/hummock_stream/pg/shared_block_cache.h
  *

@@ -89,6 +89,7 @@ typedef struct BlockIter
 	HsBuf		key;			/* the current key */
 	const uint8_t *value;
 	uint32_t	value_len;
+	uint32_t	delta_len;		/* bytes of the key delta (non-shared) */
 	/* error reporting */
 	HsStatus   *status;			/* where errors go (never NULL) */
 	const char *path;
@@ -124,86 +125,117 @@ extern void BlockIterSeek(BlockIter *it, HsSlice target);
 extern void BlockIterFail(BlockIter *it, uint32_t off, const char *why);
 
 /*
- * Step to the next entry (invalid at the end of the block).  Inline: a
- * scan calls this once per entry, often through a lent cursor
- * (iterator.h).
+ * Step to the next entry; -1 if there is none (the end of the block) or it
+ * is malformed (HS_CORRUPTION in the status), the iterator then invalid.
+ * With same_key (a constant in every caller) also say whether the new
+ * entry is another version of the one stepped from, the same table key
+ * with another epoch suffix: 1 yes, 0 no (0 always without same_key).
+ *
+ * A scan calls this once per entry, so it decodes the entry header once,
+ * compares the key delta against the old key in words before overwriting
+ * it (a word may run past the bytes it compares, masked off: it stays
+ * inside the old key because its epoch follows the table key, and inside
+ * the block because the restart array follows the entries), and copies a
+ * short key delta as two words when the key buffer has room (reading at
+ * most 16 bytes from the delta, which stays before the block's restart
+ * count).
  */
-static HS_ALWAYS_INLINE void
-BlockIterNext(BlockIter *it)
+static HS_ALWAYS_INLINE int
+BlockIterStep(BlockIter *it, bool same_key)
 {
 	uint32_t	off = it->next;
+	const uint8_t *limit = it->data + it->restarts_offset;
 	const uint8_t *p;
 	uint32_t	shared,
 				non_shared,
 				value_len;
+	int			same = 0;
 
 	if (off >= it->restarts_offset)
 	{
 		it->valid = false;
-		return;
+		return -1;
 	}
-	p = BlockDecodeEntry(it->data + off, it->data + it->restarts_offset,
-						 &shared, &non_shared, &value_len);
+	p = BlockDecodeEntry(it->data + off, limit, &shared, &non_shared, &value_len);
 	if (p == NULL)
 	{
 		BlockIterFail(it, off, "truncated or overlong entry");
-		return;
+		return -1;
 	}
 	if (shared > it->key.len)
 	{
 		BlockIterFail(it, off, "shared prefix longer than the previous key");
-		return;
+		return -1;
 	}
 	if ((uint64_t) shared + non_shared < HS_MIN_FULL_KEY_LEN)
 	{
 		BlockIterFail(it, off, "key shorter than a full key");
-		return;
+		return -1;
 	}
-	it->key.len = shared;
-	HsBufAppend(&it->key, p, non_shared);
+	if (same_key && (size_t) shared + non_shared == it->key.len)
+	{
+		size_t		n = it->key.len - HS_EPOCH_LEN;
+
+		same = 1;
+		for (size_t i = shared; i < n; i += 8)
+		{
+			uint64_t	x = HsGetLE64(p + (i - shared)) ^ HsGetLE64(it->key.data + i);
+
+			if (n - i < 8)
+				x &= (((uint64_t) 1) << (8 * (n - i))) - 1;
+			if (x != 0)
+			{
+				same = 0;
+				break;
+			}
+		}
+	}
+	if (non_shared <= 16 && it->key.cap >= (size_t) shared + 16 &&
+		p + 16 <= limit + 4)
+	{
+		uint64_t	w0 = HsGetLE64(p);
+		uint64_t	w1 = HsGetLE64(p + 8);
+
+		HsPutLE64(it->key.data + shared, w0);
+		HsPutLE64(it->key.data + shared + 8, w1);
+		it->key.len = shared + non_shared;
+	}
+	else
+	{
+		it->key.len = shared;
+		HsBufAppend(&it->key, p, non_shared);
+	}
 	it->value = p + non_shared;
 	it->value_len = value_len;
+	it->delta_len = non_shared;
 	it->next = (uint32_t) (it->value + value_len - it->data);
 	it->valid = true;
+	return same;
+}
+
+/* Step to the next entry (invalid at the end of the block). */
+static HS_ALWAYS_INLINE void
+BlockIterNext(BlockIter *it)
+{
+	(void) BlockIterStep(it, false);
 }
 
 /*
- * Without moving: is the next entry of the block another version of the
- * current entry's table key (the same key but for the epoch suffix)?
- * 1 yes, 0 no, -1 there is no next entry in this block (or it is
- * malformed, which BlockIterNext reports).  A scan asks this once per
- * entry, so it reads no more than the key delta below the epoch, in
- * words: a word may run past the bytes it compares (masked off), which
- * stays inside the block because the restart array follows the entries,
- * and inside the current key because its epoch follows the table key.
+ * Step to the next entry: 1 if it is another version of the current
+ * entry's table key, 0 if not, -1 at the end of the block or on a
+ * malformed entry (see BlockIterStep).
  */
-static inline int
-BlockIterPeekSameTableKey(const BlockIter *it)
+static HS_ALWAYS_INLINE int
+BlockIterNextSameTableKey(BlockIter *it)
 {
-	const uint8_t *p;
-	uint32_t	shared,
-				non_shared,
-				value_len;
-	size_t		n = it->key.len - HS_EPOCH_LEN;
+	return BlockIterStep(it, true);
+}
 
-	if (it->next >= it->restarts_offset)
-		return -1;
-	p = BlockDecodeEntry(it->data + it->next, it->data + it->restarts_offset,
-						 &shared, &non_shared, &value_len);
-	if (p == NULL || shared > it->key.len)
-		return -1;
-	if ((size_t) shared + non_shared != it->key.len)
-		return 0;
-	for (size_t i = shared; i < n; i += 8)
-	{
-		uint64_t	x = HsGetLE64(p + (i - shared)) ^ HsGetLE64(it->key.data + i);
-
-		if (n - i < 8)
-			x &= (((uint64_t) 1) << (8 * (n - i))) - 1;
-		if (x != 0)
-			return 0;
-	}
-	return 1;
+/* Is there an entry after the current one in this block? */
+static inline bool
+BlockIterHasNext(const BlockIter *it)
+{
+	return it->next < it->restarts_offset;
 }
 
 static inline bool
@@ -222,6 +254,20 @@ static inline HsSlice
 BlockIterValue(const BlockIter *it)
 {
 	return HsSliceMake(it->value, it->value_len);
+}
+
+/*
+ * The current key's epoch, read from the block when the key delta holds
+ * it (the usual case), not from the key buffer just written, so that a
+ * scan does not load across the buffer's fresh stores.
+ */
+static inline HsEpoch
+BlockIterEpoch(const BlockIter *it)
+{
+	const uint8_t *e = it->delta_len >= HS_EPOCH_LEN ?
+		it->value - HS_EPOCH_LEN : it->key.data + it->key.len - HS_EPOCH_LEN;
+
+	return ~HsGetBE64(e);
 }
 
 /*

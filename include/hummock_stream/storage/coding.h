@@ -43,6 +43,13 @@
 #define HS_ALWAYS_INLINE inline
 #endif
 
+/* A hint to fetch the cache line at p for reading (never faults). */
+#if defined(__GNUC__)
+#define HS_PREFETCH(p) __builtin_prefetch((p), 0, 3)
+#else
+#define HS_PREFETCH(p) ((void) 0)
+#endif
+
 #define HS_MAX_VARINT32_LEN		5
 #define HS_MAX_VARINT64_LEN		10
 

@@ -74,6 +74,18 @@ typedef struct HsSecondaryCache
 	 */
 	void		(*insert) (void *arg, uint64_t object_id, uint64_t offset,
 						   HsSlice contents, bool sequential);
+	/*
+	 * Optional (both or neither): like lookup, but the cache may point
+	 * *contents at the block where it lies and hold it there, returning a
+	 * nonzero *pin, until unpin(pin); with *pin 0 the block was copied
+	 * into out as lookup does.  Sequential scans read this way, so a
+	 * cached block costs them no copy.  A cache may release pins itself
+	 * when the caller's transaction aborts (see shared_block_cache.h);
+	 * unpin of a released pin does nothing.
+	 */
+	bool		(*lookup_pinned) (void *arg, uint64_t object_id, uint64_t offset,
+								  HsBuf *out, HsSlice *contents, uint64_t *pin);
+	void		(*unpin) (void *arg, uint64_t pin);
 	void	   *arg;
 } HsSecondaryCache;
 
