@@ -5,9 +5,10 @@
 # Rows: (id bigint, v text) with v a 20-byte md5 prefix; N rows (ROWS,
 # default 1,000,000).  Loads the heap table, then the hummock relation from
 # it (hummock_stream.test_load, one commit), then times, RUNS times each
-# (median reported), SELECT count(*) and SELECT sum(length(v)) on both, and
-# prints the ratio heap_time / hummock_time (>= 1.0 means hummock is as
-# fast or faster).  Then point lookups by primary key: the heap table with
+# (median reported, every run a new session, heap and hummock runs
+# alternating so that a slow spell of this shared machine hits both),
+# SELECT count(*) and SELECT sum(length(v)) on both, and prints the ratio
+# heap_time / hummock_time (>= 1.0 means hummock is as fast or faster).  Then point lookups by primary key: the heap table with
 # its btree index against a streaming view of it (keyed by the same primary
 # key, read through the HummockKeyScan seek), LOOKUPS random lookups per
 # client as prepared statements (pgbench), tps of each and the ratio.
@@ -44,27 +45,33 @@ $PSQL -c "CREATE TABLE s (id bigint, v text) USING hummock"
 $PSQL -c "SET hummock_stream.sst_compression = lz4" -c "SELECT hummock_stream.test_load('s', hummock_stream.epoch_at(now()), 'SELECT id, v FROM h', false)" >/dev/null
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-time_query() {	# table, query template (% = table) -> median ms
-	local t=$1 q=$2 i
-	for i in $(seq 1 "$RUNS"); do
-		$PSQL -c "\\timing on" -c "${q//%/$t}" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p'
-	done | median
+time_one() {	# query -> ms (a new session, as every run)
+	$PSQL -c "\\timing on" -c "$1" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p'
 }
-printf '%-28s %12s %12s %8s\n' query heap hummock ratio
+compare() {	# label, query template (% = table): heap and hummock runs alternate
+	local label=$1 q=$2 i hm sm
+	: >"$DIR/h.ms"; : >"$DIR/s.ms"
+	for i in $(seq 1 "$RUNS"); do
+		time_one "${q//%/h}" >>"$DIR/h.ms"
+		time_one "${q//%/s}" >>"$DIR/s.ms"
+	done
+	hm=$(median <"$DIR/h.ms"); sm=$(median <"$DIR/s.ms")
+	printf '%-40s %12s %12s %8.2f\n' "$label" "$hm" "$sm" "$(echo "$hm / $sm" | bc -l)"
+}
+printf '%-40s %12s %12s %8s\n' query heap hummock ratio
 for q in "SELECT count(*) FROM %" "SELECT sum(length(v)) FROM %"; do
 	# warm both once
 	$PSQL -c "${q//%/h}" >/dev/null; $PSQL -c "${q//%/s}" >/dev/null
-	hm=$(time_query h "$q"); sm=$(time_query s "$q")
-	printf '%-28s %12s %12s %8.2f\n' "${q//%/t}" "$hm" "$sm" "$(echo "$hm / $sm" | bc -l)"
+	compare "${q//%/t}" "$q"
 done
-echo "($ROWS rows, median of $RUNS runs; ratio = heap time / hummock time)"
 # the same with parallel plans for both (2 workers planned)
 PAR="SET max_parallel_workers_per_gather = 2; SET min_parallel_table_scan_size = 0;"
 for q in "SELECT count(*) FROM %" "SELECT sum(length(v)) FROM %"; do
 	$PSQL -c "$PAR ${q//%/h}" >/dev/null; $PSQL -c "$PAR ${q//%/s}" >/dev/null
-	hm=$(time_query h "$PAR $q"); sm=$(time_query s "$PAR $q")
-	printf '%-28s %12s %12s %8.2f\n' "${q//%/t} (parallel)" "$hm" "$sm" "$(echo "$hm / $sm" | bc -l)"
+	compare "${q//%/t} (parallel)" "$PAR $q"
 done
+echo "($ROWS rows, median of $RUNS runs each, heap and hummock runs alternating;"
+echo " ratio = heap time / hummock time)"
 
 # point lookups: heap + btree vs a streaming view keyed by the primary key
 $PSQL -c "ALTER TABLE h ADD PRIMARY KEY (id)"
@@ -75,14 +82,17 @@ for t in h sv; do
 	chown postgres "$DIR/lookup_$t.sql"
 done
 $PSQL -c "EXPLAIN (COSTS OFF) SELECT v FROM sv WHERE id = 42" | sed 's/^/  /'
-lookup_tps() {	# table -> median tps
-	local t=$1 i
-	for i in $(seq 1 "$RUNS"); do
-		runuser -u postgres -- $BIN/pgbench -h "$DIR" -p 54398 -n -M prepared -c 1 \
-			-t "$LOOKUPS" -f "$DIR/lookup_$t.sql" postgres 2>/dev/null |
-			sed -n 's/^tps = \([0-9.]*\).*/\1/p'
-	done | median
+lookup_tps() {	# table -> tps of one run
+	runuser -u postgres -- $BIN/pgbench -h "$DIR" -p 54398 -n -M prepared -c 1 \
+		-t "$LOOKUPS" -f "$DIR/lookup_$1.sql" postgres 2>/dev/null |
+		sed -n 's/^tps = \([0-9.]*\).*/\1/p'
 }
-ht=$(lookup_tps h); st=$(lookup_tps sv)
-printf '%-28s %12s %12s %8.2f\n' "pk point lookup (tps)" "$ht" "$st" "$(echo "$st / $ht" | bc -l)"
-echo "($LOOKUPS lookups per run, 1 client, prepared; ratio = hummock tps / heap tps)"
+: >"$DIR/h.tps"; : >"$DIR/sv.tps"
+for i in $(seq 1 "$RUNS"); do
+	lookup_tps h >>"$DIR/h.tps"
+	lookup_tps sv >>"$DIR/sv.tps"
+done
+ht=$(median <"$DIR/h.tps"); st=$(median <"$DIR/sv.tps")
+printf '%-40s %12s %12s %8.2f\n' "pk point lookup (tps)" "$ht" "$st" "$(echo "$st / $ht" | bc -l)"
+echo "($LOOKUPS lookups per run, 1 client, prepared, runs alternating;"
+echo " ratio = hummock tps / heap tps)"

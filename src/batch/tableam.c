@@ -603,6 +603,14 @@ scan_store_row(HsScanDesc scan, TupleTableSlot *slot, HsSlice row)
 	MinimalTuple tup = (MinimalTuple) (row.data + 1);
 	uint32		len = (uint32) (row.len - 1);
 
+	/*
+	 * read before the call below, which could change them as far as the
+	 * compiler knows (so it would reload them, and partial reloads of the
+	 * ordinal just stored stall)
+	 */
+	uint64		ordinal = scan->ordinal;
+	Oid			relid = RelationGetRelid(scan->base.rs_rd);
+
 	if (unlikely(row.len < 1 + MINIMAL_TUPLE_DATA_OFFSET))
 		row_too_short(scan, row.len);
 	if (unlikely((uintptr_t) tup % MAXIMUM_ALIGNOF != 0 || tup->t_len != len))
@@ -619,9 +627,9 @@ scan_store_row(HsScanDesc scan, TupleTableSlot *slot, HsSlice row)
 	ExecStoreMinimalTuple(tup, slot, false);
 
 	/* a synthetic, stable-within-the-scan tid */
-	ItemPointerSet(&slot->tts_tid, (BlockNumber) (scan->ordinal >> SCAN_TID_ROWS_BITS),
-				   (OffsetNumber) ((scan->ordinal & ((1 << SCAN_TID_ROWS_BITS) - 1)) + 1));
-	slot->tts_tableOid = RelationGetRelid(scan->base.rs_rd);
+	ItemPointerSet(&slot->tts_tid, (BlockNumber) (ordinal >> SCAN_TID_ROWS_BITS),
+				   (OffsetNumber) ((ordinal & ((1 << SCAN_TID_ROWS_BITS) - 1)) + 1));
+	slot->tts_tableOid = relid;
 }
 
 /* Store the scan's current row in slot. */

@@ -725,6 +725,9 @@ done:
  * serves the following blocks from it.  Seeks read single blocks.
  */
 #define SST_READAHEAD_MIN	(32 * 1024)
+
+/* Bytes at the start of a block read in place that a load prefetches. */
+#define SSTIT_PREFETCH_START	512
 #define SST_READAHEAD_MAX	(256 * 1024)
 
 typedef struct SstIterator
@@ -866,6 +869,16 @@ sstit_load(SstIterator *it, uint32_t i, bool sequential)
 		return false;
 	}
 	BlockIterReset(&it->bi, &it->blk, r->path, r->index[i].offset);
+	if (it->sec_pin)
+	{
+		/*
+		 * A block read in place is in no CPU cache: fetch its first lines
+		 * now, before the scan's own prefetching (user_iter.c) gets ahead.
+		 */
+		for (uint32_t off = 0; off < SSTIT_PREFETCH_START && off < it->blk.size;
+			 off += 64)
+			HS_PREFETCH(it->blk.data + off);
+	}
 	return true;
 }
 

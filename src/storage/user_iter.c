@@ -220,6 +220,49 @@ past_upper(const HsUserIter *ui, HsSlice tk)
 	return HsSliceCompare(tk, HsSliceMake(ui->upper, ui->upper_len)) >= 0;
 }
 
+/*
+ * Is a new table key of a bounded scan (a parallel scan's chunk) below
+ * the upper bound?  Asked for every row of the block, so it costs next to
+ * nothing in the usual case.  *below_at is where the last key checked fell
+ * below the bound, at a byte smaller than the bound's (SIZE_MAX: none
+ * known); the bytes before it are the bound's own.  A key that shares
+ * more bytes than that with the previous key has the same smaller byte,
+ * and is below too.  Any other is compared from the first byte it does
+ * not share (its bytes from shared on are delta[0..]), or from the start
+ * of key (the whole key, in the key buffer) when nothing is known.
+ */
+static inline bool
+below_upper(const HsUserIter *ui, const uint8_t *key, size_t tk_len,
+			size_t shared, const uint8_t *delta, size_t *below_at)
+{
+	const uint8_t *u = ui->upper;
+	size_t		ulen = ui->upper_len;
+	size_t		i;
+	uint8_t		b = 0;
+
+	if (*below_at != SIZE_MAX && shared > *below_at)
+		return true;
+	if (*below_at == SIZE_MAX)
+	{
+		for (i = 0; i < tk_len && i < ulen && key[i] == u[i]; i++)
+			;
+		if (i < tk_len)
+			b = key[i];
+	}
+	else
+	{
+		for (i = shared; i < tk_len && i < ulen && delta[i - shared] == u[i]; i++)
+			;
+		if (i < tk_len)
+			b = delta[i - shared];
+	}
+	if (i == ulen || (i < tk_len && b > u[i]))
+		return false;			/* at or past the bound */
+	/* below: at a smaller byte, or the key ended first (nothing to keep) */
+	*below_at = i < tk_len ? i : SIZE_MAX;
+	return true;
+}
+
 /* Save table key tk into ikey, growing it to fit tk plus an epoch. */
 static void
 user_save_key(HsUserIter *ui, HsSlice tk)
@@ -424,12 +467,15 @@ user_fill_in_block(HsUserIter *ui, HsSlice *values, int max, int *np)
 	uint32_t	dlen = bi->delta_len;
 	int			n = *np;
 	int			start = n;
+	size_t		below_at = SIZE_MAX;	/* see below_upper */
 	InBlockResult r;
 
 	for (;;)
 	{
 		int			same;
 		bool		same_table = false;
+		size_t		shared = 0;		/* key bytes shared with the previous */
+		const uint8_t *delta = key; /* the key's bytes from shared on */
 		HsSlice		v;
 		const uint8_t *ep;
 
@@ -452,6 +498,7 @@ user_fill_in_block(HsUserIter *ui, HsSlice *values, int max, int *np)
 				(size_t) (limit - e) >= 3 + 16 - 4)
 			{
 				const uint8_t *d = e + 3;
+				size_t		common = s;	/* bytes equal to the previous key's */
 
 				same = 0;
 				if (s + ns == klen)
@@ -467,7 +514,9 @@ user_fill_in_block(HsUserIter *ui, HsSlice *values, int max, int *np)
 							x &= (((uint64_t) 1) << (8 * (tk_end - i))) - 1;
 						if (x != 0)
 						{
+							/* the lowest set byte is the first that differs */
 							same = 0;
+							common = i + HsLowestSetByte64(x);
 							break;
 						}
 					}
@@ -479,7 +528,9 @@ user_fill_in_block(HsUserIter *ui, HsSlice *values, int max, int *np)
 					HsPutLE64(key + s, w0);
 					HsPutLE64(key + s + 8, w1);
 				}
-				same_table = s >= HS_TABLE_ID_LEN;
+				same_table = common >= HS_TABLE_ID_LEN;
+				shared = common;
+				delta = d + (common - s);
 				klen = s + ns;
 				value = d + ns;
 				vlen = vl;
@@ -494,6 +545,7 @@ user_fill_in_block(HsUserIter *ui, HsSlice *values, int max, int *np)
 				same = BlockIterNextSameTableKey(bi);
 				e = data + bi->next;
 				key = bi->key.data;
+				delta = key;
 				klen = bi->key.len;
 				kcap = bi->key.cap;
 				value = bi->value;
@@ -517,7 +569,8 @@ user_fill_in_block(HsUserIter *ui, HsSlice *values, int max, int *np)
 		{
 			if (!ui->upper_is_table)
 			{
-				if (past_upper(ui, HsFullKeyTableKey(HsSliceMake(key, klen))))
+				if (!below_upper(ui, key, klen - HS_EPOCH_LEN, shared, delta,
+								 &below_at))
 				{
 					r = IN_BLOCK_FIND;
 					goto out;

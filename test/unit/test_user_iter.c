@@ -3,8 +3,9 @@
  * test_user_iter.c
  *	  Unit tests of user_iter.c, and a model-based test of the read path.
  *
- * Hand-written cases pin down versions, tombstones, bounds, seeks, bad
- * entries and inner failures.  The model test then plays thousands of
+ * Hand-written cases pin down versions, tombstones, bounds (also in page
+ * mode over an SST, where the in-block loop checks the upper bound), seeks,
+ * bad entries and inner failures.  The model test then plays thousands of
  * random puts and deletes at increasing epochs into an LSM-like stack of
  * runs (a memtable, flushed runs, compacted runs), and checks that full
  * scans, per-table scans, seeks and point lookups through merge + user
@@ -310,6 +311,119 @@ test_user_iter_bounds(void **state)
  * A hot key with many versions (and a hot deleted key) between neighbours:
  * exercises the switch from stepping to seeking over versions.
  */
+/*
+ * Bounded scans in page mode over one SST, as parallel chunks read: the
+ * in-block loop decides most rows against the upper bound from the bytes
+ * they share with the previous key (below_upper).  Keys are 1- and 2-byte
+ * user keys over a small alphabet (so neighbours share 0 to 6 bytes, some
+ * keys are prefixes of others, and some share a byte of the previous
+ * key's epoch), some with an older version; the bounds are every key,
+ * every key followed by a byte, and every key cut short by a byte.  Each
+ * row's value names its key.
+ */
+static void
+test_user_iter_bounded_fill(void **state)
+{
+	HsEnv	   *env = HsEnvPosix();
+	enum
+	{
+		A = 10
+	};
+	UEnt	   *ents = calloc(2 * A * (A + 2), sizeof(UEnt));
+	int			nkeys = 0;
+	size_t		n = 0;
+	char		path[512];
+	SstBuilderOptions opts;
+	SstBuilder *b;
+	SstMeta		meta;
+	SstReader  *r;
+	HsStatus	st;
+	uint8_t		tks[A * (A + 2)][16];
+	size_t		tklens[A * (A + 2)];
+
+	for (int x = 1; x <= A; x++)
+		for (int y = 0; y <= A + 1; y++)
+		{
+			/* odd x: x, x 1 .. x A, x ff; even x: x, x ff */
+			int			yb = y == A + 1 ? 0xff : y;
+			char		uk[3] = {(char) x, (char) yb, 0};
+			char		row[16];
+
+			if (x % 2 == 0 && y > 0 && y <= A)
+				continue;
+
+			snprintf(row, sizeof(row), "%d", nkeys);
+			uent_set(&ents[n++], 1, uk, 20, row);
+			if (nkeys % 3 == 0)
+				uent_set(&ents[n++], 1, uk, 10, "old");
+			tklens[nkeys] = HsFullKeyTableKey(HsSliceMake(ents[n - 1].key,
+														  ents[n - 1].klen)).len;
+			memcpy(tks[nkeys], ents[n - 1].key, tklens[nkeys]);
+			nkeys++;
+		}
+	qsort(ents, n, sizeof(UEnt), uent_cmp);
+
+	SstBuilderOptionsInit(&opts);
+	opts.block_size = 256;
+	opts.restart_interval = 4;
+	unit_path(path, sizeof(path), "bounded_fill.sst");
+	b = SstBuilderCreate(env, path, &opts, &st);
+	assert_status_ok(b != NULL, &st);
+	for (size_t i = 0; i < n; i++)
+		assert_status_ok(SstBuilderAdd(b, HsSliceMake(ents[i].key, ents[i].klen),
+									   HsSliceMake(ents[i].val, ents[i].vlen),
+									   &st), &st);
+	assert_status_ok(SstBuilderFinish(b, &meta, &st), &st);
+	SstMetaFree(env, &meta);
+	r = SstReaderOpen(env, path, &st);
+	assert_status_ok(r != NULL, &st);
+
+	for (int k = 0; k < nkeys; k++)
+		for (int variant = 0; variant < 3; variant++)
+		{
+			uint8_t		ub[17];
+			uint8_t		lb[4];
+			HsSlice		upper = HsSliceMake(ub, tklens[k]);
+			HsSlice		lower = HsSliceMake(lb, 4);
+			HsIterator *ui;
+			int			want = 0;
+			int			got = 0;
+
+			memcpy(ub, tks[k], tklens[k]);
+			if (variant == 1)
+				ub[upper.len++] = 0x01;
+			else if (variant == 2)
+				upper.len--;
+			HsPutBE32(lb, 1);
+			/* the keys were made in key order: want counts those below upper */
+			while (want < nkeys &&
+				   HsSliceCompare(HsSliceMake(tks[want], tklens[want]), upper) < 0)
+				want++;
+
+			ui = HsUserIterCreate(env, SstReaderNewIterator(r), 30, &lower, &upper);
+			for (HsIterSeekToFirst(ui); HsIterValid(ui); HsIterNext(ui))
+			{
+				HsSlice		page[256];
+				int			m = HsUserIterFill(ui, page, 256);
+
+				for (int i = 0; i < m; i++, got++)
+				{
+					char		row[16];
+
+					snprintf(row, sizeof(row), "%d", got);
+					assert_int_equal(page[i].len, 1 + strlen(row));
+					assert_memory_equal(page[i].data + 1, row, strlen(row));
+				}
+			}
+			assert_true(HsIterStatus(ui, &st));
+			assert_int_equal(got, want);
+			HsIterDestroy(ui);
+		}
+	SstReaderClose(r);
+	assert_true(env->remove(env, path, &st));
+	free(ents);
+}
+
 static void
 test_user_iter_many_versions(void **state)
 {
@@ -809,6 +923,51 @@ model_run_get(HsEnv *env, Model *m, MRun *mem, int k, HsEpoch e, HsBuf *row)
 }
 
 /* Read everything at epoch e in several ways and compare with the model. */
+/*
+ * Scan ui (fresh, bounded by upper if not NULL) in page mode, pages of 1 to
+ * 8 rows, checking each row against the visible versions from pool key k
+ * on; destroys ui and returns the pool index after the last visible key
+ * below the bound.
+ */
+static int
+model_page_scan(Model *m, HsIterator *ui, const MOp **visible, int k,
+				const HsSlice *upper)
+{
+	HsStatus	st;
+
+	HsIterSeekToFirst(ui);
+	while (HsIterValid(ui))
+	{
+		HsSlice		page[8];
+		int			max = 1 + (int) (unit_rand(&m->rng) % 8);
+		int			n = HsUserIterFill(ui, page, max);
+
+		assert_true(n >= 1 && n <= max);
+		for (int i = 0; i < n; i++)
+		{
+			while (k < M_NKEYS && visible[k] == NULL)
+				k++;
+			assert_true(k < M_NKEYS);
+			if (upper)
+				assert_true(HsSliceCompare(HsSliceMake(m->keys[k].tk,
+													   m->keys[k].tklen),
+										   *upper) < 0);
+			assert_int_equal(page[i].len, 1 + visible[k]->vlen);
+			assert_int_equal(page[i].data[0], HS_VALUE_PUT);
+			if (visible[k]->vlen)
+				assert_memory_equal(page[i].data + 1, visible[k]->val,
+									visible[k]->vlen);
+			k++;
+		}
+		HsIterNext(ui);
+	}
+	assert_true(HsIterStatus(ui, &st));
+	HsIterDestroy(ui);
+	while (k < M_NKEYS && visible[k] == NULL)
+		k++;
+	return k;
+}
+
 static void
 model_check_epoch(HsEnv *env, Model *m, MRun *mem, HsEpoch e)
 {
@@ -837,34 +996,42 @@ model_check_epoch(HsEnv *env, Model *m, MRun *mem, HsEpoch e)
 
 	/* the same in page mode (HsUserIterFill), pages of 1 to 8 rows */
 	ui = HsUserIterCreate(env, model_merge(env, m, mem), e, NULL, NULL);
-	HsIterSeekToFirst(ui);
-	k = 0;
-	while (HsIterValid(ui))
-	{
-		HsSlice		page[8];
-		int			max = 1 + (int) (unit_rand(&m->rng) % 8);
-		int			n = HsUserIterFill(ui, page, max);
+	assert_int_equal(model_page_scan(m, ui, visible, 0, NULL), M_NKEYS);
 
-		assert_true(n >= 1 && n <= max);
-		for (int i = 0; i < n; i++)
+	/*
+	 * bounded scans in page mode, as parallel chunks read: from pool key a
+	 * up to pool key b, a key just after b, or b cut short by a byte
+	 */
+	for (int probe = 0; probe < 3; probe++)
+	{
+		uint8_t		ubuf[HS_TABLE_ID_LEN + UKEY_MAX + 1];
+		int			a = (int) (unit_rand(&m->rng) % M_NKEYS);
+		int			b = (int) (unit_rand(&m->rng) % M_NKEYS);
+		HsSlice		lower,
+					upper;
+
+		if (a > b)
 		{
-			while (k < M_NKEYS && visible[k] == NULL)
-				k++;
-			assert_true(k < M_NKEYS);
-			assert_int_equal(page[i].len, 1 + visible[k]->vlen);
-			assert_int_equal(page[i].data[0], HS_VALUE_PUT);
-			if (visible[k]->vlen)
-				assert_memory_equal(page[i].data + 1, visible[k]->val,
-									visible[k]->vlen);
-			k++;
+			int			t = a;
+
+			a = b;
+			b = t;
 		}
-		HsIterNext(ui);
+		lower = HsSliceMake(m->keys[a].tk, m->keys[a].tklen);
+		memcpy(ubuf, m->keys[b].tk, m->keys[b].tklen);
+		upper = HsSliceMake(ubuf, m->keys[b].tklen);
+		if (probe == 1)
+			ubuf[upper.len++] = 0x01;
+		else if (probe == 2 && upper.len > HS_TABLE_ID_LEN)
+			upper.len--;
+
+		ui = HsUserIterCreate(env, model_merge(env, m, mem), e, &lower, &upper);
+		k = model_page_scan(m, ui, visible, a, &upper);
+		/* nothing visible was left out below the upper bound */
+		assert_true(k == M_NKEYS ||
+					HsSliceCompare(HsSliceMake(m->keys[k].tk, m->keys[k].tklen),
+								   upper) >= 0);
 	}
-	while (k < M_NKEYS && visible[k] == NULL)
-		k++;
-	assert_int_equal(k, M_NKEYS);
-	assert_true(HsIterStatus(ui, &st));
-	HsIterDestroy(ui);
 	ui = HsUserIterCreate(env, model_merge(env, m, mem), e, NULL, NULL);
 
 	/* point lookups and short range scans from random targets */
@@ -1046,6 +1213,7 @@ static const struct CMUnitTest user_iter_tests[] = {
 	cmocka_unit_test(test_user_iter_versions),
 	cmocka_unit_test(test_user_iter_seek),
 	cmocka_unit_test(test_user_iter_bounds),
+	cmocka_unit_test(test_user_iter_bounded_fill),
 	cmocka_unit_test(test_user_iter_many_versions),
 	cmocka_unit_test(test_user_iter_corruption),
 	cmocka_unit_test(test_user_iter_inner_error),

@@ -43,6 +43,24 @@
 #define HS_ALWAYS_INLINE inline
 #endif
 
+/* The index of the lowest nonzero byte of x != 0 (0 = least significant). */
+static inline int
+HsLowestSetByte64(uint64_t x)
+{
+#if defined(__GNUC__)
+	return __builtin_ctzll(x) / 8;
+#else
+	int			i = 0;
+
+	while ((x & 0xff) == 0)
+	{
+		x >>= 8;
+		i++;
+	}
+	return i;
+#endif
+}
+
 /* A hint to fetch the cache line at p for reading (never faults). */
 #if defined(__GNUC__)
 #define HS_PREFETCH(p) __builtin_prefetch((p), 0, 3)
