@@ -62,6 +62,7 @@
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/pg/env_pg.h"
 #include "hummock_stream/pg/shared_block_cache.h"
+#include "hummock_stream/pg/iter_owner.h"
 #include "hummock_stream/pg/guc.h"
 #include "hummock_stream/storage/coding.h"
 
@@ -715,6 +716,8 @@ HsHummockSstCache(void)
 		/* the object store above set cached_ext_oid */
 		HsSstCacheSetSecondary(sst_cache,
 							   HsSharedBlockCacheFor(MyDatabaseId, cached_ext_oid));
+		/* iterators an error abandons are destroyed at abort */
+		HsSstCacheSetIterHooks(sst_cache, HsIterOwnerHooks());
 	}
 	return sst_cache;
 }

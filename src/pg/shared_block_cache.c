@@ -452,19 +452,26 @@ pin_release(int i)
 /*
  * An aborting (sub)transaction or portal releases its resource owners one
  * by one, each current while the callbacks run: release the pins taken
- * under it, whose scans died with it.  A commit releases nothing: pins of
- * live iterators stay until unpin.
+ * under it, whose scans died with it.  A commit releases nothing (pins of
+ * live iterators stay until unpin) but forgets the owner, so that an owner
+ * allocated later at the same address cannot claim them.
  */
 static void
 pins_release_callback(ResourceReleasePhase phase, bool isCommit,
 					  bool isTopLevel, void *arg)
 {
-	if (isCommit || phase != RESOURCE_RELEASE_BEFORE_LOCKS)
+	if (phase != RESOURCE_RELEASE_BEFORE_LOCKS)
 		return;
 	for (int i = n_local_pins - 1; i >= 0; i--)
-		if (local_pins[i].owner != NULL &&
-			local_pins[i].owner == CurrentResourceOwner)
+	{
+		if (local_pins[i].owner == NULL ||
+			local_pins[i].owner != CurrentResourceOwner)
+			continue;
+		if (isCommit)
+			local_pins[i].owner = NULL;
+		else
 			pin_release(i);
+	}
 }
 
 static void

@@ -17,8 +17,10 @@
  * blocks disagree with its recorded range) the walk continues with the
  * next SST.
  *
- * The current SST's reader is held through an sst-cache handle that is
- * released when the walk leaves the SST, so a long scan pins one reader.
+ * The current SST's iterator comes from the sst cache (holding the
+ * reader until the walk leaves the SST, so a long scan pins one reader;
+ * and known to the cache's iterator hooks, which destroy it if an error
+ * abandons the walk: sst_cache.h).
  * Errors of an SST iterator become the concat iterator's (sticky) status.
  *
  * src/storage/concat_iter.c
@@ -36,7 +38,6 @@ typedef struct HsConcatIter
 	HsSstInfo **ssts;			/* referenced */
 	int			n;
 	int			cur;			/* index of the open SST, or n */
-	HsSstCacheHandle *handle;	/* of ssts[cur] */
 	HsIterator *inner;			/* iterator of ssts[cur] */
 } HsConcatIter;
 
@@ -56,10 +57,7 @@ concat_close(HsConcatIter *ci)
 {
 	if (ci->inner)
 		HsIterDestroy(ci->inner);
-	if (ci->handle)
-		HsSstCacheRelease(ci->cache, ci->handle);
 	ci->inner = NULL;
-	ci->handle = NULL;
 	ci->cur = ci->n;
 }
 
@@ -70,13 +68,12 @@ concat_open(HsConcatIter *ci, int i)
 	concat_close(ci);
 	if (i >= ci->n || ci->base.status.code != HS_OK)
 		return false;
-	if (!HsSstCacheGet(ci->cache, ci->ssts[i]->object_id, &ci->handle,
-					   &ci->base.status))
+	if (!HsSstCacheNewIterator(ci->cache, ci->ssts[i]->object_id, &ci->inner,
+							   &ci->base.status))
 	{
-		ci->handle = NULL;
+		ci->inner = NULL;
 		return false;
 	}
-	ci->inner = SstReaderNewIterator(HsSstCacheReader(ci->handle));
 	ci->cur = i;
 	return true;
 }

@@ -37,6 +37,7 @@ struct HsSstCache
 	HsObjectStore *store;
 	HsBlockCache *block_cache;
 	const HsSecondaryCache *secondary;	/* or NULL */
+	const HsSstIterHooks *iter_hooks;	/* or NULL */
 	int			capacity;
 	int			n_buckets;		/* power of two */
 	HsSstCacheHandle **buckets;
@@ -162,6 +163,12 @@ HsSstCacheSetSecondary(HsSstCache *c, const HsSecondaryCache *secondary)
 	c->secondary = secondary;
 }
 
+void
+HsSstCacheSetIterHooks(HsSstCache *c, const HsSstIterHooks *hooks)
+{
+	c->iter_hooks = hooks;
+}
+
 bool
 HsSstCacheGet(HsSstCache *c, uint64_t object_id, HsSstCacheHandle **handle,
 			  HsStatus *st)
@@ -280,6 +287,8 @@ typedef struct CachedIter
 	HsSstCache *cache;
 	HsSstCacheHandle *handle;
 	uint64_t	object_id;
+	const HsSstIterHooks *hooks;	/* told of its end, or NULL */
+	void	   *token;			/* from hooks->opened */
 } CachedIter;
 
 /* After the inner iterator moved: take its status and publish its entry. */
@@ -340,6 +349,8 @@ cached_destroy(HsIterator *it)
 {
 	CachedIter *ci = (CachedIter *) it;
 
+	if (ci->hooks)
+		ci->hooks->closed(ci->hooks->arg, ci->token);
 	HsIterDestroy(ci->inner);
 	HsSstCacheRelease(ci->cache, ci->handle);
 	HsFree(it->env, ci);
@@ -373,6 +384,9 @@ HsSstCacheNewIterator(HsSstCache *cache, uint64_t object_id,
 	ci->cache = cache;
 	ci->handle = h;
 	ci->object_id = object_id;
+	ci->hooks = cache->iter_hooks;
+	if (ci->hooks)
+		ci->token = ci->hooks->opened(ci->hooks->arg, &ci->base);
 	*out = &ci->base;
 	return true;
 }

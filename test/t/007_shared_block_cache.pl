@@ -90,6 +90,32 @@ like($out, qr/^after error\|0$/m, 'an aborted transaction released its pins');
 like($err, qr/canceling statement due to statement timeout/, 'the scan was cancelled');
 like($out, qr/^after cancel\|0$/m, 'a cancelled scan released its pins');
 
+# Scans cut short leave nothing behind in the session: their SST
+# iterators (readers, buffers, pins) are destroyed with the aborted query,
+# so the SST cache's memory does not grow with every cancel.
+($rc, $out, $err) = $node->psql('postgres', q{
+	SELECT count(*) FROM big;
+	SELECT 'before', used_bytes FROM pg_backend_memory_contexts
+	  WHERE name = 'hummock sst cache';
+	SET statement_timeout = '100ms';
+	SELECT count(pg_sleep(0.0001)) FROM big;
+	SELECT count(pg_sleep(0.0001)) FROM big;
+	SELECT count(pg_sleep(0.0001)) FROM big;
+	SELECT count(pg_sleep(0.0001)) FROM big;
+	SELECT count(pg_sleep(0.0001)) FROM big;
+	RESET statement_timeout;
+	SELECT 'after', used_bytes FROM pg_backend_memory_contexts
+	  WHERE name = 'hummock sst cache';
+	SELECT 'pins', pinned_blocks FROM hummock_stream.shared_block_cache;
+}, on_error_stop => 0);
+my ($before) = $out =~ /^before\|(\d+)$/m;
+my ($after) = $out =~ /^after\|(\d+)$/m;
+ok(defined $before && defined $after, 'the SST cache memory was measured');
+is(scalar(() = $err =~ /canceling statement due to statement timeout/g), 5,
+	'five scans were cancelled');
+is($after, $before, 'cancelled scans left no memory in the SST cache');
+like($out, qr/^pins\|0$/m, 'nor pins');
+
 # A savepoint rolled back under an open cursor releases nothing the cursor
 # still reads: the pins belong to the cursor's portal, and the cursor goes
 # on with the right rows.

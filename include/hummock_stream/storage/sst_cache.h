@@ -51,6 +51,24 @@ extern void HsSstCacheDestroy(HsSstCache *cache);
 extern void HsSstCacheSetSecondary(HsSstCache *cache,
 								   const HsSecondaryCache *secondary);
 
+/*
+ * Hooks told about every iterator HsSstCacheNewIterator makes, from its
+ * creation to its destruction, so that the embedding can destroy the ones
+ * an error abandoned (each holds a reader and its buffers); PostgreSQL
+ * does at abort (src/pg/iter_owner.c).  opened returns a token (may be
+ * NULL) that closed gets back.
+ */
+typedef struct HsSstIterHooks
+{
+	void	   *(*opened) (void *arg, HsIterator *it);
+	void		(*closed) (void *arg, void *token);
+	void	   *arg;
+} HsSstIterHooks;
+
+/* Iterators made from now on are reported to hooks (NULL: none). */
+extern void HsSstCacheSetIterHooks(HsSstCache *cache,
+								   const HsSstIterHooks *hooks);
+
 /* Open (or find) the reader of object_id; release the handle after use. */
 extern bool HsSstCacheGet(HsSstCache *cache, uint64_t object_id,
 						  HsSstCacheHandle **handle, HsStatus *st);
