@@ -1007,6 +1007,8 @@ SstReaderNewIterator(SstReader *r)
 	it->r = r;
 	it->block = r->num_blocks;
 	BlockIterInit(&it->bi, r->env, &it->base.status);
+	/* no table key with two versions anywhere in the file (properties) */
+	it->bi.unique_keys = r->props.distinct_key_count == r->props.entry_count;
 	HsBufInit(&it->stored, r->env);
 	HsBufInit(&it->raw, r->env);
 	HsBufInit(&it->ra, r->env);

@@ -468,6 +468,9 @@ user_fill_in_block(HsUserIter *ui, HsSlice *values, int max, int *np)
 	int			n = *np;
 	int			start = n;
 	size_t		below_at = SIZE_MAX;	/* see below_upper */
+	/* compare key deltas: for versions, or for below_upper's shortcut */
+	bool		compare_keys = !bi->unique_keys ||
+		(ui->has_upper && !ui->upper_is_table);
 	InBlockResult r;
 
 	for (;;)
@@ -501,7 +504,7 @@ user_fill_in_block(HsUserIter *ui, HsSlice *values, int max, int *np)
 				size_t		common = s;	/* bytes equal to the previous key's */
 
 				same = 0;
-				if (s + ns == klen)
+				if (compare_keys && s + ns == klen)
 				{
 					size_t		tk_end = klen - HS_EPOCH_LEN;
 

@@ -312,7 +312,7 @@ test_user_iter_bounds(void **state)
  * exercises the switch from stepping to seeking over versions.
  */
 /*
- * Bounded scans in page mode over one SST, as parallel chunks read: the
+ * Scans in page mode over one SST, most bounded as parallel chunks read: the
  * in-block loop decides most rows against the upper bound from the bytes
  * they share with the previous key (below_upper).  Keys are 1- and 2-byte
  * user keys over a small alphabet (so neighbours share 0 to 6 bytes, some
@@ -321,8 +321,37 @@ test_user_iter_bounds(void **state)
  * every key followed by a byte, and every key cut short by a byte.  Each
  * row's value names its key.
  */
+/*
+ * Scan ui in page mode (pages of 256) and destroy it: its rows must be
+ * "0", "1", ... in order; returns how many there were.
+ */
+static int
+count_numbered_rows(HsIterator *ui)
+{
+	HsStatus	st;
+	int			got = 0;
+
+	for (HsIterSeekToFirst(ui); HsIterValid(ui); HsIterNext(ui))
+	{
+		HsSlice		page[256];
+		int			m = HsUserIterFill(ui, page, 256);
+
+		for (int i = 0; i < m; i++, got++)
+		{
+			char		row[16];
+
+			snprintf(row, sizeof(row), "%d", got);
+			assert_int_equal(page[i].len, 1 + strlen(row));
+			assert_memory_equal(page[i].data + 1, row, strlen(row));
+		}
+	}
+	assert_true(HsIterStatus(ui, &st));
+	HsIterDestroy(ui);
+	return got;
+}
+
 static void
-test_user_iter_bounded_fill(void **state)
+bounded_fill_case(bool with_old)
 {
 	HsEnv	   *env = HsEnvPosix();
 	enum
@@ -337,6 +366,7 @@ test_user_iter_bounded_fill(void **state)
 	SstBuilder *b;
 	SstMeta		meta;
 	SstReader  *r;
+	HsIterator *ui;
 	HsStatus	st;
 	uint8_t		tks[A * (A + 2)][16];
 	size_t		tklens[A * (A + 2)];
@@ -354,7 +384,7 @@ test_user_iter_bounded_fill(void **state)
 
 			snprintf(row, sizeof(row), "%d", nkeys);
 			uent_set(&ents[n++], 1, uk, 20, row);
-			if (nkeys % 3 == 0)
+			if (with_old && nkeys % 3 == 0)
 				uent_set(&ents[n++], 1, uk, 10, "old");
 			tklens[nkeys] = HsFullKeyTableKey(HsSliceMake(ents[n - 1].key,
 														  ents[n - 1].klen)).len;
@@ -378,6 +408,10 @@ test_user_iter_bounded_fill(void **state)
 	r = SstReaderOpen(env, path, &st);
 	assert_status_ok(r != NULL, &st);
 
+	/* the whole table, bounded by its table id only */
+	ui = HsUserIterCreateForTable(env, SstReaderNewIterator(r), 30, 1);
+	assert_int_equal(count_numbered_rows(ui), nkeys);
+
 	for (int k = 0; k < nkeys; k++)
 		for (int variant = 0; variant < 3; variant++)
 		{
@@ -385,9 +419,7 @@ test_user_iter_bounded_fill(void **state)
 			uint8_t		lb[4];
 			HsSlice		upper = HsSliceMake(ub, tklens[k]);
 			HsSlice		lower = HsSliceMake(lb, 4);
-			HsIterator *ui;
 			int			want = 0;
-			int			got = 0;
 
 			memcpy(ub, tks[k], tklens[k]);
 			if (variant == 1)
@@ -401,27 +433,19 @@ test_user_iter_bounded_fill(void **state)
 				want++;
 
 			ui = HsUserIterCreate(env, SstReaderNewIterator(r), 30, &lower, &upper);
-			for (HsIterSeekToFirst(ui); HsIterValid(ui); HsIterNext(ui))
-			{
-				HsSlice		page[256];
-				int			m = HsUserIterFill(ui, page, 256);
-
-				for (int i = 0; i < m; i++, got++)
-				{
-					char		row[16];
-
-					snprintf(row, sizeof(row), "%d", got);
-					assert_int_equal(page[i].len, 1 + strlen(row));
-					assert_memory_equal(page[i].data + 1, row, strlen(row));
-				}
-			}
-			assert_true(HsIterStatus(ui, &st));
-			assert_int_equal(got, want);
-			HsIterDestroy(ui);
+			assert_int_equal(count_numbered_rows(ui), want);
 		}
 	SstReaderClose(r);
 	assert_true(env->remove(env, path, &st));
 	free(ents);
+}
+
+/* With older versions of some keys, and with one version per key. */
+static void
+test_user_iter_bounded_fill(void **state)
+{
+	bounded_fill_case(true);
+	bounded_fill_case(false);
 }
 
 static void

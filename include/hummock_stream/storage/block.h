@@ -90,6 +90,12 @@ typedef struct BlockIter
 	const uint8_t *value;
 	uint32_t	value_len;
 	uint32_t	delta_len;		/* bytes of the key delta (non-shared) */
+	/*
+	 * Set by the owner when no table key has two entries in the block (an
+	 * SST whose properties count as many distinct table keys as entries):
+	 * scans then need not tell versions apart.  Kept across resets.
+	 */
+	bool		unique_keys;
 	/* error reporting */
 	HsStatus   *status;			/* where errors go (never NULL) */
 	const char *path;
