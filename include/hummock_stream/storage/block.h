@@ -142,9 +142,9 @@ extern void BlockIterFail(BlockIter *it, uint32_t off, const char *why);
  * it (a word may run past the bytes it compares, masked off: it stays
  * inside the old key because its epoch follows the table key, and inside
  * the block because the restart array follows the entries), and copies a
- * short key delta as two words when the key buffer has room (reading at
- * most 16 bytes from the delta, which stays before the block's restart
- * count).
+ * short key delta as two words when the key buffer has room and the 16
+ * bytes read end within the first restart offset (every non-empty block
+ * has one after its entries).
  */
 static HS_ALWAYS_INLINE int
 BlockIterStep(BlockIter *it, bool same_key)
