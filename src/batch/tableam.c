@@ -529,18 +529,17 @@ scan_open(HsScanDesc scan, const HsSlice *lower, const HsSlice *upper)
 }
 
 /*
- * Move the scan to its next row; false at the end.  moved: the iterator
- * already took its step (getnextslot's fast path).  A parallel scan reads
+ * Move the scan to its next row; false at the end.  A parallel scan reads
  * one chunk of keys after the other, as long as chunks are left.
  */
 static pg_noinline bool
-scan_advance(HsScanDesc scan, bool moved)
+scan_advance(HsScanDesc scan)
 {
 	HsStatus	st;
 
 	if (scan->epoch == 0)
 		return false;
-	if (scan->started && !moved && scan->it != NULL)
+	if (scan->started && scan->it != NULL)
 		HsIterNext(scan->it);
 	else if (!scan->started && scan->base.rs_parallel == NULL)
 		scan_open(scan, scan->lower, scan->upper);
@@ -644,7 +643,6 @@ hummock_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 						 TupleTableSlot *slot)
 {
 	HsScanDesc	scan = (HsScanDesc) sscan;
-	bool		moved = false;
 
 	/* the common case: the next row of the page */
 	if (likely(scan->next_row < scan->nrows))
@@ -654,12 +652,7 @@ hummock_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 		return true;
 	}
 	/* the page is used up: move past its last row and fill the next */
-	if (likely(scan->started && scan->it != NULL))
-	{
-		HsIterNext(scan->it);
-		moved = true;
-	}
-	if (!scan_advance(scan, moved))
+	if (!scan_advance(scan))
 	{
 		scan->nrows = scan->next_row = 0;
 		ExecClearTuple(slot);
@@ -899,7 +892,7 @@ hummock_scan_analyze_next_block(TableScanDesc sscan, BlockNumber blockno,
 
 	/* skip to the row before the block's first */
 	while (scan->ordinal < first)
-		if (!scan_advance(scan, false))
+		if (!scan_advance(scan))
 			return false;
 	scan->block_end = first + ANALYZE_BLOCK_ROWS;
 	return true;
@@ -913,7 +906,7 @@ hummock_scan_analyze_next_tuple(TableScanDesc sscan, TransactionId OldestXmin,
 	HsScanDesc	scan = (HsScanDesc) sscan;
 
 	ExecClearTuple(slot);
-	if (scan->ordinal >= scan->block_end || !scan_advance(scan, false))
+	if (scan->ordinal >= scan->block_end || !scan_advance(scan))
 		return false;
 	scan_store(scan, slot);
 	*liverows += 1;

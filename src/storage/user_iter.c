@@ -480,7 +480,6 @@ user_fill_in_block(HsUserIter *ui, HsSlice *values, int max, int *np)
 		size_t		shared = 0;		/* key bytes shared with the previous */
 		const uint8_t *delta = key; /* the key's bytes from shared on */
 		HsSlice		v;
-		const uint8_t *ep;
 
 		/* step to the next entry */
 		if (e >= limit)
@@ -508,29 +507,10 @@ user_fill_in_block(HsUserIter *ui, HsSlice *values, int max, int *np)
 				{
 					size_t		tk_end = klen - HS_EPOCH_LEN;
 
-					same = 1;
-					for (size_t i = s; i < tk_end; i += 8)
-					{
-						uint64_t	x = HsGetLE64(d + (i - s)) ^ HsGetLE64(key + i);
-
-						if (tk_end - i < 8)
-							x &= (((uint64_t) 1) << (8 * (tk_end - i))) - 1;
-						if (x != 0)
-						{
-							/* the lowest set byte is the first that differs */
-							same = 0;
-							common = i + HsLowestSetByte64(x);
-							break;
-						}
-					}
+					common = BlockKeyDeltaDiffersAt(d, s, key, tk_end);
+					same = common == tk_end;
 				}
-				{
-					uint64_t	w0 = HsGetLE64(d);
-					uint64_t	w1 = HsGetLE64(d + 8);
-
-					HsPutLE64(key + s, w0);
-					HsPutLE64(key + s + 8, w1);
-				}
+				BlockKeyDeltaCopy16(key + s, d);
 				same_table = common >= HS_TABLE_ID_LEN;
 				shared = common;
 				delta = d + (common - s);
@@ -556,11 +536,8 @@ user_fill_in_block(HsUserIter *ui, HsSlice *values, int max, int *np)
 				dlen = bi->delta_len;
 				if (same < 0)
 				{
-					/* malformed: the generic path reports */
-					*np = n;
-					if (n > start)
-						ui->base.cur_value = values[n - 1];
-					return IN_BLOCK_FIND;
+					r = IN_BLOCK_FIND;	/* malformed: the generic path reports */
+					goto out;
 				}
 			}
 		}
@@ -585,8 +562,7 @@ user_fill_in_block(HsUserIter *ui, HsSlice *values, int max, int *np)
 				goto out;
 			}
 		}
-		ep = dlen >= HS_EPOCH_LEN ? value - HS_EPOCH_LEN : key + klen - HS_EPOCH_LEN;
-		if (~HsGetBE64(ep) > ui->read_epoch)
+		if (BlockEntryEpoch(value, dlen, key, klen) > ui->read_epoch)
 		{
 			r = IN_BLOCK_FIND;
 			goto out;

@@ -131,6 +131,61 @@ extern void BlockIterSeek(BlockIter *it, HsSlice target);
 extern void BlockIterFail(BlockIter *it, uint32_t off, const char *why);
 
 /*
+ * Where a new key, whose bytes from shared on are the delta d, first
+ * differs from the old key within the table key [0, tk_end): tk_end if
+ * the table keys are equal.  Compares in words; a word may run past the
+ * bytes it compares (masked off), which stays inside the old key because
+ * its epoch follows the table key, and inside the block because the
+ * restart array follows the entries.
+ */
+static HS_ALWAYS_INLINE size_t
+BlockKeyDeltaDiffersAt(const uint8_t *d, size_t shared,
+					   const uint8_t *old_key, size_t tk_end)
+{
+	for (size_t i = shared; i < tk_end; i += 8)
+	{
+		uint64_t	x = HsGetLE64(d + (i - shared)) ^ HsGetLE64(old_key + i);
+
+		if (tk_end - i < 8)
+			x &= (((uint64_t) 1) << (8 * (tk_end - i))) - 1;
+		if (x != 0)
+			return i + HsLowestSetByte64(x);	/* lowest byte: first in memory */
+	}
+	return tk_end;
+}
+
+/*
+ * Copy a key delta of at most 16 bytes as two words to dst, which must
+ * have room for 16; the caller makes sure the 16 bytes read at d end
+ * within the block (the first restart offset follows the entries).
+ */
+static HS_ALWAYS_INLINE void
+BlockKeyDeltaCopy16(uint8_t *dst, const uint8_t *d)
+{
+	uint64_t	w0 = HsGetLE64(d);
+	uint64_t	w1 = HsGetLE64(d + 8);
+
+	HsPutLE64(dst, w0);
+	HsPutLE64(dst + 8, w1);
+}
+
+/*
+ * The epoch of an entry whose value starts at value, whose key delta had
+ * delta_len bytes and whose rebuilt key is key[0, key_len): read from the
+ * block when the delta holds it (the usual case), not from the key buffer
+ * just written, so that a scan does not load across its fresh stores.
+ */
+static inline HsEpoch
+BlockEntryEpoch(const uint8_t *value, uint32_t delta_len,
+				const uint8_t *key, size_t key_len)
+{
+	const uint8_t *e = delta_len >= HS_EPOCH_LEN ?
+		value - HS_EPOCH_LEN : key + key_len - HS_EPOCH_LEN;
+
+	return ~HsGetBE64(e);
+}
+
+/*
  * Step to the next entry; -1 if there is none (the end of the block) or it
  * is malformed (HS_CORRUPTION in the status), the iterator then invalid.
  * With same_key (a constant in every caller) also say whether the new
@@ -139,12 +194,10 @@ extern void BlockIterFail(BlockIter *it, uint32_t off, const char *why);
  *
  * A scan calls this once per entry, so it decodes the entry header once,
  * compares the key delta against the old key in words before overwriting
- * it (a word may run past the bytes it compares, masked off: it stays
- * inside the old key because its epoch follows the table key, and inside
- * the block because the restart array follows the entries), and copies a
- * short key delta as two words when the key buffer has room and the 16
- * bytes read end within the first restart offset (every non-empty block
- * has one after its entries).
+ * it (BlockKeyDeltaDiffersAt), and copies a short key delta as two words
+ * (BlockKeyDeltaCopy16) when the key buffer has room and the 16 bytes
+ * read end within the first restart offset (every non-empty block has one
+ * after its entries).
  */
 static HS_ALWAYS_INLINE int
 BlockIterStep(BlockIter *it, bool same_key)
@@ -180,30 +233,14 @@ BlockIterStep(BlockIter *it, bool same_key)
 	}
 	if (same_key && (size_t) shared + non_shared == it->key.len)
 	{
-		size_t		n = it->key.len - HS_EPOCH_LEN;
+		size_t		tk_end = it->key.len - HS_EPOCH_LEN;
 
-		same = 1;
-		for (size_t i = shared; i < n; i += 8)
-		{
-			uint64_t	x = HsGetLE64(p + (i - shared)) ^ HsGetLE64(it->key.data + i);
-
-			if (n - i < 8)
-				x &= (((uint64_t) 1) << (8 * (n - i))) - 1;
-			if (x != 0)
-			{
-				same = 0;
-				break;
-			}
-		}
+		same = BlockKeyDeltaDiffersAt(p, shared, it->key.data, tk_end) == tk_end;
 	}
 	if (non_shared <= 16 && it->key.cap >= (size_t) shared + 16 &&
 		p + 16 <= limit + 4)
 	{
-		uint64_t	w0 = HsGetLE64(p);
-		uint64_t	w1 = HsGetLE64(p + 8);
-
-		HsPutLE64(it->key.data + shared, w0);
-		HsPutLE64(it->key.data + shared + 8, w1);
+		BlockKeyDeltaCopy16(it->key.data + shared, p);
 		it->key.len = shared + non_shared;
 	}
 	else
@@ -260,20 +297,6 @@ static inline HsSlice
 BlockIterValue(const BlockIter *it)
 {
 	return HsSliceMake(it->value, it->value_len);
-}
-
-/*
- * The current key's epoch, read from the block when the key delta holds
- * it (the usual case), not from the key buffer just written, so that a
- * scan does not load across the buffer's fresh stores.
- */
-static inline HsEpoch
-BlockIterEpoch(const BlockIter *it)
-{
-	const uint8_t *e = it->delta_len >= HS_EPOCH_LEN ?
-		it->value - HS_EPOCH_LEN : it->key.data + it->key.len - HS_EPOCH_LEN;
-
-	return ~HsGetBE64(e);
 }
 
 /*
