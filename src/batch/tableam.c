@@ -577,6 +577,18 @@ scan_advance(HsScanDesc scan)
 	}
 }
 
+/*
+ * Give the row numbered ordinal its synthetic tid, stable within the scan,
+ * and the relation's oid.
+ */
+static inline void
+scan_set_tid(HsScanDesc scan, TupleTableSlot *slot, uint64 ordinal)
+{
+	ItemPointerSet(&slot->tts_tid, (BlockNumber) (ordinal >> SCAN_TID_ROWS_BITS),
+				   (OffsetNumber) ((ordinal & ((1 << SCAN_TID_ROWS_BITS) - 1)) + 1));
+	slot->tts_tableOid = RelationGetRelid(scan->base.rs_rd);
+}
+
 /* A stored row too short to be a MinimalTuple. */
 static pg_noinline void
 row_too_short(HsScanDesc scan, size_t len)
@@ -596,23 +608,15 @@ row_too_short(HsScanDesc scan, size_t len)
  * next row).  A row that is not aligned (in a block read without
  * decompression or copy, say) is copied.
  */
-static inline void
+static void
 scan_store_row(HsScanDesc scan, TupleTableSlot *slot, HsSlice row)
 {
 	MinimalTuple tup = (MinimalTuple) (row.data + 1);
 	uint32		len = (uint32) (row.len - 1);
 
-	/*
-	 * read before the call below, which could change them as far as the
-	 * compiler knows (so it would reload them, and partial reloads of the
-	 * ordinal just stored stall)
-	 */
-	uint64		ordinal = scan->ordinal;
-	Oid			relid = RelationGetRelid(scan->base.rs_rd);
-
-	if (unlikely(row.len < 1 + MINIMAL_TUPLE_DATA_OFFSET))
+	if (row.len < 1 + MINIMAL_TUPLE_DATA_OFFSET)
 		row_too_short(scan, row.len);
-	if (unlikely((uintptr_t) tup % MAXIMUM_ALIGNOF != 0 || tup->t_len != len))
+	if ((uintptr_t) tup % MAXIMUM_ALIGNOF != 0 || tup->t_len != len)
 	{
 		if (scan->buflen < len)
 		{
@@ -624,11 +628,7 @@ scan_store_row(HsScanDesc scan, TupleTableSlot *slot, HsSlice row)
 		tup->t_len = len;
 	}
 	ExecStoreMinimalTuple(tup, slot, false);
-
-	/* a synthetic, stable-within-the-scan tid */
-	ItemPointerSet(&slot->tts_tid, (BlockNumber) (ordinal >> SCAN_TID_ROWS_BITS),
-				   (OffsetNumber) ((ordinal & ((1 << SCAN_TID_ROWS_BITS) - 1)) + 1));
-	slot->tts_tableOid = relid;
+	scan_set_tid(scan, slot, scan->ordinal);
 }
 
 /* Store the scan's current row in slot. */
@@ -638,14 +638,14 @@ scan_store(HsScanDesc scan, TupleTableSlot *slot)
 	scan_store_row(scan, slot, HsIterValue(scan->it));
 }
 
-static bool
-hummock_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
-						 TupleTableSlot *slot)
+/*
+ * getnextslot for everything but the common case: the first row of a
+ * page, the end of the scan, a row to copy, a slot that owns its tuple.
+ */
+static pg_noinline bool
+scan_getnextslot_slow(HsScanDesc scan, TupleTableSlot *slot)
 {
-	HsScanDesc	scan = (HsScanDesc) sscan;
-
-	/* the common case: the next row of the page */
-	if (likely(scan->next_row < scan->nrows))
+	if (scan->next_row < scan->nrows)
 	{
 		scan->ordinal++;
 		scan_store_row(scan, slot, scan->rows[scan->next_row++]);
@@ -662,6 +662,51 @@ hummock_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 	scan->next_row = 1;
 	scan_store_row(scan, slot, scan->rows[0]);
 	return true;
+}
+
+/*
+ * The common case is the next row of the page, aligned, stored in a slot
+ * that does not own its tuple.  The slot is ours (hummock_slot_callbacks):
+ * a minimal-tuple slot, and storing a borrowed tuple in it takes the field
+ * writes that tts_minimal_store_tuple makes after tts_minimal_clear (PG15
+ * executor/execTuples.c).  Made here, they keep the per-row path free of
+ * calls, so it needs no stack frame.  Everything else goes through
+ * ExecStoreMinimalTuple (scan_getnextslot_slow), which frees or rejects
+ * as it should.
+ */
+static bool
+hummock_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
+						 TupleTableSlot *slot)
+{
+	HsScanDesc	scan = (HsScanDesc) sscan;
+
+	if (likely(scan->next_row < scan->nrows))
+	{
+		HsSlice		row = scan->rows[scan->next_row];
+		MinimalTuple tup = (MinimalTuple) (row.data + 1);
+		uint32		len = (uint32) (row.len - 1);
+
+		if (likely(row.len >= 1 + MINIMAL_TUPLE_DATA_OFFSET &&
+				   (uintptr_t) tup % MAXIMUM_ALIGNOF == 0 &&
+				   tup->t_len == len &&
+				   slot->tts_ops == &TTSOpsMinimalTuple &&
+				   !TTS_SHOULDFREE(slot)))
+		{
+			MinimalTupleTableSlot *mslot = (MinimalTupleTableSlot *) slot;
+
+			scan->next_row++;
+			mslot->tuple = &mslot->minhdr;
+			mslot->mintuple = tup;
+			mslot->minhdr.t_len = len + MINIMAL_TUPLE_OFFSET;
+			mslot->minhdr.t_data = (HeapTupleHeader) ((char *) tup - MINIMAL_TUPLE_OFFSET);
+			mslot->off = 0;
+			slot->tts_nvalid = 0;
+			slot->tts_flags &= ~TTS_FLAG_EMPTY;
+			scan_set_tid(scan, slot, ++scan->ordinal);
+			return true;
+		}
+	}
+	return scan_getnextslot_slow(scan, slot);
 }
 
 static void
