@@ -208,6 +208,46 @@ split_key_cmp(const void *a, const void *b)
 	return (x->len > y->len) - (x->len < y->len);
 }
 
+/* Add the keys of table t that end data blocks of one SST. */
+static void
+collect_sst_keys(HsSstCache *cache, const HsSstInfo *sst, HsTableId t,
+				 SplitKey **keys, int *n, int *cap)
+{
+	HsSstCacheHandle *h;
+	SstReader  *r;
+	HsStatus	st;
+
+	HS_CHECK(HsSstCacheGet(cache, sst->object_id, &h, &st), &st);
+	r = HsSstCacheReader(h);
+	/* an allocation below may fail: give the reader back then too */
+	PG_TRY();
+	{
+		for (uint32 b = 0; b < SstReaderBlockCount(r); b++)
+		{
+			HsSlice		k = SstReaderBlockLastKey(r, b);
+			HsSlice		uk;
+
+			if (k.len < HS_MIN_FULL_KEY_LEN || HsFullKeyTableId(k) != t)
+				continue;
+			uk = HsFullKeyUserKey(k);
+			if (*n == *cap)
+			{
+				*cap *= 2;
+				*keys = repalloc(*keys, sizeof(SplitKey) * *cap);
+			}
+			(*keys)[*n].len = (int) Min(uk.len, HS_SPLIT_KEY_MAX);
+			(*keys)[*n].data = palloc((*keys)[*n].len + 1);
+			memcpy((*keys)[*n].data, uk.data, (*keys)[*n].len);
+			(*n)++;
+		}
+	}
+	PG_FINALLY();
+	{
+		HsSstCacheRelease(cache, h);
+	}
+	PG_END_TRY();
+}
+
 /*
  * Collect the user keys of table t that end data blocks of its SSTs, cut
  * to HS_SPLIT_KEY_MAX bytes.
@@ -228,35 +268,8 @@ collect_block_keys(const HsVersion *v, HsTableId t, SplitKey **keys,
 			int			n_ssts = l < 0 ? v->sub_levels[s].n_ssts : v->levels[l].n_ssts;
 
 			for (int j = 0; j < n_ssts; j++)
-			{
-				HsSstCacheHandle *h;
-				SstReader  *r;
-				HsStatus	st;
-
-				if (!HsSstInfoHasTable(ssts[j], t))
-					continue;
-				HS_CHECK(HsSstCacheGet(cache, ssts[j]->object_id, &h, &st), &st);
-				r = HsSstCacheReader(h);
-				for (uint32 b = 0; b < SstReaderBlockCount(r); b++)
-				{
-					HsSlice		k = SstReaderBlockLastKey(r, b);
-					HsSlice		uk;
-
-					if (k.len < HS_MIN_FULL_KEY_LEN || HsFullKeyTableId(k) != t)
-						continue;
-					uk = HsFullKeyUserKey(k);
-					if (*n == *cap)
-					{
-						*cap *= 2;
-						*keys = repalloc(*keys, sizeof(SplitKey) * *cap);
-					}
-					(*keys)[*n].len = (int) Min(uk.len, HS_SPLIT_KEY_MAX);
-					(*keys)[*n].data = palloc((*keys)[*n].len + 1);
-					memcpy((*keys)[*n].data, uk.data, (*keys)[*n].len);
-					(*n)++;
-				}
-				HsSstCacheRelease(cache, h);
-			}
+				if (HsSstInfoHasTable(ssts[j], t))
+					collect_sst_keys(cache, ssts[j], t, keys, n, cap);
 		}
 	}
 }
