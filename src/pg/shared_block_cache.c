@@ -562,6 +562,12 @@ sbc_find(SbcScope *scope, uint64_t object_id, uint64_t offset, HsBuf *out,
 			*contents = HsSliceMake((const uint8_t *) sbc_pages +
 									(Size) ent->pages[0] * SBC_PAGE_SIZE, len);
 		}
+		else if (out == NULL)
+		{
+			/* the caller takes the block only in place */
+			LWLockRelease(partition_lock(b));
+			return false;
+		}
 		else
 		{
 			if (out->cap < len)

@@ -741,10 +741,66 @@ typedef struct SstIterator
 	HsBuf		raw;			/* decompressed contents */
 	HsBlockCacheEntry *pin;		/* cache entry holding the block */
 	uint64_t	sec_pin;		/* or the secondary cache's pin on it */
+	/* sequential scans: the next block, pinned in the secondary cache */
+	uint64_t	ahead_pin;		/* 0: none */
+	uint32_t	ahead_block;
+	HsSlice		ahead_contents;
 	HsBuf		ra;				/* readahead window */
 	uint64_t	ra_offset;		/* file offset of ra.data[0] */
 	size_t		ra_next;		/* size of the next window */
 } SstIterator;
+
+/* Let go of the block pinned ahead, if any. */
+static void
+sstit_drop_ahead(SstIterator *it)
+{
+	if (it->ahead_pin)
+	{
+		secondary_unpin(it->r, it->ahead_pin);
+		it->ahead_pin = 0;
+	}
+}
+
+/*
+ * A block read in place is in no CPU cache: start fetching its first lines
+ * (before the scan's own prefetching, user_iter.c, gets ahead) and its
+ * restart array at the end, which BlockParse reads first.
+ */
+static inline void
+sstit_prefetch_block(HsSlice contents)
+{
+	for (size_t off = 0; off < SSTIT_PREFETCH_START && off < contents.len; off += 64)
+		HS_PREFETCH(contents.data + off);
+	if (contents.len >= 68)
+		HS_PREFETCH(contents.data + contents.len - 68);
+	if (contents.len >= 4)
+		HS_PREFETCH(contents.data + contents.len - 4);
+}
+
+/*
+ * A sequential scan that reads block i in place pins block i + 1 as well
+ * (when the cache can pin it; a copy is left to the load) and starts
+ * fetching it, so that its cache misses overlap with the scan of block i
+ * instead of stalling the load of block i + 1.
+ */
+static void
+sstit_pin_ahead(SstIterator *it, uint32_t i)
+{
+	SstReader  *r = it->r;
+	const HsSecondaryCache *sec = reader_secondary(r);
+	HsSlice		next;
+	uint64_t	pin;
+
+	if (i + 1 >= r->num_blocks || sec == NULL || sec->lookup_pinned == NULL)
+		return;
+	if (!sec->lookup_pinned(sec->arg, r->opts.object_id, r->index[i + 1].offset,
+							NULL, &next, &pin) || pin == 0)
+		return;
+	it->ahead_pin = pin;
+	it->ahead_block = i + 1;
+	it->ahead_contents = next;
+	sstit_prefetch_block(next);
+}
 
 static void
 sstit_unpin(SstIterator *it)
@@ -815,7 +871,8 @@ sstit_readahead_block(SstIterator *it, uint32_t i, HsSlice *contents)
 
 /*
  * Load block i; false (iterator invalid) past the end or on error.
- * sequential: the scan moved here from block i - 1 (use readahead).
+ * sequential: the scan moved here from block i - 1 (use readahead, and
+ * the block pinned ahead).
  */
 static bool
 sstit_load(SstIterator *it, uint32_t i, bool sequential)
@@ -825,6 +882,8 @@ sstit_load(SstIterator *it, uint32_t i, bool sequential)
 	bool		ok;
 
 	sstit_unpin(it);
+	if (it->ahead_pin != 0 && (!sequential || it->ahead_block != i))
+		sstit_drop_ahead(it);
 	it->bi.valid = false;
 	it->block = i;
 	if (i >= r->num_blocks)
@@ -834,9 +893,17 @@ sstit_load(SstIterator *it, uint32_t i, bool sequential)
 	}
 	if (!sequential)
 		it->ra_next = SST_READAHEAD_MIN;
-	if (r->opts.block_cache &&
-		(it->pin = HsBlockCacheLookup(r->opts.block_cache, r->cache_id,
-									  r->index[i].offset)) != NULL)
+	if (it->ahead_pin != 0)
+	{
+		/* pinned, and its first lines fetched, while block i - 1 was read */
+		it->sec_pin = it->ahead_pin;
+		it->ahead_pin = 0;
+		contents = it->ahead_contents;
+		ok = true;
+	}
+	else if (r->opts.block_cache &&
+			 (it->pin = HsBlockCacheLookup(r->opts.block_cache, r->cache_id,
+										   r->index[i].offset)) != NULL)
 	{
 		contents = HsBlockCacheValue(it->pin);
 		ok = true;
@@ -848,6 +915,8 @@ sstit_load(SstIterator *it, uint32_t i, bool sequential)
 		 * else the readahead window (then offered)
 		 */
 		ok = secondary_lookup_pinned(r, i, &it->raw, &contents, &it->sec_pin);
+		if (ok && it->sec_pin != 0)
+			sstit_prefetch_block(contents);
 		if (!ok && (ok = sstit_readahead_block(it, i, &contents)))
 			secondary_offer(r, i, contents, true);
 	}
@@ -869,16 +938,8 @@ sstit_load(SstIterator *it, uint32_t i, bool sequential)
 		return false;
 	}
 	BlockIterReset(&it->bi, &it->blk, r->path, r->index[i].offset);
-	if (it->sec_pin)
-	{
-		/*
-		 * A block read in place is in no CPU cache: fetch its first lines
-		 * now, before the scan's own prefetching (user_iter.c) gets ahead.
-		 */
-		for (uint32_t off = 0; off < SSTIT_PREFETCH_START && off < it->blk.size;
-			 off += 64)
-			HS_PREFETCH(it->blk.data + off);
-	}
+	if (sequential && it->sec_pin != 0)
+		sstit_pin_ahead(it, i);
 	return true;
 }
 
@@ -979,6 +1040,7 @@ sstit_destroy(HsIterator *base)
 	SstIterator *it = (SstIterator *) base;
 
 	sstit_unpin(it);
+	sstit_drop_ahead(it);
 	BlockIterDestroy(&it->bi);
 	HsBufFree(&it->stored);
 	HsBufFree(&it->raw);

@@ -78,8 +78,9 @@ typedef struct HsSecondaryCache
 	 * Optional (both or neither): like lookup, but the cache may point
 	 * *contents at the block where it lies and hold it there, returning a
 	 * nonzero *pin, until unpin(pin); with *pin 0 the block was copied
-	 * into out as lookup does.  Sequential scans read this way, so a
-	 * cached block costs them no copy.  A cache may release pins itself
+	 * into out as lookup does; with out NULL, a block that cannot be
+	 * pinned is not returned (false).  Sequential scans read this way, so
+	 * a cached block costs them no copy, and pin the next block ahead.  A cache may release pins itself
 	 * when the caller's transaction aborts (see shared_block_cache.h);
 	 * unpin of a released pin does nothing.
 	 */
