@@ -191,8 +191,9 @@ SstDescribe(HsEnv *env, const char *path, HsBuf *out, HsStatus *st)
 								 &raw, &bi, &first, &last, st);
 
 	if (ok)
+		ok = SstReaderFilter(r, &filter, st);
+	if (ok)
 	{
-		filter = SstReaderFilter(r);
 		if (filter)
 		{
 			uint64_t	bits = (uint64_t) filter->num_lines *

@@ -3,8 +3,12 @@
  * sst_reader.c
  *	  Opening SST files, point gets and the two-level SST iterator.
  *
- * Open reads the footer, checks the layout, then reads the properties,
- * index and filter blocks (each CRC-checked) and keeps them in memory.
+ * Open reads the footer, checks the layout, then reads the properties and
+ * index blocks (each CRC-checked) and keeps them in memory.  The filter
+ * block is read (and checked) by the first point get: scans never need it,
+ * and it is most of an SST's metadata (about 10 bits per key), which every
+ * process that opens the SST would otherwise read and keep (a parallel
+ * worker, say, that only scans).
  * The index is decoded once into an array of (last key, handle), with the
  * keys pointing into the index block, so finding the block for a key is a
  * binary search over an array; the array is validated on the way (keys
@@ -75,7 +79,8 @@ struct SstReader
 
 	HsBuf		filter_mem;
 	BloomFilter filter;
-	bool		has_filter;
+	bool		has_filter;		/* the file has a filter block */
+	bool		filter_loaded;	/* ... and filter holds it (reader_filter) */
 
 	HsBuf		props_mem;
 	SstProperties props;
@@ -427,17 +432,7 @@ SstReaderOpenWithOptions(HsEnv *env, const char *path,
 						   "a different key");
 		goto fail;
 	}
-	if (r->footer.filter.size > 0)
-	{
-		HsSlice		contents;
-
-		if (!read_meta_block(r, r->footer.filter, &r->filter_mem, &contents,
-							 st) ||
-			!BloomFilterParse(&r->filter, contents, path,
-							  r->footer.filter.offset, st))
-			goto fail;
-		r->has_filter = true;
-	}
+	r->has_filter = r->footer.filter.size > 0;
 
 	if (r->opts.block_cache)
 		r->cache_id = HsBlockCacheNewId(r->opts.block_cache);
@@ -527,10 +522,34 @@ SstReaderBlockLastKey(const SstReader *r, uint32_t i)
 	return HsSliceMake(r->index[i].key, r->index[i].key_len);
 }
 
-const BloomFilter *
-SstReaderFilter(const SstReader *r)
+/*
+ * Load the filter block on first use; false with st set if it cannot be
+ * read or is damaged (the next call tries again).
+ */
+static bool
+reader_filter(SstReader *r, HsStatus *st)
 {
-	return r->has_filter ? &r->filter : NULL;
+	HsSlice		contents;
+
+	if (!r->has_filter || r->filter_loaded)
+		return true;
+	if (!read_meta_block(r, r->footer.filter, &r->filter_mem, &contents, st) ||
+		!BloomFilterParse(&r->filter, contents, r->path,
+						  r->footer.filter.offset, st))
+		return false;
+	r->filter_loaded = true;
+	return true;
+}
+
+bool
+SstReaderFilter(SstReader *r, const BloomFilter **filter, HsStatus *st)
+{
+	*filter = NULL;
+	if (!reader_filter(r, st))
+		return false;
+	if (r->has_filter)
+		*filter = &r->filter;
+	return true;
 }
 
 /* ----------------------------------------------------------------
@@ -634,7 +653,12 @@ reader_block(SstReader *r, uint32_t i, HsBuf *stored, HsBuf *raw,
 bool
 SstReaderMayContain(SstReader *r, HsSlice table_key)
 {
-	return !r->has_filter || BloomFilterMayContain(&r->filter, table_key);
+	HsStatus	st;
+
+	/* a filter that cannot be loaded rules nothing out (a get reports it) */
+	if (!r->has_filter || !reader_filter(r, &st))
+		return true;
+	return BloomFilterMayContain(&r->filter, table_key);
 }
 
 bool
@@ -662,8 +686,13 @@ SstReaderGetVersion(SstReader *r, HsSlice table_key, HsEpoch read_epoch,
 		return HsStatusSet(st, HS_INVALID_ARGUMENT,
 						   "table key of %zu bytes is shorter than a table id",
 						   table_key.len);
-	if (r->has_filter && !BloomFilterMayContain(&r->filter, table_key))
-		return true;
+	if (r->has_filter)
+	{
+		if (!reader_filter(r, st))
+			return false;
+		if (!BloomFilterMayContain(&r->filter, table_key))
+			return true;
+	}
 
 	/* target = table_key | ~read_epoch: the first version to consider */
 	HsBufReset(&r->get_target);

@@ -275,6 +275,7 @@ test_sst_filter_rejects_absent(void **state)
 	char		path[512];
 	HsStatus	st;
 	SstReader  *r;
+	const BloomFilter *filter;
 	uint64_t	rs = 5;
 	int			may = 0;
 	int			probes = 20000;
@@ -283,7 +284,8 @@ test_sst_filter_rejects_absent(void **state)
 	test_build_sst(&d, path, NULL, NULL);
 	r = SstReaderOpen(env, path, &st);
 	assert_status_ok(r != NULL, &st);
-	assert_non_null(SstReaderFilter(r));
+	assert_status_ok(SstReaderFilter(r, &filter, &st), &st);
+	assert_non_null(filter);
 	for (size_t i = 0; i < d.n; i++)
 		assert_true(SstReaderMayContain(r, HsFullKeyTableKey(test_key(&d.e[i]))));
 	for (int i = 0; i < probes; i++)
@@ -307,7 +309,8 @@ test_sst_filter_rejects_absent(void **state)
 		test_build_sst(&d, path, &opts, NULL);
 		r = SstReaderOpen(env, path, &st);
 		assert_status_ok(r != NULL, &st);
-		assert_null(SstReaderFilter(r));
+		assert_status_ok(SstReaderFilter(r, &filter, &st), &st);
+		assert_null(filter);
 		assert_true(SstReaderMayContain(r, HsSliceMake("\0\0\0\1zz", 6)));
 		check_gets(r, &d, 9, 2000);
 		SstReaderClose(r);
@@ -527,6 +530,7 @@ test_sst_empty(void **state)
 	HsStatus	st;
 	SstMeta		meta;
 	SstReader  *r;
+	const BloomFilter *filter;
 
 	unit_path(path, sizeof(path), "empty.sst");
 	test_build_sst(&d, path, NULL, &meta);
@@ -536,7 +540,8 @@ test_sst_empty(void **state)
 	r = SstReaderOpen(env, path, &st);
 	assert_status_ok(r != NULL, &st);
 	assert_int_equal(SstReaderBlockCount(r), 0);
-	assert_null(SstReaderFilter(r));
+	assert_status_ok(SstReaderFilter(r, &filter, &st), &st);
+	assert_null(filter);
 	check_scan(r, &d);
 	check_gets(r, &d, 1, 50);
 	check_seeks(r, &d, 2, 20);

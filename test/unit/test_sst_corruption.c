@@ -553,12 +553,66 @@ test_corrupt_shrunk_after_open(void **state)
 	free(good);
 }
 
+/*
+ * The filter block is read by the first point get, not by open: with a
+ * damaged filter a scan still reads every entry, MayContain rules nothing
+ * out, and every get reports the damage.
+ */
+static void
+test_corrupt_filter_read_lazily(void **state)
+{
+	char		path[512];
+	size_t		len;
+	uint8_t    *buf = make_file("lazyfilter.sst", HS_COMPRESSION_NONE, path,
+								sizeof(path), &len);
+	SstFooter	f = footer_of(buf, len);
+	HsEnv	   *env = HsEnvPosix();
+	SstReader  *r;
+	HsIterator *it;
+	HsStatus	st;
+	HsBuf		value;
+	HsSlice		tk;
+	bool		found;
+	int			entries = 0;
+	const BloomFilter *filter;
+
+	assert_true(f.filter.size > 0);
+	buf[f.filter.offset + 5] ^= 0x10;
+	test_write_file(path, buf, len);
+
+	r = SstReaderOpen(env, path, &st);
+	assert_status_ok(r != NULL, &st);
+	it = SstReaderNewIterator(r);
+	for (HsIterSeekToFirst(it); HsIterValid(it); HsIterNext(it))
+		entries++;
+	assert_status_ok(HsIterStatus(it, &st), &st);
+	assert_true(entries > 0);
+	HsIterSeekToFirst(it);
+	tk = HsFullKeyTableKey(HsIterKey(it));
+	assert_true(SstReaderMayContain(r, HsSliceMake("\0\0\0\1zz", 6)));
+
+	HsBufInit(&value, env);
+	for (int i = 0; i < 2; i++)
+	{
+		assert_false(SstReaderGet(r, tk, HS_EPOCH_MAX, &found, &value, &st));
+		assert_int_equal(st.code, HS_CORRUPTION);
+		assert_non_null(strstr(st.msg, "block checksum"));
+	}
+	assert_false(SstReaderFilter(r, &filter, &st));
+	assert_int_equal(st.code, HS_CORRUPTION);
+	HsBufFree(&value);
+	HsIterDestroy(it);
+	SstReaderClose(r);
+	free(buf);
+}
+
 static const struct CMUnitTest sst_corruption_tests[] = {
 	cmocka_unit_test(test_corrupt_shrunk_after_open),
 	cmocka_unit_test(test_corrupt_truncate),
 	cmocka_unit_test(test_corrupt_flip_every_byte),
 	cmocka_unit_test(test_corrupt_footer),
 	cmocka_unit_test(test_corrupt_meta_blocks),
+	cmocka_unit_test(test_corrupt_filter_read_lazily),
 	cmocka_unit_test(test_corrupt_data_blocks),
 	cmocka_unit_test(test_corrupt_compressed_blocks),
 	cmocka_unit_test(test_corrupt_random_no_checksums),

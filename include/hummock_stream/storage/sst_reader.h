@@ -131,7 +131,11 @@ extern bool SstReaderGetVersion(SstReader *r, HsSlice table_key,
 								HsEpoch read_epoch, bool *found,
 								HsEpoch *epoch, HsBuf *value, HsStatus *st);
 
-/* The filter's answer: false means table_key is certainly absent. */
+/*
+ * The filter's answer: false means table_key is certainly absent.  The
+ * first call reads the filter block; if that fails, the answer is true
+ * (the get that follows reports the damage).
+ */
 extern bool SstReaderMayContain(SstReader *r, HsSlice table_key);
 
 /* An iterator over every entry (full key, value); see iterator.h. */
@@ -149,7 +153,11 @@ extern uint32_t SstReaderBlockCount(const SstReader *r);
 extern SstBlockHandle SstReaderBlockHandle(const SstReader *r, uint32_t i);
 extern HsSlice SstReaderBlockLastKey(const SstReader *r, uint32_t i);
 
-/* The bloom filter (NULL if the file has none). */
-extern const BloomFilter *SstReaderFilter(const SstReader *r);
+/*
+ * The bloom filter in *filter (NULL if the file has none), read on first
+ * use; false with st set if it cannot be read or is damaged.
+ */
+extern bool SstReaderFilter(SstReader *r, const BloomFilter **filter,
+							HsStatus *st);
 
 #endif							/* HS_STORAGE_SST_READER_H */
