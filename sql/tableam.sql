@@ -156,6 +156,46 @@ RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 
+-- scroll cursors: a hummock scan reads forward only, so a scroll cursor
+-- that could fetch backward into one reads it through a Material node
+EXPLAIN (COSTS OFF) DECLARE c SCROLL CURSOR FOR SELECT id, v FROM par;
+EXPLAIN (COSTS OFF)
+DECLARE c SCROLL CURSOR FOR SELECT id FROM par WHERE id <= 300 LIMIT 5;
+EXPLAIN (COSTS OFF)
+DECLARE c SCROLL CURSOR FOR SELECT id FROM par UNION ALL SELECT id FROM par_heap;
+-- a Sort reads its input first: no Material; nor without SCROLL
+EXPLAIN (COSTS OFF) DECLARE c SCROLL CURSOR FOR SELECT id FROM par ORDER BY v;
+EXPLAIN (COSTS OFF) DECLARE c CURSOR FOR SELECT id FROM par;
+BEGIN;
+DECLARE c SCROLL CURSOR FOR SELECT id, v FROM par;
+FETCH 3 FROM c;
+FETCH BACKWARD 2 FROM c;
+FETCH PRIOR FROM c;
+FETCH PRIOR FROM c;
+FETCH ABSOLUTE 300 FROM c;
+MOVE FORWARD 1000 IN c;
+FETCH RELATIVE -2 FROM c;
+FETCH LAST FROM c;
+FETCH BACKWARD 2 FROM c;
+FETCH FIRST FROM c;
+COMMIT;
+DO $$
+DECLARE
+  c refcursor;
+  r record;
+  ids text := '';
+BEGIN
+  OPEN c SCROLL FOR SELECT id FROM par WHERE id <= 600;
+  MOVE LAST IN c;
+  FOR i IN 1..3 LOOP
+    FETCH PRIOR FROM c INTO r;
+    ids := ids || r.id || ' ';
+  END LOOP;
+  FETCH ABSOLUTE 257 FROM c INTO r;
+  RAISE NOTICE 'backward: %, absolute 257: %', ids, r.id;
+  CLOSE c;
+END $$;
+
 -- the shared block cache: the scans above cached par's blocks, and a new
 -- session (whose own block cache is empty) copies them from shared memory
 SELECT capacity_bytes > 0 AS enabled, blocks > 0 AS has_blocks

@@ -643,8 +643,16 @@ scan_store(HsScanDesc scan, TupleTableSlot *slot)
  * page, the end of the scan, a row to copy, a slot that owns its tuple.
  */
 static pg_noinline bool
-scan_getnextslot_slow(HsScanDesc scan, TupleTableSlot *slot)
+scan_getnextslot_slow(HsScanDesc scan, ScanDirection direction,
+					  TupleTableSlot *slot)
 {
+	/* scroll cursors read a Material node above the scan (backward_scan.c) */
+	if (direction != ForwardScanDirection)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot scan relation \"%s\" backward",
+						RelationGetRelationName(scan->base.rs_rd)),
+				 errdetail("Scans of relations USING hummock read forward only; scroll cursors read them through a Material node.")));
 	if (scan->next_row < scan->nrows)
 	{
 		scan->ordinal++;
@@ -680,7 +688,8 @@ hummock_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 {
 	HsScanDesc	scan = (HsScanDesc) sscan;
 
-	if (likely(scan->next_row < scan->nrows))
+	if (likely(scan->next_row < scan->nrows &&
+			   direction == ForwardScanDirection))
 	{
 		HsSlice		row = scan->rows[scan->next_row];
 		MinimalTuple tup = (MinimalTuple) (row.data + 1);
@@ -706,7 +715,7 @@ hummock_scan_getnextslot(TableScanDesc sscan, ScanDirection direction,
 			return true;
 		}
 	}
-	return scan_getnextslot_slow(scan, slot);
+	return scan_getnextslot_slow(scan, direction, slot);
 }
 
 static void

@@ -50,6 +50,7 @@ _PG_init(void)
 	HsUtilityHookInstall();
 	HsTableAmInstallHooks();
 	HsKeyScanInstall();
+	HsBackwardScanInstall();
 	HsLauncherRegister();
 }
 

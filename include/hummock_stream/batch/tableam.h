@@ -80,4 +80,7 @@ extern void HsKeyScanInstall(void);
 /* Hooks that reject writes to hummock relations early. */
 extern void HsTableAmInstallHooks(void);
 
+/* Scroll cursors over hummock scans get a Material node (backward_scan.c). */
+extern void HsBackwardScanInstall(void);
+
 #endif							/* HS_BATCH_TABLEAM_H */
