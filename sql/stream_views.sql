@@ -488,6 +488,34 @@ SELECT hummock_stream.drop_materialized_view('own_after');
 SELECT hummock_stream.drop_materialized_view('fresh_v');
 DROP TABLE shared_t, fresh_t;
 
+-- DDL around a view: its relation keeps the shape of the view's query, and
+-- the source columns it uses stay as they are while it exists
+CREATE TABLE ddl_t (id int PRIMARY KEY, v text, w int, u int);
+INSERT INTO ddl_t VALUES (1, 'a', 1, 1), (2, 'b', 2, 2);
+SELECT hummock_stream.create_materialized_view('ddl_v', 'SELECT id, upper(v) AS up, w FROM ddl_t');
+SELECT error_of('ALTER TABLE ddl_v ADD COLUMN z int');
+SELECT error_of('ALTER TABLE ddl_v DROP COLUMN w');
+SELECT error_of('ALTER TABLE ddl_v ALTER COLUMN up TYPE varchar(10)');
+SELECT error_of('ALTER TABLE ddl_v SET ACCESS METHOD heap');
+ALTER TABLE ddl_v RENAME COLUMN w TO ww;
+ALTER TABLE ddl_v RENAME COLUMN ww TO w;
+SELECT error_of('ALTER TABLE ddl_t DROP COLUMN v');
+SELECT error_of('ALTER TABLE ddl_t ALTER COLUMN v TYPE varchar(20)');
+-- a column the view does not use can go; the view goes on
+ALTER TABLE ddl_t DROP COLUMN u;
+INSERT INTO ddl_t VALUES (3, 'c', 3);
+UPDATE ddl_t SET v = 'bb' WHERE id = 2;
+SELECT hummock_stream.wait('ddl_v');
+SET hummock_stream.query_consistency = per_table;
+SELECT * FROM ddl_v ORDER BY id;
+RESET hummock_stream.query_consistency;
+SELECT view_diff('ddl_v');
+-- dropping a used column with CASCADE drops the view (and its job)
+ALTER TABLE ddl_t DROP COLUMN w CASCADE;
+SELECT count(*) FROM pg_class WHERE relname = 'ddl_v';
+SELECT count(*) FROM hummock_stream.jobs WHERE name::text = 'ddl_v';
+DROP TABLE ddl_t;
+
 DROP FUNCTION view_diff(regclass);
 DROP FUNCTION create_error(text);
 DROP FUNCTION error_of(text);

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * utility_hook.c
- *	  ProcessUtility hook: keeps the barrier managers in step with DDL.
+ *	  ProcessUtility hook: keeps barrier managers and views in step with DDL.
  *
  *	- CREATE EXTENSION hummock_stream: when the transaction commits, ask the
  *	  launcher to start the database's barrier manager (starting it earlier
@@ -12,6 +12,9 @@
  *	  remove the store's directory (pg_hummock/<db>/<extension oid>), which
  *	  no catalog refers to any more.  If the drop fails or is rolled back,
  *	  the manager is started again.
+ *	- ALTER TABLE of a relation USING hummock may not change its columns or
+ *	  its access method (the engine writes rows in the view's shape), nor
+ *	  change the type of a source column that a view uses.
  *	- DROP DATABASE: stop the database's manager first (a background worker
  *	  connected to the database would make the drop fail); if the drop
  *	  fails, the manager is started again; if it succeeds, the database's
@@ -25,9 +28,14 @@
 
 #include <sys/stat.h>
 
+#include "access/genam.h"
+#include "access/table.h"
 #include "access/xact.h"
+#include "catalog/indexing.h"
+#include "catalog/pg_depend.h"
 #include "catalog/namespace.h"
 #include "commands/extension.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "commands/dbcommands.h"
 #include "miscadmin.h"
@@ -114,6 +122,113 @@ drops_our_extension(DropStmt *stmt)
 	return false;
 }
 
+/*
+ * A relation USING hummock (a streaming view) that depends on column
+ * attnum of relid, or InvalidOid.  Views record a dependency on every
+ * source column their query uses (stream_ddl.c).
+ */
+static Oid
+hummock_dependent_on_column(Oid relid, AttrNumber attnum)
+{
+	Relation	dep = table_open(DependRelationId, AccessShareLock);
+	ScanKeyData key[3];
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Oid			found = InvalidOid;
+
+	ScanKeyInit(&key[0], Anum_pg_depend_refclassid, BTEqualStrategyNumber,
+				F_OIDEQ, ObjectIdGetDatum(RelationRelationId));
+	ScanKeyInit(&key[1], Anum_pg_depend_refobjid, BTEqualStrategyNumber,
+				F_OIDEQ, ObjectIdGetDatum(relid));
+	ScanKeyInit(&key[2], Anum_pg_depend_refobjsubid, BTEqualStrategyNumber,
+				F_INT4EQ, Int32GetDatum((int32) attnum));
+	scan = systable_beginscan(dep, DependReferenceIndexId, true, NULL, 3, key);
+	while (!OidIsValid(found) && HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_depend d = (Form_pg_depend) GETSTRUCT(tup);
+
+		if (d->classid == RelationRelationId && HsRelidIsHummock(d->objid))
+			found = d->objid;
+	}
+	systable_endscan(scan);
+	table_close(dep, AccessShareLock);
+	return found;
+}
+
+/*
+ * ALTER TABLE may not change the columns of a relation USING hummock (nor
+ * its access method): the streaming engine writes rows shaped by the
+ * view's query, and the rows already stored keep their old shape.  Nor
+ * may it change the type of a source column a view uses (dropping one
+ * stops at the view's dependency, as for any view).
+ */
+static void
+check_alter_table(AlterTableStmt *stmt)
+{
+	Oid			relid;
+	ListCell   *lc;
+
+	if (stmt->relation == NULL)
+		return;
+	relid = RangeVarGetRelid(stmt->relation, NoLock, true);
+	if (!OidIsValid(relid))
+		return;
+	if (!HsRelidIsHummock(relid))
+	{
+		foreach(lc, stmt->cmds)
+		{
+			AlterTableCmd *cmd = lfirst(lc);
+			AttrNumber	attnum;
+			Oid			view;
+
+			if (cmd->subtype != AT_AlterColumnType || cmd->name == NULL)
+				continue;
+			attnum = get_attnum(relid, cmd->name);
+			if (attnum == InvalidAttrNumber)
+				continue;		/* ALTER TABLE reports it */
+			view = hummock_dependent_on_column(relid, attnum);
+			if (OidIsValid(view))
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot alter type of a column used by a streaming materialized view"),
+						 errdetail("View \"%s\" depends on column \"%s\" of table \"%s\".",
+								   get_rel_name(view), cmd->name, get_rel_name(relid)),
+						 errhint("Drop the view, alter the column, and create the view again.")));
+		}
+		return;
+	}
+	foreach(lc, stmt->cmds)
+	{
+		AlterTableCmd *cmd = lfirst(lc);
+		const char *what;
+
+		switch (cmd->subtype)
+		{
+			case AT_AddColumn:
+			case AT_AddColumnRecurse:
+				what = "add a column to";
+				break;
+			case AT_DropColumn:
+			case AT_DropColumnRecurse:
+				what = "drop a column of";
+				break;
+			case AT_AlterColumnType:
+				what = "change a column type of";
+				break;
+			case AT_SetAccessMethod:
+				what = "change the access method of";
+				break;
+			default:
+				continue;
+		}
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot %s relation \"%s\"", what, get_rel_name(relid)),
+				 errdetail("The streaming engine writes the rows of a relation USING hummock in the shape its view's query gives them."),
+				 errhint("Drop the view and create it again with the new query.")));
+	}
+}
+
 static void
 hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 				   bool readOnlyTree, ProcessUtilityContext context,
@@ -171,6 +286,8 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 					 errmsg("cannot copy into relation \"%s\"", get_rel_name(relid)),
 					 errdetail("Relations USING hummock are written only by the streaming engine.")));
 	}
+	else if (IsA(parsetree, AlterTableStmt))
+		check_alter_table((AlterTableStmt *) parsetree);
 	else if (IsA(parsetree, DropdbStmt))
 	{
 		dropped_db = get_database_oid(((DropdbStmt *) parsetree)->dbname, true);

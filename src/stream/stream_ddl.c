@@ -439,6 +439,13 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 		ObjectAddressSet(src_addr, RelationRelationId, lfirst_oid(lc));
 		recordDependencyOn(&view_addr, &src_addr, DEPENDENCY_NORMAL);
 	}
+
+	/*
+	 * ... and on everything its query uses, as a view's rule does: the
+	 * source columns (so that dropping one, or changing its type, stops at
+	 * the view), functions, operators, types and collations.
+	 */
+	recordDependencyOnExpr(&view_addr, (Node *) q, NIL, DEPENDENCY_NORMAL);
 	CommandCounterIncrement();
 
 	s0 = RegisterSnapshot(GetLatestSnapshot());
