@@ -156,6 +156,26 @@ RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 
+-- TABLESAMPLE: pseudo-blocks of 100 rows in key order, as for ANALYZE
+EXPLAIN (COSTS OFF) SELECT * FROM par TABLESAMPLE SYSTEM (10);
+SELECT count(*) FROM par TABLESAMPLE BERNOULLI (100);
+SELECT count(*) FROM par TABLESAMPLE SYSTEM (100);
+SELECT count(*) FROM par TABLESAMPLE BERNOULLI (0);
+SELECT count(*) BETWEEN 1500 AND 2500 AS about_a_tenth
+  FROM par TABLESAMPLE BERNOULLI (10) REPEATABLE (7);
+SELECT count(*) BETWEEN 1000 AND 3000 AS about_a_tenth
+  FROM par TABLESAMPLE SYSTEM (10) REPEATABLE (7);
+-- the same seed gives the same sample
+SELECT (SELECT array_agg(id) FROM par TABLESAMPLE SYSTEM (5) REPEATABLE (3))
+     = (SELECT array_agg(id) FROM par TABLESAMPLE SYSTEM (5) REPEATABLE (3)) AS same_sample;
+-- SYSTEM takes whole pseudo-blocks
+SELECT bool_and(n = 100) AS whole_blocks
+  FROM (SELECT (id - 1) / 100 AS b, count(*) AS n
+          FROM par TABLESAMPLE SYSTEM (10) REPEATABLE (1) GROUP BY 1) x;
+-- a sample scan rescanned in a nested loop starts over
+SELECT count(*) FROM (VALUES (1), (2)) v(x),
+  LATERAL (SELECT id FROM par TABLESAMPLE BERNOULLI (100) WHERE id <= v.x * 10) s;
+
 -- scroll cursors: a hummock scan reads forward only, so a scroll cursor
 -- that could fetch backward into one reads it through a Material node
 EXPLAIN (COSTS OFF) DECLARE c SCROLL CURSOR FOR SELECT id, v FROM par;

@@ -35,6 +35,7 @@
 #include "postgres.h"
 
 #include "access/parallel.h"
+#include "access/tsmapi.h"
 
 #include "access/heapam.h"
 #include "access/multixact.h"
@@ -110,8 +111,13 @@ typedef struct HsScanDescData
 	HsSlice		rows[HS_SCAN_PAGE_ROWS];
 	int			nrows;
 	int			next_row;		/* rows[next_row] is returned next */
-	/* ANALYZE: rows are sampled in pseudo-blocks of ANALYZE_BLOCK_ROWS */
+	/*
+	 * ANALYZE and TABLESAMPLE: rows are sampled in pseudo-blocks of
+	 * SAMPLE_BLOCK_ROWS (hummock_scan_analyze_next_block)
+	 */
 	uint64		block_end;		/* ordinal after the current pseudo-block */
+	BlockNumber sample_block;	/* TABLESAMPLE: the current pseudo-block */
+	bool		sample_started; /* ... and whether there is one */
 	/* key range [lower, upper) of user keys (HsScanSetKeyRange); NULL: none */
 	HsSlice    *lower;
 	HsSlice    *upper;
@@ -119,7 +125,7 @@ typedef struct HsScanDescData
 	HsSlice		upper_buf;
 } HsScanDescData;
 
-#define ANALYZE_BLOCK_ROWS 100
+#define SAMPLE_BLOCK_ROWS 100
 
 typedef HsScanDescData *HsScanDesc;
 
@@ -459,6 +465,7 @@ close_iterator(HsScanDesc scan)
 	scan->started = false;
 	scan->ordinal = 0;
 	scan->nrows = scan->next_row = 0;
+	scan->sample_started = false;
 }
 
 static void
@@ -933,8 +940,8 @@ hummock_relation_vacuum(Relation rel, struct VacuumParams *params,
 
 /*
  * ANALYZE asks for blocks in increasing order; rows are not in blocks, so
- * pseudo-block b stands for rows [b * ANALYZE_BLOCK_ROWS, (b + 1) *
- * ANALYZE_BLOCK_ROWS) of one scan in key order (hummock_relation_size
+ * pseudo-block b stands for rows [b * SAMPLE_BLOCK_ROWS, (b + 1) *
+ * SAMPLE_BLOCK_ROWS) of one scan in key order (hummock_relation_size
  * reports as many pseudo-blocks as the SST statistics suggest).
  */
 static bool
@@ -942,13 +949,13 @@ hummock_scan_analyze_next_block(TableScanDesc sscan, BlockNumber blockno,
 								BufferAccessStrategy bstrategy)
 {
 	HsScanDesc	scan = (HsScanDesc) sscan;
-	uint64		first = (uint64) blockno * ANALYZE_BLOCK_ROWS;
+	uint64		first = (uint64) blockno * SAMPLE_BLOCK_ROWS;
 
 	/* skip to the row before the block's first */
 	while (scan->ordinal < first)
 		if (!scan_advance(scan))
 			return false;
-	scan->block_end = first + ANALYZE_BLOCK_ROWS;
+	scan->block_end = first + SAMPLE_BLOCK_ROWS;
 	return true;
 }
 
@@ -1003,7 +1010,7 @@ static void hummock_relation_estimate_size(Relation rel, int32 *attr_widths,
 
 /*
  * The size ANALYZE and RelationGetNumberOfBlocks see: pseudo-blocks of
- * ANALYZE_BLOCK_ROWS rows (see hummock_scan_analyze_next_block).
+ * SAMPLE_BLOCK_ROWS rows (see hummock_scan_analyze_next_block).
  */
 static uint64
 hummock_relation_size(Relation rel, ForkNumber forkNumber)
@@ -1015,7 +1022,7 @@ hummock_relation_size(Relation rel, ForkNumber forkNumber)
 	if (forkNumber != MAIN_FORKNUM)
 		return 0;
 	hummock_relation_estimate_size(rel, NULL, &pages, &tuples, &allvis);
-	return (uint64) ((tuples + ANALYZE_BLOCK_ROWS - 1) / ANALYZE_BLOCK_ROWS) * BLCKSZ;
+	return (uint64) ((tuples + SAMPLE_BLOCK_ROWS - 1) / SAMPLE_BLOCK_ROWS) * BLCKSZ;
 }
 
 static bool
@@ -1104,18 +1111,75 @@ hummock_scan_bitmap_next_tuple(TableScanDesc scan, struct TBMIterateResult *tbmr
 	return false;
 }
 
+static uint64 hummock_relation_size(Relation rel, ForkNumber forkNumber);
+
+/*
+ * TABLESAMPLE reads pseudo-blocks too: block b is rows [b * SAMPLE_BLOCK_ROWS,
+ * (b + 1) * SAMPLE_BLOCK_ROWS) of the scan in key order, and offset o of a
+ * block its row o.  A sampling method that chooses blocks (SYSTEM) gets as
+ * many as hummock_relation_size reports; one that does not (BERNOULLI) reads
+ * every block until the rows end.  A method that asks for a block before
+ * the current one (in random order, say) restarts the scan.
+ */
 static bool
-hummock_scan_sample_next_block(TableScanDesc scan, struct SampleScanState *scanstate)
+hummock_scan_sample_next_block(TableScanDesc sscan, struct SampleScanState *scanstate)
 {
-	reject(scan->rs_rd, "TABLESAMPLE");
-	return false;
+	HsScanDesc	scan = (HsScanDesc) sscan;
+	TsmRoutine *tsm = scanstate->tsmroutine;
+	BlockNumber blockno;
+	uint64		first;
+
+	if (tsm->NextSampleBlock)
+	{
+		blockno = tsm->NextSampleBlock(scanstate,
+									   (BlockNumber) (hummock_relation_size(sscan->rs_rd,
+																			MAIN_FORKNUM) / BLCKSZ));
+		if (!BlockNumberIsValid(blockno))
+			return false;
+	}
+	else
+		blockno = scan->sample_started ? scan->sample_block + 1 : 0;
+
+	first = (uint64) blockno * SAMPLE_BLOCK_ROWS;
+	if (scan->ordinal > first)
+		close_iterator(scan);	/* back to the start */
+	while (scan->ordinal < first)
+		if (!scan_advance(scan))
+			return false;
+	scan->sample_block = blockno;
+	scan->sample_started = true;
+	scan->block_end = first + SAMPLE_BLOCK_ROWS;
+	return true;
 }
 
 static bool
-hummock_scan_sample_next_tuple(TableScanDesc scan, struct SampleScanState *scanstate,
+hummock_scan_sample_next_tuple(TableScanDesc sscan, struct SampleScanState *scanstate,
 							   TupleTableSlot *slot)
 {
-	reject(scan->rs_rd, "TABLESAMPLE");
+	HsScanDesc	scan = (HsScanDesc) sscan;
+	TsmRoutine *tsm = scanstate->tsmroutine;
+	uint64		first = (uint64) scan->sample_block * SAMPLE_BLOCK_ROWS;
+
+	for (;;)
+	{
+		OffsetNumber off = tsm->NextSampleTuple(scanstate, scan->sample_block,
+												SAMPLE_BLOCK_ROWS);
+		uint64		target;
+
+		if (!OffsetNumberIsValid(off))
+			break;
+		target = first + off;	/* offsets count from 1, as ordinals do */
+		while (scan->ordinal < target)
+			if (!scan_advance(scan))
+				goto done;		/* the rows end inside this block */
+		if (scan->ordinal == target)
+		{
+			scan_store(scan, slot);
+			return true;
+		}
+	}
+done:
+	ExecClearTuple(slot);
 	return false;
 }
 
