@@ -199,6 +199,12 @@ FETCH LAST FROM c;
 FETCH BACKWARD 2 FROM c;
 FETCH FIRST FROM c;
 COMMIT;
+-- a cursor declared without SCROLL reads forward; backward it is refused
+BEGIN;
+DECLARE c CURSOR FOR SELECT id FROM par;
+FETCH 2 FROM c;
+FETCH BACKWARD 1 FROM c;
+ROLLBACK;
 DO $$
 DECLARE
   c refcursor;

@@ -20,6 +20,12 @@
  * below them, and plans with any other node got their Material from the
  * planner.
  *
+ * A cursor declared without SCROLL or NO SCROLL is planned without either
+ * flag, and Postgres lets it scroll when its plan claims it can: such a
+ * cursor's backward fetch reaches the scan, which refuses it with a hint
+ * to declare the cursor SCROLL.  Materializing every such cursor would
+ * tax the forward-only server-side cursors drivers use to read in batches.
+ *
  * The hook runs after set_plan_references, so the Material node gets the
  * finished tlist the planner would have given it: a Var referencing each
  * column of its input (OUTER_VAR).  Scroll cursors are never planned in

@@ -653,13 +653,19 @@ static pg_noinline bool
 scan_getnextslot_slow(HsScanDesc scan, ScanDirection direction,
 					  TupleTableSlot *slot)
 {
-	/* scroll cursors read a Material node above the scan (backward_scan.c) */
+	/*
+	 * Cursors declared SCROLL read a Material node above the scan
+	 * (backward_scan.c).  A cursor declared without SCROLL or NO SCROLL is
+	 * let scroll by Postgres when its plan says it can, which a Seq Scan
+	 * always does: its backward fetches end here.
+	 */
 	if (direction != ForwardScanDirection)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot scan relation \"%s\" backward",
 						RelationGetRelationName(scan->base.rs_rd)),
-				 errdetail("Scans of relations USING hummock read forward only; scroll cursors read them through a Material node.")));
+				 errdetail("Scans of relations USING hummock read forward only."),
+				 errhint("Declare the cursor with SCROLL to fetch backward.")));
 	if (scan->next_row < scan->nrows)
 	{
 		scan->ordinal++;
