@@ -512,6 +512,13 @@ LANGUAGE C STRICT STABLE;
 COMMENT ON FUNCTION hummock_stream.estimated_rows(regclass) IS
   'Keys of a relation USING hummock in its SSTs (an estimate: superseded versions not yet compacted count too)';
 
+CREATE FUNCTION hummock_stream.estimated_size(rel regclass)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'hummock_stream_estimated_size'
+LANGUAGE C STRICT STABLE;
+COMMENT ON FUNCTION hummock_stream.estimated_size(regclass) IS
+  'Bytes of the SST files holding a relation USING hummock (pg_relation_size shows 0: the data is in SSTs; an SST shared by several tables is split by table count)';
+
 -- Streaming materialized views with their progress.  rows_estimate comes
 -- from the view's SST statistics (keys, counting versions not yet
 -- compacted away).

@@ -87,6 +87,11 @@ SELECT hummock_stream.test_load('big', :base + 10,
   $$SELECT g, g % 10, md5(g::text) FROM generate_series(1, 5000) g$$) IS NOT NULL AS loaded;
 ANALYZE big;
 SELECT reltuples BETWEEN 4500 AND 5500 AS reltuples_ok FROM pg_class WHERE relname = 'big';
+-- sizes: the data is in SSTs, not in the relation's files
+SELECT pg_relation_size('big') AS relation_files,
+       hummock_stream.estimated_size('big') > 0 AS sst_bytes,
+       hummock_stream.estimated_rows('big') AS sst_keys,
+       hummock_stream.estimated_size('pg_class') AS not_hummock;
 SELECT attname, n_distinct FROM pg_stats WHERE tablename = 'big' AND attname = 'grp';
 CREATE FUNCTION pg_temp.plan_rows(q text) RETURNS float8 LANGUAGE plpgsql AS $$
 DECLARE j json;

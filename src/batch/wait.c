@@ -34,6 +34,7 @@
 
 PG_FUNCTION_INFO_V1(hummock_stream_wait);
 PG_FUNCTION_INFO_V1(hummock_stream_estimated_rows);
+PG_FUNCTION_INFO_V1(hummock_stream_estimated_size);
 
 /*
  * hummock_stream.estimated_rows(rel): keys of a relation USING hummock in
@@ -54,6 +55,28 @@ hummock_stream_estimated_rows(PG_FUNCTION_ARGS)
 	HsTableSizeEstimate(v, (HsTableId) relid, &keys, &bytes);
 	HsVersionUnref(v);
 	PG_RETURN_INT64((int64) keys);
+}
+
+/*
+ * hummock_stream.estimated_size(rel): bytes of the newest version's SST
+ * files that hold a relation USING hummock (an SST shared by several
+ * tables counts for each a share by its table count).  pg_relation_size
+ * reads the relation's own files, which stay empty.
+ */
+Datum
+hummock_stream_estimated_size(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	HsVersion  *v;
+	double		keys;
+	uint64		bytes;
+
+	if (!HsRelidIsHummock(relid))
+		PG_RETURN_NULL();
+	v = HsHummockCurrentVersion();
+	HsTableSizeEstimate(v, (HsTableId) relid, &keys, &bytes);
+	HsVersionUnref(v);
+	PG_RETURN_INT64((int64) bytes);
 }
 
 /* The epoch a read of relid (InvalidOid: of everything) would use now. */
