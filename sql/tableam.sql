@@ -204,6 +204,16 @@ FETCH LAST FROM c;
 FETCH BACKWARD 2 FROM c;
 FETCH FIRST FROM c;
 COMMIT;
+-- with an initPlan, and rewound
+BEGIN;
+DECLARE c SCROLL CURSOR FOR
+  SELECT id FROM par WHERE id > (SELECT max(id) - 3 FROM par_heap);
+FETCH ALL FROM c;
+FETCH BACKWARD 2 FROM c;
+FETCH FIRST FROM c;
+MOVE ABSOLUTE 0 IN c;
+FETCH NEXT FROM c;
+COMMIT;
 -- a cursor declared without SCROLL reads forward; backward it is refused
 BEGIN;
 DECLARE c CURSOR FOR SELECT id FROM par;

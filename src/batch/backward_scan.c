@@ -28,8 +28,10 @@
  *
  * The hook runs after set_plan_references, so the Material node gets the
  * finished tlist the planner would have given it: a Var referencing each
- * column of its input (OUTER_VAR).  Scroll cursors are never planned in
- * parallel, so no plan node id of a parallel-aware node is at stake.
+ * column of its input (OUTER_VAR), and its input's param sets (the input's
+ * initPlans move up to it, as materialize_finished_plan does).  Scroll
+ * cursors are never planned in parallel, so no plan node id of a
+ * parallel-aware node is at stake.
  *
  * src/batch/backward_scan.c
  *
@@ -121,6 +123,9 @@ materialize_on_top(Plan *subplan)
 		tlist = lappend(tlist, tle);
 	}
 	mat->targetlist = tlist;
+	/* SS_finalize_plan ran before: the Material node sees the params its input does */
+	mat->extParam = bms_copy(subplan->extParam);
+	mat->allParam = bms_copy(subplan->allParam);
 	return mat;
 }
 

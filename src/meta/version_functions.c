@@ -15,11 +15,13 @@
 
 #include "fmgr.h"
 #include "funcapi.h"
+#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
+#include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/epoch.h"
 #include "hummock_stream/meta/hummock_manager.h"
 
@@ -173,6 +175,14 @@ hummock_stream_sstables(PG_FUNCTION_ARGS)
 	HsVersion  *v;
 
 	InitMaterializedSRF(fcinfo, 0);
+
+	/*
+	 * Pin the published version for the transaction, as a scan does: GC
+	 * then keeps every object listed here (they are in that version or a
+	 * newer one) until the transaction ends, so that the caller may look
+	 * at their files.
+	 */
+	(void) HsPinPublishedVersion(MyDatabaseId, HS_EPOCH_MAX);
 	v = HsHummockCurrentVersion();
 	for (int i = v->n_sub_levels - 1; i >= 0; i--)
 		for (int j = 0; j < v->sub_levels[i].n_ssts; j++)
