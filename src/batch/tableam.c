@@ -129,6 +129,8 @@ typedef struct HsScanDescData
 
 typedef HsScanDescData *HsScanDesc;
 
+static uint64 hummock_relation_size(Relation rel, ForkNumber forkNumber);
+
 PG_FUNCTION_INFO_V1(hummock_tableam_handler);
 
 /* ------------------------------------------------------------------------
@@ -584,6 +586,16 @@ scan_advance(HsScanDesc scan)
 	}
 }
 
+/* Move the scan on to row number ordinal (if behind it); false at the end. */
+static bool
+scan_skip_to(HsScanDesc scan, uint64 ordinal)
+{
+	while (scan->ordinal < ordinal)
+		if (!scan_advance(scan))
+			return false;
+	return true;
+}
+
 /*
  * Give the row numbered ordinal its synthetic tid, stable within the scan,
  * and the relation's oid.
@@ -958,9 +970,8 @@ hummock_scan_analyze_next_block(TableScanDesc sscan, BlockNumber blockno,
 	uint64		first = (uint64) blockno * SAMPLE_BLOCK_ROWS;
 
 	/* skip to the row before the block's first */
-	while (scan->ordinal < first)
-		if (!scan_advance(scan))
-			return false;
+	if (!scan_skip_to(scan, first))
+		return false;
 	scan->block_end = first + SAMPLE_BLOCK_ROWS;
 	return true;
 }
@@ -1117,8 +1128,6 @@ hummock_scan_bitmap_next_tuple(TableScanDesc scan, struct TBMIterateResult *tbmr
 	return false;
 }
 
-static uint64 hummock_relation_size(Relation rel, ForkNumber forkNumber);
-
 /*
  * TABLESAMPLE reads pseudo-blocks too: block b is rows [b * SAMPLE_BLOCK_ROWS,
  * (b + 1) * SAMPLE_BLOCK_ROWS) of the scan in key order, and offset o of a
@@ -1149,9 +1158,8 @@ hummock_scan_sample_next_block(TableScanDesc sscan, struct SampleScanState *scan
 	first = (uint64) blockno * SAMPLE_BLOCK_ROWS;
 	if (scan->ordinal > first)
 		close_iterator(scan);	/* back to the start */
-	while (scan->ordinal < first)
-		if (!scan_advance(scan))
-			return false;
+	if (!scan_skip_to(scan, first))
+		return false;
 	scan->sample_block = blockno;
 	scan->sample_started = true;
 	scan->block_end = first + SAMPLE_BLOCK_ROWS;
@@ -1175,16 +1183,14 @@ hummock_scan_sample_next_tuple(TableScanDesc sscan, struct SampleScanState *scan
 		if (!OffsetNumberIsValid(off))
 			break;
 		target = first + off;	/* offsets count from 1, as ordinals do */
-		while (scan->ordinal < target)
-			if (!scan_advance(scan))
-				goto done;		/* the rows end inside this block */
+		if (!scan_skip_to(scan, target))
+			break;				/* the rows end inside this block */
 		if (scan->ordinal == target)
 		{
 			scan_store(scan, slot);
 			return true;
 		}
 	}
-done:
 	ExecClearTuple(slot);
 	return false;
 }

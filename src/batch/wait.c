@@ -37,6 +37,23 @@ PG_FUNCTION_INFO_V1(hummock_stream_estimated_rows);
 PG_FUNCTION_INFO_V1(hummock_stream_estimated_size);
 
 /*
+ * The SST statistics of relid in the newest version (HsTableSizeEstimate);
+ * false if relid is not a relation USING hummock.
+ */
+static bool
+relation_size_estimate(Oid relid, double *keys, uint64 *bytes)
+{
+	HsVersion  *v;
+
+	if (!HsRelidIsHummock(relid))
+		return false;
+	v = HsHummockCurrentVersion();
+	HsTableSizeEstimate(v, (HsTableId) relid, keys, bytes);
+	HsVersionUnref(v);
+	return true;
+}
+
+/*
  * hummock_stream.estimated_rows(rel): keys of a relation USING hummock in
  * the newest version's SSTs (data still in compute workers' buffers is
  * not counted; older versions of a key not yet compacted away are).
@@ -44,16 +61,11 @@ PG_FUNCTION_INFO_V1(hummock_stream_estimated_size);
 Datum
 hummock_stream_estimated_rows(PG_FUNCTION_ARGS)
 {
-	Oid			relid = PG_GETARG_OID(0);
-	HsVersion  *v;
 	double		keys;
 	uint64		bytes;
 
-	if (!HsRelidIsHummock(relid))
+	if (!relation_size_estimate(PG_GETARG_OID(0), &keys, &bytes))
 		PG_RETURN_NULL();
-	v = HsHummockCurrentVersion();
-	HsTableSizeEstimate(v, (HsTableId) relid, &keys, &bytes);
-	HsVersionUnref(v);
 	PG_RETURN_INT64((int64) keys);
 }
 
@@ -66,16 +78,11 @@ hummock_stream_estimated_rows(PG_FUNCTION_ARGS)
 Datum
 hummock_stream_estimated_size(PG_FUNCTION_ARGS)
 {
-	Oid			relid = PG_GETARG_OID(0);
-	HsVersion  *v;
 	double		keys;
 	uint64		bytes;
 
-	if (!HsRelidIsHummock(relid))
+	if (!relation_size_estimate(PG_GETARG_OID(0), &keys, &bytes))
 		PG_RETURN_NULL();
-	v = HsHummockCurrentVersion();
-	HsTableSizeEstimate(v, (HsTableId) relid, &keys, &bytes);
-	HsVersionUnref(v);
 	PG_RETURN_INT64((int64) bytes);
 }
 
