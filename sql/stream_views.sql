@@ -274,6 +274,11 @@ SELECT * FROM v_empty_groups ORDER BY g;
 SELECT * FROM v_event_kinds ORDER BY kind;
 SELECT name, view_diff(name) FROM hummock_stream.jobs ORDER BY name::text COLLATE "C";
 
+-- a read at an epoch a view has not committed yet waits for the view
+SELECT hummock_stream.epoch_at(now() + interval '300 ms')::text AS soon \gset
+SET hummock_stream.query_epoch = :'soon';
+SELECT count(*) > 0 AS read_after_waiting FROM v_by_region;
+RESET hummock_stream.query_epoch;
 -- wait on a relation that is not USING hummock, a negative timeout
 SELECT error_of($$SELECT hummock_stream.wait('orders'::regclass)$$);
 SELECT error_of($$SELECT hummock_stream.wait(NULL, '-1s')$$);

@@ -22,12 +22,18 @@ SET hummock_stream.query_epoch = :'e10';
 SELECT * FROM mv;
 SELECT (:base + 30)::text AS e30 \gset
 SET hummock_stream.query_epoch = :'e30';
-DO $$                                               -- not committed yet
+SET hummock_stream.wait_timeout = '100ms';
+DO $$                                 -- not committed yet, after waiting
+DECLARE
+  t0 timestamptz := clock_timestamp();
 BEGIN
   PERFORM * FROM mv;
 EXCEPTION WHEN OTHERS THEN
-  RAISE NOTICE '%: %', SQLSTATE, regexp_replace(SQLERRM, '[0-9]{8,}', 'N', 'g');
+  RAISE NOTICE '%: % (waited: %)', SQLSTATE, regexp_replace(SQLERRM, '[0-9]{8,}', 'N', 'g'),
+    clock_timestamp() - t0 >= interval '100 ms';
 END $$;
+RESET hummock_stream.wait_timeout;
+RESET hummock_stream.query_epoch;
 SET hummock_stream.query_epoch = 'soon';
 RESET hummock_stream.query_epoch;
 
@@ -258,4 +264,27 @@ SELECT hummock_stream.epoch_to_timestamp(hummock_stream.epoch_at('2026-01-02 03:
 SELECT hummock_stream.epoch_at('2026-01-01 00:00:00+00') AS epoch_2026;
 SELECT hummock_stream.epoch_at('2024-01-01');
 SELECT hummock_stream.epoch_at('infinity');
+
+-- an epoch that retention gave up: no time-travel retention, a newer load,
+-- a compaction (last: it moves the safe epoch of every table)
+ALTER SYSTEM SET hummock_stream.time_travel_retention = 0;
+SELECT pg_reload_conf();
+SELECT pg_sleep(0.2);
+CREATE TABLE rt (id int, v text) USING hummock;
+SELECT hummock_stream.test_load('rt', :base + 10, $$SELECT 1, 'old'$$) IS NOT NULL AS loaded;
+SELECT hummock_stream.test_load('rt', :base + 20, $$SELECT 1, 'new'$$) IS NOT NULL AS loaded;
+SELECT hummock_stream.compact(true) IS NOT NULL AS compacted;
+SET hummock_stream.query_epoch = :'e10';
+DO $$                                               -- no longer retained
+BEGIN
+  PERFORM * FROM rt;
+EXCEPTION WHEN OTHERS THEN
+  RAISE NOTICE '%: %', SQLSTATE, regexp_replace(SQLERRM, '[0-9]{8,}', 'N', 'g');
+END $$;
+RESET hummock_stream.query_epoch;
+SELECT * FROM rt;
+DROP TABLE rt;
+ALTER SYSTEM RESET hummock_stream.time_travel_retention;
+SELECT pg_reload_conf();
+
 DROP EXTENSION hummock_stream;

@@ -54,7 +54,9 @@
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
 #include "optimizer/plancat.h"
+#include "pgstat.h"
 #include "parser/parsetree.h"
+#include "storage/latch.h"
 #include "storage/proc.h"
 #include "storage/smgr.h"
 #include "utils/array.h"
@@ -66,6 +68,7 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
+#include "utils/timestamp.h"
 
 #include "hummock_stream/batch/parallel_scan.h"
 #include "hummock_stream/batch/tableam.h"
@@ -81,6 +84,7 @@
 uint64		hs_query_epoch = 0;
 char	   *hs_query_epoch_string = NULL;
 int			hs_query_consistency = HS_CONSISTENCY_GLOBAL;
+int			hs_wait_timeout_ms = 10000;
 
 /*
  * Sequential scans run in page mode, as heap scans do: one call to the
@@ -388,7 +392,8 @@ scan_epoch_now(Relation rel, const HsVersion *v)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("relation \"%s\" is not committed at epoch %llu",
 							RelationGetRelationName(rel), (unsigned long long) e),
-					 errdetail("Its committed epoch is %llu.", (unsigned long long) committed)));
+					 errdetail("Its committed epoch is %llu (after waiting hummock_stream.wait_timeout, %d ms).",
+							   (unsigned long long) committed, hs_wait_timeout_ms)));
 		if (!HsVersionCheckReadEpoch(v, t, e, &st))
 			ereport(ERROR,
 					(errcode(ERRCODE_SNAPSHOT_TOO_OLD),
@@ -400,6 +405,35 @@ scan_epoch_now(Relation rel, const HsVersion *v)
 }
 
 /*
+ * A read at hummock_stream.query_epoch of a relation that has not committed
+ * that epoch yet waits for it, up to hummock_stream.wait_timeout, and
+ * returns the newest version then (scan_epoch reports a relation still
+ * behind).  v is the pinned version to start from; the pin of the oldest
+ * one stays for the transaction.
+ */
+static HsVersion *
+wait_for_query_epoch(Relation rel, HsVersion *v)
+{
+	TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+													   hs_wait_timeout_ms);
+	HsEpoch		committed;
+
+	for (;;)
+	{
+		if (!HsVersionCommittedEpoch(v, (HsTableId) RelationGetRelid(rel), &committed) ||
+			committed >= (HsEpoch) hs_query_epoch ||
+			GetCurrentTimestamp() >= deadline)
+			return v;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 5, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+		HsVersionUnref(v);
+		v = HsHummockPinnedVersion(HS_EPOCH_MAX);
+	}
+}
+
+/*
  * The version (referenced) and epoch a new scan of rel reads; pins the
  * epoch so that compaction keeps what it reads until the transaction ends.
  */
@@ -407,6 +441,8 @@ void
 HsScanResolve(Relation rel, struct HsVersion **version, uint64 *epoch)
 {
 	*version = HsHummockPinnedVersion(HS_EPOCH_MAX);
+	if (hs_query_epoch != 0)
+		*version = wait_for_query_epoch(rel, *version);
 	*epoch = scan_epoch(rel, *version);
 	if (*epoch != 0)
 		HsPinVersion(MyDatabaseId, (*version)->id, *epoch);

@@ -217,5 +217,14 @@ HsGucDefine(void)
 							   0,
 							   HsQueryEpochCheck, HsQueryEpochAssign, NULL);
 
+	DefineCustomIntVariable("hummock_stream.wait_timeout",
+							"How long a read at hummock_stream.query_epoch waits for a relation to commit that epoch.",
+							"After it, a relation still behind the epoch is an error naming it; 0 does not wait.",
+							&hs_wait_timeout_ms,
+							10000, 0, INT_MAX,
+							PGC_USERSET,
+							GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
 	MarkGUCPrefixReserved(HS_EXTENSION_NAME);
 }
