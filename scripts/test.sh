@@ -10,11 +10,12 @@
 #
 # Environment: SUITES="unit regress isolation tap" selects suites;
 # SUITE_TIMEOUT (seconds, default 1800) bounds each suite; KEEP_WORK=1 keeps
-# the work directory.
+# the work directory; PG_CONFIG selects the PostgreSQL 15 installation.
 set -Eeuo pipefail
 
 PG_MAJOR=15
-PG_CONFIG=/usr/lib/postgresql/$PG_MAJOR/bin/pg_config
+# PG_CONFIG may point at another (relocated) installation of the same major
+PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/$PG_MAJOR/bin/pg_config}
 SUITES=${SUITES:-unit regress isolation tap}
 SUITE_TIMEOUT=${SUITE_TIMEOUT:-1800}
 export DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8 LC_ALL=C.UTF-8

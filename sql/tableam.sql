@@ -269,7 +269,8 @@ SELECT hummock_stream.epoch_at('infinity');
 -- a compaction (last: it moves the safe epoch of every table)
 ALTER SYSTEM SET hummock_stream.time_travel_retention = 0;
 SELECT pg_reload_conf();
-SELECT pg_sleep(0.2);
+\c
+SHOW hummock_stream.time_travel_retention;
 CREATE TABLE rt (id int, v text) USING hummock;
 SELECT hummock_stream.test_load('rt', :base + 10, $$SELECT 1, 'old'$$) IS NOT NULL AS loaded;
 SELECT hummock_stream.test_load('rt', :base + 20, $$SELECT 1, 'new'$$) IS NOT NULL AS loaded;

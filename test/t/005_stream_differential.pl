@@ -115,7 +115,11 @@ for my $round (1 .. $rounds)
 			[ 'pgbench', '-n', '-c', '2', '-t', '150', '--max-tries=20',
 			  '-f', $script, '-d', $node->connstr('postgres') ],
 			'>', \my $out, '2>', \my $err);
-		sleep(1);
+		# kill the workers once the writes are under way
+		my $writes0 = $node->safe_psql('postgres', 'SELECT n_tup_ins + n_tup_upd + n_tup_del FROM pg_stat_user_tables WHERE relname = \'diff_t\'');
+		$node->poll_query_until('postgres', qq{
+			SELECT (SELECT n_tup_ins + n_tup_upd + n_tup_del FROM pg_stat_user_tables WHERE relname = 'diff_t') > $writes0 + 50})
+		  or diag('the writes did not start');
 		$node->safe_psql('postgres', q{
 			SELECT pg_terminate_backend(pid) FROM hummock_stream.workers
 			 WHERE role = 'compute worker' AND pid IS NOT NULL});
@@ -140,12 +144,14 @@ is($failed, '0', 'every job is created');
 
 # capture logs are trimmed behind the views
 $node->safe_psql('postgres', 'SELECT hummock_stream.wait()');
-sleep(2);
-my $log_rows = $node->safe_psql('postgres', q{
+my $log_rows_sql = q{
 	SELECT sum((xpath('/row/c/text()',
 	             query_to_xml(format('SELECT count(*) AS c FROM %s', log_relid::regclass),
 	                          false, true, '')))[1]::text::int)
-	  FROM hummock_stream.capture_logs});
+	  FROM hummock_stream.capture_logs};
+# the manager trims every second: wait for it, with a deadline
+$node->poll_query_until('postgres', "SELECT ($log_rows_sql) < 2000");
+my $log_rows = $node->safe_psql('postgres', $log_rows_sql);
 cmp_ok($log_rows, '<', 2000, "capture logs are trimmed ($log_rows rows left)");
 
 # dropping views stops their jobs and removes their tables
