@@ -72,14 +72,27 @@ CREATE FUNCTION hummock_stream.partial_graphs(
     OUT graph_id bigint, OUT state text, OUT paused boolean, OUT actors integer,
     OUT committed_epoch bigint, OUT last_injected_epoch bigint,
     OUT inflight integer, OUT commits bigint, OUT resets bigint,
-    OUT last_commit_at timestamptz, OUT last_error text)
+    OUT last_commit_at timestamptz, OUT last_error text,
+    OUT retry_at timestamptz)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'hummock_stream_partial_graphs'
 LANGUAGE C STRICT VOLATILE;
+-- state: initializing, running, resetting, or failed (reset after an
+-- error, waiting until retry_at to start again; the delay doubles with
+-- each failure, 1 s to 30 s).  last_error stays until the graph commits
+-- again.
 CREATE VIEW hummock_stream.partial_graphs AS
   SELECT * FROM hummock_stream.partial_graphs();
 COMMENT ON VIEW hummock_stream.partial_graphs IS
-  'Partial graphs of this database: state, committed epoch, barriers in flight, resets and last error';
+  'Partial graphs of this database: state, committed epoch, barriers in flight, resets, last error (until the next commit) and, when failed, when it starts again';
+
+-- Graphs that failed since their last commit (graph 0: the database has no
+-- barrier manager because none could start), for hummock_stream.jobs;
+-- last_error is NULL for a view the caller may not read.
+CREATE FUNCTION hummock_stream._graph_failures(OUT graph_id bigint, OUT last_error text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'hummock_stream_graph_failures'
+LANGUAGE C STRICT VOLATILE;
 
 CREATE FUNCTION hummock_stream.workers(
     OUT role text, OUT worker_index integer, OUT pid integer,
@@ -503,7 +516,7 @@ RETURNS void
 AS 'MODULE_PATHNAME', 'hummock_stream_wait'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE;
 COMMENT ON FUNCTION hummock_stream.wait(regclass, interval) IS
-  'Return once everything committed before the call is visible in rel (NULL: in every view) at the current consistency; error 57014 after timeout (NULL: wait forever)';
+  'Return once everything committed before the call is visible in view rel (NULL: in every view you may read; at once for a relation no view writes) at the current consistency; error 55000 at once if a view is failing, 57014 after timeout (NULL: wait forever)';
 
 CREATE FUNCTION hummock_stream.estimated_rows(rel regclass)
 RETURNS bigint
@@ -521,10 +534,15 @@ COMMENT ON FUNCTION hummock_stream.estimated_size(regclass) IS
 
 -- Streaming materialized views with their progress.  rows_estimate comes
 -- from the view's SST statistics (keys, counting versions not yet
--- compacted away).
+-- compacted away).  state is 'failed' while the view's graph has failed
+-- since its last commit (it is reset and retried with a growing delay), or
+-- while the database has no barrier manager because none could start;
+-- last_error says why (shown to those who may read the view).
 CREATE VIEW hummock_stream.jobs AS
+WITH failures AS MATERIALIZED (SELECT * FROM hummock_stream._graph_failures())
 SELECT j.job_id::regclass AS name,
-       j.state,
+       CASE WHEN f.graph_id IS NOT NULL THEN 'failed' ELSE j.state END AS state,
+       f.last_error,
        e.committed_epoch,
        e.committed_at,
        pg_catalog.now() - e.committed_at AS lag,
@@ -534,9 +552,12 @@ SELECT j.job_id::regclass AS name,
        j.definition,
        j.created_at
   FROM hummock_stream.stream_jobs j
-  LEFT JOIN hummock_stream.table_epochs() e ON e.table_id = j.job_id;
+  LEFT JOIN hummock_stream.table_epochs() e ON e.table_id = j.job_id
+  LEFT JOIN LATERAL (SELECT fl.graph_id, fl.last_error FROM failures fl
+                      WHERE fl.graph_id IN (0, j.job_id)
+                      ORDER BY fl.graph_id LIMIT 1) f ON true;
 COMMENT ON VIEW hummock_stream.jobs IS
-  'Streaming materialized views: state, committed epoch, lag behind now, sources';
+  'Streaming materialized views: state (failed, with the last error, while failing), committed epoch, lag behind now, sources';
 
 -- A job is one fragment (its whole executor tree) run by one actor; the
 -- barrier manager places actor n on compute worker n % compute_workers.

@@ -417,16 +417,20 @@ wait_for_query_epoch(Relation rel, HsVersion *v)
 	TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
 													   hs_wait_timeout_ms);
 	HsEpoch		committed;
+	HsDbState  *db = HsDbStateGet(MyDatabaseId, true);
 
 	for (;;)
 	{
+		long		left;
+
 		if (!HsVersionCommittedEpoch(v, (HsTableId) RelationGetRelid(rel), &committed) ||
-			committed >= (HsEpoch) hs_query_epoch ||
-			GetCurrentTimestamp() >= deadline)
+			committed >= (HsEpoch) hs_query_epoch)
 			return v;
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 5, PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
+		left = (long) TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline);
+		if (left <= 0)
+			return v;
+		/* woken when a newer version is published (a commit) */
+		(void) HsDbStateWaitVersion(db, v->id + 1, left);
 		CHECK_FOR_INTERRUPTS();
 		HsVersionUnref(v);
 		v = HsHummockPinnedVersion(HS_EPOCH_MAX);

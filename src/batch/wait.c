@@ -6,13 +6,32 @@
  * A view committed at epoch E contains every transaction visible in the
  * snapshot of the barrier that ended E, which the barrier manager took
  * when it injected the next barrier, after E's millisecond.  So once the
- * epoch a read would use has a millisecond later than the one wait() was
- * called in, everything committed before the call is in it.
+ * epoch a read of a view would use has a millisecond later than the one
+ * wait() was called in, everything committed before the call is in it.
  *
- * Which epoch a read uses depends on hummock_stream.query_consistency:
- * with 'global' (or without a relation) it is the global read epoch (the
- * oldest committed epoch of every relation USING hummock); with
- * 'per_table' and a relation, that relation's committed epoch.
+ * What is waited for:
+ *	- wait(NULL): every streaming view the caller may SELECT from that
+ *	  exists when wait() is called (a view dropped meanwhile is done); with
+ *	  no such view it returns at once;
+ *	- wait(view): that view;
+ *	- wait(rel) for another relation USING hummock (test_load): nothing,
+ *	  it returns at once: no stream writes such a relation, and test_load
+ *	  commits in its caller's transaction.
+ *
+ * Which epoch a read of a view uses follows hummock_stream.query_consistency
+ * as scans decide it (tableam.c): with 'per_table' its committed epoch;
+ * with 'global' the global read epoch (the oldest committed epoch of the
+ * relations USING hummock that committed within the retention), or its
+ * own when it is behind that (or its first epoch, if it was created after).
+ *
+ * wait() sleeps on the database's version condition variable, which the
+ * committer of each new version broadcasts, and so does the barrier
+ * manager when a graph fails or heals; it rechecks at least every second.
+ * A view whose graph is failed (reset and waiting to retry, see
+ * barrier_manager.c), or whose database has no barrier manager because no
+ * background worker slot was free, makes wait() fail at once with
+ * SQLSTATE 55000 naming the view and its last error, instead of waiting
+ * for the timeout (57014).
  *
  * src/batch/wait.c
  *
@@ -20,17 +39,33 @@
  */
 #include "postgres.h"
 
+#include "access/table.h"
+#include "executor/spi.h"
 #include "miscadmin.h"
 #include "pgstat.h"
-#include "storage/latch.h"
+#include "storage/condition_variable.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/rel.h"
 #include "utils/timestamp.h"
 
 #include "hummock_stream/batch/tableam.h"
+#include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/epoch.h"
 #include "hummock_stream/meta/hummock_manager.h"
+#include "hummock_stream/meta/partial_graph.h"
+
+/* wait() rechecks at least this often, even if nothing wakes it */
+#define WAIT_RECHECK_MS 1000
+
+/* A view wait() waits for. */
+typedef struct WaitView
+{
+	Oid			relid;
+	HsEpoch		first_epoch;	/* stream_jobs.first_epoch */
+	bool		done;
+} WaitView;
 
 PG_FUNCTION_INFO_V1(hummock_stream_wait);
 PG_FUNCTION_INFO_V1(hummock_stream_estimated_rows);
@@ -86,28 +121,106 @@ hummock_stream_estimated_size(PG_FUNCTION_ARGS)
 	PG_RETURN_INT64((int64) bytes);
 }
 
-/* The epoch a read of relid (InvalidOid: of everything) would use now. */
-static HsEpoch
-read_epoch(Oid relid)
+/*
+ * The views wait(NULL) waits for: every streaming view the caller may
+ * SELECT from, with its first epoch.
+ */
+static List *
+all_views(void)
 {
-	HsVersion  *v = HsHummockCurrentVersion();
-	HsEpoch		e = 0;
+	List	   *views = NIL;
+	MemoryContext outer = CurrentMemoryContext;
 
-	if (OidIsValid(relid))
+	SPI_connect();
+	if (SPI_execute("SELECT job_id, first_epoch FROM hummock_stream.stream_jobs ORDER BY job_id",
+					true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read hummock_stream.stream_jobs");
+	for (uint64 i = 0; i < SPI_processed; i++)
 	{
-		(void) HsVersionCommittedEpoch(v, (HsTableId) relid, &e);
-		if (hs_query_consistency == HS_CONSISTENCY_GLOBAL)
-		{
-			HsEpoch		g = HsGlobalReadEpoch(v);
+		bool		isnull;
+		Oid			relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+														   SPI_tuptable->tupdesc, 1, &isnull));
+		HsEpoch		first = (HsEpoch) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
+																  SPI_tuptable->tupdesc, 2,
+																  &isnull));
+		WaitView   *w;
+		MemoryContext spi;
 
-			if (g != 0 && g < e)
-				e = g;
-		}
+		if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+			continue;
+		spi = MemoryContextSwitchTo(outer);
+		w = palloc(sizeof(WaitView));
+		w->relid = relid;
+		w->first_epoch = first;
+		w->done = false;
+		views = lappend(views, w);
+		MemoryContextSwitchTo(spi);
 	}
+	SPI_finish();
+	return views;
+}
+
+/*
+ * The epoch a read of view w would use in version v (g: the global read
+ * epoch), as the table AM's scan decides it; false if the view is gone.
+ */
+static bool
+view_read_epoch(const HsVersion *v, HsEpoch g, const WaitView *w, HsEpoch *epoch)
+{
+	HsEpoch		c;
+
+	if (!HsVersionCommittedEpoch(v, (HsTableId) w->relid, &c))
+		return false;			/* dropped */
+	if (hs_query_consistency != HS_CONSISTENCY_GLOBAL || g == 0 || c < g)
+		*epoch = c;
+	else if (w->first_epoch > g)
+		*epoch = Min(w->first_epoch, c);
 	else
-		e = HsGlobalReadEpoch(v);
-	HsVersionUnref(v);
-	return e;
+		*epoch = g;
+	return true;
+}
+
+/* The relation USING hummock whose committed epoch is g, for messages. */
+static const char *
+global_epoch_holder(const HsVersion *v, HsEpoch g)
+{
+	for (int i = 0; i < v->n_tables; i++)
+	{
+		Oid			relid = (Oid) v->tables[i].table_id;
+		char	   *name;
+
+		if (v->tables[i].committed_epoch == g && HsRelidIsHummock(relid) &&
+			(name = get_rel_name(relid)) != NULL)
+			return name;
+	}
+	return "?";
+}
+
+/*
+ * Fail at once if view w cannot advance: its graph is failed (reset, and
+ * waiting to start again), or no barrier manager can run for the database.
+ */
+static void
+check_view_failing(HsDbState *db, const WaitView *w)
+{
+	HsGraphStatus st;
+	const char *why = NULL;
+
+	if (HsDbStateGraphStatus(db, (uint32) w->relid, &st) && st.failed &&
+		(st.state == HS_GRAPH_FAILED || st.state == HS_GRAPH_RESETTING))
+		why = pstrdup(st.last_error);
+	else if (db->manager_pid == 0 &&
+			 HsDbStateManagerProblem(MyDatabaseId) == HS_MANAGER_NO_WORKER_SLOT)
+		why = HS_NO_MANAGER_SLOT_MSG;
+	if (why == NULL)
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("streaming materialized view \"%s\" is failing",
+					get_rel_name(w->relid)),
+			 errdetail("Its last error: %s.", why),
+			 errhint("It starts again by itself after a delay that grows with each failure (up to %d s); hummock_stream.jobs shows its state.",
+					 HS_GRAPH_BACKOFF_MAX_MS / 1000)));
 }
 
 Datum
@@ -117,6 +230,8 @@ hummock_stream_wait(PG_FUNCTION_ARGS)
 	Interval   *timeout = PG_ARGISNULL(1) ? NULL : PG_GETARG_INTERVAL_P(1);
 	HsEpoch		called = HsEpochNow();
 	TimestampTz deadline = 0;
+	List	   *views = NIL;
+	HsDbState  *db;
 
 	if (OidIsValid(relid))
 	{
@@ -141,25 +256,100 @@ hummock_stream_wait(PG_FUNCTION_ARGS)
 		deadline = GetCurrentTimestamp() + us;
 	}
 
+	if (OidIsValid(relid))
+	{
+		Relation	rel = table_open(relid, AccessShareLock);
+		HsEpoch		first = HsViewInfoOf(rel)->first_epoch;
+
+		table_close(rel, AccessShareLock);
+		if (first != 0)
+		{
+			WaitView   *w = palloc(sizeof(WaitView));
+
+			w->relid = relid;
+			w->first_epoch = first;
+			w->done = false;
+			views = list_make1(w);
+		}
+	}
+	else
+		views = all_views();
+	if (views == NIL)
+		PG_RETURN_VOID();		/* nothing streams into what we wait for */
+
+	db = HsDbStateGet(MyDatabaseId, true);
+	ConditionVariablePrepareToSleep(&db->version_cv);
 	for (;;)
 	{
-		HsEpoch		e = read_epoch(relid);
+		HsVersion  *v = HsHummockCurrentVersion();
+		HsEpoch		g = HsGlobalReadEpoch(v);
+		WaitView   *laggard = NULL;
+		HsEpoch		laggard_epoch = 0;
+		bool		own_epoch_behind = false;
+		bool		timed_out;
+		const char *holder = NULL;
+		ListCell   *lc;
+		long		left = WAIT_RECHECK_MS;
 
-		if ((e >> HS_EPOCH_SEQ_BITS) > (called >> HS_EPOCH_SEQ_BITS))
+		foreach(lc, views)
+		{
+			WaitView   *w = lfirst(lc);
+			HsEpoch		e;
+
+			if (w->done)
+				continue;
+			if (!view_read_epoch(v, g, w, &e) ||
+				(e >> HS_EPOCH_SEQ_BITS) > (called >> HS_EPOCH_SEQ_BITS))
+			{
+				w->done = true;
+				continue;
+			}
+			if (laggard == NULL)
+			{
+				HsEpoch		c = 0;
+
+				laggard = w;
+				laggard_epoch = e;
+				(void) HsVersionCommittedEpoch(v, (HsTableId) w->relid, &c);
+				own_epoch_behind = (c >> HS_EPOCH_SEQ_BITS) <= (called >> HS_EPOCH_SEQ_BITS);
+			}
+		}
+		timed_out = laggard != NULL && deadline != 0 && GetCurrentTimestamp() >= deadline;
+		if (timed_out && !own_epoch_behind)
+			holder = global_epoch_holder(v, g);
+		HsVersionUnref(v);
+		if (laggard == NULL)
 			break;
-		if (deadline != 0 && GetCurrentTimestamp() >= deadline)
+		foreach(lc, views)
+		{
+			WaitView   *w = lfirst(lc);
+
+			if (!w->done)
+				check_view_failing(db, w);
+		}
+		if (timed_out)
+		{
+			const char *name = get_rel_name(laggard->relid);
+			char	   *at = pstrdup(timestamptz_to_str(HsEpochToTimestamp(laggard_epoch)));
+			char	   *call = pstrdup(timestamptz_to_str(HsEpochToTimestamp(called)));
+
 			ereport(ERROR,
 					(errcode(ERRCODE_QUERY_CANCELED),
 					 errmsg("timed out waiting for %s to catch up",
-							OidIsValid(relid) ? get_rel_name(relid) : "streaming views"),
-					 errdetail("The epoch reads use is %s; it must pass the call's time %s.",
-							   e ? timestamptz_to_str(HsEpochToTimestamp(e)) : "none",
-							   timestamptz_to_str(HsEpochToTimestamp(called))),
+							OidIsValid(relid) ? name : "streaming views"),
+					 own_epoch_behind ?
+					 errdetail("View \"%s\" has committed up to %s; it must pass the call's time %s.",
+							   name, at, call) :
+					 errdetail("Reads use the global epoch %s, the committed epoch of \"%s\"; it must pass the call's time %s.",
+							   at, holder, call),
 					 errhint("See hummock_stream.jobs and hummock_stream.partial_graphs for a view that is failing or slow.")));
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 5, PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
+		}
+		if (deadline != 0)
+			left = Min(left, (long) TimestampDifferenceMilliseconds(GetCurrentTimestamp(),
+																	 deadline));
+		(void) ConditionVariableTimedSleep(&db->version_cv, Max(left, 1), PG_WAIT_EXTENSION);
 		CHECK_FOR_INTERRUPTS();
 	}
+	ConditionVariableCancelSleep();
 	PG_RETURN_VOID();
 }

@@ -25,8 +25,14 @@
  * whose Add mutation builds all its actors from their committed state) ->
  * RUNNING -> on a FAILURE report from any worker, or when a worker hosting
  * it dies: RESETTING (its in-flight barriers are dropped and every worker
- * hosting it is told to drop it) -> when all confirm: INITIALIZING again.
- * Nothing of the reset touches other graphs.
+ * hosting it is told to drop it) -> when all confirm: FAILED, which waits
+ * HsGraphBackoffMs(failures in a row) (1 s, doubling up to 30 s) -> at the
+ * first barrier after that: INITIALIZING again.  The error message stays
+ * in last_error, and the delay grows, until the graph commits a checkpoint
+ * again.  A graph whose compute worker is not running (it could not start
+ * for lack of a background worker slot) waits in FAILED until the worker
+ * runs.  Nothing of a failure touches other graphs: the delay is a time
+ * stamp the barrier loop compares, never a wait.
  *
  * Barriers of a graph complete in order: when its oldest in-flight barrier
  * has been collected from every worker it was injected into, it completes;
@@ -40,7 +46,11 @@
  * Crash-only: any ERROR ends the process with exit code 1 and the
  * postmaster restarts it after 1 s; it then rebuilds everything from the
  * catalog and restarts its workers (their old channels are gone with the
- * old process).  It exits with code 0 (not restarted) when the extension
+ * old process).  A compute worker or the compactor that cannot be started
+ * (RegisterDynamicBackgroundWorker finds no slot: max_worker_processes) is
+ * not an error: it is logged, shown (hummock_stream.workers, and the
+ * failed state of the graphs it would host), and tried again on the
+ * graphs' backoff delays.  It exits with code 0 (not restarted) when the extension
  * is no longer installed or DROP DATABASE asked it to stop.
  *
  * src/meta/barrier_manager.c
@@ -93,12 +103,14 @@ int			hs_max_inflight_barriers = 16;
 
 typedef struct WorkerSlot
 {
-	HsChannel  *channel;
+	HsChannel  *channel;		/* NULL while the worker does not run */
 	BackgroundWorkerHandle *handle;
 	bool		alive;
 	int64		starts;
 	TimestampTz started_at;
 	pid_t		pid;
+	int			start_failures; /* attempts in a row that found no slot */
+	TimestampTz retry_at;		/* not running: next attempt */
 } WorkerSlot;
 
 static Oid	manager_dboid = InvalidOid;
@@ -109,7 +121,10 @@ static WorkerSlot *workers;
 static int	nworkers;
 static List *graphs = NIL;		/* HsGraph * */
 static BackgroundWorkerHandle *compactor = NULL;
+static int	compactor_failures = 0;
+static TimestampTz compactor_retry_at = 0;
 static HsEnv *manager_env;		/* allocates in ManagerContext */
+static bool failure_changed = false;	/* wake wait() after publishing */
 
 static void free_inflight(HsInflightBarrier *b);
 
@@ -131,7 +146,7 @@ manager_exit(int code, Datum arg)
 			TerminateBackgroundWorker(workers[i].handle);
 	if (compactor)
 		TerminateBackgroundWorker(compactor);
-	HsDbStateManagerDetach(manager_dboid);
+	HsDbStateManagerDetach(manager_dboid, code);
 }
 
 /* The next epoch after prev, from the wall clock. */
@@ -258,7 +273,12 @@ reload_graphs(void)
 				g->pending_update = lappend(g->pending_update, u);
 			}
 		}
-		else if (find_actor(g->pending_add, spec.actor_id) == NULL)
+		else if ((a = find_actor(g->pending_add, spec.actor_id)) != NULL)
+		{
+			/* not running (a failed graph): it starts with the new one */
+			a->spec.param = spec.param;
+		}
+		else
 		{
 			a = palloc(sizeof(HsPlacedActor));
 			a->spec = spec;
@@ -360,7 +380,8 @@ reload_graphs(void)
 			HsEpoch		min_committed = 0;
 			bool		first = true;
 
-			if (g->state != HS_GRAPH_INITIALIZING || g->inflight != NIL)
+			if ((g->state != HS_GRAPH_INITIALIZING && g->state != HS_GRAPH_FAILED) ||
+				g->inflight != NIL)
 				continue;
 			foreach(la, g->pending_add)
 			{
@@ -410,12 +431,35 @@ max_committed_epoch(void)
  * ---------------------------------------------------------------------
  */
 
+/* The first attempt in a row that fails is logged; so is each one after. */
 static void
+worker_start_failed(int i, const char *what)
+{
+	WorkerSlot *w = &workers[i];
+
+	w->alive = false;
+	w->start_failures++;
+	w->retry_at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+											  HsGraphBackoffMs(w->start_failures));
+	ereport(LOG,
+			(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+			 errmsg("could not start hummock_stream compute worker %d of database %u: %s",
+					i, manager_dboid, what),
+			 errhint("Raise max_worker_processes (now %d); the barrier manager tries again in %d ms.",
+					 max_worker_processes, HsGraphBackoffMs(w->start_failures))));
+}
+
+/*
+ * Start compute worker i with a new control channel; false (logged, tried
+ * again later) if no background worker slot is free or it did not start.
+ */
+static bool
 start_worker(int i)
 {
 	BackgroundWorker bw;
 	WorkerSlot *w = &workers[i];
 	MemoryContext oldcxt = MemoryContextSwitchTo(ManagerContext);
+	BgwHandleStatus status;
 
 	w->channel = HsChannelCreate(manager_dboid, i);
 	memset(&bw, 0, sizeof(bw));
@@ -430,19 +474,33 @@ start_worker(int i)
 	bw.bgw_main_arg = UInt32GetDatum(dsm_segment_handle(w->channel->seg));
 	bw.bgw_notify_pid = MyProcPid;
 	if (!RegisterDynamicBackgroundWorker(&bw, &w->handle))
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
-				 errmsg("could not start hummock_stream compute worker %d", i),
-				 errhint("Raise max_worker_processes.")));
+	{
+		HsChannelDestroy(w->channel);
+		w->channel = NULL;
+		w->handle = NULL;
+		MemoryContextSwitchTo(oldcxt);
+		worker_start_failed(i, "no background worker slot is free");
+		return false;
+	}
 	HsChannelAttachWorker(w->channel, w->handle);
-	if (WaitForBackgroundWorkerStartup(w->handle, &w->pid) != BGWH_STARTED)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
-				 errmsg("hummock_stream compute worker %d did not start", i)));
+	status = WaitForBackgroundWorkerStartup(w->handle, &w->pid);
+	if (status != BGWH_STARTED)
+	{
+		if (status == BGWH_POSTMASTER_DIED)
+			proc_exit(1);
+		HsChannelDestroy(w->channel);
+		w->channel = NULL;
+		w->handle = NULL;
+		MemoryContextSwitchTo(oldcxt);
+		worker_start_failed(i, "it stopped before it started");
+		return false;
+	}
 	w->alive = true;
 	w->starts++;
+	w->start_failures = 0;
 	w->started_at = GetCurrentTimestamp();
 	MemoryContextSwitchTo(oldcxt);
+	return true;
 }
 
 /* Send a message to a worker; a full ring waits (briefly) for room. */
@@ -495,16 +553,39 @@ record_graph_barrier(HsGraph *g, HsInflightBarrier *b, TimestampTz committed_at)
 	SpinLockRelease(&db->barrier_mutex);
 }
 
-/* Drop a graph's in-flight barriers and tell its workers to drop it. */
+/*
+ * A graph's reset is complete (every worker that hosted it confirmed, or
+ * is gone): it waits in FAILED for its backoff delay, then starts again
+ * from its committed epoch.
+ */
+static void
+reset_done(HsGraph *g)
+{
+	g->state = HS_GRAPH_FAILED;
+	g->last_injected = 0;
+	g->retry_at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+											  HsGraphBackoffMs(g->failures));
+	failure_changed = true;
+}
+
+/*
+ * A graph failed (why: the FAILURE message's text, or the worker that
+ * exited): drop its in-flight barriers and tell its workers to drop it.
+ */
 static void
 reset_graph(HsGraph *g, const char *why)
 {
 	uint64		mask = HsGraphWorkerMask(g);
 	HsMsgReset	msg;
 
+	g->failures++;
 	ereport(LOG,
-			(errmsg("hummock_stream resets partial graph %u: %s", g->graph_id, why)));
+			(errmsg("hummock_stream resets partial graph %u: %s", g->graph_id, why),
+			 errdetail("It starts again in %d ms (failure %d since its last commit).",
+					   HsGraphBackoffMs(g->failures), g->failures)));
 	strlcpy(g->last_error, why, sizeof(g->last_error));
+	g->failed = true;
+	failure_changed = true;
 	{
 		ListCell   *lb;
 
@@ -538,6 +619,53 @@ reset_graph(HsGraph *g, const char *why)
 			g->reset_pending |= UINT64CONST(1) << i;
 	}
 	if (g->reset_pending == 0)
+		reset_done(g);
+}
+
+/* The first compute worker of g that is not running, or -1. */
+static int
+graph_missing_worker(const HsGraph *g)
+{
+	uint64		mask = HsGraphWorkerMask(g);
+
+	for (int i = 0; i < nworkers; i++)
+		if ((mask & (UINT64CONST(1) << i)) && !workers[i].alive)
+			return i;
+	return -1;
+}
+
+/*
+ * Before a barrier: a failed graph whose delay has passed starts again
+ * (INITIALIZING), once every compute worker it needs runs.  A graph about
+ * to start on a worker that does not run waits in FAILED for it, with the
+ * reason in last_error (it cannot start for lack of a worker slot).
+ */
+static void
+retry_graph(HsGraph *g, TimestampTz now)
+{
+	int			missing;
+
+	if (g->state == HS_GRAPH_FAILED && now < g->retry_at)
+		return;
+	if (g->state != HS_GRAPH_FAILED && g->state != HS_GRAPH_INITIALIZING)
+		return;
+	missing = graph_missing_worker(g);
+	if (missing >= 0)
+	{
+		char		why[sizeof(g->last_error)];
+
+		snprintf(why, sizeof(why), HS_NO_WORKER_SLOT_MSG, missing);
+		if (g->state != HS_GRAPH_FAILED || !g->failed || strcmp(why, g->last_error) != 0)
+			failure_changed = true;
+		strlcpy(g->last_error, why, sizeof(g->last_error));
+		g->failed = true;
+		g->state = HS_GRAPH_FAILED;
+		g->last_injected = 0;
+		g->waits_for_worker = true;
+		return;
+	}
+	g->waits_for_worker = false;
+	if (g->state == HS_GRAPH_FAILED)
 		g->state = HS_GRAPH_INITIALIZING;
 }
 
@@ -551,7 +679,7 @@ inject_graph(HsGraph *g, HsEpoch curr, HsBarrierKind kind, TimestampTz now,
 	HsMsgInject *msg;
 	Size		snap_len = strlen(snapshot) + 1;
 
-	if (g->state == HS_GRAPH_RESETTING)
+	if (g->state == HS_GRAPH_RESETTING || g->state == HS_GRAPH_FAILED)
 		return;
 	if ((g->last_injected ? g->last_injected : g->committed_epoch) >= curr)
 		return;					/* committed past this epoch (a new view) */
@@ -880,6 +1008,12 @@ complete_graphs(void)
 				g->committed_epoch = b->prev_epoch;
 				g->commits++;
 				g->last_commit_at = commit_ts;
+				/* healthy again: the error and the backoff go */
+				if (g->failed)
+					failure_changed = true;
+				g->failed = false;
+				g->failures = 0;
+				g->last_error[0] = '\0';
 				if (b->tables != NIL)
 					notify |= b->to_collect;
 			}
@@ -1016,10 +1150,7 @@ handle_worker_message(int i, const void *data, Size len)
 		{
 			g->reset_pending &= ~bit;
 			if (g->reset_pending == 0)
-			{
-				g->state = HS_GRAPH_INITIALIZING;
-				g->last_injected = 0;
-			}
+				reset_done(g);
 		}
 	}
 	else
@@ -1027,7 +1158,10 @@ handle_worker_message(int i, const void *data, Size len)
 			 type, i);
 }
 
-/* A worker died: reset the graphs it hosted and start a replacement. */
+/*
+ * A worker died: reset the graphs it hosted and start a replacement (if
+ * none can start now, it is tried again later and those graphs wait).
+ */
 static void
 worker_lost(int i)
 {
@@ -1049,17 +1183,62 @@ worker_lost(int i)
 			g->reset_pending &= ~bit;
 		if (HsGraphWorkerMask(g) & bit)
 		{
-			if (g->state != HS_GRAPH_RESETTING)
+			if (g->state == HS_GRAPH_RUNNING)
 				reset_graph(g, why);
 			g->reset_pending &= ~bit;
 		}
 		if (g->state == HS_GRAPH_RESETTING && g->reset_pending == 0)
+			reset_done(g);
+	}
+	(void) start_worker(i);
+}
+
+/*
+ * Start the compute workers and the compactor that do not run and whose
+ * next attempt is due.  Graphs that waited for a worker start at once.
+ */
+static void
+maintain_workers(void)
+{
+	TimestampTz now = GetCurrentTimestamp();
+	ListCell   *lc;
+
+	for (int i = 0; i < nworkers; i++)
+	{
+		if (workers[i].channel != NULL || now < workers[i].retry_at)
+			continue;
+		if (!start_worker(i))
+			continue;
+		ereport(LOG,
+				(errmsg("hummock_stream compute worker %d of database %u started", i,
+						manager_dboid)));
+		foreach(lc, graphs)
 		{
-			g->state = HS_GRAPH_INITIALIZING;
-			g->last_injected = 0;
+			HsGraph    *g = lfirst(lc);
+
+			if (g->state == HS_GRAPH_FAILED && g->waits_for_worker &&
+				graph_missing_worker(g) < 0)
+				g->retry_at = 0;
 		}
 	}
-	start_worker(i);
+	/* a compactor that died, or could not start, is started again */
+	if (compactor != NULL)
+	{
+		pid_t		pid;
+
+		if (GetBackgroundWorkerPid(compactor, &pid) == BGWH_STOPPED)
+			compactor = NULL;
+	}
+	if (compactor == NULL && now >= compactor_retry_at)
+	{
+		compactor = HsCompactorStart(manager_dboid);
+		if (compactor == NULL)
+			compactor_failures++;
+		else
+			compactor_failures = 0;
+		compactor_retry_at = compactor == NULL ?
+			TimestampTzPlusMilliseconds(now, HsGraphBackoffMs(compactor_failures)) : 0;
+	}
 }
 
 static void
@@ -1071,6 +1250,8 @@ poll_workers(void)
 		Size		len;
 		bool		detached = false;
 
+		if (workers[i].channel == NULL)
+			continue;			/* not running: maintain_workers starts it */
 		while (workers[i].alive &&
 			   HsChannelReceive(workers[i].channel, &data, &len, &detached))
 			handle_worker_message(i, data, len);
@@ -1110,10 +1291,13 @@ publish_status(HsEpoch last_injected)
 		s->commits = g->commits;
 		s->resets = g->resets;
 		s->last_commit_at = g->last_commit_at;
+		s->failed = g->failed;
+		s->retry_at = g->state == HS_GRAPH_FAILED ? g->retry_at : 0;
 		strlcpy(s->last_error, g->last_error, sizeof(s->last_error));
 	}
 	db->n_graphs = n;
 	db->n_workers = Min(nworkers, HS_MAX_WORKER_STATUS);
+	db->compactor_missing = (compactor == NULL);
 	for (int i = 0; i < db->n_workers; i++)
 	{
 		int			hosted = 0;
@@ -1122,11 +1306,18 @@ publish_status(HsEpoch last_injected)
 			if (HsGraphWorkerMask(lfirst(lc)) & (UINT64CONST(1) << i))
 				hosted++;
 		db->workers[i].pid = workers[i].alive ? workers[i].pid : 0;
+		db->workers[i].start_failed = workers[i].start_failures > 0;
 		db->workers[i].n_graphs = (int16) hosted;
 		db->workers[i].starts = workers[i].starts;
 		db->workers[i].started_at = workers[i].started_at;
 	}
 	SpinLockRelease(&db->barrier_mutex);
+	/* wait() fails at once on a failed view, and returns on a healed one */
+	if (failure_changed)
+	{
+		failure_changed = false;
+		HsDbStateNotify(db);
+	}
 }
 
 static bool
@@ -1192,6 +1383,8 @@ HsBarrierManagerMain(Datum main_arg)
 	int			since_checkpoint = 0;
 	TimestampTz next_barrier_at;
 	TimestampTz next_trim_at = 0;
+	HsAttachResult attach;
+	uint64		claims_seen;
 
 	manager_dboid = DatumGetObjectId(main_arg);
 
@@ -1199,11 +1392,19 @@ HsBarrierManagerMain(Datum main_arg)
 	pqsignal(SIGTERM, manager_sigterm);
 	BackgroundWorkerUnblockSignals();
 
-	/* Decide before connecting: the database may be being dropped. */
-	if (!HsDbStateManagerAttach(manager_dboid))
+	/*
+	 * Decide before connecting: the database may be being dropped (its
+	 * slot then says stop).  Without a free slot we still connect, to learn
+	 * whether the database uses the extension at all.
+	 */
+	attach = HsDbStateManagerAttach(manager_dboid, &claims_seen);
+	if (attach == HS_ATTACH_STOP)
 		proc_exit(0);
-	before_shmem_exit(manager_exit, (Datum) 0);
-	db = HsDbStateGet(manager_dboid, false);
+	if (attach == HS_ATTACH_OK)
+	{
+		before_shmem_exit(manager_exit, (Datum) 0);
+		db = HsDbStateGet(manager_dboid, false);
+	}
 
 	BackgroundWorkerInitializeConnectionByOid(manager_dboid, InvalidOid, 0);
 	pgstat_report_appname("hummock_stream barrier manager");
@@ -1211,7 +1412,27 @@ HsBarrierManagerMain(Datum main_arg)
 	/* version commits stay synchronous: committed epochs never go back after a crash */
 
 	if (!extension_installed())
+	{
+		/* a database that does not use hummock_stream: its slot goes back */
+		if (attach == HS_ATTACH_OK)
+			HsDbStateManagerNoExtension(manager_dboid, claims_seen);
+		else
+			HsDbStateSetManagerProblem(manager_dboid, HS_MANAGER_OK);
 		proc_exit(0);
+	}
+	if (attach == HS_ATTACH_NO_SLOT)
+	{
+		/* the launcher tries again later */
+		HsDbStateSetManagerProblem(manager_dboid, HS_MANAGER_NO_DB_SLOT);
+		ereport(LOG,
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+				 errmsg("hummock_stream barrier manager of database %u cannot run: too many databases use hummock_stream",
+						manager_dboid),
+				 errhint("Drop the extension in a database that does not need it, or raise hummock_stream.max_databases (now %d) and restart the server.",
+						 hs_max_databases)));
+		proc_exit(0);
+	}
+	HsDbStateSetManagerProblem(manager_dboid, HS_MANAGER_OK);
 
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
@@ -1222,11 +1443,11 @@ HsBarrierManagerMain(Datum main_arg)
 	ManagerContext = AllocSetContextCreate(TopMemoryContext, "hummock_stream manager",
 										   ALLOCSET_DEFAULT_SIZES);
 	manager_env = HsEnvPgForContext(ManagerContext);
-	nworkers = Max(1, Min(hs_compute_workers, 64));
+	nworkers = Max(1, Min(hs_compute_workers, HS_MAX_WORKER_STATUS));
 	workers = MemoryContextAllocZero(ManagerContext, sizeof(WorkerSlot) * nworkers);
 	for (int i = 0; i < nworkers; i++)
-		start_worker(i);
-	compactor = HsCompactorStart(manager_dboid);
+		(void) start_worker(i);
+	maintain_workers();			/* the compactor */
 	(void) take_reload_request();
 	reload_graphs();
 
@@ -1248,18 +1469,15 @@ HsBarrierManagerMain(Datum main_arg)
 		}
 
 		poll_workers();
-		/* a compactor that died is started again */
-		if (compactor != NULL)
-		{
-			pid_t		pid;
-
-			if (GetBackgroundWorkerPid(compactor, &pid) == BGWH_STOPPED)
-				compactor = HsCompactorStart(manager_dboid);
-		}
+		maintain_workers();
 		if (take_reload_request())
 		{
 			if (!extension_installed())
-				break;			/* dropped: stop for good */
+			{
+				/* dropped: stop for good */
+				HsDbStateManagerNoExtension(manager_dboid, claims_seen);
+				break;
+			}
 			reload_graphs();
 		}
 
@@ -1274,6 +1492,8 @@ HsBarrierManagerMain(Datum main_arg)
 
 			if (checkpoint)
 				since_checkpoint = 0;
+			foreach(lc, graphs)
+				retry_graph(lfirst(lc), now);
 			snapshot = take_snapshot();
 			foreach(lc, graphs)
 				inject_graph(lfirst(lc), curr,

@@ -8,14 +8,38 @@
  * auxiliary processes plus prepared transactions, indexed by pgprocno).
  *
  * Locking:
- *	- registry_lock (exclusive) to take a database slot; slots are never
- *	  given back while the server runs (a dropped database's slot keeps its
- *	  oid; at most hs_max_databases databases can use hummock_stream
- *	  between restarts);
+ *	- registry_lock (exclusive) to take, give back or change the life-cycle
+ *	  fields of a database slot;
  *	- version_id is an atomic that only grows (compare-and-swap loop);
  *	- pin_lock: a process writes its own pin slot in LW_SHARED mode (no
  *	  other process writes it) and a summarizer reads all slots in
  *	  LW_EXCLUSIVE mode, so it never sees a half-written pin.
+ *
+ * Giving slots back.  A process uses only the slot of its own database
+ * (MyDatabaseId), except the launcher and a backend running DROP DATABASE,
+ * which look a slot up by its database under the registry lock each time.
+ * So a slot can go to another database once no process of its database
+ * can use it any more:
+ *	- its database was dropped (DROP DATABASE committed: nobody is
+ *	  connected to it and nobody can connect), or
+ *	- its extension was dropped (DROP EXTENSION committed, after it stopped
+ *	  the manager; every reader of the store then fails on the missing
+ *	  extension before it touches the slot), or a barrier manager found no
+ *	  extension (the slot was taken at start for a database that does not
+ *	  use hummock_stream),
+ * and, for both, no barrier manager of the database runs, was registered
+ * by the launcher and has not attached yet, or exited with an error and
+ * is about to be restarted by the postmaster (a manager that finds no
+ * slot for its database would take a new one).  CREATE EXTENSION counts
+ * itself in the slot from its ProcessUtility hook to the end of its
+ * transaction, so neither a DROP EXTENSION committing meanwhile nor a
+ * manager that does not see the new extension yet marks the slot free.
+ * A slot whose database is not in pg_database any more is given back
+ * under the same condition, lazily (a backend that needs a slot and finds
+ * none looks) and by the launcher every few seconds.  Condition variables
+ * and spinlocks of a slot are never initialized again (a process may
+ * still sleep on one); its incarnation takes a new server-wide value, so
+ * no process mistakes its caches for the new database's.
  *
  * src/meta/db_state.c
  *
@@ -32,6 +56,7 @@
 #include <signal.h>
 #include "storage/proc.h"
 #include "utils/guc.h"
+#include "utils/syscache.h"
 
 #include "hummock_stream/meta/db_state.h"
 
@@ -46,12 +71,22 @@ typedef struct HsPinSlot
 	uint64		inflight_object_id; /* PG_UINT64_MAX: none */
 } HsPinSlot;
 
+/* A database whose barrier manager could not start, and why. */
+#define HS_MAX_MANAGER_PROBLEMS 64
+typedef struct HsManagerProblemEntry
+{
+	Oid			dboid;			/* InvalidOid: unused */
+	uint8		problem;		/* HsManagerProblem */
+} HsManagerProblemEntry;
+
 typedef struct HsDbShared
 {
 	int			tranche_id;
 	Latch	   *launcher_latch; /* under registry_lock; NULL if none */
 	LWLock		registry_lock;
 	LWLock		pin_lock;
+	pg_atomic_uint64 next_incarnation;	/* server-wide, never repeats */
+	HsManagerProblemEntry problems[HS_MAX_MANAGER_PROBLEMS];	/* registry_lock */
 	int			nslots;
 	int			npins;
 	/* HsDbState slots[nslots] follow, then HsPinSlot pins[npins] */
@@ -79,6 +114,43 @@ pin_slots(void)
 						  MAXALIGN(sizeof(HsDbState) * db_shared->nslots));
 }
 
+/*
+ * Make slot s the fresh slot of dboid (InvalidOid: free), keeping its
+ * locks and condition variables.  Caller holds the registry lock
+ * exclusively, or initializes shared memory.
+ */
+static void
+reset_slot(HsDbState *s, Oid dboid)
+{
+	s->dboid = dboid;
+	s->extension_gone = false;
+	s->database_dropped = false;
+	s->pending_creates = 0;
+	s->claims = 0;
+	pg_atomic_write_u64(&s->version_id, 0);
+	pg_atomic_write_u64(&s->incarnation,
+						pg_atomic_fetch_add_u64(&db_shared->next_incarnation, 1));
+	s->start_requested = false;
+	s->stop_requested = false;
+	s->manager_starting = false;
+	s->manager_restart_pending = false;
+	s->manager_pid = 0;
+	s->manager_latch = NULL;
+	SpinLockAcquire(&s->barrier_mutex);
+	s->last_injected = 0;
+	s->barriers_total = 0;
+	s->ring_next = 0;
+	s->n_graphs = 0;
+	s->n_workers = 0;
+	s->compactor_missing = false;
+	s->reload_requested = false;
+	SpinLockRelease(&s->barrier_mutex);
+	/* nobody can look the slot up while we hold the registry lock */
+	memset(s->ring, 0, sizeof(s->ring));
+	memset(s->graphs, 0, sizeof(s->graphs));
+	memset(s->workers, 0, sizeof(s->workers));
+}
+
 Size
 HsDbStateShmemSize(void)
 {
@@ -102,30 +174,19 @@ HsDbStateShmemInit(void *ptr, bool found)
 		db_shared->launcher_latch = NULL;
 		LWLockInitialize(&db_shared->registry_lock, db_shared->tranche_id);
 		LWLockInitialize(&db_shared->pin_lock, db_shared->tranche_id);
+		pg_atomic_init_u64(&db_shared->next_incarnation, 1);
+		memset(db_shared->problems, 0, sizeof(db_shared->problems));
 		db_shared->nslots = hs_max_databases;
 		db_shared->npins = pin_slot_count();
 		slots = db_slots();
 		for (int i = 0; i < db_shared->nslots; i++)
 		{
-			slots[i].dboid = InvalidOid;
 			pg_atomic_init_u64(&slots[i].version_id, 0);
 			pg_atomic_init_u64(&slots[i].incarnation, 0);
 			ConditionVariableInit(&slots[i].version_cv);
-			slots[i].start_requested = false;
-			slots[i].stop_requested = false;
-			slots[i].manager_pid = 0;
-			slots[i].manager_latch = NULL;
-			SpinLockInit(&slots[i].barrier_mutex);
-			slots[i].last_injected = 0;
-			slots[i].barriers_total = 0;
-			slots[i].ring_next = 0;
-			slots[i].n_graphs = 0;
-			slots[i].n_workers = 0;
-			slots[i].reload_requested = false;
-			memset(slots[i].ring, 0, sizeof(slots[i].ring));
-			memset(slots[i].graphs, 0, sizeof(slots[i].graphs));
-			memset(slots[i].workers, 0, sizeof(slots[i].workers));
 			ConditionVariableInit(&slots[i].manager_cv);
+			SpinLockInit(&slots[i].barrier_mutex);
+			reset_slot(&slots[i], InvalidOid);
 		}
 		pins = pin_slots();
 		for (int i = 0; i < db_shared->npins; i++)
@@ -138,44 +199,123 @@ HsDbStateShmemInit(void *ptr, bool found)
 	LWLockRegisterTranche(db_shared->tranche_id, "hummock_stream");
 }
 
+/* The slot of dboid, or NULL; caller holds the registry lock. */
+static HsDbState *
+find_slot(Oid dboid)
+{
+	HsDbState  *slots = db_slots();
+
+	for (int i = 0; i < db_shared->nslots; i++)
+		if (slots[i].dboid == dboid)
+			return &slots[i];
+	return NULL;
+}
+
+/*
+ * Does no barrier manager of the slot's database run, wait to attach or
+ * wait to be restarted, and does no CREATE EXTENSION count on it?  Caller
+ * holds the registry lock.
+ */
+static bool
+slot_idle(HsDbState *s)
+{
+	if (s->manager_pid != 0 && s->manager_pid != MyProcPid &&
+		kill(s->manager_pid, 0) == 0)
+		return false;
+	return !s->manager_starting && !s->manager_restart_pending &&
+		s->pending_creates == 0;
+}
+
+/*
+ * A slot another database may take now: free, or given back (and idle).
+ * Caller holds the registry lock exclusively.
+ */
+static HsDbState *
+reusable_slot(void)
+{
+	HsDbState  *slots = db_slots();
+
+	for (int i = 0; i < db_shared->nslots; i++)
+		if (slots[i].dboid == InvalidOid)
+			return &slots[i];
+	for (int i = 0; i < db_shared->nslots; i++)
+		if ((slots[i].extension_gone || slots[i].database_dropped) &&
+			slot_idle(&slots[i]))
+			return &slots[i];
+	return NULL;
+}
+
+/* Find or take the slot of dboid; NULL if none is left. */
+static HsDbState *
+get_slot(Oid dboid, bool create)
+{
+	HsDbState  *result;
+	Oid			candidates[64];
+	int			ncand = 0;
+
+	Assert(db_shared != NULL);
+	LWLockAcquire(&db_shared->registry_lock, LW_SHARED);
+	result = find_slot(dboid);
+	LWLockRelease(&db_shared->registry_lock);
+	if (result != NULL || !create)
+		return result;
+
+	LWLockAcquire(&db_shared->registry_lock, LW_EXCLUSIVE);
+	result = find_slot(dboid);
+	if (result == NULL && (result = reusable_slot()) != NULL)
+		reset_slot(result, dboid);
+	if (result == NULL)
+	{
+		HsDbState  *slots = db_slots();
+
+		/* idle slots whose database may have been dropped */
+		for (int i = 0; i < db_shared->nslots && ncand < (int) lengthof(candidates); i++)
+			if (slot_idle(&slots[i]))
+				candidates[ncand++] = slots[i].dboid;
+	}
+	LWLockRelease(&db_shared->registry_lock);
+	if (result != NULL || ncand == 0 || !IsTransactionState())
+		return result;
+
+	/*
+	 * Look the candidates up in pg_database (a shared catalog) without the
+	 * lock held; a database that is not there was dropped and committed,
+	 * so nobody is connected to it.  Then check again under the lock.
+	 */
+	for (int i = 0; i < ncand; i++)
+		if (SearchSysCacheExists1(DATABASEOID, ObjectIdGetDatum(candidates[i])))
+			candidates[i] = InvalidOid;
+	LWLockAcquire(&db_shared->registry_lock, LW_EXCLUSIVE);
+	result = find_slot(dboid);
+	for (int i = 0; result == NULL && i < ncand; i++)
+	{
+		HsDbState  *s;
+
+		if (!OidIsValid(candidates[i]) || (s = find_slot(candidates[i])) == NULL ||
+			!slot_idle(s))
+			continue;
+		ereport(LOG,
+				(errmsg("hummock_stream gives the shared slot of dropped database %u to database %u",
+						candidates[i], dboid)));
+		reset_slot(s, dboid);
+		result = s;
+	}
+	LWLockRelease(&db_shared->registry_lock);
+	return result;
+}
+
 HsDbState *
 HsDbStateGet(Oid dboid, bool create)
 {
-	HsDbState  *slots = db_slots();
-	HsDbState  *result = NULL;
-
-	Assert(db_shared != NULL);
-	LWLockAcquire(&db_shared->registry_lock, create ? LW_EXCLUSIVE : LW_SHARED);
-	for (int i = 0; i < db_shared->nslots; i++)
-	{
-		if (slots[i].dboid == dboid)
-		{
-			result = &slots[i];
-			break;
-		}
-	}
-	if (result == NULL && create)
-	{
-		for (int i = 0; i < db_shared->nslots; i++)
-		{
-			if (slots[i].dboid == InvalidOid)
-			{
-				result = &slots[i];
-				result->dboid = dboid;
-				pg_atomic_write_u64(&result->version_id, 0);
-				break;
-			}
-		}
-	}
-	LWLockRelease(&db_shared->registry_lock);
+	HsDbState  *result = get_slot(dboid, create);
 
 	if (result == NULL && create)
 		ereport(ERROR,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
 				 errmsg("too many databases use hummock_stream"),
-				 errdetail("At most %d databases can use hummock_stream between server restarts.",
+				 errdetail("At most %d databases can use hummock_stream at the same time.",
 						   hs_max_databases),
-				 errhint("Raise hummock_stream.max_databases and restart the server.")));
+				 errhint("Drop the extension in a database that does not need it, or raise hummock_stream.max_databases and restart the server.")));
 	return result;
 }
 
@@ -205,6 +345,7 @@ HsDbStateWaitVersion(HsDbState *db, uint64 want, long timeout_ms)
 	{
 		long		left = -1;
 
+		CHECK_FOR_INTERRUPTS();
 		if (timeout_ms >= 0)
 		{
 			left = timeout_ms -
@@ -219,6 +360,242 @@ HsDbStateWaitVersion(HsDbState *db, uint64 want, long timeout_ms)
 	}
 	ConditionVariableCancelSleep();
 	return cur;
+}
+
+void
+HsDbStateNotify(HsDbState *db)
+{
+	ConditionVariableBroadcast(&db->version_cv);
+}
+
+void
+HsDbStateNewIncarnation(HsDbState *db)
+{
+	pg_atomic_write_u64(&db->incarnation,
+						pg_atomic_fetch_add_u64(&db_shared->next_incarnation, 1));
+}
+
+bool
+HsDbStateGraphStatus(HsDbState *db, uint32 graph_id, HsGraphStatus *out)
+{
+	bool		found = false;
+
+	SpinLockAcquire(&db->barrier_mutex);
+	for (int i = 0; i < db->n_graphs; i++)
+	{
+		if (db->graphs[i].graph_id == graph_id)
+		{
+			*out = db->graphs[i];
+			found = true;
+			break;
+		}
+	}
+	SpinLockRelease(&db->barrier_mutex);
+	return found;
+}
+
+/* ---------------------------------------------------------------------
+ * Slot life cycle
+ * ---------------------------------------------------------------------
+ */
+
+HsCreateClaim
+HsDbStateCreateBegin(Oid dboid)
+{
+	bool		existed = get_slot(dboid, false) != NULL;
+	HsDbState  *db = HsDbStateGet(dboid, true);
+	HsCreateClaim claim;
+
+	LWLockAcquire(&db_shared->registry_lock, LW_EXCLUSIVE);
+	if (!existed && db->claims == 0 && db->manager_pid == 0)
+		claim = HS_CLAIM_FRESH;
+	else if (db->extension_gone)
+		claim = HS_CLAIM_WAS_GONE;
+	else
+		claim = HS_CLAIM_IN_USE;
+	db->pending_creates++;
+	db->claims++;
+	db->extension_gone = false;
+	LWLockRelease(&db_shared->registry_lock);
+	return claim;
+}
+
+void
+HsDbStateCreateEnded(Oid dboid, bool committed, HsCreateClaim claim)
+{
+	HsDbState  *db;
+	bool		check = false;
+
+	LWLockAcquire(&db_shared->registry_lock, LW_EXCLUSIVE);
+	db = find_slot(dboid);
+	if (db != NULL)
+	{
+		if (db->pending_creates > 0)
+			db->pending_creates--;
+		if (committed)
+			db->extension_gone = false;
+		else if (claim == HS_CLAIM_WAS_GONE && db->pending_creates == 0)
+			db->extension_gone = true;
+		else if (claim == HS_CLAIM_FRESH)
+			check = true;
+	}
+	LWLockRelease(&db_shared->registry_lock);
+	/* a manager looks whether the extension is there, and frees the slot if not */
+	if (check)
+		HsDbStateRequestStart(dboid);
+}
+
+void
+HsDbStateExtensionDropped(Oid dboid)
+{
+	HsDbState  *db;
+
+	LWLockAcquire(&db_shared->registry_lock, LW_EXCLUSIVE);
+	db = find_slot(dboid);
+	if (db != NULL && db->pending_creates == 0)
+	{
+		db->extension_gone = true;
+		/* a new store's version ids start over */
+		pg_atomic_write_u64(&db->version_id, 0);
+	}
+	LWLockRelease(&db_shared->registry_lock);
+}
+
+void
+HsDbStateDatabaseDropped(Oid dboid)
+{
+	HsDbState  *db;
+
+	LWLockAcquire(&db_shared->registry_lock, LW_EXCLUSIVE);
+	db = find_slot(dboid);
+	if (db != NULL)
+	{
+		db->database_dropped = true;
+		if (slot_idle(db))
+			reset_slot(db, InvalidOid);
+	}
+	for (int i = 0; i < HS_MAX_MANAGER_PROBLEMS; i++)
+		if (db_shared->problems[i].dboid == dboid)
+			db_shared->problems[i].dboid = InvalidOid;
+	LWLockRelease(&db_shared->registry_lock);
+}
+
+int
+HsDbStateDatabasesInUse(void)
+{
+	HsDbState  *slots = db_slots();
+	int			n = 0;
+
+	LWLockAcquire(&db_shared->registry_lock, LW_SHARED);
+	for (int i = 0; i < db_shared->nslots; i++)
+		if (OidIsValid(slots[i].dboid) && !slots[i].extension_gone &&
+			!slots[i].database_dropped)
+			n++;
+	LWLockRelease(&db_shared->registry_lock);
+	return n;
+}
+
+int
+HsDbStateSlotDatabases(Oid *dboids, int max)
+{
+	HsDbState  *slots = db_slots();
+	int			n = 0;
+
+	LWLockAcquire(&db_shared->registry_lock, LW_SHARED);
+	for (int i = 0; i < db_shared->nslots && n < max; i++)
+		if (OidIsValid(slots[i].dboid))
+			dboids[n++] = slots[i].dboid;
+	for (int i = 0; i < HS_MAX_MANAGER_PROBLEMS && n < max; i++)
+		if (OidIsValid(db_shared->problems[i].dboid))
+			dboids[n++] = db_shared->problems[i].dboid;
+	LWLockRelease(&db_shared->registry_lock);
+	return n;
+}
+
+void
+HsDbStateForgetDatabases(const Oid *gone, int n)
+{
+	LWLockAcquire(&db_shared->registry_lock, LW_EXCLUSIVE);
+	for (int k = 0; k < n; k++)
+	{
+		HsDbState  *db = find_slot(gone[k]);
+
+		if (db != NULL && slot_idle(db))
+		{
+			ereport(LOG,
+					(errmsg("hummock_stream frees the shared slot of dropped database %u",
+							gone[k])));
+			reset_slot(db, InvalidOid);
+		}
+		for (int i = 0; i < HS_MAX_MANAGER_PROBLEMS; i++)
+			if (db_shared->problems[i].dboid == gone[k])
+				db_shared->problems[i].dboid = InvalidOid;
+	}
+	LWLockRelease(&db_shared->registry_lock);
+}
+
+void
+HsDbStateSetManagerProblem(Oid dboid, HsManagerProblem problem)
+{
+	HsManagerProblemEntry *e = NULL;
+	HsDbState  *db;
+
+	LWLockAcquire(&db_shared->registry_lock, LW_EXCLUSIVE);
+	for (int i = 0; i < HS_MAX_MANAGER_PROBLEMS; i++)
+		if (db_shared->problems[i].dboid == dboid)
+			e = &db_shared->problems[i];
+	if (e == NULL && problem != HS_MANAGER_OK)
+		for (int i = 0; i < HS_MAX_MANAGER_PROBLEMS && e == NULL; i++)
+			if (!OidIsValid(db_shared->problems[i].dboid))
+				e = &db_shared->problems[i];
+	if (e != NULL)
+	{
+		e->dboid = problem == HS_MANAGER_OK ? InvalidOid : dboid;
+		e->problem = (uint8) problem;
+	}
+	db = find_slot(dboid);
+	LWLockRelease(&db_shared->registry_lock);
+	/* wait() fails at once on a problem: wake it */
+	if (db != NULL)
+		HsDbStateNotify(db);
+}
+
+HsManagerProblem
+HsDbStateManagerProblem(Oid dboid)
+{
+	HsManagerProblem problem = HS_MANAGER_OK;
+
+	LWLockAcquire(&db_shared->registry_lock, LW_SHARED);
+	for (int i = 0; i < HS_MAX_MANAGER_PROBLEMS; i++)
+		if (db_shared->problems[i].dboid == dboid)
+			problem = (HsManagerProblem) db_shared->problems[i].problem;
+	LWLockRelease(&db_shared->registry_lock);
+	return problem;
+}
+
+int
+HsDbStateManagerProblems(Oid *dboids, int max)
+{
+	int			n = 0;
+
+	LWLockAcquire(&db_shared->registry_lock, LW_SHARED);
+	for (int i = 0; i < HS_MAX_MANAGER_PROBLEMS && n < max; i++)
+		if (OidIsValid(db_shared->problems[i].dboid))
+			dboids[n++] = db_shared->problems[i].dboid;
+	LWLockRelease(&db_shared->registry_lock);
+	return n;
+}
+
+void
+HsDbStateManagerStarting(Oid dboid, bool starting)
+{
+	HsDbState  *db;
+
+	LWLockAcquire(&db_shared->registry_lock, LW_EXCLUSIVE);
+	db = find_slot(dboid);
+	if (db != NULL)
+		db->manager_starting = starting;
+	LWLockRelease(&db_shared->registry_lock);
 }
 
 /* ---------------------------------------------------------------------
@@ -255,13 +632,19 @@ HsLauncherWake(void)
 void
 HsDbStateRequestStart(Oid dboid)
 {
-	HsDbState  *db = HsDbStateGet(dboid, true);
+	HsDbState  *db;
 
+	/* called at commit and abort: no slot is taken here, nothing fails */
 	LWLockAcquire(&db_shared->registry_lock, LW_EXCLUSIVE);
-	db->start_requested = true;
-	db->stop_requested = false;
+	db = find_slot(dboid);
+	if (db != NULL)
+	{
+		db->start_requested = true;
+		db->stop_requested = false;
+	}
 	LWLockRelease(&db_shared->registry_lock);
-	HsLauncherWake();
+	if (db != NULL)
+		HsLauncherWake();
 }
 
 int
@@ -283,13 +666,25 @@ HsDbStateTakeStartRequests(Oid *dboids, int max)
 	return n;
 }
 
-bool
-HsDbStateManagerAttach(Oid dboid)
+HsAttachResult
+HsDbStateManagerAttach(Oid dboid, uint64 *claims_seen)
 {
-	HsDbState  *db = HsDbStateGet(dboid, true);
+	HsDbState  *db = get_slot(dboid, true);
 	bool		ok;
 
+	*claims_seen = 0;
+	if (db == NULL)
+		return HS_ATTACH_NO_SLOT;
 	LWLockAcquire(&db_shared->registry_lock, LW_EXCLUSIVE);
+	if (db->dboid != dboid)
+	{
+		/* given to another database since we found it: we stop */
+		LWLockRelease(&db_shared->registry_lock);
+		return HS_ATTACH_STOP;
+	}
+	/* whatever we decide, the manager the launcher registered has come */
+	db->manager_starting = false;
+	db->manager_restart_pending = false;
 	ok = !db->stop_requested &&
 		(db->manager_pid == 0 || db->manager_pid == MyProcPid ||
 		 kill(db->manager_pid, 0) != 0);
@@ -297,34 +692,50 @@ HsDbStateManagerAttach(Oid dboid)
 	{
 		db->manager_pid = MyProcPid;
 		db->manager_latch = MyLatch;
+		*claims_seen = db->claims;
 		/* the barrier history and statuses belong to this manager */
 		SpinLockAcquire(&db->barrier_mutex);
 		memset(db->ring, 0, sizeof(db->ring));
 		db->ring_next = 0;
 		db->n_graphs = 0;
 		db->n_workers = 0;
+		db->compactor_missing = false;
 		SpinLockRelease(&db->barrier_mutex);
 	}
 	LWLockRelease(&db_shared->registry_lock);
 	ConditionVariableBroadcast(&db->manager_cv);
-	return ok;
+	return ok ? HS_ATTACH_OK : HS_ATTACH_STOP;
 }
 
 void
-HsDbStateManagerDetach(Oid dboid)
+HsDbStateManagerNoExtension(Oid dboid, uint64 claims_seen)
 {
-	HsDbState  *db = HsDbStateGet(dboid, false);
+	HsDbState  *db;
 
-	if (db == NULL)
-		return;
 	LWLockAcquire(&db_shared->registry_lock, LW_EXCLUSIVE);
-	if (db->manager_pid == MyProcPid)
+	db = find_slot(dboid);
+	if (db != NULL && db->pending_creates == 0 && db->claims == claims_seen)
+		db->extension_gone = true;
+	LWLockRelease(&db_shared->registry_lock);
+}
+
+void
+HsDbStateManagerDetach(Oid dboid, int exit_code)
+{
+	HsDbState  *db;
+
+	LWLockAcquire(&db_shared->registry_lock, LW_EXCLUSIVE);
+	db = find_slot(dboid);
+	if (db != NULL && db->manager_pid == MyProcPid)
 	{
 		db->manager_pid = 0;
 		db->manager_latch = NULL;
+		/* the postmaster restarts a manager that exits with an error */
+		db->manager_restart_pending = (exit_code != 0);
 	}
 	LWLockRelease(&db_shared->registry_lock);
-	ConditionVariableBroadcast(&db->manager_cv);
+	if (db != NULL)
+		ConditionVariableBroadcast(&db->manager_cv);
 }
 
 void

@@ -19,6 +19,14 @@
  * the committed state (crash-only).  DROP DATABASE asks the manager to
  * stop first (see utility_hook.c); a stopping manager exits with code 0.
  *
+ * A manager that cannot be registered (no background worker slot is free:
+ * max_worker_processes) is logged, recorded in shared memory (so
+ * hummock_stream.jobs, wait() and create_materialized_view say why views
+ * do not advance) and tried again every few seconds, as is one that found
+ * all hummock_stream.max_databases slots taken.  Every few seconds, and at
+ * start, the launcher also frees the shared slots of databases that no
+ * longer exist (db_state.c).
+ *
  * src/meta/launcher.c
  *
  *-------------------------------------------------------------------------
@@ -45,9 +53,13 @@
 #include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/launcher.h"
+#include "hummock_stream/stream/compute_worker.h"
 
-/* How often the launcher looks for managers that failed to start. */
-#define LAUNCHER_NAP_MS 10000
+/*
+ * How often the launcher tries again to start managers that could not
+ * start, and frees the slots of databases that no longer exist.
+ */
+#define LAUNCHER_RETRY_MS 5000
 
 void
 HsLauncherRegister(void)
@@ -67,7 +79,9 @@ HsLauncherRegister(void)
 
 /*
  * Start the manager of one database (a dynamic worker).  A manager that is
- * already running refuses to attach and exits quietly.
+ * already running refuses to attach and exits quietly.  If no background
+ * worker slot is free, say so in the log and in shared memory; the launcher
+ * tries again later.
  */
 static void
 start_manager(Oid dboid)
@@ -86,22 +100,31 @@ start_manager(Oid dboid)
 	worker.bgw_main_arg = ObjectIdGetDatum(dboid);
 	worker.bgw_notify_pid = 0;
 
+	/* before registering: the manager may attach before we return */
+	HsDbStateManagerStarting(dboid, true);
 	if (!RegisterDynamicBackgroundWorker(&worker, &handle))
-		ereport(WARNING,
+	{
+		HsDbStateManagerStarting(dboid, false);
+		HsDbStateSetManagerProblem(dboid, HS_MANAGER_NO_WORKER_SLOT);
+		ereport(LOG,
 				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
-				 errmsg("could not start the hummock_stream barrier manager for database %u", dboid),
-				 errhint("Raise max_worker_processes.")));
+				 errmsg("could not start the hummock_stream barrier manager of database %u: no background worker slot is free",
+						dboid),
+				 errhint("Raise max_worker_processes (now %d); the launcher tries again every %d seconds.",
+						 max_worker_processes, LAUNCHER_RETRY_MS / 1000)));
+		return;
+	}
+	HsDbStateSetManagerProblem(dboid, HS_MANAGER_OK);
 }
 
-/* Start a manager for every connectable, non-template database. */
-static void
-start_all_managers(void)
+/* The OIDs of every database in pg_database (connectable ones if asked). */
+static List *
+list_databases(bool connectable_only)
 {
 	Relation	rel;
 	TableScanDesc scan;
 	HeapTuple	tup;
 	List	   *dbs = NIL;
-	ListCell   *lc;
 
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
@@ -111,13 +134,22 @@ start_all_managers(void)
 	{
 		Form_pg_database db = (Form_pg_database) GETSTRUCT(tup);
 
-		if (db->datallowconn && !db->datistemplate)
+		if (!connectable_only || (db->datallowconn && !db->datistemplate))
 			dbs = lappend_oid(dbs, db->oid);
 	}
 	table_endscan(scan);
 	table_close(rel, AccessShareLock);
 	PopActiveSnapshot();
 	CommitTransactionCommand();
+	return dbs;
+}
+
+/* Start a manager for every connectable, non-template database. */
+static void
+start_all_managers(void)
+{
+	List	   *dbs = list_databases(true);
+	ListCell   *lc;
 
 	foreach(lc, dbs)
 	{
@@ -129,6 +161,43 @@ start_all_managers(void)
 	list_free(dbs);
 }
 
+/*
+ * Free the shared slots (and forget the manager problems) of databases
+ * that no longer exist.  The slots are listed before pg_database is read,
+ * so a database that took its slot meanwhile is not among them.
+ */
+static void
+sweep_dropped_databases(void)
+{
+	Oid			held[256];
+	Oid			gone[256];
+	int			n = HsDbStateSlotDatabases(held, lengthof(held));
+	int			ngone = 0;
+	List	   *dbs;
+
+	if (n == 0)
+		return;
+	dbs = list_databases(false);
+	for (int i = 0; i < n; i++)
+		if (!list_member_oid(dbs, held[i]))
+			gone[ngone++] = held[i];
+	list_free(dbs);
+	if (ngone > 0)
+		HsDbStateForgetDatabases(gone, ngone);
+}
+
+/* Try again to start the managers that could not start. */
+static void
+retry_failed_managers(void)
+{
+	Oid			dboids[64];
+	int			n = HsDbStateManagerProblems(dboids, lengthof(dboids));
+
+	for (int i = 0; i < n; i++)
+		if (!HsDbStateStopRequested(dboids[i]))
+			start_manager(dboids[i]);
+}
+
 static void
 launcher_exit(int code, Datum arg)
 {
@@ -138,6 +207,8 @@ launcher_exit(int code, Datum arg)
 void
 HsLauncherMain(Datum main_arg)
 {
+	TimestampTz next_retry;
+
 	/*
 	 * The launcher reads no setting, so it ignores SIGHUP: reloading the
 	 * configuration in this process (connected to no database) crashed
@@ -152,12 +223,15 @@ HsLauncherMain(Datum main_arg)
 	HsLauncherRegisterSelf();
 	before_shmem_exit(launcher_exit, (Datum) 0);
 
+	sweep_dropped_databases();
 	start_all_managers();
+	next_retry = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), LAUNCHER_RETRY_MS);
 
 	for (;;)
 	{
 		Oid			dboids[64];
 		int			n;
+		long		wait_ms;
 
 		CHECK_FOR_INTERRUPTS();
 
@@ -165,9 +239,91 @@ HsLauncherMain(Datum main_arg)
 		for (int i = 0; i < n; i++)
 			start_manager(dboids[i]);
 
+		if (GetCurrentTimestamp() >= next_retry)
+		{
+			sweep_dropped_databases();
+			retry_failed_managers();
+			next_retry = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), LAUNCHER_RETRY_MS);
+		}
+
+		wait_ms = (long) TimestampDifferenceMilliseconds(GetCurrentTimestamp(), next_retry);
 		(void) WaitLatch(MyLatch,
 						 WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 LAUNCHER_NAP_MS, PG_WAIT_EXTENSION);
+						 Max(wait_ms, 1), PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
 	}
+}
+
+/*
+ * Background worker slots hummock_stream needs at least: the launcher, and
+ * per database that uses it a manager, a compactor and the compute workers.
+ */
+static int
+worker_slots_needed(int ndatabases)
+{
+	return 1 + ndatabases * (Max(1, Min(hs_compute_workers, HS_MAX_WORKER_STATUS)) + 2);
+}
+
+void
+HsWarnIfNoWorkerSlots(Oid view)
+{
+	HsDbState  *db = HsDbStateGet(MyDatabaseId, false);
+	HsManagerProblem problem = HsDbStateManagerProblem(MyDatabaseId);
+	int			ndb;
+	pid_t		manager = 0;
+
+	if (db != NULL)
+	{
+		HsWorkerStatus ws[HS_MAX_WORKER_STATUS];
+		int			nw;
+
+		manager = db->manager_pid;
+		SpinLockAcquire(&db->barrier_mutex);
+		nw = db->n_workers;
+		memcpy(ws, db->workers, sizeof(HsWorkerStatus) * nw);
+		SpinLockRelease(&db->barrier_mutex);
+		for (int i = 0; manager != 0 && i < nw; i++)
+		{
+			if (!ws[i].start_failed || ws[i].pid != 0 ||
+				(OidIsValid(view) && (int) (view % (Oid) nw) != i))
+				continue;
+			ereport(WARNING,
+					(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+					 errmsg("compute worker %d of this database is not running", i),
+					 errdetail("No background worker slot was free to start it (max_worker_processes is %d), so the views it runs do not advance.",
+							   max_worker_processes),
+					 errhint("Raise max_worker_processes and restart the server.")));
+			return;
+		}
+	}
+	if (manager == 0 && problem == HS_MANAGER_NO_WORKER_SLOT)
+	{
+		ereport(WARNING,
+				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+				 errmsg("the barrier manager of this database is not running"),
+				 errdetail("No background worker slot was free to start it (max_worker_processes is %d), so streaming materialized views in this database do not advance.",
+						   max_worker_processes),
+				 errhint("Raise max_worker_processes and restart the server.")));
+		return;
+	}
+	if (manager == 0 && problem == HS_MANAGER_NO_DB_SLOT)
+	{
+		ereport(WARNING,
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+				 errmsg("the barrier manager of this database is not running"),
+				 errdetail("All %d shared slots of hummock_stream.max_databases are taken by other databases.",
+						   hs_max_databases),
+				 errhint("Drop the extension in a database that does not need it, or raise hummock_stream.max_databases and restart the server.")));
+		return;
+	}
+	ndb = Max(HsDbStateDatabasesInUse(), 1);
+	if (worker_slots_needed(ndb) > max_worker_processes)
+		ereport(WARNING,
+				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+				 errmsg("max_worker_processes is too low for hummock_stream"),
+				 errdetail("hummock_stream needs at least %d background worker slots for the %d database(s) that use it (a launcher, and per database a barrier manager, a compactor and %d compute workers), and max_worker_processes is %d.",
+						   worker_slots_needed(ndb), ndb,
+						   Max(1, Min(hs_compute_workers, HS_MAX_WORKER_STATUS)),
+						   max_worker_processes),
+				 errhint("Raise max_worker_processes and restart the server; until then the views of a database whose processes cannot start do not advance.")));
 }

@@ -14,6 +14,7 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
@@ -23,6 +24,7 @@
 
 PG_FUNCTION_INFO_V1(hummock_stream_barriers);
 PG_FUNCTION_INFO_V1(hummock_stream_partial_graphs);
+PG_FUNCTION_INFO_V1(hummock_stream_graph_failures);
 PG_FUNCTION_INFO_V1(hummock_stream_workers);
 PG_FUNCTION_INFO_V1(hummock_stream_manager_pid);
 PG_FUNCTION_INFO_V1(hummock_stream_wake_manager_on_commit);
@@ -125,8 +127,8 @@ hummock_stream_partial_graphs(PG_FUNCTION_ARGS)
 
 	for (int i = 0; i < n; i++)
 	{
-		Datum		values[11];
-		bool		nulls[11] = {0};
+		Datum		values[12];
+		bool		nulls[12] = {0};
 
 		values[0] = Int64GetDatum((int64) st[i].graph_id);
 		values[1] = CStringGetTextDatum(HsGraphStateName((HsGraphState) st[i].state));
@@ -145,6 +147,68 @@ hummock_stream_partial_graphs(PG_FUNCTION_ARGS)
 			values[10] = CStringGetTextDatum(st[i].last_error);
 		else
 			nulls[10] = true;
+		if (st[i].retry_at)
+			values[11] = TimestampTzGetDatum(st[i].retry_at);
+		else
+			nulls[11] = true;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/*
+ * hummock_stream._graph_failures(): the graphs of this database that failed
+ * since their last commit, with their last error, for hummock_stream.jobs.
+ * Graph 0 stands for every graph: the database has no barrier manager
+ * because none could start (no background worker slot, or no shared slot
+ * for the database).  An error may quote data, so last_error is NULL for
+ * a caller who may not SELECT from the view (test graphs: superusers only).
+ */
+Datum
+hummock_stream_graph_failures(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	HsDbState  *db = HsDbStateGet(MyDatabaseId, false);
+	HsManagerProblem problem = HsDbStateManagerProblem(MyDatabaseId);
+	HsGraphStatus *st;
+	int			n;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if ((db == NULL || db->manager_pid == 0) && problem != HS_MANAGER_OK)
+	{
+		Datum		values[2];
+		bool		nulls[2] = {0};
+
+		values[0] = Int64GetDatum(0);
+		values[1] = CStringGetTextDatum(problem == HS_MANAGER_NO_WORKER_SLOT ?
+										HS_NO_MANAGER_SLOT_MSG :
+										"too many databases use hummock_stream; raise hummock_stream.max_databases");
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	if (db == NULL)
+		return (Datum) 0;
+	st = palloc(sizeof(HsGraphStatus) * HS_MAX_GRAPH_STATUS);
+	SpinLockAcquire(&db->barrier_mutex);
+	n = db->n_graphs;
+	memcpy(st, db->graphs, sizeof(HsGraphStatus) * n);
+	SpinLockRelease(&db->barrier_mutex);
+	for (int i = 0; i < n; i++)
+	{
+		Datum		values[2];
+		bool		nulls[2] = {0};
+
+		bool		missing = false;
+		AclResult	acl;
+
+		if (!st[i].failed)
+			continue;
+		values[0] = Int64GetDatum((int64) st[i].graph_id);
+		/* an error may quote data: only for those who may read the view */
+		acl = pg_class_aclcheck_ext((Oid) st[i].graph_id, GetUserId(), ACL_SELECT, &missing);
+		if (missing ? superuser() : acl == ACLCHECK_OK)
+			values[1] = CStringGetTextDatum(st[i].last_error);
+		else
+			nulls[1] = true;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

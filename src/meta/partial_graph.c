@@ -25,6 +25,8 @@ HsGraphStateName(HsGraphState state)
 			return "running";
 		case HS_GRAPH_RESETTING:
 			return "resetting";
+		case HS_GRAPH_FAILED:
+			return "failed";
 	}
 	return "unknown";
 }

@@ -55,6 +55,9 @@ static bool start_on_commit = false;
 static bool wake_on_commit = false;
 static Oid	remove_store_on_commit = InvalidOid;	/* extension oid */
 static bool restart_on_abort = false;	/* we stopped the manager */
+static bool create_pending = false; /* we count in the slot's pending_creates */
+static HsCreateClaim create_claim;
+static Oid	dropped_db_on_commit = InvalidOid;
 static bool xact_callback_registered = false;
 
 static void
@@ -67,8 +70,12 @@ utility_xact_callback(XactEvent event, void *arg)
 			HsDbState  *db = HsDbStateGet(MyDatabaseId, false);
 
 			if (db)
-				pg_atomic_fetch_add_u64(&db->incarnation, 1);
+				HsDbStateNewIncarnation(db);
 		}
+		if (create_pending)
+			HsDbStateCreateEnded(MyDatabaseId, true, create_claim);
+		if (OidIsValid(remove_store_on_commit))
+			HsDbStateExtensionDropped(MyDatabaseId);
 		if (start_on_commit)
 			HsDbStateRequestStart(MyDatabaseId);
 		if (wake_on_commit)
@@ -83,15 +90,24 @@ utility_xact_callback(XactEvent event, void *arg)
 				ereport(WARNING,
 						(errmsg("could not remove hummock_stream objects in \"%s\"", dir)));
 		}
+		if (OidIsValid(dropped_db_on_commit))
+			HsDbStateDatabaseDropped(dropped_db_on_commit);
 	}
-	if (event == XACT_EVENT_ABORT && restart_on_abort)
-		HsDbStateRequestStart(MyDatabaseId);
+	if (event == XACT_EVENT_ABORT)
+	{
+		if (create_pending)
+			HsDbStateCreateEnded(MyDatabaseId, false, create_claim);
+		if (restart_on_abort)
+			HsDbStateRequestStart(MyDatabaseId);
+	}
 	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT)
 	{
 		start_on_commit = false;
 		wake_on_commit = false;
 		remove_store_on_commit = InvalidOid;
 		restart_on_abort = false;
+		create_pending = false;
+		dropped_db_on_commit = InvalidOid;
 	}
 }
 
@@ -237,17 +253,25 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 {
 	Node	   *parsetree = pstmt->utilityStmt;
 	volatile Oid dropped_db = InvalidOid;
+	volatile bool creates_ours = false;
 
 	if (IsA(parsetree, CreateExtensionStmt) &&
 		strcmp(((CreateExtensionStmt *) parsetree)->extname, HS_EXTENSION_NAME) == 0)
 	{
 		/*
 		 * Take this database's shared slot now: if none is left, this is an
-		 * ordinary error, not one raised while committing.
+		 * ordinary error, not one raised while committing.  Until the
+		 * transaction ends the slot counts us, so it is not given away.
 		 */
-		(void) HsDbStateGet(MyDatabaseId, true);
+		if (!create_pending)
+		{
+			remember_for_commit(false, false);
+			create_claim = HsDbStateCreateBegin(MyDatabaseId);
+			create_pending = true;
+		}
 		HsHummockForgetIncarnation();
 		remember_for_commit(true, false);
+		creates_ours = true;
 	}
 	else if (IsA(parsetree, DropStmt) && drops_our_extension((DropStmt *) parsetree))
 	{
@@ -291,10 +315,8 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	else if (IsA(parsetree, DropdbStmt))
 	{
 		dropped_db = get_database_oid(((DropdbStmt *) parsetree)->dbname, true);
-		if (OidIsValid(dropped_db) && HsDbStateGet(dropped_db, false) != NULL)
+		if (OidIsValid(dropped_db))
 			HsDbStateStopManager(dropped_db, 10000);
-		else
-			dropped_db = InvalidOid;
 	}
 
 	PG_TRY();
@@ -314,11 +336,18 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	}
 	PG_END_TRY();
 
+	/* tell at once if the new extension's processes will lack worker slots */
+	if (creates_ours)
+		HsWarnIfNoWorkerSlots(InvalidOid);
+
 	if (OidIsValid(dropped_db))
 	{
 		char		dir[MAXPGPATH];
 		struct stat sb;
 
+		/* its slot is given back when the drop commits */
+		remember_for_commit(false, false);
+		dropped_db_on_commit = dropped_db;
 		snprintf(dir, sizeof(dir), "%s/%u", HS_DATA_DIR, dropped_db);
 		if (stat(dir, &sb) == 0 && !rmtree(dir, true))
 			ereport(WARNING,

@@ -470,6 +470,7 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 			   first_epoch, plan->key_columns, plan->sources, plan->operators,
 			   plan->state_roles);
 	HsWakeManagerOnCommit();
+	HsWarnIfNoWorkerSlots(view);
 	PG_RETURN_OID(view);
 }
 

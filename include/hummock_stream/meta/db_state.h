@@ -9,6 +9,13 @@
  * catalog: the id of the newest committed version (published after the
  * committing transaction commits) and a condition variable to wait for it.
  *
+ * Slots are given back: DROP DATABASE and DROP EXTENSION mark a database's
+ * slot as no longer needed, and a barrier manager that finds no extension
+ * does the same; such a slot, and one whose database no longer exists in
+ * pg_database, is taken by the next database that needs one, once no
+ * barrier manager of its old database runs, is starting or is about to be
+ * restarted (db_state.c describes the protocol).
+ *
  * The pin registry has one slot per PGPROC.  A process that reads hummock
  * data pins the oldest version id and epoch it reads at (for the rest of
  * its transaction); one that writes SSTs not yet committed records the
@@ -54,6 +61,7 @@ typedef struct HsGraphStatus
 	uint32		graph_id;		/* 0: unused slot */
 	uint8		state;			/* HsGraphState */
 	bool		paused;
+	bool		failed;			/* failed since its last commit (last_error) */
 	int16		n_actors;
 	int16		inflight;
 	HsEpoch		committed_epoch;
@@ -61,6 +69,7 @@ typedef struct HsGraphStatus
 	int64		commits;
 	int64		resets;
 	TimestampTz last_commit_at;
+	TimestampTz retry_at;		/* failed: when its next Initial barrier may go */
 	char		last_error[160];
 } HsGraphStatus;
 
@@ -69,23 +78,49 @@ typedef struct HsGraphStatus
 typedef struct HsWorkerStatus
 {
 	pid_t		pid;			/* 0: not running */
+	bool		start_failed;	/* its last start found no worker slot */
 	int16		n_graphs;
 	int64		starts;
 	TimestampTz started_at;
 } HsWorkerStatus;
 
+/* The reason a graph waits for a compute worker that has no slot. */
+#define HS_NO_WORKER_SLOT_MSG \
+	"no background worker slot for compute worker %d of this database; raise max_worker_processes"
+/* The reason every view of a database whose manager cannot start fails. */
+#define HS_NO_MANAGER_SLOT_MSG \
+	"no background worker slot for the barrier manager of this database; raise max_worker_processes"
+
 typedef struct HsDbState
 {
-	/* set once when the slot is taken, under the registry lock */
-	Oid			dboid;			/* InvalidOid: free slot */
+	/* under the registry lock: the slot's database, InvalidOid if free */
+	Oid			dboid;
+
+	/*
+	 * Whether the slot may be given to another database (registry lock):
+	 * the extension was dropped (or a manager found it missing), or the
+	 * database was dropped.  CREATE EXTENSION counts itself in
+	 * pending_creates from its ProcessUtility hook until its transaction
+	 * ends, and bumps claims, so that neither flag is set under it.
+	 */
+	bool		extension_gone;
+	bool		database_dropped;
+	int			pending_creates;
+	uint64		claims;
 
 	/* written by committers after their transaction commits; only grows */
 	pg_atomic_uint64 version_id;
-	ConditionVariable version_cv;	/* broadcast when version_id grows */
 
 	/*
-	 * Bumped after CREATE or DROP EXTENSION commits in this database, so a
-	 * process knows when to look the extension's OID up again.
+	 * Broadcast when version_id grows, and when the failure state of a
+	 * graph or of the database's processes changes (waiters recheck).
+	 */
+	ConditionVariable version_cv;
+
+	/*
+	 * Set anew (from a server-wide counter, so a value never repeats) when
+	 * CREATE or DROP EXTENSION commits in this database or the slot is
+	 * taken, so a process knows when to look the extension's OID up again.
 	 */
 	pg_atomic_uint64 incarnation;
 
@@ -94,9 +129,14 @@ typedef struct HsDbState
 	 * sets start_requested after CREATE EXTENSION commits and wakes the
 	 * launcher; DROP DATABASE sets stop_requested before it waits for the
 	 * manager (which then exits with code 0 and is not restarted).
+	 * manager_starting: the launcher registered a manager that has not
+	 * attached yet; manager_restart_pending: the manager exited with a
+	 * non-zero code, so the postmaster starts it again.
 	 */
 	bool		start_requested;
 	bool		stop_requested;
+	bool		manager_starting;
+	bool		manager_restart_pending;
 	pid_t		manager_pid;	/* 0 if not running */
 	Latch	   *manager_latch;	/* set with manager_pid */
 	ConditionVariable manager_cv;	/* broadcast when manager_pid changes */
@@ -111,6 +151,7 @@ typedef struct HsDbState
 	int			ring_next;
 	int			n_graphs;
 	int			n_workers;
+	bool		compactor_missing;	/* the compactor found no worker slot */
 	bool		reload_requested;	/* the catalog of graphs changed */
 	HsBarrierRecord ring[HS_BARRIER_RING];
 	HsGraphStatus graphs[HS_MAX_GRAPH_STATUS];
@@ -131,7 +172,10 @@ typedef struct HsPinSummary
 extern Size HsDbStateShmemSize(void);
 extern void HsDbStateShmemInit(void *ptr, bool found);
 
-/* The slot of a database; with create, take a free slot if needed. */
+/*
+ * The slot of a database; with create, take a free slot if needed (or one
+ * that can be given back, see above).  Without create, NULL if none.
+ */
 extern HsDbState *HsDbStateGet(Oid dboid, bool create);
 
 /* Raise the published version id (never lowers it) and wake waiters. */
@@ -143,6 +187,53 @@ extern void HsDbStatePublishVersion(HsDbState *db, uint64 version_id);
  */
 extern uint64 HsDbStateWaitVersion(HsDbState *db, uint64 want, long timeout_ms);
 
+/* Wake every process waiting on version_cv (a failure state changed). */
+extern void HsDbStateNotify(HsDbState *db);
+
+/* Record that CREATE or DROP EXTENSION committed: a new incarnation. */
+extern void HsDbStateNewIncarnation(HsDbState *db);
+
+/* Copy the published status of graph_id; false if the manager shows none. */
+extern bool HsDbStateGraphStatus(HsDbState *db, uint32 graph_id, HsGraphStatus *out);
+
+/* ---- slot life cycle ---- */
+
+/*
+ * CREATE EXTENSION's ProcessUtility hook takes (or keeps) the database's
+ * slot and counts itself in pending_creates; it returns what the slot was
+ * before.  HsDbStateCreateEnded undoes the count when the transaction
+ * commits (the slot is in use) or aborts (a slot that was given back is
+ * again; a slot taken fresh is checked by a barrier manager, which gives
+ * it back if it finds no extension).
+ */
+typedef enum HsCreateClaim
+{
+	HS_CLAIM_IN_USE = 0,		/* the database used the slot already */
+	HS_CLAIM_WAS_GONE = 1,		/* its extension had been dropped */
+	HS_CLAIM_FRESH = 2			/* the slot was taken for this CREATE */
+} HsCreateClaim;
+
+extern HsCreateClaim HsDbStateCreateBegin(Oid dboid);
+extern void HsDbStateCreateEnded(Oid dboid, bool committed, HsCreateClaim claim);
+
+/* DROP EXTENSION committed: the slot may go to another database. */
+extern void HsDbStateExtensionDropped(Oid dboid);
+
+/* DROP DATABASE committed: the slot may go to another database. */
+extern void HsDbStateDatabaseDropped(Oid dboid);
+
+/* Slots held by databases whose extension is not dropped. */
+extern int	HsDbStateDatabasesInUse(void);
+
+/* The databases that hold a slot now (the launcher's sweep), at most max. */
+extern int	HsDbStateSlotDatabases(Oid *dboids, int max);
+
+/*
+ * The databases gone[] no longer exist: free their slots once no manager
+ * of theirs runs or may come, and forget their manager problems.
+ */
+extern void HsDbStateForgetDatabases(const Oid *gone, int n);
+
 /* ---- barrier manager lifecycle ---- */
 
 /* The launcher records its latch so backends can wake it. */
@@ -150,15 +241,51 @@ extern void HsLauncherRegisterSelf(void);
 extern void HsLauncherUnregisterSelf(void);
 extern void HsLauncherWake(void);
 
-/* Ask the launcher to start the manager of dboid. */
+/* Ask the launcher to start the manager of dboid (if it has a slot). */
 extern void HsDbStateRequestStart(Oid dboid);
 
 /* Databases whose start was requested (and clear the requests). */
 extern int	HsDbStateTakeStartRequests(Oid *dboids, int max);
 
-/* The manager of dboid records itself; returns false if it must stop. */
-extern bool HsDbStateManagerAttach(Oid dboid);
-extern void HsDbStateManagerDetach(Oid dboid);
+/*
+ * Why a database has no barrier manager although it should (the launcher
+ * and the manager record it; hummock_stream.jobs and wait() report it).
+ */
+typedef enum HsManagerProblem
+{
+	HS_MANAGER_OK = 0,
+	HS_MANAGER_NO_WORKER_SLOT = 1,	/* RegisterDynamicBackgroundWorker failed */
+	HS_MANAGER_NO_DB_SLOT = 2	/* all max_databases slots are taken */
+} HsManagerProblem;
+
+/*
+ * Record (or clear, with HS_MANAGER_OK) why the manager of dboid could not
+ * start; the launcher retries the managers recorded here.
+ */
+extern void HsDbStateSetManagerProblem(Oid dboid, HsManagerProblem problem);
+extern HsManagerProblem HsDbStateManagerProblem(Oid dboid);
+/* Databases with a recorded problem (to retry), at most max. */
+extern int	HsDbStateManagerProblems(Oid *dboids, int max);
+
+/* The launcher is about to register the manager of dboid (or failed to). */
+extern void HsDbStateManagerStarting(Oid dboid, bool starting);
+
+typedef enum HsAttachResult
+{
+	HS_ATTACH_OK = 0,			/* recorded in the database's slot */
+	HS_ATTACH_STOP = 1,			/* another manager runs, or a stop was asked */
+	HS_ATTACH_NO_SLOT = 2		/* no slot is free */
+} HsAttachResult;
+
+/*
+ * The manager of dboid records itself in the slot of its database (taking
+ * one if needed).  *claims_seen is for HsDbStateManagerNoExtension.
+ */
+extern HsAttachResult HsDbStateManagerAttach(Oid dboid, uint64 *claims_seen);
+/* The manager found no extension: give the slot back (if nobody claims it). */
+extern void HsDbStateManagerNoExtension(Oid dboid, uint64 claims_seen);
+/* The manager leaves; exit_code is its process exit code. */
+extern void HsDbStateManagerDetach(Oid dboid, int exit_code);
 /*
  * Ask the manager of dboid to reread its catalog (graphs, and whether the
  * extension is still installed) and wake it.
@@ -173,6 +300,15 @@ extern bool HsDbStateStopRequested(Oid dboid);
  */
 extern void HsDbStateStopManager(Oid dboid, long timeout_ms);
 extern void HsDbStateCancelStop(Oid dboid);
+
+/*
+ * Warn (WARNING) if this database's barrier manager, or the compute
+ * worker of view (InvalidOid: any), cannot run for lack of background
+ * worker slots, or if max_worker_processes is too small for the databases
+ * that use hummock_stream.  CREATE EXTENSION and create_materialized_view
+ * call it.
+ */
+extern void HsWarnIfNoWorkerSlots(Oid view);
 
 /* ---- pins (one slot per process) ---- */
 

@@ -20,8 +20,27 @@ typedef enum HsGraphState
 {
 	HS_GRAPH_INITIALIZING = 1,	/* next barrier is Initial and adds all actors */
 	HS_GRAPH_RUNNING = 2,
-	HS_GRAPH_RESETTING = 3		/* waiting for workers to drop it */
+	HS_GRAPH_RESETTING = 3,		/* waiting for workers to drop it */
+	HS_GRAPH_FAILED = 4			/* reset after a failure: waits (backoff) to
+								 * start again, or for a compute worker */
 } HsGraphState;
+
+/*
+ * After a failure a graph waits HS_GRAPH_BACKOFF_MIN_MS before its next
+ * Initial barrier, twice as long after each further failure, at most
+ * HS_GRAPH_BACKOFF_MAX_MS; a committed checkpoint resets the delay.
+ * Compute workers that could not start are tried again on the same delays.
+ */
+#define HS_GRAPH_BACKOFF_MIN_MS 1000
+#define HS_GRAPH_BACKOFF_MAX_MS 30000
+
+/* The delay after the n-th failure in a row (n >= 1). */
+static inline int
+HsGraphBackoffMs(int n)
+{
+	return n >= 6 ? HS_GRAPH_BACKOFF_MAX_MS :
+		Min(HS_GRAPH_BACKOFF_MIN_MS << Max(n - 1, 0), HS_GRAPH_BACKOFF_MAX_MS);
+}
 
 extern const char *HsGraphStateName(HsGraphState state);
 
@@ -78,7 +97,11 @@ typedef struct HsGraph
 	int64		commits;
 	int64		resets;
 	TimestampTz last_commit_at;
-	char		last_error[160];
+	char		last_error[160];	/* kept until the graph commits again */
+	bool		failed;			/* failed since its last commit */
+	int			failures;		/* failures since its last commit (backoff) */
+	TimestampTz retry_at;		/* FAILED: not before this time */
+	bool		waits_for_worker;	/* FAILED: a worker of it is not running */
 	bool		dropping;		/* remove once its Stop barrier is collected */
 	bool		is_stream_job;	/* a view's job: commits its capture position */
 } HsGraph;
