@@ -247,7 +247,10 @@ scan_epoch(Relation rel, const HsVersion *v)
  * jobs still being created later) do not hold it back, and neither does a
  * relation that has not committed within hummock_stream.time_travel_retention
  * (it is read at its own committed epoch instead): a stalled relation must
- * not drag every read below what compaction keeps.
+ * not drag every read below what compaction keeps.  A view whose graph
+ * failed since its last commit is such a stalled relation at once (the
+ * barrier manager retries it, maybe for long): a failing view never holds
+ * back the reads of the others.
  */
 uint64
 HsGlobalReadEpoch(const HsVersion *v)
@@ -255,11 +258,22 @@ HsGlobalReadEpoch(const HsVersion *v)
 	HsEpoch		min = 0;
 	bool		any = false;
 	HsEpoch		horizon = HsEpochMsAgo(hs_time_travel_retention_ms);
+	uint32		failed[HS_MAX_GRAPH_STATUS];
+	int			nfailed = 0;
+	HsDbState  *db = HsDbStateGet(MyDatabaseId, false);
 
+	if (db != NULL)
+		nfailed = HsDbStateFailedGraphs(db, failed, lengthof(failed));
 	for (int i = 0; i < v->n_tables; i++)
 	{
+		bool		is_failed = false;
+
 		if (v->tables[i].committed_epoch < horizon ||
 			!HsRelidIsHummock((Oid) v->tables[i].table_id))
+			continue;
+		for (int k = 0; k < nfailed && !is_failed; k++)
+			is_failed = (failed[k] == v->tables[i].table_id);
+		if (is_failed)
 			continue;
 		if (!any || v->tables[i].committed_epoch < min)
 			min = v->tables[i].committed_epoch;

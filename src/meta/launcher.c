@@ -264,14 +264,34 @@ worker_slots_needed(int ndatabases)
 	return 1 + ndatabases * (Max(1, Min(hs_compute_workers, HS_MAX_WORKER_STATUS)) + 2);
 }
 
+/* WARNING if max_worker_processes is below what the databases need. */
+static bool
+warn_if_too_few_slots(void)
+{
+	int			ndb = Max(HsDbStateDatabasesInUse(), 1);
+	int			per_db = Max(1, Min(hs_compute_workers, HS_MAX_WORKER_STATUS));
+
+	if (worker_slots_needed(ndb) <= max_worker_processes)
+		return false;
+	ereport(WARNING,
+			(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+			 errmsg("max_worker_processes is too low for hummock_stream"),
+			 errdetail("hummock_stream needs at least %d background worker slots for the %d database(s) that use it (a launcher, and per database a barrier manager, a compactor and %d compute workers), and max_worker_processes is %d.",
+					   worker_slots_needed(ndb), ndb, per_db, max_worker_processes),
+			 errhint("Raise max_worker_processes and restart the server; until then the views of a database whose processes cannot start do not advance.")));
+	return true;
+}
+
 void
 HsWarnIfNoWorkerSlots(Oid view)
 {
 	HsDbState  *db = HsDbStateGet(MyDatabaseId, false);
 	HsManagerProblem problem = HsDbStateManagerProblem(MyDatabaseId);
-	int			ndb;
 	pid_t		manager = 0;
 
+	/* CREATE EXTENSION: what the new database will need comes first */
+	if (!OidIsValid(view) && warn_if_too_few_slots())
+		return;
 	if (db != NULL)
 	{
 		HsWorkerStatus ws[HS_MAX_WORKER_STATUS];
@@ -316,14 +336,6 @@ HsWarnIfNoWorkerSlots(Oid view)
 				 errhint("Drop the extension in a database that does not need it, or raise hummock_stream.max_databases and restart the server.")));
 		return;
 	}
-	ndb = Max(HsDbStateDatabasesInUse(), 1);
-	if (worker_slots_needed(ndb) > max_worker_processes)
-		ereport(WARNING,
-				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
-				 errmsg("max_worker_processes is too low for hummock_stream"),
-				 errdetail("hummock_stream needs at least %d background worker slots for the %d database(s) that use it (a launcher, and per database a barrier manager, a compactor and %d compute workers), and max_worker_processes is %d.",
-						   worker_slots_needed(ndb), ndb,
-						   Max(1, Min(hs_compute_workers, HS_MAX_WORKER_STATUS)),
-						   max_worker_processes),
-				 errhint("Raise max_worker_processes and restart the server; until then the views of a database whose processes cannot start do not advance.")));
+	if (OidIsValid(view))
+		(void) warn_if_too_few_slots();
 }

@@ -196,6 +196,9 @@ extern void HsDbStateNewIncarnation(HsDbState *db);
 /* Copy the published status of graph_id; false if the manager shows none. */
 extern bool HsDbStateGraphStatus(HsDbState *db, uint32 graph_id, HsGraphStatus *out);
 
+/* The graphs that failed since their last commit (at most max). */
+extern int	HsDbStateFailedGraphs(HsDbState *db, uint32 *graph_ids, int max);
+
 /* ---- slot life cycle ---- */
 
 /*
@@ -302,11 +305,12 @@ extern void HsDbStateStopManager(Oid dboid, long timeout_ms);
 extern void HsDbStateCancelStop(Oid dboid);
 
 /*
- * Warn (WARNING) if this database's barrier manager, or the compute
- * worker of view (InvalidOid: any), cannot run for lack of background
- * worker slots, or if max_worker_processes is too small for the databases
- * that use hummock_stream.  CREATE EXTENSION and create_materialized_view
- * call it.
+ * Warn (one WARNING) if this database's barrier manager, or the compute
+ * worker that runs view, cannot run for lack of background worker slots,
+ * or if max_worker_processes is too small for the databases that use
+ * hummock_stream.  create_materialized_view calls it with the new view;
+ * CREATE EXTENSION with InvalidOid, which checks max_worker_processes
+ * first (no process of the database has tried to start yet).
  */
 extern void HsWarnIfNoWorkerSlots(Oid view);
 

@@ -1,0 +1,110 @@
+-- A view whose epochs fail is shown as failed with its last error, makes
+-- wait() fail at once (55000) instead of timing out, and heals by itself
+-- once the cause is gone (its graph retries with a growing delay).  wait()
+-- returns at once when nothing streams into what it waits for.
+CREATE EXTENSION hummock_stream;
+
+CREATE FUNCTION error_of(stmt text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  st text;
+  msg text;
+  detail text;
+BEGIN
+  EXECUTE stmt;
+  RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+  GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL;
+  RETURN st || ': ' || msg || CASE WHEN detail <> '' THEN ' DETAIL: ' || detail ELSE '' END;
+END $$;
+-- wait (bounded) until view v shows state s in hummock_stream.jobs
+CREATE FUNCTION wait_for_state(v regclass, s text) RETURNS text
+LANGUAGE plpgsql AS $$
+BEGIN
+  FOR i IN 1..1200 LOOP
+    EXIT WHEN (SELECT j.state = s FROM hummock_stream.jobs j WHERE j.name = v);
+    PERFORM pg_sleep(0.05);
+  END LOOP;
+  RETURN (SELECT j.state FROM hummock_stream.jobs j WHERE j.name = v);
+END $$;
+
+-- no view: nothing to wait for, even without time to wait
+SELECT hummock_stream.wait(NULL, '0 s');
+-- nor for a relation USING hummock that no view writes
+CREATE TABLE loaded (id int) USING hummock;
+SELECT hummock_stream.test_load('loaded', hummock_stream.epoch_at(now()), 'SELECT 1') > 0 AS loaded;
+SELECT hummock_stream.wait('loaded', '0 s');
+SELECT hummock_stream.wait(NULL, '0 s');
+DROP TABLE loaded;
+
+-- a view whose query calls a function that fails while a switch is on
+CREATE TABLE switch (broken bool NOT NULL);
+INSERT INTO switch VALUES (false);
+CREATE FUNCTION checked(v int) RETURNS int IMMUTABLE LANGUAGE plpgsql AS $$
+BEGIN
+  IF (SELECT broken FROM public.switch) THEN
+    RAISE EXCEPTION 'broken on purpose at value %', v;
+  END IF;
+  RETURN v;
+END $$;
+CREATE TABLE src (id int PRIMARY KEY, v int);
+INSERT INTO src VALUES (1, 10);
+SELECT hummock_stream.create_materialized_view('v_fragile',
+  'SELECT id, public.checked(v) AS v FROM src');
+SELECT hummock_stream.create_materialized_view('v_sturdy', 'SELECT count(*) AS n FROM src');
+SELECT name, state, last_error FROM hummock_stream.jobs ORDER BY name::text COLLATE "C";
+
+-- its next epoch fails, and every retry fails the same way
+UPDATE switch SET broken = true;
+INSERT INTO src VALUES (2, 20);
+SELECT wait_for_state('v_fragile', 'failed');
+SELECT name, state, last_error FROM hummock_stream.jobs ORDER BY name::text COLLATE "C";
+-- the graph was reset and keeps the error until it commits again
+SELECT resets >= 1 AS was_reset, last_error
+  FROM hummock_stream.partial_graphs WHERE graph_id = 'v_fragile'::regclass::oid;
+
+-- wait() fails at once, naming the view and its last error
+SELECT error_of($$SELECT hummock_stream.wait()$$);
+SELECT error_of($$SELECT hummock_stream.wait('v_fragile')$$);
+-- the other view goes on, and a failing view does not hold the global
+-- read epoch back (it is read at its own committed epoch)
+SELECT hummock_stream.wait('v_sturdy');
+SELECT * FROM v_sturdy;
+SELECT * FROM v_fragile ORDER BY id;
+
+-- what another role sees: the error only of a view it may read; wait()
+-- waits only for the views it may read
+CREATE ROLE hs_reader;
+SET ROLE hs_reader;
+SELECT graph_id = 'v_fragile'::regclass::oid AS fragile, last_error
+  FROM hummock_stream._graph_failures();
+SELECT hummock_stream.wait(NULL, '0 s');
+RESET ROLE;
+GRANT SELECT ON v_sturdy TO hs_reader;
+SET ROLE hs_reader;
+SELECT hummock_stream.wait();
+RESET ROLE;
+GRANT SELECT ON v_fragile TO hs_reader;
+SET ROLE hs_reader;
+SELECT graph_id = 'v_fragile'::regclass::oid AS fragile, last_error
+  FROM hummock_stream._graph_failures();
+SELECT error_of($$SELECT hummock_stream.wait()$$);
+RESET ROLE;
+
+-- once the cause is gone, a retry succeeds: the view catches up by itself
+UPDATE switch SET broken = false;
+SELECT wait_for_state('v_fragile', 'created');
+SELECT hummock_stream.wait();
+SELECT * FROM v_fragile ORDER BY id;
+SELECT name, state, last_error FROM hummock_stream.jobs ORDER BY name::text COLLATE "C";
+SELECT state, last_error, retry_at
+  FROM hummock_stream.partial_graphs WHERE graph_id = 'v_fragile'::regclass::oid;
+
+SET client_min_messages = warning;	-- the capture log's name has an OID
+DROP OWNED BY hs_reader;
+DROP ROLE hs_reader;
+DROP FUNCTION error_of(text);
+DROP FUNCTION wait_for_state(regclass, text);
+DROP EXTENSION hummock_stream CASCADE;
+DROP TABLE src, switch;
+DROP FUNCTION checked(int);
