@@ -3,22 +3,27 @@
  * utility_hook.c
  *	  ProcessUtility hook: keeps barrier managers and views in step with DDL.
  *
- *	- CREATE EXTENSION hummock_stream: when the transaction commits, ask the
- *	  launcher to start the database's barrier manager (starting it earlier
- *	  would let it look for an extension that is not committed yet).
+ *	- CREATE EXTENSION hummock_stream: take the database's shared slot and
+ *	  count in it until the transaction ends (so it is not given to another
+ *	  database meanwhile); warn if max_worker_processes is too low; when the
+ *	  transaction commits, ask the launcher to start the database's barrier
+ *	  manager (starting it earlier would let it look for an extension that
+ *	  is not committed yet).
  *	- DROP EXTENSION hummock_stream: first stop the database's manager (with
  *	  its workers and compactor), which would otherwise keep committing into
  *	  the catalog being dropped (a deadlock); when the transaction commits,
  *	  remove the store's directory (pg_hummock/<db>/<extension oid>), which
- *	  no catalog refers to any more.  If the drop fails or is rolled back,
- *	  the manager is started again.
+ *	  no catalog refers to any more, and mark the database's shared slot
+ *	  as free to give away.  If the drop fails or is rolled back, the
+ *	  manager is started again.
  *	- ALTER TABLE of a relation USING hummock may not change its columns or
  *	  its access method (the engine writes rows in the view's shape), nor
  *	  change the type of a source column that a view uses.
  *	- DROP DATABASE: stop the database's manager first (a background worker
  *	  connected to the database would make the drop fail); if the drop
  *	  fails, the manager is started again; if it succeeds, the database's
- *	  object directory (pg_hummock/<db>) is removed.
+ *	  object directory (pg_hummock/<db>) is removed, and when it commits the
+ *	  database's shared slot is given back.
  *
  * src/pg/utility_hook.c
  *
