@@ -31,7 +31,9 @@
  * barrier_manager.c), or whose database has no barrier manager because no
  * background worker slot was free, makes wait() fail at once with
  * SQLSTATE 55000 naming the view and its last error, instead of waiting
- * for the timeout (57014).
+ * for the timeout (57014); except after a single loss of its compute
+ * worker (terminated, or an error outside the view's own work), which the
+ * graph recovers from by itself within a second.
  *
  * src/batch/wait.c
  *
@@ -198,7 +200,11 @@ global_epoch_holder(const HsVersion *v, HsEpoch g)
 
 /*
  * Fail at once if view w cannot advance: its graph is failed (reset, and
- * waiting to start again), or no barrier manager can run for the database.
+ * waiting to start again) by an error of its own, by the loss of a compute
+ * worker for the second time in a row, or because its compute worker
+ * cannot start; or no barrier manager can run for the database.  A view
+ * whose worker merely exited once is waited for: its graph starts again
+ * on a new worker within a second.
  */
 static void
 check_view_failing(HsDbState *db, const WaitView *w)
@@ -207,7 +213,8 @@ check_view_failing(HsDbState *db, const WaitView *w)
 	const char *why = NULL;
 
 	if (HsDbStateGraphStatus(db, (uint32) w->relid, &st) && st.failed &&
-		(st.state == HS_GRAPH_FAILED || st.state == HS_GRAPH_RESETTING))
+		(st.state == HS_GRAPH_FAILED || st.state == HS_GRAPH_RESETTING) &&
+		!(st.worker_lost && st.failures <= 1))
 		why = pstrdup(st.last_error);
 	else if (db->manager_pid == 0 &&
 			 HsDbStateManagerProblem(MyDatabaseId) == HS_MANAGER_NO_WORKER_SLOT)

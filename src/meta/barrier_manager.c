@@ -570,15 +570,17 @@ reset_done(HsGraph *g)
 
 /*
  * A graph failed (why: the FAILURE message's text, or the worker that
- * exited): drop its in-flight barriers and tell its workers to drop it.
+ * exited, lost_worker): drop its in-flight barriers and tell its workers
+ * to drop it.
  */
 static void
-reset_graph(HsGraph *g, const char *why)
+reset_graph(HsGraph *g, const char *why, bool lost_worker)
 {
 	uint64		mask = HsGraphWorkerMask(g);
 	HsMsgReset	msg;
 
 	g->failures++;
+	g->worker_lost = lost_worker;
 	ereport(LOG,
 			(errmsg("hummock_stream resets partial graph %u: %s", g->graph_id, why),
 			 errdetail("It starts again in %d ms (failure %d since its last commit).",
@@ -659,6 +661,7 @@ retry_graph(HsGraph *g, TimestampTz now)
 			failure_changed = true;
 		strlcpy(g->last_error, why, sizeof(g->last_error));
 		g->failed = true;
+		g->worker_lost = false;
 		g->state = HS_GRAPH_FAILED;
 		g->last_injected = 0;
 		g->waits_for_worker = true;
@@ -1139,7 +1142,7 @@ handle_worker_message(int i, const void *data, Size len)
 		HsGraph    *g = find_graph(m->graph_id, false);
 
 		if (g != NULL && g->state != HS_GRAPH_RESETTING)
-			reset_graph(g, m->message);
+			reset_graph(g, m->message, false);
 	}
 	else if (type == HS_MSG_RESET_DONE)
 	{
@@ -1184,7 +1187,7 @@ worker_lost(int i)
 		if (HsGraphWorkerMask(g) & bit)
 		{
 			if (g->state == HS_GRAPH_RUNNING)
-				reset_graph(g, why);
+				reset_graph(g, why, true);
 			g->reset_pending &= ~bit;
 		}
 		if (g->state == HS_GRAPH_RESETTING && g->reset_pending == 0)
@@ -1292,6 +1295,8 @@ publish_status(HsEpoch last_injected)
 		s->resets = g->resets;
 		s->last_commit_at = g->last_commit_at;
 		s->failed = g->failed;
+		s->failures = (int16) Min(g->failures, PG_INT16_MAX);
+		s->worker_lost = g->worker_lost;
 		s->retry_at = g->state == HS_GRAPH_FAILED ? g->retry_at : 0;
 		strlcpy(s->last_error, g->last_error, sizeof(s->last_error));
 	}

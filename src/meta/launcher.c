@@ -125,6 +125,7 @@ list_databases(bool connectable_only)
 	TableScanDesc scan;
 	HeapTuple	tup;
 	List	   *dbs = NIL;
+	MemoryContext outer = CurrentMemoryContext;
 
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
@@ -134,8 +135,14 @@ list_databases(bool connectable_only)
 	{
 		Form_pg_database db = (Form_pg_database) GETSTRUCT(tup);
 
+		/* the list outlives the transaction */
 		if (!connectable_only || (db->datallowconn && !db->datistemplate))
+		{
+			MemoryContext xact = MemoryContextSwitchTo(outer);
+
 			dbs = lappend_oid(dbs, db->oid);
+			MemoryContextSwitchTo(xact);
+		}
 	}
 	table_endscan(scan);
 	table_close(rel, AccessShareLock);

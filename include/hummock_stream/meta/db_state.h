@@ -62,6 +62,8 @@ typedef struct HsGraphStatus
 	uint8		state;			/* HsGraphState */
 	bool		paused;
 	bool		failed;			/* failed since its last commit (last_error) */
+	bool		worker_lost;	/* its last failure: a compute worker exited */
+	int16		failures;		/* failures in a row since its last commit */
 	int16		n_actors;
 	int16		inflight;
 	HsEpoch		committed_epoch;

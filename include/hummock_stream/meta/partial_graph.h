@@ -100,6 +100,7 @@ typedef struct HsGraph
 	char		last_error[160];	/* kept until the graph commits again */
 	bool		failed;			/* failed since its last commit */
 	int			failures;		/* failures since its last commit (backoff) */
+	bool		worker_lost;	/* the last one: a compute worker exited */
 	TimestampTz retry_at;		/* FAILED: not before this time */
 	bool		waits_for_worker;	/* FAILED: a worker of it is not running */
 	bool		dropping;		/* remove once its Stop barrier is collected */
