@@ -1141,7 +1141,8 @@ handle_worker_message(int i, const void *data, Size len)
 		const HsMsgFailure *m = data;
 		HsGraph    *g = find_graph(m->graph_id, false);
 
-		if (g != NULL && g->state != HS_GRAPH_RESETTING)
+		/* only a running graph has actors that can fail */
+		if (g != NULL && g->state == HS_GRAPH_RUNNING)
 			reset_graph(g, m->message, false);
 	}
 	else if (type == HS_MSG_RESET_DONE)
@@ -1302,7 +1303,6 @@ publish_status(HsEpoch last_injected)
 	}
 	db->n_graphs = n;
 	db->n_workers = Min(nworkers, HS_MAX_WORKER_STATUS);
-	db->compactor_missing = (compactor == NULL);
 	for (int i = 0; i < db->n_workers; i++)
 	{
 		int			hosted = 0;

@@ -142,7 +142,6 @@ reset_slot(HsDbState *s, Oid dboid)
 	s->ring_next = 0;
 	s->n_graphs = 0;
 	s->n_workers = 0;
-	s->compactor_missing = false;
 	s->reload_requested = false;
 	SpinLockRelease(&s->barrier_mutex);
 	/* nobody can look the slot up while we hold the registry lock */
@@ -712,7 +711,6 @@ HsDbStateManagerAttach(Oid dboid, uint64 *claims_seen)
 		db->ring_next = 0;
 		db->n_graphs = 0;
 		db->n_workers = 0;
-		db->compactor_missing = false;
 		SpinLockRelease(&db->barrier_mutex);
 	}
 	LWLockRelease(&db_shared->registry_lock);

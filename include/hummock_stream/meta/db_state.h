@@ -153,7 +153,6 @@ typedef struct HsDbState
 	int			ring_next;
 	int			n_graphs;
 	int			n_workers;
-	bool		compactor_missing;	/* the compactor found no worker slot */
 	bool		reload_requested;	/* the catalog of graphs changed */
 	HsBarrierRecord ring[HS_BARRIER_RING];
 	HsGraphStatus graphs[HS_MAX_GRAPH_STATUS];
