@@ -78,6 +78,7 @@
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/epoch.h"
 #include "hummock_stream/meta/hummock_manager.h"
+#include "hummock_stream/pg/user_context.h"
 #include "hummock_stream/pg/env_pg.h"
 #include "hummock_stream/storage/coding.h"
 #include "hummock_stream/meta/launcher.h"
@@ -1207,6 +1208,8 @@ HsBarrierManagerMain(Datum main_arg)
 
 	BackgroundWorkerInitializeConnectionByOid(manager_dboid, InvalidOid, 0);
 	pgstat_report_appname("hummock_stream barrier manager");
+	/* no ALTER DATABASE/ROLE ... SET search_path reaches what we run */
+	HsPinProcessSearchPath();
 
 	/* version commits stay synchronous: committed epochs never go back after a crash */
 

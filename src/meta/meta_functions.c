@@ -20,6 +20,7 @@
 #include "hummock_stream/meta/barrier_msg.h"
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/partial_graph.h"
+#include "hummock_stream/pg/user_context.h"
 
 PG_FUNCTION_INFO_V1(hummock_stream_barriers);
 PG_FUNCTION_INFO_V1(hummock_stream_partial_graphs);
@@ -79,6 +80,9 @@ hummock_stream_barriers(PG_FUNCTION_ARGS)
 
 		if (r->curr_epoch == 0)
 			continue;
+		/* the database's own barriers (graph 0) are anyone's to see */
+		if (r->graph_id != 0 && !HsMayMonitor((Oid) r->graph_id))
+			continue;
 		values[0] = Int64GetDatum((int64) r->graph_id);
 		values[1] = Int64GetDatum((int64) r->prev_epoch);
 		values[2] = Int64GetDatum((int64) r->curr_epoch);
@@ -127,6 +131,9 @@ hummock_stream_partial_graphs(PG_FUNCTION_ARGS)
 	{
 		Datum		values[11];
 		bool		nulls[11] = {0};
+
+		if (!HsMayMonitor((Oid) st[i].graph_id))
+			continue;
 
 		values[0] = Int64GetDatum((int64) st[i].graph_id);
 		values[1] = CStringGetTextDatum(HsGraphStateName((HsGraphState) st[i].state));

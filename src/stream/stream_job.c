@@ -21,20 +21,120 @@
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/tableam.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
+#include "executor/executor.h"
 #include "executor/spi.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
 #include "nodes/readfuncs.h"
 #include "utils/array.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/rls.h"
+#include "utils/syscache.h"
 
+#include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/stream/capture.h"
 #include "hummock_stream/stream/stream_job.h"
 
 /* Rows fetched from the capture log at a time. */
 #define LOG_FETCH_ROWS 1000
+
+/* ---------------------------------------------------------------------
+ * Whose rights a job runs with
+ * ---------------------------------------------------------------------
+ */
+
+Oid
+HsStreamJobOwner(Oid job_id)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(job_id));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tup))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("the relation of streaming job %u does not exist", job_id)));
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+	return owner;
+}
+
+static bool
+collect_relations(Node *node, List **rtes)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, RangeTblEntry))
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) node;
+
+		if (rte->rtekind == RTE_RELATION)
+			*rtes = lappend(*rtes, rte);
+		return false;			/* range_table_walker visits its subquery */
+	}
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, collect_relations, rtes,
+								 QTW_EXAMINE_RTES_BEFORE);
+	return expression_tree_walker(node, collect_relations, rtes);
+}
+
+List *
+HsStreamQueryRelations(Query *query)
+{
+	List	   *rtes = NIL;
+
+	(void) collect_relations((Node *) query, &rtes);
+	return rtes;
+}
+
+void
+HsStreamCheckReadable(List *rtes, const char *view_name, bool maintaining)
+{
+	ListCell   *lc;
+
+	foreach(lc, rtes)
+	{
+		RangeTblEntry *rte = lfirst(lc);
+		char	   *relname;
+		char	   *role;
+
+		if (ExecCheckRTEPerms(rte) &&
+			check_enable_rls(rte->relid, InvalidOid, true) != RLS_ENABLED)
+			continue;
+		relname = get_rel_name(rte->relid);
+		if (relname == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_TABLE),
+					 errmsg("a relation that streaming materialized view \"%s\" reads no longer exists",
+							view_name)));
+		role = GetUserNameFromId(GetUserId(), false);
+		if (!ExecCheckRTEPerms(rte))
+		{
+			if (!maintaining)
+				aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, relname);
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied for table %s", relname),
+					 errdetail("Role \"%s\" owns streaming materialized view \"%s\" and may no longer read every column of \"%s\" that the view uses.",
+							   role, view_name, relname),
+					 errhint("The view does not advance until its owner may read them again.")));
+		}
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("row-level security applies to role \"%s\" on table \"%s\"",
+						role, relname),
+				 errdetail("Streaming materialized view \"%s\" reads \"%s\", and a streaming view cannot enforce row-level security policies.",
+						   view_name, relname),
+				 maintaining ?
+				 errhint("The view does not advance while a policy applies to its owner.") :
+				 errhint("Create the view as the table's owner or as a role with BYPASSRLS.")));
+	}
+}
 
 HsStreamJob *
 HsStreamJobCreate(Oid job_id, Query *query, const Oid *state_tables,
@@ -53,6 +153,7 @@ HsStreamJobCreate(Oid job_id, Query *query, const Oid *state_tables,
 	job->cxt = cxt;
 	job->store = *store;
 	job->plan = HsStreamPlanCreate(copyObject(query));
+	job->read_rtes = HsStreamQueryRelations(job->plan->query);
 	if (job->plan->n_state_tables != n_state_tables)
 		elog(ERROR, "streaming job %u has %d state tables, its plan needs %d",
 			 job_id, n_state_tables, job->plan->n_state_tables);
@@ -98,7 +199,9 @@ HsStreamJobLoad(Oid job_id, HsStreamStore *store, MemoryContext parent)
 	Oid		   *state_tables;
 	HsStreamJob *job;
 	MemoryContext old;
+	HsUserContext ext;
 
+	HsBecomeExtensionOwner(&ext);
 	SPI_connect();
 	if (SPI_execute_with_args("SELECT query_tree, state_tables, position::text"
 							  "  FROM hummock_stream.stream_jobs WHERE job_id = $1",
@@ -119,6 +222,7 @@ HsStreamJobLoad(Oid job_id, HsStreamStore *store, MemoryContext parent)
 		state_tables[i] = DatumGetObjectId(ids[i]);
 	MemoryContextSwitchTo(old);
 	SPI_finish();
+	HsRestoreUser(&ext);
 
 	job = HsStreamJobCreate(job_id, (Query *) stringToNode(tree), state_tables, n,
 							store, parent);
@@ -196,11 +300,21 @@ consume_input(HsStreamJob *job, int i, Datum *args)
 	Portal		portal;
 	HeapTupleData tmp;
 
+	HsUserContext ext;
+
+	/*
+	 * The log is the extension's: it is read as the extension's owner, and
+	 * its rows are pushed as the job's (the caller's user).
+	 */
+	HsBecomeExtensionOwner(&ext);
 	prepare_log_plan(job, i);
 	portal = SPI_cursor_open(NULL, in->log_plan, args, NULL, true);
+	HsRestoreUser(&ext);
 	for (;;)
 	{
+		HsBecomeExtensionOwner(&ext);
 		SPI_cursor_fetch(portal, true, LOG_FETCH_ROWS);
+		HsRestoreUser(&ext);
 		if (SPI_processed == 0)
 			break;
 		for (uint64 r = 0; r < SPI_processed; r++)

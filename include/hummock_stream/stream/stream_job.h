@@ -38,6 +38,8 @@ typedef struct HsStreamJob
 	HsStreamJobInput *inputs;	/* in the order they are fed */
 	char	   *position;		/* pg_snapshot text: input consumed up to */
 	int64		rows_in;		/* input rows consumed */
+	List	   *read_rtes;		/* every relation the query reads
+								 * (RangeTblEntry, with the columns) */
 } HsStreamJob;
 
 /*
@@ -49,6 +51,31 @@ extern HsStreamJob *HsStreamJobCreate(Oid job_id, Query *query,
 									  const Oid *state_tables, int n_state_tables,
 									  HsStreamStore *store,
 									  MemoryContext parent);
+
+/*
+ * Who maintains a job: its view's owner.  Whoever drives a job (creates
+ * it, pushes rows, consumes, flushes) runs as this role, with
+ * HsSwitchToUser (user_context.h): every expression of the view is
+ * evaluated with its owner's rights, as REFRESH MATERIALIZED VIEW runs
+ * a matview's query.
+ */
+extern Oid	HsStreamJobOwner(Oid job_id);
+
+/*
+ * Every relation query reads (RTE_RELATION entries of every level, with
+ * the columns each uses), for HsStreamCheckReadable.
+ */
+extern List *HsStreamQueryRelations(Query *query);
+
+/*
+ * May the current user read what the view's query reads, as a plain
+ * SELECT would?  Raises 42501 if it lacks SELECT on a relation or one of
+ * the columns used, 0A000 if row-level security applies to it on one
+ * (a view cannot enforce policies); view_name names the view in the
+ * error.  Checked at creation and, with maintaining, at every epoch.
+ */
+extern void HsStreamCheckReadable(List *rtes, const char *view_name,
+								  bool maintaining);
 
 /* Load a job from the catalog (compute worker; in a transaction). */
 extern HsStreamJob *HsStreamJobLoad(Oid job_id, HsStreamStore *store,
