@@ -22,6 +22,7 @@ struct HsSstWriter
 	bool		have_last;
 	HsSstInfo **done;
 	int			n_done;
+	uint64_t	n_added;		/* entries, for interrupt checks */
 };
 
 void
@@ -96,6 +97,9 @@ HsSstWriterAdd(HsSstWriter *w, HsSlice full_key, HsSlice value, HsStatus *st)
 {
 	HsSlice		tk = HsFullKeyTableKey(full_key);
 
+	/* syncs and compactions of much data stay interruptible */
+	if (++w->n_added % HS_ENTRIES_PER_INTERRUPT_CHECK == 0)
+		HsCheckInterrupts(w->env);
 	if (w->builder != NULL && w->have_last &&
 		SstBuilderEstimatedSize(w->builder) >= w->ctx.target_file_size &&
 		HsSliceCompare(tk, HsBufSlice(&w->last_table_key)) != 0)
