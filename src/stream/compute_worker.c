@@ -391,7 +391,7 @@ stream_job_on_barrier(WorkerActor *a, const PendingBarrier *b)
 	job = a->job;
 
 	/* the owner's rights hold at every epoch, not only at creation */
-	HsStreamCheckReadable(job->read_rtes, get_rel_name(job->job_id), true);
+	HsViewCheckPrivileges(job->reads, get_rel_name(job->job_id), true);
 
 	v = HsHummockPinnedVersion(HS_EPOCH_MAX);
 	job->store.version = v;

@@ -404,7 +404,7 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 				 errdetail("Each join needs two, each aggregation or DISTINCT one or two.")));
 
 	/* the caller, who will own the view, may read all it reads (as SELECT) */
-	HsStreamCheckReadable(HsStreamQueryRelations(q), rv->relname, false);
+	HsViewCheckPrivileges(HsViewReadsOf(q), rv->relname, false);
 
 	/* no writer of a source runs from here until we commit (OID order) */
 	foreach(lc, plan->sources)

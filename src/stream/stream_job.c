@@ -23,18 +23,14 @@
 #include "access/tableam.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
-#include "executor/executor.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
-#include "nodes/nodeFuncs.h"
 #include "nodes/readfuncs.h"
 #include "utils/array.h"
-#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
-#include "utils/rls.h"
 #include "utils/syscache.h"
 
 #include "hummock_stream/meta/hummock_manager.h"
@@ -64,77 +60,6 @@ HsStreamJobOwner(Oid job_id)
 	return owner;
 }
 
-static bool
-collect_relations(Node *node, List **rtes)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, RangeTblEntry))
-	{
-		RangeTblEntry *rte = (RangeTblEntry *) node;
-
-		if (rte->rtekind == RTE_RELATION)
-			*rtes = lappend(*rtes, rte);
-		return false;			/* range_table_walker visits its subquery */
-	}
-	if (IsA(node, Query))
-		return query_tree_walker((Query *) node, collect_relations, rtes,
-								 QTW_EXAMINE_RTES_BEFORE);
-	return expression_tree_walker(node, collect_relations, rtes);
-}
-
-List *
-HsStreamQueryRelations(Query *query)
-{
-	List	   *rtes = NIL;
-
-	(void) collect_relations((Node *) query, &rtes);
-	return rtes;
-}
-
-void
-HsStreamCheckReadable(List *rtes, const char *view_name, bool maintaining)
-{
-	ListCell   *lc;
-
-	foreach(lc, rtes)
-	{
-		RangeTblEntry *rte = lfirst(lc);
-		char	   *relname;
-		char	   *role;
-
-		if (ExecCheckRTEPerms(rte) &&
-			check_enable_rls(rte->relid, InvalidOid, true) != RLS_ENABLED)
-			continue;
-		relname = get_rel_name(rte->relid);
-		if (relname == NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_TABLE),
-					 errmsg("a relation that streaming materialized view \"%s\" reads no longer exists",
-							view_name)));
-		role = GetUserNameFromId(GetUserId(), false);
-		if (!ExecCheckRTEPerms(rte))
-		{
-			if (!maintaining)
-				aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, relname);
-			ereport(ERROR,
-					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-					 errmsg("permission denied for table %s", relname),
-					 errdetail("Role \"%s\" owns streaming materialized view \"%s\" and may no longer read every column of \"%s\" that the view uses.",
-							   role, view_name, relname),
-					 errhint("The view does not advance until its owner may read them again.")));
-		}
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("row-level security applies to role \"%s\" on table \"%s\"",
-						role, relname),
-				 errdetail("Streaming materialized view \"%s\" reads \"%s\", and a streaming view cannot enforce row-level security policies.",
-						   view_name, relname),
-				 maintaining ?
-				 errhint("The view does not advance while a policy applies to its owner.") :
-				 errhint("Create the view as the table's owner or as a role with BYPASSRLS.")));
-	}
-}
 
 HsStreamJob *
 HsStreamJobCreate(Oid job_id, Query *query, const Oid *state_tables,
@@ -153,7 +78,7 @@ HsStreamJobCreate(Oid job_id, Query *query, const Oid *state_tables,
 	job->cxt = cxt;
 	job->store = *store;
 	job->plan = HsStreamPlanCreate(copyObject(query));
-	job->read_rtes = HsStreamQueryRelations(job->plan->query);
+	job->reads = HsViewReadsOf(job->plan->query);
 	if (job->plan->n_state_tables != n_state_tables)
 		elog(ERROR, "streaming job %u has %d state tables, its plan needs %d",
 			 job_id, n_state_tables, job->plan->n_state_tables);

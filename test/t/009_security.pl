@@ -232,6 +232,29 @@ $node->safe_psql('postgres', 'GRANT SELECT ON shared_t TO alice');
 ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM alice_v WHERE id = 101}),
 	'with the column granted again it recovers');
 
+# EXECUTE on a function the view calls, likewise
+$node->safe_psql('postgres', q{
+	CREATE FUNCTION twice(int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT $1 * 2';
+	REVOKE EXECUTE ON FUNCTION twice(int) FROM PUBLIC;
+	GRANT EXECUTE ON FUNCTION twice(int) TO alice;});
+as('alice', q{SELECT hummock_stream.create_materialized_view('alice_twice',
+	'SELECT id, public.twice(v) AS v2 FROM public.shared_t')});
+$node->safe_psql('postgres', q{REVOKE EXECUTE ON FUNCTION twice(int) FROM alice;
+	INSERT INTO shared_t VALUES (103, 103)});
+ok($node->poll_query_until('postgres', q{
+	SELECT last_error ~ 'permission denied for function twice' FROM hummock_stream.partial_graphs
+	 WHERE graph_id = 'alice_twice'::regclass::oid}),
+	'after REVOKE EXECUTE on a function it calls the view fails');
+is(as('alice', 'SELECT count(*) FROM alice_twice WHERE id = 103'), '0',
+	'and shows nothing new');
+like(fails_as('alice', q{SELECT hummock_stream.create_materialized_view('alice_twice2',
+	'SELECT id, public.twice(v) AS v2 FROM public.shared_t')}),
+	qr/42501.*permission denied for function twice/s,
+	'creating a view that calls a function the caller may not execute is refused');
+$node->safe_psql('postgres', 'GRANT EXECUTE ON FUNCTION twice(int) TO alice');
+ok($node->poll_query_until('postgres', q{SELECT v2 = 206 FROM alice_twice WHERE id = 103}),
+	'after GRANT EXECUTE it recovers');
+
 # ---------------------------------------------------------------------
 # 4. row-level security enabled after creation
 # ---------------------------------------------------------------------
@@ -279,12 +302,13 @@ for my $v (qw(jobs fragments actors partial_graphs))
 {
 	my $key = $v eq 'jobs' ? 'name' : $v eq 'partial_graphs' ? 'graph_id::regclass' : 'job';
 	is(as('alice', "SELECT string_agg(DISTINCT $key\::text, ',' ORDER BY $key\::text) FROM hummock_stream.$v"),
-		'alice_tenants,alice_v', "alice sees only her views in $v");
+		'alice_tenants,alice_twice,alice_v', "alice sees only her views in $v");
 }
 is(as('bob', q{SELECT count(*) FROM hummock_stream.jobs WHERE name::text LIKE 'alice%'}),
 	'0', "bob sees none of alice's views");
 is(as('alice', q{SELECT count(*) FROM hummock_stream.barriers
-	WHERE graph_id <> 0 AND graph_id NOT IN ('alice_v'::regclass::oid, 'alice_tenants'::regclass::oid)}),
+	WHERE graph_id <> 0 AND graph_id NOT IN ('alice_v'::regclass::oid, 'alice_tenants'::regclass::oid,
+	                                         'alice_twice'::regclass::oid)}),
 	'0', "alice sees the barriers of her own graphs only");
 is(as('watcher', q{SELECT count(*) >= 5 FROM hummock_stream.jobs}), 't',
 	'pg_monitor members see every view');

@@ -15,6 +15,7 @@
 #include "utils/snapshot.h"
 
 #include "hummock_stream/stream/stream_plan.h"
+#include "hummock_stream/stream/view_privileges.h"
 
 /* A leaf of the job's executors and how it reads its table's capture log. */
 typedef struct HsStreamJobInput
@@ -38,8 +39,8 @@ typedef struct HsStreamJob
 	HsStreamJobInput *inputs;	/* in the order they are fed */
 	char	   *position;		/* pg_snapshot text: input consumed up to */
 	int64		rows_in;		/* input rows consumed */
-	List	   *read_rtes;		/* every relation the query reads
-								 * (RangeTblEntry, with the columns) */
+	HsViewReads *reads;			/* what the query reads, for privilege
+								 * checks at every epoch */
 } HsStreamJob;
 
 /*
@@ -61,21 +62,6 @@ extern HsStreamJob *HsStreamJobCreate(Oid job_id, Query *query,
  */
 extern Oid	HsStreamJobOwner(Oid job_id);
 
-/*
- * Every relation query reads (RTE_RELATION entries of every level, with
- * the columns each uses), for HsStreamCheckReadable.
- */
-extern List *HsStreamQueryRelations(Query *query);
-
-/*
- * May the current user read what the view's query reads, as a plain
- * SELECT would?  Raises 42501 if it lacks SELECT on a relation or one of
- * the columns used, 0A000 if row-level security applies to it on one
- * (a view cannot enforce policies); view_name names the view in the
- * error.  Checked at creation and, with maintaining, at every epoch.
- */
-extern void HsStreamCheckReadable(List *rtes, const char *view_name,
-								  bool maintaining);
 
 /* Load a job from the catalog (compute worker; in a transaction). */
 extern HsStreamJob *HsStreamJobLoad(Oid job_id, HsStreamStore *store,
