@@ -27,6 +27,8 @@ PG_CPPFLAGS = -I$(srcdir)/include
 # 'override' so that a command-line PG_CFLAGS=-Werror adds to these
 override PG_CFLAGS += -Wextra -Wno-unused-parameter
 SHLIB_LINK += -lzstd -llz4
+# export only prefixed symbols (exports.map; make check-symbols verifies)
+SHLIB_LINK += -Wl,--version-script=$(srcdir)/exports.map
 
 # The server is built with LLVM; we do not need JIT inlining of our code,
 # and skipping the bitcode keeps clang out of the build.
@@ -49,6 +51,14 @@ override autodepend = yes
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# The shared library exports only prefixed symbols (exports.map).
+.PHONY: check-symbols
+check-symbols: $(shlib)
+	@bad=$$(nm -D --defined-only $(shlib) | awk '{print $$3}' | \
+		grep -vE '^(Hs[A-Z]|hs_|hummock_|pg_finfo_hummock_|Pg_magic_func$$|_PG_init$$)'); \
+	if [ -n "$$bad" ]; then echo "unprefixed exported symbols:"; echo "$$bad"; exit 1; fi; \
+	echo "check-symbols: $$(nm -D --defined-only $(shlib) | wc -l) exported symbols, all prefixed"
 
 # Storage-core unit tests: plain C, no server.
 .PHONY: unitcheck

@@ -7,19 +7,19 @@
  * For each block size (4 KiB, 64 KiB) and compression (lz4, zstd), and for
  * each of --runs runs, the program:
  *
- *	- builds one SST with SstBuilder and one with RocksDB's SstFileWriter
+ *	- builds one SST with HsSstBuilder and one with RocksDB's HsSstFileWriter
  *	  from the same sorted entries (timed from create to the end of Finish,
  *	  which fsyncs the file on both sides) and records the file sizes;
- *	- scans each file once in full (ours: SstReaderNewIterator; RocksDB: the
+ *	- scans each file once in full (ours: HsSstReaderNewIterator; RocksDB: the
  *	  file is ingested into a fresh DB, then a DB iterator with fill_cache
  *	  off, since our SST iterator does not fill the block cache either);
  *	- runs the same sequence of random point gets of existing keys against
- *	  each (ours: SstReaderGet at HS_EPOCH_MAX; RocksDB: rocksdb_get), each
+ *	  each (ours: HsSstReaderGet at HS_EPOCH_MAX; RocksDB: rocksdb_get), each
  *	  side with a fresh block cache of the same capacity.
  *
  * Both files are read back into the OS page cache (untimed) before they
  * are scanned, so scans and gets measure CPU work, not the disk; RocksDB's
- * SstFileWriter drops the pages it writes, ours does not.
+ * HsSstFileWriter drops the pages it writes, ours does not.
  *
  * Same data for both: entry i has a 16-byte key, strictly increasing in i
  * and otherwise random (8 bytes spread over the whole key space, then 8
@@ -303,11 +303,11 @@ ours_run(const BenchConfig *cfg, const BenchData *d, const BenchArgs *a,
 	HsEnv	   *env = HsEnvPosix();
 	double		raw_mb = d->n * (double) (BENCH_KEY_LEN + BENCH_VALUE_LEN) / 1e6;
 	char		path[BENCH_PATH_MAX + 32];
-	SstBuilderOptions bo;
-	SstReaderOptions ro;
-	SstBuilder *b;
-	SstReader  *r;
-	SstMeta		meta;
+	HsSstBuilderOptions bo;
+	HsSstReaderOptions ro;
+	HsSstBuilder *b;
+	HsSstReader  *r;
+	HsSstMeta		meta;
 	HsBlockCache *cache;
 	HsIterator *it;
 	HsStatus	st;
@@ -320,43 +320,43 @@ ours_run(const BenchConfig *cfg, const BenchData *d, const BenchArgs *a,
 	snprintf(path, sizeof(path), "%s/ours.sst", dir);
 
 	/* build */
-	SstBuilderOptionsInit(&bo);
+	HsSstBuilderOptionsInit(&bo);
 	bo.block_size = cfg->block_size;
 	bo.compression = cfg->compression;
 	bo.restart_interval = BENCH_RESTART;
 	bo.bloom_bits_per_key = BENCH_BLOOM_BITS;
 	t0 = now_sec();
-	b = SstBuilderCreate(env, path, &bo, &st);
+	b = HsSstBuilderCreate(env, path, &bo, &st);
 	if (b == NULL)
-		die_status("SstBuilderCreate", &st);
+		die_status("HsSstBuilderCreate", &st);
 	for (size_t i = 0; i < d->n; i++)
 	{
 		size_t		fklen = HsFullKeyEncode(fk, BENCH_TABLE_ID, data_key(d, i),
 											BENCH_KEY_LEN, d->epoch);
 
-		if (!SstBuilderAdd(b, HsSliceMake(fk, fklen),
+		if (!HsSstBuilderAdd(b, HsSliceMake(fk, fklen),
 						   HsSliceMake(data_value(d, i), 1 + BENCH_VALUE_LEN),
 						   &st))
-			die_status("SstBuilderAdd", &st);
+			die_status("HsSstBuilderAdd", &st);
 	}
-	if (!SstBuilderFinish(b, &meta, &st))
-		die_status("SstBuilderFinish", &st);
+	if (!HsSstBuilderFinish(b, &meta, &st))
+		die_status("HsSstBuilderFinish", &st);
 	res[M_BUILD] = raw_mb / (now_sec() - t0);
 	res[M_DISK] = meta.file_size / 1e6;
-	SstMetaFree(env, &meta);
+	HsSstMetaFree(env, &meta);
 
 	/* open with a fresh cache, the file in the page cache */
 	warm_file(path);
 	cache = HsBlockCacheCreate(env, a->cache_mb << 20);
-	SstReaderOptionsInit(&ro);
+	HsSstReaderOptionsInit(&ro);
 	ro.block_cache = cache;
-	r = SstReaderOpenWithOptions(env, path, &ro, &st);
+	r = HsSstReaderOpenWithOptions(env, path, &ro, &st);
 	if (r == NULL)
-		die_status("SstReaderOpen", &st);
+		die_status("HsSstReaderOpen", &st);
 
 	/* full scan */
 	t0 = now_sec();
-	it = SstReaderNewIterator(r);
+	it = HsSstReaderNewIterator(r);
 	for (HsIterSeekToFirst(it); HsIterValid(it); HsIterNext(it))
 	{
 		HsSlice		k = HsIterKey(it);
@@ -383,9 +383,9 @@ ours_run(const BenchConfig *cfg, const BenchData *d, const BenchArgs *a,
 
 		HsPutBE32(tk, BENCH_TABLE_ID);
 		memcpy(tk + HS_TABLE_ID_LEN, data_key(d, i), BENCH_KEY_LEN);
-		if (!SstReaderGet(r, HsSliceMake(tk, sizeof(tk)), HS_EPOCH_MAX,
+		if (!HsSstReaderGet(r, HsSliceMake(tk, sizeof(tk)), HS_EPOCH_MAX,
 						  &found, &value, &st))
-			die_status("SstReaderGet", &st);
+			die_status("HsSstReaderGet", &st);
 		if (!found || value.len != 1 + BENCH_VALUE_LEN ||
 			memcmp(value.data, data_value(d, i), 9) != 0)
 			die("our get of entry %u returned a wrong answer", i);
@@ -393,7 +393,7 @@ ours_run(const BenchConfig *cfg, const BenchData *d, const BenchArgs *a,
 	res[M_GET] = d->ngets / (now_sec() - t0);
 	HsBufFree(&value);
 
-	SstReaderClose(r);
+	HsSstReaderClose(r);
 	HsBlockCacheDestroy(cache);
 	unlink(path);
 }

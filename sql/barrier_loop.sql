@@ -35,11 +35,28 @@ SELECT abs(extract(epoch FROM now()) * 1000
 SELECT backend_type FROM pg_stat_activity
  WHERE pid = hummock_stream.manager_pid();
 
--- the functions are not for PUBLIC
+-- an ordinary role sees the database's own barriers (graph 0), not the
+-- graphs of views it does not own (here: a test graph, pg_monitor's only)
+INSERT INTO hummock_stream.test_actors (graph_id, kind, param) VALUES (7, 'counter', -1);
+DO $$
+BEGIN
+  FOR i IN 1..300 LOOP
+    EXIT WHEN (SELECT commits FROM hummock_stream.partial_graphs WHERE graph_id = 7) > 0;
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+END $$;
 CREATE ROLE hs_nobody;
 SET ROLE hs_nobody;
-SELECT * FROM hummock_stream.barriers();
+SELECT count(*) > 0 AS sees_barriers, bool_and(graph_id = 0) AS only_graph_0
+  FROM hummock_stream.barriers();
+SELECT count(*) AS graphs_seen FROM hummock_stream.partial_graphs;
+SELECT manager_pid FROM hummock_stream.manager_pid();
 RESET ROLE;
+GRANT pg_monitor TO hs_nobody;
+SET ROLE hs_nobody;
+SELECT count(*) AS pg_monitor_sees_graphs FROM hummock_stream.partial_graphs;
+RESET ROLE;
+DELETE FROM hummock_stream.test_actors;
 DROP ROLE hs_nobody;
 
 -- DROP EXTENSION stops the manager: wait until it has left

@@ -88,7 +88,8 @@ COMMENT ON VIEW hummock_stream.partial_graphs IS
 
 -- Graphs that failed since their last commit (graph 0: the database has no
 -- barrier manager because none could start), for hummock_stream.jobs;
--- last_error is NULL for a view the caller may not read.
+-- last_error is NULL unless the caller has the privileges of the view's
+-- owner or of pg_monitor (test graphs: superuser or pg_monitor).
 CREATE FUNCTION hummock_stream._graph_failures(OUT graph_id bigint, OUT last_error text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'hummock_stream_graph_failures'
@@ -149,8 +150,8 @@ CREATE TRIGGER test_graphs_changed
   AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON hummock_stream.test_graphs
   FOR EACH STATEMENT EXECUTE FUNCTION hummock_stream._test_actors_changed();
 
-REVOKE ALL ON FUNCTION hummock_stream.partial_graphs() FROM PUBLIC;
-REVOKE ALL ON FUNCTION hummock_stream.workers() FROM PUBLIC;
+-- partial_graphs(), barriers() and workers() are everyone's: they show an
+-- ordinary role the rows of its own views only (pg_monitor sees all).
 REVOKE ALL ON FUNCTION hummock_stream._wake_manager_on_commit() FROM PUBLIC;
 REVOKE ALL ON hummock_stream.test_actors, hummock_stream.test_graphs FROM PUBLIC;
 
@@ -201,9 +202,10 @@ CREATE TABLE hummock_stream.capture_logs (
 COMMENT ON TABLE hummock_stream.capture_logs IS
   'Tables whose changes are captured, and their capture logs';
 
+-- Nobody else reads the catalog: the monitoring views below show each role
+-- its own views (definitions included).
 REVOKE ALL ON hummock_stream.stream_jobs, hummock_stream.stream_sources,
               hummock_stream.capture_logs FROM PUBLIC;
-GRANT SELECT ON hummock_stream.stream_jobs, hummock_stream.stream_sources TO PUBLIC;
 
 -- The capture trigger (see src/stream/capture.c).  Not SECURITY DEFINER:
 -- it writes the log with heap_insert, which checks no privileges, and it
@@ -266,7 +268,6 @@ LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION hummock_stream.manager_pid() IS
   'Process id of this database''s barrier manager, or NULL if none runs';
 
-REVOKE ALL ON FUNCTION hummock_stream.barriers() FROM PUBLIC;
 REVOKE ALL ON FUNCTION hummock_stream.manager_pid() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------
@@ -366,6 +367,15 @@ AS 'MODULE_PATHNAME', 'hummock_stream_change_log_entries'
 LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION hummock_stream.change_log_entries() IS
   'Change-log entries of every table of the newest hummock version';
+
+-- Storage internals show every table, every SST and its key bounds (group
+-- keys and ids of views the caller may not read): superuser only.
+REVOKE ALL ON FUNCTION hummock_stream.version_levels() FROM PUBLIC;
+REVOKE ALL ON FUNCTION hummock_stream.sstables() FROM PUBLIC;
+REVOKE ALL ON FUNCTION hummock_stream.table_epochs() FROM PUBLIC;
+REVOKE ALL ON FUNCTION hummock_stream.change_log_entries() FROM PUBLIC;
+REVOKE ALL ON hummock_stream.versions, hummock_stream.sstables FROM PUBLIC;
+REVOKE ALL ON FUNCTION hummock_stream.shmem_areas() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------
 -- Single SST files (superuser only: they take a path)
@@ -491,16 +501,10 @@ CREATE FUNCTION hummock_stream.committed_epochs(
     OUT table_id bigint, OUT relation regclass, OUT committed_epoch bigint,
     OUT committed_at timestamptz)
 RETURNS SETOF record
-LANGUAGE sql STABLE
-AS $$
-  SELECT t.table_id, t.relation, t.committed_epoch, t.committed_at
-    FROM hummock_stream.table_epochs() t
-    JOIN pg_catalog.pg_class c ON c.oid = t.relation
-    JOIN pg_catalog.pg_am a ON a.oid = c.relam AND a.amname = 'hummock'
-   WHERE pg_catalog.has_table_privilege(t.relation, 'SELECT')
-$$;
+AS 'MODULE_PATHNAME', 'hummock_stream_committed_epochs'
+LANGUAGE C STRICT STABLE;
 COMMENT ON FUNCTION hummock_stream.committed_epochs() IS
-  'Committed epoch of each relation USING hummock the caller may read, with its time';
+  'Committed epoch of each relation USING hummock the caller may read or monitor (owner''s privileges, or pg_monitor), with its time';
 
 CREATE FUNCTION hummock_stream.change_log(rel anyelement, from_epoch bigint, to_epoch bigint,
                                           OUT op text, OUT epoch bigint, OUT "row" anyelement)
@@ -537,8 +541,11 @@ COMMENT ON FUNCTION hummock_stream.estimated_size(regclass) IS
 -- compacted away).  state is 'failed' while the view's graph has failed
 -- since its last commit (it is reset and retried with a growing delay), or
 -- while the database has no barrier manager because none could start;
--- last_error says why (shown to those who may read the view).
-CREATE VIEW hummock_stream.jobs AS
+-- last_error says why.
+-- The monitoring views are security barriers over the catalog: a role sees
+-- the rows of the views whose owner's privileges it has (pg_monitor: all),
+-- as pg_stat_activity shows sessions.
+CREATE VIEW hummock_stream.jobs WITH (security_barrier) AS
 WITH failures AS MATERIALIZED (SELECT * FROM hummock_stream._graph_failures())
 SELECT j.job_id::regclass AS name,
        CASE WHEN f.graph_id IS NOT NULL THEN 'failed' ELSE j.state END AS state,
@@ -552,16 +559,19 @@ SELECT j.job_id::regclass AS name,
        j.definition,
        j.created_at
   FROM hummock_stream.stream_jobs j
-  LEFT JOIN hummock_stream.table_epochs() e ON e.table_id = j.job_id
+  JOIN pg_catalog.pg_class c ON c.oid = j.job_id
+  LEFT JOIN hummock_stream.committed_epochs() e ON e.table_id = j.job_id
   LEFT JOIN LATERAL (SELECT fl.graph_id, fl.last_error FROM failures fl
                       WHERE fl.graph_id IN (0, j.job_id)
-                      ORDER BY fl.graph_id LIMIT 1) f ON true;
+                      ORDER BY fl.graph_id LIMIT 1) f ON true
+ WHERE pg_catalog.pg_has_role(c.relowner, 'USAGE')
+    OR pg_catalog.pg_has_role('pg_monitor', 'USAGE');
 COMMENT ON VIEW hummock_stream.jobs IS
   'Streaming materialized views: state (failed, with the last error, while failing), committed epoch, lag behind now, sources';
 
 -- A job is one fragment (its whole executor tree) run by one actor; the
 -- barrier manager places actor n on compute worker n % compute_workers.
-CREATE VIEW hummock_stream.fragments AS
+CREATE VIEW hummock_stream.fragments WITH (security_barrier) AS
 SELECT j.job_id AS fragment_id,
        j.job_id::regclass AS job,
        pg_catalog.cardinality(j.operators) AS n_operators,
@@ -569,29 +579,40 @@ SELECT j.job_id AS fragment_id,
        pg_catalog.cardinality(j.state_tables) AS n_state_tables,
        (SELECT pg_catalog.array_agg(s.relid::regclass ORDER BY s.relid)
           FROM hummock_stream.stream_sources s WHERE s.job_id = j.job_id) AS sources
-  FROM hummock_stream.stream_jobs j;
+  FROM hummock_stream.stream_jobs j
+  JOIN pg_catalog.pg_class c ON c.oid = j.job_id
+ WHERE pg_catalog.pg_has_role(c.relowner, 'USAGE')
+    OR pg_catalog.pg_has_role('pg_monitor', 'USAGE');
 COMMENT ON VIEW hummock_stream.fragments IS
   'Fragments of the streaming jobs: their stateful executors, leaves first';
 
-CREATE VIEW hummock_stream.actors AS
+CREATE VIEW hummock_stream.actors WITH (security_barrier) AS
 SELECT j.job_id AS actor_id,
        j.job_id AS fragment_id,
        j.job_id::regclass AS job,
        (j.job_id::bigint % pg_catalog.current_setting('hummock_stream.compute_workers')::int)::int
          AS compute_worker
-  FROM hummock_stream.stream_jobs j;
+  FROM hummock_stream.stream_jobs j
+  JOIN pg_catalog.pg_class c ON c.oid = j.job_id
+ WHERE pg_catalog.pg_has_role(c.relowner, 'USAGE')
+    OR pg_catalog.pg_has_role('pg_monitor', 'USAGE');
 COMMENT ON VIEW hummock_stream.actors IS
   'Actors of the streaming jobs and the compute worker each runs in';
 
-CREATE VIEW hummock_stream.state_tables AS
+-- A job's tables commit together (one graph), so each state table is at
+-- its view's committed epoch.
+CREATE VIEW hummock_stream.state_tables WITH (security_barrier) AS
 SELECT j.job_id::regclass AS job,
        t.table_id,
        t.ord AS ordinal,
        j.state_table_roles[t.ord] AS holds,
        e.committed_epoch
   FROM hummock_stream.stream_jobs j
+  JOIN pg_catalog.pg_class c ON c.oid = j.job_id
   CROSS JOIN LATERAL pg_catalog.unnest(j.state_tables) WITH ORDINALITY AS t(table_id, ord)
-  LEFT JOIN hummock_stream.table_epochs() e ON e.table_id = t.table_id;
+  LEFT JOIN hummock_stream.committed_epochs() e ON e.table_id = j.job_id
+ WHERE pg_catalog.pg_has_role(c.relowner, 'USAGE')
+    OR pg_catalog.pg_has_role('pg_monitor', 'USAGE');
 COMMENT ON VIEW hummock_stream.state_tables IS
   'Internal state tables of the streaming jobs and what each holds';
 
@@ -608,3 +629,17 @@ AS 'MODULE_PATHNAME', 'hummock_stream_memcmp_support'
 LANGUAGE C STRICT STABLE PARALLEL SAFE;
 COMMENT ON FUNCTION hummock_stream.memcmp_support(regtype) IS
   'How well a type can be a key: none, equality or ordered';
+
+-- ---------------------------------------------------------------------
+-- Who sees what
+-- ---------------------------------------------------------------------
+-- The monitoring views are everyone's; they (and the functions behind
+-- them) show an ordinary role the rows of its own views only.  Storage
+-- internals (versions, sstables, table_epochs, change_log_entries,
+-- sst_describe, the test_* functions) stay the superuser's.
+GRANT SELECT ON hummock_stream.settings, hummock_stream.shared_block_cache,
+                hummock_stream.barriers, hummock_stream.partial_graphs,
+                hummock_stream.workers, hummock_stream.jobs,
+                hummock_stream.fragments, hummock_stream.actors,
+                hummock_stream.state_tables
+  TO PUBLIC;

@@ -1,7 +1,7 @@
 -- A view whose epochs fail is shown as failed with its last error, makes
 -- wait() fail at once (55000) instead of timing out, and heals by itself
--- once the cause is gone (its graph retries with a growing delay).  wait()
--- returns at once when nothing streams into what it waits for.
+-- when its cause goes away (its graph retries with a growing delay).
+-- wait() returns at once when nothing streams into what it waits for.
 CREATE EXTENSION hummock_stream;
 
 CREATE FUNCTION error_of(stmt text) RETURNS text
@@ -72,10 +72,12 @@ SELECT hummock_stream.wait('v_sturdy');
 SELECT * FROM v_sturdy;
 SELECT * FROM v_fragile ORDER BY id;
 
--- what another role sees: the error only of a view it may read; wait()
--- waits only for the views it may read
+-- what another role sees: no job of others, no error of others' views
+-- (the error of a view only with its owner's privileges or pg_monitor's);
+-- wait() waits only for the views it may read
 CREATE ROLE hs_reader;
 SET ROLE hs_reader;
+SELECT count(*) AS jobs_seen FROM hummock_stream.jobs;
 SELECT graph_id = 'v_fragile'::regclass::oid AS fragile, last_error
   FROM hummock_stream._graph_failures();
 SELECT hummock_stream.wait(NULL, '0 s');
@@ -85,13 +87,13 @@ SET ROLE hs_reader;
 SELECT hummock_stream.wait();
 RESET ROLE;
 GRANT SELECT ON v_fragile TO hs_reader;
+GRANT pg_monitor TO hs_reader;
 SET ROLE hs_reader;
-SELECT graph_id = 'v_fragile'::regclass::oid AS fragile, last_error
-  FROM hummock_stream._graph_failures();
+SELECT name, state, last_error FROM hummock_stream.jobs ORDER BY name::text COLLATE "C";
 SELECT error_of($$SELECT hummock_stream.wait()$$);
 RESET ROLE;
 
--- once the cause is gone, a retry succeeds: the view catches up by itself
+-- once the switch is off, a retry succeeds: the view catches up by itself
 UPDATE switch SET broken = false;
 SELECT wait_for_state('v_fragile', 'created');
 SELECT hummock_stream.wait();
@@ -101,6 +103,7 @@ SELECT state, last_error, retry_at
   FROM hummock_stream.partial_graphs WHERE graph_id = 'v_fragile'::regclass::oid;
 
 SET client_min_messages = warning;	-- the capture log's name has an OID
+REVOKE pg_monitor FROM hs_reader;
 DROP OWNED BY hs_reader;
 DROP ROLE hs_reader;
 DROP FUNCTION error_of(text);

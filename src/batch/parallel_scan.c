@@ -214,7 +214,7 @@ collect_sst_keys(HsSstCache *cache, const HsSstInfo *sst, HsTableId t,
 				 SplitKey **keys, int *n, int *cap)
 {
 	HsSstCacheHandle *h;
-	SstReader  *r;
+	HsSstReader  *r;
 	HsStatus	st;
 
 	HS_CHECK(HsSstCacheGet(cache, sst->object_id, &h, &st), &st);
@@ -222,9 +222,9 @@ collect_sst_keys(HsSstCache *cache, const HsSstInfo *sst, HsTableId t,
 	/* an allocation below may fail: give the reader back then too */
 	PG_TRY();
 	{
-		for (uint32 b = 0; b < SstReaderBlockCount(r); b++)
+		for (uint32 b = 0; b < HsSstReaderBlockCount(r); b++)
 		{
-			HsSlice		k = SstReaderBlockLastKey(r, b);
+			HsSlice		k = HsSstReaderBlockLastKey(r, b);
 			HsSlice		uk;
 
 			if (k.len < HS_MIN_FULL_KEY_LEN || HsFullKeyTableId(k) != t)

@@ -30,8 +30,11 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/rls.h"
+#include "utils/timestamp.h"
 
 #include "hummock_stream/batch/tableam.h"
+#include "hummock_stream/meta/epoch.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/pg/env_pg.h"
 #include "hummock_stream/storage/change_log.h"
@@ -41,6 +44,7 @@
 
 PG_FUNCTION_INFO_V1(hummock_stream_test_load);
 PG_FUNCTION_INFO_V1(hummock_stream_change_log);
+PG_FUNCTION_INFO_V1(hummock_stream_committed_epochs);
 
 static HsSlice
 ordinal_key(uint8 *buf, uint64 i)
@@ -246,6 +250,13 @@ hummock_stream_change_log(PG_FUNCTION_ARGS)
 						RelationGetRelationName(rel))));
 	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
 		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, RelationGetRelationName(rel));
+	/* the log has every row: it cannot apply policies as a scan does */
+	if (check_enable_rls(relid, InvalidOid, false) == RLS_ENABLED)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("change_log cannot read \"%s\": row-level security applies to it",
+						RelationGetRelationName(rel)),
+				 errhint("Read the relation with SELECT, which applies its policies.")));
 	if (from < 0 || to <= from)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -315,5 +326,41 @@ hummock_stream_change_log(PG_FUNCTION_ARGS)
 	ExecDropSingleTupleTableSlot(rowslot);
 	HsVersionUnref(v);
 	table_close(rel, AccessShareLock);
+	return (Datum) 0;
+}
+
+/*
+ * hummock_stream.committed_epochs(): the committed epoch of each relation
+ * USING hummock that the caller may read (SELECT) or monitor (it has the
+ * privileges of its owner, or of pg_monitor).  Unlike table_epochs(), it
+ * shows no internal state tables and nothing of others' relations.
+ */
+Datum
+hummock_stream_committed_epochs(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	HsVersion  *v;
+
+	InitMaterializedSRF(fcinfo, 0);
+	v = HsHummockCurrentVersion();
+	for (int i = 0; i < v->n_tables; i++)
+	{
+		const HsTableInfo *t = &v->tables[i];
+		Oid			relid = (Oid) t->table_id;
+		Datum		values[4];
+		bool		nulls[4] = {0};
+
+		if (!HsRelidIsHummock(relid))
+			continue;
+		if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK &&
+			!HsMayMonitor(relid))
+			continue;
+		values[0] = Int64GetDatum((int64) t->table_id);
+		values[1] = ObjectIdGetDatum(relid);
+		values[2] = Int64GetDatum((int64) t->committed_epoch);
+		values[3] = TimestampTzGetDatum(HsEpochToTimestamp(t->committed_epoch));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	HsVersionUnref(v);
 	return (Datum) 0;
 }

@@ -337,7 +337,9 @@ HsViewInfoOf(Relation rel)
 	{
 		Datum		arg = ObjectIdGetDatum(relid);
 		Oid			argtype = OIDOID;
+		HsUserContext owner;
 
+		HsBecomeExtensionOwner(&owner);
 		SPI_connect();
 		if (SPI_execute_with_args("SELECT first_epoch, key_columns FROM hummock_stream.stream_jobs"
 								  " WHERE job_id = $1", 1, &argtype, &arg, NULL,
@@ -362,6 +364,7 @@ HsViewInfoOf(Relation rel)
 			}
 		}
 		SPI_finish();
+		HsRestoreUser(&owner);
 	}
 	return e;
 }

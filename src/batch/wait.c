@@ -57,6 +57,7 @@
 #include "hummock_stream/meta/epoch.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/meta/partial_graph.h"
+#include "hummock_stream/pg/user_context.h"
 
 /* wait() rechecks at least this often, even if nothing wakes it */
 #define WAIT_RECHECK_MS 1000
@@ -130,9 +131,14 @@ hummock_stream_estimated_size(PG_FUNCTION_ARGS)
 static List *
 all_views(void)
 {
+	List	   *rows = NIL;
 	List	   *views = NIL;
 	MemoryContext outer = CurrentMemoryContext;
+	HsUserContext ext;
+	ListCell   *lc;
 
+	/* the catalog is the extension owner's; the caller's privileges filter */
+	HsBecomeExtensionOwner(&ext);
 	SPI_connect();
 	if (SPI_execute("SELECT job_id, first_epoch FROM hummock_stream.stream_jobs ORDER BY job_id",
 					true, 0) != SPI_OK_SELECT)
@@ -140,25 +146,32 @@ all_views(void)
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
 		bool		isnull;
-		Oid			relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
-														   SPI_tuptable->tupdesc, 1, &isnull));
-		HsEpoch		first = (HsEpoch) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
-																  SPI_tuptable->tupdesc, 2,
-																  &isnull));
 		WaitView   *w;
-		MemoryContext spi;
+		MemoryContext spi = MemoryContextSwitchTo(outer);
 
-		if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
-			continue;
-		spi = MemoryContextSwitchTo(outer);
 		w = palloc(sizeof(WaitView));
-		w->relid = relid;
-		w->first_epoch = first;
+		w->relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+												  SPI_tuptable->tupdesc, 1, &isnull));
+		w->first_epoch = (HsEpoch) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
+															   SPI_tuptable->tupdesc, 2,
+															   &isnull));
 		w->done = false;
-		views = lappend(views, w);
+		rows = lappend(rows, w);
 		MemoryContextSwitchTo(spi);
 	}
 	SPI_finish();
+	HsRestoreUser(&ext);
+
+	foreach(lc, rows)
+	{
+		WaitView   *w = lfirst(lc);
+
+		if (pg_class_aclcheck(w->relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK)
+			views = lappend(views, w);
+		else
+			pfree(w);
+	}
+	list_free(rows);
 	return views;
 }
 

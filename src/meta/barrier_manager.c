@@ -88,6 +88,7 @@
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/epoch.h"
 #include "hummock_stream/meta/hummock_manager.h"
+#include "hummock_stream/pg/user_context.h"
 #include "hummock_stream/pg/env_pg.h"
 #include "hummock_stream/storage/coding.h"
 #include "hummock_stream/meta/launcher.h"
@@ -1377,6 +1378,97 @@ trim_capture_logs(void)
 }
 
 /* ---------------------------------------------------------------------
+ * Warnings for backends: missing background worker slots
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * Background worker slots hummock_stream needs at least: the launcher, and
+ * per database that uses it a manager, a compactor and the compute workers.
+ */
+static int
+worker_slots_needed(int ndatabases)
+{
+	return 1 + ndatabases * (Max(1, Min(hs_compute_workers, HS_MAX_WORKER_STATUS)) + 2);
+}
+
+/* WARNING if max_worker_processes is below what the databases need. */
+static bool
+warn_if_too_few_slots(void)
+{
+	int			ndb = Max(HsDbStateDatabasesInUse(), 1);
+	int			per_db = Max(1, Min(hs_compute_workers, HS_MAX_WORKER_STATUS));
+
+	if (worker_slots_needed(ndb) <= max_worker_processes)
+		return false;
+	ereport(WARNING,
+			(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+			 errmsg("max_worker_processes is too low for hummock_stream"),
+			 errdetail("hummock_stream needs at least %d background worker slots for the %d database(s) that use it (a launcher, and per database a barrier manager, a compactor and %d compute workers), and max_worker_processes is %d.",
+					   worker_slots_needed(ndb), ndb, per_db, max_worker_processes),
+			 errhint("Raise max_worker_processes and restart the server; until then the views of a database whose processes cannot start do not advance.")));
+	return true;
+}
+
+void
+HsWarnIfNoWorkerSlots(Oid view)
+{
+	HsDbState  *db = HsDbStateGet(MyDatabaseId, false);
+	HsManagerProblem problem = HsDbStateManagerProblem(MyDatabaseId);
+	pid_t		manager = 0;
+
+	/* CREATE EXTENSION: what the new database will need comes first */
+	if (!OidIsValid(view) && warn_if_too_few_slots())
+		return;
+	if (db != NULL)
+	{
+		HsWorkerStatus ws[HS_MAX_WORKER_STATUS];
+		int			nw;
+
+		manager = db->manager_pid;
+		SpinLockAcquire(&db->barrier_mutex);
+		nw = db->n_workers;
+		memcpy(ws, db->workers, sizeof(HsWorkerStatus) * nw);
+		SpinLockRelease(&db->barrier_mutex);
+		for (int i = 0; manager != 0 && i < nw; i++)
+		{
+			if (!ws[i].start_failed || ws[i].pid != 0 ||
+				(OidIsValid(view) && (int) (view % (Oid) nw) != i))
+				continue;
+			ereport(WARNING,
+					(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+					 errmsg("compute worker %d of this database is not running", i),
+					 errdetail("No background worker slot was free to start it (max_worker_processes is %d), so the views it runs do not advance.",
+							   max_worker_processes),
+					 errhint("Raise max_worker_processes and restart the server.")));
+			return;
+		}
+	}
+	if (manager == 0 && problem == HS_MANAGER_NO_WORKER_SLOT)
+	{
+		ereport(WARNING,
+				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+				 errmsg("the barrier manager of this database is not running"),
+				 errdetail("No background worker slot was free to start it (max_worker_processes is %d), so streaming materialized views in this database do not advance.",
+						   max_worker_processes),
+				 errhint("Raise max_worker_processes and restart the server.")));
+		return;
+	}
+	if (manager == 0 && problem == HS_MANAGER_NO_DB_SLOT)
+	{
+		ereport(WARNING,
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+				 errmsg("the barrier manager of this database is not running"),
+				 errdetail("All %d shared slots of hummock_stream.max_databases are taken by other databases.",
+						   hs_max_databases),
+				 errhint("Drop the extension in a database that does not need it, or raise hummock_stream.max_databases and restart the server.")));
+		return;
+	}
+	if (OidIsValid(view))
+		(void) warn_if_too_few_slots();
+}
+
+/* ---------------------------------------------------------------------
  * Main loop
  * ---------------------------------------------------------------------
  */
@@ -1413,6 +1505,8 @@ HsBarrierManagerMain(Datum main_arg)
 
 	BackgroundWorkerInitializeConnectionByOid(manager_dboid, InvalidOid, 0);
 	pgstat_report_appname("hummock_stream barrier manager");
+	/* no ALTER DATABASE/ROLE ... SET search_path reaches what we run */
+	HsPinProcessSearchPath();
 
 	/* version commits stay synchronous: committed epochs never go back after a crash */
 

@@ -45,6 +45,7 @@
 #include "hummock_stream/meta/epoch.h"
 #include "hummock_stream/meta/gc.h"
 #include "hummock_stream/meta/hummock_manager.h"
+#include "hummock_stream/pg/user_context.h"
 #include "hummock_stream/pg/env_pg.h"
 #include "hummock_stream/pg/guc.h"
 #include "hummock_stream/storage/compaction.h"
@@ -152,6 +153,8 @@ HsCompactorMain(Datum main_arg)
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
 	pgstat_report_appname("hummock_stream compactor");
+	/* no ALTER DATABASE/ROLE ... SET search_path reaches what we run */
+	HsPinProcessSearchPath();
 
 	for (;;)
 	{

@@ -373,7 +373,7 @@ record_stale_objects(const HsVersion *old, const HsVersion *new)
 void
 HsHummockLockVersionHead(void)
 {
-	HsOwnerContext owner;
+	HsUserContext owner;
 	Oid			nsp = get_namespace_oid("hummock_stream", true);
 
 	/* (DROP EXTENSION drops the catalog too, in an order of its own) */
@@ -400,7 +400,7 @@ HsHummockCommitDelta(HsVersionDelta *delta)
 	Oid			argtypes[4] = {INT8OID, INT8OID, TEXTOID, BYTEAOID};
 	bytea	   *b;
 	int			rc;
-	HsOwnerContext owner;
+	HsUserContext owner;
 
 	if (!xact_callback_registered)
 	{
@@ -542,16 +542,9 @@ HsExtensionOwner(void)
 }
 
 void
-HsBecomeExtensionOwner(HsOwnerContext *c)
+HsBecomeExtensionOwner(HsUserContext *c)
 {
-	GetUserIdAndSecContext(&c->save_userid, &c->save_sec);
-	SetUserIdAndSecContext(HsExtensionOwner(), c->save_sec | SECURITY_LOCAL_USERID_CHANGE);
-}
-
-void
-HsRestoreUser(const HsOwnerContext *c)
-{
-	SetUserIdAndSecContext(c->save_userid, c->save_sec);
+	HsSwitchToUser(HsExtensionOwner(), c);
 }
 
 /* ---------------------------------------------------------------------
@@ -755,7 +748,7 @@ HsHummockAllocObjectId(void)
 	 * read, so an id allocated after that is safe too.
 	 */
 	uint64		floor = HsPinInflightFloor();
-	HsOwnerContext owner;
+	HsUserContext owner;
 
 	if (floor == PG_UINT64_MAX)
 		HsPinInflightObjects(MyDatabaseId, 0);

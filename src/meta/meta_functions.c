@@ -21,6 +21,7 @@
 #include "hummock_stream/meta/barrier_msg.h"
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/partial_graph.h"
+#include "hummock_stream/pg/user_context.h"
 
 PG_FUNCTION_INFO_V1(hummock_stream_barriers);
 PG_FUNCTION_INFO_V1(hummock_stream_partial_graphs);
@@ -81,6 +82,9 @@ hummock_stream_barriers(PG_FUNCTION_ARGS)
 
 		if (r->curr_epoch == 0)
 			continue;
+		/* the database's own barriers (graph 0) are anyone's to see */
+		if (r->graph_id != 0 && !HsMayMonitor((Oid) r->graph_id))
+			continue;
 		values[0] = Int64GetDatum((int64) r->graph_id);
 		values[1] = Int64GetDatum((int64) r->prev_epoch);
 		values[2] = Int64GetDatum((int64) r->curr_epoch);
@@ -130,6 +134,9 @@ hummock_stream_partial_graphs(PG_FUNCTION_ARGS)
 		Datum		values[12];
 		bool		nulls[12] = {0};
 
+		if (!HsMayMonitor((Oid) st[i].graph_id))
+			continue;
+
 		values[0] = Int64GetDatum((int64) st[i].graph_id);
 		values[1] = CStringGetTextDatum(HsGraphStateName((HsGraphState) st[i].state));
 		values[2] = BoolGetDatum(st[i].paused);
@@ -162,7 +169,8 @@ hummock_stream_partial_graphs(PG_FUNCTION_ARGS)
  * Graph 0 stands for every graph: the database has no barrier manager
  * because none could start (no background worker slot, or no shared slot
  * for the database).  An error may quote data, so last_error is NULL for
- * a caller who may not SELECT from the view (test graphs: superusers only).
+ * a caller who may not monitor the view (HsMayMonitor: the privileges of
+ * its owner, or pg_monitor; test graphs: pg_monitor).
  */
 Datum
 hummock_stream_graph_failures(PG_FUNCTION_ARGS)
@@ -197,15 +205,11 @@ hummock_stream_graph_failures(PG_FUNCTION_ARGS)
 		Datum		values[2];
 		bool		nulls[2] = {0};
 
-		bool		missing = false;
-		AclResult	acl;
-
 		if (!st[i].failed)
 			continue;
 		values[0] = Int64GetDatum((int64) st[i].graph_id);
-		/* an error may quote data: only for those who may read the view */
-		acl = pg_class_aclcheck_ext((Oid) st[i].graph_id, GetUserId(), ACL_SELECT, &missing);
-		if (missing ? superuser() : acl == ACLCHECK_OK)
+		/* an error may quote data: only for those who may monitor the view */
+		if (HsMayMonitor((Oid) st[i].graph_id))
 			values[1] = CStringGetTextDatum(st[i].last_error);
 		else
 			nulls[1] = true;

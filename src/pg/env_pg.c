@@ -37,6 +37,8 @@
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/fd.h"
+#include "storage/ipc.h"
+#include "storage/pmsignal.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
 
@@ -376,6 +378,15 @@ env_sync_dir(HsEnv *env, const char *dir, HsStatus *st)
 	return true;
 }
 
+/* Long loops of the core: a cancel, a terminate, a dead postmaster. */
+static void
+env_check_interrupts(HsEnv *env)
+{
+	CHECK_FOR_INTERRUPTS();
+	if (!PostmasterIsAlive())
+		proc_exit(1);
+}
+
 /* ---------------------------------------------------------------------
  * The two envs
  * ---------------------------------------------------------------------
@@ -392,6 +403,7 @@ static EnvPgPrivate session_priv = {false, NULL};
 	.rename = env_rename, .remove = env_remove, \
 	.file_exists = env_file_exists, .list_dir = env_list_dir, \
 	.make_dir = env_make_dir, .sync_dir = env_sync_dir, \
+	.check_interrupts = env_check_interrupts, \
 	.private_data = (priv) }
 
 static HsEnv transient_env = ENV_PG_INIT(&transient_priv);

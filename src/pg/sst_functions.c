@@ -55,7 +55,7 @@ hummock_stream_sst_describe(PG_FUNCTION_ARGS)
 	require_superuser("sst_describe");
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	HsBufInit(&buf, HsEnvPgTransient());
-	HS_CHECK(SstDescribe(HsEnvPgTransient(), path, &buf, &st), &st);
+	HS_CHECK(HsSstDescribe(HsEnvPgTransient(), path, &buf, &st), &st);
 
 	p = (char *) buf.data;
 	end = p + buf.len;
@@ -88,9 +88,9 @@ hummock_stream_sst_build_test(PG_FUNCTION_ARGS)
 	int32		table_id = PG_GETARG_INT32(2);
 	int32		versions = PG_GETARG_INT32(3);
 	HsEnv	   *env = HsEnvPgTransient();
-	SstBuilderOptions opts;
-	SstBuilder *b;
-	SstMeta		meta;
+	HsSstBuilderOptions opts;
+	HsSstBuilder *b;
+	HsSstMeta		meta;
 	HsStatus	st;
 	uint64		size;
 
@@ -100,13 +100,13 @@ hummock_stream_sst_build_test(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("entries and table_id must not be negative and versions must be positive")));
 
-	SstBuilderOptionsInit(&opts);
+	HsSstBuilderOptionsInit(&opts);
 	opts.block_size = (uint32) hs_sst_block_size_kb * 1024;
 	opts.compression = (HsCompression) hs_sst_compression;
 	opts.zstd_level = hs_sst_zstd_level;
 	opts.bloom_bits_per_key = (uint32) hs_sst_bloom_bits_per_key;
 
-	b = SstBuilderCreate(env, path, &opts, &st);
+	b = HsSstBuilderCreate(env, path, &opts, &st);
 	if (b == NULL)
 		HsStatusReport(ERROR, &st);
 	for (int i = 0; i < entries; i++)
@@ -133,16 +133,16 @@ hummock_stream_sst_build_test(PG_FUNCTION_ARGS)
 				val[0] = HS_VALUE_PUT;
 				vlen = 1 + snprintf(val + 1, sizeof(val) - 1, "value-%s-%d", ukey, v);
 			}
-			if (!SstBuilderAdd(b, HsSliceMake(fk, fklen), HsSliceMake(val, vlen), &st))
+			if (!HsSstBuilderAdd(b, HsSliceMake(fk, fklen), HsSliceMake(val, vlen), &st))
 			{
-				SstBuilderAbandon(b);
+				HsSstBuilderAbandon(b);
 				HsStatusReport(ERROR, &st);
 			}
 		}
 	}
-	if (!SstBuilderFinish(b, &meta, &st))
+	if (!HsSstBuilderFinish(b, &meta, &st))
 		HsStatusReport(ERROR, &st);
 	size = meta.file_size;
-	SstMetaFree(env, &meta);
+	HsSstMetaFree(env, &meta);
 	PG_RETURN_INT64((int64) size);
 }

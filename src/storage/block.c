@@ -24,7 +24,7 @@
  */
 
 bool
-BlockParse(Block *blk, HsSlice contents, const char *path,
+HsBlockParse(Block *blk, HsSlice contents, const char *path,
 		   uint64_t file_offset, HsStatus *st)
 {
 	char		expected[96];
@@ -56,7 +56,7 @@ BlockParse(Block *blk, HsSlice contents, const char *path,
 
 	for (uint32_t i = 0; i < n; i++)
 	{
-		uint32_t	off = BlockRestartOffset(blk, i);
+		uint32_t	off = HsBlockRestartOffset(blk, i);
 		bool		ok;
 
 		if (i == 0)
@@ -86,12 +86,12 @@ BlockParse(Block *blk, HsSlice contents, const char *path,
 }
 
 /* ----------------------------------------------------------------
- *		BlockIter
+ *		HsBlockIter
  * ----------------------------------------------------------------
  */
 
 void
-BlockIterInit(BlockIter *it, HsEnv *env, HsStatus *status)
+HsBlockIterInit(HsBlockIter *it, HsEnv *env, HsStatus *status)
 {
 	memset(it, 0, sizeof(*it));
 	HsBufInit(&it->key, env);
@@ -99,14 +99,14 @@ BlockIterInit(BlockIter *it, HsEnv *env, HsStatus *status)
 }
 
 void
-BlockIterDestroy(BlockIter *it)
+HsBlockIterDestroy(HsBlockIter *it)
 {
 	HsBufFree(&it->key);
 }
 
 /* Record a malformed entry at block offset off; the iterator goes invalid. */
 void
-BlockIterFail(BlockIter *it, uint32_t off, const char *why)
+HsBlockIterFail(HsBlockIter *it, uint32_t off, const char *why)
 {
 	char		expected[96];
 	char		actual[160];
@@ -123,15 +123,15 @@ BlockIterFail(BlockIter *it, uint32_t off, const char *why)
 }
 
 void
-BlockIterSeekToFirst(BlockIter *it)
+HsBlockIterSeekToFirst(HsBlockIter *it)
 {
 	it->next = 0;
 	it->key.len = 0;
-	BlockIterNext(it);
+	HsBlockIterNext(it);
 }
 
 void
-BlockIterSeek(BlockIter *it, HsSlice target)
+HsBlockIterSeek(HsBlockIter *it, HsSlice target)
 {
 	uint32_t	left = 0;
 	uint32_t	right = it->num_restarts - 1;
@@ -150,17 +150,17 @@ BlockIterSeek(BlockIter *it, HsSlice target)
 	while (left < right)
 	{
 		uint32_t	mid = left + (right - left + 1) / 2;
-		uint32_t	off = BlockRestartOffset(&blk, mid);
+		uint32_t	off = HsBlockRestartOffset(&blk, mid);
 		uint32_t	shared,
 					non_shared,
 					value_len;
 		const uint8_t *p;
 
-		p = BlockDecodeEntry(it->data + off, limit, &shared, &non_shared,
+		p = HsBlockDecodeEntry(it->data + off, limit, &shared, &non_shared,
 							 &value_len);
 		if (p == NULL || shared != 0 || non_shared < HS_MIN_FULL_KEY_LEN)
 		{
-			BlockIterFail(it, off, p == NULL ?
+			HsBlockIterFail(it, off, p == NULL ?
 							   "truncated or overlong restart entry" :
 							   shared != 0 ?
 							   "restart entry with a shared prefix" :
@@ -173,14 +173,14 @@ BlockIterSeek(BlockIter *it, HsSlice target)
 			right = mid - 1;
 	}
 
-	it->next = BlockRestartOffset(&blk, left);
+	it->next = HsBlockRestartOffset(&blk, left);
 	it->key.len = 0;
 	for (;;)
 	{
-		BlockIterNext(it);
+		HsBlockIterNext(it);
 		if (!it->valid)
 			return;
-		if (HsFullKeyCompare(BlockIterKey(it), target) >= 0)
+		if (HsFullKeyCompare(HsBlockIterKey(it), target) >= 0)
 			return;
 	}
 }
@@ -190,18 +190,18 @@ BlockIterSeek(BlockIter *it, HsSlice target)
  * ----------------------------------------------------------------
  */
 
-typedef struct BlockIterator
+typedef struct HsBlockIterator
 {
 	HsIterator	base;
 	Block		block;
 	bool		parsed;
-	BlockIter	bi;
-} BlockIterator;
+	HsBlockIter	bi;
+} HsBlockIterator;
 
 static bool
 blockit_valid(HsIterator *it)
 {
-	BlockIterator *b = (BlockIterator *) it;
+	HsBlockIterator *b = (HsBlockIterator *) it;
 
 	return b->parsed && b->bi.valid;
 }
@@ -209,16 +209,16 @@ blockit_valid(HsIterator *it)
 static void
 blockit_seek_to_first(HsIterator *it)
 {
-	BlockIterator *b = (BlockIterator *) it;
+	HsBlockIterator *b = (HsBlockIterator *) it;
 
 	if (b->parsed && it->status.code == HS_OK)
-		BlockIterSeekToFirst(&b->bi);
+		HsBlockIterSeekToFirst(&b->bi);
 }
 
 static void
 blockit_seek(HsIterator *it, HsSlice target)
 {
-	BlockIterator *b = (BlockIterator *) it;
+	HsBlockIterator *b = (HsBlockIterator *) it;
 
 	if (target.len < HS_MIN_FULL_KEY_LEN && it->status.code == HS_OK)
 	{
@@ -228,35 +228,35 @@ blockit_seek(HsIterator *it, HsSlice target)
 		return;
 	}
 	if (b->parsed && it->status.code == HS_OK)
-		BlockIterSeek(&b->bi, target);
+		HsBlockIterSeek(&b->bi, target);
 }
 
 static void
 blockit_next(HsIterator *it)
 {
-	BlockIterator *b = (BlockIterator *) it;
+	HsBlockIterator *b = (HsBlockIterator *) it;
 
-	BlockIterNext(&b->bi);
+	HsBlockIterNext(&b->bi);
 }
 
 static HsSlice
 blockit_key(HsIterator *it)
 {
-	return BlockIterKey(&((BlockIterator *) it)->bi);
+	return HsBlockIterKey(&((HsBlockIterator *) it)->bi);
 }
 
 static HsSlice
 blockit_value(HsIterator *it)
 {
-	return BlockIterValue(&((BlockIterator *) it)->bi);
+	return HsBlockIterValue(&((HsBlockIterator *) it)->bi);
 }
 
 static void
 blockit_destroy(HsIterator *it)
 {
-	BlockIterator *b = (BlockIterator *) it;
+	HsBlockIterator *b = (HsBlockIterator *) it;
 
-	BlockIterDestroy(&b->bi);
+	HsBlockIterDestroy(&b->bi);
 	HsFree(it->env, b);
 }
 
@@ -271,18 +271,18 @@ static const HsIteratorOps block_iterator_ops = {
 };
 
 HsIterator *
-BlockNewIterator(HsEnv *env, HsSlice contents, const char *path,
+HsBlockNewIterator(HsEnv *env, HsSlice contents, const char *path,
 				 uint64_t file_offset)
 {
-	BlockIterator *b = HsAllocZero(env, sizeof(BlockIterator));
+	HsBlockIterator *b = HsAllocZero(env, sizeof(HsBlockIterator));
 
 	b->base.ops = &block_iterator_ops;
 	b->base.env = env;
 	HsStatusClear(&b->base.status);
-	BlockIterInit(&b->bi, env, &b->base.status);
-	b->parsed = BlockParse(&b->block, contents, path, file_offset,
+	HsBlockIterInit(&b->bi, env, &b->base.status);
+	b->parsed = HsBlockParse(&b->block, contents, path, file_offset,
 						   &b->base.status);
 	if (b->parsed)
-		BlockIterReset(&b->bi, &b->block, path, file_offset);
+		HsBlockIterReset(&b->bi, &b->block, path, file_offset);
 	return &b->base;
 }

@@ -15,7 +15,7 @@
 #include "hummock_stream/storage/block_builder.h"
 
 void
-BlockBuilderInit(BlockBuilder *b, HsEnv *env, uint32_t restart_interval)
+HsBlockBuilderInit(HsBlockBuilder *b, HsEnv *env, uint32_t restart_interval)
 {
 	b->restart_interval = restart_interval ? restart_interval :
 		HS_BLOCK_DEFAULT_RESTART_INTERVAL;
@@ -23,11 +23,11 @@ BlockBuilderInit(BlockBuilder *b, HsEnv *env, uint32_t restart_interval)
 	HsBufInit(&b->restarts, env);
 	HsBufInit(&b->last_key, env);
 	b->align_payloads = false;
-	BlockBuilderReset(b);
+	HsBlockBuilderReset(b);
 }
 
 void
-BlockBuilderDestroy(BlockBuilder *b)
+HsBlockBuilderDestroy(HsBlockBuilder *b)
 {
 	HsBufFree(&b->buf);
 	HsBufFree(&b->restarts);
@@ -35,7 +35,7 @@ BlockBuilderDestroy(BlockBuilder *b)
 }
 
 void
-BlockBuilderReset(BlockBuilder *b)
+HsBlockBuilderReset(HsBlockBuilder *b)
 {
 	HsBufReset(&b->buf);
 	HsBufReset(&b->restarts);
@@ -124,7 +124,7 @@ choose_alignment(size_t start, size_t key_len, size_t value_len,
 }
 
 void
-BlockBuilderAdd(BlockBuilder *b, HsSlice key, HsSlice value)
+HsBlockBuilderAdd(HsBlockBuilder *b, HsSlice key, HsSlice value)
 {
 	size_t		shared = 0;
 	size_t		non_shared;
@@ -182,7 +182,7 @@ BlockBuilderAdd(BlockBuilder *b, HsSlice key, HsSlice value)
 }
 
 HsSlice
-BlockBuilderFinish(BlockBuilder *b)
+HsBlockBuilderFinish(HsBlockBuilder *b)
 {
 	if (!b->finished)
 	{

@@ -20,7 +20,7 @@
 #define BLOOM_PREFETCH_AHEAD	16
 
 int
-BloomProbesForBitsPerKey(uint32_t bits_per_key)
+HsBloomProbesForBitsPerKey(uint32_t bits_per_key)
 {
 	/* about ln 2 * bits per key, rounded down (blocked filters like fewer) */
 	int			k = (int) ((uint64_t) bits_per_key * 69 / 100);
@@ -33,7 +33,7 @@ BloomProbesForBitsPerKey(uint32_t bits_per_key)
 }
 
 void
-BloomBuilderInit(BloomBuilder *b, HsEnv *env, uint32_t bits_per_key)
+HsBloomBuilderInit(HsBloomBuilder *b, HsEnv *env, uint32_t bits_per_key)
 {
 	b->env = env;
 	b->bits_per_key = bits_per_key ? bits_per_key :
@@ -44,7 +44,7 @@ BloomBuilderInit(BloomBuilder *b, HsEnv *env, uint32_t bits_per_key)
 }
 
 void
-BloomBuilderDestroy(BloomBuilder *b)
+HsBloomBuilderDestroy(HsBloomBuilder *b)
 {
 	if (b->hashes)
 		HsFree(b->env, b->hashes);
@@ -53,7 +53,7 @@ BloomBuilderDestroy(BloomBuilder *b)
 }
 
 void
-BloomBuilderGrow(BloomBuilder *b)
+HsBloomBuilderGrow(HsBloomBuilder *b)
 {
 	size_t		cap = b->cap ? b->cap * 2 : 1024;
 
@@ -65,13 +65,13 @@ BloomBuilderGrow(BloomBuilder *b)
 }
 
 void
-BloomBuilderFinish(BloomBuilder *b, HsBuf *out)
+HsBloomBuilderFinish(HsBloomBuilder *b, HsBuf *out)
 {
 	uint64_t	bits = (uint64_t) b->num_hashes * b->bits_per_key;
 	uint64_t	lines64 = (bits + 8 * HS_BLOOM_LINE_BYTES - 1) /
 		(8 * HS_BLOOM_LINE_BYTES);
 	uint32_t	num_lines;
-	int			probes = BloomProbesForBitsPerKey(b->bits_per_key);
+	int			probes = HsBloomProbesForBitsPerKey(b->bits_per_key);
 	uint8_t    *base;
 
 	if (lines64 < 1)
@@ -92,12 +92,12 @@ BloomBuilderFinish(BloomBuilder *b, HsBuf *out)
 	{
 		uint64_t	h = b->hashes[k];
 		uint8_t    *line = base +
-			(size_t) BloomLineOf(h, num_lines) * HS_BLOOM_LINE_BYTES;
+			(size_t) HsBloomLineOf(h, num_lines) * HS_BLOOM_LINE_BYTES;
 		uint32_t	a = (uint32_t) h;
-		uint32_t	d = BloomDeltaOf(h);
+		uint32_t	d = HsBloomDeltaOf(h);
 
 		if (k + BLOOM_PREFETCH_AHEAD < b->num_hashes)
-			__builtin_prefetch(base + (size_t) BloomLineOf(b->hashes[k + BLOOM_PREFETCH_AHEAD],
+			__builtin_prefetch(base + (size_t) HsBloomLineOf(b->hashes[k + BLOOM_PREFETCH_AHEAD],
 														   num_lines) * HS_BLOOM_LINE_BYTES, 1);
 
 		for (int i = 0; i < probes; i++)
@@ -114,7 +114,7 @@ BloomBuilderFinish(BloomBuilder *b, HsBuf *out)
 }
 
 bool
-BloomFilterParse(BloomFilter *f, HsSlice contents, const char *path,
+HsBloomFilterParse(HsBloomFilter *f, HsSlice contents, const char *path,
 				 uint64_t file_offset, HsStatus *st)
 {
 	char		expected[96];

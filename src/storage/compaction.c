@@ -292,6 +292,7 @@ HsCompactionRun(const HsVersion *v, HsSstCache *cache,
 	bool		have_cur = false;
 	bool		kept_old = false;	/* kept the newest <= safe of cur */
 	bool		bottom = true;
+	uint64_t	entries = 0;
 	int			n = 0;
 	int			i;
 	bool		ok = true;
@@ -335,6 +336,9 @@ HsCompactionRun(const HsVersion *v, HsSstCache *cache,
 		HsSlice		val = HsIterValue(merged);
 		HsSlice		tk = HsFullKeyTableKey(fk);
 		HsEpoch		e = HsFullKeyEpoch(fk);
+
+		if (++entries % HS_ENTRIES_PER_INTERRUPT_CHECK == 0)
+			HsCheckInterrupts(env);
 
 		if (!have_cur || HsSliceCompare(tk, HsBufSlice(&cur)) != 0)
 		{

@@ -160,7 +160,7 @@ concat_next(HsIterator *it)
 }
 
 /* The open SST's iterator lends its block cursor. */
-static BlockIter *
+static HsBlockIter *
 concat_cursor(HsIterator *it, HsSlice *limit)
 {
 	HsConcatIter *ci = (HsConcatIter *) it;

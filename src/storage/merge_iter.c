@@ -289,11 +289,11 @@ merge_next(HsIterator *it)
 }
 
 /* Lend the root child's cursor while no other child holds its key. */
-static BlockIter *
+static HsBlockIter *
 merge_cursor(HsIterator *it, HsSlice *limit)
 {
 	HsMergeIter *mi = (HsMergeIter *) it;
-	BlockIter  *bi;
+	HsBlockIter  *bi;
 	HsSlice		child_limit;
 
 	if (mi->heap_len == 0 || !mi->root_unique)

@@ -690,7 +690,7 @@ HsSharedBufferGet(HsSharedBuffer *b, HsSstCache *cache, HsTableId table_id,
 				ok = false;
 				break;
 			}
-			ok = SstReaderGetVersion(HsSstCacheReader(h), tk, read_epoch, &hit,
+			ok = HsSstReaderGetVersion(HsSstCacheReader(h), tk, read_epoch, &hit,
 									 NULL, &scratch, st);
 			HsSstCacheRelease(cache, h);
 			if (ok && hit)

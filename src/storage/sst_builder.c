@@ -3,10 +3,10 @@
  * sst_builder.c
  *	  Writing SST files (format: sst_format.h).
  *
- * The per-entry path of SstBuilderAdd is: an order check against the
+ * The per-entry path of HsSstBuilderAdd is: an order check against the
  * previous key (one table-key memcmp and, for versions of the same key,
  * one 8-byte memcmp), statistics, a bloom hash when the table key changes,
- * and a BlockBuilderAdd.  Nothing is allocated per entry: the block
+ * and a HsBlockBuilderAdd.  Nothing is allocated per entry: the block
  * builder, compression output and the output buffer are reused.
  *
  * A data block is cut before an entry that would push its contents past
@@ -32,16 +32,16 @@
 /* flush buffered output to the file past this many bytes */
 #define SST_OUT_BUFFER_SIZE		(512 * 1024)
 
-struct SstBuilder
+struct HsSstBuilder
 {
 	HsEnv	   *env;
 	char	   *path;
 	HsFile	   *file;
-	SstBuilderOptions opts;
+	HsSstBuilderOptions opts;
 
-	BlockBuilder data;			/* the open data block */
-	BlockBuilder index;
-	BloomBuilder bloom;
+	HsBlockBuilder data;			/* the open data block */
+	HsBlockBuilder index;
+	HsBloomBuilder bloom;
 	HsCompressor compressor;
 	HsBuf		compressed;		/* compression output, reused */
 	HsBuf		scratch;		/* index values, filter and properties */
@@ -51,8 +51,8 @@ struct SstBuilder
 	HsBuf		prev_block_last;	/* last key of the previous block */
 	HsBuf		smallest_key;
 
-	SstProperties props;		/* counters; keys and tables kept apart */
-	SstTableStats *tables;
+	HsSstProperties props;		/* counters; keys and tables kept apart */
+	HsSstTableStats *tables;
 	uint32_t	table_count;
 	uint32_t	table_cap;
 
@@ -61,7 +61,7 @@ struct SstBuilder
 };
 
 void
-SstBuilderOptionsInit(SstBuilderOptions *opts)
+HsSstBuilderOptionsInit(HsSstBuilderOptions *opts)
 {
 	opts->block_size = HS_SST_DEFAULT_BLOCK_SIZE;
 	opts->restart_interval = HS_BLOCK_DEFAULT_RESTART_INTERVAL;
@@ -71,7 +71,7 @@ SstBuilderOptionsInit(SstBuilderOptions *opts)
 }
 
 void
-SstMetaFree(HsEnv *env, SstMeta *meta)
+HsSstMetaFree(HsEnv *env, HsSstMeta *meta)
 {
 	if (meta->smallest_key)
 		HsFree(env, meta->smallest_key);
@@ -87,18 +87,18 @@ SstMetaFree(HsEnv *env, SstMeta *meta)
  * ----------------------------------------------------------------
  */
 
-SstBuilder *
-SstBuilderCreate(HsEnv *env, const char *path, const SstBuilderOptions *opts,
+HsSstBuilder *
+HsSstBuilderCreate(HsEnv *env, const char *path, const HsSstBuilderOptions *opts,
 				 HsStatus *st)
 {
-	SstBuilderOptions o;
-	SstBuilder *b;
+	HsSstBuilderOptions o;
+	HsSstBuilder *b;
 	size_t		plen = strlen(path);
 
 	if (opts)
 		o = *opts;
 	else
-		SstBuilderOptionsInit(&o);
+		HsSstBuilderOptionsInit(&o);
 	if (o.block_size == 0)
 		o.block_size = HS_SST_DEFAULT_BLOCK_SIZE;
 	if (o.restart_interval == 0)
@@ -127,7 +127,7 @@ SstBuilderCreate(HsEnv *env, const char *path, const SstBuilderOptions *opts,
 		return NULL;
 	}
 
-	b = HsAllocZero(env, sizeof(SstBuilder));
+	b = HsAllocZero(env, sizeof(HsSstBuilder));
 	b->env = env;
 	b->opts = o;
 	if (!HsCompressorInit(&b->compressor, env, o.compression, o.zstd_level, st))
@@ -144,10 +144,10 @@ SstBuilderCreate(HsEnv *env, const char *path, const SstBuilderOptions *opts,
 	b->path = HsAlloc(env, plen + 1);
 	memcpy(b->path, path, plen + 1);
 
-	BlockBuilderInit(&b->data, env, o.restart_interval);
-	BlockBuilderAlignPayloads(&b->data, true);
-	BlockBuilderInit(&b->index, env, HS_SST_INDEX_RESTART_INTERVAL);
-	BloomBuilderInit(&b->bloom, env, o.bloom_bits_per_key);
+	HsBlockBuilderInit(&b->data, env, o.restart_interval);
+	HsBlockBuilderAlignPayloads(&b->data, true);
+	HsBlockBuilderInit(&b->index, env, HS_SST_INDEX_RESTART_INTERVAL);
+	HsBloomBuilderInit(&b->bloom, env, o.bloom_bits_per_key);
 	HsBufInit(&b->compressed, env);
 	HsBufInit(&b->scratch, env);
 	HsBufInit(&b->out, env);
@@ -159,13 +159,13 @@ SstBuilderCreate(HsEnv *env, const char *path, const SstBuilderOptions *opts,
 
 /* Free everything but the file. */
 static void
-builder_free(SstBuilder *b)
+builder_free(HsSstBuilder *b)
 {
 	HsEnv	   *env = b->env;
 
-	BlockBuilderDestroy(&b->data);
-	BlockBuilderDestroy(&b->index);
-	BloomBuilderDestroy(&b->bloom);
+	HsBlockBuilderDestroy(&b->data);
+	HsBlockBuilderDestroy(&b->index);
+	HsBloomBuilderDestroy(&b->bloom);
 	HsCompressorDestroy(&b->compressor);
 	HsBufFree(&b->compressed);
 	HsBufFree(&b->scratch);
@@ -179,7 +179,7 @@ builder_free(SstBuilder *b)
 }
 
 void
-SstBuilderAbandon(SstBuilder *b)
+HsSstBuilderAbandon(HsSstBuilder *b)
 {
 	HsStatus	ignore;
 
@@ -193,7 +193,7 @@ SstBuilderAbandon(SstBuilder *b)
 
 /* Latch an error: every later call fails with it. */
 static bool
-builder_fail(SstBuilder *b, const HsStatus *st)
+builder_fail(HsSstBuilder *b, const HsStatus *st)
 {
 	b->failed = true;
 	b->error = *st;
@@ -206,7 +206,7 @@ builder_fail(SstBuilder *b, const HsStatus *st)
  */
 
 static bool
-flush_output(SstBuilder *b, HsStatus *st)
+flush_output(HsSstBuilder *b, HsStatus *st)
 {
 	if (b->out.len == 0)
 		return true;
@@ -217,7 +217,7 @@ flush_output(SstBuilder *b, HsStatus *st)
 }
 
 static bool
-emit(SstBuilder *b, const void *data, size_t len, HsStatus *st)
+emit(HsSstBuilder *b, const void *data, size_t len, HsStatus *st)
 {
 	if (b->out.len + len > SST_OUT_BUFFER_SIZE)
 	{
@@ -239,8 +239,8 @@ emit(SstBuilder *b, const void *data, size_t len, HsStatus *st)
  * trailer; fill the handle.
  */
 static bool
-write_block(SstBuilder *b, HsSlice contents, bool compress,
-			SstBlockHandle *h, HsStatus *st)
+write_block(HsSstBuilder *b, HsSlice contents, bool compress,
+			HsSstBlockHandle *h, HsStatus *st)
 {
 	HsSlice		stored = contents;
 	HsCompression kind = HS_COMPRESSION_NONE;
@@ -256,7 +256,7 @@ write_block(SstBuilder *b, HsSlice contents, bool compress,
 			kind = b->opts.compression;
 		}
 	}
-	SstBlockTrailerEncode(trailer, kind, (uint32_t) contents.len, stored);
+	HsSstBlockTrailerEncode(trailer, kind, (uint32_t) contents.len, stored);
 	h->offset = b->offset;
 	h->size = stored.len;
 	if (!emit(b, stored.data, stored.len, st) ||
@@ -268,11 +268,11 @@ write_block(SstBuilder *b, HsSlice contents, bool compress,
 
 /* Write the open data block and add its index entry. */
 static bool
-flush_data_block(SstBuilder *b, HsStatus *st)
+flush_data_block(HsSstBuilder *b, HsStatus *st)
 {
-	HsSlice		contents = BlockBuilderFinish(&b->data);
-	HsSlice		last = BlockBuilderLastKey(&b->data);
-	SstBlockHandle h;
+	HsSlice		contents = HsBlockBuilderFinish(&b->data);
+	HsSlice		last = HsBlockBuilderLastKey(&b->data);
+	HsSstBlockHandle h;
 
 	if (!write_block(b, contents, true, &h, st))
 		return false;
@@ -281,10 +281,10 @@ flush_data_block(SstBuilder *b, HsStatus *st)
 	b->props.data_stored_size += h.size + HS_BLOCK_TRAILER_SIZE;
 
 	HsBufReset(&b->scratch);
-	SstEncodeHandle(&b->scratch, h);
-	BlockBuilderAdd(&b->index, last, HsBufSlice(&b->scratch));
+	HsSstEncodeHandle(&b->scratch, h);
+	HsBlockBuilderAdd(&b->index, last, HsBufSlice(&b->scratch));
 	HsBufAssign(&b->prev_block_last, last.data, last.len);
-	BlockBuilderReset(&b->data);
+	HsBlockBuilderReset(&b->data);
 	return true;
 }
 
@@ -294,7 +294,7 @@ flush_data_block(SstBuilder *b, HsStatus *st)
  */
 
 static bool
-reject_key(SstBuilder *b, HsSlice key, HsSlice prev, bool duplicate,
+reject_key(HsSstBuilder *b, HsSlice key, HsSlice prev, bool duplicate,
 		   HsStatus *st)
 {
 	HsBuf		kh,
@@ -315,19 +315,19 @@ reject_key(SstBuilder *b, HsSlice key, HsSlice prev, bool duplicate,
 }
 
 static void
-table_stats_push(SstBuilder *b, HsTableId table_id)
+table_stats_push(HsSstBuilder *b, HsTableId table_id)
 {
-	SstTableStats *t;
+	HsSstTableStats *t;
 
 	if (b->table_count == b->table_cap)
 	{
 		uint32_t	cap = b->table_cap ? b->table_cap * 2 : 8;
 
 		if (b->tables == NULL)
-			b->tables = HsAlloc(b->env, cap * sizeof(SstTableStats));
+			b->tables = HsAlloc(b->env, cap * sizeof(HsSstTableStats));
 		else
 			b->tables = HsRealloc(b->env, b->tables,
-								  cap * sizeof(SstTableStats));
+								  cap * sizeof(HsSstTableStats));
 		b->table_cap = cap;
 	}
 	t = &b->tables[b->table_count++];
@@ -336,13 +336,13 @@ table_stats_push(SstBuilder *b, HsTableId table_id)
 }
 
 bool
-SstBuilderAdd(SstBuilder *b, HsSlice key, HsSlice value, HsStatus *st)
+HsSstBuilderAdd(HsSstBuilder *b, HsSlice key, HsSlice value, HsStatus *st)
 {
 	HsSlice		table_key;
 	bool		new_table_key = true;
 	HsEpoch		epoch;
 	HsTableId	table_id;
-	SstTableStats *t;
+	HsSstTableStats *t;
 	bool		tombstone;
 
 	if (b->failed)
@@ -365,8 +365,8 @@ SstBuilderAdd(SstBuilder *b, HsSlice key, HsSlice value, HsStatus *st)
 	table_key = HsFullKeyTableKey(key);
 	if (b->props.entry_count > 0)
 	{
-		HsSlice		prev = BlockBuilderEmpty(&b->data) ?
-			HsBufSlice(&b->prev_block_last) : BlockBuilderLastKey(&b->data);
+		HsSlice		prev = HsBlockBuilderEmpty(&b->data) ?
+			HsBufSlice(&b->prev_block_last) : HsBlockBuilderLastKey(&b->data);
 		int			r = HsSliceCompare(table_key, HsFullKeyTableKey(prev));
 
 		if (r == 0)
@@ -382,8 +382,8 @@ SstBuilderAdd(SstBuilder *b, HsSlice key, HsSlice value, HsStatus *st)
 		HsBufAssign(&b->smallest_key, key.data, key.len);
 
 	/* cut the block before an entry that would overflow it */
-	if (!BlockBuilderEmpty(&b->data) &&
-		BlockBuilderCurrentSize(&b->data) + key.len + value.len +
+	if (!HsBlockBuilderEmpty(&b->data) &&
+		HsBlockBuilderCurrentSize(&b->data) + key.len + value.len +
 		3 * HS_MAX_VARINT32_LEN + 4 > b->opts.block_size)
 	{
 		if (!flush_data_block(b, st))
@@ -414,24 +414,24 @@ SstBuilderAdd(SstBuilder *b, HsSlice key, HsSlice value, HsStatus *st)
 	{
 		b->props.distinct_key_count++;
 		if (b->opts.bloom_bits_per_key > 0)
-			BloomBuilderAddHash(&b->bloom, BloomHash(table_key));
+			HsBloomBuilderAddHash(&b->bloom, HsBloomHash(table_key));
 	}
 
-	BlockBuilderAdd(&b->data, key, value);
+	HsBlockBuilderAdd(&b->data, key, value);
 	return true;
 }
 
 uint64_t
-SstBuilderEntryCount(const SstBuilder *b)
+HsSstBuilderEntryCount(const HsSstBuilder *b)
 {
 	return b->props.entry_count;
 }
 
 uint64_t
-SstBuilderEstimatedSize(const SstBuilder *b)
+HsSstBuilderEstimatedSize(const HsSstBuilder *b)
 {
-	return b->offset + BlockBuilderCurrentSize(&b->data) +
-		BlockBuilderCurrentSize(&b->index) + HS_SST_FOOTER_SIZE;
+	return b->offset + HsBlockBuilderCurrentSize(&b->data) +
+		HsBlockBuilderCurrentSize(&b->index) + HS_SST_FOOTER_SIZE;
 }
 
 /* ----------------------------------------------------------------
@@ -440,7 +440,7 @@ SstBuilderEstimatedSize(const SstBuilder *b)
  */
 
 static void
-fill_meta(SstBuilder *b, SstMeta *meta, HsSlice largest)
+fill_meta(HsSstBuilder *b, HsSstMeta *meta, HsSlice largest)
 {
 	HsEnv	   *env = b->env;
 
@@ -463,8 +463,8 @@ fill_meta(SstBuilder *b, SstMeta *meta, HsSlice largest)
 	meta->table_count = b->table_count;
 	if (b->table_count > 0)
 	{
-		meta->tables = HsAlloc(env, b->table_count * sizeof(SstTableStats));
-		memcpy(meta->tables, b->tables, b->table_count * sizeof(SstTableStats));
+		meta->tables = HsAlloc(env, b->table_count * sizeof(HsSstTableStats));
+		memcpy(meta->tables, b->tables, b->table_count * sizeof(HsSstTableStats));
 	}
 	meta->raw_key_bytes = b->props.raw_key_bytes;
 	meta->raw_value_bytes = b->props.raw_value_bytes;
@@ -474,9 +474,9 @@ fill_meta(SstBuilder *b, SstMeta *meta, HsSlice largest)
 }
 
 bool
-SstBuilderFinish(SstBuilder *b, SstMeta *meta, HsStatus *st)
+HsSstBuilderFinish(HsSstBuilder *b, HsSstMeta *meta, HsStatus *st)
 {
-	SstFooter	footer;
+	HsSstFooter	footer;
 	uint8_t		fbuf[HS_SST_FOOTER_SIZE];
 	HsFile	   *file;
 
@@ -485,18 +485,18 @@ SstBuilderFinish(SstBuilder *b, SstMeta *meta, HsStatus *st)
 	if (b->failed)
 	{
 		*st = b->error;
-		SstBuilderAbandon(b);
+		HsSstBuilderAbandon(b);
 		return false;
 	}
 
-	if (!BlockBuilderEmpty(&b->data) && !flush_data_block(b, st))
+	if (!HsBlockBuilderEmpty(&b->data) && !flush_data_block(b, st))
 		goto fail;
 
 	/* filter */
 	if (b->opts.bloom_bits_per_key > 0 && b->props.distinct_key_count > 0)
 	{
 		HsBufReset(&b->scratch);
-		BloomBuilderFinish(&b->bloom, &b->scratch);
+		HsBloomBuilderFinish(&b->bloom, &b->scratch);
 		if (!write_block(b, HsBufSlice(&b->scratch), false, &footer.filter, st))
 			goto fail;
 	}
@@ -513,19 +513,19 @@ SstBuilderFinish(SstBuilder *b, SstMeta *meta, HsStatus *st)
 	b->props.table_count = b->table_count;
 	b->props.tables = b->tables;
 	HsBufReset(&b->scratch);
-	SstPropertiesEncode(&b->props, &b->scratch);
+	HsSstPropertiesEncode(&b->props, &b->scratch);
 	b->props.tables = NULL;
 	if (!write_block(b, HsBufSlice(&b->scratch), false, &footer.properties, st))
 		goto fail;
 
 	/* index */
-	if (!write_block(b, BlockBuilderFinish(&b->index), false, &footer.index, st))
+	if (!write_block(b, HsBlockBuilderFinish(&b->index), false, &footer.index, st))
 		goto fail;
 
 	/* footer */
 	footer.version = HS_SST_FORMAT_VERSION;
 	footer.magic = HS_SST_MAGIC;
-	SstFooterEncode(&footer, fbuf);
+	HsSstFooterEncode(&footer, fbuf);
 	if (!emit(b, fbuf, sizeof(fbuf), st) || !flush_output(b, st))
 		goto fail;
 	if (!b->env->sync(b->env, b->file, st))
@@ -540,6 +540,6 @@ SstBuilderFinish(SstBuilder *b, SstMeta *meta, HsStatus *st)
 	return true;
 
 fail:
-	SstBuilderAbandon(b);
+	HsSstBuilderAbandon(b);
 	return false;
 }

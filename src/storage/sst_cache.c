@@ -22,7 +22,7 @@
 struct HsSstCacheHandle
 {
 	uint64_t	object_id;
-	SstReader  *reader;
+	HsSstReader  *reader;
 	int			refs;			/* the cache's own + one per user */
 	bool		in_table;
 	HsSstCacheHandle *hash_next;
@@ -99,7 +99,7 @@ unref(HsSstCache *c, HsSstCacheHandle *h)
 			lru_push(c, h);
 		return;
 	}
-	SstReaderClose(h->reader);
+	HsSstReaderClose(h->reader);
 	c->n_open--;
 	HsFree(c->env, h);
 }
@@ -174,9 +174,9 @@ HsSstCacheGet(HsSstCache *c, uint64_t object_id, HsSstCacheHandle **handle,
 			  HsStatus *st)
 {
 	HsSstCacheHandle *h;
-	SstReaderOptions opts;
+	HsSstReaderOptions opts;
 	char		path[HS_OBJECT_PATH_LEN];
-	SstReader  *r;
+	HsSstReader  *r;
 	HsStatus	inner;
 
 	*handle = NULL;
@@ -196,11 +196,11 @@ HsSstCacheGet(HsSstCache *c, uint64_t object_id, HsSstCacheHandle **handle,
 		r = NULL;
 	else
 	{
-		SstReaderOptionsInit(&opts);
+		HsSstReaderOptionsInit(&opts);
 		opts.block_cache = c->block_cache;
 		opts.secondary_cache = c->secondary;
 		opts.object_id = object_id;
-		r = SstReaderOpenWithOptions(c->env, path, &opts, &inner);
+		r = HsSstReaderOpenWithOptions(c->env, path, &opts, &inner);
 	}
 	if (r == NULL)
 	{
@@ -228,7 +228,7 @@ HsSstCacheGet(HsSstCache *c, uint64_t object_id, HsSstCacheHandle **handle,
 	return true;
 }
 
-SstReader *
+HsSstReader *
 HsSstCacheReader(HsSstCacheHandle *handle)
 {
 	return handle->reader;
@@ -329,7 +329,7 @@ cached_next(HsIterator *it)
 }
 
 /* The inner SST iterator lends its block cursor. */
-static BlockIter *
+static HsBlockIter *
 cached_cursor(HsIterator *it, HsSlice *limit)
 {
 	return HsIterBorrow(((CachedIter *) it)->inner, limit);
@@ -380,7 +380,7 @@ HsSstCacheNewIterator(HsSstCache *cache, uint64_t object_id,
 	ci->base.ops = &cached_ops;
 	ci->base.env = cache->env;
 	HsStatusClear(&ci->base.status);
-	ci->inner = SstReaderNewIterator(h->reader);
+	ci->inner = HsSstReaderNewIterator(h->reader);
 	ci->cache = cache;
 	ci->handle = h;
 	ci->object_id = object_id;

@@ -3,9 +3,9 @@
  * sst_describe.c
  *	  Deterministic text dump of an SST file, block by block.
  *
- * The file is opened with SstReaderOpen (so every check of the reader
- * applies), then each block is re-read with SstReadBlock to report its
- * trailer (compression, raw length, checksum) and walked with a BlockIter
+ * The file is opened with HsSstReaderOpen (so every check of the reader
+ * applies), then each block is re-read with HsSstReadBlock to report its
+ * trailer (compression, raw length, checksum) and walked with a HsBlockIter
  * to count entries.  Output format: see sst_describe.h; golden tests
  * depend on it, so change it only together with their expected files.
  *
@@ -24,7 +24,7 @@
 #define DESCRIBE_USER_KEY_BYTES		32
 
 void
-SstDescribeKey(HsBuf *out, HsSlice full_key)
+HsSstDescribeKey(HsBuf *out, HsSlice full_key)
 {
 	if (full_key.len < HS_MIN_FULL_KEY_LEN)
 	{
@@ -41,7 +41,7 @@ SstDescribeKey(HsBuf *out, HsSlice full_key)
 }
 
 static void
-describe_handle(HsBuf *out, const char *name, SstBlockHandle h)
+describe_handle(HsBuf *out, const char *name, HsSstBlockHandle h)
 {
 	HsBufPrintf(out, "  %s handle: offset %" PRIu64 ", size %" PRIu64 "\n",
 				name, h.offset, h.size);
@@ -50,23 +50,23 @@ describe_handle(HsBuf *out, const char *name, SstBlockHandle h)
 /* One data block: trailer, entry counts, first and last key. */
 static bool
 describe_data_block(HsBuf *out, HsEnv *env, HsFile *file, const char *path,
-					uint32_t i, SstBlockHandle h, HsDecompressor *dec,
-					HsBuf *stored, HsBuf *raw, BlockIter *bi, HsBuf *first,
+					uint32_t i, HsSstBlockHandle h, HsDecompressor *dec,
+					HsBuf *stored, HsBuf *raw, HsBlockIter *bi, HsBuf *first,
 					HsBuf *last, HsStatus *st)
 {
 	HsSlice		contents;
-	SstBlockInfo info;
+	HsSstBlockInfo info;
 	Block		blk;
 	uint64_t	entries = 0;
 	uint64_t	deletes = 0;
 
-	if (!SstReadBlock(env, file, path, h, true, dec, stored, raw, &contents,
+	if (!HsSstReadBlock(env, file, path, h, true, dec, stored, raw, &contents,
 					  &info, st) ||
-		!BlockParse(&blk, contents, path, h.offset, st))
+		!HsBlockParse(&blk, contents, path, h.offset, st))
 		return false;
-	BlockIterReset(bi, &blk, path, h.offset);
+	HsBlockIterReset(bi, &blk, path, h.offset);
 	HsBufReset(first);
-	for (BlockIterSeekToFirst(bi); BlockIterValid(bi); BlockIterNext(bi))
+	for (HsBlockIterSeekToFirst(bi); HsBlockIterValid(bi); HsBlockIterNext(bi))
 	{
 		if (entries == 0)
 			HsBufAssign(first, bi->key.data, bi->key.len);
@@ -91,16 +91,16 @@ describe_data_block(HsBuf *out, HsEnv *env, HsFile *file, const char *path,
 	if (entries > 0)
 	{
 		HsBufPrintf(out, "  first key: ");
-		SstDescribeKey(out, HsBufSlice(first));
+		HsSstDescribeKey(out, HsBufSlice(first));
 		HsBufPrintf(out, "\n  last key:  ");
-		SstDescribeKey(out, HsBufSlice(last));
+		HsSstDescribeKey(out, HsBufSlice(last));
 		HsBufPrintf(out, "\n");
 	}
 	return true;
 }
 
 static void
-describe_properties(HsBuf *out, const SstProperties *p, SstBlockHandle h)
+describe_properties(HsBuf *out, const HsSstProperties *p, HsSstBlockHandle h)
 {
 	HsBufPrintf(out, "properties block: offset %" PRIu64 ", stored %" PRIu64
 				"\n", h.offset, h.size);
@@ -123,14 +123,14 @@ describe_properties(HsBuf *out, const SstProperties *p, SstBlockHandle h)
 	if (p->entry_count > 0)
 	{
 		HsBufPrintf(out, "  smallest key: ");
-		SstDescribeKey(out, p->smallest_key);
+		HsSstDescribeKey(out, p->smallest_key);
 		HsBufPrintf(out, "\n  largest key:  ");
-		SstDescribeKey(out, p->largest_key);
+		HsSstDescribeKey(out, p->largest_key);
 		HsBufPrintf(out, "\n");
 	}
 	for (uint32_t i = 0; i < p->table_count; i++)
 	{
-		const SstTableStats *t = &p->tables[i];
+		const HsSstTableStats *t = &p->tables[i];
 
 		HsBufPrintf(out, "  table %" PRIu32 ": entries %" PRIu64
 					", tombstones %" PRIu64 ", key bytes %" PRIu64
@@ -141,24 +141,24 @@ describe_properties(HsBuf *out, const SstProperties *p, SstBlockHandle h)
 }
 
 bool
-SstDescribe(HsEnv *env, const char *path, HsBuf *out, HsStatus *st)
+HsSstDescribe(HsEnv *env, const char *path, HsBuf *out, HsStatus *st)
 {
-	SstReader  *r;
+	HsSstReader  *r;
 	HsFile	   *file = NULL;
 	HsDecompressor dec;
 	HsBuf		stored,
 				raw,
 				first,
 				last;
-	BlockIter	bi;
+	HsBlockIter	bi;
 	HsStatus	bi_status;
-	const SstFooter *f;
-	const SstProperties *p;
-	const BloomFilter *filter;
+	const HsSstFooter *f;
+	const HsSstProperties *p;
+	const HsBloomFilter *filter;
 	bool		ok = true;
 	uint32_t	n;
 
-	r = SstReaderOpen(env, path, st);
+	r = HsSstReaderOpen(env, path, st);
 	if (r == NULL)
 	{
 		HsBufPrintf(out, "error: %s\n", st->msg);
@@ -166,7 +166,7 @@ SstDescribe(HsEnv *env, const char *path, HsBuf *out, HsStatus *st)
 	}
 	if (!env->open_readable(env, path, &file, st))
 	{
-		SstReaderClose(r);
+		HsSstReaderClose(r);
 		HsBufPrintf(out, "error: %s\n", st->msg);
 		return false;
 	}
@@ -176,22 +176,22 @@ SstDescribe(HsEnv *env, const char *path, HsBuf *out, HsStatus *st)
 	HsBufInit(&first, env);
 	HsBufInit(&last, env);
 	HsStatusClear(&bi_status);
-	BlockIterInit(&bi, env, &bi_status);
+	HsBlockIterInit(&bi, env, &bi_status);
 
-	f = SstReaderFooter(r);
-	p = SstReaderProperties(r);
-	n = SstReaderBlockCount(r);
+	f = HsSstReaderFooter(r);
+	p = HsSstReaderProperties(r);
+	n = HsSstReaderBlockCount(r);
 	HsBufPrintf(out, "sst: file size %" PRIu64 ", format version %" PRIu32
 				", %" PRIu32 " data blocks\n",
-				SstReaderFileSize(r), f->version, n);
+				HsSstReaderFileSize(r), f->version, n);
 
 	for (uint32_t i = 0; i < n && ok; i++)
 		ok = describe_data_block(out, env, file, path, i,
-								 SstReaderBlockHandle(r, i), &dec, &stored,
+								 HsSstReaderBlockHandle(r, i), &dec, &stored,
 								 &raw, &bi, &first, &last, st);
 
 	if (ok)
-		ok = SstReaderFilter(r, &filter, st);
+		ok = HsSstReaderFilter(r, &filter, st);
 	if (ok)
 	{
 		if (filter)
@@ -221,7 +221,7 @@ SstDescribe(HsEnv *env, const char *path, HsBuf *out, HsStatus *st)
 					f->index.offset, f->index.size, n);
 		HsBufPrintf(out, "footer: offset %" PRIu64 ", size %d, magic 0x%016"
 					PRIx64 ", checksum 0x%08" PRIx32 "\n",
-					SstReaderFileSize(r) - HS_SST_FOOTER_SIZE,
+					HsSstReaderFileSize(r) - HS_SST_FOOTER_SIZE,
 					HS_SST_FOOTER_SIZE, f->magic, f->checksum);
 		describe_handle(out, "index", f->index);
 		describe_handle(out, "filter", f->filter);
@@ -230,7 +230,7 @@ SstDescribe(HsEnv *env, const char *path, HsBuf *out, HsStatus *st)
 	else
 		HsBufPrintf(out, "error: %s\n", st->msg);
 
-	BlockIterDestroy(&bi);
+	HsBlockIterDestroy(&bi);
 	HsBufFree(&stored);
 	HsBufFree(&raw);
 	HsBufFree(&first);
@@ -241,6 +241,6 @@ SstDescribe(HsEnv *env, const char *path, HsBuf *out, HsStatus *st)
 
 		env->close(env, file, &ignore);
 	}
-	SstReaderClose(r);
+	HsSstReaderClose(r);
 	return ok;
 }

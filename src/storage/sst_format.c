@@ -32,7 +32,7 @@ footer_crc(const uint8_t *in)
 }
 
 void
-SstFooterEncode(const SstFooter *f, uint8_t out[HS_SST_FOOTER_SIZE])
+HsSstFooterEncode(const HsSstFooter *f, uint8_t out[HS_SST_FOOTER_SIZE])
 {
 	HsPutLE64(out + 0, f->index.offset);
 	HsPutLE64(out + 8, f->index.size);
@@ -46,7 +46,7 @@ SstFooterEncode(const SstFooter *f, uint8_t out[HS_SST_FOOTER_SIZE])
 }
 
 bool
-SstFooterDecode(SstFooter *f, const uint8_t in[HS_SST_FOOTER_SIZE],
+HsSstFooterDecode(HsSstFooter *f, const uint8_t in[HS_SST_FOOTER_SIZE],
 				const char *path, uint64_t offset, bool verify_checksum,
 				HsStatus *st)
 {
@@ -99,7 +99,7 @@ SstFooterDecode(SstFooter *f, const uint8_t in[HS_SST_FOOTER_SIZE],
  * since end does).
  */
 static bool
-check_handle_ends_at(SstBlockHandle h, uint64_t end, const char *what,
+check_handle_ends_at(HsSstBlockHandle h, uint64_t end, const char *what,
 					 const char *path, uint64_t footer_offset, HsStatus *st)
 {
 	char		msg[96];
@@ -118,7 +118,7 @@ check_handle_ends_at(SstBlockHandle h, uint64_t end, const char *what,
 }
 
 bool
-SstFooterCheckLayout(const SstFooter *f, uint64_t file_size, const char *path,
+HsSstFooterCheckLayout(const HsSstFooter *f, uint64_t file_size, const char *path,
 					 uint64_t *data_end, HsStatus *st)
 {
 	uint64_t	footer_offset = file_size - HS_SST_FOOTER_SIZE;
@@ -155,7 +155,7 @@ block_crc(HsSlice stored, const uint8_t *trailer)
 }
 
 void
-SstBlockTrailerEncode(uint8_t out[HS_BLOCK_TRAILER_SIZE], HsCompression kind,
+HsSstBlockTrailerEncode(uint8_t out[HS_BLOCK_TRAILER_SIZE], HsCompression kind,
 					  uint32_t raw_len, HsSlice stored)
 {
 	out[0] = (uint8_t) kind;
@@ -164,9 +164,9 @@ SstBlockTrailerEncode(uint8_t out[HS_BLOCK_TRAILER_SIZE], HsCompression kind,
 }
 
 bool
-SstDecodeBlock(const char *path, SstBlockHandle h, const uint8_t *bytes,
+HsSstDecodeBlock(const char *path, HsSstBlockHandle h, const uint8_t *bytes,
 			   bool verify_checksum, HsDecompressor *dec, HsBuf *raw_buf,
-			   HsSlice *contents, SstBlockInfo *info, HsStatus *st)
+			   HsSlice *contents, HsSstBlockInfo *info, HsStatus *st)
 {
 	char		expected[96];
 	char		actual[96];
@@ -249,9 +249,9 @@ SstDecodeBlock(const char *path, SstBlockHandle h, const uint8_t *bytes,
 }
 
 bool
-SstReadBlock(HsEnv *env, HsFile *file, const char *path, SstBlockHandle h,
+HsSstReadBlock(HsEnv *env, HsFile *file, const char *path, HsSstBlockHandle h,
 			 bool verify_checksum, HsDecompressor *dec, HsBuf *stored_buf,
-			 HsBuf *raw_buf, HsSlice *contents, SstBlockInfo *info,
+			 HsBuf *raw_buf, HsSlice *contents, HsSstBlockInfo *info,
 			 HsStatus *st)
 {
 	char		expected[96];
@@ -279,7 +279,7 @@ SstReadBlock(HsEnv *env, HsFile *file, const char *path, SstBlockHandle h,
 								  expected, actual);
 	}
 	stored_buf->len = n;
-	return SstDecodeBlock(path, h, stored_buf->data, verify_checksum, dec,
+	return HsSstDecodeBlock(path, h, stored_buf->data, verify_checksum, dec,
 						  raw_buf, contents, info, st);
 }
 
@@ -289,7 +289,7 @@ SstReadBlock(HsEnv *env, HsFile *file, const char *path, SstBlockHandle h,
  */
 
 void
-SstPropertiesEncode(const SstProperties *p, HsBuf *out)
+HsSstPropertiesEncode(const HsSstProperties *p, HsBuf *out)
 {
 	HsBufPutVarint64(out, p->entry_count);
 	HsBufPutVarint64(out, p->tombstone_count);
@@ -311,7 +311,7 @@ SstPropertiesEncode(const SstProperties *p, HsBuf *out)
 	HsBufPutVarint32(out, p->table_count);
 	for (uint32_t i = 0; i < p->table_count; i++)
 	{
-		const SstTableStats *t = &p->tables[i];
+		const HsSstTableStats *t = &p->tables[i];
 
 		HsBufPutVarint32(out, t->table_id);
 		HsBufPutVarint64(out, t->entry_count);
@@ -330,7 +330,7 @@ props_corrupt(HsStatus *st, const char *path, uint64_t offset,
 }
 
 bool
-SstPropertiesDecode(SstProperties *p, HsEnv *env, HsSlice contents,
+HsSstPropertiesDecode(HsSstProperties *p, HsEnv *env, HsSlice contents,
 					const char *path, uint64_t offset, HsStatus *st)
 {
 	HsCursor	c;
@@ -373,10 +373,10 @@ SstPropertiesDecode(SstProperties *p, HsEnv *env, HsSlice contents,
 							 actual);
 	}
 	if (p->table_count > 0)
-		p->tables = HsAlloc(env, sizeof(SstTableStats) * p->table_count);
+		p->tables = HsAlloc(env, sizeof(HsSstTableStats) * p->table_count);
 	for (uint32_t i = 0; i < p->table_count; i++)
 	{
-		SstTableStats *t = &p->tables[i];
+		HsSstTableStats *t = &p->tables[i];
 
 		HsCursorGetVarint32(&c, &t->table_id);
 		HsCursorGetVarint64(&c, &t->entry_count);
@@ -389,7 +389,7 @@ SstPropertiesDecode(SstProperties *p, HsEnv *env, HsSlice contents,
 		{
 			snprintf(actual, sizeof(actual), "table %" PRIu32 " after %" PRIu32,
 					 t->table_id, p->tables[i - 1].table_id);
-			SstPropertiesFree(p, env);
+			HsSstPropertiesFree(p, env);
 			return props_corrupt(st, path, offset, "ascending table ids",
 								 actual);
 		}
@@ -400,7 +400,7 @@ SstPropertiesDecode(SstProperties *p, HsEnv *env, HsSlice contents,
 	{
 		snprintf(actual, sizeof(actual), "%s",
 				 c.ok ? "trailing bytes" : "a truncated table entry");
-		SstPropertiesFree(p, env);
+		HsSstPropertiesFree(p, env);
 		return props_corrupt(st, path, offset, "exactly the listed fields",
 							 actual);
 	}
@@ -412,7 +412,7 @@ SstPropertiesDecode(SstProperties *p, HsEnv *env, HsSlice contents,
 		snprintf(actual, sizeof(actual),
 				 "%" PRIu64 " entries, %" PRIu64 " in tables, %" PRIu64 " blocks",
 				 p->entry_count, sum_entries, p->data_block_count);
-		SstPropertiesFree(p, env);
+		HsSstPropertiesFree(p, env);
 		return props_corrupt(st, path, offset,
 							 "per-table counts summing to the totals", actual);
 	}
@@ -424,7 +424,7 @@ SstPropertiesDecode(SstProperties *p, HsEnv *env, HsSlice contents,
 	{
 		snprintf(actual, sizeof(actual), "keys of %zu and %zu bytes",
 				 p->smallest_key.len, p->largest_key.len);
-		SstPropertiesFree(p, env);
+		HsSstPropertiesFree(p, env);
 		return props_corrupt(st, path, offset,
 							 "a smallest key <= largest key", actual);
 	}
@@ -432,7 +432,7 @@ SstPropertiesDecode(SstProperties *p, HsEnv *env, HsSlice contents,
 }
 
 void
-SstPropertiesFree(SstProperties *p, HsEnv *env)
+HsSstPropertiesFree(HsSstProperties *p, HsEnv *env)
 {
 	if (p->tables)
 		HsFree(env, p->tables);

@@ -124,7 +124,7 @@ HsSstInfoCreate(HsEnv *env, const HsSstInfoInit *init, HsSstInfo **out,
 }
 
 bool
-HsSstInfoFromMeta(HsEnv *env, uint64_t object_id, const SstMeta *meta,
+HsSstInfoFromMeta(HsEnv *env, uint64_t object_id, const HsSstMeta *meta,
 				  HsSstInfo **out, HsStatus *st)
 {
 	HsSstInfoInit init;

@@ -18,7 +18,7 @@
  * cache or one pread + CRC + decompression into the reader's reused
  * buffers), block seek, and a comparison of the table key found.
  *
- * The iterator owns its block buffers and a BlockIter, so scanning costs
+ * The iterator owns its block buffers and a HsBlockIter, so scanning costs
  * one pread and one decompression per block and nothing per entry.
  *
  * src/storage/sst_reader.c
@@ -32,14 +32,14 @@
 #include "hummock_stream/storage/bloom.h"
 #include "hummock_stream/storage/sst_reader.h"
 
-typedef struct SstIndexEntry
+typedef struct HsSstIndexEntry
 {
 	uint64_t	prefix;			/* see key_prefix() */
 	const uint8_t *key;			/* last full key of the block */
 	size_t		key_len;
 	uint64_t	offset;
 	uint64_t	size;
-} SstIndexEntry;
+} HsSstIndexEntry;
 
 /*
  * The first 8 bytes of a full key's table key, big-endian, zero-padded if
@@ -61,29 +61,29 @@ key_prefix(HsSlice full_key)
 	return HsGetBE64(buf);
 }
 
-struct SstReader
+struct HsSstReader
 {
 	HsEnv	   *env;
 	HsFile	   *file;
 	char	   *path;
 	uint64_t	file_size;
-	SstReaderOptions opts;
+	HsSstReaderOptions opts;
 	uint64_t	cache_id;
 
-	SstFooter	footer;
+	HsSstFooter	footer;
 	uint64_t	data_end;
 
 	HsBuf		index_mem;		/* index block contents */
-	SstIndexEntry *index;
+	HsSstIndexEntry *index;
 	uint32_t	num_blocks;
 
 	HsBuf		filter_mem;
-	BloomFilter filter;
+	HsBloomFilter filter;
 	bool		has_filter;		/* the file has a filter block */
 	bool		filter_loaded;	/* ... and filter holds it (reader_filter) */
 
 	HsBuf		props_mem;
-	SstProperties props;
+	HsSstProperties props;
 
 	HsDecompressor dec;
 
@@ -91,12 +91,12 @@ struct SstReader
 	HsBuf		get_stored;
 	HsBuf		get_raw;
 	HsBuf		get_target;
-	BlockIter	get_iter;
+	HsBlockIter	get_iter;
 	HsStatus	get_status;
 };
 
 void
-SstReaderOptionsInit(SstReaderOptions *opts)
+HsSstReaderOptionsInit(HsSstReaderOptions *opts)
 {
 	opts->verify_checksums = true;
 	opts->block_cache = NULL;
@@ -107,14 +107,14 @@ SstReaderOptionsInit(SstReaderOptions *opts)
 
 /* The reader's secondary cache, if it has one and an object id. */
 static inline const HsSecondaryCache *
-reader_secondary(const SstReader *r)
+reader_secondary(const HsSstReader *r)
 {
 	return r->opts.object_id != 0 ? r->opts.secondary_cache : NULL;
 }
 
 /* Copy block i from the secondary cache into out; false if not there. */
 static bool
-secondary_lookup(const SstReader *r, uint32_t i, HsBuf *out, HsSlice *contents)
+secondary_lookup(const HsSstReader *r, uint32_t i, HsBuf *out, HsSlice *contents)
 {
 	const HsSecondaryCache *sec = reader_secondary(r);
 
@@ -131,7 +131,7 @@ secondary_lookup(const SstReader *r, uint32_t i, HsBuf *out, HsSlice *contents)
  * is not cached.
  */
 static bool
-secondary_lookup_pinned(const SstReader *r, uint32_t i, HsBuf *out,
+secondary_lookup_pinned(const HsSstReader *r, uint32_t i, HsBuf *out,
 						HsSlice *contents, uint64_t *pin)
 {
 	const HsSecondaryCache *sec = reader_secondary(r);
@@ -146,7 +146,7 @@ secondary_lookup_pinned(const SstReader *r, uint32_t i, HsBuf *out,
 }
 
 static void
-secondary_unpin(const SstReader *r, uint64_t pin)
+secondary_unpin(const HsSstReader *r, uint64_t pin)
 {
 	const HsSecondaryCache *sec = reader_secondary(r);
 
@@ -156,7 +156,7 @@ secondary_unpin(const SstReader *r, uint64_t pin)
 
 /* Offer block i, just read from the file, to the secondary cache. */
 static void
-secondary_offer(const SstReader *r, uint32_t i, HsSlice contents,
+secondary_offer(const HsSstReader *r, uint32_t i, HsSlice contents,
 				bool sequential)
 {
 	const HsSecondaryCache *sec = reader_secondary(r);
@@ -175,7 +175,7 @@ secondary_offer(const SstReader *r, uint32_t i, HsSlice contents,
  * Read a meta block into *keep (which then owns the contents).
  */
 static bool
-read_meta_block(SstReader *r, SstBlockHandle h, HsBuf *keep,
+read_meta_block(HsSstReader *r, HsSstBlockHandle h, HsBuf *keep,
 				HsSlice *contents, HsStatus *st)
 {
 	HsBuf		stored;
@@ -183,7 +183,7 @@ read_meta_block(SstReader *r, SstBlockHandle h, HsBuf *keep,
 
 	HsBufInit(&stored, r->env);
 	HsBufInit(&raw, r->env);
-	if (!SstReadBlock(r->env, r->file, r->path, h, r->opts.verify_checksums,
+	if (!HsSstReadBlock(r->env, r->file, r->path, h, r->opts.verify_checksums,
 					  &r->dec, &stored, &raw, contents, NULL, st))
 	{
 		HsBufFree(&stored);
@@ -204,7 +204,7 @@ read_meta_block(SstReader *r, SstBlockHandle h, HsBuf *keep,
 }
 
 static bool
-index_corrupt(SstReader *r, uint32_t i, const char *what,
+index_corrupt(HsSstReader *r, uint32_t i, const char *what,
 			  const char *expected, const char *actual, HsStatus *st)
 {
 	char		msg[128];
@@ -216,7 +216,7 @@ index_corrupt(SstReader *r, uint32_t i, const char *what,
 
 /* Decode and validate the index block into r->index. */
 static bool
-load_index(SstReader *r, HsStatus *st)
+load_index(HsSstReader *r, HsStatus *st)
 {
 	HsSlice		contents;
 	Block		blk;
@@ -229,11 +229,11 @@ load_index(SstReader *r, HsStatus *st)
 
 	if (!read_meta_block(r, r->footer.index, &r->index_mem, &contents, st))
 		return false;
-	if (!BlockParse(&blk, contents, r->path, r->footer.index.offset, st))
+	if (!HsBlockParse(&blk, contents, r->path, r->footer.index.offset, st))
 		return false;
 
 	/* restart interval 1: one restart per entry bounds the entry count */
-	r->index = HsAlloc(r->env, sizeof(SstIndexEntry) *
+	r->index = HsAlloc(r->env, sizeof(HsSstIndexEntry) *
 					   (blk.num_restarts ? blk.num_restarts : 1));
 	p = blk.data;
 	limit = blk.data + blk.restarts_offset;
@@ -242,14 +242,14 @@ load_index(SstReader *r, HsStatus *st)
 		uint32_t	shared,
 					non_shared,
 					value_len;
-		SstBlockHandle h;
-		SstIndexEntry *e;
+		HsSstBlockHandle h;
+		HsSstIndexEntry *e;
 		const uint8_t *q;
 
-		q = BlockDecodeEntry(p, limit, &shared, &non_shared, &value_len);
+		q = HsBlockDecodeEntry(p, limit, &shared, &non_shared, &value_len);
 		if (q == NULL || shared != 0 || non_shared < HS_MIN_FULL_KEY_LEN ||
 			n >= blk.num_restarts ||
-			BlockRestartOffset(&blk, n) != (uint32_t) (p - blk.data))
+			HsBlockRestartOffset(&blk, n) != (uint32_t) (p - blk.data))
 		{
 			snprintf(actual, sizeof(actual), "%s at index block offset %td",
 					 q == NULL ? "a truncated entry" :
@@ -260,11 +260,11 @@ load_index(SstReader *r, HsStatus *st)
 								 "an entry with a whole full key and a restart",
 								 actual, st);
 		}
-		if (!SstDecodeHandle(HsSliceMake(q + non_shared, value_len), &h))
+		if (!HsSstDecodeHandle(HsSliceMake(q + non_shared, value_len), &h))
 			return index_corrupt(r, n, "malformed sst index entry",
 								 "a block handle", "undecodable varints", st);
 		if (h.offset != expect_offset || h.size > r->data_end ||
-			SstBlockHandleEnd(h) > r->data_end)
+			HsSstBlockHandleEnd(h) > r->data_end)
 		{
 			snprintf(expected, sizeof(expected),
 					 "a block at offset %" PRIu64 " ending by %" PRIu64,
@@ -287,7 +287,7 @@ load_index(SstReader *r, HsStatus *st)
 			return index_corrupt(r, n, "sst index keys out of order",
 								 "strictly increasing keys",
 								 "a key not after the previous one", st);
-		expect_offset = SstBlockHandleEnd(h);
+		expect_offset = HsSstBlockHandleEnd(h);
 		p = q + non_shared + value_len;
 		n++;
 	}
@@ -313,7 +313,7 @@ load_index(SstReader *r, HsStatus *st)
 }
 
 static bool
-load_properties(SstReader *r, HsStatus *st)
+load_properties(HsSstReader *r, HsStatus *st)
 {
 	HsSlice		contents;
 	char		expected[96];
@@ -322,7 +322,7 @@ load_properties(SstReader *r, HsStatus *st)
 	if (!read_meta_block(r, r->footer.properties, &r->props_mem, &contents,
 						 st))
 		return false;
-	if (!SstPropertiesDecode(&r->props, r->env, contents, r->path,
+	if (!HsSstPropertiesDecode(&r->props, r->env, contents, r->path,
 							 r->footer.properties.offset, st))
 		return false;
 	if (r->props.data_stored_size != r->data_end)
@@ -337,29 +337,29 @@ load_properties(SstReader *r, HsStatus *st)
 	return true;
 }
 
-SstReader *
-SstReaderOpen(HsEnv *env, const char *path, HsStatus *st)
+HsSstReader *
+HsSstReaderOpen(HsEnv *env, const char *path, HsStatus *st)
 {
-	return SstReaderOpenWithOptions(env, path, NULL, st);
+	return HsSstReaderOpenWithOptions(env, path, NULL, st);
 }
 
-SstReader *
-SstReaderOpenWithOptions(HsEnv *env, const char *path,
-						 const SstReaderOptions *opts, HsStatus *st)
+HsSstReader *
+HsSstReaderOpenWithOptions(HsEnv *env, const char *path,
+						 const HsSstReaderOptions *opts, HsStatus *st)
 {
-	SstReader  *r;
+	HsSstReader  *r;
 	size_t		plen = strlen(path);
 	uint8_t		fbuf[HS_SST_FOOTER_SIZE];
 	size_t		nread;
 	char		expected[96];
 	char		actual[96];
 
-	r = HsAllocZero(env, sizeof(SstReader));
+	r = HsAllocZero(env, sizeof(HsSstReader));
 	r->env = env;
 	if (opts)
 		r->opts = *opts;
 	else
-		SstReaderOptionsInit(&r->opts);
+		HsSstReaderOptionsInit(&r->opts);
 	r->path = HsAlloc(env, plen + 1);
 	memcpy(r->path, path, plen + 1);
 	HsBufInit(&r->index_mem, env);
@@ -369,7 +369,7 @@ SstReaderOpenWithOptions(HsEnv *env, const char *path,
 	HsBufInit(&r->get_raw, env);
 	HsBufInit(&r->get_target, env);
 	HsStatusClear(&r->get_status);
-	BlockIterInit(&r->get_iter, env, &r->get_status);
+	HsBlockIterInit(&r->get_iter, env, &r->get_status);
 	HsDecompressorInit(&r->dec, env);
 
 	if (!env->open_readable(env, path, &r->file, st))
@@ -401,10 +401,10 @@ SstReaderOpenWithOptions(HsEnv *env, const char *path,
 						   "truncated sst footer", expected, actual);
 		goto fail;
 	}
-	if (!SstFooterDecode(&r->footer, fbuf, path,
+	if (!HsSstFooterDecode(&r->footer, fbuf, path,
 						 r->file_size - HS_SST_FOOTER_SIZE,
 						 r->opts.verify_checksums, st) ||
-		!SstFooterCheckLayout(&r->footer, r->file_size, path, &r->data_end,
+		!HsSstFooterCheckLayout(&r->footer, r->file_size, path, &r->data_end,
 							  st))
 		goto fail;
 
@@ -439,12 +439,12 @@ SstReaderOpenWithOptions(HsEnv *env, const char *path,
 	return r;
 
 fail:
-	SstReaderClose(r);
+	HsSstReaderClose(r);
 	return NULL;
 }
 
 void
-SstReaderClose(SstReader *r)
+HsSstReaderClose(HsSstReader *r)
 {
 	HsEnv	   *env;
 	HsStatus	ignore;
@@ -456,7 +456,7 @@ SstReaderClose(SstReader *r)
 		HsBlockCacheEraseId(r->opts.block_cache, r->cache_id);
 	if (r->file)
 		env->close(env, r->file, &ignore);
-	SstPropertiesFree(&r->props, env);
+	HsSstPropertiesFree(&r->props, env);
 	if (r->index)
 		HsFree(env, r->index);
 	HsBufFree(&r->index_mem);
@@ -465,7 +465,7 @@ SstReaderClose(SstReader *r)
 	HsBufFree(&r->get_stored);
 	HsBufFree(&r->get_raw);
 	HsBufFree(&r->get_target);
-	BlockIterDestroy(&r->get_iter);
+	HsBlockIterDestroy(&r->get_iter);
 	HsDecompressorDestroy(&r->dec);
 	HsFree(env, r->path);
 	HsFree(env, r);
@@ -476,40 +476,40 @@ SstReaderClose(SstReader *r)
  * ----------------------------------------------------------------
  */
 
-const SstProperties *
-SstReaderProperties(const SstReader *r)
+const HsSstProperties *
+HsSstReaderProperties(const HsSstReader *r)
 {
 	return &r->props;
 }
 
 const char *
-SstReaderPath(const SstReader *r)
+HsSstReaderPath(const HsSstReader *r)
 {
 	return r->path;
 }
 
 uint64_t
-SstReaderFileSize(const SstReader *r)
+HsSstReaderFileSize(const HsSstReader *r)
 {
 	return r->file_size;
 }
 
-const SstFooter *
-SstReaderFooter(const SstReader *r)
+const HsSstFooter *
+HsSstReaderFooter(const HsSstReader *r)
 {
 	return &r->footer;
 }
 
 uint32_t
-SstReaderBlockCount(const SstReader *r)
+HsSstReaderBlockCount(const HsSstReader *r)
 {
 	return r->num_blocks;
 }
 
-SstBlockHandle
-SstReaderBlockHandle(const SstReader *r, uint32_t i)
+HsSstBlockHandle
+HsSstReaderBlockHandle(const HsSstReader *r, uint32_t i)
 {
-	SstBlockHandle h;
+	HsSstBlockHandle h;
 
 	h.offset = r->index[i].offset;
 	h.size = r->index[i].size;
@@ -517,7 +517,7 @@ SstReaderBlockHandle(const SstReader *r, uint32_t i)
 }
 
 HsSlice
-SstReaderBlockLastKey(const SstReader *r, uint32_t i)
+HsSstReaderBlockLastKey(const HsSstReader *r, uint32_t i)
 {
 	return HsSliceMake(r->index[i].key, r->index[i].key_len);
 }
@@ -527,14 +527,14 @@ SstReaderBlockLastKey(const SstReader *r, uint32_t i)
  * read or is damaged (the next call tries again).
  */
 static bool
-reader_filter(SstReader *r, HsStatus *st)
+reader_filter(HsSstReader *r, HsStatus *st)
 {
 	HsSlice		contents;
 
 	if (!r->has_filter || r->filter_loaded)
 		return true;
 	if (!read_meta_block(r, r->footer.filter, &r->filter_mem, &contents, st) ||
-		!BloomFilterParse(&r->filter, contents, r->path,
+		!HsBloomFilterParse(&r->filter, contents, r->path,
 						  r->footer.filter.offset, st))
 		return false;
 	r->filter_loaded = true;
@@ -542,7 +542,7 @@ reader_filter(SstReader *r, HsStatus *st)
 }
 
 bool
-SstReaderFilter(SstReader *r, const BloomFilter **filter, HsStatus *st)
+HsSstReaderFilter(HsSstReader *r, const HsBloomFilter **filter, HsStatus *st)
 {
 	*filter = NULL;
 	if (!reader_filter(r, st))
@@ -559,7 +559,7 @@ SstReaderFilter(SstReader *r, const BloomFilter **filter, HsStatus *st)
 
 /* The first block whose last key is >= target (num_blocks if none). */
 static inline uint32_t
-index_lower_bound(const SstReader *r, HsSlice target)
+index_lower_bound(const HsSstReader *r, HsSlice target)
 {
 	uint32_t	lo = 0;
 	uint32_t	hi = r->num_blocks;
@@ -568,7 +568,7 @@ index_lower_bound(const SstReader *r, HsSlice target)
 	while (lo < hi)
 	{
 		uint32_t	mid = lo + (hi - lo) / 2;
-		const SstIndexEntry *e = &r->index[mid];
+		const HsSstIndexEntry *e = &r->index[mid];
 		bool		less;
 
 		if (e->prefix != tp)
@@ -589,7 +589,7 @@ index_lower_bound(const SstReader *r, HsSlice target)
  * as block i's entry; returns the pinned entry and points contents at it.
  */
 static HsBlockCacheEntry *
-reader_cache_insert(SstReader *r, uint32_t i, HsBuf *stored, HsBuf *raw,
+reader_cache_insert(HsSstReader *r, uint32_t i, HsBuf *stored, HsBuf *raw,
 					HsSlice *contents)
 {
 	HsBuf	   *owner = contents->data == stored->data ? stored : raw;
@@ -613,12 +613,12 @@ reader_cache_insert(SstReader *r, uint32_t i, HsBuf *stored, HsBuf *raw,
  * cache.
  */
 static bool
-reader_block(SstReader *r, uint32_t i, HsBuf *stored, HsBuf *raw,
+reader_block(HsSstReader *r, uint32_t i, HsBuf *stored, HsBuf *raw,
 			 bool fill_cache, HsBlockCacheEntry **pin, HsSlice *contents,
 			 HsStatus *st)
 {
 	HsBlockCache *cache = r->opts.block_cache;
-	SstBlockHandle h;
+	HsSstBlockHandle h;
 
 	*pin = NULL;
 	h.offset = r->index[i].offset;
@@ -634,7 +634,7 @@ reader_block(SstReader *r, uint32_t i, HsBuf *stored, HsBuf *raw,
 	}
 	if (!secondary_lookup(r, i, raw, contents))
 	{
-		if (!SstReadBlock(r->env, r->file, r->path, h,
+		if (!HsSstReadBlock(r->env, r->file, r->path, h,
 						  r->opts.verify_checksums, &r->dec, stored, raw,
 						  contents, NULL, st))
 			return false;
@@ -651,26 +651,26 @@ reader_block(SstReader *r, uint32_t i, HsBuf *stored, HsBuf *raw,
  */
 
 bool
-SstReaderMayContain(SstReader *r, HsSlice table_key)
+HsSstReaderMayContain(HsSstReader *r, HsSlice table_key)
 {
 	HsStatus	st;
 
 	/* a filter that cannot be loaded rules nothing out (a get reports it) */
 	if (!r->has_filter || !reader_filter(r, &st))
 		return true;
-	return BloomFilterMayContain(&r->filter, table_key);
+	return HsBloomFilterMayContain(&r->filter, table_key);
 }
 
 bool
-SstReaderGet(SstReader *r, HsSlice table_key, HsEpoch read_epoch,
+HsSstReaderGet(HsSstReader *r, HsSlice table_key, HsEpoch read_epoch,
 			 bool *found, HsBuf *value, HsStatus *st)
 {
-	return SstReaderGetVersion(r, table_key, read_epoch, found, NULL, value,
+	return HsSstReaderGetVersion(r, table_key, read_epoch, found, NULL, value,
 							   st);
 }
 
 bool
-SstReaderGetVersion(SstReader *r, HsSlice table_key, HsEpoch read_epoch,
+HsSstReaderGetVersion(HsSstReader *r, HsSlice table_key, HsEpoch read_epoch,
 					bool *found, HsEpoch *epoch, HsBuf *value, HsStatus *st)
 {
 	HsSlice		target;
@@ -678,7 +678,7 @@ SstReaderGetVersion(SstReader *r, HsSlice table_key, HsEpoch read_epoch,
 	HsBlockCacheEntry *pin;
 	HsSlice		contents;
 	Block		blk;
-	BlockIter  *bi = &r->get_iter;
+	HsBlockIter  *bi = &r->get_iter;
 	bool		ok = true;
 
 	*found = false;
@@ -690,7 +690,7 @@ SstReaderGetVersion(SstReader *r, HsSlice table_key, HsEpoch read_epoch,
 	{
 		if (!reader_filter(r, st))
 			return false;
-		if (!BloomFilterMayContain(&r->filter, table_key))
+		if (!HsBloomFilterMayContain(&r->filter, table_key))
 			return true;
 	}
 
@@ -708,13 +708,13 @@ SstReaderGetVersion(SstReader *r, HsSlice table_key, HsEpoch read_epoch,
 	if (!reader_block(r, i, &r->get_stored, &r->get_raw,
 					  r->opts.fill_cache_on_get, &pin, &contents, st))
 		return false;
-	if (!BlockParse(&blk, contents, r->path, r->index[i].offset, st))
+	if (!HsBlockParse(&blk, contents, r->path, r->index[i].offset, st))
 	{
 		ok = false;
 		goto done;
 	}
-	BlockIterReset(bi, &blk, r->path, r->index[i].offset);
-	BlockIterSeek(bi, target);
+	HsBlockIterReset(bi, &blk, r->path, r->index[i].offset);
+	HsBlockIterSeek(bi, target);
 	if (r->get_status.code != HS_OK)
 	{
 		*st = r->get_status;
@@ -724,7 +724,7 @@ SstReaderGetVersion(SstReader *r, HsSlice table_key, HsEpoch read_epoch,
 	}
 	if (bi->valid)
 	{
-		HsSlice		k = BlockIterKey(bi);
+		HsSlice		k = HsBlockIterKey(bi);
 
 		if (k.len == target.len &&
 			memcmp(k.data, table_key.data, table_key.len) == 0)
@@ -759,13 +759,13 @@ done:
 #define SSTIT_PREFETCH_START	512
 #define SST_READAHEAD_MAX	(256 * 1024)
 
-typedef struct SstIterator
+typedef struct HsSstIterator
 {
 	HsIterator	base;
-	SstReader  *r;
+	HsSstReader  *r;
 	uint32_t	block;			/* loaded block, or num_blocks */
 	Block		blk;
-	BlockIter	bi;
+	HsBlockIter	bi;
 	HsBuf		stored;			/* a single block read by a seek */
 	HsBuf		raw;			/* decompressed contents */
 	HsBlockCacheEntry *pin;		/* cache entry holding the block */
@@ -777,11 +777,11 @@ typedef struct SstIterator
 	HsBuf		ra;				/* readahead window */
 	uint64_t	ra_offset;		/* file offset of ra.data[0] */
 	size_t		ra_next;		/* size of the next window */
-} SstIterator;
+} HsSstIterator;
 
 /* Let go of the block pinned ahead, if any. */
 static void
-sstit_drop_ahead(SstIterator *it)
+sstit_drop_ahead(HsSstIterator *it)
 {
 	if (it->ahead_pin)
 	{
@@ -793,7 +793,7 @@ sstit_drop_ahead(SstIterator *it)
 /*
  * A block read in place is in no CPU cache: start fetching its first lines
  * (before the scan's own prefetching, user_iter.c, gets ahead) and its
- * restart array at the end, which BlockParse reads first.
+ * restart array at the end, which HsBlockParse reads first.
  */
 static inline void
 sstit_prefetch_block(HsSlice contents)
@@ -813,9 +813,9 @@ sstit_prefetch_block(HsSlice contents)
  * instead of stalling the load of block i + 1.
  */
 static void
-sstit_pin_ahead(SstIterator *it, uint32_t i)
+sstit_pin_ahead(HsSstIterator *it, uint32_t i)
 {
-	SstReader  *r = it->r;
+	HsSstReader  *r = it->r;
 	const HsSecondaryCache *sec = reader_secondary(r);
 	HsSlice		next;
 	uint64_t	pin;
@@ -832,7 +832,7 @@ sstit_pin_ahead(SstIterator *it, uint32_t i)
 }
 
 static void
-sstit_unpin(SstIterator *it)
+sstit_unpin(HsSstIterator *it)
 {
 	if (it->pin)
 	{
@@ -851,16 +851,16 @@ sstit_unpin(SstIterator *it)
  * from the block's offset if it does not hold the whole block).
  */
 static bool
-sstit_readahead_block(SstIterator *it, uint32_t i, HsSlice *contents)
+sstit_readahead_block(HsSstIterator *it, uint32_t i, HsSlice *contents)
 {
-	SstReader  *r = it->r;
+	HsSstReader  *r = it->r;
 	HsStatus   *st = &it->base.status;
-	SstBlockHandle h;
+	HsSstBlockHandle h;
 	uint64_t	end;
 
 	h.offset = r->index[i].offset;
 	h.size = r->index[i].size;
-	end = SstBlockHandleEnd(h);	/* <= data_end, checked at open */
+	end = HsSstBlockHandleEnd(h);	/* <= data_end, checked at open */
 	if (h.offset < it->ra_offset || end > it->ra_offset + it->ra.len)
 	{
 		size_t		want = it->ra_next;
@@ -893,7 +893,7 @@ sstit_readahead_block(SstIterator *it, uint32_t i, HsSlice *contents)
 		if (it->ra_next < SST_READAHEAD_MAX)
 			it->ra_next *= 2;
 	}
-	return SstDecodeBlock(r->path, h, it->ra.data + (h.offset - it->ra_offset),
+	return HsSstDecodeBlock(r->path, h, it->ra.data + (h.offset - it->ra_offset),
 						  r->opts.verify_checksums, &r->dec, &it->raw,
 						  contents, NULL, st);
 }
@@ -904,9 +904,9 @@ sstit_readahead_block(SstIterator *it, uint32_t i, HsSlice *contents)
  * the block pinned ahead).
  */
 static bool
-sstit_load(SstIterator *it, uint32_t i, bool sequential)
+sstit_load(HsSstIterator *it, uint32_t i, bool sequential)
 {
-	SstReader  *r = it->r;
+	HsSstReader  *r = it->r;
 	HsSlice		contents;
 	bool		ok;
 
@@ -960,13 +960,13 @@ sstit_load(SstIterator *it, uint32_t i, bool sequential)
 						  &contents, &it->base.status);
 	}
 	if (!ok ||
-		!BlockParse(&it->blk, contents, r->path, r->index[i].offset,
+		!HsBlockParse(&it->blk, contents, r->path, r->index[i].offset,
 					&it->base.status))
 	{
 		it->block = r->num_blocks;
 		return false;
 	}
-	BlockIterReset(&it->bi, &it->blk, r->path, r->index[i].offset);
+	HsBlockIterReset(&it->bi, &it->blk, r->path, r->index[i].offset);
 	if (sequential && it->sec_pin != 0)
 		sstit_pin_ahead(it, i);
 	return true;
@@ -974,28 +974,28 @@ sstit_load(SstIterator *it, uint32_t i, bool sequential)
 
 /* From an exhausted block, move to the first entry of the next ones. */
 static void
-sstit_skip_exhausted(SstIterator *it)
+sstit_skip_exhausted(HsSstIterator *it)
 {
 	while (!it->bi.valid && it->base.status.code == HS_OK)
 	{
 		if (!sstit_load(it, it->block + 1, true))
 			return;
-		BlockIterSeekToFirst(&it->bi);
+		HsBlockIterSeekToFirst(&it->bi);
 	}
 }
 
 /* Publish the block iterator's entry as the SST iterator's. */
 static inline void
-sstit_publish(SstIterator *it)
+sstit_publish(HsSstIterator *it)
 {
-	HsIterPublish(&it->base, it->bi.valid, BlockIterKey(&it->bi),
-				  BlockIterValue(&it->bi));
+	HsIterPublish(&it->base, it->bi.valid, HsBlockIterKey(&it->bi),
+				  HsBlockIterValue(&it->bi));
 }
 
 static void
 sstit_seek_to_first(HsIterator *base)
 {
-	SstIterator *it = (SstIterator *) base;
+	HsSstIterator *it = (HsSstIterator *) base;
 
 	/*
 	 * The start of a scan: its first block is read the way the following
@@ -1005,7 +1005,7 @@ sstit_seek_to_first(HsIterator *base)
 	it->ra_next = SST_READAHEAD_MIN;
 	if (base->status.code == HS_OK && sstit_load(it, 0, true))
 	{
-		BlockIterSeekToFirst(&it->bi);
+		HsBlockIterSeekToFirst(&it->bi);
 		sstit_skip_exhausted(it);
 	}
 	sstit_publish(it);
@@ -1014,7 +1014,7 @@ sstit_seek_to_first(HsIterator *base)
 static void
 sstit_seek(HsIterator *base, HsSlice target)
 {
-	SstIterator *it = (SstIterator *) base;
+	HsSstIterator *it = (HsSstIterator *) base;
 
 	if (base->status.code == HS_OK && target.len < HS_MIN_FULL_KEY_LEN)
 	{
@@ -1025,7 +1025,7 @@ sstit_seek(HsIterator *base, HsSlice target)
 	if (base->status.code == HS_OK &&
 		sstit_load(it, index_lower_bound(it->r, target), false))
 	{
-		BlockIterSeek(&it->bi, target);
+		HsBlockIterSeek(&it->bi, target);
 		sstit_skip_exhausted(it);
 	}
 	sstit_publish(it);
@@ -1034,19 +1034,19 @@ sstit_seek(HsIterator *base, HsSlice target)
 static void
 sstit_next(HsIterator *base)
 {
-	SstIterator *it = (SstIterator *) base;
+	HsSstIterator *it = (HsSstIterator *) base;
 
-	BlockIterNext(&it->bi);
+	HsBlockIterNext(&it->bi);
 	if (!it->bi.valid)
 		sstit_skip_exhausted(it);
 	sstit_publish(it);
 }
 
 /* Lend the block iterator: it stands on the current entry. */
-static BlockIter *
+static HsBlockIter *
 sstit_cursor(HsIterator *base, HsSlice *limit)
 {
-	SstIterator *it = (SstIterator *) base;
+	HsSstIterator *it = (HsSstIterator *) base;
 
 	*limit = HsSliceMake(NULL, 0);
 	return it->bi.valid && base->status.code == HS_OK ? &it->bi : NULL;
@@ -1056,7 +1056,7 @@ sstit_cursor(HsIterator *base, HsSlice *limit)
 static void
 sstit_resync(HsIterator *base)
 {
-	SstIterator *it = (SstIterator *) base;
+	HsSstIterator *it = (HsSstIterator *) base;
 
 	if (!it->bi.valid)
 		sstit_skip_exhausted(it);
@@ -1066,11 +1066,11 @@ sstit_resync(HsIterator *base)
 static void
 sstit_destroy(HsIterator *base)
 {
-	SstIterator *it = (SstIterator *) base;
+	HsSstIterator *it = (HsSstIterator *) base;
 
 	sstit_unpin(it);
 	sstit_drop_ahead(it);
-	BlockIterDestroy(&it->bi);
+	HsBlockIterDestroy(&it->bi);
 	HsBufFree(&it->stored);
 	HsBufFree(&it->raw);
 	HsBufFree(&it->ra);
@@ -1088,16 +1088,16 @@ static const HsIteratorOps sst_iterator_ops = {
 };
 
 HsIterator *
-SstReaderNewIterator(SstReader *r)
+HsSstReaderNewIterator(HsSstReader *r)
 {
-	SstIterator *it = HsAllocZero(r->env, sizeof(SstIterator));
+	HsSstIterator *it = HsAllocZero(r->env, sizeof(HsSstIterator));
 
 	it->base.ops = &sst_iterator_ops;
 	it->base.env = r->env;
 	HsStatusClear(&it->base.status);
 	it->r = r;
 	it->block = r->num_blocks;
-	BlockIterInit(&it->bi, r->env, &it->base.status);
+	HsBlockIterInit(&it->bi, r->env, &it->base.status);
 	/* no table key with two versions anywhere in the file (properties) */
 	it->bi.unique_keys = r->props.distinct_key_count == r->props.entry_count;
 	HsBufInit(&it->stored, r->env);

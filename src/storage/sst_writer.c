@@ -16,19 +16,20 @@ struct HsSstWriter
 {
 	HsEnv	   *env;
 	HsSstWriteContext ctx;
-	SstBuilder *builder;		/* NULL between SSTs */
+	HsSstBuilder *builder;		/* NULL between SSTs */
 	HsObjectWrite *write;		/* the staging object of builder */
 	HsBuf		last_table_key;
 	bool		have_last;
 	HsSstInfo **done;
 	int			n_done;
+	uint64_t	n_added;		/* entries, for interrupt checks */
 };
 
 void
 HsSstWriteContextInit(HsSstWriteContext *ctx)
 {
 	memset(ctx, 0, sizeof(*ctx));
-	SstBuilderOptionsInit(&ctx->sst);
+	HsSstBuilderOptionsInit(&ctx->sst);
 	ctx->target_file_size = 32 * 1024 * 1024;
 }
 
@@ -52,7 +53,7 @@ start_sst(HsSstWriter *w, HsStatus *st)
 		return false;
 	if (!HsObjectStoreBeginWrite(w->ctx.store, id, &w->write, st))
 		return false;
-	w->builder = SstBuilderCreate(w->env, w->write->path, &w->ctx.sst, st);
+	w->builder = HsSstBuilderCreate(w->env, w->write->path, &w->ctx.sst, st);
 	if (w->builder == NULL)
 	{
 		HsObjectStoreAbortWrite(w->ctx.store, w->write);
@@ -65,12 +66,12 @@ start_sst(HsSstWriter *w, HsStatus *st)
 static bool
 finish_sst(HsSstWriter *w, HsStatus *st)
 {
-	SstMeta		meta;
+	HsSstMeta		meta;
 	HsSstInfo  *info;
 	uint64_t	id = w->write->object_id;
 	bool		ok;
 
-	ok = SstBuilderFinish(w->builder, &meta, st);
+	ok = HsSstBuilderFinish(w->builder, &meta, st);
 	w->builder = NULL;
 	if (!ok)
 	{
@@ -82,7 +83,7 @@ finish_sst(HsSstWriter *w, HsStatus *st)
 	w->write = NULL;
 	if (ok)
 		ok = HsSstInfoFromMeta(w->env, id, &meta, &info, st);
-	SstMetaFree(w->env, &meta);
+	HsSstMetaFree(w->env, &meta);
 	if (!ok)
 		return false;
 	w->done = HsRealloc(w->env, w->done,
@@ -96,8 +97,11 @@ HsSstWriterAdd(HsSstWriter *w, HsSlice full_key, HsSlice value, HsStatus *st)
 {
 	HsSlice		tk = HsFullKeyTableKey(full_key);
 
+	/* syncs and compactions of much data stay interruptible */
+	if (++w->n_added % HS_ENTRIES_PER_INTERRUPT_CHECK == 0)
+		HsCheckInterrupts(w->env);
 	if (w->builder != NULL && w->have_last &&
-		SstBuilderEstimatedSize(w->builder) >= w->ctx.target_file_size &&
+		HsSstBuilderEstimatedSize(w->builder) >= w->ctx.target_file_size &&
 		HsSliceCompare(tk, HsBufSlice(&w->last_table_key)) != 0)
 	{
 		if (!finish_sst(w, st))
@@ -105,7 +109,7 @@ HsSstWriterAdd(HsSstWriter *w, HsSlice full_key, HsSlice value, HsStatus *st)
 	}
 	if (w->builder == NULL && !start_sst(w, st))
 		return false;
-	if (!SstBuilderAdd(w->builder, full_key, value, st))
+	if (!HsSstBuilderAdd(w->builder, full_key, value, st))
 		return false;
 	HsBufAssign(&w->last_table_key, tk.data, tk.len);
 	w->have_last = true;
@@ -156,7 +160,7 @@ HsSstWriterAbandon(HsSstWriter *w)
 	if (w == NULL)
 		return;
 	if (w->builder)
-		SstBuilderAbandon(w->builder);
+		HsSstBuilderAbandon(w->builder);
 	if (w->write)
 		HsObjectStoreAbortWrite(w->ctx.store, w->write);
 	HsSstInfoArrayFree(w->env, w->done, w->n_done);

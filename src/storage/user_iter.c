@@ -60,7 +60,7 @@ typedef struct HsUserIter
 	HsEpoch		read_epoch;
 
 	/* a block cursor borrowed from inner (NULL: none), and its limit */
-	BlockIter  *bi;
+	HsBlockIter  *bi;
 	HsSlice		limit;
 	/* where user_fill_in_block stopped inside HsUserIterFill (or DONE) */
 	InBlockResult pending;
@@ -115,13 +115,13 @@ in_valid(HsUserIter *ui)
 static inline HsSlice
 in_key(HsUserIter *ui)
 {
-	return ui->bi ? BlockIterKey(ui->bi) : HsIterKey(ui->inner);
+	return ui->bi ? HsBlockIterKey(ui->bi) : HsIterKey(ui->inner);
 }
 
 static inline HsSlice
 in_value(HsUserIter *ui)
 {
-	return ui->bi ? BlockIterValue(ui->bi) : HsIterValue(ui->inner);
+	return ui->bi ? HsBlockIterValue(ui->bi) : HsIterValue(ui->inner);
 }
 
 static inline void
@@ -129,10 +129,10 @@ in_next(HsUserIter *ui)
 {
 	if (ui->bi)
 	{
-		BlockIterNext(ui->bi);
+		HsBlockIterNext(ui->bi);
 		if (ui->bi->valid &&
 			(ui->limit.data == NULL ||
-			 HsFullKeyCompare(BlockIterKey(ui->bi), ui->limit) < 0))
+			 HsFullKeyCompare(HsBlockIterKey(ui->bi), ui->limit) < 0))
 			return;
 		/* end of the block or at the limit: back to inner, then re-borrow */
 		in_return(ui);
@@ -446,16 +446,16 @@ user_seek_to_first(HsIterator *it)
  * itself, with the cursor's fields in locals (stores into the key buffer
  * would otherwise make the compiler reload them after every entry):
  * entries whose header varints are one byte each and whose key delta is
- * short take the inline path below, which does what BlockIterStep does;
+ * short take the inline path below, which does what HsBlockIterStep does;
  * any other entry (restart entries with padded varints, long keys, a
- * malformed entry) takes BlockIterNextSameTableKey itself.  The table id
+ * malformed entry) takes HsBlockIterNextSameTableKey itself.  The table id
  * is checked against a table bound only when the entry does not share it
  * with the previous key, which was checked.
  */
 static InBlockResult
 user_fill_in_block(HsUserIter *ui, HsSlice *values, int max, int *np)
 {
-	BlockIter  *bi = ui->bi;
+	HsBlockIter  *bi = ui->bi;
 	const uint8_t *data = bi->data;
 	const uint8_t *limit = data + bi->restarts_offset;
 	const uint8_t *e = data + bi->next;	/* the entry after the current */
@@ -507,10 +507,10 @@ user_fill_in_block(HsUserIter *ui, HsSlice *values, int max, int *np)
 				{
 					size_t		tk_end = klen - HS_EPOCH_LEN;
 
-					common = BlockKeyDeltaDiffersAt(d, s, key, tk_end);
+					common = HsBlockKeyDeltaDiffersAt(d, s, key, tk_end);
 					same = common == tk_end;
 				}
-				BlockKeyDeltaCopy16(key + s, d);
+				HsBlockKeyDeltaCopy16(key + s, d);
 				same_table = common >= HS_TABLE_ID_LEN;
 				shared = common;
 				delta = d + (common - s);
@@ -525,7 +525,7 @@ user_fill_in_block(HsUserIter *ui, HsSlice *values, int max, int *np)
 				/* the general step, on the cursor itself */
 				bi->next = (uint32_t) (e - data);
 				bi->key.len = klen;
-				same = BlockIterNextSameTableKey(bi);
+				same = HsBlockIterNextSameTableKey(bi);
 				e = data + bi->next;
 				key = bi->key.data;
 				delta = key;
@@ -562,7 +562,7 @@ user_fill_in_block(HsUserIter *ui, HsSlice *values, int max, int *np)
 				goto out;
 			}
 		}
-		if (BlockEntryEpoch(value, dlen, key, klen) > ui->read_epoch)
+		if (HsBlockEntryEpoch(value, dlen, key, klen) > ui->read_epoch)
 		{
 			r = IN_BLOCK_FIND;
 			goto out;
@@ -591,7 +591,7 @@ out:
 	bi->value_len = vlen;
 	bi->delta_len = dlen;
 	if (r == IN_BLOCK_DONE)
-		HsIterPublish(&ui->base, true, BlockIterKey(bi), BlockIterValue(bi));
+		HsIterPublish(&ui->base, true, HsBlockIterKey(bi), HsBlockIterValue(bi));
 	else if (n > start)
 		ui->base.cur_value = values[n - 1];
 	*np = n;

@@ -311,7 +311,7 @@ probe(HsSstCache *cache, const HsSstInfo *s, HsSlice table_key,
 
 	if (!HsSstCacheGet(cache, s->object_id, &h, st))
 		return false;
-	ok = SstReaderGetVersion(HsSstCacheReader(h), table_key, read_epoch, &hit,
+	ok = HsSstReaderGetVersion(HsSstCacheReader(h), table_key, read_epoch, &hit,
 							 &e, scratch, st);
 	HsSstCacheRelease(cache, h);
 	if (!ok)

@@ -239,7 +239,7 @@ HsCaptureLogOf(Oid relid)
 {
 	Oid			result = InvalidOid;
 	char		sql[256];
-	HsOwnerContext owner;
+	HsUserContext owner;
 
 	HsBecomeExtensionOwner(&owner);
 	SPI_connect();
@@ -264,8 +264,7 @@ Oid
 HsCaptureEnsure(Oid relid)
 {
 	Oid			log_oid = HsCaptureLogOf(relid);
-	Oid			save_userid;
-	int			save_sec;
+	HsUserContext owner;
 	char	   *rel_name;
 	char	   *row_type;
 	StringInfoData sql;
@@ -285,8 +284,7 @@ HsCaptureEnsure(Oid relid)
 	row_type = format_type_be_qualified(get_rel_type_id(relid));
 
 	initStringInfo(&sql);		/* in our context: it outlives each SPI_finish */
-	GetUserIdAndSecContext(&save_userid, &save_sec);
-	SetUserIdAndSecContext(HsExtensionOwner(), save_sec | SECURITY_LOCAL_USERID_CHANGE);
+	HsBecomeExtensionOwner(&owner);
 	SPI_connect();
 	appendStringInfo(&sql,
 					 "CREATE TABLE hummock_stream.capture_%u ("
@@ -331,7 +329,7 @@ HsCaptureEnsure(Oid relid)
 					 relid, log_oid);
 	spi_exec(sql.data, SPI_OK_INSERT);
 	SPI_finish();
-	SetUserIdAndSecContext(save_userid, save_sec);
+	HsRestoreUser(&owner);
 
 	/* the log goes with its source, and with the extension */
 	ObjectAddressSet(log_addr, RelationRelationId, log_oid);
@@ -350,7 +348,7 @@ HsCaptureRemoveIfUnused(Oid relid)
 	Oid			log_oid = HsCaptureLogOf(relid);
 	bool		used;
 	char		sql[256];
-	HsOwnerContext owner;
+	HsUserContext owner;
 
 	if (!OidIsValid(log_oid))
 		return;

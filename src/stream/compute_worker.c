@@ -49,6 +49,7 @@
 #include "storage/latch.h"
 #include "tcop/tcopprot.h"
 #include "utils/guc.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
@@ -361,8 +362,16 @@ stream_job_on_barrier(WorkerActor *a, const PendingBarrier *b)
 {
 	HsStreamJob *job;
 	HsVersion  *v;
+	HsUserContext owner;
 
 	ensure_xact();
+
+	/*
+	 * Everything the job evaluates runs as its view's owner (looked up at
+	 * every barrier: ALTER ... OWNER TO takes effect at the next one); an
+	 * error aborts the round's transaction, which restores the user.
+	 */
+	HsSwitchToUser(HsStreamJobOwner(a->spec.table_id), &owner);
 	if (a->job == NULL)
 	{
 		HsStreamStore store;
@@ -375,8 +384,15 @@ stream_job_on_barrier(WorkerActor *a, const PendingBarrier *b)
 		a->job = HsStreamJobLoad(a->spec.table_id, &store, WorkerContext);
 	}
 	if (b->msg.kind == HS_BARRIER_INITIAL)
+	{
+		HsRestoreUser(&owner);
 		return;
+	}
 	job = a->job;
+
+	/* the owner's rights hold at every epoch, not only at creation */
+	HsViewCheckPrivileges(job->reads, get_rel_name(job->job_id), true);
+
 	v = HsHummockPinnedVersion(HS_EPOCH_MAX);
 	job->store.version = v;
 	job->store.epoch = b->msg.prev_epoch;
@@ -391,6 +407,7 @@ stream_job_on_barrier(WorkerActor *a, const PendingBarrier *b)
 		HsVersionUnref(v);
 	}
 	PG_END_TRY();
+	HsRestoreUser(&owner);
 
 	{
 		HsSstWriteContext ctx;
@@ -749,6 +766,8 @@ HsComputeWorkerMain(Datum main_arg)
 	SetConfigOption("synchronous_commit", "off", PGC_SUSET, PGC_S_OVERRIDE);
 	/* capture logs are read by txid range through their index */
 	SetConfigOption("enable_seqscan", "off", PGC_SUSET, PGC_S_OVERRIDE);
+	/* no ALTER DATABASE/ROLE ... SET search_path reaches what we run */
+	HsPinProcessSearchPath();
 	pgstat_report_appname("hummock_stream compute worker");
 	WorkerContext = AllocSetContextCreate(TopMemoryContext, "hummock_stream worker",
 										  ALLOCSET_DEFAULT_SIZES);

@@ -182,17 +182,6 @@ snapshot_text(Snapshot snap)
 	return out.data;
 }
 
-/* Is row-level security enabled on relid (whoever asks)? */
-static bool
-source_has_rls(Oid relid)
-{
-	Relation	rel = table_open(relid, AccessShareLock);
-	bool		rls = rel->rd_rel->relrowsecurity;
-
-	table_close(rel, AccessShareLock);
-	return rls;
-}
-
 /*
  * Refuse to create a view in a transaction that already wrote to its
  * source while the source was captured: those rows are in the capture log
@@ -206,7 +195,7 @@ check_no_own_captured_writes(Oid source)
 	Oid			log = HsCaptureLogOf(source);
 	char		sql[256];
 	bool		wrote;
-	HsOwnerContext owner;
+	HsUserContext owner;
 
 	if (!FullTransactionIdIsValid(own) || !OidIsValid(log))
 		return;
@@ -333,7 +322,7 @@ record_job(Oid view, const char *definition, Query *q, const Oid *state_tables,
 	TEXTARRAYOID, TEXTARRAYOID};
 	char		nulls[9] = "         ";
 	Datum	   *ids = palloc(sizeof(Datum) * Max(n_state_tables, 1));
-	HsOwnerContext owner;
+	HsUserContext owner;
 	ListCell   *lc;
 
 	for (int i = 0; i < n_state_tables; i++)
@@ -396,9 +385,17 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 	HsEpoch		first_epoch;
 	ObjectAddress view_addr,
 				src_addr;
+	HsUserContext as_owner;
 
 	q = analyze_definition(definition);
+
+	/*
+	 * From here on, what the query evaluates runs as the view's owner (the
+	 * caller) as maintenance will: restricted, with a pinned search_path.
+	 */
+	HsSwitchToUser(GetUserId(), &as_owner);
 	plan = HsStreamPlanCreate(q);
+	HsRestoreUser(&as_owner);
 	if (plan->n_state_tables > HS_ACTOR_MAX_STATE_TABLES)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -406,19 +403,8 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 						plan->n_state_tables, HS_ACTOR_MAX_STATE_TABLES),
 				 errdetail("Each join needs two, each aggregation or DISTINCT one or two.")));
 
-	foreach(lc, plan->sources)
-	{
-		Oid			source = lfirst_oid(lc);
-		AclResult	acl = pg_class_aclcheck(source, GetUserId(), ACL_SELECT);
-
-		if (acl != ACLCHECK_OK)
-			aclcheck_error(acl, OBJECT_TABLE, get_rel_name(source));
-		if (source_has_rls(source))
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("table \"%s\" has row-level security enabled", get_rel_name(source)),
-					 errdetail("A streaming materialized view is maintained without the reader's policies.")));
-	}
+	/* the caller, who will own the view, may read all it reads (as SELECT) */
+	HsViewCheckPrivileges(HsViewReadsOf(q), rv->relname, false);
 
 	/* no writer of a source runs from here until we commit (OID order) */
 	foreach(lc, plan->sources)
@@ -458,9 +444,11 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 	store.version = HsHummockPinnedVersion(HS_EPOCH_MAX);
 	store.cache = HsHummockSstCache();
 	store.epoch = HsEpochNow();
+	HsSwitchToUser(GetUserId(), &as_owner);
 	job = HsStreamJobCreate(view, q, state_tables, plan->n_state_tables, &store,
 							CurrentMemoryContext);
 	first_epoch = backfill_and_commit(job, s0);
+	HsRestoreUser(&as_owner);
 	UnregisterSnapshot(s0);
 	HsVersionUnref(store.version);
 	HsStreamJobFree(job);
@@ -484,7 +472,9 @@ hummock_stream_drop_materialized_view(PG_FUNCTION_ARGS)
 	ObjectAddress addr;
 	ListCell   *lc;
 	MemoryContext caller = CurrentMemoryContext;
+	HsUserContext owner;
 
+	HsBecomeExtensionOwner(&owner);
 	SPI_connect();
 	if (SPI_execute_with_args("SELECT relid FROM hummock_stream.stream_sources WHERE job_id = $1",
 							  1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
@@ -500,6 +490,7 @@ hummock_stream_drop_materialized_view(PG_FUNCTION_ARGS)
 		MemoryContextSwitchTo(old);
 	}
 	SPI_finish();
+	HsRestoreUser(&owner);
 	if (sources == NIL)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
@@ -527,7 +518,7 @@ HsStreamJobDropped(Oid relid)
 	Oid			argtype = OIDOID;
 	List	   *tables = NIL;
 	MemoryContext caller = CurrentMemoryContext;
-	HsOwnerContext owner;
+	HsUserContext owner;
 
 	if (!OidIsValid(nsp) || !OidIsValid(get_relname_relid("stream_jobs", nsp)) ||
 		!OidIsValid(get_relname_relid("stream_sources", nsp)))

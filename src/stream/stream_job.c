@@ -21,20 +21,45 @@
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/tableam.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "miscadmin.h"
 #include "nodes/readfuncs.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 
+#include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/stream/capture.h"
 #include "hummock_stream/stream/stream_job.h"
 
 /* Rows fetched from the capture log at a time. */
 #define LOG_FETCH_ROWS 1000
+
+/* ---------------------------------------------------------------------
+ * Whose rights a job runs with
+ * ---------------------------------------------------------------------
+ */
+
+Oid
+HsStreamJobOwner(Oid job_id)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(job_id));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tup))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("the relation of streaming job %u does not exist", job_id)));
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+	return owner;
+}
+
 
 HsStreamJob *
 HsStreamJobCreate(Oid job_id, Query *query, const Oid *state_tables,
@@ -53,6 +78,7 @@ HsStreamJobCreate(Oid job_id, Query *query, const Oid *state_tables,
 	job->cxt = cxt;
 	job->store = *store;
 	job->plan = HsStreamPlanCreate(copyObject(query));
+	job->reads = HsViewReadsOf(job->plan->query);
 	if (job->plan->n_state_tables != n_state_tables)
 		elog(ERROR, "streaming job %u has %d state tables, its plan needs %d",
 			 job_id, n_state_tables, job->plan->n_state_tables);
@@ -98,7 +124,9 @@ HsStreamJobLoad(Oid job_id, HsStreamStore *store, MemoryContext parent)
 	Oid		   *state_tables;
 	HsStreamJob *job;
 	MemoryContext old;
+	HsUserContext ext;
 
+	HsBecomeExtensionOwner(&ext);
 	SPI_connect();
 	if (SPI_execute_with_args("SELECT query_tree, state_tables, position::text"
 							  "  FROM hummock_stream.stream_jobs WHERE job_id = $1",
@@ -119,6 +147,7 @@ HsStreamJobLoad(Oid job_id, HsStreamStore *store, MemoryContext parent)
 		state_tables[i] = DatumGetObjectId(ids[i]);
 	MemoryContextSwitchTo(old);
 	SPI_finish();
+	HsRestoreUser(&ext);
 
 	job = HsStreamJobCreate(job_id, (Query *) stringToNode(tree), state_tables, n,
 							store, parent);
@@ -196,11 +225,21 @@ consume_input(HsStreamJob *job, int i, Datum *args)
 	Portal		portal;
 	HeapTupleData tmp;
 
+	HsUserContext ext;
+
+	/*
+	 * The log is the extension's: it is read as the extension's owner, and
+	 * its rows are pushed as the job's (the caller's user).
+	 */
+	HsBecomeExtensionOwner(&ext);
 	prepare_log_plan(job, i);
 	portal = SPI_cursor_open(NULL, in->log_plan, args, NULL, true);
+	HsRestoreUser(&ext);
 	for (;;)
 	{
+		HsBecomeExtensionOwner(&ext);
 		SPI_cursor_fetch(portal, true, LOG_FETCH_ROWS);
+		HsRestoreUser(&ext);
 		if (SPI_processed == 0)
 			break;
 		for (uint64 r = 0; r < SPI_processed; r++)

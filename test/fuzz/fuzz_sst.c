@@ -9,9 +9,9 @@
  *	         whose CRCs were recomputed);
  *	  bit 1  read through a small block cache.
  *
- * For each input the harness opens the "file" with SstReaderOpen, scans
+ * For each input the harness opens the "file" with HsSstReaderOpen, scans
  * it fully, gets back (and seeks to) the keys it saw, runs a few gets of
- * keys derived from the input, and dumps it with SstDescribe.  Failures
+ * keys derived from the input, and dumps it with HsSstDescribe.  Failures
  * are fine as long as they are HS_CORRUPTION statuses: anything else (a
  * crash, a sanitizer report, another status code) is a bug.
  *
@@ -232,8 +232,8 @@ static void
 fuzz_reader(uint8_t flags, const uint8_t *data, size_t size)
 {
 	HsEnv	   *env = &mem_env;
-	SstReaderOptions ro;
-	SstReader  *r;
+	HsSstReaderOptions ro;
+	HsSstReader  *r;
 	HsIterator *it;
 	HsIterator *it2;
 	HsStatus	st;
@@ -242,13 +242,13 @@ fuzz_reader(uint8_t flags, const uint8_t *data, size_t size)
 	size_t		nkeys = 0;
 	HsCursor	c;
 
-	SstReaderOptionsInit(&ro);
+	HsSstReaderOptionsInit(&ro);
 	ro.verify_checksums = (flags & 1) == 0;
 	if (flags & 2)
 		ro.block_cache = HsBlockCacheCreate(env, 32 * 1024);
 
 	HsStatusClear(&st);
-	r = SstReaderOpenWithOptions(env, FUZZ_PATH, &ro, &st);
+	r = HsSstReaderOpenWithOptions(env, FUZZ_PATH, &ro, &st);
 	if (r == NULL)
 	{
 		check_status(&st, "open");
@@ -262,7 +262,7 @@ fuzz_reader(uint8_t flags, const uint8_t *data, size_t size)
 	HsBufInit(&keys, env);
 
 	/* full scan, remembering some keys */
-	it = SstReaderNewIterator(r);
+	it = HsSstReaderNewIterator(r);
 	for (HsIterSeekToFirst(it); HsIterValid(it); HsIterNext(it))
 	{
 		HsSlice		k = HsIterKey(it);
@@ -282,7 +282,7 @@ fuzz_reader(uint8_t flags, const uint8_t *data, size_t size)
 	check_status(&st, "scan");
 
 	/* get and seek back every remembered key */
-	it2 = SstReaderNewIterator(r);
+	it2 = HsSstReaderNewIterator(r);
 	HsCursorInit(&c, HsBufSlice(&keys));
 	for (size_t i = 0; i < nkeys; i++)
 	{
@@ -291,13 +291,13 @@ fuzz_reader(uint8_t flags, const uint8_t *data, size_t size)
 
 		if (!HsCursorGetLengthPrefixed(&c, &k))
 			abort();
-		if (!SstReaderGet(r, HsFullKeyTableKey(k), HsFullKeyEpoch(k),
+		if (!HsSstReaderGet(r, HsFullKeyTableKey(k), HsFullKeyEpoch(k),
 						  &found, &value, &st))
 			check_status(&st, "get");
-		if (!SstReaderGet(r, HsFullKeyTableKey(k), HS_EPOCH_MAX,
+		if (!HsSstReaderGet(r, HsFullKeyTableKey(k), HS_EPOCH_MAX,
 						  &found, &value, &st))
 			check_status(&st, "get newest");
-		(void) SstReaderMayContain(r, HsFullKeyTableKey(k));
+		(void) HsSstReaderMayContain(r, HsFullKeyTableKey(k));
 		HsIterSeek(it2, k);
 		if (HsIterValid(it2))
 			HsIterNext(it2);
@@ -311,7 +311,7 @@ fuzz_reader(uint8_t flags, const uint8_t *data, size_t size)
 		bool		found;
 		HsSlice		tk = HsSliceMake(data + off, 4 + data[off] % 5);
 
-		if (!SstReaderGet(r, tk, HsGetBE64(data + off), &found, &value, &st))
+		if (!HsSstReaderGet(r, tk, HsGetBE64(data + off), &found, &value, &st))
 			check_status(&st, "get of input bytes");
 	}
 
@@ -319,7 +319,7 @@ fuzz_reader(uint8_t flags, const uint8_t *data, size_t size)
 	HsIterDestroy(it);
 	HsBufFree(&keys);
 	HsBufFree(&value);
-	SstReaderClose(r);
+	HsSstReaderClose(r);
 	HsBlockCacheDestroy(ro.block_cache);
 }
 
@@ -343,7 +343,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	{
 		HsBufInit(&out, &mem_env);
 		HsStatusClear(&st);
-		if (!SstDescribe(&mem_env, FUZZ_PATH, &out, &st))
+		if (!HsSstDescribe(&mem_env, FUZZ_PATH, &out, &st))
 			check_status(&st, "describe");
 		HsBufFree(&out);
 	}

@@ -50,18 +50,18 @@ static void
 build(const char *path, const Shape *s, HsCompression kind)
 {
 	HsEnv	   *env = HsEnvPosix();
-	SstBuilderOptions opts;
-	SstBuilder *b;
-	SstMeta		meta;
+	HsSstBuilderOptions opts;
+	HsSstBuilder *b;
+	HsSstMeta		meta;
 	HsStatus	st;
 	int			per_table = s->tables ? s->entries / s->tables : 0;
 
-	SstBuilderOptionsInit(&opts);
+	HsSstBuilderOptionsInit(&opts);
 	opts.block_size = s->block_size;
 	opts.restart_interval = s->restart_interval;
 	opts.bloom_bits_per_key = s->bloom_bits;
 	opts.compression = kind;
-	b = SstBuilderCreate(env, path, &opts, &st);
+	b = HsSstBuilderCreate(env, path, &opts, &st);
 	if (b == NULL)
 		die("create", &st);
 	for (int i = 0; i < s->entries; i++)
@@ -89,13 +89,13 @@ build(const char *path, const Shape *s, HsCompression kind)
 			vlen = 1 + (size_t) snprintf((char *) value + 1, sizeof(value) - 1,
 										 "value %d value %d", i, i);
 		}
-		if (!SstBuilderAdd(b, HsSliceMake(key, klen), HsSliceMake(value, vlen),
+		if (!HsSstBuilderAdd(b, HsSliceMake(key, klen), HsSliceMake(value, vlen),
 						   &st))
 			die("add", &st);
 	}
-	if (!SstBuilderFinish(b, &meta, &st))
+	if (!HsSstBuilderFinish(b, &meta, &st))
 		die("finish", &st);
-	SstMetaFree(env, &meta);
+	HsSstMetaFree(env, &meta);
 }
 
 /* Copy the file at src to dst with a flags byte in front. */

@@ -165,7 +165,7 @@ test_data_lower_bound(const TestData *d, HsSlice target)
 	return lo;
 }
 
-/* Model of SstReaderGet: entry index or -1. */
+/* Model of HsSstReaderGet: entry index or -1. */
 static inline long
 test_data_get(const TestData *d, HsSlice table_key, HsEpoch epoch)
 {
@@ -184,26 +184,26 @@ test_data_get(const TestData *d, HsSlice table_key, HsEpoch epoch)
 /* Build an SST of d at path; fails the test on error. */
 static inline void
 test_build_sst(const TestData *d, const char *path,
-			   const SstBuilderOptions *opts, SstMeta *meta)
+			   const HsSstBuilderOptions *opts, HsSstMeta *meta)
 {
 	HsEnv	   *env = HsEnvPosix();
 	HsStatus	st;
-	SstBuilder *b = SstBuilderCreate(env, path, opts, &st);
-	SstMeta		m;
+	HsSstBuilder *b = HsSstBuilderCreate(env, path, opts, &st);
+	HsSstMeta		m;
 
 	assert_status_ok(b != NULL, &st);
 	for (size_t i = 0; i < d->n; i++)
 	{
-		bool		ok = SstBuilderAdd(b, test_key(&d->e[i]),
+		bool		ok = HsSstBuilderAdd(b, test_key(&d->e[i]),
 									   test_value(&d->e[i]), &st);
 
 		if (!ok)
-			SstBuilderAbandon(b);
+			HsSstBuilderAbandon(b);
 		assert_status_ok(ok, &st);
 	}
-	assert_status_ok(SstBuilderFinish(b, meta ? meta : &m, &st), &st);
+	assert_status_ok(HsSstBuilderFinish(b, meta ? meta : &m, &st), &st);
 	if (meta == NULL)
-		SstMetaFree(env, &m);
+		HsSstMetaFree(env, &m);
 }
 
 /* ---- file surgery ---- */
@@ -251,19 +251,19 @@ static inline HsCode
 test_check_sst(const char *path, HsStatus *st, bool verify)
 {
 	HsEnv	   *env = HsEnvPosix();
-	SstReaderOptions ro;
-	SstReader  *r;
+	HsSstReaderOptions ro;
+	HsSstReader  *r;
 	HsIterator *it;
 	HsBuf		value;
 	HsCode		code = HS_OK;
 
-	SstReaderOptionsInit(&ro);
+	HsSstReaderOptionsInit(&ro);
 	ro.verify_checksums = verify;
 	HsStatusClear(st);
-	r = SstReaderOpenWithOptions(env, path, &ro, st);
+	r = HsSstReaderOpenWithOptions(env, path, &ro, st);
 	if (r == NULL)
 		return st->code;
-	it = SstReaderNewIterator(r);
+	it = HsSstReaderNewIterator(r);
 	HsBufInit(&value, env);
 	for (HsIterSeekToFirst(it); HsIterValid(it); HsIterNext(it))
 	{
@@ -271,7 +271,7 @@ test_check_sst(const char *path, HsStatus *st, bool verify)
 		bool		found;
 
 		/* get every key back: exercises the index and block seek */
-		if (!SstReaderGet(r, HsFullKeyTableKey(k), HsFullKeyEpoch(k),
+		if (!HsSstReaderGet(r, HsFullKeyTableKey(k), HsFullKeyEpoch(k),
 						  &found, &value, st))
 		{
 			code = st->code;
@@ -282,7 +282,7 @@ test_check_sst(const char *path, HsStatus *st, bool verify)
 		code = st->code;
 	HsBufFree(&value);
 	HsIterDestroy(it);
-	SstReaderClose(r);
+	HsSstReaderClose(r);
 	return code;
 }
 

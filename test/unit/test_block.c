@@ -17,28 +17,28 @@
 #include "hummock_stream/storage/block_builder.h"
 
 static HsSlice
-build_block(BlockBuilder *bb, const TestData *d, size_t from, size_t to)
+build_block(HsBlockBuilder *bb, const TestData *d, size_t from, size_t to)
 {
-	BlockBuilderReset(bb);
+	HsBlockBuilderReset(bb);
 	for (size_t i = from; i < to; i++)
-		BlockBuilderAdd(bb, test_key(&d->e[i]), test_value(&d->e[i]));
-	return BlockBuilderFinish(bb);
+		HsBlockBuilderAdd(bb, test_key(&d->e[i]), test_value(&d->e[i]));
+	return HsBlockBuilderFinish(bb);
 }
 
 /* Check the iterator is at entry i of d (or invalid if i == to). */
 static void
-expect_at(BlockIter *bi, const TestData *d, size_t i, size_t to)
+expect_at(HsBlockIter *bi, const TestData *d, size_t i, size_t to)
 {
 	if (i >= to)
 	{
-		assert_false(BlockIterValid(bi));
+		assert_false(HsBlockIterValid(bi));
 		return;
 	}
-	assert_true(BlockIterValid(bi));
-	assert_int_equal(BlockIterKey(bi).len, d->e[i].key_len);
-	assert_memory_equal(BlockIterKey(bi).data, d->e[i].key, d->e[i].key_len);
-	assert_int_equal(BlockIterValue(bi).len, d->e[i].value_len);
-	assert_memory_equal(BlockIterValue(bi).data, d->e[i].value, d->e[i].value_len);
+	assert_true(HsBlockIterValid(bi));
+	assert_int_equal(HsBlockIterKey(bi).len, d->e[i].key_len);
+	assert_memory_equal(HsBlockIterKey(bi).data, d->e[i].key, d->e[i].key_len);
+	assert_int_equal(HsBlockIterValue(bi).len, d->e[i].value_len);
+	assert_memory_equal(HsBlockIterValue(bi).data, d->e[i].value, d->e[i].value_len);
 }
 
 static void
@@ -57,25 +57,25 @@ test_block_round_trip(void **state)
 	{
 		size_t		ii = run / 2;
 		bool		align = run % 2 == 1;
-		BlockBuilder bb;
-		BlockIter	bi;
+		HsBlockBuilder bb;
+		HsBlockIter	bi;
 		Block		blk;
 		HsSlice		contents;
 		size_t		i;
 
-		BlockBuilderInit(&bb, env, intervals[ii]);
-		BlockBuilderAlignPayloads(&bb, align);
+		HsBlockBuilderInit(&bb, env, intervals[ii]);
+		HsBlockBuilderAlignPayloads(&bb, align);
 		contents = build_block(&bb, &d, 0, d.n);
-		assert_status_ok(BlockParse(&blk, contents, "b", 0, &st), &st);
+		assert_status_ok(HsBlockParse(&blk, contents, "b", 0, &st), &st);
 		assert_int_equal(blk.num_restarts, (d.n + intervals[ii] - 1) / intervals[ii]);
-		BlockIterInit(&bi, env, &st);
-		BlockIterReset(&bi, &blk, "b", 0);
+		HsBlockIterInit(&bi, env, &st);
+		HsBlockIterReset(&bi, &blk, "b", 0);
 
 		/*
 		 * full scan; payloads aligned if asked; every step says whether it
 		 * reached another version of the same table key
 		 */
-		BlockIterSeekToFirst(&bi);
+		HsBlockIterSeekToFirst(&bi);
 		for (i = 0; i < d.n; i++)
 		{
 			size_t		len = d.e[i].key_len;
@@ -83,23 +83,23 @@ test_block_round_trip(void **state)
 
 			expect_at(&bi, &d, i, d.n);
 			if (align)
-				assert_int_equal((size_t) (BlockIterValue(&bi).data + 1 -
+				assert_int_equal((size_t) (HsBlockIterValue(&bi).data + 1 -
 										   contents.data) % HS_BLOCK_PAYLOAD_ALIGN, 0);
-			assert_int_equal(BlockIterHasNext(&bi), i + 1 < d.n);
+			assert_int_equal(HsBlockIterHasNext(&bi), i + 1 < d.n);
 			if (i + 1 < d.n)
 				want = d.e[i + 1].key_len == len &&
 					memcmp(d.e[i + 1].key, d.e[i].key, len - HS_EPOCH_LEN) == 0;
-			assert_int_equal(BlockIterNextSameTableKey(&bi), want);
+			assert_int_equal(HsBlockIterNextSameTableKey(&bi), want);
 		}
-		assert_false(BlockIterValid(&bi));
+		assert_false(HsBlockIterValid(&bi));
 		assert_int_equal(st.code, HS_OK);
 
 		/* exact seeks, then next */
 		for (i = 0; i < d.n; i += 1 + i % 5)
 		{
-			BlockIterSeek(&bi, test_key(&d.e[i]));
+			HsBlockIterSeek(&bi, test_key(&d.e[i]));
 			expect_at(&bi, &d, i, d.n);
-			BlockIterNext(&bi);
+			HsBlockIterNext(&bi);
 			expect_at(&bi, &d, i + 1, d.n);
 		}
 		/* seeks to unrelated keys: between, before first, past last */
@@ -107,12 +107,12 @@ test_block_round_trip(void **state)
 		{
 			size_t		want = test_data_lower_bound(&d, test_key(&targets.e[i]));
 
-			BlockIterSeek(&bi, test_key(&targets.e[i]));
+			HsBlockIterSeek(&bi, test_key(&targets.e[i]));
 			expect_at(&bi, &d, want, d.n);
 		}
 		assert_int_equal(st.code, HS_OK);
-		BlockIterDestroy(&bi);
-		BlockBuilderDestroy(&bb);
+		HsBlockIterDestroy(&bi);
+		HsBlockBuilderDestroy(&bb);
 	}
 	test_data_free(&d);
 	test_data_free(&targets);
@@ -122,15 +122,15 @@ static void
 test_block_seek_semantics(void **state)
 {
 	HsEnv	   *env = HsEnvPosix();
-	BlockBuilder bb;
-	BlockIter	bi;
+	HsBlockBuilder bb;
+	HsBlockIter	bi;
 	Block		blk;
 	HsStatus	st;
 	uint8_t		k[64];
 	size_t		n;
 
 	HsStatusClear(&st);
-	BlockBuilderInit(&bb, env, 2);
+	HsBlockBuilderInit(&bb, env, 2);
 	/* keys b@9 b@5 d@7 f@3 f@1 (table 1) */
 	{
 		const char *uk[] = {"b", "b", "d", "f", "f"};
@@ -139,57 +139,57 @@ test_block_seek_semantics(void **state)
 		for (int i = 0; i < 5; i++)
 		{
 			n = HsFullKeyEncode(k, 1, uk[i], 1, ep[i]);
-			BlockBuilderAdd(&bb, HsSliceMake(k, n), HsSliceMake("\0v", 2));
+			HsBlockBuilderAdd(&bb, HsSliceMake(k, n), HsSliceMake("\0v", 2));
 		}
 	}
-	assert_status_ok(BlockParse(&blk, BlockBuilderFinish(&bb), "b", 0, &st), &st);
-	BlockIterInit(&bi, env, &st);
-	BlockIterReset(&bi, &blk, "b", 0);
+	assert_status_ok(HsBlockParse(&blk, HsBlockBuilderFinish(&bb), "b", 0, &st), &st);
+	HsBlockIterInit(&bi, env, &st);
+	HsBlockIterReset(&bi, &blk, "b", 0);
 
 	/* before the first */
 	n = HsFullKeyEncode(k, 1, "a", 1, 1);
-	BlockIterSeek(&bi, HsSliceMake(k, n));
-	assert_true(BlockIterValid(&bi));
-	assert_int_equal(HsFullKeyEpoch(BlockIterKey(&bi)), 9);
+	HsBlockIterSeek(&bi, HsSliceMake(k, n));
+	assert_true(HsBlockIterValid(&bi));
+	assert_int_equal(HsFullKeyEpoch(HsBlockIterKey(&bi)), 9);
 	/* exact */
 	n = HsFullKeyEncode(k, 1, "b", 1, 5);
-	BlockIterSeek(&bi, HsSliceMake(k, n));
-	assert_int_equal(HsFullKeyEpoch(BlockIterKey(&bi)), 5);
+	HsBlockIterSeek(&bi, HsSliceMake(k, n));
+	assert_int_equal(HsFullKeyEpoch(HsBlockIterKey(&bi)), 5);
 	/* same user key, epoch between versions: the older one */
 	n = HsFullKeyEncode(k, 1, "b", 1, 7);
-	BlockIterSeek(&bi, HsSliceMake(k, n));
-	assert_int_equal(HsFullKeyEpoch(BlockIterKey(&bi)), 5);
+	HsBlockIterSeek(&bi, HsSliceMake(k, n));
+	assert_int_equal(HsFullKeyEpoch(HsBlockIterKey(&bi)), 5);
 	/* same user key, older than every version: next user key */
 	n = HsFullKeyEncode(k, 1, "b", 1, 2);
-	BlockIterSeek(&bi, HsSliceMake(k, n));
-	assert_memory_equal(HsFullKeyUserKey(BlockIterKey(&bi)).data, "d", 1);
+	HsBlockIterSeek(&bi, HsSliceMake(k, n));
+	assert_memory_equal(HsFullKeyUserKey(HsBlockIterKey(&bi)).data, "d", 1);
 	/* between user keys */
 	n = HsFullKeyEncode(k, 1, "e", 1, HS_EPOCH_MAX);
-	BlockIterSeek(&bi, HsSliceMake(k, n));
-	assert_memory_equal(HsFullKeyUserKey(BlockIterKey(&bi)).data, "f", 1);
-	assert_int_equal(HsFullKeyEpoch(BlockIterKey(&bi)), 3);
+	HsBlockIterSeek(&bi, HsSliceMake(k, n));
+	assert_memory_equal(HsFullKeyUserKey(HsBlockIterKey(&bi)).data, "f", 1);
+	assert_int_equal(HsFullKeyEpoch(HsBlockIterKey(&bi)), 3);
 	/* past the last */
 	n = HsFullKeyEncode(k, 1, "f", 1, 0);
-	BlockIterSeek(&bi, HsSliceMake(k, n));
-	assert_false(BlockIterValid(&bi));
+	HsBlockIterSeek(&bi, HsSliceMake(k, n));
+	assert_false(HsBlockIterValid(&bi));
 	n = HsFullKeyEncode(k, 2, "", 0, 5);
-	BlockIterSeek(&bi, HsSliceMake(k, n));
-	assert_false(BlockIterValid(&bi));
+	HsBlockIterSeek(&bi, HsSliceMake(k, n));
+	assert_false(HsBlockIterValid(&bi));
 	assert_int_equal(st.code, HS_OK);
 
 	/* an empty block */
-	BlockBuilderReset(&bb);
-	assert_status_ok(BlockParse(&blk, BlockBuilderFinish(&bb), "b", 0, &st), &st);
+	HsBlockBuilderReset(&bb);
+	assert_status_ok(HsBlockParse(&blk, HsBlockBuilderFinish(&bb), "b", 0, &st), &st);
 	assert_int_equal(blk.size, 8);
-	BlockIterReset(&bi, &blk, "b", 0);
-	BlockIterSeekToFirst(&bi);
-	assert_false(BlockIterValid(&bi));
-	BlockIterSeek(&bi, HsSliceMake(k, n));
-	assert_false(BlockIterValid(&bi));
+	HsBlockIterReset(&bi, &blk, "b", 0);
+	HsBlockIterSeekToFirst(&bi);
+	assert_false(HsBlockIterValid(&bi));
+	HsBlockIterSeek(&bi, HsSliceMake(k, n));
+	assert_false(HsBlockIterValid(&bi));
 	assert_int_equal(st.code, HS_OK);
 
-	BlockIterDestroy(&bi);
-	BlockBuilderDestroy(&bb);
+	HsBlockIterDestroy(&bi);
+	HsBlockBuilderDestroy(&bb);
 }
 
 /* Scan and seek a damaged block; return the status code. */
@@ -197,7 +197,7 @@ static HsCode
 damaged_block_code(const uint8_t *data, size_t len)
 {
 	HsEnv	   *env = HsEnvPosix();
-	HsIterator *it = BlockNewIterator(env, HsSliceMake(data, len), "blk", 4096);
+	HsIterator *it = HsBlockNewIterator(env, HsSliceMake(data, len), "blk", 4096);
 	HsStatus	st;
 	uint8_t		k[32];
 	size_t		n = HsFullKeyEncode(k, 1, "key", 3, 5);
@@ -223,14 +223,14 @@ static void
 test_block_malformed(void **state)
 {
 	HsEnv	   *env = HsEnvPosix();
-	BlockBuilder bb;
+	HsBlockBuilder bb;
 	HsSlice		good;
 	uint8_t    *buf;
 	size_t		len;
 	uint64_t	rs = 3;
 	uint8_t		k[64];
 
-	BlockBuilderInit(&bb, env, 4);
+	HsBlockBuilderInit(&bb, env, 4);
 	for (int i = 0; i < 40; i++)
 	{
 		char		uk[16];
@@ -238,9 +238,9 @@ test_block_malformed(void **state)
 
 		snprintf(uk, sizeof(uk), "key%04d", i);
 		n = HsFullKeyEncode(k, 1, uk, strlen(uk), 10);
-		BlockBuilderAdd(&bb, HsSliceMake(k, n), HsSliceMake("\0value", 6));
+		HsBlockBuilderAdd(&bb, HsSliceMake(k, n), HsSliceMake("\0value", 6));
 	}
-	good = BlockBuilderFinish(&bb);
+	good = HsBlockBuilderFinish(&bb);
 	len = good.len;
 	buf = malloc(len + 16);
 	assert_int_equal(damaged_block_code(good.data, len), HS_OK);
@@ -303,7 +303,7 @@ test_block_malformed(void **state)
 		assert_true(code == HS_OK || code == HS_CORRUPTION);
 	}
 	free(buf);
-	BlockBuilderDestroy(&bb);
+	HsBlockBuilderDestroy(&bb);
 }
 
 static const struct CMUnitTest block_tests[] = {

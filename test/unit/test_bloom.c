@@ -26,29 +26,29 @@ static void
 check_rate(uint32_t bits_per_key, size_t n, double max_fp)
 {
 	HsEnv	   *env = HsEnvPosix();
-	BloomBuilder b;
-	BloomFilter f;
+	HsBloomBuilder b;
+	HsBloomFilter f;
 	HsBuf		out;
 	HsStatus	st;
 	uint8_t		k[20];
 	size_t		fp = 0;
 	size_t		probes = 20000;
 
-	BloomBuilderInit(&b, env, bits_per_key);
+	HsBloomBuilderInit(&b, env, bits_per_key);
 	HsBufInit(&out, env);
 	for (size_t i = 0; i < n; i++)
-		BloomBuilderAddHash(&b, BloomHash(key_of(k, 1, i)));
-	BloomBuilderFinish(&b, &out);
-	assert_status_ok(BloomFilterParse(&f, HsBufSlice(&out), "f", 0, &st), &st);
-	assert_int_equal(f.num_probes, BloomProbesForBitsPerKey(bits_per_key));
+		HsBloomBuilderAddHash(&b, HsBloomHash(key_of(k, 1, i)));
+	HsBloomBuilderFinish(&b, &out);
+	assert_status_ok(HsBloomFilterParse(&f, HsBufSlice(&out), "f", 0, &st), &st);
+	assert_int_equal(f.num_probes, HsBloomProbesForBitsPerKey(bits_per_key));
 	for (size_t i = 0; i < n; i++)
-		assert_true(BloomFilterMayContain(&f, key_of(k, 1, i)));
+		assert_true(HsBloomFilterMayContain(&f, key_of(k, 1, i)));
 	for (size_t i = 0; i < probes; i++)
-		fp += BloomFilterMayContain(&f, key_of(k, 2, i));
+		fp += HsBloomFilterMayContain(&f, key_of(k, 2, i));
 	if ((double) fp / probes > max_fp)
 		fail_msg("bits/key %u, %zu keys: false positive rate %.4f",
 				 bits_per_key, n, (double) fp / probes);
-	BloomBuilderDestroy(&b);
+	HsBloomBuilderDestroy(&b);
 	HsBufFree(&out);
 }
 
@@ -67,32 +67,32 @@ test_bloom_rates(void **state)
 static void
 test_bloom_parse_errors(void **state)
 {
-	BloomFilter f;
+	HsBloomFilter f;
 	HsStatus	st;
 	uint8_t		buf[64 * 2 + 2];
 
 	memset(buf, 0, sizeof(buf));
 	buf[128] = 6;
 	buf[129] = HS_BLOOM_KIND_BLOCKED;
-	assert_true(BloomFilterParse(&f, HsSliceMake(buf, sizeof(buf)), "f", 0, &st));
+	assert_true(HsBloomFilterParse(&f, HsSliceMake(buf, sizeof(buf)), "f", 0, &st));
 	assert_int_equal(f.num_lines, 2);
 
 	/* not a whole number of lines */
-	assert_false(BloomFilterParse(&f, HsSliceMake(buf + 1, sizeof(buf) - 1), "f", 0, &st));
+	assert_false(HsBloomFilterParse(&f, HsSliceMake(buf + 1, sizeof(buf) - 1), "f", 0, &st));
 	assert_int_equal(st.code, HS_CORRUPTION);
 	/* too short */
-	assert_false(BloomFilterParse(&f, HsSliceMake(buf, 2), "f", 0, &st));
+	assert_false(HsBloomFilterParse(&f, HsSliceMake(buf, 2), "f", 0, &st));
 	assert_int_equal(st.code, HS_CORRUPTION);
 	/* bad kind */
 	buf[129] = 9;
-	assert_false(BloomFilterParse(&f, HsSliceMake(buf, sizeof(buf)), "f", 0, &st));
+	assert_false(HsBloomFilterParse(&f, HsSliceMake(buf, sizeof(buf)), "f", 0, &st));
 	assert_int_equal(st.code, HS_CORRUPTION);
 	buf[129] = HS_BLOOM_KIND_BLOCKED;
 	/* bad probe counts */
 	buf[128] = 0;
-	assert_false(BloomFilterParse(&f, HsSliceMake(buf, sizeof(buf)), "f", 0, &st));
+	assert_false(HsBloomFilterParse(&f, HsSliceMake(buf, sizeof(buf)), "f", 0, &st));
 	buf[128] = 31;
-	assert_false(BloomFilterParse(&f, HsSliceMake(buf, sizeof(buf)), "f", 0, &st));
+	assert_false(HsBloomFilterParse(&f, HsSliceMake(buf, sizeof(buf)), "f", 0, &st));
 	assert_int_equal(st.code, HS_CORRUPTION);
 	assert_true(strlen(st.detail) > 0);
 }

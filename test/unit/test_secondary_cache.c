@@ -131,26 +131,26 @@ fake_insert(void *arg, uint64_t object_id, uint64_t offset, HsSlice contents,
 	c->n++;
 }
 
-static SstReader *
+static HsSstReader *
 open_reader(const char *path, const HsSecondaryCache *sec, uint64_t object_id)
 {
-	SstReaderOptions o;
+	HsSstReaderOptions o;
 	HsStatus	st;
-	SstReader  *r;
+	HsSstReader  *r;
 
-	SstReaderOptionsInit(&o);
+	HsSstReaderOptionsInit(&o);
 	o.secondary_cache = sec;
 	o.object_id = object_id;
-	r = SstReaderOpenWithOptions(HsEnvPosix(), path, &o, &st);
+	r = HsSstReaderOpenWithOptions(HsEnvPosix(), path, &o, &st);
 	assert_status_ok(r != NULL, &st);
 	return r;
 }
 
 /* Every entry of d, in order, from a full scan of r. */
 static void
-assert_scan(SstReader *r, const TestData *d)
+assert_scan(HsSstReader *r, const TestData *d)
 {
-	HsIterator *it = SstReaderNewIterator(r);
+	HsIterator *it = HsSstReaderNewIterator(r);
 	size_t		i = 0;
 	HsStatus	st;
 
@@ -171,19 +171,19 @@ test_secondary_cache_serves_blocks(void **state)
 	TestDataSpec spec = {.num_keys = 2000,.max_versions = 2,.num_tables = 2,
 	.max_user_key = 10,.max_payload = 60,.delete_pct = 5};
 	TestData	d = test_data_make(&spec, 42);
-	SstBuilderOptions bo;
+	HsSstBuilderOptions bo;
 	FakeCache  *fc = calloc(1, sizeof(FakeCache));
 	HsSecondaryCache sec = {.lookup = fake_lookup,.insert = fake_insert,.arg = fc};
 	HsSecondaryCache pinning = {.lookup = fake_lookup,.insert = fake_insert,
 		.lookup_pinned = fake_lookup_pinned,.unpin = fake_unpin,.arg = fc};
 	char		path[512];
-	SstReader  *r;
+	HsSstReader  *r;
 	uint32_t	blocks;
 	size_t		len;
 	uint8_t    *file;
 	size_t		data_end;
 
-	SstBuilderOptionsInit(&bo);
+	HsSstBuilderOptionsInit(&bo);
 	bo.block_size = 512;
 	bo.compression = HS_COMPRESSION_LZ4;
 	unit_path(path, sizeof(path), "secondary.sst");
@@ -193,20 +193,20 @@ test_secondary_cache_serves_blocks(void **state)
 	r = open_reader(path, &sec, 0);
 	assert_scan(r, &d);
 	assert_int_equal(fc->lookups + fc->inserts, 0);
-	SstReaderClose(r);
+	HsSstReaderClose(r);
 
 	/* a first scan offers every block */
 	r = open_reader(path, &sec, 7);
-	blocks = SstReaderBlockCount(r);
+	blocks = HsSstReaderBlockCount(r);
 	assert_true(blocks > 20);
 	assert_scan(r, &d);
 	assert_int_equal(fc->inserts, (int) blocks);
 	assert_int_equal(fc->n, (int) blocks);
 	/* every block came by the sequential walk (seek_to_first starts it) */
 	assert_int_equal(fc->sequential, (int) blocks);
-	data_end = SstReaderBlockHandle(r, blocks - 1).offset +
-		SstReaderBlockHandle(r, blocks - 1).size;
-	SstReaderClose(r);
+	data_end = HsSstReaderBlockHandle(r, blocks - 1).offset +
+		HsSstReaderBlockHandle(r, blocks - 1).size;
+	HsSstReaderClose(r);
 
 	/* garble the data blocks; index, filter and footer stay intact */
 	file = test_read_file(path, &len);
@@ -231,13 +231,13 @@ test_secondary_cache_serves_blocks(void **state)
 		HsStatus	st;
 
 		HsBufInit(&v, HsEnvPosix());
-		assert_status_ok(SstReaderGet(r, tk, HsFullKeyEpoch(k), &found, &v, &st), &st);
+		assert_status_ok(HsSstReaderGet(r, tk, HsFullKeyEpoch(k), &found, &v, &st), &st);
 		assert_true(found);
 		assert_true(want >= 0);
 		assert_int_equal(v.len, d.e[want].value_len);
 		HsBufFree(&v);
 	}
-	SstReaderClose(r);
+	HsSstReaderClose(r);
 
 	/*
 	 * a reader whose cache can pin: the scan reads blocks in place (or
@@ -256,7 +256,7 @@ test_secondary_cache_serves_blocks(void **state)
 	assert_int_equal(fc->held, 0);
 	/* destroying an iterator in the middle of a block releases its pins */
 	{
-		HsIterator *it = SstReaderNewIterator(r);
+		HsIterator *it = HsSstReaderNewIterator(r);
 
 		HsIterSeekToFirst(it);
 		while (HsIterValid(it) && fc->held < 2)
@@ -268,7 +268,7 @@ test_secondary_cache_serves_blocks(void **state)
 	}
 	/* a seek lets go of the block pinned ahead */
 	{
-		HsIterator *it = SstReaderNewIterator(r);
+		HsIterator *it = HsSstReaderNewIterator(r);
 
 		HsIterSeekToFirst(it);
 		assert_int_equal(fc->held, 2);
@@ -278,12 +278,12 @@ test_secondary_cache_serves_blocks(void **state)
 		HsIterDestroy(it);
 		assert_int_equal(fc->held, 0);
 	}
-	SstReaderClose(r);
+	HsSstReaderClose(r);
 
 	/* another object id misses and reads the (now garbled) file */
 	r = open_reader(path, &sec, 8);
 	{
-		HsIterator *it = SstReaderNewIterator(r);
+		HsIterator *it = HsSstReaderNewIterator(r);
 		HsStatus	st;
 
 		HsIterSeekToFirst(it);
@@ -292,7 +292,7 @@ test_secondary_cache_serves_blocks(void **state)
 		assert_int_equal(st.code, HS_CORRUPTION);
 		HsIterDestroy(it);
 	}
-	SstReaderClose(r);
+	HsSstReaderClose(r);
 
 	for (int i = 0; i < fc->n; i++)
 		free(fc->data[i]);

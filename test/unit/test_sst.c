@@ -23,9 +23,9 @@ static const HsCompression all_kinds[] = {
 
 /* The iterator yields exactly d, in order. */
 static void
-check_scan(SstReader *r, const TestData *d)
+check_scan(HsSstReader *r, const TestData *d)
 {
-	HsIterator *it = SstReaderNewIterator(r);
+	HsIterator *it = HsSstReaderNewIterator(r);
 	HsStatus	st;
 	size_t		i = 0;
 
@@ -47,11 +47,11 @@ check_scan(SstReader *r, const TestData *d)
 
 /* Random seeks land where the model says; next continues correctly. */
 static void
-check_seeks(SstReader *r, const TestData *d, uint64_t seed, int rounds)
+check_seeks(HsSstReader *r, const TestData *d, uint64_t seed, int rounds)
 {
 	TestDataSpec spec = {(size_t) rounds, 1, 4, 16, 0, 0};
 	TestData	targets = test_data_make(&spec, seed);
-	HsIterator *it = SstReaderNewIterator(r);
+	HsIterator *it = HsSstReaderNewIterator(r);
 	HsStatus	st;
 
 	for (size_t t = 0; t < targets.n + d->n / 50; t++)
@@ -87,7 +87,7 @@ check_seeks(SstReader *r, const TestData *d, uint64_t seed, int rounds)
 
 /* Random point gets at random epochs agree with the model. */
 static void
-check_gets(SstReader *r, const TestData *d, uint64_t seed, int rounds)
+check_gets(HsSstReader *r, const TestData *d, uint64_t seed, int rounds)
 {
 	HsEnv	   *env = HsEnvPosix();
 	uint64_t	rs = seed;
@@ -134,7 +134,7 @@ check_gets(SstReader *r, const TestData *d, uint64_t seed, int rounds)
 				break;
 		}
 		want = test_data_get(d, table_key, epoch);
-		assert_status_ok(SstReaderGetVersion(r, table_key, epoch, &found,
+		assert_status_ok(HsSstReaderGetVersion(r, table_key, epoch, &found,
 											 &got_epoch, &value, &st), &st);
 		assert_int_equal(found, want >= 0);
 		if (found)
@@ -153,9 +153,9 @@ check_gets(SstReader *r, const TestData *d, uint64_t seed, int rounds)
 }
 
 static void
-check_meta(const SstMeta *m, const TestData *d, SstReader *r)
+check_meta(const HsSstMeta *m, const TestData *d, HsSstReader *r)
 {
-	const SstProperties *p = SstReaderProperties(r);
+	const HsSstProperties *p = HsSstReaderProperties(r);
 	uint64_t	tombstones = 0;
 	uint64_t	kb = 0,
 				vb = 0;
@@ -176,14 +176,14 @@ check_meta(const SstMeta *m, const TestData *d, SstReader *r)
 	assert_int_equal(m->tombstone_count, tombstones);
 	assert_int_equal(m->raw_key_bytes, kb);
 	assert_int_equal(m->raw_value_bytes, vb);
-	assert_int_equal(m->file_size, SstReaderFileSize(r));
+	assert_int_equal(m->file_size, HsSstReaderFileSize(r));
 	assert_int_equal(p->entry_count, d->n);
 	assert_int_equal(p->tombstone_count, tombstones);
 	assert_int_equal(p->data_block_count, m->data_block_count);
 	assert_int_equal(p->data_raw_size, m->data_raw_size);
 	assert_int_equal(p->data_stored_size, m->data_stored_size);
 	assert_int_equal(p->table_count, m->table_count);
-	assert_int_equal(SstReaderBlockCount(r), m->data_block_count);
+	assert_int_equal(HsSstReaderBlockCount(r), m->data_block_count);
 	if (d->n > 0)
 	{
 		assert_int_equal(m->min_epoch, mn);
@@ -240,17 +240,17 @@ test_sst_round_trip_matrix(void **state)
 	for (size_t k = 0; k < 3; k++)
 		for (size_t b = 0; b < 3; b++)
 		{
-			SstBuilderOptions opts;
-			SstMeta		meta;
-			SstReader  *r;
+			HsSstBuilderOptions opts;
+			HsSstMeta		meta;
+			HsSstReader  *r;
 
-			SstBuilderOptionsInit(&opts);
+			HsSstBuilderOptionsInit(&opts);
 			opts.compression = all_kinds[k];
 			opts.block_size = block_sizes[b];
 			opts.restart_interval = b == 0 ? 1 : 16;
 			unit_path(path, sizeof(path), "matrix.sst");
 			test_build_sst(&d, path, &opts, &meta);
-			r = SstReaderOpen(env, path, &st);
+			r = HsSstReaderOpen(env, path, &st);
 			assert_status_ok(r != NULL, &st);
 			check_meta(&meta, &d, r);
 			if (block_sizes[b] == 256)
@@ -260,8 +260,8 @@ test_sst_round_trip_matrix(void **state)
 			check_scan(r, &d);
 			check_seeks(r, &d, 100 + k * 3 + b, 400);
 			check_gets(r, &d, 200 + k * 3 + b, 4000);
-			SstReaderClose(r);
-			SstMetaFree(env, &meta);
+			HsSstReaderClose(r);
+			HsSstMetaFree(env, &meta);
 		}
 	test_data_free(&d);
 }
@@ -274,20 +274,20 @@ test_sst_filter_rejects_absent(void **state)
 	TestData	d = test_data_make(&spec, 21);
 	char		path[512];
 	HsStatus	st;
-	SstReader  *r;
-	const BloomFilter *filter;
+	HsSstReader  *r;
+	const HsBloomFilter *filter;
 	uint64_t	rs = 5;
 	int			may = 0;
 	int			probes = 20000;
 
 	unit_path(path, sizeof(path), "filter.sst");
 	test_build_sst(&d, path, NULL, NULL);
-	r = SstReaderOpen(env, path, &st);
+	r = HsSstReaderOpen(env, path, &st);
 	assert_status_ok(r != NULL, &st);
-	assert_status_ok(SstReaderFilter(r, &filter, &st), &st);
+	assert_status_ok(HsSstReaderFilter(r, &filter, &st), &st);
 	assert_non_null(filter);
 	for (size_t i = 0; i < d.n; i++)
-		assert_true(SstReaderMayContain(r, HsFullKeyTableKey(test_key(&d.e[i]))));
+		assert_true(HsSstReaderMayContain(r, HsFullKeyTableKey(test_key(&d.e[i]))));
 	for (int i = 0; i < probes; i++)
 	{
 		uint8_t		tk[24];
@@ -295,25 +295,25 @@ test_sst_filter_rejects_absent(void **state)
 		HsPutBE32(tk, 1000);
 		for (int j = 4; j < 24; j++)
 			tk[j] = (uint8_t) ('e' + unit_rand(&rs) % 10);	/* not in alphabet */
-		may += SstReaderMayContain(r, HsSliceMake(tk, 24));
+		may += HsSstReaderMayContain(r, HsSliceMake(tk, 24));
 	}
 	assert_true(may < probes / 50);
-	SstReaderClose(r);
+	HsSstReaderClose(r);
 
 	/* without a filter every key may be present, and gets still work */
 	{
-		SstBuilderOptions opts;
+		HsSstBuilderOptions opts;
 
-		SstBuilderOptionsInit(&opts);
+		HsSstBuilderOptionsInit(&opts);
 		opts.bloom_bits_per_key = 0;
 		test_build_sst(&d, path, &opts, NULL);
-		r = SstReaderOpen(env, path, &st);
+		r = HsSstReaderOpen(env, path, &st);
 		assert_status_ok(r != NULL, &st);
-		assert_status_ok(SstReaderFilter(r, &filter, &st), &st);
+		assert_status_ok(HsSstReaderFilter(r, &filter, &st), &st);
 		assert_null(filter);
-		assert_true(SstReaderMayContain(r, HsSliceMake("\0\0\0\1zz", 6)));
+		assert_true(HsSstReaderMayContain(r, HsSliceMake("\0\0\0\1zz", 6)));
 		check_gets(r, &d, 9, 2000);
-		SstReaderClose(r);
+		HsSstReaderClose(r);
 	}
 	test_data_free(&d);
 }
@@ -326,9 +326,9 @@ test_sst_versions_across_blocks(void **state)
 	TestData	d;
 	char		path[512];
 	HsStatus	st;
-	SstReader  *r;
-	SstBuilderOptions opts;
-	SstMeta		meta;
+	HsSstReader  *r;
+	HsSstBuilderOptions opts;
+	HsSstMeta		meta;
 	size_t		nv = 700;
 
 	/* "a" x 1, "k" x nv versions (epochs 10, 20, ...), "z" x 1 */
@@ -347,14 +347,14 @@ test_sst_versions_across_blocks(void **state)
 		d.e[i].value[0] = (i % 10 == 3) ? HS_VALUE_DELETE : HS_VALUE_PUT;
 		HsPutBE64(d.e[i].value + 1, epoch);
 	}
-	SstBuilderOptionsInit(&opts);
+	HsSstBuilderOptionsInit(&opts);
 	opts.block_size = 256;
 	opts.compression = HS_COMPRESSION_LZ4;
 	unit_path(path, sizeof(path), "versions.sst");
 	test_build_sst(&d, path, &opts, &meta);
 	assert_true(meta.data_block_count > 20);
 	assert_int_equal(meta.distinct_key_count, 3);
-	r = SstReaderOpen(env, path, &st);
+	r = HsSstReaderOpen(env, path, &st);
 	assert_status_ok(r != NULL, &st);
 	check_scan(r, &d);
 
@@ -373,7 +373,7 @@ test_sst_versions_across_blocks(void **state)
 			HsEpoch		got;
 			long		want = test_data_get(&d, HsSliceMake(tk, 5), e);
 
-			assert_status_ok(SstReaderGetVersion(r, HsSliceMake(tk, 5), e,
+			assert_status_ok(HsSstReaderGetVersion(r, HsSliceMake(tk, 5), e,
 												 &found, &got, &value, &st), &st);
 			assert_int_equal(found, want >= 0);
 			if (found)
@@ -386,8 +386,8 @@ test_sst_versions_across_blocks(void **state)
 		HsBufFree(&value);
 	}
 	check_seeks(r, &d, 77, 100);
-	SstReaderClose(r);
-	SstMetaFree(env, &meta);
+	HsSstReaderClose(r);
+	HsSstMetaFree(env, &meta);
 	test_data_free(&d);
 }
 
@@ -397,25 +397,25 @@ test_sst_tombstone_and_tables(void **state)
 	HsEnv	   *env = HsEnvPosix();
 	char		path[512];
 	HsStatus	st;
-	SstBuilder *b;
-	SstMeta		meta;
-	SstReader  *r;
+	HsSstBuilder *b;
+	HsSstMeta		meta;
+	HsSstReader  *r;
 	uint8_t		k[64];
 	size_t		n;
 	HsBuf		value;
 	bool		found;
 
 	unit_path(path, sizeof(path), "tomb.sst");
-	b = SstBuilderCreate(env, path, NULL, &st);
+	b = HsSstBuilderCreate(env, path, NULL, &st);
 	assert_status_ok(b != NULL, &st);
 	n = HsFullKeyEncode(k, 1, "x", 1, 20);
-	assert_true(SstBuilderAdd(b, HsSliceMake(k, n), HsSliceMake("\1", 1), &st));
+	assert_true(HsSstBuilderAdd(b, HsSliceMake(k, n), HsSliceMake("\1", 1), &st));
 	n = HsFullKeyEncode(k, 1, "x", 1, 10);
-	assert_true(SstBuilderAdd(b, HsSliceMake(k, n), HsSliceMake("\0old", 4), &st));
+	assert_true(HsSstBuilderAdd(b, HsSliceMake(k, n), HsSliceMake("\0old", 4), &st));
 	n = HsFullKeyEncode(k, 3, "y", 1, 10);
-	assert_true(SstBuilderAdd(b, HsSliceMake(k, n), HsSliceMake("\0y", 2), &st));
-	assert_int_equal(SstBuilderEntryCount(b), 3);
-	assert_status_ok(SstBuilderFinish(b, &meta, &st), &st);
+	assert_true(HsSstBuilderAdd(b, HsSliceMake(k, n), HsSliceMake("\0y", 2), &st));
+	assert_int_equal(HsSstBuilderEntryCount(b), 3);
+	assert_status_ok(HsSstBuilderFinish(b, &meta, &st), &st);
 	assert_int_equal(meta.table_count, 2);
 	assert_int_equal(meta.tables[0].table_id, 1);
 	assert_int_equal(meta.tables[0].entry_count, 2);
@@ -423,32 +423,32 @@ test_sst_tombstone_and_tables(void **state)
 	assert_int_equal(meta.tables[1].table_id, 3);
 	assert_int_equal(meta.tombstone_count, 1);
 
-	r = SstReaderOpen(env, path, &st);
+	r = HsSstReaderOpen(env, path, &st);
 	assert_status_ok(r != NULL, &st);
 	HsBufInit(&value, env);
 	/* at 25 the tombstone is the answer: found, delete kind */
-	assert_true(SstReaderGet(r, HsSliceMake("\0\0\0\1x", 5), 25, &found, &value, &st));
+	assert_true(HsSstReaderGet(r, HsSliceMake("\0\0\0\1x", 5), 25, &found, &value, &st));
 	assert_true(found);
 	assert_int_equal(value.len, 1);
 	assert_int_equal(value.data[0], HS_VALUE_DELETE);
 	/* at 15 the older put */
-	assert_true(SstReaderGet(r, HsSliceMake("\0\0\0\1x", 5), 15, &found, &value, &st));
+	assert_true(HsSstReaderGet(r, HsSliceMake("\0\0\0\1x", 5), 15, &found, &value, &st));
 	assert_true(found);
 	assert_memory_equal(value.data, "\0old", 4);
 	/* at 5 nothing */
-	assert_true(SstReaderGet(r, HsSliceMake("\0\0\0\1x", 5), 5, &found, &value, &st));
+	assert_true(HsSstReaderGet(r, HsSliceMake("\0\0\0\1x", 5), 5, &found, &value, &st));
 	assert_false(found);
 	/* other table, missing table */
-	assert_true(SstReaderGet(r, HsSliceMake("\0\0\0\3y", 5), 10, &found, &value, &st));
+	assert_true(HsSstReaderGet(r, HsSliceMake("\0\0\0\3y", 5), 10, &found, &value, &st));
 	assert_true(found);
-	assert_true(SstReaderGet(r, HsSliceMake("\0\0\0\2y", 5), 10, &found, &value, &st));
+	assert_true(HsSstReaderGet(r, HsSliceMake("\0\0\0\2y", 5), 10, &found, &value, &st));
 	assert_false(found);
 	/* a table key too short */
-	assert_false(SstReaderGet(r, HsSliceMake("\0\0", 2), 10, &found, &value, &st));
+	assert_false(HsSstReaderGet(r, HsSliceMake("\0\0", 2), 10, &found, &value, &st));
 	assert_int_equal(st.code, HS_INVALID_ARGUMENT);
 	HsBufFree(&value);
-	SstReaderClose(r);
-	SstMetaFree(env, &meta);
+	HsSstReaderClose(r);
+	HsSstMetaFree(env, &meta);
 }
 
 static void
@@ -457,67 +457,67 @@ test_sst_builder_rejects(void **state)
 	HsEnv	   *env = HsEnvPosix();
 	char		path[512];
 	HsStatus	st;
-	SstBuilder *b;
-	SstBuilderOptions opts;
-	SstMeta		meta;
+	HsSstBuilder *b;
+	HsSstBuilderOptions opts;
+	HsSstMeta		meta;
 	uint8_t		k[64];
 	size_t		n;
 
 	unit_path(path, sizeof(path), "rejects.sst");
-	b = SstBuilderCreate(env, path, NULL, &st);
+	b = HsSstBuilderCreate(env, path, NULL, &st);
 	assert_status_ok(b != NULL, &st);
 	n = HsFullKeyEncode(k, 1, "m", 1, 10);
-	assert_true(SstBuilderAdd(b, HsSliceMake(k, n), HsSliceMake("\0", 1), &st));
+	assert_true(HsSstBuilderAdd(b, HsSliceMake(k, n), HsSliceMake("\0", 1), &st));
 
 	/* duplicate */
-	assert_false(SstBuilderAdd(b, HsSliceMake(k, n), HsSliceMake("\0", 1), &st));
+	assert_false(HsSstBuilderAdd(b, HsSliceMake(k, n), HsSliceMake("\0", 1), &st));
 	assert_int_equal(st.code, HS_INVALID_ARGUMENT);
 	assert_non_null(strstr(st.msg, "duplicate"));
 	/* same user key, newer epoch: out of order */
 	n = HsFullKeyEncode(k, 1, "m", 1, 11);
-	assert_false(SstBuilderAdd(b, HsSliceMake(k, n), HsSliceMake("\0", 1), &st));
+	assert_false(HsSstBuilderAdd(b, HsSliceMake(k, n), HsSliceMake("\0", 1), &st));
 	assert_int_equal(st.code, HS_INVALID_ARGUMENT);
 	assert_non_null(strstr(st.msg, "out of order"));
 	/* smaller user key */
 	n = HsFullKeyEncode(k, 1, "a", 1, 1);
-	assert_false(SstBuilderAdd(b, HsSliceMake(k, n), HsSliceMake("\0", 1), &st));
+	assert_false(HsSstBuilderAdd(b, HsSliceMake(k, n), HsSliceMake("\0", 1), &st));
 	/* smaller table id */
 	n = HsFullKeyEncode(k, 0, "z", 1, 1);
-	assert_false(SstBuilderAdd(b, HsSliceMake(k, n), HsSliceMake("\0", 1), &st));
+	assert_false(HsSstBuilderAdd(b, HsSliceMake(k, n), HsSliceMake("\0", 1), &st));
 	/* short key, missing or bad value kind */
-	assert_false(SstBuilderAdd(b, HsSliceMake(k, 11), HsSliceMake("\0", 1), &st));
+	assert_false(HsSstBuilderAdd(b, HsSliceMake(k, 11), HsSliceMake("\0", 1), &st));
 	n = HsFullKeyEncode(k, 1, "n", 1, 1);
-	assert_false(SstBuilderAdd(b, HsSliceMake(k, n), HsSliceMake("", 0), &st));
-	assert_false(SstBuilderAdd(b, HsSliceMake(k, n), HsSliceMake("\2", 1), &st));
+	assert_false(HsSstBuilderAdd(b, HsSliceMake(k, n), HsSliceMake("", 0), &st));
+	assert_false(HsSstBuilderAdd(b, HsSliceMake(k, n), HsSliceMake("\2", 1), &st));
 	assert_int_equal(st.code, HS_INVALID_ARGUMENT);
 	/* the builder still works: older version, then a later key */
 	n = HsFullKeyEncode(k, 1, "m", 1, 9);
-	assert_true(SstBuilderAdd(b, HsSliceMake(k, n), HsSliceMake("\0", 1), &st));
+	assert_true(HsSstBuilderAdd(b, HsSliceMake(k, n), HsSliceMake("\0", 1), &st));
 	n = HsFullKeyEncode(k, 1, "n", 1, 1);
-	assert_true(SstBuilderAdd(b, HsSliceMake(k, n), HsSliceMake("\0", 1), &st));
-	assert_status_ok(SstBuilderFinish(b, &meta, &st), &st);
+	assert_true(HsSstBuilderAdd(b, HsSliceMake(k, n), HsSliceMake("\0", 1), &st));
+	assert_status_ok(HsSstBuilderFinish(b, &meta, &st), &st);
 	assert_int_equal(meta.entry_count, 3);
-	SstMetaFree(env, &meta);
+	HsSstMetaFree(env, &meta);
 
 	/* abandon removes the file */
-	b = SstBuilderCreate(env, path, NULL, &st);
+	b = HsSstBuilderCreate(env, path, NULL, &st);
 	assert_status_ok(b != NULL, &st);
-	SstBuilderAbandon(b);
+	HsSstBuilderAbandon(b);
 	assert_false(env->file_exists(env, path));
 
 	/* bad options, unwritable path */
-	SstBuilderOptionsInit(&opts);
+	HsSstBuilderOptionsInit(&opts);
 	opts.compression = (HsCompression) 5;
-	assert_null(SstBuilderCreate(env, path, &opts, &st));
+	assert_null(HsSstBuilderCreate(env, path, &opts, &st));
 	assert_int_equal(st.code, HS_INVALID_ARGUMENT);
-	SstBuilderOptionsInit(&opts);
+	HsSstBuilderOptionsInit(&opts);
 	opts.block_size = 1u << 30;
-	assert_null(SstBuilderCreate(env, path, &opts, &st));
+	assert_null(HsSstBuilderCreate(env, path, &opts, &st));
 	assert_int_equal(st.code, HS_INVALID_ARGUMENT);
-	assert_null(SstBuilderCreate(env, "/nonexistent-dir/x.sst", NULL, &st));
+	assert_null(HsSstBuilderCreate(env, "/nonexistent-dir/x.sst", NULL, &st));
 	assert_int_equal(st.code, HS_IO_ERROR);
 	/* opening a missing file */
-	assert_null(SstReaderOpen(env, "/nonexistent-dir/x.sst", &st));
+	assert_null(HsSstReaderOpen(env, "/nonexistent-dir/x.sst", &st));
 	assert_int_equal(st.code, HS_NOT_FOUND);
 }
 
@@ -528,25 +528,25 @@ test_sst_empty(void **state)
 	TestData	d = {NULL, 0};
 	char		path[512];
 	HsStatus	st;
-	SstMeta		meta;
-	SstReader  *r;
-	const BloomFilter *filter;
+	HsSstMeta		meta;
+	HsSstReader  *r;
+	const HsBloomFilter *filter;
 
 	unit_path(path, sizeof(path), "empty.sst");
 	test_build_sst(&d, path, NULL, &meta);
 	assert_int_equal(meta.entry_count, 0);
 	assert_null(meta.smallest_key);
 	assert_int_equal(meta.table_count, 0);
-	r = SstReaderOpen(env, path, &st);
+	r = HsSstReaderOpen(env, path, &st);
 	assert_status_ok(r != NULL, &st);
-	assert_int_equal(SstReaderBlockCount(r), 0);
-	assert_status_ok(SstReaderFilter(r, &filter, &st), &st);
+	assert_int_equal(HsSstReaderBlockCount(r), 0);
+	assert_status_ok(HsSstReaderFilter(r, &filter, &st), &st);
 	assert_null(filter);
 	check_scan(r, &d);
 	check_gets(r, &d, 1, 50);
 	check_seeks(r, &d, 2, 20);
-	SstReaderClose(r);
-	SstMetaFree(env, &meta);
+	HsSstReaderClose(r);
+	HsSstMetaFree(env, &meta);
 }
 
 static void
@@ -558,14 +558,14 @@ test_sst_block_cache(void **state)
 	char		path1[512],
 				path2[512];
 	HsStatus	st;
-	SstReaderOptions ro;
-	SstReader  *r1,
+	HsSstReaderOptions ro;
+	HsSstReader  *r1,
 			   *r2;
-	SstBuilderOptions opts;
+	HsSstBuilderOptions opts;
 	uint64_t	hits,
 				misses;
 
-	SstBuilderOptionsInit(&opts);
+	HsSstBuilderOptionsInit(&opts);
 	opts.block_size = 1024;
 	opts.compression = HS_COMPRESSION_ZSTD;
 	unit_path(path1, sizeof(path1), "cache1.sst");
@@ -574,12 +574,12 @@ test_sst_block_cache(void **state)
 	opts.compression = HS_COMPRESSION_LZ4;
 	test_build_sst(&d, path2, &opts, NULL);
 
-	SstReaderOptionsInit(&ro);
+	HsSstReaderOptionsInit(&ro);
 	/* small: forces evictions while two readers share it */
 	ro.block_cache = HsBlockCacheCreate(env, 64 * 1024);
-	r1 = SstReaderOpenWithOptions(env, path1, &ro, &st);
+	r1 = HsSstReaderOpenWithOptions(env, path1, &ro, &st);
 	assert_status_ok(r1 != NULL, &st);
-	r2 = SstReaderOpenWithOptions(env, path2, &ro, &st);
+	r2 = HsSstReaderOpenWithOptions(env, path2, &ro, &st);
 	assert_status_ok(r2 != NULL, &st);
 	for (int round = 0; round < 3; round++)
 	{
@@ -590,15 +590,15 @@ test_sst_block_cache(void **state)
 	HsBlockCacheStats(ro.block_cache, &hits, &misses);
 	assert_true(hits > 0 && misses > 0);
 	assert_true(HsBlockCacheUsage(ro.block_cache) <= 64 * 1024);
-	SstReaderClose(r1);
+	HsSstReaderClose(r1);
 	check_gets(r2, &d, 50, 1000);
-	SstReaderClose(r2);
+	HsSstReaderClose(r2);
 	assert_int_equal(HsBlockCacheUsage(ro.block_cache), 0);
 	HsBlockCacheDestroy(ro.block_cache);
 
 	/* a cache big enough for everything: the second round only hits */
 	ro.block_cache = HsBlockCacheCreate(env, 64 << 20);
-	r1 = SstReaderOpenWithOptions(env, path1, &ro, &st);
+	r1 = HsSstReaderOpenWithOptions(env, path1, &ro, &st);
 	assert_status_ok(r1 != NULL, &st);
 	check_gets(r1, &d, 60, 5000);
 	HsBlockCacheStats(ro.block_cache, &hits, &misses);
@@ -614,7 +614,7 @@ test_sst_block_cache(void **state)
 	/* the iterator uses cached blocks too */
 	check_scan(r1, &d);
 	check_seeks(r1, &d, 61, 200);
-	SstReaderClose(r1);
+	HsSstReaderClose(r1);
 	HsBlockCacheDestroy(ro.block_cache);
 	test_data_free(&d);
 }
@@ -628,21 +628,21 @@ test_sst_large_entries(void **state)
 	TestData	d = test_data_make(&spec, 41);
 	char		path[512];
 	HsStatus	st;
-	SstReader  *r;
-	SstBuilderOptions opts;
+	HsSstReader  *r;
+	HsSstBuilderOptions opts;
 
 	for (size_t k = 0; k < 3; k++)
 	{
-		SstBuilderOptionsInit(&opts);
+		HsSstBuilderOptionsInit(&opts);
 		opts.block_size = 512;
 		opts.compression = all_kinds[k];
 		unit_path(path, sizeof(path), "large.sst");
 		test_build_sst(&d, path, &opts, NULL);
-		r = SstReaderOpen(env, path, &st);
+		r = HsSstReaderOpen(env, path, &st);
 		assert_status_ok(r != NULL, &st);
 		check_scan(r, &d);
 		check_gets(r, &d, 5, 300);
-		SstReaderClose(r);
+		HsSstReaderClose(r);
 	}
 	test_data_free(&d);
 }

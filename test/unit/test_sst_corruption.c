@@ -31,10 +31,10 @@ make_file(const char *name, HsCompression kind, char *path, size_t pathlen,
 {
 	TestDataSpec spec = {120, 3, 2, 8, 30, 20};
 	TestData	d = test_data_make(&spec, 1234);
-	SstBuilderOptions opts;
+	HsSstBuilderOptions opts;
 	uint8_t    *buf;
 
-	SstBuilderOptionsInit(&opts);
+	HsSstBuilderOptionsInit(&opts);
 	opts.block_size = 512;
 	opts.restart_interval = 4;
 	opts.compression = kind;
@@ -45,42 +45,42 @@ make_file(const char *name, HsCompression kind, char *path, size_t pathlen,
 	return buf;
 }
 
-static SstFooter
+static HsSstFooter
 footer_of(const uint8_t *buf, size_t len)
 {
-	SstFooter	f;
+	HsSstFooter	f;
 	HsStatus	st;
 
-	assert_true(SstFooterDecode(&f, buf + len - HS_SST_FOOTER_SIZE, "x",
+	assert_true(HsSstFooterDecode(&f, buf + len - HS_SST_FOOTER_SIZE, "x",
 								0, false, &st));
 	return f;
 }
 
 /* Recompute the trailer CRC of the block at h after editing it. */
 static void
-fix_block(uint8_t *buf, SstBlockHandle h)
+fix_block(uint8_t *buf, HsSstBlockHandle h)
 {
 	uint8_t    *trailer = buf + h.offset + h.size;
 
-	SstBlockTrailerEncode(trailer, (HsCompression) trailer[0],
+	HsSstBlockTrailerEncode(trailer, (HsCompression) trailer[0],
 						  HsGetLE32(trailer + 1),
 						  HsSliceMake(buf + h.offset, h.size));
 }
 
 static void
-rewrite_footer(uint8_t *buf, size_t len, const SstFooter *f)
+rewrite_footer(uint8_t *buf, size_t len, const HsSstFooter *f)
 {
-	SstFooterEncode(f, buf + len - HS_SST_FOOTER_SIZE);
+	HsSstFooterEncode(f, buf + len - HS_SST_FOOTER_SIZE);
 }
 
 /* Handle of data block i, from the (uncompressed) index block. */
-static SstBlockHandle
+static HsSstBlockHandle
 data_handle(const uint8_t *buf, size_t len, uint32_t i, uint8_t **value_at)
 {
-	SstFooter	f = footer_of(buf, len);
+	HsSstFooter	f = footer_of(buf, len);
 	const uint8_t *p = buf + f.index.offset;
 	const uint8_t *limit = buf + f.index.offset + f.index.size;
-	SstBlockHandle h = {0, 0};
+	HsSstBlockHandle h = {0, 0};
 
 	/* skip the restart array: count is the last u32 of the contents */
 	limit -= 4 + 4 * (size_t) HsGetLE32(limit - 4);
@@ -89,12 +89,12 @@ data_handle(const uint8_t *buf, size_t len, uint32_t i, uint8_t **value_at)
 		uint32_t	shared,
 					non_shared,
 					vlen;
-		const uint8_t *q = BlockDecodeEntry(p, limit, &shared, &non_shared, &vlen);
+		const uint8_t *q = HsBlockDecodeEntry(p, limit, &shared, &non_shared, &vlen);
 
 		assert_non_null(q);
 		if (n == i)
 		{
-			assert_true(SstDecodeHandle(HsSliceMake(q + non_shared, vlen), &h));
+			assert_true(HsSstDecodeHandle(HsSliceMake(q + non_shared, vlen), &h));
 			if (value_at)
 				*value_at = (uint8_t *) q + non_shared;
 			return h;
@@ -189,7 +189,7 @@ test_corrupt_footer(void **state)
 	uint8_t    *good = make_file("footer.sst", HS_COMPRESSION_NONE, path,
 								 sizeof(path), &len);
 	uint8_t    *buf = malloc(len);
-	SstFooter	f;
+	HsSstFooter	f;
 
 	/* wrong magic */
 	memcpy(buf, good, len);
@@ -253,9 +253,9 @@ test_corrupt_meta_blocks(void **state)
 	uint8_t    *good = make_file("meta.sst", HS_COMPRESSION_NONE, path,
 								 sizeof(path), &len);
 	uint8_t    *buf = malloc(len);
-	SstFooter	f = footer_of(good, len);
+	HsSstFooter	f = footer_of(good, len);
 	uint8_t    *value;
-	SstBlockHandle h;
+	HsSstBlockHandle h;
 
 	/* checksum mismatches in index, properties and filter */
 	memcpy(buf, good, len);
@@ -329,7 +329,7 @@ test_corrupt_data_blocks(void **state)
 	uint8_t    *good = make_file("data.sst", HS_COMPRESSION_NONE, path,
 								 sizeof(path), &len);
 	uint8_t    *buf = malloc(len);
-	SstBlockHandle h = data_handle(good, len, 1, NULL);
+	HsSstBlockHandle h = data_handle(good, len, 1, NULL);
 	uint8_t    *blk;
 
 	/* block checksum mismatch: found while scanning */
@@ -379,7 +379,7 @@ test_corrupt_compressed_blocks(void **state)
 		uint8_t    *good = make_file("comp.sst", kinds[k], path, sizeof(path),
 									 &len);
 		uint8_t    *buf = malloc(len);
-		SstBlockHandle h = data_handle(good, len, 0, NULL);
+		HsSstBlockHandle h = data_handle(good, len, 0, NULL);
 		uint8_t    *trailer;
 		uint32_t	raw_len;
 
@@ -479,17 +479,17 @@ test_corrupt_describe(void **state)
 	uint8_t    *buf = malloc(len);
 	HsBuf		out;
 	HsStatus	st;
-	SstBlockHandle h = data_handle(good, len, 2, NULL);
+	HsSstBlockHandle h = data_handle(good, len, 2, NULL);
 
 	HsBufInit(&out, HsEnvPosix());
-	assert_status_ok(SstDescribe(HsEnvPosix(), path, &out, &st), &st);
+	assert_status_ok(HsSstDescribe(HsEnvPosix(), path, &out, &st), &st);
 
 	/* a damaged data block: the dump stops there with an error line */
 	memcpy(buf, good, len);
 	buf[h.offset + 1] ^= 1;
 	test_write_file(path, buf, len);
 	HsBufReset(&out);
-	assert_false(SstDescribe(HsEnvPosix(), path, &out, &st));
+	assert_false(HsSstDescribe(HsEnvPosix(), path, &out, &st));
 	assert_int_equal(st.code, HS_CORRUPTION);
 	assert_non_null(strstr((char *) out.data, "data block 1:"));
 	assert_null(strstr((char *) out.data, "data block 2:"));
@@ -500,7 +500,7 @@ test_corrupt_describe(void **state)
 	buf[len - 2] ^= 1;
 	test_write_file(path, buf, len);
 	HsBufReset(&out);
-	assert_false(SstDescribe(HsEnvPosix(), path, &out, &st));
+	assert_false(HsSstDescribe(HsEnvPosix(), path, &out, &st));
 	assert_string_equal((char *) out.data, "error: bad sst magic number\n");
 	HsBufFree(&out);
 	free(buf);
@@ -516,17 +516,17 @@ test_corrupt_shrunk_after_open(void **state)
 	size_t		len;
 	uint8_t    *good = make_file("shrink.sst", HS_COMPRESSION_NONE, path,
 								 sizeof(path), &len);
-	SstReader  *r;
+	HsSstReader  *r;
 	HsIterator *it;
 	HsStatus	st;
 	HsBuf		value;
 	bool		found;
 	int			n = 0;
 
-	r = SstReaderOpen(env, path, &st);
+	r = HsSstReaderOpen(env, path, &st);
 	assert_status_ok(r != NULL, &st);
 	assert_int_equal(truncate(path, (off_t) (len / 3)), 0);
-	it = SstReaderNewIterator(r);
+	it = HsSstReaderNewIterator(r);
 	for (HsIterSeekToFirst(it); HsIterValid(it); HsIterNext(it))
 		n++;
 	assert_false(HsIterStatus(it, &st));
@@ -537,19 +537,19 @@ test_corrupt_shrunk_after_open(void **state)
 
 	/* a get of the last key reads a block that is gone */
 	HsBufInit(&value, env);
-	assert_false(SstReaderGet(r, HsFullKeyTableKey(SstReaderProperties(r)->largest_key),
+	assert_false(HsSstReaderGet(r, HsFullKeyTableKey(HsSstReaderProperties(r)->largest_key),
 							  HS_EPOCH_MAX, &found, &value, &st));
 	assert_int_equal(st.code, HS_CORRUPTION);
 
 	/* seeks with a target that is not a full key */
-	it = SstReaderNewIterator(r);
+	it = HsSstReaderNewIterator(r);
 	HsIterSeek(it, HsSliceMake("abc", 3));
 	assert_false(HsIterValid(it));
 	assert_false(HsIterStatus(it, &st));
 	assert_int_equal(st.code, HS_INVALID_ARGUMENT);
 	HsIterDestroy(it);
 	HsBufFree(&value);
-	SstReaderClose(r);
+	HsSstReaderClose(r);
 	free(good);
 }
 
@@ -565,44 +565,44 @@ test_corrupt_filter_read_lazily(void **state)
 	size_t		len;
 	uint8_t    *buf = make_file("lazyfilter.sst", HS_COMPRESSION_NONE, path,
 								sizeof(path), &len);
-	SstFooter	f = footer_of(buf, len);
+	HsSstFooter	f = footer_of(buf, len);
 	HsEnv	   *env = HsEnvPosix();
-	SstReader  *r;
+	HsSstReader  *r;
 	HsIterator *it;
 	HsStatus	st;
 	HsBuf		value;
 	HsSlice		tk;
 	bool		found;
 	int			entries = 0;
-	const BloomFilter *filter;
+	const HsBloomFilter *filter;
 
 	assert_true(f.filter.size > 0);
 	buf[f.filter.offset + 5] ^= 0x10;
 	test_write_file(path, buf, len);
 
-	r = SstReaderOpen(env, path, &st);
+	r = HsSstReaderOpen(env, path, &st);
 	assert_status_ok(r != NULL, &st);
-	it = SstReaderNewIterator(r);
+	it = HsSstReaderNewIterator(r);
 	for (HsIterSeekToFirst(it); HsIterValid(it); HsIterNext(it))
 		entries++;
 	assert_status_ok(HsIterStatus(it, &st), &st);
 	assert_true(entries > 0);
 	HsIterSeekToFirst(it);
 	tk = HsFullKeyTableKey(HsIterKey(it));
-	assert_true(SstReaderMayContain(r, HsSliceMake("\0\0\0\1zz", 6)));
+	assert_true(HsSstReaderMayContain(r, HsSliceMake("\0\0\0\1zz", 6)));
 
 	HsBufInit(&value, env);
 	for (int i = 0; i < 2; i++)
 	{
-		assert_false(SstReaderGet(r, tk, HS_EPOCH_MAX, &found, &value, &st));
+		assert_false(HsSstReaderGet(r, tk, HS_EPOCH_MAX, &found, &value, &st));
 		assert_int_equal(st.code, HS_CORRUPTION);
 		assert_non_null(strstr(st.msg, "block checksum"));
 	}
-	assert_false(SstReaderFilter(r, &filter, &st));
+	assert_false(HsSstReaderFilter(r, &filter, &st));
 	assert_int_equal(st.code, HS_CORRUPTION);
 	HsBufFree(&value);
 	HsIterDestroy(it);
-	SstReaderClose(r);
+	HsSstReaderClose(r);
 	free(buf);
 }
 

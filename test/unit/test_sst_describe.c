@@ -18,15 +18,15 @@ static void
 build_fixed(const char *path, HsCompression kind)
 {
 	HsEnv	   *env = HsEnvPosix();
-	SstBuilderOptions opts;
-	SstBuilder *b;
-	SstMeta		meta;
+	HsSstBuilderOptions opts;
+	HsSstBuilder *b;
+	HsSstMeta		meta;
 	HsStatus	st;
 
-	SstBuilderOptionsInit(&opts);
+	HsSstBuilderOptionsInit(&opts);
 	opts.block_size = 300;
 	opts.compression = kind;
-	b = SstBuilderCreate(env, path, &opts, &st);
+	b = HsSstBuilderCreate(env, path, &opts, &st);
 	assert_status_ok(b != NULL, &st);
 	for (int i = 0; i < 30; i++)
 	{
@@ -36,13 +36,13 @@ build_fixed(const char *path, HsCompression kind)
 
 		snprintf(uk, sizeof(uk), "row%03d", i);
 		n = HsFullKeyEncode(k, 42, uk, strlen(uk), 100 + i % 3);
-		assert_true(SstBuilderAdd(b, HsSliceMake(k, n),
+		assert_true(HsSstBuilderAdd(b, HsSliceMake(k, n),
 								  i % 7 == 6 ? HsSliceMake("\1", 1) :
 								  HsSliceMake("\0payload payload payload", 24),
 								  &st));
 	}
-	assert_status_ok(SstBuilderFinish(b, &meta, &st), &st);
-	SstMetaFree(env, &meta);
+	assert_status_ok(HsSstBuilderFinish(b, &meta, &st), &st);
+	HsSstMetaFree(env, &meta);
 }
 
 static void
@@ -57,7 +57,7 @@ test_describe_content(void **state)
 	unit_path(path, sizeof(path), "describe.sst");
 	build_fixed(path, HS_COMPRESSION_NONE);
 	HsBufInit(&out, env);
-	assert_status_ok(SstDescribe(env, path, &out, &st), &st);
+	assert_status_ok(HsSstDescribe(env, path, &out, &st), &st);
 	text = (const char *) out.data;
 	assert_int_equal(strlen(text), out.len);
 	assert_non_null(strstr(text, "sst: file size "));
@@ -99,8 +99,8 @@ test_describe_deterministic(void **state)
 		build_fixed(p2, kinds[k]);
 		HsBufInit(&o1, env);
 		HsBufInit(&o2, env);
-		assert_status_ok(SstDescribe(env, p1, &o1, &st), &st);
-		assert_status_ok(SstDescribe(env, p2, &o2, &st), &st);
+		assert_status_ok(HsSstDescribe(env, p1, &o1, &st), &st);
+		assert_status_ok(HsSstDescribe(env, p2, &o2, &st), &st);
 		assert_int_equal(o1.len, o2.len);
 		assert_memory_equal(o1.data, o2.data, o1.len);
 		if (k > 0)
@@ -120,15 +120,15 @@ test_describe_key(void **state)
 
 	HsBufInit(&out, HsEnvPosix());
 	n = HsFullKeyEncode(k, 7, "", 0, 5);
-	SstDescribeKey(&out, HsSliceMake(k, n));
+	HsSstDescribeKey(&out, HsSliceMake(k, n));
 	assert_string_equal((char *) out.data, "t7 (empty) @5");
 	HsBufReset(&out);
 	n = HsFullKeyEncode(k, 1, "0123456789abcdef0123456789abcdefXYZ", 35, HS_EPOCH_MAX);
-	SstDescribeKey(&out, HsSliceMake(k, n));
+	HsSstDescribeKey(&out, HsSliceMake(k, n));
 	assert_string_equal((char *) out.data,
 						"t1 3031323334353637383961626364656630313233343536373839616263646566... @18446744073709551615");
 	HsBufReset(&out);
-	SstDescribeKey(&out, HsSliceMake(k, 3));
+	HsSstDescribeKey(&out, HsSliceMake(k, 3));
 	assert_string_equal((char *) out.data, "(invalid key of 3 bytes)");
 	HsBufFree(&out);
 }

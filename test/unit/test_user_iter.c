@@ -12,7 +12,7 @@
  * iterators at random epochs equal a simple in-memory model.  Runs are
  * in-memory vectors or real SST files (each compression kind, random block
  * sizes, restart intervals and filters, some behind a block cache), and
- * point lookups are also answered the L0 way: SstReaderGet on each run,
+ * point lookups are also answered the L0 way: HsSstReaderGet on each run,
  * newest first.
  *
  * test/unit/test_user_iter.c
@@ -362,10 +362,10 @@ bounded_fill_case(bool with_old)
 	int			nkeys = 0;
 	size_t		n = 0;
 	char		path[512];
-	SstBuilderOptions opts;
-	SstBuilder *b;
-	SstMeta		meta;
-	SstReader  *r;
+	HsSstBuilderOptions opts;
+	HsSstBuilder *b;
+	HsSstMeta		meta;
+	HsSstReader  *r;
 	HsIterator *ui;
 	HsStatus	st;
 	uint8_t		tks[A * (A + 2)][16];
@@ -393,23 +393,23 @@ bounded_fill_case(bool with_old)
 		}
 	qsort(ents, n, sizeof(UEnt), uent_cmp);
 
-	SstBuilderOptionsInit(&opts);
+	HsSstBuilderOptionsInit(&opts);
 	opts.block_size = 256;
 	opts.restart_interval = 4;
 	unit_path(path, sizeof(path), "bounded_fill.sst");
-	b = SstBuilderCreate(env, path, &opts, &st);
+	b = HsSstBuilderCreate(env, path, &opts, &st);
 	assert_status_ok(b != NULL, &st);
 	for (size_t i = 0; i < n; i++)
-		assert_status_ok(SstBuilderAdd(b, HsSliceMake(ents[i].key, ents[i].klen),
+		assert_status_ok(HsSstBuilderAdd(b, HsSliceMake(ents[i].key, ents[i].klen),
 									   HsSliceMake(ents[i].val, ents[i].vlen),
 									   &st), &st);
-	assert_status_ok(SstBuilderFinish(b, &meta, &st), &st);
-	SstMetaFree(env, &meta);
-	r = SstReaderOpen(env, path, &st);
+	assert_status_ok(HsSstBuilderFinish(b, &meta, &st), &st);
+	HsSstMetaFree(env, &meta);
+	r = HsSstReaderOpen(env, path, &st);
 	assert_status_ok(r != NULL, &st);
 
 	/* the whole table, bounded by its table id only */
-	ui = HsUserIterCreateForTable(env, SstReaderNewIterator(r), 30, 1);
+	ui = HsUserIterCreateForTable(env, HsSstReaderNewIterator(r), 30, 1);
 	assert_int_equal(count_numbered_rows(ui), nkeys);
 
 	for (int k = 0; k < nkeys; k++)
@@ -432,10 +432,10 @@ bounded_fill_case(bool with_old)
 				   HsSliceCompare(HsSliceMake(tks[want], tklens[want]), upper) < 0)
 				want++;
 
-			ui = HsUserIterCreate(env, SstReaderNewIterator(r), 30, &lower, &upper);
+			ui = HsUserIterCreate(env, HsSstReaderNewIterator(r), 30, &lower, &upper);
 			assert_int_equal(count_numbered_rows(ui), want);
 		}
-	SstReaderClose(r);
+	HsSstReaderClose(r);
 	assert_true(env->remove(env, path, &st));
 	free(ents);
 }
@@ -607,7 +607,7 @@ typedef struct MRun
 {
 	UEnt	   *ents;
 	size_t		n;
-	SstReader  *reader;
+	HsSstReader  *reader;
 	char		path[256];
 } MRun;
 
@@ -730,10 +730,10 @@ model_seal_run(HsEnv *env, Model *m, MRun run)
 {
 	static const uint32_t block_sizes[] = {64, 512, 4096, 65536};
 	int			kind = m->sealed++ % 4 - 1;
-	SstBuilderOptions opts;
-	SstReaderOptions ropts;
-	SstBuilder *b;
-	SstMeta		meta;
+	HsSstBuilderOptions opts;
+	HsSstReaderOptions ropts;
+	HsSstBuilder *b;
+	HsSstMeta		meta;
 	HsStatus	st;
 	char		name[64];
 	bool		ok;
@@ -741,7 +741,7 @@ model_seal_run(HsEnv *env, Model *m, MRun run)
 	if (kind < 0)
 		return run;
 
-	SstBuilderOptionsInit(&opts);
+	HsSstBuilderOptionsInit(&opts);
 	opts.compression = (HsCompression) kind;
 	opts.block_size = block_sizes[unit_rand(&m->rng) % 4];
 	opts.restart_interval = 1 + (uint32_t) (unit_rand(&m->rng) % 16);
@@ -749,24 +749,24 @@ model_seal_run(HsEnv *env, Model *m, MRun run)
 	snprintf(name, sizeof(name), "model_%d.sst", m->sealed);
 	unit_path(run.path, sizeof(run.path), name);
 
-	b = SstBuilderCreate(env, run.path, &opts, &st);
+	b = HsSstBuilderCreate(env, run.path, &opts, &st);
 	assert_status_ok(b != NULL, &st);
 	for (size_t i = 0; i < run.n; i++)
 	{
-		ok = SstBuilderAdd(b, HsSliceMake(run.ents[i].key, run.ents[i].klen),
+		ok = HsSstBuilderAdd(b, HsSliceMake(run.ents[i].key, run.ents[i].klen),
 						   HsSliceMake(run.ents[i].val, run.ents[i].vlen),
 						   &st);
 		assert_status_ok(ok, &st);
 	}
-	ok = SstBuilderFinish(b, &meta, &st);
+	ok = HsSstBuilderFinish(b, &meta, &st);
 	assert_status_ok(ok, &st);
 	assert_int_equal(meta.entry_count, run.n);
-	SstMetaFree(env, &meta);
+	HsSstMetaFree(env, &meta);
 
-	SstReaderOptionsInit(&ropts);
+	HsSstReaderOptionsInit(&ropts);
 	if (unit_rand(&m->rng) % 2)
 		ropts.block_cache = m->cache;
-	run.reader = SstReaderOpenWithOptions(env, run.path, &ropts, &st);
+	run.reader = HsSstReaderOpenWithOptions(env, run.path, &ropts, &st);
 	assert_status_ok(run.reader != NULL, &st);
 	m->sst_kinds[kind]++;
 	free(run.ents);
@@ -783,7 +783,7 @@ model_free_run(HsEnv *env, MRun *run)
 	{
 		bool		ok;
 
-		SstReaderClose(run->reader);
+		HsSstReaderClose(run->reader);
 		ok = env->remove(env, run->path, &st);
 		assert_status_ok(ok, &st);
 	}
@@ -794,7 +794,7 @@ static HsIterator *
 run_iter(HsEnv *env, MRun *run)
 {
 	if (run->reader)
-		return SstReaderNewIterator(run->reader);
+		return HsSstReaderNewIterator(run->reader);
 	return uents_iter(env, run->ents, run->n);
 }
 
@@ -913,7 +913,7 @@ model_run_get(HsEnv *env, Model *m, MRun *mem, int k, HsEpoch e, HsBuf *row)
 			break;
 		if (run->reader)
 		{
-			bool		ok = SstReaderGet(run->reader, tk, e, &found, row, &st);
+			bool		ok = HsSstReaderGet(run->reader, tk, e, &found, row, &st);
 
 			assert_status_ok(ok, &st);
 		}

@@ -10,6 +10,7 @@
 #ifndef HS_META_HUMMOCK_MANAGER_H
 #define HS_META_HUMMOCK_MANAGER_H
 
+#include "hummock_stream/pg/user_context.h"
 #include "hummock_stream/storage/object_store.h"
 #include "hummock_stream/storage/sst_cache.h"
 #include "hummock_stream/storage/sst_writer.h"
@@ -88,17 +89,13 @@ extern uint64 HsHummockAllocObjectId(void);
 
 /*
  * Catalog work as the extension's owner: the extension's tables are not
- * the caller's (a view's owner may be an ordinary role).  An ERROR in
- * between restores the user with the transaction.
+ * the caller's (a view's owner may be an ordinary role).  It runs as a
+ * security-restricted operation with search_path pinned (user_context.h);
+ * HsRestoreUser ends it, and an ERROR in between is undone with the
+ * (sub)transaction.
  */
-typedef struct HsOwnerContext
-{
-	Oid			save_userid;
-	int			save_sec;
-} HsOwnerContext;
 extern Oid	HsExtensionOwner(void);
-extern void HsBecomeExtensionOwner(HsOwnerContext *c);
-extern void HsRestoreUser(const HsOwnerContext *c);
+extern void HsBecomeExtensionOwner(HsUserContext *c);
 
 /* The env of hummock memory: CurrentMemoryContext, files tracked. */
 extern HsEnv *HsHummockEnv(void);

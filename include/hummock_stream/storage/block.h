@@ -5,11 +5,11 @@
  *
  * A Block is a validated view of block contents (format in
  * block_builder.h) that someone else owns: a reader's buffer or a block
- * cache entry.  BlockParse checks the restart array once (count in range,
+ * cache entry.  HsBlockParse checks the restart array once (count in range,
  * first restart 0, offsets strictly increasing and inside the entry area),
  * so the binary search can trust it.
  *
- * BlockIter walks the entries.  It decodes each entry with bounds checks
+ * HsBlockIter walks the entries.  It decodes each entry with bounds checks
  * (varints inside the entry area, shared <= previous key length, key delta
  * and value inside the entry area, key at least HS_MIN_FULL_KEY_LEN bytes)
  * and turns any violation into HS_CORRUPTION in the status it was given,
@@ -17,8 +17,8 @@
  * slices of the block: no allocation per entry.  Keys are full keys and
  * seeks use HsFullKeyCompare.
  *
- * BlockIter is the hot-path struct used inside the SST reader; when an
- * HsIterator is wanted (tests, tools), BlockNewIterator wraps one.
+ * HsBlockIter is the hot-path struct used inside the SST reader; when an
+ * HsIterator is wanted (tests, tools), HsBlockNewIterator wraps one.
  *
  * include/hummock_stream/storage/block.h
  *
@@ -42,11 +42,11 @@ typedef struct Block
  * Validate contents as a block and fill blk.  path and file_offset only
  * label errors (HS_CORRUPTION).
  */
-extern bool BlockParse(Block *blk, HsSlice contents, const char *path,
+extern bool HsBlockParse(Block *blk, HsSlice contents, const char *path,
 					   uint64_t file_offset, HsStatus *st);
 
 static inline uint32_t
-BlockRestartOffset(const Block *blk, uint32_t i)
+HsBlockRestartOffset(const Block *blk, uint32_t i)
 {
 	return HsGetLE32(blk->data + blk->restarts_offset + 4 * (size_t) i);
 }
@@ -57,7 +57,7 @@ BlockRestartOffset(const Block *blk, uint32_t i)
  * delta and value do not fit before limit.
  */
 static inline const uint8_t *
-BlockDecodeEntry(const uint8_t *p, const uint8_t *limit, uint32_t *shared,
+HsBlockDecodeEntry(const uint8_t *p, const uint8_t *limit, uint32_t *shared,
 				 uint32_t *non_shared, uint32_t *value_len)
 {
 	if (limit - p < 3)
@@ -79,7 +79,7 @@ BlockDecodeEntry(const uint8_t *p, const uint8_t *limit, uint32_t *shared,
 	return p;
 }
 
-typedef struct BlockIter
+typedef struct HsBlockIter
 {
 	const uint8_t *data;
 	uint32_t	restarts_offset;
@@ -100,18 +100,18 @@ typedef struct BlockIter
 	HsStatus   *status;			/* where errors go (never NULL) */
 	const char *path;
 	uint64_t	file_offset;	/* of the block, for messages */
-} BlockIter;
+} HsBlockIter;
 
 /*
  * Prepare an iterator; its key buffer is allocated lazily and kept across
- * BlockIterReset calls.  status must outlive the iterator.
+ * HsBlockIterReset calls.  status must outlive the iterator.
  */
-extern void BlockIterInit(BlockIter *it, HsEnv *env, HsStatus *status);
-extern void BlockIterDestroy(BlockIter *it);
+extern void HsBlockIterInit(HsBlockIter *it, HsEnv *env, HsStatus *status);
+extern void HsBlockIterDestroy(HsBlockIter *it);
 
 /* Point the iterator at a (parsed) block; it is invalid until a seek. */
 static inline void
-BlockIterReset(BlockIter *it, const Block *blk, const char *path,
+HsBlockIterReset(HsBlockIter *it, const Block *blk, const char *path,
 			   uint64_t file_offset)
 {
 	it->data = blk->data;
@@ -124,11 +124,11 @@ BlockIterReset(BlockIter *it, const Block *blk, const char *path,
 	it->file_offset = file_offset;
 }
 
-extern void BlockIterSeekToFirst(BlockIter *it);
+extern void HsBlockIterSeekToFirst(HsBlockIter *it);
 /* Position at the first entry with key >= target (a full key). */
-extern void BlockIterSeek(BlockIter *it, HsSlice target);
+extern void HsBlockIterSeek(HsBlockIter *it, HsSlice target);
 /* Make the iterator invalid with HS_CORRUPTION about the entry at off. */
-extern void BlockIterFail(BlockIter *it, uint32_t off, const char *why);
+extern void HsBlockIterFail(HsBlockIter *it, uint32_t off, const char *why);
 
 /*
  * Where a new key, whose bytes from shared on are the delta d, first
@@ -139,7 +139,7 @@ extern void BlockIterFail(BlockIter *it, uint32_t off, const char *why);
  * restart array follows the entries.
  */
 static HS_ALWAYS_INLINE size_t
-BlockKeyDeltaDiffersAt(const uint8_t *d, size_t shared,
+HsBlockKeyDeltaDiffersAt(const uint8_t *d, size_t shared,
 					   const uint8_t *old_key, size_t tk_end)
 {
 	for (size_t i = shared; i < tk_end; i += 8)
@@ -160,7 +160,7 @@ BlockKeyDeltaDiffersAt(const uint8_t *d, size_t shared,
  * within the block (the first restart offset follows the entries).
  */
 static HS_ALWAYS_INLINE void
-BlockKeyDeltaCopy16(uint8_t *dst, const uint8_t *d)
+HsBlockKeyDeltaCopy16(uint8_t *dst, const uint8_t *d)
 {
 	uint64_t	w0 = HsGetLE64(d);
 	uint64_t	w1 = HsGetLE64(d + 8);
@@ -176,7 +176,7 @@ BlockKeyDeltaCopy16(uint8_t *dst, const uint8_t *d)
  * just written, so that a scan does not load across its fresh stores.
  */
 static inline HsEpoch
-BlockEntryEpoch(const uint8_t *value, uint32_t delta_len,
+HsBlockEntryEpoch(const uint8_t *value, uint32_t delta_len,
 				const uint8_t *key, size_t key_len)
 {
 	const uint8_t *e = delta_len >= HS_EPOCH_LEN ?
@@ -194,13 +194,13 @@ BlockEntryEpoch(const uint8_t *value, uint32_t delta_len,
  *
  * A scan calls this once per entry, so it decodes the entry header once,
  * compares the key delta against the old key in words before overwriting
- * it (BlockKeyDeltaDiffersAt), and copies a short key delta as two words
- * (BlockKeyDeltaCopy16) when the key buffer has room and the 16 bytes
+ * it (HsBlockKeyDeltaDiffersAt), and copies a short key delta as two words
+ * (HsBlockKeyDeltaCopy16) when the key buffer has room and the 16 bytes
  * read end within the first restart offset (every non-empty block has one
  * after its entries).
  */
 static HS_ALWAYS_INLINE int
-BlockIterStep(BlockIter *it, bool same_key)
+HsBlockIterStep(HsBlockIter *it, bool same_key)
 {
 	uint32_t	off = it->next;
 	const uint8_t *limit = it->data + it->restarts_offset;
@@ -215,32 +215,32 @@ BlockIterStep(BlockIter *it, bool same_key)
 		it->valid = false;
 		return -1;
 	}
-	p = BlockDecodeEntry(it->data + off, limit, &shared, &non_shared, &value_len);
+	p = HsBlockDecodeEntry(it->data + off, limit, &shared, &non_shared, &value_len);
 	if (p == NULL)
 	{
-		BlockIterFail(it, off, "truncated or overlong entry");
+		HsBlockIterFail(it, off, "truncated or overlong entry");
 		return -1;
 	}
 	if (shared > it->key.len)
 	{
-		BlockIterFail(it, off, "shared prefix longer than the previous key");
+		HsBlockIterFail(it, off, "shared prefix longer than the previous key");
 		return -1;
 	}
 	if ((uint64_t) shared + non_shared < HS_MIN_FULL_KEY_LEN)
 	{
-		BlockIterFail(it, off, "key shorter than a full key");
+		HsBlockIterFail(it, off, "key shorter than a full key");
 		return -1;
 	}
 	if (same_key && (size_t) shared + non_shared == it->key.len)
 	{
 		size_t		tk_end = it->key.len - HS_EPOCH_LEN;
 
-		same = BlockKeyDeltaDiffersAt(p, shared, it->key.data, tk_end) == tk_end;
+		same = HsBlockKeyDeltaDiffersAt(p, shared, it->key.data, tk_end) == tk_end;
 	}
 	if (non_shared <= 16 && it->key.cap >= (size_t) shared + 16 &&
 		p + 16 <= limit + 4)
 	{
-		BlockKeyDeltaCopy16(it->key.data + shared, p);
+		HsBlockKeyDeltaCopy16(it->key.data + shared, p);
 		it->key.len = shared + non_shared;
 	}
 	else
@@ -258,43 +258,43 @@ BlockIterStep(BlockIter *it, bool same_key)
 
 /* Step to the next entry (invalid at the end of the block). */
 static HS_ALWAYS_INLINE void
-BlockIterNext(BlockIter *it)
+HsBlockIterNext(HsBlockIter *it)
 {
-	(void) BlockIterStep(it, false);
+	(void) HsBlockIterStep(it, false);
 }
 
 /*
  * Step to the next entry: 1 if it is another version of the current
  * entry's table key, 0 if not, -1 at the end of the block or on a
- * malformed entry (see BlockIterStep).
+ * malformed entry (see HsBlockIterStep).
  */
 static HS_ALWAYS_INLINE int
-BlockIterNextSameTableKey(BlockIter *it)
+HsBlockIterNextSameTableKey(HsBlockIter *it)
 {
-	return BlockIterStep(it, true);
+	return HsBlockIterStep(it, true);
 }
 
 /* Is there an entry after the current one in this block? */
 static inline bool
-BlockIterHasNext(const BlockIter *it)
+HsBlockIterHasNext(const HsBlockIter *it)
 {
 	return it->next < it->restarts_offset;
 }
 
 static inline bool
-BlockIterValid(const BlockIter *it)
+HsBlockIterValid(const HsBlockIter *it)
 {
 	return it->valid;
 }
 
 static inline HsSlice
-BlockIterKey(const BlockIter *it)
+HsBlockIterKey(const HsBlockIter *it)
 {
 	return HsSliceMake(it->key.data, it->key.len);
 }
 
 static inline HsSlice
-BlockIterValue(const BlockIter *it)
+HsBlockIterValue(const HsBlockIter *it)
 {
 	return HsSliceMake(it->value, it->value_len);
 }
@@ -304,7 +304,7 @@ BlockIterValue(const BlockIter *it)
  * stay alive and unchanged until it is destroyed.  If contents is not a
  * valid block, the iterator is invalid and its status says why.
  */
-extern HsIterator *BlockNewIterator(HsEnv *env, HsSlice contents,
+extern HsIterator *HsBlockNewIterator(HsEnv *env, HsSlice contents,
 									const char *path, uint64_t file_offset);
 
 #endif							/* HS_STORAGE_BLOCK_H */

@@ -22,9 +22,9 @@
  * the single restart 0 and the count 1 (8 bytes).
  *
  * Keys are full keys (key.h) added in strictly increasing HsFullKeyCompare
- * order; the builder does not check the order (SstBuilderAdd does).
+ * order; the builder does not check the order (HsSstBuilderAdd does).
  *
- * Aligned payloads (data blocks, BlockBuilderAlignPayloads): a value is a
+ * Aligned payloads (data blocks, HsBlockBuilderAlignPayloads): a value is a
  * kind byte and a payload (key.h), and a reader can use a payload in
  * place, without copying it, only if it is aligned: the table access
  * method hands rows (MinimalTuples) to the executor straight from the
@@ -52,7 +52,7 @@
 #define HS_BLOCK_DEFAULT_RESTART_INTERVAL	16
 #define HS_BLOCK_PAYLOAD_ALIGN	8
 
-typedef struct BlockBuilder
+typedef struct HsBlockBuilder
 {
 	uint32_t	restart_interval;
 	uint32_t	counter;		/* entries since the last restart */
@@ -62,47 +62,47 @@ typedef struct BlockBuilder
 	HsBuf		last_key;
 	bool		finished;
 	bool		align_payloads; /* see "Aligned payloads" above */
-} BlockBuilder;
+} HsBlockBuilder;
 
 /* restart_interval 0 means HS_BLOCK_DEFAULT_RESTART_INTERVAL. */
-extern void BlockBuilderInit(BlockBuilder *b, HsEnv *env,
+extern void HsBlockBuilderInit(HsBlockBuilder *b, HsEnv *env,
 							 uint32_t restart_interval);
-extern void BlockBuilderDestroy(BlockBuilder *b);
+extern void HsBlockBuilderDestroy(HsBlockBuilder *b);
 
 /* Place every value's payload (after its kind byte) aligned; see above. */
 static inline void
-BlockBuilderAlignPayloads(BlockBuilder *b, bool on)
+HsBlockBuilderAlignPayloads(HsBlockBuilder *b, bool on)
 {
 	b->align_payloads = on;
 }
 
 /* Forget the entries (keeping the memory) to build the next block. */
-extern void BlockBuilderReset(BlockBuilder *b);
+extern void HsBlockBuilderReset(HsBlockBuilder *b);
 
 /*
  * Append an entry.  key must sort after the previous key; the caller also
  * guarantees key.len and value.len fit in 32 bits.
  */
-extern void BlockBuilderAdd(BlockBuilder *b, HsSlice key, HsSlice value);
+extern void HsBlockBuilderAdd(HsBlockBuilder *b, HsSlice key, HsSlice value);
 
 /* Append the restart array and count; the slice lives until Reset. */
-extern HsSlice BlockBuilderFinish(BlockBuilder *b);
+extern HsSlice HsBlockBuilderFinish(HsBlockBuilder *b);
 
 /* Size the block would have if finished now. */
 static inline size_t
-BlockBuilderCurrentSize(const BlockBuilder *b)
+HsBlockBuilderCurrentSize(const HsBlockBuilder *b)
 {
 	return b->buf.len + b->restarts.len + 4;
 }
 
 static inline bool
-BlockBuilderEmpty(const BlockBuilder *b)
+HsBlockBuilderEmpty(const HsBlockBuilder *b)
 {
 	return b->num_entries == 0;
 }
 
 static inline HsSlice
-BlockBuilderLastKey(const BlockBuilder *b)
+HsBlockBuilderLastKey(const HsBlockBuilder *b)
 {
 	return HsBufSlice(&b->last_key);
 }

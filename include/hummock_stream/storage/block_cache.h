@@ -3,7 +3,7 @@
  * block_cache.h
  *	  A small LRU cache of decompressed SST blocks, shared by readers.
  *
- * Entries are keyed by (cache id, block offset): every SstReader opened
+ * Entries are keyed by (cache id, block offset): every HsSstReader opened
  * with a cache takes a fresh id from it (HsBlockCacheNewId), so a reader
  * never sees another file's blocks, and erases its entries on close.
  * Values are verified, decompressed block contents.

@@ -41,81 +41,81 @@
 
 /* The filter hash of a table key. */
 static inline uint64_t
-BloomHash(HsSlice table_key)
+HsBloomHash(HsSlice table_key)
 {
 	return HsHash64(table_key.data, table_key.len, HS_BLOOM_HASH_SEED);
 }
 
 /* Number of probes used for a bits-per-key budget. */
-extern int	BloomProbesForBitsPerKey(uint32_t bits_per_key);
+extern int	HsBloomProbesForBitsPerKey(uint32_t bits_per_key);
 
 /* ----------------------------------------------------------------
  *		building
  * ----------------------------------------------------------------
  */
-typedef struct BloomBuilder
+typedef struct HsBloomBuilder
 {
 	HsEnv	   *env;
 	uint32_t	bits_per_key;
 	uint64_t   *hashes;
 	size_t		num_hashes;
 	size_t		cap;
-} BloomBuilder;
+} HsBloomBuilder;
 
-extern void BloomBuilderInit(BloomBuilder *b, HsEnv *env,
+extern void HsBloomBuilderInit(HsBloomBuilder *b, HsEnv *env,
 							 uint32_t bits_per_key);
-extern void BloomBuilderDestroy(BloomBuilder *b);
-extern void BloomBuilderGrow(BloomBuilder *b);
+extern void HsBloomBuilderDestroy(HsBloomBuilder *b);
+extern void HsBloomBuilderGrow(HsBloomBuilder *b);
 
-/* Add one key by its BloomHash (callers add each table key once). */
+/* Add one key by its HsBloomHash (callers add each table key once). */
 static inline void
-BloomBuilderAddHash(BloomBuilder *b, uint64_t h)
+HsBloomBuilderAddHash(HsBloomBuilder *b, uint64_t h)
 {
 	if (b->num_hashes == b->cap)
-		BloomBuilderGrow(b);
+		HsBloomBuilderGrow(b);
 	b->hashes[b->num_hashes++] = h;
 }
 
 /* Append the filter block contents for the keys added so far to out. */
-extern void BloomBuilderFinish(BloomBuilder *b, HsBuf *out);
+extern void HsBloomBuilderFinish(HsBloomBuilder *b, HsBuf *out);
 
 /* ----------------------------------------------------------------
  *		querying
  * ----------------------------------------------------------------
  */
-typedef struct BloomFilter
+typedef struct HsBloomFilter
 {
 	const uint8_t *lines;
 	uint32_t	num_lines;
 	uint32_t	num_probes;
-} BloomFilter;
+} HsBloomFilter;
 
 /* Validate filter block contents (HS_CORRUPTION if malformed). */
-extern bool BloomFilterParse(BloomFilter *f, HsSlice contents,
+extern bool HsBloomFilterParse(HsBloomFilter *f, HsSlice contents,
 							 const char *path, uint64_t file_offset,
 							 HsStatus *st);
 
 /* The line and the probe sequence of a hash (shared by both sides). */
 static inline uint32_t
-BloomLineOf(uint64_t h, uint32_t num_lines)
+HsBloomLineOf(uint64_t h, uint32_t num_lines)
 {
 	return (uint32_t) (((h >> 32) * (uint64_t) num_lines) >> 32);
 }
 
 static inline uint32_t
-BloomDeltaOf(uint64_t h)
+HsBloomDeltaOf(uint64_t h)
 {
 	return (uint32_t) ((h * UINT64_C(0x9E3779B97F4A7C15)) >> 32) | 1;
 }
 
 /* False means the key is certainly absent. */
 static inline bool
-BloomFilterMayContainHash(const BloomFilter *f, uint64_t h)
+HsBloomFilterMayContainHash(const HsBloomFilter *f, uint64_t h)
 {
 	const uint8_t *line = f->lines +
-		(size_t) BloomLineOf(h, f->num_lines) * HS_BLOOM_LINE_BYTES;
+		(size_t) HsBloomLineOf(h, f->num_lines) * HS_BLOOM_LINE_BYTES;
 	uint32_t	a = (uint32_t) h;
-	uint32_t	d = BloomDeltaOf(h);
+	uint32_t	d = HsBloomDeltaOf(h);
 
 	for (uint32_t i = 0; i < f->num_probes; i++)
 	{
@@ -129,9 +129,9 @@ BloomFilterMayContainHash(const BloomFilter *f, uint64_t h)
 }
 
 static inline bool
-BloomFilterMayContain(const BloomFilter *f, HsSlice table_key)
+HsBloomFilterMayContain(const HsBloomFilter *f, HsSlice table_key)
 {
-	return BloomFilterMayContainHash(f, BloomHash(table_key));
+	return HsBloomFilterMayContainHash(f, HsBloomHash(table_key));
 }
 
 #endif							/* HS_STORAGE_BLOOM_H */

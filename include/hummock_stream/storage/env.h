@@ -82,6 +82,15 @@ struct HsEnv
 	bool		(*make_dir) (HsEnv *env, const char *dir, HsStatus *st);
 	bool		(*sync_dir) (HsEnv *env, const char *dir, HsStatus *st);
 
+	/* ---- control ---- */
+	/*
+	 * Called every so often by long loops (compaction): return only if
+	 * the work may go on.  NULL: nothing to check.  Inside Postgres it
+	 * services interrupts (which may raise an ERROR) and exits if the
+	 * postmaster died.
+	 */
+	void		(*check_interrupts) (HsEnv *env);
+
 	void	   *private_data;	/* for the implementation */
 };
 
@@ -90,6 +99,16 @@ struct HsEnv
 #define HsRealloc(env, p, sz)		((env)->realloc((env), (p), (sz)))
 #define HsFree(env, p)				((env)->free((env), (p)))
 extern void *HsAllocZero(HsEnv *env, size_t size);
+
+/* Entries a long loop handles between two env->check_interrupts calls. */
+#define HS_ENTRIES_PER_INTERRUPT_CHECK 4096
+
+static inline void
+HsCheckInterrupts(HsEnv *env)
+{
+	if (env->check_interrupts)
+		env->check_interrupts(env);
+}
 
 /* The POSIX + malloc env (env_posix.c): a process-wide singleton. */
 extern HsEnv *HsEnvPosix(void);

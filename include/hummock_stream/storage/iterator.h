@@ -33,8 +33,8 @@
  * entry of a block to the next, and every level of the stack (SST, concat,
  * merge) would otherwise take part in each step.  An iterator whose
  * current entry lies in a decoded block may lend out that block's
- * BlockIter (ops->cursor, optional): the borrower steps it with
- * BlockIterNext directly, for as long as it stays valid and its key is
+ * HsBlockIter (ops->cursor, optional): the borrower steps it with
+ * HsBlockIterNext directly, for as long as it stays valid and its key is
  * below the limit the lender sets (a merge sets the next child's key: up
  * to there no other child has an entry, so the merge has nothing to do).
  * Meanwhile the lender's own state is stale.  Before any other call on
@@ -68,11 +68,11 @@ typedef struct HsIteratorOps
 
 	/*
 	 * Optional (see "Lent block cursors" above).  cursor returns the
-	 * BlockIter standing on the current entry, or NULL if it cannot lend
+	 * HsBlockIter standing on the current entry, or NULL if it cannot lend
 	 * one now; *limit is the full key the borrower must stop before
 	 * (data NULL: no limit).  resync takes the position back.
 	 */
-	struct BlockIter *(*cursor) (HsIterator *it, HsSlice *limit);
+	struct HsBlockIter *(*cursor) (HsIterator *it, HsSlice *limit);
 	void		(*resync) (HsIterator *it);
 } HsIteratorOps;
 
@@ -140,7 +140,7 @@ HsIterValue(HsIterator *it)
  * Borrow it's block cursor if it has one to lend (it must be valid);
  * NULL otherwise.
  */
-static inline struct BlockIter *
+static inline struct HsBlockIter *
 HsIterBorrow(HsIterator *it, HsSlice *limit)
 {
 	return it->ops->cursor ? it->ops->cursor(it, limit) : NULL;

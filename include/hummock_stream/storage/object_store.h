@@ -15,7 +15,7 @@
  * Write protocol ("create first, reference later"):
  *	1. begin_write names the staging file <id>.sst.tmp (write->path);
  *	2. the caller creates it, writes the object, fsyncs and closes it
- *	   (SstBuilderCreate on write->path ... SstBuilderFinish does all of
+ *	   (HsSstBuilderCreate on write->path ... HsSstBuilderFinish does all of
  *	   that; HsObjectStorePut does it for a byte string);
  *	3. commit_write renames it to <id>.sst (HsEnv's rename is durable) and
  *	   fsyncs the directory.
@@ -69,7 +69,7 @@ typedef struct HsObjectStoreOps
 	void		(*abort_write) (HsObjectStore *store, HsObjectWrite *write);
 	/*
 	 * The path of a local file holding a committed object, for
-	 * SstReaderOpen (a remote store would fetch the object into a local
+	 * HsSstReaderOpen (a remote store would fetch the object into a local
 	 * cache first).  HS_NOT_FOUND if the object does not exist.
 	 */
 	bool		(*local_path) (HsObjectStore *store, uint64_t object_id,

@@ -5,16 +5,16 @@
  *
  * Usage:
  *
- *		SstBuilderOptions opts;
- *		SstBuilderOptionsInit(&opts);
+ *		HsSstBuilderOptions opts;
+ *		HsSstBuilderOptionsInit(&opts);
  *		opts.compression = HS_COMPRESSION_ZSTD;
- *		b = SstBuilderCreate(env, path, &opts, &st);
+ *		b = HsSstBuilderCreate(env, path, &opts, &st);
  *		for each entry in HsFullKeyCompare order:
- *			if (!SstBuilderAdd(b, full_key, value, &st))
- *				{ SstBuilderAbandon(b); report(&st); }
- *		if (!SstBuilderFinish(b, &meta, &st))	-- b is gone either way
+ *			if (!HsSstBuilderAdd(b, full_key, value, &st))
+ *				{ HsSstBuilderAbandon(b); report(&st); }
+ *		if (!HsSstBuilderFinish(b, &meta, &st))	-- b is gone either way
  *			report(&st);
- *		... SstMetaFree(env, &meta);
+ *		... HsSstMetaFree(env, &meta);
  *
  * The builder writes to exactly the path it is given (truncating it) and
  * fsyncs the file in Finish; making the name durable (tmp + rename + dir
@@ -45,7 +45,7 @@
 
 #define HS_SST_DEFAULT_BLOCK_SIZE	(16 * 1024)
 
-typedef struct SstBuilderOptions
+typedef struct HsSstBuilderOptions
 {
 	/* target size of a data block before compression (bytes) */
 	uint32_t	block_size;
@@ -56,17 +56,17 @@ typedef struct SstBuilderOptions
 	int			zstd_level;
 	/* bloom filter budget; 0 writes no filter */
 	uint32_t	bloom_bits_per_key;
-} SstBuilderOptions;
+} HsSstBuilderOptions;
 
 /* Defaults: 64 KiB blocks, restart 16, lz4, zstd level 3, 10 bits/key. */
-extern void SstBuilderOptionsInit(SstBuilderOptions *opts);
+extern void HsSstBuilderOptionsInit(HsSstBuilderOptions *opts);
 
 /*
  * What Finish reports about the new file: what a version needs to know
  * about an SST without opening it.  Keys are owned copies; free with
- * SstMetaFree.
+ * HsSstMetaFree.
  */
-typedef struct SstMeta
+typedef struct HsSstMeta
 {
 	uint64_t	file_size;
 	uint64_t	entry_count;
@@ -79,25 +79,25 @@ typedef struct SstMeta
 	HsEpoch		min_epoch;		/* 0/0 for an empty file */
 	HsEpoch		max_epoch;
 	uint32_t	table_count;
-	SstTableStats *tables;		/* ids ascending, with per-table counts */
+	HsSstTableStats *tables;		/* ids ascending, with per-table counts */
 	uint64_t	raw_key_bytes;	/* sum of full key lengths */
 	uint64_t	raw_value_bytes;	/* sum of value lengths */
 	uint64_t	data_block_count;
 	uint64_t	data_raw_size;	/* data block contents, uncompressed */
 	uint64_t	data_stored_size;	/* data blocks as stored, with trailers */
-} SstMeta;
+} HsSstMeta;
 
-extern void SstMetaFree(HsEnv *env, SstMeta *meta);
+extern void HsSstMetaFree(HsEnv *env, HsSstMeta *meta);
 
-typedef struct SstBuilder SstBuilder;
+typedef struct HsSstBuilder HsSstBuilder;
 
 /*
  * Create path (truncating it) and return a builder, or NULL with st set
  * (HS_INVALID_ARGUMENT for bad options, HS_IO_ERROR if the file cannot
  * be created).  opts may be NULL for the defaults.
  */
-extern SstBuilder *SstBuilderCreate(HsEnv *env, const char *path,
-									const SstBuilderOptions *opts,
+extern HsSstBuilder *HsSstBuilderCreate(HsEnv *env, const char *path,
+									const HsSstBuilderOptions *opts,
 									HsStatus *st);
 
 /*
@@ -106,26 +106,26 @@ extern SstBuilder *SstBuilderCreate(HsEnv *env, const char *path,
  * value must start with a valid HsValueKind.  Key plus value at most
  * HS_SST_MAX_ENTRY_SIZE bytes.
  */
-extern bool SstBuilderAdd(SstBuilder *b, HsSlice full_key, HsSlice value,
+extern bool HsSstBuilderAdd(HsSstBuilder *b, HsSlice full_key, HsSlice value,
 						  HsStatus *st);
 
 /* Entries added so far. */
-extern uint64_t SstBuilderEntryCount(const SstBuilder *b);
+extern uint64_t HsSstBuilderEntryCount(const HsSstBuilder *b);
 
 /*
  * Bytes the file would take if finished now, roughly (written blocks plus
  * the open block, uncompressed): for splitting output into target sizes.
  */
-extern uint64_t SstBuilderEstimatedSize(const SstBuilder *b);
+extern uint64_t HsSstBuilderEstimatedSize(const HsSstBuilder *b);
 
 /*
  * Write the remaining data block, the filter, properties, index and footer,
  * fsync and close the file, fill *meta and free the builder.  On failure
  * the partial file is removed and the builder freed as well.
  */
-extern bool SstBuilderFinish(SstBuilder *b, SstMeta *meta, HsStatus *st);
+extern bool HsSstBuilderFinish(HsSstBuilder *b, HsSstMeta *meta, HsStatus *st);
 
 /* Close and remove the partial file and free the builder. */
-extern void SstBuilderAbandon(SstBuilder *b);
+extern void HsSstBuilderAbandon(HsSstBuilder *b);
 
 #endif							/* HS_STORAGE_SST_BUILDER_H */

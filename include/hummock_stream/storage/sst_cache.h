@@ -72,7 +72,7 @@ extern void HsSstCacheSetIterHooks(HsSstCache *cache,
 /* Open (or find) the reader of object_id; release the handle after use. */
 extern bool HsSstCacheGet(HsSstCache *cache, uint64_t object_id,
 						  HsSstCacheHandle **handle, HsStatus *st);
-extern SstReader *HsSstCacheReader(HsSstCacheHandle *handle);
+extern HsSstReader *HsSstCacheReader(HsSstCacheHandle *handle);
 extern void HsSstCacheRelease(HsSstCache *cache, HsSstCacheHandle *handle);
 
 /*

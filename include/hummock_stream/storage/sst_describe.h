@@ -3,7 +3,7 @@
  * sst_describe.h
  *	  A human-readable dump of an SST file's layout.
  *
- * SstDescribe validates the file as SstReaderOpen does, then prints, in
+ * HsSstDescribe validates the file as HsSstReaderOpen does, then prints, in
  * file order, every data block (offset, stored and raw size, compression,
  * checksum, entry and restart counts, first and last key), the filter
  * block (size, lines, probes, bits per key), the properties (all fields,
@@ -29,10 +29,10 @@
 #include "hummock_stream/storage/status.h"
 
 /* Append the description of the SST at path to out (NUL-terminated). */
-extern bool SstDescribe(HsEnv *env, const char *path, HsBuf *out,
+extern bool HsSstDescribe(HsEnv *env, const char *path, HsBuf *out,
 						HsStatus *st);
 
 /* Append "t<table> <user key hex> @<epoch>" for a full key to out. */
-extern void SstDescribeKey(HsBuf *out, HsSlice full_key);
+extern void HsSstDescribeKey(HsBuf *out, HsSlice full_key);
 
 #endif							/* HS_STORAGE_SST_DESCRIBE_H */

@@ -129,47 +129,47 @@
 
 /*
  * Largest raw (decompressed) block a reader accepts.  The builder never
- * makes a larger block: SstBuilderAdd rejects entries above
+ * makes a larger block: HsSstBuilderAdd rejects entries above
  * HS_SST_MAX_ENTRY_SIZE and block sizes above HS_SST_MAX_BLOCK_SIZE.
  */
 #define HS_BLOCK_MAX_RAW_SIZE		(UINT32_C(256) << 20)
 #define HS_SST_MAX_BLOCK_SIZE		(UINT32_C(64) << 20)
 #define HS_SST_MAX_ENTRY_SIZE		(UINT32_C(128) << 20)
 
-typedef struct SstBlockHandle
+typedef struct HsSstBlockHandle
 {
 	uint64_t	offset;
 	uint64_t	size;			/* stored bytes, without the trailer */
-} SstBlockHandle;
+} HsSstBlockHandle;
 
 /* The end of a block on disk, trailer included. */
 static inline uint64_t
-SstBlockHandleEnd(SstBlockHandle h)
+HsSstBlockHandleEnd(HsSstBlockHandle h)
 {
 	return h.offset + h.size + HS_BLOCK_TRAILER_SIZE;
 }
 
 /* ---- footer ---- */
 
-typedef struct SstFooter
+typedef struct HsSstFooter
 {
-	SstBlockHandle index;
-	SstBlockHandle filter;		/* 0/0: no filter */
-	SstBlockHandle properties;
+	HsSstBlockHandle index;
+	HsSstBlockHandle filter;		/* 0/0: no filter */
+	HsSstBlockHandle properties;
 	uint32_t	version;
 	uint32_t	checksum;		/* masked, as stored */
 	uint64_t	magic;
-} SstFooter;
+} HsSstFooter;
 
 /* Encode f (computing the checksum) into out. */
-extern void SstFooterEncode(const SstFooter *f,
+extern void HsSstFooterEncode(const HsSstFooter *f,
 							uint8_t out[HS_SST_FOOTER_SIZE]);
 
 /*
  * Decode and check a footer read at file offset `offset`: magic, checksum
  * (unless verify_checksum is false) and version.
  */
-extern bool SstFooterDecode(SstFooter *f, const uint8_t in[HS_SST_FOOTER_SIZE],
+extern bool HsSstFooterDecode(HsSstFooter *f, const uint8_t in[HS_SST_FOOTER_SIZE],
 							const char *path, uint64_t offset,
 							bool verify_checksum, HsStatus *st);
 
@@ -177,24 +177,24 @@ extern bool SstFooterDecode(SstFooter *f, const uint8_t in[HS_SST_FOOTER_SIZE],
  * Check the footer's handles against the file size (the layout above);
  * on success *data_end is the end of the data blocks.
  */
-extern bool SstFooterCheckLayout(const SstFooter *f, uint64_t file_size,
+extern bool HsSstFooterCheckLayout(const HsSstFooter *f, uint64_t file_size,
 								 const char *path, uint64_t *data_end,
 								 HsStatus *st);
 
 /* ---- block trailer ---- */
 
 /* Fill the 9-byte trailer for stored bytes of a block. */
-extern void SstBlockTrailerEncode(uint8_t out[HS_BLOCK_TRAILER_SIZE],
+extern void HsSstBlockTrailerEncode(uint8_t out[HS_BLOCK_TRAILER_SIZE],
 								  HsCompression kind, uint32_t raw_len,
 								  HsSlice stored);
 
 /* What a block read found, for tools. */
-typedef struct SstBlockInfo
+typedef struct HsSstBlockInfo
 {
 	HsCompression kind;
 	uint32_t	raw_len;
 	uint32_t	checksum;		/* masked, as stored */
-} SstBlockInfo;
+} HsSstBlockInfo;
 
 /*
  * Check and decode a block whose stored bytes and trailer (h.size + 9
@@ -202,10 +202,10 @@ typedef struct SstBlockInfo
  * check the trailer and decompress into *raw_buf if needed.  *contents
  * points into bytes (uncompressed blocks) or raw_buf.  info may be NULL.
  */
-extern bool SstDecodeBlock(const char *path, SstBlockHandle h,
+extern bool HsSstDecodeBlock(const char *path, HsSstBlockHandle h,
 						   const uint8_t *bytes, bool verify_checksum,
 						   HsDecompressor *dec, HsBuf *raw_buf,
-						   HsSlice *contents, SstBlockInfo *info,
+						   HsSlice *contents, HsSstBlockInfo *info,
 						   HsStatus *st);
 
 /*
@@ -214,17 +214,17 @@ extern bool SstDecodeBlock(const char *path, SstBlockHandle h,
  * decompress into *raw_buf if needed.  *contents points into one of the
  * two buffers and stays valid until they are reused.  info may be NULL.
  */
-extern bool SstReadBlock(HsEnv *env, HsFile *file, const char *path,
-						 SstBlockHandle h, bool verify_checksum,
+extern bool HsSstReadBlock(HsEnv *env, HsFile *file, const char *path,
+						 HsSstBlockHandle h, bool verify_checksum,
 						 HsDecompressor *dec, HsBuf *stored_buf,
 						 HsBuf *raw_buf, HsSlice *contents,
-						 SstBlockInfo *info, HsStatus *st);
+						 HsSstBlockInfo *info, HsStatus *st);
 
 /* ---- index block entries ---- */
 
 /* Append the index entry value for a data block handle. */
 static inline void
-SstEncodeHandle(HsBuf *out, SstBlockHandle h)
+HsSstEncodeHandle(HsBuf *out, HsSstBlockHandle h)
 {
 	HsBufPutVarint64(out, h.offset);
 	HsBufPutVarint64(out, h.size);
@@ -232,7 +232,7 @@ SstEncodeHandle(HsBuf *out, SstBlockHandle h)
 
 /* Decode an index entry value, which must be exactly one handle. */
 static inline bool
-SstDecodeHandle(HsSlice value, SstBlockHandle *h)
+HsSstDecodeHandle(HsSlice value, HsSstBlockHandle *h)
 {
 	const uint8_t *p = value.data;
 	const uint8_t *end = value.data + value.len;
@@ -245,16 +245,16 @@ SstDecodeHandle(HsSlice value, SstBlockHandle *h)
 
 /* ---- properties ---- */
 
-typedef struct SstTableStats
+typedef struct HsSstTableStats
 {
 	HsTableId	table_id;
 	uint64_t	entry_count;
 	uint64_t	tombstone_count;
 	uint64_t	key_bytes;
 	uint64_t	value_bytes;
-} SstTableStats;
+} HsSstTableStats;
 
-typedef struct SstProperties
+typedef struct HsSstProperties
 {
 	uint64_t	entry_count;
 	uint64_t	tombstone_count;
@@ -271,23 +271,23 @@ typedef struct SstProperties
 	uint8_t		compression;
 	int32_t		zstd_level;
 	uint32_t	bloom_bits_per_key;
-	HsSlice		smallest_key;	/* borrowed (see SstPropertiesDecode) */
+	HsSlice		smallest_key;	/* borrowed (see HsSstPropertiesDecode) */
 	HsSlice		largest_key;
 	uint32_t	table_count;
-	SstTableStats *tables;		/* table_count entries, ids ascending */
-} SstProperties;
+	HsSstTableStats *tables;		/* table_count entries, ids ascending */
+} HsSstProperties;
 
-extern void SstPropertiesEncode(const SstProperties *p, HsBuf *out);
+extern void HsSstPropertiesEncode(const HsSstProperties *p, HsBuf *out);
 
 /*
  * Decode properties block contents.  Keys point into contents, which must
- * outlive p; the tables array is allocated from env (SstPropertiesFree).
+ * outlive p; the tables array is allocated from env (HsSstPropertiesFree).
  * Checks internal consistency (exact length, ascending table ids, per-table
  * counts summing to the totals, key lengths).
  */
-extern bool SstPropertiesDecode(SstProperties *p, HsEnv *env,
+extern bool HsSstPropertiesDecode(HsSstProperties *p, HsEnv *env,
 								HsSlice contents, const char *path,
 								uint64_t offset, HsStatus *st);
-extern void SstPropertiesFree(SstProperties *p, HsEnv *env);
+extern void HsSstPropertiesFree(HsSstProperties *p, HsEnv *env);
 
 #endif							/* HS_STORAGE_SST_FORMAT_H */

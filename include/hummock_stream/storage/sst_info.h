@@ -96,13 +96,13 @@ extern bool HsSstInfoCreate(HsEnv *env, const HsSstInfoInit *init,
 							HsSstInfo **out, HsStatus *st);
 
 /*
- * The SST info of object_id from what SstBuilderFinish reported: key range,
+ * The SST info of object_id from what HsSstBuilderFinish reported: key range,
  * epochs, counts, per-table entry counts, raw size (key + value bytes) and
  * stored size (data blocks with trailers).  An empty SST has no key range
  * and is refused (HS_INVALID_ARGUMENT): never commit one.
  */
 extern bool HsSstInfoFromMeta(HsEnv *env, uint64_t object_id,
-							  const SstMeta *meta, HsSstInfo **out,
+							  const HsSstMeta *meta, HsSstInfo **out,
 							  HsStatus *st);
 
 static inline HsSstInfo *

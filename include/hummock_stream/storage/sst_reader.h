@@ -3,7 +3,7 @@
  * sst_reader.h
  *	  Reading SST files: point gets, iterators and properties.
  *
- * SstReaderOpen validates the footer (size, magic, checksum, version) and
+ * HsSstReaderOpen validates the footer (size, magic, checksum, version) and
  * the layout, and loads the index, filter and properties blocks into
  * memory; data blocks are read on demand with one pread each, their CRC
  * verified and decompressed into reusable buffers (or taken from the
@@ -17,7 +17,7 @@
  *
  * Point get:
  *
- *		SstReaderGet(r, table_key, read_epoch, &found, &value, &st)
+ *		HsSstReaderGet(r, table_key, read_epoch, &found, &value, &st)
  *
  * finds the newest version of table_key (table_id | user key) with
  * epoch <= read_epoch.  The bloom filter is consulted first, then the
@@ -26,7 +26,7 @@
  * tombstone is reported as found with kind HS_VALUE_DELETE, so a caller
  * walking SSTs from newest to oldest stops there.
  *
- * Iterator: SstReaderNewIterator returns an HsIterator (iterator.h) over
+ * Iterator: HsSstReaderNewIterator returns an HsIterator (iterator.h) over
  * every entry in full-key order: a two-level walk of the index and of one
  * block at a time, with no allocation per entry.  It reports errors
  * through its status.
@@ -51,7 +51,7 @@
 #include "hummock_stream/storage/sst_format.h"
 #include "hummock_stream/storage/status.h"
 
-typedef struct SstReader SstReader;
+typedef struct HsSstReader HsSstReader;
 
 /*
  * A secondary cache of verified, decompressed data blocks, keyed by
@@ -90,7 +90,7 @@ typedef struct HsSecondaryCache
 	void	   *arg;
 } HsSecondaryCache;
 
-typedef struct SstReaderOptions
+typedef struct HsSstReaderOptions
 {
 	/*
 	 * Verify the CRC of the footer and of every block read (default true).
@@ -105,29 +105,29 @@ typedef struct SstReaderOptions
 	const HsSecondaryCache *secondary_cache;
 	/* The file's object id (its key in the secondary cache), or 0. */
 	uint64_t	object_id;
-} SstReaderOptions;
+} HsSstReaderOptions;
 
-extern void SstReaderOptionsInit(SstReaderOptions *opts);
+extern void HsSstReaderOptionsInit(HsSstReaderOptions *opts);
 
 /* Open and validate an SST; NULL with st set on failure. */
-extern SstReader *SstReaderOpen(HsEnv *env, const char *path, HsStatus *st);
-extern SstReader *SstReaderOpenWithOptions(HsEnv *env, const char *path,
-										   const SstReaderOptions *opts,
+extern HsSstReader *HsSstReaderOpen(HsEnv *env, const char *path, HsStatus *st);
+extern HsSstReader *HsSstReaderOpenWithOptions(HsEnv *env, const char *path,
+										   const HsSstReaderOptions *opts,
 										   HsStatus *st);
 
 /* Close the file and free the reader (after its iterators). */
-extern void SstReaderClose(SstReader *r);
+extern void HsSstReaderClose(HsSstReader *r);
 
 /*
  * The newest version of table_key with epoch <= read_epoch.  Returns false
  * only on error; otherwise *found says whether a version exists, and if so
  * value (reset first) holds kind byte + payload.
  */
-extern bool SstReaderGet(SstReader *r, HsSlice table_key, HsEpoch read_epoch,
+extern bool HsSstReaderGet(HsSstReader *r, HsSlice table_key, HsEpoch read_epoch,
 						 bool *found, HsBuf *value, HsStatus *st);
 
 /* Same, also returning the epoch of the version found (may be NULL). */
-extern bool SstReaderGetVersion(SstReader *r, HsSlice table_key,
+extern bool HsSstReaderGetVersion(HsSstReader *r, HsSlice table_key,
 								HsEpoch read_epoch, bool *found,
 								HsEpoch *epoch, HsBuf *value, HsStatus *st);
 
@@ -136,28 +136,28 @@ extern bool SstReaderGetVersion(SstReader *r, HsSlice table_key,
  * first call reads the filter block; if that fails, the answer is true
  * (the get that follows reports the damage).
  */
-extern bool SstReaderMayContain(SstReader *r, HsSlice table_key);
+extern bool HsSstReaderMayContain(HsSstReader *r, HsSlice table_key);
 
 /* An iterator over every entry (full key, value); see iterator.h. */
-extern HsIterator *SstReaderNewIterator(SstReader *r);
+extern HsIterator *HsSstReaderNewIterator(HsSstReader *r);
 
 /* Properties block contents (valid while the reader is open). */
-extern const SstProperties *SstReaderProperties(const SstReader *r);
+extern const HsSstProperties *HsSstReaderProperties(const HsSstReader *r);
 
-extern const char *SstReaderPath(const SstReader *r);
-extern uint64_t SstReaderFileSize(const SstReader *r);
-extern const SstFooter *SstReaderFooter(const SstReader *r);
+extern const char *HsSstReaderPath(const HsSstReader *r);
+extern uint64_t HsSstReaderFileSize(const HsSstReader *r);
+extern const HsSstFooter *HsSstReaderFooter(const HsSstReader *r);
 
 /* Data blocks, in key order: handle and last full key of block i. */
-extern uint32_t SstReaderBlockCount(const SstReader *r);
-extern SstBlockHandle SstReaderBlockHandle(const SstReader *r, uint32_t i);
-extern HsSlice SstReaderBlockLastKey(const SstReader *r, uint32_t i);
+extern uint32_t HsSstReaderBlockCount(const HsSstReader *r);
+extern HsSstBlockHandle HsSstReaderBlockHandle(const HsSstReader *r, uint32_t i);
+extern HsSlice HsSstReaderBlockLastKey(const HsSstReader *r, uint32_t i);
 
 /*
  * The bloom filter in *filter (NULL if the file has none), read on first
  * use; false with st set if it cannot be read or is damaged.
  */
-extern bool SstReaderFilter(SstReader *r, const BloomFilter **filter,
+extern bool HsSstReaderFilter(HsSstReader *r, const HsBloomFilter **filter,
 							HsStatus *st);
 
 #endif							/* HS_STORAGE_SST_READER_H */

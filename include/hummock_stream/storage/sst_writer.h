@@ -40,11 +40,11 @@ typedef struct HsSstWriteContext
 	HsObjectStore *store;
 	HsObjectIdAllocFn alloc_id;
 	void	   *alloc_arg;
-	SstBuilderOptions sst;		/* block size, compression, bloom */
+	HsSstBuilderOptions sst;		/* block size, compression, bloom */
 	uint64_t	target_file_size;	/* cut SSTs at about this size */
 } HsSstWriteContext;
 
-/* Defaults: SstBuilderOptionsInit and 32 MiB SSTs; store and alloc unset. */
+/* Defaults: HsSstBuilderOptionsInit and 32 MiB SSTs; store and alloc unset. */
 extern void HsSstWriteContextInit(HsSstWriteContext *ctx);
 
 typedef struct HsSstWriter HsSstWriter;

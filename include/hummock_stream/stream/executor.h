@@ -42,9 +42,25 @@ struct HsExec
 	void		(*reset) (HsExec *self);
 };
 
+/* Pushes since the last check for interrupts (HsExecPush). */
+extern uint32 hs_exec_pushes;
+
+/* Every this many pushes, HsExecPush checks for interrupts. */
+#define HS_EXEC_PUSHES_PER_CHECK 1024
+
+/*
+ * CHECK_FOR_INTERRUPTS, and exit if the postmaster died: a long epoch (a
+ * join whose one change fans out to many rows, a backfill) must notice a
+ * cancel or a terminate, and a postmaster killed with -9 cannot restart
+ * the server while one of its children still runs.
+ */
+extern void HsExecCheckInterrupts(void);
+
 static inline void
 HsExecPush(HsExec *e, TupleTableSlot *row, int sign)
 {
+	if (unlikely(++hs_exec_pushes >= HS_EXEC_PUSHES_PER_CHECK))
+		HsExecCheckInterrupts();
 	e->push(e, row, sign);
 }
 

@@ -15,6 +15,7 @@
 #include "utils/snapshot.h"
 
 #include "hummock_stream/stream/stream_plan.h"
+#include "hummock_stream/stream/view_privileges.h"
 
 /* A leaf of the job's executors and how it reads its table's capture log. */
 typedef struct HsStreamJobInput
@@ -38,6 +39,8 @@ typedef struct HsStreamJob
 	HsStreamJobInput *inputs;	/* in the order they are fed */
 	char	   *position;		/* pg_snapshot text: input consumed up to */
 	int64		rows_in;		/* input rows consumed */
+	HsViewReads *reads;			/* what the query reads, for privilege
+								 * checks at every epoch */
 } HsStreamJob;
 
 /*
@@ -49,6 +52,16 @@ extern HsStreamJob *HsStreamJobCreate(Oid job_id, Query *query,
 									  const Oid *state_tables, int n_state_tables,
 									  HsStreamStore *store,
 									  MemoryContext parent);
+
+/*
+ * Who maintains a job: its view's owner.  Whoever drives a job (creates
+ * it, pushes rows, consumes, flushes) runs as this role, with
+ * HsSwitchToUser (user_context.h): every expression of the view is
+ * evaluated with its owner's rights, as REFRESH MATERIALIZED VIEW runs
+ * a matview's query.
+ */
+extern Oid	HsStreamJobOwner(Oid job_id);
+
 
 /* Load a job from the catalog (compute worker; in a transaction). */
 extern HsStreamJob *HsStreamJobLoad(Oid job_id, HsStreamStore *store,
