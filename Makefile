@@ -12,14 +12,18 @@ EXTENSION   = hummock_stream
 EXTVERSION  = 0.1
 MODULE_big  = hummock_stream
 
-# ---- objects, by module (dependencies point down: batch/stream -> meta ->
-# storage; pg is the glue that ties each to PostgreSQL) ----
+# ---- objects, by module, bottom first (scripts/check-layering.sh holds
+# each to the modules below it): storage -> pg (platform) -> row -> meta ->
+# stream, batch -> entry (_PG_init, settings, hooks) ----
 STORAGE_OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/storage/*.c)))
-META_OBJS    = $(patsubst %.c,%.o,$(sort $(wildcard src/meta/*.c)))
-STREAM_OBJS  = $(patsubst %.c,%.o,$(sort $(wildcard src/stream/*.c src/stream/executor/*.c)))
-BATCH_OBJS   = $(patsubst %.c,%.o,$(sort $(wildcard src/batch/*.c)))
 PG_OBJS      = $(patsubst %.c,%.o,$(sort $(wildcard src/pg/*.c)))
-OBJS = $(STORAGE_OBJS) $(META_OBJS) $(STREAM_OBJS) $(BATCH_OBJS) $(PG_OBJS)
+ROW_OBJS     = $(patsubst %.c,%.o,$(sort $(wildcard src/row/*.c)))
+META_OBJS    = $(patsubst %.c,%.o,$(sort $(wildcard src/meta/*.c)))
+STREAM_OBJS  = $(patsubst %.c,%.o,$(sort $(wildcard src/stream/*.c src/stream/*/*.c)))
+BATCH_OBJS   = $(patsubst %.c,%.o,$(sort $(wildcard src/batch/*.c)))
+ENTRY_OBJS   = $(patsubst %.c,%.o,$(sort $(wildcard src/entry/*.c)))
+OBJS = $(STORAGE_OBJS) $(PG_OBJS) $(ROW_OBJS) $(META_OBJS) $(STREAM_OBJS) \
+	   $(BATCH_OBJS) $(ENTRY_OBJS)
 
 DATA = $(wildcard sql/$(EXTENSION)--*.sql)
 

@@ -74,10 +74,10 @@
 #include "hummock_stream/batch/tableam.h"
 #include "hummock_stream/stream/stream_ddl.h"
 #include "hummock_stream/meta/db_state.h"
+#include "hummock_stream/meta/compactor.h"
 #include "hummock_stream/meta/epoch.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/pg/env_pg.h"
-#include "hummock_stream/pg/guc.h"
 #include "hummock_stream/storage/version_read.h"
 #include "hummock_stream/storage/user_iter.h"
 

@@ -47,7 +47,6 @@
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/pg/user_context.h"
 #include "hummock_stream/pg/env_pg.h"
-#include "hummock_stream/pg/guc.h"
 #include "hummock_stream/storage/compaction.h"
 
 int			hs_compaction_interval_ms = 1000;

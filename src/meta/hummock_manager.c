@@ -63,7 +63,6 @@
 #include "hummock_stream/pg/env_pg.h"
 #include "hummock_stream/pg/shared_block_cache.h"
 #include "hummock_stream/pg/iter_owner.h"
-#include "hummock_stream/pg/guc.h"
 #include "hummock_stream/storage/coding.h"
 
 /* The cached version of MyDatabaseId, and the context that holds it. */
@@ -302,6 +301,12 @@ HsHummockPinnedVersion(HsEpoch epoch)
 	refresh_cache(pinned);
 	return HsVersionRef(cached_version);
 }
+
+/* hummock_stream.sst_* settings (defined in guc.c), read by HsHummockWriteContext */
+int			hs_sst_block_size_kb = 16;
+int			hs_sst_compression = 1;	/* lz4 */
+int			hs_sst_zstd_level = 3;
+int			hs_sst_bloom_bits_per_key = 10;
 
 /* ---------------------------------------------------------------------
  * Commits

@@ -14,6 +14,9 @@
 
 extern int	hs_compaction_interval_ms;
 
+/* hummock_stream.time_travel_retention (ms): how far back every table stays readable */
+extern int	hs_time_travel_retention_ms;
+
 /* Start the compactor of the manager's database (a dynamic worker). */
 extern BackgroundWorkerHandle *HsCompactorStart(Oid dboid);
 

@@ -77,6 +77,12 @@ extern int	hs_block_cache_size_kb;
 /* This process's cache of open SST readers (with its block cache). */
 extern HsSstCache *HsHummockSstCache(void);
 
+/* hummock_stream.sst_* */
+extern int	hs_sst_block_size_kb;
+extern int	hs_sst_compression;		/* an HsCompressionKind value */
+extern int	hs_sst_zstd_level;
+extern int	hs_sst_bloom_bits_per_key;
+
 /* How to write SSTs now: store, id allocator, hummock_stream.sst_* settings. */
 extern void HsHummockWriteContext(HsSstWriteContext *ctx);
 

@@ -5,17 +5,17 @@
  *
  * Every module that needs shared memory provides a pair of functions,
  * <module>_shmem_size() and <module>_shmem_init(ptr, found), and is listed
- * once in src/pg/shmem.c.  The registry sums the sizes in the PG15
+ * once in src/entry/shmem.c.  The registry sums the sizes in the PG15
  * shmem_request_hook (the only place RequestAddinShmemSpace may be called)
  * and carves one ShmemInitStruct into cache-line aligned slices in
  * shmem_startup_hook, under AddinShmemInitLock.
  *
- * include/hummock_stream/pg/shmem.h
+ * include/hummock_stream/entry/shmem.h
  *
  *-------------------------------------------------------------------------
  */
-#ifndef HS_PG_SHMEM_H
-#define HS_PG_SHMEM_H
+#ifndef HS_ENTRY_SHMEM_H
+#define HS_ENTRY_SHMEM_H
 
 typedef struct HsShmemItem
 {
@@ -35,4 +35,4 @@ extern const HsShmemItem *HsShmemItemAt(int i, Size *offset, Size *size);
 extern Size HsGlobalShmemSize(void);
 extern void HsGlobalShmemInit(void *ptr, bool found);
 
-#endif							/* HS_PG_SHMEM_H */
+#endif							/* HS_ENTRY_SHMEM_H */

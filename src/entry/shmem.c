@@ -3,7 +3,7 @@
  * shmem.c
  *	  The registry of hummock_stream's fixed shared-memory areas.
  *
- * See include/hummock_stream/pg/shmem.h.  The list below is the only place
+ * See include/hummock_stream/entry/shmem.h.  The list below is the only place
  * a module's area is registered; the order is the layout order.  All areas
  * live in one ShmemInitStruct named "hummock_stream", each slice aligned to
  * a cache line so that unrelated hot fields never share one.
@@ -11,7 +11,7 @@
  * This file also owns the "global" area, which records when the shared
  * state was initialized (it tells a test that shared memory is attached).
  *
- * src/pg/shmem.c
+ * src/entry/shmem.c
  *
  *-------------------------------------------------------------------------
  */
@@ -28,7 +28,7 @@
 #include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/pg/shared_block_cache.h"
-#include "hummock_stream/pg/shmem.h"
+#include "hummock_stream/entry/shmem.h"
 
 static const HsShmemItem shmem_items[] = {
 	{"global", HsGlobalShmemSize, HsGlobalShmemInit},

@@ -9,7 +9,7 @@
  * PGC_POSTMASTER; intervals are PGC_SIGHUP; what a session may choose for
  * itself (consistency, query epoch) is PGC_USERSET.
  *
- * src/pg/guc.c
+ * src/entry/guc.c
  *
  *-------------------------------------------------------------------------
  */
@@ -23,15 +23,11 @@
 #include "hummock_stream/meta/compactor.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/meta/launcher.h"
-#include "hummock_stream/pg/guc.h"
+#include "hummock_stream/entry/guc.h"
 #include "hummock_stream/pg/shared_block_cache.h"
 #include "hummock_stream/stream/compute_worker.h"
 #include "hummock_stream/stream/executor.h"
 
-int			hs_sst_block_size_kb = 16;
-int			hs_sst_compression = 1;	/* lz4 */
-int			hs_sst_zstd_level = 3;
-int			hs_sst_bloom_bits_per_key = 10;
 
 static const struct config_enum_entry consistency_options[] = {
 	{"global", HS_CONSISTENCY_GLOBAL, false},

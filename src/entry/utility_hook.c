@@ -25,7 +25,7 @@
  *	  object directory (pg_hummock/<db>) is removed, and when it commits the
  *	  database's shared slot is given back.
  *
- * src/pg/utility_hook.c
+ * src/entry/utility_hook.c
  *
  *-------------------------------------------------------------------------
  */
@@ -51,7 +51,7 @@
 #include "hummock_stream/batch/tableam.h"
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/hummock_manager.h"
-#include "hummock_stream/pg/utility_hook.h"
+#include "hummock_stream/entry/utility_hook.h"
 
 static ProcessUtility_hook_type prev_utility_hook = NULL;
 

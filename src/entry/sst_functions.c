@@ -8,7 +8,7 @@
  * EXECUTE is revoked from PUBLIC and the functions check superuser too.
  * A relative path is relative to the data directory.
  *
- * src/pg/sst_functions.c
+ * src/entry/sst_functions.c
  *
  *-------------------------------------------------------------------------
  */
@@ -20,7 +20,8 @@
 #include "utils/builtins.h"
 
 #include "hummock_stream/pg/env_pg.h"
-#include "hummock_stream/pg/guc.h"
+#include "hummock_stream/entry/guc.h"
+#include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/storage/coding.h"
 #include "hummock_stream/storage/sst_builder.h"
 #include "hummock_stream/storage/sst_describe.h"

@@ -12,7 +12,7 @@
  * CREATE EXTENSION in a server that does not preload it) is an error with
  * a hint that says what to change.
  *
- * src/pg/hummock_stream.c
+ * src/entry/hummock_stream.c
  *
  *-------------------------------------------------------------------------
  */
@@ -23,11 +23,11 @@
 #include "utils/builtins.h"
 
 #include "hummock_stream/hummock_stream.h"
-#include "hummock_stream/pg/guc.h"
+#include "hummock_stream/entry/guc.h"
 #include "hummock_stream/batch/tableam.h"
 #include "hummock_stream/meta/launcher.h"
-#include "hummock_stream/pg/shmem.h"
-#include "hummock_stream/pg/utility_hook.h"
+#include "hummock_stream/entry/shmem.h"
+#include "hummock_stream/entry/utility_hook.h"
 
 PG_MODULE_MAGIC;
 
