@@ -493,6 +493,101 @@ SELECT hummock_stream.drop_materialized_view('own_after');
 SELECT hummock_stream.drop_materialized_view('fresh_v');
 DROP TABLE shared_t, fresh_t;
 
+-- ---------------------------------------------------------------------
+-- NaN, infinities and -0 in sums, averages and extremes: every change is
+-- taken back exactly (the view is what Postgres returns, printed alike)
+-- ---------------------------------------------------------------------
+CREATE TABLE special_t (id int PRIMARY KEY, g int, f8 float8, f4 float4, n numeric);
+INSERT INTO special_t VALUES (1, 1, 1.5, 1.5, 1.5), (2, 1, 2.25, 2.25, 2.25),
+  (3, 2, '-0', '-0', 0), (4, 3, 4, 4, 4.000);
+SELECT hummock_stream.create_materialized_view('v_special',
+  $$SELECT g, count(f8) AS n, sum(f8) AS s8, avg(f8) AS a8, sum(f4) AS s4, avg(f4) AS a4,
+           min(f8) AS lo8, max(f8) AS hi8, max(f4) AS hi4, sum(n) AS sn, avg(n) AS an,
+           min(n) AS lon, max(n) AS hin, sum(DISTINCT f8) AS sd8, avg(DISTINCT n) AS adn
+      FROM special_t GROUP BY g$$);
+SELECT hummock_stream.create_materialized_view('v_special_all',
+  $$SELECT count(*) AS n, sum(f8) AS s8, avg(f4) AS a4, sum(n) AS sn, max(f8) AS hi8 FROM special_t$$);
+CREATE FUNCTION special_step() RETURNS TABLE (g int, n bigint, s8 text, a8 text, s4 text,
+  a4 text, lo8 text, hi8 text, hi4 text, sn text, an text, lon text, hin text, sd8 text,
+  adn text) LANGUAGE sql AS $$
+  SELECT g, n, s8::text, a8::text, s4::text, a4::text, lo8::text, hi8::text, hi4::text,
+         sn::text, an::text, lon::text, hin::text, sd8::text, adn::text
+    FROM v_special ORDER BY g
+$$;
+SELECT * FROM special_step();
+-- NaN, then both infinities, in one group
+INSERT INTO special_t VALUES (5, 1, 'NaN', 'NaN', 'NaN');
+INSERT INTO special_t VALUES (6, 1, 'Infinity', 'Infinity', 'Infinity'),
+  (7, 1, '-Infinity', '-Infinity', '-Infinity');
+SELECT hummock_stream.wait();
+SELECT * FROM special_step();
+SELECT view_diff('v_special') AS v_special, view_diff('v_special_all') AS v_special_all;
+-- the NaN goes: both infinities are left (NaN)
+DELETE FROM special_t WHERE id = 5;
+SELECT hummock_stream.wait();
+SELECT * FROM special_step();
+SELECT view_diff('v_special') AS v_special, view_diff('v_special_all') AS v_special_all;
+-- then +Infinity: -Infinity is left
+DELETE FROM special_t WHERE id = 6;
+SELECT hummock_stream.wait();
+SELECT * FROM special_step();
+SELECT view_diff('v_special') AS v_special, view_diff('v_special_all') AS v_special_all;
+-- an update turns -Infinity into +Infinity, another finite value into NaN
+UPDATE special_t SET f8 = 'Infinity', f4 = 'Infinity', n = 'Infinity' WHERE id = 7;
+UPDATE special_t SET f8 = 'NaN', f4 = 'NaN', n = 'NaN' WHERE id = 4;
+SELECT hummock_stream.wait();
+SELECT * FROM special_step();
+SELECT view_diff('v_special') AS v_special, view_diff('v_special_all') AS v_special_all;
+-- the specials go: the finite sums are back, exactly
+DELETE FROM special_t WHERE id IN (4, 7);
+SELECT hummock_stream.wait();
+SELECT * FROM special_step();
+SELECT view_diff('v_special') AS v_special, view_diff('v_special_all') AS v_special_all;
+-- a sum of nothing but -0 is -0 (an average is 0)
+INSERT INTO special_t VALUES (8, 2, '-0', '-0', 0);
+SELECT hummock_stream.wait();
+SELECT * FROM special_step();
+SELECT view_diff('v_special') AS v_special, view_diff('v_special_all') AS v_special_all;
+-- a group of only a NaN, emptied and refilled with finite values
+INSERT INTO special_t VALUES (10, 4, 'NaN', 'NaN', 'NaN');
+SELECT hummock_stream.wait();
+DELETE FROM special_t WHERE id = 10;
+INSERT INTO special_t VALUES (11, 4, 0.5, 0.5, 0.5), (12, 4, NULL, NULL, NULL);
+SELECT hummock_stream.wait();
+SELECT * FROM special_step();
+SELECT view_diff('v_special') AS v_special, view_diff('v_special_all') AS v_special_all;
+-- every row goes: NULLs, and count 0, without GROUP BY
+DELETE FROM special_t;
+SELECT hummock_stream.wait();
+SELECT * FROM special_step();
+SELECT * FROM v_special_all;
+SELECT view_diff('v_special') AS v_special, view_diff('v_special_all') AS v_special_all;
+SELECT hummock_stream.drop_materialized_view('v_special');
+SELECT hummock_stream.drop_materialized_view('v_special_all');
+DROP FUNCTION special_step();
+DROP TABLE special_t;
+-- -0 among other values (sums only: which of -0 and 0 min, max and
+-- DISTINCT show depends on the order Postgres reads the rows in)
+CREATE TABLE zero_t (id int PRIMARY KEY, f8 float8, f4 float4);
+INSERT INTO zero_t VALUES (1, '-0', '-0'), (2, '-0', '-0');
+SELECT hummock_stream.create_materialized_view('v_zero',
+  'SELECT sum(f8) AS s8, sum(f4) AS s4, avg(f8) AS a8 FROM zero_t');
+SELECT s8::text, s4::text, a8::text FROM v_zero;
+-- another zero, or values that cancel out, make it 0
+INSERT INTO zero_t VALUES (3, 0, 0);
+SELECT hummock_stream.wait();
+SELECT s8::text, s4::text, a8::text, view_diff('v_zero') FROM v_zero;
+DELETE FROM zero_t WHERE id = 3;
+INSERT INTO zero_t VALUES (4, 1, 1), (5, -1, -1);
+SELECT hummock_stream.wait();
+SELECT s8::text, s4::text, a8::text, view_diff('v_zero') FROM v_zero;
+-- and back to nothing but -0
+DELETE FROM zero_t WHERE id IN (4, 5);
+SELECT hummock_stream.wait();
+SELECT s8::text, s4::text, a8::text, view_diff('v_zero') FROM v_zero;
+SELECT hummock_stream.drop_materialized_view('v_zero');
+DROP TABLE zero_t;
+
 -- DDL around a view: its relation keeps the shape of the view's query, and
 -- the source columns it uses stay as they are while it exists
 CREATE TABLE ddl_t (id int PRIMARY KEY, v text, w int, u int);
