@@ -294,6 +294,7 @@ CREATE UNLOGGED TABLE unlogged_t (id int);
 CREATE TABLE rls_t (id int);
 ALTER TABLE rls_t ENABLE ROW LEVEL SECURITY;
 CREATE TABLE parted (id int) PARTITION BY RANGE (id);
+CREATE TABLE parted_low PARTITION OF parted FOR VALUES FROM (0) TO (10);
 CREATE TABLE parent_t (id int);
 CREATE TABLE child_t () INHERITS (parent_t);
 
@@ -343,6 +344,14 @@ SELECT create_error($$SELECT * FROM hummock_table$$);
 SELECT create_error($$SELECT * FROM temp_t$$);
 SELECT create_error($$SELECT * FROM unlogged_t$$);
 SELECT create_error($$SELECT * FROM parted$$);
+SELECT create_error($$SELECT * FROM parted_low$$);
+SELECT create_error($$SELECT * FROM ONLY parted_low$$);
+SELECT create_error($$SELECT o.id FROM orders o JOIN parted_low p ON p.id = o.id$$);
+-- the extension's own tables: its catalogs and the capture logs
+SELECT create_error($$SELECT * FROM hummock_stream.stream_jobs$$);
+SELECT create_error($$SELECT relid FROM hummock_stream.capture_logs$$);
+SELECT regexp_replace(create_error(format('SELECT * FROM %s', log_relid::regclass)), 'capture_\d+', 'capture_N')
+  FROM hummock_stream.capture_logs WHERE relid = 'orders'::regclass;
 SELECT create_error($$SELECT * FROM parent_t$$);
 SELECT create_error($$SELECT * FROM orders TABLESAMPLE SYSTEM (50)$$);
 SELECT create_error($$SELECT * FROM orders FOR UPDATE$$);
