@@ -232,10 +232,11 @@ BEGIN
 END $$;
 REVOKE ALL ON FUNCTION hummock_stream._trim_capture_logs() FROM PUBLIC;
 
+-- Not STRICT: a NULL name or query is an error (22004), not a NULL view.
 CREATE FUNCTION hummock_stream.create_materialized_view(name text, query text)
 RETURNS regclass
 AS 'MODULE_PATHNAME', 'hummock_stream_create_materialized_view'
-LANGUAGE C STRICT VOLATILE;
+LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION hummock_stream.create_materialized_view(text, text) IS
   'Create a streaming materialized view name (a relation USING hummock) kept up to date with query';
 

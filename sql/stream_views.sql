@@ -368,6 +368,36 @@ SELECT create_error($$SELECT 1; SELECT 2$$);
 SELECT create_error($$SELEC id FROM orders$$);
 SELECT create_error($$SELECT id FROM no_such_table$$);
 SELECT create_error($$SELECT no_such_column FROM orders$$);
+-- NULL, empty and malformed names; a NULL query
+SELECT error_of($$SELECT hummock_stream.create_materialized_view(NULL, 'SELECT id FROM orders')$$);
+SELECT error_of($$SELECT hummock_stream.create_materialized_view('bad', NULL)$$);
+SELECT error_of($$SELECT hummock_stream.create_materialized_view(NULL, NULL)$$);
+SELECT error_of($$SELECT hummock_stream.create_materialized_view('', 'SELECT id FROM orders')$$);
+SELECT error_of($$SELECT hummock_stream.create_materialized_view('  ', 'SELECT id FROM orders')$$);
+SELECT error_of($$SELECT hummock_stream.create_materialized_view('public.', 'SELECT id FROM orders')$$);
+SELECT error_of($$SELECT hummock_stream.create_materialized_view('.bad', 'SELECT id FROM orders')$$);
+SELECT error_of($$SELECT hummock_stream.create_materialized_view('a..b', 'SELECT id FROM orders')$$);
+SELECT error_of($$SELECT hummock_stream.create_materialized_view('two words', 'SELECT id FROM orders')$$);
+SELECT error_of($$SELECT hummock_stream.create_materialized_view('"unclosed', 'SELECT id FROM orders')$$);
+SELECT error_of($$SELECT hummock_stream.create_materialized_view('"a"b', 'SELECT id FROM orders')$$);
+SELECT error_of($$SELECT hummock_stream.create_materialized_view('a.b.c.d', 'SELECT id FROM orders')$$);
+SELECT error_of($$SELECT hummock_stream.create_materialized_view('other_db.public.bad', 'SELECT id FROM orders')$$);
+-- a name longer than NAMEDATALEN - 1 bytes is truncated with Postgres's
+-- NOTICE (42622), as CREATE TABLE truncates it
+\set VERBOSITY sqlstate
+SELECT hummock_stream.create_materialized_view(repeat('long_name_', 7), 'SELECT id FROM orders');
+\set VERBOSITY default
+SELECT hummock_stream.drop_materialized_view(repeat('long_name_', 7));
+CREATE TABLE long_name_long_name_long_name_long_name_long_name_long_name_long_name_ (id int);
+DROP TABLE long_name_long_name_long_name_long_name_long_name_long_name_long_name_;
+SELECT hummock_stream.create_materialized_view('public."' || repeat('Long Name ', 7) || '"', 'SELECT id FROM orders');
+SELECT hummock_stream.drop_materialized_view(format('public.%I', left(repeat('Long Name ', 7), 63)));
+-- a quoted name keeps its case, an unquoted one is folded
+SELECT hummock_stream.create_materialized_view(' public . "Mixed.Case" ', 'SELECT id FROM orders');
+SELECT hummock_stream.create_materialized_view('Folded_Name', 'SELECT id FROM orders');
+SELECT relname FROM pg_class WHERE relname IN ('Mixed.Case', 'folded_name') ORDER BY 1;
+SELECT hummock_stream.drop_materialized_view('public."Mixed.Case"');
+SELECT hummock_stream.drop_materialized_view('folded_name');
 -- a name that is taken
 SELECT error_of($$SELECT hummock_stream.create_materialized_view('orders', 'SELECT id FROM orders')$$);
 SELECT error_of($$SELECT hummock_stream.create_materialized_view('v_paid', 'SELECT id FROM orders')$$);
