@@ -195,7 +195,10 @@ GRANT SELECT ON hummock_stream.stream_jobs, hummock_stream.stream_sources TO PUB
 -- The capture trigger (see src/stream/capture.c).  Not SECURITY DEFINER:
 -- it writes the log with heap_insert, which checks no privileges, and it
 -- resolves no names, so it runs the same as any role (and a definer
--- wrapper would cost every captured statement a catalog lookup).
+-- wrapper would cost every captured statement a catalog lookup).  It takes
+-- no arguments: it finds the log of the table it fires on in capture_logs,
+-- so a dump of the table (which has the triggers) restores without OIDs
+-- of the old database, and without a log the triggers do nothing.
 CREATE FUNCTION hummock_stream._capture()
 RETURNS trigger
 AS 'MODULE_PATHNAME', 'hummock_stream_capture'

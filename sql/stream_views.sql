@@ -455,6 +455,53 @@ SELECT hummock_stream.drop_materialized_view('sales."Big Orders"');
 SELECT hummock_stream.drop_materialized_view('v_customers');
 -- a view's relation can be dropped with DROP TABLE too
 DROP TABLE v_star;
+-- ... which stops capturing a source no other view reads, as
+-- drop_materialized_view does (when the dropping transaction commits)
+CREATE TABLE cap_t (id int PRIMARY KEY, v int);
+SELECT hummock_stream.create_materialized_view('cap_a', 'SELECT id, v FROM cap_t');
+SELECT hummock_stream.create_materialized_view('cap_b', 'SELECT count(*) AS n FROM cap_t');
+SELECT tgname, tgnargs FROM pg_trigger WHERE tgrelid = 'cap_t'::regclass ORDER BY tgname;
+-- the capture log is the extension's, named by no trigger
+SELECT count(*) AS member FROM pg_depend d JOIN hummock_stream.capture_logs l ON d.objid = l.log_relid
+ WHERE l.relid = 'cap_t'::regclass AND d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e';
+DROP TABLE cap_a;
+SELECT count(*) AS capture_triggers FROM pg_trigger WHERE tgrelid = 'cap_t'::regclass;
+INSERT INTO cap_t VALUES (1, 10), (2, 20);
+SELECT hummock_stream.wait('cap_b');
+SELECT * FROM cap_b;
+-- a drop that rolls back changes nothing
+BEGIN;
+DROP TABLE cap_b;
+ROLLBACK;
+SELECT count(*) AS capture_triggers FROM pg_trigger WHERE tgrelid = 'cap_t'::regclass;
+SELECT log_relid AS cap_t_log FROM hummock_stream.capture_logs WHERE relid = 'cap_t'::regclass \gset
+DROP TABLE cap_b;
+SELECT count(*) AS capture_triggers FROM pg_trigger WHERE tgrelid = 'cap_t'::regclass;
+SELECT count(*) AS captured FROM hummock_stream.capture_logs WHERE relid = 'cap_t'::regclass;
+SELECT count(*) AS log_left FROM pg_class WHERE oid = :cap_t_log;
+-- writes to the former source work, TRUNCATE too
+INSERT INTO cap_t VALUES (3, 30);
+UPDATE cap_t SET v = v + 1;
+DELETE FROM cap_t WHERE id = 1;
+TRUNCATE cap_t;
+-- a view dropped in the same statement as its source, or in the same
+-- transaction before it
+SELECT hummock_stream.create_materialized_view('cap_c', 'SELECT id FROM cap_t');
+DROP TABLE cap_c, cap_t;
+SELECT count(*) AS captured FROM hummock_stream.capture_logs l
+ WHERE NOT EXISTS (SELECT FROM pg_class c WHERE c.oid = l.relid);
+CREATE TABLE cap_t (id int PRIMARY KEY, v int);
+SELECT hummock_stream.create_materialized_view('cap_c', 'SELECT id FROM cap_t');
+BEGIN;
+DROP TABLE cap_c;
+INSERT INTO cap_t VALUES (1, 1);
+DROP TABLE cap_t;
+COMMIT;
+SELECT count(*) AS captured FROM hummock_stream.capture_logs l
+ WHERE NOT EXISTS (SELECT FROM pg_class c WHERE c.oid = l.relid);
+SELECT count(*) AS logs_left FROM pg_class
+ WHERE relnamespace = 'hummock_stream'::regnamespace AND relname ~ '^capture_\d+$'
+   AND oid NOT IN (SELECT log_relid FROM hummock_stream.capture_logs);
 SELECT name, state, sources FROM hummock_stream.jobs ORDER BY name::text COLLATE "C";
 
 -- a source with views cannot be dropped, except with CASCADE
@@ -626,6 +673,30 @@ SELECT hummock_stream.wait();
 SELECT s8::text, s4::text, a8::text, view_diff('v_zero') FROM v_zero;
 SELECT hummock_stream.drop_materialized_view('v_zero');
 DROP TABLE zero_t;
+
+-- ---------------------------------------------------------------------
+-- What a dump restores: a former source with the capture triggers but no
+-- capture log, and a view's relation that nothing maintains
+-- ---------------------------------------------------------------------
+CREATE TABLE restored_t (id int PRIMARY KEY, v int);
+CREATE TRIGGER hummock_stream_capture_insert AFTER INSERT ON restored_t
+  REFERENCING NEW TABLE AS hs_new FOR EACH STATEMENT EXECUTE FUNCTION hummock_stream._capture();
+CREATE TRIGGER hummock_stream_capture_truncate BEFORE TRUNCATE ON restored_t
+  FOR EACH STATEMENT EXECUTE FUNCTION hummock_stream._capture_truncate();
+-- the triggers do nothing: writes and TRUNCATE work
+INSERT INTO restored_t VALUES (1, 1), (2, 2);
+TRUNCATE restored_t;
+INSERT INTO restored_t VALUES (3, 3);
+-- a view over it takes the triggers over, and goes with them
+SELECT hummock_stream.create_materialized_view('restored_sum', 'SELECT sum(v) AS s FROM restored_t');
+SELECT count(*) AS capture_triggers FROM pg_trigger WHERE tgrelid = 'restored_t'::regclass;
+INSERT INTO restored_t VALUES (4, 4);
+SELECT hummock_stream.wait('restored_sum');
+SELECT * FROM restored_sum;
+SELECT error_of('TRUNCATE restored_t');
+SELECT hummock_stream.drop_materialized_view('restored_sum');
+SELECT count(*) AS capture_triggers FROM pg_trigger WHERE tgrelid = 'restored_t'::regclass;
+DROP TABLE restored_t;
 
 -- DDL around a view: its relation keeps the shape of the view's query, and
 -- the source columns it uses stay as they are while it exists

@@ -615,7 +615,10 @@ hummock_stream_drop_materialized_view(PG_FUNCTION_ARGS)
 
 /*
  * A relation USING hummock is being dropped: if it is a view, forget its
- * job.  Returns the job's state tables (to remove from the version).
+ * job, and stop capturing the sources no other view reads at pre-commit
+ * (as drop_materialized_view does at once; here the deletion that drops
+ * the relation is still under way).  Returns the job's state tables (to
+ * remove from the version).
  */
 List *
 HsStreamJobDropped(Oid relid)
@@ -632,6 +635,19 @@ HsStreamJobDropped(Oid relid)
 		return NIL;
 	HsBecomeExtensionOwner(&owner);
 	SPI_connect();
+	/* (before the job's row: deleting it cascades to its sources) */
+	if (SPI_execute_with_args("SELECT relid FROM hummock_stream.stream_sources WHERE job_id = $1",
+							  1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read hummock_stream.stream_sources");
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+
+		/* not now: we are inside the deletion of the view's relation */
+		HsCaptureRemoveAtCommit(DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+															   SPI_tuptable->tupdesc, 1,
+															   &isnull)));
+	}
 	if (SPI_execute_with_args("WITH d AS (DELETE FROM hummock_stream.stream_jobs"
 							  " WHERE job_id = $1 RETURNING state_tables)"
 							  " SELECT unnest(state_tables) FROM d",
