@@ -53,7 +53,8 @@
  * a class >= 0 is a display scale, and for numeric and float -1 counts
  * NaN, -2 +Infinity, -3 -Infinity, -4 (float only) -0.  States written
  * before float calls kept counts have NULL there, which reads as no
- * special values.  Min/max rows:
+ * special values (a float sum stored then that holds NaN or an infinity
+ * keeps it until the view is created again).  Min/max rows:
  * key = group key | call number (1 byte) | memcmp(value), value = a
  * MinimalTuple of (value, count int8).
  *
@@ -105,7 +106,7 @@ typedef struct AggAcc
 	int			val_key_len;
 	bool		rescan;			/* min/max: the extreme went away */
 	int64		ntrue;
-	/* numeric sum/avg: how many inputs have each display scale (or are special) */
+	/* numeric sum/avg: inputs per display scale; numeric and float: special inputs */
 	int			n_scales;
 	int32	   *scales;			/* >= 0, or SCALE_NAN ... SCALE_NZERO */
 	int64	   *scale_counts;
