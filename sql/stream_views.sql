@@ -347,6 +347,12 @@ SELECT create_error($$SELECT * FROM parted$$);
 SELECT create_error($$SELECT * FROM parted_low$$);
 SELECT create_error($$SELECT * FROM ONLY parted_low$$);
 SELECT create_error($$SELECT o.id FROM orders o JOIN parted_low p ON p.id = o.id$$);
+-- nor may a source become a partition later
+CREATE TABLE parted_high (id int);
+SELECT hummock_stream.create_materialized_view('v_parted_high', 'SELECT id FROM parted_high');
+SELECT error_of($$ALTER TABLE parted ATTACH PARTITION parted_high FOR VALUES FROM (10) TO (20)$$);
+SELECT hummock_stream.drop_materialized_view('v_parted_high');
+ALTER TABLE parted ATTACH PARTITION parted_high FOR VALUES FROM (10) TO (20);
 -- the extension's own tables: its catalogs and the capture logs
 SELECT create_error($$SELECT * FROM hummock_stream.stream_jobs$$);
 SELECT create_error($$SELECT relid FROM hummock_stream.capture_logs$$);

@@ -57,6 +57,7 @@
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/pg/utility_hook.h"
+#include "hummock_stream/stream/capture.h"
 
 static ProcessUtility_hook_type prev_utility_hook = NULL;
 
@@ -170,7 +171,8 @@ hummock_dependent_on_column(Oid relid, AttrNumber attnum)
  * its access method): the streaming engine writes rows shaped by the
  * view's query, and the rows already stored keep their old shape.  Nor
  * may it change the type of a source column a view uses (dropping one
- * stops at the view's dependency, as for any view).
+ * stops at the view's dependency, as for any view), nor attach a source as
+ * a partition (its capture triggers do not see rows routed by the parent).
  */
 static void
 check_alter_table(AlterTableStmt *stmt)
@@ -191,6 +193,20 @@ check_alter_table(AlterTableStmt *stmt)
 			AttrNumber	attnum;
 			Oid			view;
 
+			if (cmd->subtype == AT_AttachPartition)
+			{
+				/* rows routed through the parent would miss its triggers */
+				Oid			part = RangeVarGetRelid(((PartitionCmd *) cmd->def)->name, NoLock, true);
+
+				if (OidIsValid(part) && OidIsValid(HsCaptureLogOf(part)))
+					ereport(ERROR,
+							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+							 errmsg("cannot attach table \"%s\" as a partition because streaming materialized views read it",
+									get_rel_name(part)),
+							 errdetail("Rows written through the partitioned table would not be captured."),
+							 errhint("Drop the views first (see hummock_stream.jobs).")));
+				continue;
+			}
 			if (cmd->subtype != AT_AlterColumnType || cmd->name == NULL)
 				continue;
 			attnum = get_attnum(relid, cmd->name);
