@@ -210,7 +210,10 @@ REVOKE ALL ON hummock_stream.stream_jobs, hummock_stream.stream_sources,
 -- The capture trigger (see src/stream/capture.c).  Not SECURITY DEFINER:
 -- it writes the log with heap_insert, which checks no privileges, and it
 -- resolves no names, so it runs the same as any role (and a definer
--- wrapper would cost every captured statement a catalog lookup).
+-- wrapper would cost every captured statement a catalog lookup).  It takes
+-- no arguments: it finds the log of the table it fires on in capture_logs,
+-- so a dump of the table (which has the triggers) restores without OIDs
+-- of the old database, and without a log the triggers do nothing.
 CREATE FUNCTION hummock_stream._capture()
 RETURNS trigger
 AS 'MODULE_PATHNAME', 'hummock_stream_capture'
@@ -247,10 +250,11 @@ BEGIN
 END $$;
 REVOKE ALL ON FUNCTION hummock_stream._trim_capture_logs() FROM PUBLIC;
 
+-- Not STRICT: a NULL name or query is an error (22004), not a NULL view.
 CREATE FUNCTION hummock_stream.create_materialized_view(name text, query text)
 RETURNS regclass
 AS 'MODULE_PATHNAME', 'hummock_stream_create_materialized_view'
-LANGUAGE C STRICT VOLATILE;
+LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION hummock_stream.create_materialized_view(text, text) IS
   'Create a streaming materialized view name (a relation USING hummock) kept up to date with query';
 

@@ -294,6 +294,7 @@ CREATE UNLOGGED TABLE unlogged_t (id int);
 CREATE TABLE rls_t (id int);
 ALTER TABLE rls_t ENABLE ROW LEVEL SECURITY;
 CREATE TABLE parted (id int) PARTITION BY RANGE (id);
+CREATE TABLE parted_low PARTITION OF parted FOR VALUES FROM (0) TO (10);
 CREATE TABLE parent_t (id int);
 CREATE TABLE child_t () INHERITS (parent_t);
 
@@ -343,6 +344,20 @@ SELECT create_error($$SELECT * FROM hummock_table$$);
 SELECT create_error($$SELECT * FROM temp_t$$);
 SELECT create_error($$SELECT * FROM unlogged_t$$);
 SELECT create_error($$SELECT * FROM parted$$);
+SELECT create_error($$SELECT * FROM parted_low$$);
+SELECT create_error($$SELECT * FROM ONLY parted_low$$);
+SELECT create_error($$SELECT o.id FROM orders o JOIN parted_low p ON p.id = o.id$$);
+-- nor may a source become a partition later
+CREATE TABLE parted_high (id int);
+SELECT hummock_stream.create_materialized_view('v_parted_high', 'SELECT id FROM parted_high');
+SELECT error_of($$ALTER TABLE parted ATTACH PARTITION parted_high FOR VALUES FROM (10) TO (20)$$);
+SELECT hummock_stream.drop_materialized_view('v_parted_high');
+ALTER TABLE parted ATTACH PARTITION parted_high FOR VALUES FROM (10) TO (20);
+-- the extension's own tables: its catalogs and the capture logs
+SELECT create_error($$SELECT * FROM hummock_stream.stream_jobs$$);
+SELECT create_error($$SELECT relid FROM hummock_stream.capture_logs$$);
+SELECT regexp_replace(create_error(format('SELECT * FROM %s', log_relid::regclass)), 'capture_\d+', 'capture_N')
+  FROM hummock_stream.capture_logs WHERE relid = 'orders'::regclass;
 SELECT create_error($$SELECT * FROM parent_t$$);
 SELECT create_error($$SELECT * FROM orders TABLESAMPLE SYSTEM (50)$$);
 SELECT create_error($$SELECT * FROM orders FOR UPDATE$$);
@@ -359,6 +374,36 @@ SELECT create_error($$SELECT 1; SELECT 2$$);
 SELECT create_error($$SELEC id FROM orders$$);
 SELECT create_error($$SELECT id FROM no_such_table$$);
 SELECT create_error($$SELECT no_such_column FROM orders$$);
+-- NULL, empty and malformed names; a NULL query
+SELECT error_of($$SELECT hummock_stream.create_materialized_view(NULL, 'SELECT id FROM orders')$$);
+SELECT error_of($$SELECT hummock_stream.create_materialized_view('bad', NULL)$$);
+SELECT error_of($$SELECT hummock_stream.create_materialized_view(NULL, NULL)$$);
+SELECT error_of($$SELECT hummock_stream.create_materialized_view('', 'SELECT id FROM orders')$$);
+SELECT error_of($$SELECT hummock_stream.create_materialized_view('  ', 'SELECT id FROM orders')$$);
+SELECT error_of($$SELECT hummock_stream.create_materialized_view('public.', 'SELECT id FROM orders')$$);
+SELECT error_of($$SELECT hummock_stream.create_materialized_view('.bad', 'SELECT id FROM orders')$$);
+SELECT error_of($$SELECT hummock_stream.create_materialized_view('a..b', 'SELECT id FROM orders')$$);
+SELECT error_of($$SELECT hummock_stream.create_materialized_view('two words', 'SELECT id FROM orders')$$);
+SELECT error_of($$SELECT hummock_stream.create_materialized_view('"unclosed', 'SELECT id FROM orders')$$);
+SELECT error_of($$SELECT hummock_stream.create_materialized_view('"a"b', 'SELECT id FROM orders')$$);
+SELECT error_of($$SELECT hummock_stream.create_materialized_view('a.b.c.d', 'SELECT id FROM orders')$$);
+SELECT error_of($$SELECT hummock_stream.create_materialized_view('other_db.public.bad', 'SELECT id FROM orders')$$);
+-- a name longer than NAMEDATALEN - 1 bytes is truncated with Postgres's
+-- NOTICE (42622), as CREATE TABLE truncates it
+\set VERBOSITY sqlstate
+SELECT hummock_stream.create_materialized_view(repeat('long_name_', 7), 'SELECT id FROM orders');
+\set VERBOSITY default
+SELECT hummock_stream.drop_materialized_view(repeat('long_name_', 7));
+CREATE TABLE long_name_long_name_long_name_long_name_long_name_long_name_long_name_ (id int);
+DROP TABLE long_name_long_name_long_name_long_name_long_name_long_name_long_name_;
+SELECT hummock_stream.create_materialized_view('public."' || repeat('Long Name ', 7) || '"', 'SELECT id FROM orders');
+SELECT hummock_stream.drop_materialized_view(format('public.%I', left(repeat('Long Name ', 7), 63)));
+-- a quoted name keeps its case, an unquoted one is folded
+SELECT hummock_stream.create_materialized_view(' public . "Mixed.Case" ', 'SELECT id FROM orders');
+SELECT hummock_stream.create_materialized_view('Folded_Name', 'SELECT id FROM orders');
+SELECT relname FROM pg_class WHERE relname IN ('Mixed.Case', 'folded_name') ORDER BY 1;
+SELECT hummock_stream.drop_materialized_view('public."Mixed.Case"');
+SELECT hummock_stream.drop_materialized_view('folded_name');
 -- a name that is taken
 SELECT error_of($$SELECT hummock_stream.create_materialized_view('orders', 'SELECT id FROM orders')$$);
 SELECT error_of($$SELECT hummock_stream.create_materialized_view('v_paid', 'SELECT id FROM orders')$$);
@@ -416,6 +461,53 @@ SELECT hummock_stream.drop_materialized_view('sales."Big Orders"');
 SELECT hummock_stream.drop_materialized_view('v_customers');
 -- a view's relation can be dropped with DROP TABLE too
 DROP TABLE v_star;
+-- ... which stops capturing a source no other view reads, as
+-- drop_materialized_view does (when the dropping transaction commits)
+CREATE TABLE cap_t (id int PRIMARY KEY, v int);
+SELECT hummock_stream.create_materialized_view('cap_a', 'SELECT id, v FROM cap_t');
+SELECT hummock_stream.create_materialized_view('cap_b', 'SELECT count(*) AS n FROM cap_t');
+SELECT tgname, tgnargs FROM pg_trigger WHERE tgrelid = 'cap_t'::regclass ORDER BY tgname;
+-- the capture log is the extension's, named by no trigger
+SELECT count(*) AS member FROM pg_depend d JOIN hummock_stream.capture_logs l ON d.objid = l.log_relid
+ WHERE l.relid = 'cap_t'::regclass AND d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e';
+DROP TABLE cap_a;
+SELECT count(*) AS capture_triggers FROM pg_trigger WHERE tgrelid = 'cap_t'::regclass;
+INSERT INTO cap_t VALUES (1, 10), (2, 20);
+SELECT hummock_stream.wait('cap_b');
+SELECT * FROM cap_b;
+-- a drop that rolls back changes nothing
+BEGIN;
+DROP TABLE cap_b;
+ROLLBACK;
+SELECT count(*) AS capture_triggers FROM pg_trigger WHERE tgrelid = 'cap_t'::regclass;
+SELECT log_relid AS cap_t_log FROM hummock_stream.capture_logs WHERE relid = 'cap_t'::regclass \gset
+DROP TABLE cap_b;
+SELECT count(*) AS capture_triggers FROM pg_trigger WHERE tgrelid = 'cap_t'::regclass;
+SELECT count(*) AS captured FROM hummock_stream.capture_logs WHERE relid = 'cap_t'::regclass;
+SELECT count(*) AS log_left FROM pg_class WHERE oid = :cap_t_log;
+-- writes to the former source work, TRUNCATE too
+INSERT INTO cap_t VALUES (3, 30);
+UPDATE cap_t SET v = v + 1;
+DELETE FROM cap_t WHERE id = 1;
+TRUNCATE cap_t;
+-- a view dropped in the same statement as its source, or in the same
+-- transaction before it
+SELECT hummock_stream.create_materialized_view('cap_c', 'SELECT id FROM cap_t');
+DROP TABLE cap_c, cap_t;
+SELECT count(*) AS captured FROM hummock_stream.capture_logs l
+ WHERE NOT EXISTS (SELECT FROM pg_class c WHERE c.oid = l.relid);
+CREATE TABLE cap_t (id int PRIMARY KEY, v int);
+SELECT hummock_stream.create_materialized_view('cap_c', 'SELECT id FROM cap_t');
+BEGIN;
+DROP TABLE cap_c;
+INSERT INTO cap_t VALUES (1, 1);
+DROP TABLE cap_t;
+COMMIT;
+SELECT count(*) AS captured FROM hummock_stream.capture_logs l
+ WHERE NOT EXISTS (SELECT FROM pg_class c WHERE c.oid = l.relid);
+SELECT count(*) AS logs_left FROM pg_class
+ WHERE relnamespace = 'hummock_stream'::regnamespace AND relname ~ '^capture_\d+$'
+   AND oid NOT IN (SELECT log_relid FROM hummock_stream.capture_logs);
 SELECT name, state, sources FROM hummock_stream.jobs ORDER BY name::text COLLATE "C";
 
 -- a source with views cannot be dropped, except with CASCADE
@@ -492,6 +584,141 @@ SELECT create_error($$SELECT id, v AS id FROM shared_t$$);
 SELECT hummock_stream.drop_materialized_view('own_after');
 SELECT hummock_stream.drop_materialized_view('fresh_v');
 DROP TABLE shared_t, fresh_t;
+
+-- ---------------------------------------------------------------------
+-- NaN, infinities and -0 in sums, averages and extremes: every change is
+-- taken back exactly (the view is what Postgres returns, printed alike)
+-- ---------------------------------------------------------------------
+CREATE TABLE special_t (id int PRIMARY KEY, g int, f8 float8, f4 float4, n numeric);
+INSERT INTO special_t VALUES (1, 1, 1.5, 1.5, 1.5), (2, 1, 2.25, 2.25, 2.25),
+  (3, 2, '-0', '-0', 0), (4, 3, 4, 4, 4.000);
+SELECT hummock_stream.create_materialized_view('v_special',
+  $$SELECT g, count(f8) AS n, sum(f8) AS s8, avg(f8) AS a8, sum(f4) AS s4, avg(f4) AS a4,
+           min(f8) AS lo8, max(f8) AS hi8, max(f4) AS hi4, sum(n) AS sn, avg(n) AS an,
+           min(n) AS lon, max(n) AS hin, sum(DISTINCT f8) AS sd8, avg(DISTINCT n) AS adn
+      FROM special_t GROUP BY g$$);
+SELECT hummock_stream.create_materialized_view('v_special_all',
+  $$SELECT count(*) AS n, sum(f8) AS s8, avg(f4) AS a4, sum(n) AS sn, max(f8) AS hi8 FROM special_t$$);
+CREATE FUNCTION special_step() RETURNS TABLE (g int, n bigint, s8 text, a8 text, s4 text,
+  a4 text, lo8 text, hi8 text, hi4 text, sn text, an text, lon text, hin text, sd8 text,
+  adn text) LANGUAGE sql AS $$
+  SELECT g, n, s8::text, a8::text, s4::text, a4::text, lo8::text, hi8::text, hi4::text,
+         sn::text, an::text, lon::text, hin::text, sd8::text, adn::text
+    FROM v_special ORDER BY g
+$$;
+SELECT * FROM special_step();
+-- NaN, then both infinities, in one group
+INSERT INTO special_t VALUES (5, 1, 'NaN', 'NaN', 'NaN');
+INSERT INTO special_t VALUES (6, 1, 'Infinity', 'Infinity', 'Infinity'),
+  (7, 1, '-Infinity', '-Infinity', '-Infinity');
+SELECT hummock_stream.wait();
+SELECT * FROM special_step();
+SELECT view_diff('v_special') AS v_special, view_diff('v_special_all') AS v_special_all;
+-- the NaN goes: both infinities are left (NaN)
+DELETE FROM special_t WHERE id = 5;
+SELECT hummock_stream.wait();
+SELECT * FROM special_step();
+SELECT view_diff('v_special') AS v_special, view_diff('v_special_all') AS v_special_all;
+-- then +Infinity: -Infinity is left
+DELETE FROM special_t WHERE id = 6;
+SELECT hummock_stream.wait();
+SELECT * FROM special_step();
+SELECT view_diff('v_special') AS v_special, view_diff('v_special_all') AS v_special_all;
+-- an update turns -Infinity into +Infinity, another finite value into NaN
+UPDATE special_t SET f8 = 'Infinity', f4 = 'Infinity', n = 'Infinity' WHERE id = 7;
+UPDATE special_t SET f8 = 'NaN', f4 = 'NaN', n = 'NaN' WHERE id = 4;
+SELECT hummock_stream.wait();
+SELECT * FROM special_step();
+SELECT view_diff('v_special') AS v_special, view_diff('v_special_all') AS v_special_all;
+-- the specials go: the finite sums are back, exactly
+DELETE FROM special_t WHERE id IN (4, 7);
+SELECT hummock_stream.wait();
+SELECT * FROM special_step();
+SELECT view_diff('v_special') AS v_special, view_diff('v_special_all') AS v_special_all;
+-- a sum of nothing but -0 is -0 (an average is 0)
+INSERT INTO special_t VALUES (8, 2, '-0', '-0', 0);
+SELECT hummock_stream.wait();
+SELECT * FROM special_step();
+SELECT view_diff('v_special') AS v_special, view_diff('v_special_all') AS v_special_all;
+-- a group of only a NaN, emptied and refilled with finite values
+INSERT INTO special_t VALUES (10, 4, 'NaN', 'NaN', 'NaN');
+SELECT hummock_stream.wait();
+DELETE FROM special_t WHERE id = 10;
+INSERT INTO special_t VALUES (11, 4, 0.5, 0.5, 0.5), (12, 4, NULL, NULL, NULL);
+SELECT hummock_stream.wait();
+SELECT * FROM special_step();
+SELECT view_diff('v_special') AS v_special, view_diff('v_special_all') AS v_special_all;
+-- every row goes: NULLs, and count 0, without GROUP BY
+DELETE FROM special_t;
+SELECT hummock_stream.wait();
+SELECT * FROM special_step();
+SELECT * FROM v_special_all;
+SELECT view_diff('v_special') AS v_special, view_diff('v_special_all') AS v_special_all;
+SELECT hummock_stream.drop_materialized_view('v_special');
+SELECT hummock_stream.drop_materialized_view('v_special_all');
+DROP FUNCTION special_step();
+DROP TABLE special_t;
+-- -0 among other values (sums only: which of -0 and 0 min, max and
+-- DISTINCT show depends on the order Postgres reads the rows in)
+CREATE TABLE zero_t (id int PRIMARY KEY, f8 float8, f4 float4);
+INSERT INTO zero_t VALUES (1, '-0', '-0'), (2, '-0', '-0');
+SELECT hummock_stream.create_materialized_view('v_zero',
+  'SELECT sum(f8) AS s8, sum(f4) AS s4, avg(f8) AS a8 FROM zero_t');
+SELECT s8::text, s4::text, a8::text FROM v_zero;
+-- another zero, or values that cancel out, make it 0
+INSERT INTO zero_t VALUES (3, 0, 0);
+SELECT hummock_stream.wait();
+SELECT s8::text, s4::text, a8::text, view_diff('v_zero') FROM v_zero;
+DELETE FROM zero_t WHERE id = 3;
+INSERT INTO zero_t VALUES (4, 1, 1), (5, -1, -1);
+SELECT hummock_stream.wait();
+SELECT s8::text, s4::text, a8::text, view_diff('v_zero') FROM v_zero;
+-- and back to nothing but -0
+DELETE FROM zero_t WHERE id IN (4, 5);
+SELECT hummock_stream.wait();
+SELECT s8::text, s4::text, a8::text, view_diff('v_zero') FROM v_zero;
+SELECT hummock_stream.drop_materialized_view('v_zero');
+DROP TABLE zero_t;
+
+-- ---------------------------------------------------------------------
+-- What a dump restores: a former source with the capture triggers but no
+-- capture log, and a view's relation that nothing maintains
+-- ---------------------------------------------------------------------
+CREATE TABLE restored_t (id int PRIMARY KEY, v int);
+CREATE TRIGGER hummock_stream_capture_insert AFTER INSERT ON restored_t
+  REFERENCING NEW TABLE AS hs_new FOR EACH STATEMENT EXECUTE FUNCTION hummock_stream._capture();
+CREATE TRIGGER hummock_stream_capture_truncate BEFORE TRUNCATE ON restored_t
+  FOR EACH STATEMENT EXECUTE FUNCTION hummock_stream._capture_truncate();
+-- the triggers do nothing: writes and TRUNCATE work
+INSERT INTO restored_t VALUES (1, 1), (2, 2);
+TRUNCATE restored_t;
+INSERT INTO restored_t VALUES (3, 3);
+-- a view over it takes the triggers over, and goes with them
+SELECT hummock_stream.create_materialized_view('restored_sum', 'SELECT sum(v) AS s FROM restored_t');
+SELECT count(*) AS capture_triggers FROM pg_trigger WHERE tgrelid = 'restored_t'::regclass;
+INSERT INTO restored_t VALUES (4, 4);
+SELECT hummock_stream.wait('restored_sum');
+SELECT * FROM restored_sum;
+SELECT error_of('TRUNCATE restored_t');
+SELECT hummock_stream.drop_materialized_view('restored_sum');
+SELECT count(*) AS capture_triggers FROM pg_trigger WHERE tgrelid = 'restored_t'::regclass;
+DROP TABLE restored_t;
+-- COPY FROM STDIN into a relation USING hummock that nothing has written
+-- (a view's relation as a dump restores it) reads the rows and discards
+-- them; malformed rows are still errors
+CREATE TABLE restored_view (id int, note text) USING hummock;
+COPY restored_view FROM STDIN;
+1	one
+2	\N
+\.
+SELECT count(*) FROM restored_view;
+COPY restored_view (id) FROM STDIN (FORMAT csv);
+3
+\.
+COPY restored_view FROM STDIN;
+x	bad
+\.
+DROP TABLE restored_view;
 
 -- DDL around a view: its relation keeps the shape of the view's query, and
 -- the source columns it uses stay as they are while it exists

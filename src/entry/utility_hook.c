@@ -19,6 +19,12 @@
  *	- ALTER TABLE of a relation USING hummock may not change its columns or
  *	  its access method (the engine writes rows in the view's shape), nor
  *	  change the type of a source column that a view uses.
+ *	- COPY FROM STDIN into a relation USING hummock that nothing has ever
+ *	  written (no committed epoch: no view's relation, no test_load), such
+ *	  as a view's relation that a dump restores, reads the rows and discards
+ *	  them with a WARNING, so that a restore runs without errors (the
+ *	  dump has the view's rows, which only the streaming engine may
+ *	  write); any other COPY FROM into such a relation is refused.
  *	- DROP DATABASE: stop the database's manager first (a background worker
  *	  connected to the database would make the drop fail); if the drop
  *	  fails, the manager is started again; if it succeeds, the database's
@@ -36,6 +42,10 @@
 #include "access/genam.h"
 #include "access/table.h"
 #include "access/xact.h"
+#include "commands/copy.h"
+#include "executor/executor.h"
+#include "parser/parse_node.h"
+#include "utils/acl.h"
 #include "catalog/indexing.h"
 #include "catalog/pg_depend.h"
 #include "catalog/namespace.h"
@@ -52,6 +62,7 @@
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/entry/utility_hook.h"
+#include "hummock_stream/stream/capture.h"
 
 static ProcessUtility_hook_type prev_utility_hook = NULL;
 
@@ -181,7 +192,8 @@ hummock_dependent_on_column(Oid relid, AttrNumber attnum)
  * its access method): the streaming engine writes rows shaped by the
  * view's query, and the rows already stored keep their old shape.  Nor
  * may it change the type of a source column a view uses (dropping one
- * stops at the view's dependency, as for any view).
+ * stops at the view's dependency, as for any view), nor attach a source as
+ * a partition (its capture triggers do not see rows routed by the parent).
  */
 static void
 check_alter_table(AlterTableStmt *stmt)
@@ -202,6 +214,20 @@ check_alter_table(AlterTableStmt *stmt)
 			AttrNumber	attnum;
 			Oid			view;
 
+			if (cmd->subtype == AT_AttachPartition)
+			{
+				/* rows routed through the parent would miss its triggers */
+				Oid			part = RangeVarGetRelid(((PartitionCmd *) cmd->def)->name, NoLock, true);
+
+				if (OidIsValid(part) && OidIsValid(HsCaptureLogOf(part)))
+					ereport(ERROR,
+							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+							 errmsg("cannot attach table \"%s\" as a partition because streaming materialized views read it",
+									get_rel_name(part)),
+							 errdetail("Rows written through the partitioned table would not be captured."),
+							 errhint("Drop the views first (see hummock_stream.jobs).")));
+				continue;
+			}
 			if (cmd->subtype != AT_AlterColumnType || cmd->name == NULL)
 				continue;
 			attnum = get_attnum(relid, cmd->name);
@@ -248,6 +274,71 @@ check_alter_table(AlterTableStmt *stmt)
 				 errdetail("The streaming engine writes the rows of a relation USING hummock in the shape its view's query gives them."),
 				 errhint("Drop the view and create it again with the new query.")));
 	}
+}
+
+/* Has a relation USING hummock committed anything (a view always has)? */
+static bool
+hummock_relation_written(Oid relid)
+{
+	HsVersion  *v = HsHummockCurrentVersion();
+	HsEpoch		e;
+	bool		written = HsVersionCommittedEpoch(v, (HsTableId) relid, &e);
+
+	HsVersionUnref(v);
+	return written;
+}
+
+/*
+ * COPY relid FROM STDIN for a relation USING hummock that nothing wrote:
+ * read every row (so the client's data is consumed and checked as COPY
+ * would) and discard it, with a WARNING.
+ */
+static void
+copy_discarding(CopyStmt *stmt, Oid relid, const char *queryString, QueryCompletion *qc)
+{
+	Relation	rel = table_open(relid, RowExclusiveLock);
+	ParseState *pstate = make_parsestate(NULL);
+	EState	   *estate = CreateExecutorState();
+	ExprContext *econtext = GetPerTupleExprContext(estate);
+	int			natts = RelationGetDescr(rel)->natts;
+	Datum	   *values = palloc(sizeof(Datum) * Max(natts, 1));
+	bool	   *nulls = palloc(sizeof(bool) * Max(natts, 1));
+	AclResult	acl = pg_class_aclcheck(relid, GetUserId(), ACL_INSERT);
+	CopyFromState cstate;
+	ErrorContextCallback errcallback;
+	uint64		n = 0;
+
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, OBJECT_TABLE, RelationGetRelationName(rel));
+	pstate->p_sourcetext = queryString;
+	cstate = BeginCopyFrom(pstate, rel, NULL, NULL, false, NULL, stmt->attlist, stmt->options);
+	/* errors name the line and column, as COPY's do */
+	errcallback.callback = CopyFromErrorCallback;
+	errcallback.arg = (void *) cstate;
+	errcallback.previous = error_context_stack;
+	error_context_stack = &errcallback;
+	while (NextCopyFrom(cstate, econtext, values, nulls))
+	{
+		CHECK_FOR_INTERRUPTS();
+		ResetPerTupleExprContext(estate);
+		n++;
+	}
+	error_context_stack = errcallback.previous;
+	EndCopyFrom(cstate);
+	FreeExecutorState(estate);
+	free_parsestate(pstate);
+	ereport(WARNING,
+			(errcode(ERRCODE_WARNING),
+			 errmsg_plural("%llu row copied into relation \"%s\" was discarded",
+						   "%llu rows copied into relation \"%s\" were discarded",
+						   (unsigned long) n, (unsigned long long) n,
+						   RelationGetRelationName(rel)),
+			 errdetail("\"%s\" is a relation USING hummock that no streaming materialized view maintains (such as a view's relation restored from a dump); only the streaming engine writes such relations.",
+					   RelationGetRelationName(rel)),
+			 errhint("Drop it and create the view again with hummock_stream.create_materialized_view().")));
+	table_close(rel, NoLock);
+	if (qc)
+		SetQueryCompletion(qc, CMDTAG_COPY, 0);
 }
 
 static void
@@ -309,6 +400,12 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	{
 		Oid			relid = RangeVarGetRelid(((CopyStmt *) parsetree)->relation, NoLock, true);
 
+		if (OidIsValid(relid) && HsRelidIsHummock(relid) &&
+			((CopyStmt *) parsetree)->filename == NULL && !hummock_relation_written(relid))
+		{
+			copy_discarding((CopyStmt *) parsetree, relid, queryString, qc);
+			return;
+		}
 		if (OidIsValid(relid) && HsRelidIsHummock(relid))
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),

@@ -50,6 +50,25 @@
  * wrapper costs every captured statement a catalog lookup).  The log is
  * owned by the extension's owner and nobody else may read it.
  *
+ * Nothing on the source names an OID: the triggers take no arguments and
+ * find the log of the table they fire on in hummock_stream.capture_logs
+ * (relid -> log), cached per backend and forgotten on every relcache
+ * invalidation of the table (setting capture up or down changes its
+ * triggers, which invalidates it).  A table with triggers but no log, such
+ * as a former source restored from a dump, is not captured: the triggers
+ * do nothing and TRUNCATE works.  The logs are members of the extension,
+ * so pg_dump leaves them and their rows out; a log depends on its source
+ * only through its row column (an AUTO dependency on the source's row
+ * type, so that dropping the source drops the column instead of failing,
+ * and never reaches the extension), and the log itself goes when its
+ * source stops being captured (HsCaptureRemoveIfUnused).
+ *
+ * Capture stops when the last view of a source goes.  A view's relation
+ * may be dropped in the middle of a larger deletion (DROP TABLE, DROP
+ * SCHEMA ... CASCADE, DROP OWNED), where dropping another table's
+ * triggers could delete objects the deletion still has on its list, so
+ * HsCaptureRemoveAtCommit defers that to the transaction's pre-commit.
+ *
  * src/stream/capture.c
  *
  *-------------------------------------------------------------------------
@@ -58,12 +77,16 @@
 
 #include "access/genam.h"
 #include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/stratnum.h"
 #include "catalog/index.h"
 #include "access/table.h"
 #include "access/xact.h"
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_extension.h"
+#include "catalog/pg_trigger.h"
+#include "catalog/pg_type.h"
 #include "commands/extension.h"
 #include "access/xlog.h"
 #include "commands/trigger.h"
@@ -71,11 +94,17 @@
 #include "executor/tuptable.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/memutils.h"
 #include "utils/regproc.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 #include "utils/tuplestore.h"
 #include "utils/xid8.h"
 
@@ -86,8 +115,27 @@
 PG_FUNCTION_INFO_V1(hummock_stream_capture);
 PG_FUNCTION_INFO_V1(hummock_stream_capture_truncate);
 
-/* Columns of a capture log. */
+/* Columns of a capture log; the source's row is the last. */
 #define Natts_capture_log	5
+
+/* The triggers of a source, by event (the names end with the event). */
+static const char *const capture_trigger_names[] = {
+	"hummock_stream_capture_insert", "hummock_stream_capture_update",
+	"hummock_stream_capture_delete", "hummock_stream_capture_truncate"
+};
+
+/* relid -> its capture log (InvalidOid: none), for the triggers. */
+typedef struct CaptureLogCacheEntry
+{
+	Oid			relid;			/* hash key */
+	Oid			log_relid;
+} CaptureLogCacheEntry;
+
+static HTAB *capture_log_cache = NULL;
+
+/* Sources whose capture goes at pre-commit unless a view reads them. */
+static List *pending_removals = NIL;
+static bool xact_callback_registered = false;
 
 /* The log and its txid index, open for one statement's rows. */
 typedef struct CaptureLog
@@ -159,9 +207,96 @@ close_log(CaptureLog *log)
 	table_close(log->rel, NoLock);
 }
 
+/* Forget the cached capture log of relid (of every table if InvalidOid). */
+static void
+capture_log_cache_invalidate(Datum arg, Oid relid)
+{
+	HASH_SEQ_STATUS status;
+	CaptureLogCacheEntry *e;
+
+	if (capture_log_cache == NULL)
+		return;
+	if (OidIsValid(relid))
+	{
+		(void) hash_search(capture_log_cache, &relid, HASH_REMOVE, NULL);
+		return;
+	}
+	hash_seq_init(&status, capture_log_cache);
+	while ((e = hash_seq_search(&status)) != NULL)
+		(void) hash_search(capture_log_cache, &e->relid, HASH_REMOVE, NULL);
+}
+
 /*
- * The capture trigger: hummock_stream._capture(log oid), a statement-level
- * AFTER trigger with transition tables.
+ * Read relid's capture log from hummock_stream.capture_logs with a fresh
+ * snapshot: a view created over relid has committed before a writer gets
+ * its lock on relid, and the writer's statement snapshot may be older.
+ */
+static Oid
+read_capture_log(Oid relid)
+{
+	Oid			nsp = get_namespace_oid(HS_SCHEMA_NAME, true);
+	Oid			registry = OidIsValid(nsp) ? get_relname_relid("capture_logs", nsp) : InvalidOid;
+	Oid			result = InvalidOid;
+	Relation	rel;
+	Oid			index;
+	Snapshot	snap;
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+
+	if (!OidIsValid(registry))
+		return InvalidOid;
+	rel = table_open(registry, AccessShareLock);
+	index = RelationGetPrimaryKeyIndex(rel);
+	snap = RegisterSnapshot(GetLatestSnapshot());
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
+	scan = systable_beginscan(rel, index, OidIsValid(index), snap, 1, &key);
+	if (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		bool		isnull;
+		Datum		d = heap_getattr(tup, 2, RelationGetDescr(rel), &isnull);
+
+		if (!isnull)
+			result = DatumGetObjectId(d);
+	}
+	systable_endscan(scan);
+	UnregisterSnapshot(snap);
+	table_close(rel, AccessShareLock);
+	return result;
+}
+
+/* The capture log a trigger on relid writes, or InvalidOid (cached). */
+static Oid
+trigger_capture_log(Oid relid)
+{
+	CaptureLogCacheEntry *e;
+	Oid			log_oid;
+
+	if (capture_log_cache == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(CaptureLogCacheEntry);
+		ctl.hcxt = TopMemoryContext;
+		capture_log_cache = hash_create("hummock_stream capture logs", 64, &ctl,
+										HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		CacheRegisterRelcacheCallback(capture_log_cache_invalidate, (Datum) 0);
+	}
+	e = hash_search(capture_log_cache, &relid, HASH_FIND, NULL);
+	if (e != NULL)
+		return e->log_relid;
+	/* the read may process invalidations: enter the entry only after it */
+	log_oid = read_capture_log(relid);
+	e = hash_search(capture_log_cache, &relid, HASH_ENTER, NULL);
+	e->log_relid = log_oid;
+	return log_oid;
+}
+
+/*
+ * The capture trigger: hummock_stream._capture(), a statement-level AFTER
+ * trigger with transition tables.  Arguments are ignored (triggers made by
+ * earlier versions name the log's OID; the log is looked up instead).
  */
 Datum
 hummock_stream_capture(PG_FUNCTION_ARGS)
@@ -176,15 +311,16 @@ hummock_stream_capture(PG_FUNCTION_ARGS)
 
 	if (!CALLED_AS_TRIGGER(fcinfo) ||
 		!TRIGGER_FIRED_AFTER(trig->tg_event) ||
-		!TRIGGER_FIRED_FOR_STATEMENT(trig->tg_event) ||
-		trig->tg_trigger->tgnargs != 1)
+		!TRIGGER_FIRED_FOR_STATEMENT(trig->tg_event))
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("hummock_stream._capture() must be an AFTER ... FOR EACH STATEMENT trigger with one argument")));
+				 errmsg("hummock_stream._capture() must be an AFTER ... FOR EACH STATEMENT trigger")));
 	if (trig->tg_oldtable == NULL && trig->tg_newtable == NULL)
 		return PointerGetDatum(NULL);
 
-	log_oid = (Oid) strtoul(trig->tg_trigger->tgargs[0], NULL, 10);
+	log_oid = trigger_capture_log(RelationGetRelid(trig->tg_relation));
+	if (!OidIsValid(log_oid))
+		return PointerGetDatum(NULL);	/* not captured (a restored table) */
 	fxid = GetTopFullTransactionId();
 	stmt = (int64) GetXLogInsertRecPtr();
 
@@ -212,6 +348,8 @@ hummock_stream_capture_truncate(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("hummock_stream._capture_truncate() must be called as a trigger")));
+	if (!OidIsValid(trigger_capture_log(RelationGetRelid(trig->tg_relation))))
+		return PointerGetDatum(NULL);	/* not captured: truncate away */
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("cannot truncate table \"%s\" because streaming materialized views read it",
@@ -269,7 +407,8 @@ HsCaptureEnsure(Oid relid)
 	char	   *row_type;
 	StringInfoData sql;
 	ObjectAddress log_addr,
-				rel_addr,
+				row_addr,
+				type_addr,
 				ext_addr;
 	static const char *const events[] = {"INSERT", "UPDATE", "DELETE"};
 	static const char *const referencing[] = {
@@ -305,23 +444,24 @@ HsCaptureEnsure(Oid relid)
 							   NoLock, false);
 	/*
 	 * The triggers too: a view's owner needs SELECT on the source, not the
-	 * right to put triggers on it.
+	 * right to put triggers on it.  OR REPLACE: a table restored from a
+	 * dump may have them already (doing nothing without a log).
 	 */
 	for (int i = 0; i < 3; i++)
 	{
 		resetStringInfo(&sql);
 		appendStringInfo(&sql,
-						 "CREATE TRIGGER hummock_stream_capture_%s AFTER %s ON %s"
+						 "CREATE OR REPLACE TRIGGER %s AFTER %s ON %s"
 						 " REFERENCING %s FOR EACH STATEMENT"
-						 " EXECUTE FUNCTION hummock_stream._capture('%u')",
-						 events[i], events[i], rel_name, referencing[i], log_oid);
+						 " EXECUTE FUNCTION hummock_stream._capture()",
+						 capture_trigger_names[i], events[i], rel_name, referencing[i]);
 		spi_exec(sql.data, SPI_OK_UTILITY);
 	}
 	resetStringInfo(&sql);
 	appendStringInfo(&sql,
-					 "CREATE TRIGGER hummock_stream_capture_truncate BEFORE TRUNCATE ON %s"
+					 "CREATE OR REPLACE TRIGGER %s BEFORE TRUNCATE ON %s"
 					 " FOR EACH STATEMENT EXECUTE FUNCTION hummock_stream._capture_truncate()",
-					 rel_name);
+					 capture_trigger_names[3], rel_name);
 	spi_exec(sql.data, SPI_OK_UTILITY);
 	resetStringInfo(&sql);
 	appendStringInfo(&sql,
@@ -329,30 +469,42 @@ HsCaptureEnsure(Oid relid)
 					 relid, log_oid);
 	spi_exec(sql.data, SPI_OK_INSERT);
 	SPI_finish();
+
+	/*
+	 * The log is a member of the extension (pg_dump leaves it out), with
+	 * its privileges as the extension's initial ones (so none are dumped
+	 * either).  Its row column's dependency on the source's row type
+	 * becomes AUTO: dropping the source drops the column, and the log goes
+	 * when capture stops; a dependency of the log itself on the source
+	 * would turn a drop of the source into a drop of the extension, whose
+	 * member the log is.  ALTER TABLE of the source still sees the column
+	 * (and refuses to change the row type under it).
+	 */
+	ObjectAddressSet(log_addr, RelationRelationId, log_oid);
+	ObjectAddressSubSet(row_addr, RelationRelationId, log_oid, Natts_capture_log);
+	ObjectAddressSet(type_addr, TypeRelationId, get_rel_type_id(relid));
+	ObjectAddressSet(ext_addr, ExtensionRelationId, get_extension_oid(HS_EXTENSION_NAME, false));
+	recordDependencyOn(&log_addr, &ext_addr, DEPENDENCY_EXTENSION);
+	recordExtObjInitPriv(log_oid, RelationRelationId);
+	(void) deleteDependencyRecordsForSpecific(RelationRelationId, log_oid, DEPENDENCY_NORMAL,
+											  TypeRelationId, get_rel_type_id(relid));
+	recordDependencyOn(&row_addr, &type_addr, DEPENDENCY_AUTO);
 	HsRestoreUser(&owner);
 
-	/* the log goes with its source, and with the extension */
-	ObjectAddressSet(log_addr, RelationRelationId, log_oid);
-	ObjectAddressSet(rel_addr, RelationRelationId, relid);
-	ObjectAddressSet(ext_addr, ExtensionRelationId, get_extension_oid(HS_EXTENSION_NAME, false));
-	recordDependencyOn(&log_addr, &rel_addr, DEPENDENCY_AUTO);
-	recordDependencyOn(&log_addr, &ext_addr, DEPENDENCY_NORMAL);
+	/* backends forget what their triggers knew of relid's log */
+	CacheInvalidateRelcacheByRelid(relid);
 	CommandCounterIncrement();
 	pfree(sql.data);
 	return log_oid;
 }
 
-void
-HsCaptureRemoveIfUnused(Oid relid)
+/* Is relid read by a streaming job? */
+static bool
+source_in_use(Oid relid)
 {
-	Oid			log_oid = HsCaptureLogOf(relid);
+	char		sql[128];
 	bool		used;
-	char		sql[256];
-	HsUserContext owner;
 
-	if (!OidIsValid(log_oid))
-		return;
-	HsBecomeExtensionOwner(&owner);
 	SPI_connect();
 	snprintf(sql, sizeof(sql),
 			 "SELECT 1 FROM hummock_stream.stream_sources WHERE relid = %u", relid);
@@ -360,33 +512,119 @@ HsCaptureRemoveIfUnused(Oid relid)
 		elog(ERROR, "could not read hummock_stream.stream_sources");
 	used = SPI_processed > 0;
 	SPI_finish();
-	if (used || !OidIsValid(get_rel_namespace(relid)))
+	return used;
+}
+
+void
+HsCaptureRemoveIfUnused(Oid relid)
+{
+	Oid			ext = get_extension_oid(HS_EXTENSION_NAME, true);
+	Oid			log_oid;
+	char		sql[128];
+	HsUserContext owner;
+	ObjectAddresses *objs;
+	ObjectAddress addr;
+	bool		source_exists;
+
+	/* a dropped extension took the logs and the triggers along */
+	if (!OidIsValid(ext))
+		return;
+	log_oid = HsCaptureLogOf(relid);
+	if (!OidIsValid(log_oid))
+		return;
+	HsBecomeExtensionOwner(&owner);
+	if (source_in_use(relid))
 	{
 		HsRestoreUser(&owner);
 		return;
 	}
 
-	SPI_connect();
+	/*
+	 * The triggers (if the source still exists: a source dropped with its
+	 * views took them along, and its log's row column) and the log, in one
+	 * deletion of our own objects: no DDL statements, no event triggers.
+	 */
+	objs = new_object_addresses();
+	source_exists = OidIsValid(get_rel_namespace(relid));
+	if (source_exists)
 	{
-		const char *names[] = {"INSERT", "UPDATE", "DELETE", "truncate"};
-		char	   *rel_name = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
-														  get_rel_name(relid));
-
-		for (int i = 0; i < 4; i++)
+		LockRelationOid(relid, AccessExclusiveLock);
+		for (int i = 0; i < (int) lengthof(capture_trigger_names); i++)
 		{
-			snprintf(sql, sizeof(sql), "DROP TRIGGER IF EXISTS hummock_stream_capture_%s ON %s",
-					 names[i], rel_name);
-			spi_exec(sql, SPI_OK_UTILITY);
+			Oid			trigger = get_trigger_oid(relid, capture_trigger_names[i], true);
+
+			if (OidIsValid(trigger))
+			{
+				ObjectAddressSet(addr, TriggerRelationId, trigger);
+				add_exact_object_address(&addr, objs);
+			}
 		}
 	}
+	/* a member of the extension is dropped by leaving it first */
+	(void) deleteDependencyRecordsForSpecific(RelationRelationId, log_oid, DEPENDENCY_EXTENSION,
+											  ExtensionRelationId, ext);
+	removeExtObjInitPriv(log_oid, RelationRelationId);
+	CommandCounterIncrement();
+	ObjectAddressSet(addr, RelationRelationId, log_oid);
+	add_exact_object_address(&addr, objs);
+	performMultipleDeletions(objs, DROP_RESTRICT, PERFORM_DELETION_INTERNAL);
+	free_object_addresses(objs);
+
+	SPI_connect();
 	snprintf(sql, sizeof(sql), "DELETE FROM hummock_stream.capture_logs WHERE relid = %u", relid);
 	spi_exec(sql, SPI_OK_DELETE);
 	SPI_finish();
-	{
-		ObjectAddress addr;
-
-		ObjectAddressSet(addr, RelationRelationId, log_oid);
-		performDeletion(&addr, DROP_RESTRICT, PERFORM_DELETION_INTERNAL);
-	}
 	HsRestoreUser(&owner);
+	if (source_exists)
+		CacheInvalidateRelcacheByRelid(relid);	/* (dropping it did) */
+	CommandCounterIncrement();
+}
+
+/* At pre-commit: stop capturing the sources no view reads any more. */
+static void
+capture_xact_callback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+		case XACT_EVENT_PRE_PREPARE:
+			if (pending_removals == NIL)
+				break;
+			/* the statements have ended: SPI needs a snapshot of its own */
+			PushActiveSnapshot(GetTransactionSnapshot());
+			while (pending_removals != NIL)
+			{
+				Oid			relid = linitial_oid(pending_removals);
+
+				pending_removals = list_delete_first(pending_removals);
+				HsCaptureRemoveIfUnused(relid);
+			}
+			PopActiveSnapshot();
+			break;
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PREPARE:
+		case XACT_EVENT_PARALLEL_COMMIT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			list_free(pending_removals);
+			pending_removals = NIL;
+			break;
+		default:
+			break;
+	}
+}
+
+void
+HsCaptureRemoveAtCommit(Oid relid)
+{
+	MemoryContext old;
+
+	if (!xact_callback_registered)
+	{
+		RegisterXactCallback(capture_xact_callback, NULL);
+		xact_callback_registered = true;
+	}
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	pending_removals = list_append_unique_oid(pending_removals, relid);
+	MemoryContextSwitchTo(old);
 }

@@ -42,10 +42,12 @@
 #include "catalog/namespace.h"
 #include "catalog/objectaddress.h"
 #include "catalog/pg_type.h"
+#include "commands/dbcommands.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "parser/analyze.h"
+#include "parser/scansup.h"
 #include "storage/lmgr.h"
 #include "tcop/tcopprot.h"
 #include "utils/acl.h"
@@ -367,12 +369,89 @@ record_job(Oid view, const char *definition, Query *q, const Oid *state_tables,
 	HsRestoreUser(&owner);
 }
 
+/*
+ * The identifiers of a (possibly qualified) name, as the SQL parser reads
+ * them: unquoted ones folded to lower case, quoted ones as written ("" is
+ * a quote), each truncated to NAMEDATALEN - 1 bytes with the parser's
+ * NOTICE.  Refuses an empty name, an empty part and stray characters.
+ */
+static List *
+parse_view_name(const char *name)
+{
+	List	   *parts = NIL;
+	const char *p = name;
+
+	for (;;)
+	{
+		StringInfoData part;
+		bool		quoted = false;
+
+		initStringInfo(&part);
+		while (scanner_isspace(*p))
+			p++;
+		if (*p == '"')
+		{
+			quoted = true;
+			for (p++;; p++)
+			{
+				if (*p == '\0')
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_NAME),
+							 errmsg("invalid streaming materialized view name \"%s\"", name),
+							 errdetail("A quoted identifier is not closed.")));
+				if (*p == '"')
+				{
+					if (p[1] != '"')
+						break;
+					p++;
+				}
+				appendStringInfoChar(&part, *p);
+			}
+			p++;
+		}
+		else
+		{
+			while (*p != '\0' && *p != '.' && !scanner_isspace(*p))
+			{
+				if (*p == '"')
+					break;
+				appendStringInfoChar(&part, *p);
+				p++;
+			}
+		}
+		while (scanner_isspace(*p))
+			p++;
+		if (part.len == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_NAME),
+					 errmsg("invalid streaming materialized view name \"%s\"", name),
+					 errdetail(*name == '\0' ? "The name is empty." :
+							   "The name has an empty identifier."),
+					 errhint("Name the view with an identifier, optionally qualified by its schema (schema.name).")));
+		if (*p != '\0' && *p != '.')
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_NAME),
+					 errmsg("invalid streaming materialized view name \"%s\"", name),
+					 errdetail("Identifiers with spaces or quotes must be quoted with double quotes."),
+					 errhint("Name the view with an identifier, optionally qualified by its schema (schema.name).")));
+		if (quoted)
+			truncate_identifier(part.data, part.len, true);
+		else
+			part.data = downcase_truncate_identifier(part.data, part.len, true);
+		parts = lappend(parts, makeString(part.data));
+		if (*p == '\0')
+			return parts;
+		p++;					/* past the '.' */
+	}
+}
+
 Datum
 hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 {
-	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	char	   *definition = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	RangeVar   *rv = makeRangeVarFromNameList(stringToQualifiedNameList(name));
+	char	   *name;
+	char	   *definition;
+	List	   *names;
+	RangeVar   *rv;
 	Query	   *q;
 	HsStreamPlan *plan;
 	Oid			view;
@@ -386,6 +465,26 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 	ObjectAddress view_addr,
 				src_addr;
 	HsUserContext as_owner;
+
+	/* not STRICT: a NULL argument is an error, not a NULL view */
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the name of a streaming materialized view cannot be null")));
+	if (PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the query of a streaming materialized view cannot be null")));
+	name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	definition = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	names = parse_view_name(name);
+	rv = makeRangeVarFromNameList(names);
+	/* as Postgres's own name lookups: a database name must be this one's */
+	if (rv->catalogname != NULL && strcmp(rv->catalogname, get_database_name(MyDatabaseId)) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cross-database references are not implemented: %s",
+						NameListToString(names))));
 
 	q = analyze_definition(definition);
 
@@ -508,7 +607,10 @@ hummock_stream_drop_materialized_view(PG_FUNCTION_ARGS)
 
 /*
  * A relation USING hummock is being dropped: if it is a view, forget its
- * job.  Returns the job's state tables (to remove from the version).
+ * job, and stop capturing the sources no other view reads at pre-commit
+ * (as drop_materialized_view does at once; here the deletion that drops
+ * the relation is still under way).  Returns the job's state tables (to
+ * remove from the version).
  */
 List *
 HsStreamJobDropped(Oid relid)
@@ -525,6 +627,19 @@ HsStreamJobDropped(Oid relid)
 		return NIL;
 	HsBecomeExtensionOwner(&owner);
 	SPI_connect();
+	/* (before the job's row: deleting it cascades to its sources) */
+	if (SPI_execute_with_args("SELECT relid FROM hummock_stream.stream_sources WHERE job_id = $1",
+							  1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read hummock_stream.stream_sources");
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+
+		/* not now: we are inside the deletion of the view's relation */
+		HsCaptureRemoveAtCommit(DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+															   SPI_tuptable->tupdesc, 1,
+															   &isnull)));
+	}
 	if (SPI_execute_with_args("WITH d AS (DELETE FROM hummock_stream.stream_jobs"
 							  " WHERE job_id = $1 RETURNING state_tables)"
 							  " SELECT unnest(state_tables) FROM d",

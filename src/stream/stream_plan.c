@@ -55,13 +55,16 @@
 #include "access/relation.h"
 #include "access/table.h"
 #include "catalog/catalog.h"
+#include "catalog/dependency.h"
 #include "catalog/index.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_collation.h"
+#include "catalog/partition.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
+#include "commands/extension.h"
 #include "executor/executor.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -80,6 +83,7 @@
 #include "utils/syscache.h"
 #include "utils/typcache.h"
 
+#include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/batch/tableam.h"
 #include "hummock_stream/stream/memcmp_key.h"
 #include "hummock_stream/stream/stream_plan.h"
@@ -389,11 +393,35 @@ check_relation(RangeTblEntry *rte)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("streaming materialized views over \"%s\", a relation USING hummock, are not supported yet",
 						RelationGetRelationName(rel))));
+	/* capture works by triggers of the table: rows routed by a parent miss them */
+	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("streaming materialized views over partitioned table \"%s\" are not supported",
+						RelationGetRelationName(rel)),
+				 errhint("Partitioned tables and their partitions cannot be sources of streaming materialized views yet.")));
+	if (rel->rd_rel->relkind == RELKIND_RELATION && rel->rd_rel->relispartition)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("streaming materialized views over \"%s\", a partition of \"%s\", are not supported",
+						RelationGetRelationName(rel), get_rel_name(get_partition_parent(relid, true))),
+				 errdetail("Rows written through the partitioned table would not be captured."),
+				 errhint("Partitioned tables and their partitions cannot be sources of streaming materialized views yet.")));
 	if (rel->rd_rel->relkind != RELKIND_RELATION)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("\"%s\" is not a table; streaming materialized views read ordinary tables",
 						RelationGetRelationName(rel))));
+	/* its catalogs and capture logs change as views are maintained */
+	if (RelationGetNamespace(rel) == get_namespace_oid(HS_SCHEMA_NAME, true) ||
+		(OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)) &&
+		 getExtensionOfObject(RelationRelationId, relid) == get_extension_oid(HS_EXTENSION_NAME, true)))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("streaming materialized views over \"%s.%s\", a table of the %s extension, are not supported",
+						get_namespace_name(RelationGetNamespace(rel)), RelationGetRelationName(rel),
+						HS_EXTENSION_NAME),
+				 errdetail("The extension's own tables are internal state that changes as views are maintained.")));
 	if (rel->rd_rel->relpersistence != RELPERSISTENCE_PERMANENT)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),

@@ -74,3 +74,11 @@ v_top_agg|SELECT grp, sum(val) AS s FROM diff_t GROUP BY grp ORDER BY sum(val) D
 v_top_nopk|SELECT grp, val FROM diff_np ORDER BY val, grp LIMIT 5
 v_group_top|SELECT grp, id, val, rn FROM (SELECT grp, id, val, row_number() OVER (PARTITION BY grp ORDER BY val DESC, id) AS rn FROM diff_t) s WHERE rn <= 2
 v_group_top_join|SELECT name, id FROM (SELECT d.name, t.id, row_number() OVER (PARTITION BY d.name ORDER BY t.id) AS rn FROM diff_t t JOIN diff_d d ON d.id = t.grp) s WHERE rn = 1
+-- Special values in sums, averages and extremes over diff_f: NaN,
+-- +Infinity, -Infinity, -0 and NULL among finite multiples of 1/4 (whose
+-- float sums are exact in any order), inserted, updated and deleted.
+v_f_sums|SELECT grp, count(*) AS n, count(f8) AS nf, sum(f8) AS s8, avg(f8) AS a8, sum(f4) AS s4, avg(f4) AS a4, sum(n) AS sn, avg(n) AS an FROM diff_f GROUP BY grp
+v_f_minmax|SELECT grp, min(f8) AS lo8, max(f8) AS hi8, min(f4) AS lo4, max(f4) AS hi4, min(n) AS lon, max(n) AS hin FROM diff_f GROUP BY grp
+v_f_global|SELECT count(f4) AS n, sum(f8) AS s8, avg(f4) AS a4, sum(n) AS sn, avg(n) AS an, max(f8) AS hi, min(n) AS lo FROM diff_f
+v_f_distinct|SELECT grp, sum(DISTINCT f8) AS sd, count(DISTINCT n) AS cd, avg(DISTINCT f4) AS ad FROM diff_f GROUP BY grp
+v_f_finite|SELECT grp, sum(f8) AS s8, avg(n) AS an FROM diff_f WHERE f8 IS NULL OR f8 NOT IN (float8 'NaN', float8 'Infinity', float8 '-Infinity') GROUP BY grp

@@ -25,7 +25,16 @@ extern Oid	HsCaptureEnsure(Oid relid);
 /* The capture log of relid, or InvalidOid if it has none. */
 extern Oid	HsCaptureLogOf(Oid relid);
 
-/* Drop relid's triggers and log if no streaming job reads relid any more. */
+/*
+ * Drop relid's triggers and log if no streaming job reads relid any more
+ * (relid may have been dropped: then its log goes).
+ */
 extern void HsCaptureRemoveIfUnused(Oid relid);
+
+/*
+ * The same at the pre-commit of this transaction: safe to call in the
+ * middle of a deletion (the object-access hook of a dropped view).
+ */
+extern void HsCaptureRemoveAtCommit(Oid relid);
 
 #endif							/* HS_STREAM_CAPTURE_H */

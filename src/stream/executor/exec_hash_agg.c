@@ -12,7 +12,17 @@
  *	sum(x)		running sum in the type Postgres's sum returns (int2/int4
  *				-> bigint, int8 -> numeric, ...), added and subtracted with
  *				Postgres's own operators, plus the non-NULL count (no
- *				inputs -> NULL)
+ *				inputs -> NULL).  Special values never enter the running
+ *				sum, where a retraction could not take them out again
+ *				(Inf - Inf is NaN): numeric and float inputs that are NaN,
+ *				+Infinity or -Infinity are only counted, and the result is
+ *				NaN while any NaN (or both infinities) remain, the infinity
+ *				while only it remains, else the finite sum.  Numeric inputs
+ *				are also counted per display scale (Postgres shows the
+ *				largest), float inputs that are -0 too (a float sum of
+ *				nothing but -0 is -0).  sum(int2/int4) wraps around as
+ *				Postgres's int4_sum does instead of failing on an
+ *				intermediate state.
  *	avg(x)		sum and count; the final division is Postgres's
  *	bool_and/or	count of true inputs and of non-NULL inputs
  *	DISTINCT	count(DISTINCT x), sum(DISTINCT x), avg(DISTINCT x): per
@@ -25,8 +35,9 @@
  *				is the first entry of the group's range (max uses the
  *				descending encoding, so its first entry is the largest)
  *
- * Sums of float4/float8 are kept by adding and subtracting, so after
- * deletes they can differ from a fresh sum in the last bits.
+ * Finite sums of float4/float8 are kept by adding and subtracting, so after
+ * deletes they can differ from a fresh sum in the last bits (a fresh sum
+ * depends on the order of the rows too).
  *
  * Changes to a group are applied as rows arrive; at the end of the epoch
  * each touched group emits the delete of its output row as it was before
@@ -34,9 +45,16 @@
  * and writes its state row (or deletes it when the group has no rows).
  *
  * State row format (a MinimalTuple of the "state descriptor"): the group's
- * key columns, its row count (int8), then per call four columns: non-NULL
- * count (int8), sum (sum type; NULL when unused), current min/max value
- * (argument type; NULL when unused), true count (int8).  Min/max rows:
+ * key columns, its row count (int8), then per call five columns: non-NULL
+ * count (int8), sum (sum type; NULL when unused or when no finite input
+ * remains), current min/max value (argument type; NULL when unused), true
+ * count (int8), and the special-value counts of sum/avg (int8[] of
+ * (class, count) pairs with non-zero counts, NULL when empty): for numeric
+ * a class >= 0 is a display scale, and for numeric and float -1 counts
+ * NaN, -2 +Infinity, -3 -Infinity, -4 (float only) -0.  States written
+ * before float calls kept counts have NULL there, which reads as no
+ * special values (a float sum stored then that holds NaN or an infinity
+ * keeps it until the view is created again).  Min/max rows:
  * key = group key | call number (1 byte) | memcmp(value), value = a
  * MinimalTuple of (value, count int8).
  *
@@ -88,16 +106,18 @@ typedef struct AggAcc
 	int			val_key_len;
 	bool		rescan;			/* min/max: the extreme went away */
 	int64		ntrue;
-	/* numeric sum/avg: how many inputs have each display scale (or are special) */
+	/* numeric sum/avg: inputs per display scale; numeric and float: special inputs */
 	int			n_scales;
-	int32	   *scales;			/* >= 0, or SCALE_NAN / SCALE_PINF / SCALE_NINF */
+	int32	   *scales;			/* >= 0, or SCALE_NAN ... SCALE_NZERO */
 	int64	   *scale_counts;
 } AggAcc;
 
-/* Pseudo scales counting the special numeric inputs. */
+/* Pseudo scales counting the special numeric and float inputs (stored). */
 #define SCALE_NAN	(-1)
 #define SCALE_PINF	(-2)
 #define SCALE_NINF	(-3)
+#define SCALE_NZERO (-4)		/* float -0 */
+#define SCALE_FINITE (-100)		/* float: a finite value other than -0 (not stored) */
 
 typedef HsBytesKey GroupKey;
 
@@ -122,6 +142,7 @@ typedef struct SumOps
 {
 	Oid			sumtype;
 	bool		numeric_input;	/* track scales and special values */
+	bool		float_input;	/* track special values and -0 */
 	PGFunction	conv;			/* argument -> sum type, or NULL */
 	PGFunction	add;
 	PGFunction	sub;
@@ -166,6 +187,24 @@ int4_to_int8(PG_FUNCTION_ARGS)
 	return Int64GetDatum((int64) PG_GETARG_INT32(0));
 }
 
+/*
+ * bigint addition and subtraction that wrap around, as Postgres's int2_sum
+ * and int4_sum add (they do not check for overflow): the sum is then exact
+ * modulo 2^64 whatever the order of the changes, so it is what Postgres
+ * returns, and no intermediate state can fail where Postgres's would not.
+ */
+static Datum
+int8_wrap_pl(PG_FUNCTION_ARGS)
+{
+	return Int64GetDatum((int64) ((uint64) PG_GETARG_INT64(0) + (uint64) PG_GETARG_INT64(1)));
+}
+
+static Datum
+int8_wrap_mi(PG_FUNCTION_ARGS)
+{
+	return Int64GetDatum((int64) ((uint64) PG_GETARG_INT64(0) - (uint64) PG_GETARG_INT64(1)));
+}
+
 static Datum
 float4_to_float8(PG_FUNCTION_ARGS)
 {
@@ -192,8 +231,8 @@ sum_ops(HsAggKind kind, Oid argtype, SumOps *ops)
 			{
 				ops->sumtype = INT8OID;
 				ops->conv = argtype == INT2OID ? int2_to_int8 : int4_to_int8;
-				ops->add = int8pl;
-				ops->sub = int8mi;
+				ops->add = int8_wrap_pl;
+				ops->sub = int8_wrap_mi;
 			}
 			return true;
 		case INT8OID:
@@ -209,6 +248,7 @@ sum_ops(HsAggKind kind, Oid argtype, SumOps *ops)
 			ops->sub = numeric_sub;
 			return true;
 		case FLOAT4OID:
+			ops->float_input = true;
 			if (kind == HS_AGG_AVG)
 			{
 				ops->sumtype = FLOAT8OID;
@@ -224,6 +264,7 @@ sum_ops(HsAggKind kind, Oid argtype, SumOps *ops)
 			}
 			return true;
 		case FLOAT8OID:
+			ops->float_input = true;
 			ops->sumtype = FLOAT8OID;
 			ops->add = float8pl;
 			ops->sub = float8mi;
@@ -366,6 +407,63 @@ numeric_sum_final(const AggAcc *acc)
 							   Int32GetDatum(max_scale));
 }
 
+/*
+ * The class of a float input: SCALE_NAN, SCALE_PINF, SCALE_NINF (counted
+ * and kept out of the running sum), SCALE_NZERO (counted and summed) or
+ * SCALE_FINITE (only summed).
+ */
+static int32
+float_input_class(Datum v, Oid argtype)
+{
+	float8		f = argtype == FLOAT4OID ? (float8) DatumGetFloat4(v) : DatumGetFloat8(v);
+
+	if (isnan(f))
+		return SCALE_NAN;
+	if (isinf(f))
+		return f > 0 ? SCALE_PINF : SCALE_NINF;
+	if (f == 0 && signbit(f))
+		return SCALE_NZERO;
+	return SCALE_FINITE;
+}
+
+/* Inputs of a sum or avg call that are in its running sum. */
+static int64
+finite_count(const AggAcc *acc)
+{
+	return acc->count - scale_count(acc, SCALE_NAN) - scale_count(acc, SCALE_PINF) -
+		scale_count(acc, SCALE_NINF);
+}
+
+/*
+ * The sum of a float call with inputs (as float8), as Postgres's float4pl
+ * or float8pl over the same inputs gives it: NaN if a NaN or both
+ * infinities are among them, an infinity if only it is, -0 if every input
+ * is -0 (IEEE addition gives -0 only for -0 + -0), else the finite sum (a
+ * zero sum of other inputs is +0).  for_avg: avg's accumulator starts at
+ * +0 (float8_accum), so its sum is never -0.
+ */
+static float8
+float_sum_final(const AggAcc *acc, Oid sumtype, bool for_avg)
+{
+	int64		nan = scale_count(acc, SCALE_NAN);
+	int64		pinf = scale_count(acc, SCALE_PINF);
+	int64		ninf = scale_count(acc, SCALE_NINF);
+	float8		sum;
+
+	if (nan > 0 || (pinf > 0 && ninf > 0))
+		return get_float8_nan();
+	if (pinf > 0)
+		return get_float8_infinity();
+	if (ninf > 0)
+		return -get_float8_infinity();
+	if (!for_avg && finite_count(acc) == scale_count(acc, SCALE_NZERO))
+		return -0.0;
+	if (acc->sum_null)
+		return 0.0;
+	sum = sumtype == FLOAT4OID ? (float8) DatumGetFloat4(acc->sum) : DatumGetFloat8(acc->sum);
+	return sum == 0 ? 0.0 : sum;
+}
+
 /* The scale histogram as an int8[] of (scale, count) pairs, or NULL. */
 static Datum
 scales_to_array(const AggAcc *acc, bool *isnull)
@@ -460,6 +558,18 @@ group_output(HashAggExec *a, AggGroup *g, Datum *values, bool *nulls)
 					values[c] = none ? (Datum) 0 : numeric_sum_final(acc);
 					break;
 				}
+				if (a->sums[i].float_input)
+				{
+					float8		f;
+
+					nulls[c] = none;
+					if (none)
+						break;
+					f = float_sum_final(acc, a->sums[i].sumtype, false);
+					values[c] = a->sums[i].sumtype == FLOAT4OID ?
+						Float4GetDatum((float4) f) : Float8GetDatum(f);
+					break;
+				}
 				nulls[c] = none || acc->sum_null;
 				values[c] = nulls[c] ? (Datum) 0 : acc->sum;
 				break;
@@ -469,6 +579,13 @@ group_output(HashAggExec *a, AggGroup *g, Datum *values, bool *nulls)
 					nulls[c] = none;
 					values[c] = none ? (Datum) 0 :
 						avg_final(NUMERICOID, numeric_sum_final(acc), acc->count);
+					break;
+				}
+				if (a->sums[i].float_input)
+				{
+					nulls[c] = none;
+					values[c] = none ? (Datum) 0 :
+						Float8GetDatum(float_sum_final(acc, FLOAT8OID, true) / (float8) acc->count);
 					break;
 				}
 				nulls[c] = none || acc->sum_null;
@@ -871,13 +988,15 @@ hash_agg_push(HsExec *self, TupleTableSlot *row, int sign)
 					Datum		x;
 					Datum		s;
 
-					if (ops->numeric_input)
+					if (ops->numeric_input || ops->float_input)
 					{
-						int32		scale = numeric_input_scale(v);
+						int32		cls = ops->numeric_input ? numeric_input_scale(v) :
+							float_input_class(v, call->argtype);
 
-						scale_add(a, acc, scale, sign);
-						if (scale < 0)
-							break;	/* NaN and infinities are only counted */
+						if (cls != SCALE_FINITE)
+							scale_add(a, acc, cls, sign);
+						if (cls == SCALE_NAN || cls == SCALE_PINF || cls == SCALE_NINF)
+							break;	/* only counted */
 					}
 					x = ops->conv ? DirectFunctionCall1(ops->conv, v) : v;
 
@@ -892,7 +1011,7 @@ hash_agg_push(HsExec *self, TupleTableSlot *row, int sign)
 					acc->sum = copy_datum(s, ops->sumtype);
 					acc->sum_null = false;
 					MemoryContextSwitchTo(a->tmp_cxt);
-					if (acc->count == 0)
+					if (finite_count(acc) == 0)
 						acc->sum_null = true;	/* start afresh: no drift */
 					break;
 				}
