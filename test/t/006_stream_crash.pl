@@ -31,6 +31,12 @@ $node->safe_psql('postgres', q{
 	CREATE TABLE diff_t (id int PRIMARY KEY, grp int, val int, amount numeric,
 	                     flag bool, note text, ts timestamptz);
 	CREATE TABLE diff_np (grp int, val int);
+	-- the workload writes these too (no view reads them here)
+	CREATE TABLE diff_d (id int PRIMARY KEY, code int, name text, region int,
+	                     active bool);
+	CREATE TABLE diff_r (region int PRIMARY KEY, rname text);
+	CREATE TABLE diff_mk (a int, b int, w int, PRIMARY KEY (a, b));
+	CREATE TABLE diff_f (id int PRIMARY KEY, grp int, f8 float8, f4 float4, n numeric);
 	INSERT INTO diff_t SELECT g, g % 7, g % 23 - 11, g * 0.5, g % 2 = 0, 'n' || g % 5,
 	                          timestamptz '2026-01-01' + g * interval '1 hour'
 	  FROM generate_series(1, 100) g;
@@ -78,7 +84,7 @@ for my $i (1 .. $iterations)
 {
 	my ($out, $err) = ('', '');
 	my @bench = ('pgbench', '-n', '-c', '2', '-T', '30', '--max-tries=20',
-		'-f', "$dir/workload.pgbench", '-d', $node->connstr('postgres'));
+		'-f', "$dir/workload.pgbench", $node->connstr('postgres'));
 	my $h = IPC::Run::start(\@bench, '>', \$out, '2>', \$err);
 	my $creating;
 	if ($i == int($iterations / 2))
