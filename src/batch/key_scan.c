@@ -60,8 +60,7 @@
 #include "utils/ruleutils.h"
 
 #include "hummock_stream/batch/tableam.h"
-#include "hummock_stream/stream/memcmp_key.h"
-#include "hummock_stream/stream/stream_plan.h"
+#include "hummock_stream/row/memcmp_key.h"
 
 #define KEY_SCAN_NAME "HummockKeyScan"
 

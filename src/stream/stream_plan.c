@@ -85,7 +85,7 @@
 
 #include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/batch/tableam.h"
-#include "hummock_stream/stream/memcmp_key.h"
+#include "hummock_stream/row/memcmp_key.h"
 #include "hummock_stream/stream/stream_plan.h"
 
 /* what: the construct, as the subject of "... not supported" */
@@ -118,37 +118,6 @@ typedef struct AggAnalysis
 	List	   *group_exprs;	/* Expr over the source */
 	List	   *aggrefs;		/* distinct Aggref nodes, in first-use order */
 } AggAnalysis;
-
-bool
-HsCollationIsBytewise(Oid coll)
-{
-	HeapTuple	tup;
-	bool		result = false;
-
-	if (!OidIsValid(coll) || lc_collate_is_c(coll))
-		return true;
-	if (coll == DEFAULT_COLLATION_OID)
-	{
-		const char *lc = GetConfigOption("lc_collate", true, false);
-
-		return lc && (pg_strcasecmp(lc, "C.UTF-8") == 0 || pg_strcasecmp(lc, "C.utf8") == 0);
-	}
-	tup = SearchSysCache1(COLLOID, ObjectIdGetDatum(coll));
-	if (HeapTupleIsValid(tup))
-	{
-		bool		isnull;
-		Datum		d = SysCacheGetAttr(COLLOID, tup, Anum_pg_collation_collcollate, &isnull);
-
-		if (!isnull)
-		{
-			char	   *lc = TextDatumGetCString(d);
-
-			result = pg_strcasecmp(lc, "C.UTF-8") == 0 || pg_strcasecmp(lc, "C.utf8") == 0;
-		}
-		ReleaseSysCache(tup);
-	}
-	return result;
-}
 
 static HsAggKind
 agg_kind(Aggref *a)

@@ -39,12 +39,6 @@ typedef struct HsStreamLeaf
 } HsStreamLeaf;
 
 /*
- * Is collation coll's order the byte order of UTF-8 text (C, POSIX,
- * C.UTF-8), the order of text keys (memcmp_key.c)?
- */
-extern bool HsCollationIsBytewise(Oid coll);
-
-/*
  * Check that query can be maintained as a streaming view and describe how;
  * any unsupported construct is an error (0A000) naming it.
  */

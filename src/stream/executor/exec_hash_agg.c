@@ -85,7 +85,7 @@
 
 #include "hummock_stream/stream/bytes_key_hash.h"
 #include "hummock_stream/stream/executor.h"
-#include "hummock_stream/stream/memcmp_key.h"
+#include "hummock_stream/row/memcmp_key.h"
 
 int			hs_agg_cache_groups = 100000;
 

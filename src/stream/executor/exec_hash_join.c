@@ -69,7 +69,7 @@
 
 #include "hummock_stream/stream/bytes_key_hash.h"
 #include "hummock_stream/stream/executor.h"
-#include "hummock_stream/stream/memcmp_key.h"
+#include "hummock_stream/row/memcmp_key.h"
 
 #define LEFT	0
 #define RIGHT	1

@@ -31,7 +31,7 @@
 #include "utils/memutils.h"
 
 #include "hummock_stream/stream/executor.h"
-#include "hummock_stream/stream/memcmp_key.h"
+#include "hummock_stream/row/memcmp_key.h"
 
 typedef struct MaterializeExec
 {

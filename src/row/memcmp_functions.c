@@ -9,7 +9,7 @@
  * SQL can check the encoding's order against the type's own.  It is not
  * strict: a NULL value gives the NULL encoding.
  *
- * src/stream/memcmp_functions.c
+ * src/row/memcmp_functions.c
  *
  *-------------------------------------------------------------------------
  */
@@ -20,7 +20,7 @@
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
 
-#include "hummock_stream/stream/memcmp_key.h"
+#include "hummock_stream/row/memcmp_key.h"
 
 PG_FUNCTION_INFO_V1(hummock_stream_memcmp_key);
 PG_FUNCTION_INFO_V1(hummock_stream_memcmp_support);

@@ -101,7 +101,7 @@
  * bytes equal; the caller (the planner) must reject keys under them.  The
  * same holds for text attributes of composite types and text arrays.
  *
- * src/stream/memcmp_key.c
+ * src/row/memcmp_key.c
  *
  *-------------------------------------------------------------------------
  */
@@ -116,19 +116,22 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "utils/array.h"
+#include "catalog/pg_collation.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/fmgroids.h"
+#include "utils/guc.h"
 #include "utils/inet.h"
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
+#include "utils/pg_locale.h"
 #include "utils/pg_lsn.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 #include "utils/typcache.h"
 #include "utils/uuid.h"
 
-#include "hummock_stream/stream/memcmp_key.h"
+#include "hummock_stream/row/memcmp_key.h"
 
 /* The marker byte in front of every value. */
 #define HS_MEMCMP_NOT_NULL	0x01
@@ -829,4 +832,35 @@ HsCanonicalTuple(TupleDesc desc, Datum *values, bool *isnull)
 			flat[i] = PointerGetDatum(detoast_attr((struct varlena *) DatumGetPointer(values[i])));
 	}
 	return heap_form_minimal_tuple(desc, flat, isnull);
+}
+
+bool
+HsCollationIsBytewise(Oid coll)
+{
+	HeapTuple	tup;
+	bool		result = false;
+
+	if (!OidIsValid(coll) || lc_collate_is_c(coll))
+		return true;
+	if (coll == DEFAULT_COLLATION_OID)
+	{
+		const char *lc = GetConfigOption("lc_collate", true, false);
+
+		return lc && (pg_strcasecmp(lc, "C.UTF-8") == 0 || pg_strcasecmp(lc, "C.utf8") == 0);
+	}
+	tup = SearchSysCache1(COLLOID, ObjectIdGetDatum(coll));
+	if (HeapTupleIsValid(tup))
+	{
+		bool		isnull;
+		Datum		d = SysCacheGetAttr(COLLOID, tup, Anum_pg_collation_collcollate, &isnull);
+
+		if (!isnull)
+		{
+			char	   *lc = TextDatumGetCString(d);
+
+			result = pg_strcasecmp(lc, "C.UTF-8") == 0 || pg_strcasecmp(lc, "C.utf8") == 0;
+		}
+		ReleaseSysCache(tup);
+	}
+	return result;
 }

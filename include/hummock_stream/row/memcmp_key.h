@@ -7,14 +7,14 @@
  * The encoding of a value is prefix-free, so the concatenated encodings
  * of several columns form a composite key whose memcmp() order is the
  * lexicographic order of the columns.  The byte format is documented in
- * src/stream/memcmp_key.c.
+ * src/row/memcmp_key.c.
  *
- * include/hummock_stream/stream/memcmp_key.h
+ * include/hummock_stream/row/memcmp_key.h
  *
  *-------------------------------------------------------------------------
  */
-#ifndef HS_STREAM_MEMCMP_KEY_H
-#define HS_STREAM_MEMCMP_KEY_H
+#ifndef HS_ROW_MEMCMP_KEY_H
+#define HS_ROW_MEMCMP_KEY_H
 
 #include "access/tupdesc.h"
 #include "lib/stringinfo.h"
@@ -58,4 +58,10 @@ extern void HsMemcmpEncode(StringInfo buf, Datum value, bool isnull,
  */
 extern struct MinimalTupleData *HsCanonicalTuple(TupleDesc desc, Datum *values, bool *isnull);
 
-#endif							/* HS_STREAM_MEMCMP_KEY_H */
+/*
+ * Is collation coll's order the byte order of UTF-8 text (C, POSIX,
+ * C.UTF-8), the order of text keys (memcmp_key.c)?
+ */
+extern bool HsCollationIsBytewise(Oid coll);
+
+#endif							/* HS_ROW_MEMCMP_KEY_H */
