@@ -66,6 +66,7 @@ fi
 calls=$(
 	for m in $modules; do
 		for o in $(find "src/$m" -name '*.o' 2>/dev/null); do
+			[ -f "${o%.o}.c" ] || continue		# a stale object of a moved file
 			nm --defined-only "$o" | awk -v m="$m" '$2 ~ /^[TDBR]$/ { print "D", $3, m }'
 			nm -u "$o" | awk -v m="$m" -v o="${o%.o}.c" '{ print "U", $2, m, o }'
 		done
