@@ -47,6 +47,7 @@
 #include "parser/parsetree.h"
 
 #include "hummock_stream/batch/tableam.h"
+#include "hummock_stream/meta/catalog.h"
 
 static planner_hook_type prev_planner = NULL;
 

@@ -60,6 +60,7 @@
 #include "utils/ruleutils.h"
 
 #include "hummock_stream/batch/tableam.h"
+#include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/row/memcmp_key.h"
 
 #define KEY_SCAN_NAME "HummockKeyScan"

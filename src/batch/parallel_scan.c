@@ -47,6 +47,7 @@
 
 #include "hummock_stream/batch/parallel_scan.h"
 #include "hummock_stream/batch/tableam.h"
+#include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/pg/env_pg.h"
 #include "hummock_stream/storage/sst_cache.h"

@@ -34,6 +34,7 @@
 #include "utils/timestamp.h"
 
 #include "hummock_stream/batch/tableam.h"
+#include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/meta/epoch.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/pg/env_pg.h"

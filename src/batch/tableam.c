@@ -49,7 +49,6 @@
 #include "commands/defrem.h"
 #include "commands/vacuum.h"
 #include "executor/executor.h"
-#include "executor/spi.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
@@ -72,14 +71,14 @@
 
 #include "hummock_stream/batch/parallel_scan.h"
 #include "hummock_stream/batch/tableam.h"
-#include "hummock_stream/stream/stream_ddl.h"
-#include "hummock_stream/meta/db_state.h"
+#include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/meta/compactor.h"
+#include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/epoch.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/pg/env_pg.h"
-#include "hummock_stream/storage/version_read.h"
 #include "hummock_stream/storage/user_iter.h"
+#include "hummock_stream/storage/version_read.h"
 
 uint64		hs_query_epoch = 0;
 char	   *hs_query_epoch_string = NULL;
@@ -335,36 +334,16 @@ HsViewInfoOf(Relation rel)
 	e->first_epoch = 0;
 	e->n_key_columns = 0;
 	{
-		Datum		arg = ObjectIdGetDatum(relid);
-		Oid			argtype = OIDOID;
-		HsUserContext owner;
+		MemoryContext old = MemoryContextSwitchTo(CurrentMemoryContext);
+		HsJobRow	job;
 
-		HsBecomeExtensionOwner(&owner);
-		SPI_connect();
-		if (SPI_execute_with_args("SELECT first_epoch, key_columns FROM hummock_stream.stream_jobs"
-								  " WHERE job_id = $1", 1, &argtype, &arg, NULL,
-								  true, 1) == SPI_OK_SELECT && SPI_processed == 1)
+		if (HsCatalogReadJob(relid, &job))
 		{
-			HeapTuple	tup = SPI_tuptable->vals[0];
-			TupleDesc	td = SPI_tuptable->tupdesc;
-			bool		isnull;
-			Datum		keys;
-
-			e->first_epoch = (HsEpoch) DatumGetInt64(SPI_getbinval(tup, td, 1, &isnull));
-			keys = SPI_getbinval(tup, td, 2, &isnull);
-			if (!isnull)
-			{
-				Datum	   *d;
-				int			n;
-
-				deconstruct_array(DatumGetArrayTypeP(keys), INT2OID, 2, true,
-								  TYPALIGN_SHORT, &d, NULL, &n);
-				for (int i = 0; i < n && i < HS_VIEW_MAX_KEY_COLUMNS; i++)
-					e->key_columns[e->n_key_columns++] = DatumGetInt16(d[i]);
-			}
+			e->first_epoch = job.first_epoch;
+			for (int i = 0; i < job.n_key_columns && i < HS_VIEW_MAX_KEY_COLUMNS; i++)
+				e->key_columns[e->n_key_columns++] = job.key_columns[i];
 		}
-		SPI_finish();
-		HsRestoreUser(&owner);
+		MemoryContextSwitchTo(old);
 	}
 	return e;
 }
@@ -1367,33 +1346,13 @@ HsRelationIsHummock(Relation rel)
 	return rel->rd_tableam == &hummock_methods;
 }
 
-bool
-HsRelidIsHummock(Oid relid)
-{
-	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	bool		result = false;
-
-	if (HeapTupleIsValid(tup))
-	{
-		Form_pg_class c = (Form_pg_class) GETSTRUCT(tup);
-
-		if (OidIsValid(c->relam))
-		{
-			char	   *am = get_am_name(c->relam);
-
-			result = am && strcmp(am, HS_TABLEAM_NAME) == 0;
-		}
-		ReleaseSysCache(tup);
-	}
-	return result;
-}
-
 /* ------------------------------------------------------------------------
  * Hooks: reject writes before they run; drop a table's data with it
  * ------------------------------------------------------------------------
  */
 
 static ExecutorStart_hook_type prev_executor_start = NULL;
+static HsHummockDropCallback drop_callback = NULL;
 static object_access_hook_type prev_object_access = NULL;
 
 static void
@@ -1447,7 +1406,7 @@ hs_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 		HsHummockLockVersionHead();
 		v = HsHummockCurrentVersion();
 		d = HsVersionDeltaCreate(HsHummockEnv(), HS_DELTA_REMOVE_TABLES, 0);
-		tables = lappend_oid(HsStreamJobDropped(objectId), objectId);
+		tables = lappend_oid(drop_callback ? drop_callback(objectId) : NIL, objectId);
 
 		/* a view's state tables go with it */
 		foreach(lc, tables)
@@ -1466,8 +1425,9 @@ hs_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 }
 
 void
-HsTableAmInstallHooks(void)
+HsTableAmInstallHooks(HsHummockDropCallback on_drop)
 {
+	drop_callback = on_drop;
 	prev_executor_start = ExecutorStart_hook;
 	ExecutorStart_hook = hs_executor_start;
 	prev_object_access = object_access_hook;

@@ -42,7 +42,6 @@
 #include "postgres.h"
 
 #include "access/table.h"
-#include "executor/spi.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/condition_variable.h"
@@ -53,6 +52,7 @@
 #include "utils/timestamp.h"
 
 #include "hummock_stream/batch/tableam.h"
+#include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/epoch.h"
 #include "hummock_stream/meta/hummock_manager.h"
@@ -131,47 +131,23 @@ hummock_stream_estimated_size(PG_FUNCTION_ARGS)
 static List *
 all_views(void)
 {
-	List	   *rows = NIL;
 	List	   *views = NIL;
-	MemoryContext outer = CurrentMemoryContext;
-	HsUserContext ext;
 	ListCell   *lc;
 
 	/* the catalog is the extension owner's; the caller's privileges filter */
-	HsBecomeExtensionOwner(&ext);
-	SPI_connect();
-	if (SPI_execute("SELECT job_id, first_epoch FROM hummock_stream.stream_jobs ORDER BY job_id",
-					true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not read hummock_stream.stream_jobs");
-	for (uint64 i = 0; i < SPI_processed; i++)
+	foreach(lc, HsCatalogJobs())
 	{
-		bool		isnull;
+		HsJobRow   *job = lfirst(lc);
 		WaitView   *w;
-		MemoryContext spi = MemoryContextSwitchTo(outer);
 
+		if (pg_class_aclcheck(job->job_id, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+			continue;
 		w = palloc(sizeof(WaitView));
-		w->relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
-												  SPI_tuptable->tupdesc, 1, &isnull));
-		w->first_epoch = (HsEpoch) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
-															   SPI_tuptable->tupdesc, 2,
-															   &isnull));
+		w->relid = job->job_id;
+		w->first_epoch = job->first_epoch;
 		w->done = false;
-		rows = lappend(rows, w);
-		MemoryContextSwitchTo(spi);
+		views = lappend(views, w);
 	}
-	SPI_finish();
-	HsRestoreUser(&ext);
-
-	foreach(lc, rows)
-	{
-		WaitView   *w = lfirst(lc);
-
-		if (pg_class_aclcheck(w->relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK)
-			views = lappend(views, w);
-		else
-			pfree(w);
-	}
-	list_free(rows);
 	return views;
 }
 

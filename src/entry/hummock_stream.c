@@ -22,12 +22,13 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
-#include "hummock_stream/hummock_stream.h"
-#include "hummock_stream/entry/guc.h"
 #include "hummock_stream/batch/tableam.h"
-#include "hummock_stream/meta/launcher.h"
+#include "hummock_stream/entry/guc.h"
 #include "hummock_stream/entry/shmem.h"
 #include "hummock_stream/entry/utility_hook.h"
+#include "hummock_stream/hummock_stream.h"
+#include "hummock_stream/meta/launcher.h"
+#include "hummock_stream/stream/stream_ddl.h"
 
 PG_MODULE_MAGIC;
 
@@ -48,7 +49,7 @@ _PG_init(void)
 	HsGucDefine();
 	HsShmemInstallHooks();
 	HsUtilityHookInstall();
-	HsTableAmInstallHooks();
+	HsTableAmInstallHooks(HsStreamJobDropped);	/* a view's job goes with it */
 	HsKeyScanInstall();
 	HsBackwardScanInstall();
 	HsLauncherRegister();

@@ -57,11 +57,12 @@
 #include "nodes/parsenodes.h"
 #include "tcop/utility.h"
 
-#include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/batch/tableam.h"
+#include "hummock_stream/entry/utility_hook.h"
+#include "hummock_stream/hummock_stream.h"
+#include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/hummock_manager.h"
-#include "hummock_stream/entry/utility_hook.h"
 #include "hummock_stream/stream/capture.h"
 
 static ProcessUtility_hook_type prev_utility_hook = NULL;
@@ -219,7 +220,7 @@ check_alter_table(AlterTableStmt *stmt)
 				/* rows routed through the parent would miss its triggers */
 				Oid			part = RangeVarGetRelid(((PartitionCmd *) cmd->def)->name, NoLock, true);
 
-				if (OidIsValid(part) && OidIsValid(HsCaptureLogOf(part)))
+				if (OidIsValid(part) && OidIsValid(HsCatalogCaptureLogOf(part)))
 					ereport(ERROR,
 							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 							 errmsg("cannot attach table \"%s\" as a partition because streaming materialized views read it",

@@ -83,21 +83,22 @@
 
 #include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/meta/barrier_msg.h"
+#include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/meta/channel.h"
 #include "hummock_stream/meta/compactor.h"
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/epoch.h"
 #include "hummock_stream/meta/hummock_manager.h"
-#include "hummock_stream/pg/user_context.h"
-#include "hummock_stream/pg/env_pg.h"
-#include "hummock_stream/storage/coding.h"
 #include "hummock_stream/meta/launcher.h"
 #include "hummock_stream/meta/partial_graph.h"
-#include "hummock_stream/stream/compute_worker.h"
+#include "hummock_stream/pg/env_pg.h"
+#include "hummock_stream/pg/user_context.h"
+#include "hummock_stream/storage/coding.h"
 
 int			hs_barrier_interval_ms = 1000;
 int			hs_checkpoint_frequency = 1;
 int			hs_max_inflight_barriers = 16;
+int			hs_compute_workers = 2;
 
 /* How often the capture logs are trimmed. */
 #define CAPTURE_TRIM_INTERVAL_MS 1000
@@ -232,6 +233,7 @@ static void
 reload_graphs(void)
 {
 	List	   *seen = NIL;
+	List	   *jobs;
 	ListCell   *lc;
 	MemoryContext oldcxt;
 
@@ -289,28 +291,22 @@ reload_graphs(void)
 	}
 	/* streaming jobs: one graph and one actor each (graph id = job id) */
 	MemoryContextSwitchTo(oldcxt);
-	if (SPI_execute("SELECT job_id, state_tables FROM hummock_stream.stream_jobs"
-					" WHERE state = 'created' ORDER BY job_id", true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not read hummock_stream.stream_jobs");
+	jobs = HsCatalogJobs();
 	MemoryContextSwitchTo(ManagerContext);
-	for (uint64 i = 0; i < SPI_processed; i++)
+	foreach(lc, jobs)
 	{
-		HeapTuple	tup = SPI_tuptable->vals[i];
-		TupleDesc	td = SPI_tuptable->tupdesc;
-		bool		isnull;
+		HsJobRow   *job = lfirst(lc);
 		HsActorSpec spec;
 		HsGraph    *g;
-		Datum	   *ids;
-		int			n;
 
+		if (strcmp(job->state, "created") != 0)
+			continue;
 		memset(&spec, 0, sizeof(spec));
-		spec.actor_id = DatumGetObjectId(SPI_getbinval(tup, td, 1, &isnull));
+		spec.actor_id = job->job_id;
 		spec.kind = HS_ACTOR_STREAM_JOB;
 		spec.table_id = spec.actor_id;
-		deconstruct_array(DatumGetArrayTypeP(SPI_getbinval(tup, td, 2, &isnull)),
-						  OIDOID, sizeof(Oid), true, TYPALIGN_INT, &ids, NULL, &n);
-		for (int k = 0; k < n && k < HS_ACTOR_MAX_STATE_TABLES; k++)
-			spec.state_tables[spec.n_state_tables++] = DatumGetObjectId(ids[k]);
+		for (int k = 0; k < job->n_state_tables && k < HS_ACTOR_MAX_STATE_TABLES; k++)
+			spec.state_tables[spec.n_state_tables++] = job->state_tables[k];
 		g = find_graph(spec.actor_id, true);
 		g->is_stream_job = true;
 		seen = lappend_int(seen, (int) spec.actor_id);
@@ -859,7 +855,6 @@ static void
 commit_positions(List *per_graph)
 {
 	ListCell   *lc;
-	bool		connected = false;
 
 	foreach(lc, per_graph)
 	{
@@ -867,8 +862,6 @@ commit_positions(List *per_graph)
 		HsInflightBarrier *b = llast(mine);
 		HsGraph    *g = NULL;
 		ListCell   *lg;
-		Datum		args[2];
-		Oid			types[2] = {TEXTOID, OIDOID};
 
 		foreach(lg, graphs)
 		{
@@ -879,20 +872,8 @@ commit_positions(List *per_graph)
 		}
 		if (g == NULL || !g->is_stream_job || b->snapshot == NULL)
 			continue;
-		if (!connected)
-		{
-			SPI_connect();
-			connected = true;
-		}
-		args[0] = CStringGetTextDatum(b->snapshot);
-		args[1] = ObjectIdGetDatum(g->graph_id);
-		if (SPI_execute_with_args("UPDATE hummock_stream.stream_jobs"
-								  "   SET position = $1::pg_snapshot WHERE job_id = $2",
-								  2, types, args, NULL, false, 0) != SPI_OK_UPDATE)
-			elog(ERROR, "could not record the capture position of job %u", g->graph_id);
+		HsCatalogSetPosition(g->graph_id, b->snapshot);
 	}
-	if (connected)
-		SPI_finish();
 }
 
 /*
@@ -1369,10 +1350,7 @@ trim_capture_logs(void)
 		return;
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
-	SPI_connect();
-	if (SPI_execute("SELECT hummock_stream._trim_capture_logs()", false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not trim the capture logs");
-	SPI_finish();
+	HsCatalogTrimCaptureLogs();
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 }

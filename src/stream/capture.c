@@ -109,6 +109,7 @@
 #include "utils/xid8.h"
 
 #include "hummock_stream/hummock_stream.h"
+#include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/stream/capture.h"
 
@@ -226,45 +227,6 @@ capture_log_cache_invalidate(Datum arg, Oid relid)
 		(void) hash_search(capture_log_cache, &e->relid, HASH_REMOVE, NULL);
 }
 
-/*
- * Read relid's capture log from hummock_stream.capture_logs with a fresh
- * snapshot: a view created over relid has committed before a writer gets
- * its lock on relid, and the writer's statement snapshot may be older.
- */
-static Oid
-read_capture_log(Oid relid)
-{
-	Oid			nsp = get_namespace_oid(HS_SCHEMA_NAME, true);
-	Oid			registry = OidIsValid(nsp) ? get_relname_relid("capture_logs", nsp) : InvalidOid;
-	Oid			result = InvalidOid;
-	Relation	rel;
-	Oid			index;
-	Snapshot	snap;
-	ScanKeyData key;
-	SysScanDesc scan;
-	HeapTuple	tup;
-
-	if (!OidIsValid(registry))
-		return InvalidOid;
-	rel = table_open(registry, AccessShareLock);
-	index = RelationGetPrimaryKeyIndex(rel);
-	snap = RegisterSnapshot(GetLatestSnapshot());
-	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
-	scan = systable_beginscan(rel, index, OidIsValid(index), snap, 1, &key);
-	if (HeapTupleIsValid(tup = systable_getnext(scan)))
-	{
-		bool		isnull;
-		Datum		d = heap_getattr(tup, 2, RelationGetDescr(rel), &isnull);
-
-		if (!isnull)
-			result = DatumGetObjectId(d);
-	}
-	systable_endscan(scan);
-	UnregisterSnapshot(snap);
-	table_close(rel, AccessShareLock);
-	return result;
-}
-
 /* The capture log a trigger on relid writes, or InvalidOid (cached). */
 static Oid
 trigger_capture_log(Oid relid)
@@ -287,7 +249,7 @@ trigger_capture_log(Oid relid)
 	if (e != NULL)
 		return e->log_relid;
 	/* the read may process invalidations: enter the entry only after it */
-	log_oid = read_capture_log(relid);
+	log_oid = HsCatalogCaptureLogRead(relid);
 	e = hash_search(capture_log_cache, &relid, HASH_ENTER, NULL);
 	e->log_relid = log_oid;
 	return log_oid;
@@ -372,36 +334,11 @@ spi_exec(const char *sql, int expected)
 		elog(ERROR, "hummock_stream: \"%s\" failed: %s", sql, SPI_result_code_string(rc));
 }
 
-Oid
-HsCaptureLogOf(Oid relid)
-{
-	Oid			result = InvalidOid;
-	char		sql[256];
-	HsUserContext owner;
-
-	HsBecomeExtensionOwner(&owner);
-	SPI_connect();
-	snprintf(sql, sizeof(sql),
-			 "SELECT l.log_relid FROM hummock_stream.capture_logs l"
-			 " JOIN pg_catalog.pg_class c ON c.oid = l.log_relid WHERE l.relid = %u", relid);
-	if (SPI_execute(sql, false, 1) != SPI_OK_SELECT)
-		elog(ERROR, "could not read hummock_stream.capture_logs");
-	if (SPI_processed == 1)
-	{
-		bool		isnull;
-
-		result = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0],
-												SPI_tuptable->tupdesc, 1, &isnull));
-	}
-	SPI_finish();
-	HsRestoreUser(&owner);
-	return result;
-}
 
 Oid
 HsCaptureEnsure(Oid relid)
 {
-	Oid			log_oid = HsCaptureLogOf(relid);
+	Oid			log_oid = HsCatalogCaptureLogOf(relid);
 	HsUserContext owner;
 	char	   *rel_name;
 	char	   *row_type;
@@ -463,12 +400,8 @@ HsCaptureEnsure(Oid relid)
 					 " FOR EACH STATEMENT EXECUTE FUNCTION hummock_stream._capture_truncate()",
 					 capture_trigger_names[3], rel_name);
 	spi_exec(sql.data, SPI_OK_UTILITY);
-	resetStringInfo(&sql);
-	appendStringInfo(&sql,
-					 "INSERT INTO hummock_stream.capture_logs (relid, log_relid) VALUES (%u, %u)",
-					 relid, log_oid);
-	spi_exec(sql.data, SPI_OK_INSERT);
 	SPI_finish();
+	HsCatalogAddCaptureLog(relid, log_oid);
 
 	/*
 	 * The log is a member of the extension (pg_dump leaves it out), with
@@ -498,29 +431,11 @@ HsCaptureEnsure(Oid relid)
 	return log_oid;
 }
 
-/* Is relid read by a streaming job? */
-static bool
-source_in_use(Oid relid)
-{
-	char		sql[128];
-	bool		used;
-
-	SPI_connect();
-	snprintf(sql, sizeof(sql),
-			 "SELECT 1 FROM hummock_stream.stream_sources WHERE relid = %u", relid);
-	if (SPI_execute(sql, false, 1) != SPI_OK_SELECT)
-		elog(ERROR, "could not read hummock_stream.stream_sources");
-	used = SPI_processed > 0;
-	SPI_finish();
-	return used;
-}
-
 void
 HsCaptureRemoveIfUnused(Oid relid)
 {
 	Oid			ext = get_extension_oid(HS_EXTENSION_NAME, true);
 	Oid			log_oid;
-	char		sql[128];
 	HsUserContext owner;
 	ObjectAddresses *objs;
 	ObjectAddress addr;
@@ -529,11 +444,11 @@ HsCaptureRemoveIfUnused(Oid relid)
 	/* a dropped extension took the logs and the triggers along */
 	if (!OidIsValid(ext))
 		return;
-	log_oid = HsCaptureLogOf(relid);
+	log_oid = HsCatalogCaptureLogOf(relid);
 	if (!OidIsValid(log_oid))
 		return;
 	HsBecomeExtensionOwner(&owner);
-	if (source_in_use(relid))
+	if (HsCatalogIsSource(relid))
 	{
 		HsRestoreUser(&owner);
 		return;
@@ -570,11 +485,8 @@ HsCaptureRemoveIfUnused(Oid relid)
 	performMultipleDeletions(objs, DROP_RESTRICT, PERFORM_DELETION_INTERNAL);
 	free_object_addresses(objs);
 
-	SPI_connect();
-	snprintf(sql, sizeof(sql), "DELETE FROM hummock_stream.capture_logs WHERE relid = %u", relid);
-	spi_exec(sql, SPI_OK_DELETE);
-	SPI_finish();
 	HsRestoreUser(&owner);
+	HsCatalogRemoveCaptureLog(relid);
 	if (source_exists)
 		CacheInvalidateRelcacheByRelid(relid);	/* (dropping it did) */
 	CommandCounterIncrement();

@@ -66,7 +66,6 @@
 #include "hummock_stream/stream/compute_worker.h"
 #include "hummock_stream/stream/stream_job.h"
 
-int			hs_compute_workers = 2;
 int			hs_shared_buffer_size_kb = 64 * 1024;
 
 typedef struct WorkerActor

@@ -61,6 +61,7 @@
 #include "utils/snapmgr.h"
 
 #include "hummock_stream/meta/barrier_msg.h"
+#include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/epoch.h"
 #include "hummock_stream/meta/hummock_manager.h"
@@ -194,7 +195,7 @@ static void
 check_no_own_captured_writes(Oid source)
 {
 	FullTransactionId own = GetTopFullTransactionIdIfAny();
-	Oid			log = HsCaptureLogOf(source);
+	Oid			log = HsCatalogCaptureLogOf(source);
 	char		sql[256];
 	bool		wrote;
 	HsUserContext owner;
@@ -301,73 +302,6 @@ backfill_and_commit(HsStreamJob *job, Snapshot snapshot)
 	return job->store.epoch;
 }
 
-/* A text[] of a List of strings. */
-static Datum
-text_array(List *strings)
-{
-	Datum	   *d = palloc(sizeof(Datum) * Max(list_length(strings), 1));
-	int			n = 0;
-	ListCell   *lc;
-
-	foreach(lc, strings)
-		d[n++] = CStringGetTextDatum((char *) lfirst(lc));
-	return PointerGetDatum(construct_array(d, n, TEXTOID, -1, false, TYPALIGN_INT));
-}
-
-static void
-record_job(Oid view, const char *definition, Query *q, const Oid *state_tables,
-		   int n_state_tables, const char *position, HsEpoch first_epoch,
-		   List *key_columns, List *sources, List *operators, List *state_roles)
-{
-	Datum		args[9];
-	Oid			types[9] = {OIDOID, TEXTOID, TEXTOID, OIDARRAYOID, TEXTOID, INT8OID, INT2ARRAYOID,
-	TEXTARRAYOID, TEXTARRAYOID};
-	char		nulls[9] = "         ";
-	Datum	   *ids = palloc(sizeof(Datum) * Max(n_state_tables, 1));
-	HsUserContext owner;
-	ListCell   *lc;
-
-	for (int i = 0; i < n_state_tables; i++)
-		ids[i] = ObjectIdGetDatum(state_tables[i]);
-	args[0] = ObjectIdGetDatum(view);
-	args[1] = CStringGetTextDatum(definition);
-	args[2] = CStringGetTextDatum(nodeToString(q));
-	args[3] = PointerGetDatum(construct_array(ids, n_state_tables, OIDOID,
-											  sizeof(Oid), true, TYPALIGN_INT));
-	args[4] = CStringGetTextDatum(position);
-	args[5] = Int64GetDatum((int64) first_epoch);
-	if (key_columns == NIL)
-		nulls[6] = 'n';
-	else
-	{
-		Datum	   *k = palloc(sizeof(Datum) * list_length(key_columns));
-		int			n = 0;
-
-		foreach(lc, key_columns)
-			k[n++] = Int16GetDatum((int16) lfirst_int(lc));
-		args[6] = PointerGetDatum(construct_array(k, n, INT2OID, 2, true, TYPALIGN_SHORT));
-	}
-	args[7] = text_array(operators);
-	args[8] = text_array(state_roles);
-	HsBecomeExtensionOwner(&owner);
-	SPI_connect();
-	if (SPI_execute_with_args("INSERT INTO hummock_stream.stream_jobs"
-							  " (job_id, definition, query_tree, state_tables, position,"
-							  "  first_epoch, key_columns, operators, state_table_roles)"
-							  " VALUES ($1, $2, $3, $4, $5::pg_snapshot, $6, $7, $8, $9)",
-							  9, types, args, nulls, false, 0) != SPI_OK_INSERT)
-		elog(ERROR, "could not record the streaming job");
-	types[1] = OIDOID;
-	foreach(lc, sources)
-	{
-		args[1] = ObjectIdGetDatum(lfirst_oid(lc));
-		if (SPI_execute_with_args("INSERT INTO hummock_stream.stream_sources (job_id, relid)"
-								  " VALUES ($1, $2)", 2, types, args, NULL, false, 0) != SPI_OK_INSERT)
-			elog(ERROR, "could not record the streaming job's source");
-	}
-	SPI_finish();
-	HsRestoreUser(&owner);
-}
 
 /*
  * The identifiers of a (possibly qualified) name, as the SQL parser reads
@@ -465,6 +399,7 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 	ObjectAddress view_addr,
 				src_addr;
 	HsUserContext as_owner;
+	HsJobRow	row;
 
 	/* not STRICT: a NULL argument is an error, not a NULL view */
 	if (PG_ARGISNULL(0))
@@ -553,9 +488,21 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 	HsStreamJobFree(job);
 	HsSharedBufferDestroy(store.shared_buffer);
 
-	record_job(view, definition, q, state_tables, plan->n_state_tables, position,
-			   first_epoch, plan->key_columns, plan->sources, plan->operators,
-			   plan->state_roles);
+	memset(&row, 0, sizeof(row));
+	row.job_id = view;
+	row.definition = definition;
+	row.query_tree = nodeToString(q);
+	row.state_tables = state_tables;
+	row.n_state_tables = plan->n_state_tables;
+	row.position = position;
+	row.first_epoch = first_epoch;
+	row.key_columns = palloc(sizeof(int16) * Max(list_length(plan->key_columns), 1));
+	foreach(lc, plan->key_columns)
+		row.key_columns[row.n_key_columns++] = (int16) lfirst_int(lc);
+	row.operators = plan->operators;
+	row.state_roles = plan->state_roles;
+	row.sources = plan->sources;
+	HsCatalogInsertJob(&row);
 	HsWakeManagerOnCommit();
 	HsWarnIfNoWorkerSlots(view);
 	PG_RETURN_OID(view);
@@ -565,31 +512,10 @@ Datum
 hummock_stream_drop_materialized_view(PG_FUNCTION_ARGS)
 {
 	Oid			view = PG_GETARG_OID(0);
-	Datum		arg = ObjectIdGetDatum(view);
-	Oid			argtype = OIDOID;
-	List	   *sources = NIL;
+	List	   *sources = HsCatalogJobSources(view);
 	ObjectAddress addr;
 	ListCell   *lc;
-	MemoryContext caller = CurrentMemoryContext;
-	HsUserContext owner;
 
-	HsBecomeExtensionOwner(&owner);
-	SPI_connect();
-	if (SPI_execute_with_args("SELECT relid FROM hummock_stream.stream_sources WHERE job_id = $1",
-							  1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not read hummock_stream.stream_sources");
-	for (uint64 i = 0; i < SPI_processed; i++)
-	{
-		bool		isnull;
-		MemoryContext old = MemoryContextSwitchTo(caller);	/* outlives SPI */
-
-		sources = lappend_oid(sources,
-							  DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
-															 SPI_tuptable->tupdesc, 1, &isnull)));
-		MemoryContextSwitchTo(old);
-	}
-	SPI_finish();
-	HsRestoreUser(&owner);
 	if (sources == NIL)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
@@ -615,51 +541,16 @@ hummock_stream_drop_materialized_view(PG_FUNCTION_ARGS)
 List *
 HsStreamJobDropped(Oid relid)
 {
-	Oid			nsp = get_namespace_oid("hummock_stream", true);
-	Datum		arg = ObjectIdGetDatum(relid);
-	Oid			argtype = OIDOID;
-	List	   *tables = NIL;
-	MemoryContext caller = CurrentMemoryContext;
-	HsUserContext owner;
+	List	   *sources;
+	List	   *tables;
+	ListCell   *lc;
 
-	if (!OidIsValid(nsp) || !OidIsValid(get_relname_relid("stream_jobs", nsp)) ||
-		!OidIsValid(get_relname_relid("stream_sources", nsp)))
-		return NIL;
-	HsBecomeExtensionOwner(&owner);
-	SPI_connect();
-	/* (before the job's row: deleting it cascades to its sources) */
-	if (SPI_execute_with_args("SELECT relid FROM hummock_stream.stream_sources WHERE job_id = $1",
-							  1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not read hummock_stream.stream_sources");
-	for (uint64 i = 0; i < SPI_processed; i++)
-	{
-		bool		isnull;
-
-		/* not now: we are inside the deletion of the view's relation */
-		HsCaptureRemoveAtCommit(DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
-															   SPI_tuptable->tupdesc, 1,
-															   &isnull)));
-	}
-	if (SPI_execute_with_args("WITH d AS (DELETE FROM hummock_stream.stream_jobs"
-							  " WHERE job_id = $1 RETURNING state_tables)"
-							  " SELECT unnest(state_tables) FROM d",
-							  1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not update hummock_stream.stream_jobs");
-	for (uint64 i = 0; i < SPI_processed; i++)
-	{
-		bool		isnull;
-		MemoryContext old = MemoryContextSwitchTo(caller);	/* outlives SPI */
-
-		tables = lappend_oid(tables,
-							 DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
-															SPI_tuptable->tupdesc, 1, &isnull)));
-		MemoryContextSwitchTo(old);
-	}
-	if (SPI_execute_with_args("DELETE FROM hummock_stream.stream_sources WHERE job_id = $1",
-							  1, &argtype, &arg, NULL, false, 0) != SPI_OK_DELETE)
-		elog(ERROR, "could not update hummock_stream.stream_sources");
-	SPI_finish();
-	HsRestoreUser(&owner);
+	if (!HsCatalogExists())
+		return NIL;				/* DROP EXTENSION: the catalog went first */
+	tables = HsCatalogDeleteJob(relid, &sources);
+	/* not now: we are inside the deletion of the view's relation */
+	foreach(lc, sources)
+		HsCaptureRemoveAtCommit(lfirst_oid(lc));
 	if (tables != NIL)
 		HsWakeManagerOnCommit();
 	return tables;

@@ -33,6 +33,7 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
+#include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/stream/capture.h"
 #include "hummock_stream/stream/stream_job.h"
@@ -114,44 +115,19 @@ HsStreamJobCreate(Oid job_id, Query *query, const Oid *state_tables,
 HsStreamJob *
 HsStreamJobLoad(Oid job_id, HsStreamStore *store, MemoryContext parent)
 {
-	Datum		arg = ObjectIdGetDatum(job_id);
-	Oid			argtype = OIDOID;
-	bool		isnull;
-	char	   *tree;
-	char	   *position;
-	Datum	   *ids;
-	int			n;
-	Oid		   *state_tables;
+	HsJobRow	row;
 	HsStreamJob *job;
-	MemoryContext old;
-	HsUserContext ext;
+	MemoryContext old = MemoryContextSwitchTo(parent);
+	bool		found = HsCatalogReadJob(job_id, &row);
 
-	HsBecomeExtensionOwner(&ext);
-	SPI_connect();
-	if (SPI_execute_with_args("SELECT query_tree, state_tables, position::text"
-							  "  FROM hummock_stream.stream_jobs WHERE job_id = $1",
-							  1, &argtype, &arg, NULL, true, 1) != SPI_OK_SELECT)
-		elog(ERROR, "could not read hummock_stream.stream_jobs");
-	if (SPI_processed != 1)
+	MemoryContextSwitchTo(old);
+	if (!found)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("streaming job %u does not exist", job_id)));
-	old = MemoryContextSwitchTo(parent);
-	tree = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-	position = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3);
-	deconstruct_array(DatumGetArrayTypeP(SPI_getbinval(SPI_tuptable->vals[0],
-													   SPI_tuptable->tupdesc, 2, &isnull)),
-					  OIDOID, sizeof(Oid), true, TYPALIGN_INT, &ids, NULL, &n);
-	state_tables = palloc(sizeof(Oid) * Max(n, 1));
-	for (int i = 0; i < n; i++)
-		state_tables[i] = DatumGetObjectId(ids[i]);
-	MemoryContextSwitchTo(old);
-	SPI_finish();
-	HsRestoreUser(&ext);
-
-	job = HsStreamJobCreate(job_id, (Query *) stringToNode(tree), state_tables, n,
-							store, parent);
-	job->position = MemoryContextStrdup(job->cxt, position);
+	job = HsStreamJobCreate(job_id, (Query *) stringToNode(row.query_tree),
+							row.state_tables, row.n_state_tables, store, parent);
+	job->position = MemoryContextStrdup(job->cxt, row.position);
 	return job;
 }
 
@@ -197,7 +173,7 @@ prepare_log_plan(HsStreamJob *job, int i)
 
 	if (in->log_plan)
 		return;
-	log_relid = HsCaptureLogOf(relid);
+	log_relid = HsCatalogCaptureLogOf(relid);
 	if (!OidIsValid(log_relid))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),

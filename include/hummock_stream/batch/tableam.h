@@ -14,8 +14,6 @@
 #include "utils/guc.h"
 #include "utils/rel.h"
 
-#define HS_TABLEAM_NAME "hummock"
-
 /* hummock_stream.query_consistency */
 typedef enum HsConsistency
 {
@@ -67,7 +65,6 @@ extern void HsScanResolve(Relation rel, struct HsVersion **version,
 
 /* Is rel a relation USING hummock? */
 extern bool HsRelationIsHummock(Relation rel);
-extern bool HsRelidIsHummock(Oid relid);
 
 /*
  * Restrict a scan of a hummock relation (before its first row) to user
@@ -79,8 +76,18 @@ extern void HsScanSetKeyRange(TableScanDesc scan, const char *lower, int lower_l
 /* Seeks on key quals of streaming views (key_scan.c). */
 extern void HsKeyScanInstall(void);
 
-/* Hooks that reject writes to hummock relations early. */
-extern void HsTableAmInstallHooks(void);
+/*
+ * Called in the transaction that drops a relation USING hummock: returns
+ * the other tables (ids) that go with it, such as a view's state tables,
+ * and forgets whatever the layers above keep of it (the streaming job).
+ */
+typedef List *(*HsHummockDropCallback) (Oid relid);
+
+/*
+ * Hooks that reject writes to hummock relations early and remove a
+ * dropped relation's data (and on_drop's tables) from the version.
+ */
+extern void HsTableAmInstallHooks(HsHummockDropCallback on_drop);
 
 /* Scroll cursors over hummock scans get a Material node (backward_scan.c). */
 extern void HsBackwardScanInstall(void);

@@ -13,6 +13,7 @@
 extern int	hs_barrier_interval_ms;
 extern int	hs_checkpoint_frequency;
 extern int	hs_max_inflight_barriers;
+extern int	hs_compute_workers;		/* compute workers a manager runs */
 
 /* Register the static launcher worker (from _PG_init). */
 extern void HsLauncherRegister(void);

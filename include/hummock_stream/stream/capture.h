@@ -22,9 +22,6 @@
  */
 extern Oid	HsCaptureEnsure(Oid relid);
 
-/* The capture log of relid, or InvalidOid if it has none. */
-extern Oid	HsCaptureLogOf(Oid relid);
-
 /*
  * Drop relid's triggers and log if no streaming job reads relid any more
  * (relid may have been dropped: then its log goes).

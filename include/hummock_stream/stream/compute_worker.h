@@ -10,7 +10,6 @@
 #ifndef HS_STREAM_COMPUTE_WORKER_H
 #define HS_STREAM_COMPUTE_WORKER_H
 
-extern int	hs_compute_workers;
 extern int	hs_shared_buffer_size_kb;
 
 /* Background worker entry point; main_arg is the channel's dsm_handle. */

@@ -1,0 +1,93 @@
+/*-------------------------------------------------------------------------
+ *
+ * catalog.h
+ *	  The catalog of streaming jobs: every statement on the extension's
+ *	  tables stream_jobs, stream_sources and capture_logs.
+ *
+ * Nothing else in the extension names these tables.  Every function here
+ * runs its statements as the extension's owner, as a security-restricted
+ * operation with search_path pinned (HsBecomeExtensionOwner), in the
+ * caller's transaction, and returns what it read in the caller's memory
+ * context.  (The version tables are the hummock manager's:
+ * hummock_manager.h.)
+ *
+ * include/hummock_stream/meta/catalog.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef HS_META_CATALOG_H
+#define HS_META_CATALOG_H
+
+#include "nodes/pg_list.h"
+
+#include "hummock_stream/storage/key.h"
+
+/* One row of stream_jobs (and its sources), as far as a caller fills it. */
+typedef struct HsJobRow
+{
+	Oid			job_id;			/* the view's relation = its table id */
+	char	   *definition;		/* the SQL text */
+	char	   *query_tree;		/* nodeToString() of the analyzed Query */
+	Oid		   *state_tables;
+	int			n_state_tables;
+	char	   *position;		/* pg_snapshot text the view's state ends at */
+	HsEpoch		first_epoch;
+	char	   *state;			/* 'creating', 'created' or 'failed' */
+	int16	   *key_columns;	/* view columns starting every key, or NULL */
+	int			n_key_columns;
+	List	   *operators;		/* char *: stateful executors, leaves first */
+	List	   *state_roles;	/* char *: what each state table holds */
+	List	   *sources;		/* Oid: the tables the view reads */
+} HsJobRow;
+
+/* Does this database have the catalog (not during DROP EXTENSION)? */
+extern bool HsCatalogExists(void);
+
+/* Record a new job and its sources. */
+extern void HsCatalogInsertJob(const HsJobRow *job);
+
+/*
+ * The job's row (all but operators, state_roles and sources); false
+ * if job_id is no job.
+ */
+extern bool HsCatalogReadJob(Oid job_id, HsJobRow *job);
+
+/* Every job (job_id, state_tables, first_epoch, state), by job_id. */
+extern List *HsCatalogJobs(void);
+
+/* The tables job_id reads (Oid), NIL if it is no job. */
+extern List *HsCatalogJobSources(Oid job_id);
+
+/*
+ * Forget job_id and its sources; returns its state tables (NIL if it was
+ * no job) and, if sources is not NULL, the tables it read.
+ */
+extern List *HsCatalogDeleteJob(Oid job_id, List **sources);
+
+/* The committed capture position of job_id (same transaction as its data). */
+extern void HsCatalogSetPosition(Oid job_id, const char *snapshot);
+
+/* Is relid read by some job? */
+extern bool HsCatalogIsSource(Oid relid);
+
+/* The capture log of relid (InvalidOid if it is not captured). */
+extern Oid	HsCatalogCaptureLogOf(Oid relid);
+
+/*
+ * The same for the capture trigger, which runs as the writer on every
+ * captured statement: an index lookup with a fresh snapshot, no SQL and
+ * no privilege check (a view created over relid has committed before the
+ * writer got its lock, and the writer's snapshot may be older).
+ */
+extern Oid	HsCatalogCaptureLogRead(Oid relid);
+extern void HsCatalogAddCaptureLog(Oid relid, Oid log_relid);
+extern void HsCatalogRemoveCaptureLog(Oid relid);
+
+/* Trim every capture log behind the oldest position of its jobs. */
+extern void HsCatalogTrimCaptureLogs(void);
+
+/* Is relid a relation USING hummock?  Is amoid the hummock access method? */
+extern bool HsRelidIsHummock(Oid relid);
+extern bool HsAmIsHummock(Oid amoid);
+
+#endif							/* HS_META_CATALOG_H */

@@ -1,0 +1,489 @@
+/*-------------------------------------------------------------------------
+ *
+ * catalog.c
+ *	  The catalog of streaming jobs (see catalog.h).
+ *
+ * The tables (sql/hummock_stream--*.sql):
+ *
+ *	stream_jobs (job_id oid PRIMARY KEY, definition text, query_tree text,
+ *				 state_tables oid[], state text, position pg_snapshot,
+ *				 first_epoch bigint, key_columns int2[], operators text[],
+ *				 state_table_roles text[], created_at timestamptz)
+ *	stream_sources (job_id oid REFERENCES stream_jobs ON DELETE CASCADE,
+ *				 relid oid, PRIMARY KEY (job_id, relid))
+ *	capture_logs (relid oid PRIMARY KEY, log_relid oid)
+ *
+ * Nobody but the extension's owner may read them; every statement here
+ * runs as that owner (security-restricted, search_path pinned), is fixed
+ * text with its values as parameters, and names its tables
+ * schema-qualified.
+ *
+ * src/meta/catalog.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "utils/array.h"
+#include "commands/defrem.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/rel.h"
+#include "utils/relcache.h"
+#include "utils/snapmgr.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+#include "hummock_stream/hummock_stream.h"
+#include "hummock_stream/meta/catalog.h"
+#include "hummock_stream/meta/hummock_manager.h"
+
+/* The name of the table access method (sql: CREATE ACCESS METHOD hummock). */
+#define HS_TABLEAM_NAME "hummock"
+
+/* ---------------------------------------------------------------------
+ * Running statements
+ * ---------------------------------------------------------------------
+ */
+
+typedef struct CatalogStatement
+{
+	HsUserContext owner;
+	MemoryContext caller;		/* where results go */
+} CatalogStatement;
+
+static void
+begin(CatalogStatement *cs)
+{
+	cs->caller = CurrentMemoryContext;
+	HsBecomeExtensionOwner(&cs->owner);
+	SPI_connect();
+}
+
+static void
+end(CatalogStatement *cs)
+{
+	SPI_finish();
+	HsRestoreUser(&cs->owner);
+}
+
+/* Run sql with nargs Oid/text/... arguments; fail unless it returns expected. */
+static void
+run(const char *sql, int nargs, Oid *types, Datum *args, const char *nulls,
+	int expected)
+{
+	int			rc = SPI_execute_with_args(sql, nargs, types, args, nulls, false, 0);
+
+	if (rc != expected)
+		elog(ERROR, "hummock_stream catalog statement failed (%s): %s",
+			 SPI_result_code_string(rc), sql);
+}
+
+static Datum
+column(int row, int col, bool *isnull)
+{
+	return SPI_getbinval(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, col, isnull);
+}
+
+/* The Oids of an oid[] datum, in the caller's context. */
+static Oid *
+oid_array(Datum d, MemoryContext cxt, int *n)
+{
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	Datum	   *elems;
+	Oid		   *out;
+
+	deconstruct_array(DatumGetArrayTypeP(d), OIDOID, sizeof(Oid), true, TYPALIGN_INT,
+					  &elems, NULL, n);
+	out = palloc(sizeof(Oid) * Max(*n, 1));
+	for (int i = 0; i < *n; i++)
+		out[i] = DatumGetObjectId(elems[i]);
+	MemoryContextSwitchTo(old);
+	return out;
+}
+
+/* A text[] datum of a List of strings. */
+static Datum
+text_array(List *strings)
+{
+	Datum	   *d = palloc(sizeof(Datum) * Max(list_length(strings), 1));
+	int			n = 0;
+	ListCell   *lc;
+
+	foreach(lc, strings)
+		d[n++] = CStringGetTextDatum((char *) lfirst(lc));
+	return PointerGetDatum(construct_array(d, n, TEXTOID, -1, false, TYPALIGN_INT));
+}
+
+/* The first column of every row, as a List of Oid in the caller's context. */
+static List *
+oid_column(MemoryContext cxt)
+{
+	List	   *out = NIL;
+
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		Oid			o = DatumGetObjectId(column((int) i, 1, &isnull));
+		MemoryContext old = MemoryContextSwitchTo(cxt);
+
+		out = lappend_oid(out, o);
+		MemoryContextSwitchTo(old);
+	}
+	return out;
+}
+
+/* ---------------------------------------------------------------------
+ * Jobs
+ * ---------------------------------------------------------------------
+ */
+
+bool
+HsCatalogExists(void)
+{
+	Oid			nsp = get_namespace_oid(HS_SCHEMA_NAME, true);
+
+	return OidIsValid(nsp) &&
+		OidIsValid(get_relname_relid("stream_jobs", nsp)) &&
+		OidIsValid(get_relname_relid("stream_sources", nsp)) &&
+		OidIsValid(get_relname_relid("capture_logs", nsp));
+}
+
+void
+HsCatalogInsertJob(const HsJobRow *job)
+{
+	CatalogStatement cs;
+	Datum		args[9];
+	Oid			types[9] = {OIDOID, TEXTOID, TEXTOID, OIDARRAYOID, TEXTOID, INT8OID,
+	INT2ARRAYOID, TEXTARRAYOID, TEXTARRAYOID};
+	char		nulls[9] = "         ";
+	Datum	   *ids = palloc(sizeof(Datum) * Max(job->n_state_tables, 1));
+	ListCell   *lc;
+
+	for (int i = 0; i < job->n_state_tables; i++)
+		ids[i] = ObjectIdGetDatum(job->state_tables[i]);
+	args[0] = ObjectIdGetDatum(job->job_id);
+	args[1] = CStringGetTextDatum(job->definition);
+	args[2] = CStringGetTextDatum(job->query_tree);
+	args[3] = PointerGetDatum(construct_array(ids, job->n_state_tables, OIDOID,
+											  sizeof(Oid), true, TYPALIGN_INT));
+	args[4] = CStringGetTextDatum(job->position);
+	args[5] = Int64GetDatum((int64) job->first_epoch);
+	if (job->n_key_columns == 0)
+		nulls[6] = 'n';
+	else
+	{
+		Datum	   *k = palloc(sizeof(Datum) * job->n_key_columns);
+
+		for (int i = 0; i < job->n_key_columns; i++)
+			k[i] = Int16GetDatum(job->key_columns[i]);
+		args[6] = PointerGetDatum(construct_array(k, job->n_key_columns, INT2OID, 2,
+												  true, TYPALIGN_SHORT));
+	}
+	args[7] = text_array(job->operators);
+	args[8] = text_array(job->state_roles);
+
+	begin(&cs);
+	run("INSERT INTO hummock_stream.stream_jobs"
+		" (job_id, definition, query_tree, state_tables, position,"
+		"  first_epoch, key_columns, operators, state_table_roles)"
+		" VALUES ($1, $2, $3, $4, $5::pg_catalog.pg_snapshot, $6, $7, $8, $9)",
+		9, types, args, nulls, SPI_OK_INSERT);
+	types[1] = OIDOID;
+	foreach(lc, job->sources)
+	{
+		args[1] = ObjectIdGetDatum(lfirst_oid(lc));
+		run("INSERT INTO hummock_stream.stream_sources (job_id, relid) VALUES ($1, $2)",
+			2, types, args, NULL, SPI_OK_INSERT);
+	}
+	end(&cs);
+}
+
+bool
+HsCatalogReadJob(Oid job_id, HsJobRow *job)
+{
+	CatalogStatement cs;
+	Datum		arg = ObjectIdGetDatum(job_id);
+	Oid			argtype = OIDOID;
+	bool		found;
+
+	memset(job, 0, sizeof(*job));
+	begin(&cs);
+	run("SELECT definition, query_tree, state_tables, position::pg_catalog.text,"
+		"       first_epoch, key_columns, state"
+		"  FROM hummock_stream.stream_jobs WHERE job_id = $1",
+		1, &argtype, &arg, NULL, SPI_OK_SELECT);
+	found = SPI_processed == 1;
+	if (found)
+	{
+		MemoryContext old = MemoryContextSwitchTo(cs.caller);
+		bool		isnull;
+		Datum		keys;
+
+		job->job_id = job_id;
+		job->definition = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+		job->query_tree = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
+		job->state_tables = oid_array(column(0, 3, &isnull), cs.caller, &job->n_state_tables);
+		job->position = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4);
+		job->first_epoch = (HsEpoch) DatumGetInt64(column(0, 5, &isnull));
+		keys = column(0, 6, &isnull);
+		if (!isnull)
+		{
+			Datum	   *d;
+			int			n;
+
+			deconstruct_array(DatumGetArrayTypeP(keys), INT2OID, 2, true,
+							  TYPALIGN_SHORT, &d, NULL, &n);
+			job->key_columns = palloc(sizeof(int16) * Max(n, 1));
+			for (int i = 0; i < n; i++)
+				job->key_columns[i] = DatumGetInt16(d[i]);
+			job->n_key_columns = n;
+		}
+		job->state = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 7);
+		MemoryContextSwitchTo(old);
+	}
+	end(&cs);
+	return found;
+}
+
+List *
+HsCatalogJobs(void)
+{
+	CatalogStatement cs;
+	List	   *jobs = NIL;
+
+	begin(&cs);
+	run("SELECT job_id, state_tables, first_epoch, state FROM hummock_stream.stream_jobs"
+		" ORDER BY job_id", 0, NULL, NULL, NULL, SPI_OK_SELECT);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		MemoryContext old = MemoryContextSwitchTo(cs.caller);
+		HsJobRow   *job = palloc0(sizeof(HsJobRow));
+		bool		isnull;
+
+		job->job_id = DatumGetObjectId(column((int) i, 1, &isnull));
+		job->state_tables = oid_array(column((int) i, 2, &isnull), cs.caller,
+									  &job->n_state_tables);
+		job->first_epoch = (HsEpoch) DatumGetInt64(column((int) i, 3, &isnull));
+		job->state = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 4);
+		jobs = lappend(jobs, job);
+		MemoryContextSwitchTo(old);
+	}
+	end(&cs);
+	return jobs;
+}
+
+List *
+HsCatalogJobSources(Oid job_id)
+{
+	CatalogStatement cs;
+	Datum		arg = ObjectIdGetDatum(job_id);
+	Oid			argtype = OIDOID;
+	List	   *sources;
+
+	begin(&cs);
+	run("SELECT relid FROM hummock_stream.stream_sources WHERE job_id = $1 ORDER BY relid",
+		1, &argtype, &arg, NULL, SPI_OK_SELECT);
+	sources = oid_column(cs.caller);
+	end(&cs);
+	return sources;
+}
+
+List *
+HsCatalogDeleteJob(Oid job_id, List **sources)
+{
+	CatalogStatement cs;
+	Datum		arg = ObjectIdGetDatum(job_id);
+	Oid			argtype = OIDOID;
+	List	   *tables;
+
+	begin(&cs);
+	if (sources)
+	{
+		/* (before the job's row: deleting it cascades to its sources) */
+		run("SELECT relid FROM hummock_stream.stream_sources WHERE job_id = $1 ORDER BY relid",
+			1, &argtype, &arg, NULL, SPI_OK_SELECT);
+		*sources = oid_column(cs.caller);
+	}
+	run("WITH d AS (DELETE FROM hummock_stream.stream_jobs"
+		" WHERE job_id = $1 RETURNING state_tables)"
+		" SELECT pg_catalog.unnest(state_tables) FROM d",
+		1, &argtype, &arg, NULL, SPI_OK_SELECT);
+	tables = oid_column(cs.caller);
+	run("DELETE FROM hummock_stream.stream_sources WHERE job_id = $1",
+		1, &argtype, &arg, NULL, SPI_OK_DELETE);
+	end(&cs);
+	return tables;
+}
+
+void
+HsCatalogSetPosition(Oid job_id, const char *snapshot)
+{
+	CatalogStatement cs;
+	Datum		args[2];
+	Oid			types[2] = {TEXTOID, OIDOID};
+
+	args[0] = CStringGetTextDatum(snapshot);
+	args[1] = ObjectIdGetDatum(job_id);
+	begin(&cs);
+	run("UPDATE hummock_stream.stream_jobs SET position = $1::pg_catalog.pg_snapshot"
+		" WHERE job_id = $2", 2, types, args, NULL, SPI_OK_UPDATE);
+	end(&cs);
+}
+
+bool
+HsCatalogIsSource(Oid relid)
+{
+	CatalogStatement cs;
+	Datum		arg = ObjectIdGetDatum(relid);
+	Oid			argtype = OIDOID;
+	bool		used;
+
+	begin(&cs);
+	run("SELECT 1 FROM hummock_stream.stream_sources WHERE relid = $1 LIMIT 1",
+		1, &argtype, &arg, NULL, SPI_OK_SELECT);
+	used = SPI_processed > 0;
+	end(&cs);
+	return used;
+}
+
+/* ---------------------------------------------------------------------
+ * Capture logs
+ * ---------------------------------------------------------------------
+ */
+
+Oid
+HsCatalogCaptureLogOf(Oid relid)
+{
+	CatalogStatement cs;
+	Datum		arg = ObjectIdGetDatum(relid);
+	Oid			argtype = OIDOID;
+	Oid			log = InvalidOid;
+
+	begin(&cs);
+	run("SELECT l.log_relid FROM hummock_stream.capture_logs l"
+		" JOIN pg_catalog.pg_class c ON c.oid = l.log_relid WHERE l.relid = $1",
+		1, &argtype, &arg, NULL, SPI_OK_SELECT);
+	if (SPI_processed == 1)
+	{
+		bool		isnull;
+
+		log = DatumGetObjectId(column(0, 1, &isnull));
+	}
+	end(&cs);
+	return log;
+}
+
+/*
+ * Read relid's capture log from hummock_stream.capture_logs with a fresh
+ * snapshot: a view created over relid has committed before a writer gets
+ * its lock on relid, and the writer's statement snapshot may be older.
+ */
+Oid
+HsCatalogCaptureLogRead(Oid relid)
+{
+	Oid			nsp = get_namespace_oid(HS_SCHEMA_NAME, true);
+	Oid			registry = OidIsValid(nsp) ? get_relname_relid("capture_logs", nsp) : InvalidOid;
+	Oid			result = InvalidOid;
+	Relation	rel;
+	Oid			index;
+	Snapshot	snap;
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+
+	if (!OidIsValid(registry))
+		return InvalidOid;
+	rel = table_open(registry, AccessShareLock);
+	index = RelationGetPrimaryKeyIndex(rel);
+	snap = RegisterSnapshot(GetLatestSnapshot());
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
+	scan = systable_beginscan(rel, index, OidIsValid(index), snap, 1, &key);
+	if (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		bool		isnull;
+		Datum		d = heap_getattr(tup, 2, RelationGetDescr(rel), &isnull);
+
+		if (!isnull)
+			result = DatumGetObjectId(d);
+	}
+	systable_endscan(scan);
+	UnregisterSnapshot(snap);
+	table_close(rel, AccessShareLock);
+	return result;
+}
+
+void
+HsCatalogAddCaptureLog(Oid relid, Oid log_relid)
+{
+	CatalogStatement cs;
+	Datum		args[2];
+	Oid			types[2] = {OIDOID, OIDOID};
+
+	args[0] = ObjectIdGetDatum(relid);
+	args[1] = ObjectIdGetDatum(log_relid);
+	begin(&cs);
+	run("INSERT INTO hummock_stream.capture_logs (relid, log_relid) VALUES ($1, $2)",
+		2, types, args, NULL, SPI_OK_INSERT);
+	end(&cs);
+}
+
+void
+HsCatalogRemoveCaptureLog(Oid relid)
+{
+	CatalogStatement cs;
+	Datum		arg = ObjectIdGetDatum(relid);
+	Oid			argtype = OIDOID;
+
+	begin(&cs);
+	run("DELETE FROM hummock_stream.capture_logs WHERE relid = $1",
+		1, &argtype, &arg, NULL, SPI_OK_DELETE);
+	end(&cs);
+}
+
+void
+HsCatalogTrimCaptureLogs(void)
+{
+	CatalogStatement cs;
+
+	begin(&cs);
+	run("SELECT hummock_stream._trim_capture_logs()", 0, NULL, NULL, NULL, SPI_OK_SELECT);
+	end(&cs);
+}
+
+/* ---------------------------------------------------------------------
+ * Relations USING hummock
+ * ---------------------------------------------------------------------
+ */
+
+bool
+HsAmIsHummock(Oid amoid)
+{
+	char	   *am;
+
+	if (!OidIsValid(amoid))
+		return false;
+	am = get_am_name(amoid);
+	return am != NULL && strcmp(am, HS_TABLEAM_NAME) == 0;
+}
+
+bool
+HsRelidIsHummock(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	bool		result = false;
+
+	if (HeapTupleIsValid(tup))
+	{
+		result = HsAmIsHummock(((Form_pg_class) GETSTRUCT(tup))->relam);
+		ReleaseSysCache(tup);
+	}
+	return result;
+}
