@@ -59,6 +59,7 @@
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 
+#include "hummock_stream/batch/read_epoch.h"
 #include "hummock_stream/batch/tableam.h"
 #include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/row/memcmp_key.h"

@@ -46,6 +46,7 @@
 #include "utils/memutils.h"
 
 #include "hummock_stream/batch/parallel_scan.h"
+#include "hummock_stream/batch/read_epoch.h"
 #include "hummock_stream/batch/tableam.h"
 #include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/meta/hummock_manager.h"

@@ -70,6 +70,7 @@
 #include "utils/timestamp.h"
 
 #include "hummock_stream/batch/parallel_scan.h"
+#include "hummock_stream/batch/read_epoch.h"
 #include "hummock_stream/batch/tableam.h"
 #include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/meta/compactor.h"
@@ -80,10 +81,6 @@
 #include "hummock_stream/storage/user_iter.h"
 #include "hummock_stream/storage/version_read.h"
 
-uint64		hs_query_epoch = 0;
-char	   *hs_query_epoch_string = NULL;
-int			hs_query_consistency = HS_CONSISTENCY_GLOBAL;
-int			hs_wait_timeout_ms = 10000;
 
 /*
  * Sequential scans run in page mode, as heap scans do: one call to the
@@ -141,8 +138,8 @@ PG_FUNCTION_INFO_V1(hummock_tableam_handler);
  * ------------------------------------------------------------------------
  */
 
-static void
-reject_write(Relation rel, const char *what)
+void
+HsRejectWrite(Relation rel, const char *what)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -177,276 +174,6 @@ hummock_slot_callbacks(Relation relation)
  * Sequential scans
  * ------------------------------------------------------------------------
  */
-
-/*
- * Epochs chosen in this transaction, by relation: REPEATABLE READ and
- * SERIALIZABLE transactions read each relation at the epoch of its first
- * scan until they end.  Lives in TopTransactionContext.
- */
-typedef struct XactEpoch
-{
-	Oid			relid;			/* hash key */
-	HsEpoch		epoch;
-} XactEpoch;
-
-static HTAB *xact_epochs = NULL;
-
-static void
-forget_xact_epochs(void *arg)
-{
-	xact_epochs = NULL;
-}
-
-static XactEpoch *
-xact_epoch_entry(Oid relid, bool *found)
-{
-	if (xact_epochs == NULL)
-	{
-		HASHCTL		ctl;
-		MemoryContextCallback *cb;
-
-		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(XactEpoch);
-		ctl.hcxt = TopTransactionContext;
-		xact_epochs = hash_create("hummock transaction epochs", 16, &ctl,
-								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-		cb = MemoryContextAlloc(TopTransactionContext, sizeof(*cb));
-		cb->func = forget_xact_epochs;
-		cb->arg = NULL;
-		MemoryContextRegisterResetCallback(TopTransactionContext, cb);
-	}
-	return hash_search(xact_epochs, &relid, HASH_ENTER, found);
-}
-
-static HsEpoch scan_epoch_now(Relation rel, const HsVersion *v);
-
-/*
- * The epoch a scan of rel reads at: decided at the first scan of the
- * relation in a REPEATABLE READ or SERIALIZABLE transaction and kept for
- * the transaction; decided per scan otherwise.
- */
-static HsEpoch
-scan_epoch(Relation rel, const HsVersion *v)
-{
-	XactEpoch  *e;
-	bool		found;
-
-	if (!IsolationUsesXactSnapshot())
-		return scan_epoch_now(rel, v);
-	e = xact_epoch_entry(RelationGetRelid(rel), &found);
-	if (!found)
-		e->epoch = scan_epoch_now(rel, v);
-	return e->epoch;
-}
-
-/*
- * The global epoch: the oldest committed epoch of the database's relations
- * USING hummock, so that every relation read at it is mutually consistent.
- * Tables of the store that are not relations (test tables, state tables of
- * jobs still being created later) do not hold it back, and neither does a
- * relation that has not committed within hummock_stream.time_travel_retention
- * (it is read at its own committed epoch instead): a stalled relation must
- * not drag every read below what compaction keeps.  A view whose graph
- * failed since its last commit is such a stalled relation at once (the
- * barrier manager retries it, maybe for long): a failing view never holds
- * back the reads of the others.
- */
-uint64
-HsGlobalReadEpoch(const HsVersion *v)
-{
-	HsEpoch		min = 0;
-	bool		any = false;
-	HsEpoch		horizon = HsEpochMsAgo(hs_time_travel_retention_ms);
-	uint32		failed[HS_MAX_GRAPH_STATUS];
-	int			nfailed = 0;
-	HsDbState  *db = HsDbStateGet(MyDatabaseId, false);
-
-	if (db != NULL)
-		nfailed = HsDbStateFailedGraphs(db, failed, lengthof(failed));
-	for (int i = 0; i < v->n_tables; i++)
-	{
-		bool		is_failed = false;
-
-		if (v->tables[i].committed_epoch < horizon ||
-			!HsRelidIsHummock((Oid) v->tables[i].table_id))
-			continue;
-		for (int k = 0; k < nfailed && !is_failed; k++)
-			is_failed = (failed[k] == v->tables[i].table_id);
-		if (is_failed)
-			continue;
-		if (!any || v->tables[i].committed_epoch < min)
-			min = v->tables[i].committed_epoch;
-		any = true;
-	}
-	return min;
-}
-
-/*
- * The statement's global epoch, computed once per statement (a new command
- * id or a new transaction recomputes it).
- */
-static HsEpoch
-statement_global_epoch(const HsVersion *v)
-{
-	static LocalTransactionId lxid = InvalidLocalTransactionId;
-	static CommandId cid = InvalidCommandId;
-	static HsEpoch cached = 0;
-	static uint64 cached_version = 0;
-
-	if (lxid != MyProc->lxid || cid != GetCurrentCommandId(false) ||
-		cached_version != v->id)
-	{
-		cached = HsGlobalReadEpoch(v);
-		lxid = MyProc->lxid;
-		cid = GetCurrentCommandId(false);
-		cached_version = v->id;
-	}
-	return cached;
-}
-
-/*
- * What the catalog says of a streaming view (stream_jobs): its first epoch
- * and its key columns; first_epoch 0 if rel is not a view.  Neither ever
- * changes, so it is cached for the session (by relid and relfilenode,
- * which a reused OID would not share).
- */
-const HsViewInfo *
-HsViewInfoOf(Relation rel)
-{
-	static HTAB *cache = NULL;
-	HsViewInfo *e;
-	bool		found;
-	Oid			relid = RelationGetRelid(rel);
-
-	if (cache == NULL)
-	{
-		HASHCTL		ctl;
-
-		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(HsViewInfo);
-		cache = hash_create("hummock_stream view info", 64, &ctl,
-							HASH_ELEM | HASH_BLOBS);
-	}
-	e = hash_search(cache, &relid, HASH_ENTER, &found);
-	if (found && e->relfilenode == rel->rd_node.relNode)
-		return e;
-	e->relfilenode = rel->rd_node.relNode;
-	e->first_epoch = 0;
-	e->n_key_columns = 0;
-	{
-		MemoryContext old = MemoryContextSwitchTo(CurrentMemoryContext);
-		HsJobRow	job;
-
-		if (HsCatalogReadJob(relid, &job))
-		{
-			e->first_epoch = job.first_epoch;
-			for (int i = 0; i < job.n_key_columns && i < HS_VIEW_MAX_KEY_COLUMNS; i++)
-				e->key_columns[e->n_key_columns++] = job.key_columns[i];
-		}
-		MemoryContextSwitchTo(old);
-	}
-	return e;
-}
-
-/* The epoch to read rel at now; raises the errors of time travel. */
-static HsEpoch
-scan_epoch_now(Relation rel, const HsVersion *v)
-{
-	HsTableId	t = (HsTableId) RelationGetRelid(rel);
-	HsEpoch		committed = 0;
-	HsStatus	st;
-
-	if (!HsVersionCommittedEpoch(v, t, &committed))
-		return 0;				/* never committed: empty */
-	if (hs_query_epoch == 0)
-	{
-		if (hs_query_consistency == HS_CONSISTENCY_GLOBAL)
-		{
-			HsEpoch		g = statement_global_epoch(v);
-
-			HsEpoch		first;
-
-			/*
-			 * A relation left out of g (stalled) reads at its own epoch; a
-			 * view created after g reads at its first epoch (its state at
-			 * creation) rather than as empty; anything else at g.
-			 */
-			if (g == 0 || committed < g)
-				return committed;
-			first = HsViewInfoOf(rel)->first_epoch;
-			if (first > g)
-				return Min(first, committed);
-			return g;
-		}
-		return committed;
-	}
-	{
-		HsEpoch		e = (HsEpoch) hs_query_epoch;
-
-		if (e > committed)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("relation \"%s\" is not committed at epoch %llu",
-							RelationGetRelationName(rel), (unsigned long long) e),
-					 errdetail("Its committed epoch is %llu (after waiting hummock_stream.wait_timeout, %d ms).",
-							   (unsigned long long) committed, hs_wait_timeout_ms)));
-		if (!HsVersionCheckReadEpoch(v, t, e, &st))
-			ereport(ERROR,
-					(errcode(ERRCODE_SNAPSHOT_TOO_OLD),
-					 errmsg("relation \"%s\" cannot be read at epoch %llu",
-							RelationGetRelationName(rel), (unsigned long long) e),
-					 errdetail("%s", st.msg)));
-		return e;
-	}
-}
-
-/*
- * A read at hummock_stream.query_epoch of a relation that has not committed
- * that epoch yet waits for it, up to hummock_stream.wait_timeout, and
- * returns the newest version then (scan_epoch reports a relation still
- * behind).  v is the pinned version to start from; the pin of the oldest
- * one stays for the transaction.
- */
-static HsVersion *
-wait_for_query_epoch(Relation rel, HsVersion *v)
-{
-	TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
-													   hs_wait_timeout_ms);
-	HsEpoch		committed;
-	HsDbState  *db = HsDbStateGet(MyDatabaseId, true);
-
-	for (;;)
-	{
-		long		left;
-
-		if (!HsVersionCommittedEpoch(v, (HsTableId) RelationGetRelid(rel), &committed) ||
-			committed >= (HsEpoch) hs_query_epoch)
-			return v;
-		left = (long) TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline);
-		if (left <= 0)
-			return v;
-		/* woken when a newer version is published (a commit) */
-		(void) HsDbStateWaitVersion(db, v->id + 1, left);
-		CHECK_FOR_INTERRUPTS();
-		HsVersionUnref(v);
-		v = HsHummockPinnedVersion(HS_EPOCH_MAX);
-	}
-}
-
-/*
- * The version (referenced) and epoch a new scan of rel reads; pins the
- * epoch so that compaction keeps what it reads until the transaction ends.
- */
-void
-HsScanResolve(Relation rel, struct HsVersion **version, uint64 *epoch)
-{
-	*version = HsHummockPinnedVersion(HS_EPOCH_MAX);
-	if (hs_query_epoch != 0)
-		*version = wait_for_query_epoch(rel, *version);
-	*epoch = scan_epoch(rel, *version);
-	if (*epoch != 0)
-		HsPinVersion(MyDatabaseId, (*version)->id, *epoch);
-}
 
 static TableScanDesc
 hummock_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
@@ -873,7 +600,7 @@ static void
 hummock_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 					 int options, struct BulkInsertStateData *bistate)
 {
-	reject_write(rel, "insert into");
+	HsRejectWrite(rel, "insert into");
 }
 
 static void
@@ -882,21 +609,21 @@ hummock_tuple_insert_speculative(Relation rel, TupleTableSlot *slot,
 								 struct BulkInsertStateData *bistate,
 								 uint32 specToken)
 {
-	reject_write(rel, "insert into");
+	HsRejectWrite(rel, "insert into");
 }
 
 static void
 hummock_tuple_complete_speculative(Relation rel, TupleTableSlot *slot,
 								   uint32 specToken, bool succeeded)
 {
-	reject_write(rel, "insert into");
+	HsRejectWrite(rel, "insert into");
 }
 
 static void
 hummock_multi_insert(Relation rel, TupleTableSlot **slots, int nslots,
 					 CommandId cid, int options, struct BulkInsertStateData *bistate)
 {
-	reject_write(rel, "insert into");
+	HsRejectWrite(rel, "insert into");
 }
 
 static TM_Result
@@ -904,7 +631,7 @@ hummock_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 					 Snapshot snapshot, Snapshot crosscheck, bool wait,
 					 TM_FailureData *tmfd, bool changingPart)
 {
-	reject_write(rel, "delete from");
+	HsRejectWrite(rel, "delete from");
 	return TM_Ok;
 }
 
@@ -914,7 +641,7 @@ hummock_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 					 bool wait, TM_FailureData *tmfd, LockTupleMode *lockmode,
 					 bool *update_indexes)
 {
-	reject_write(rel, "update");
+	HsRejectWrite(rel, "update");
 	return TM_Ok;
 }
 
@@ -961,7 +688,7 @@ hummock_relation_set_new_filenode(Relation rel, const RelFileNode *newrnode,
 static void
 hummock_relation_nontransactional_truncate(Relation rel)
 {
-	reject_write(rel, "truncate");
+	HsRejectWrite(rel, "truncate");
 }
 
 static void
@@ -1297,38 +1024,6 @@ static const TableAmRoutine hummock_methods = {
 	.scan_sample_next_tuple = hummock_scan_sample_next_tuple
 };
 
-/* hummock_stream.query_epoch: a uint64, or 0/empty for "unset" */
-bool
-HsQueryEpochCheck(char **newval, void **extra, GucSource source)
-{
-	char	   *end;
-	unsigned long long v;
-
-	if (*newval == NULL || (*newval)[0] == '\0')
-		v = 0;
-	else
-	{
-		errno = 0;
-		v = strtoull(*newval, &end, 10);
-		if (errno != 0 || *end != '\0' || (*newval)[0] == '-')
-		{
-			GUC_check_errdetail("An epoch is a non-negative 64-bit integer; 0 means unset.");
-			return false;
-		}
-	}
-	*extra = malloc(sizeof(uint64));
-	if (*extra == NULL)
-		return false;
-	*(uint64 *) *extra = (uint64) v;
-	return true;
-}
-
-void
-HsQueryEpochAssign(const char *newval, void *extra)
-{
-	hs_query_epoch = extra ? *(uint64 *) extra : 0;
-}
-
 Datum
 hummock_tableam_handler(PG_FUNCTION_ARGS)
 {
@@ -1344,92 +1039,4 @@ bool
 HsRelationIsHummock(Relation rel)
 {
 	return rel->rd_tableam == &hummock_methods;
-}
-
-/* ------------------------------------------------------------------------
- * Hooks: reject writes before they run; drop a table's data with it
- * ------------------------------------------------------------------------
- */
-
-static ExecutorStart_hook_type prev_executor_start = NULL;
-static HsHummockDropCallback drop_callback = NULL;
-static object_access_hook_type prev_object_access = NULL;
-
-static void
-hs_executor_start(QueryDesc *queryDesc, int eflags)
-{
-	PlannedStmt *stmt = queryDesc->plannedstmt;
-	ListCell   *lc;
-
-	foreach(lc, stmt->resultRelations)
-	{
-		RangeTblEntry *rte = rt_fetch(lfirst_int(lc), stmt->rtable);
-
-		if (rte->rtekind == RTE_RELATION && HsRelidIsHummock(rte->relid))
-		{
-			Relation	rel = RelationIdGetRelation(rte->relid);
-			const char *what = stmt->commandType == CMD_INSERT ? "insert into" :
-				stmt->commandType == CMD_UPDATE ? "update" :
-				stmt->commandType == CMD_DELETE ? "delete from" : "modify";
-
-			reject_write(rel, what);
-		}
-	}
-	/* a parallel plan's scans cannot decide their epochs once it runs */
-	if (stmt->parallelModeNeeded && !(eflags & EXEC_FLAG_EXPLAIN_ONLY))
-		HsParallelPrepare(stmt);
-	if (prev_executor_start)
-		prev_executor_start(queryDesc, eflags);
-	else
-		standard_ExecutorStart(queryDesc, eflags);
-}
-
-/* Remove a dropped hummock relation's table from the version. */
-static void
-hs_object_access(ObjectAccessType access, Oid classId, Oid objectId,
-				 int subId, void *arg)
-{
-	if (prev_object_access)
-		prev_object_access(access, classId, objectId, subId, arg);
-
-	if (access == OAT_DROP && classId == RelationRelationId && subId == 0 &&
-		HsRelidIsHummock(objectId))
-	{
-		HsVersion  *v;
-		HsVersionDelta *d;
-		List	   *tables;
-		ListCell   *lc;
-		bool		any = false;
-		HsEpoch		e;
-
-		/* the manager's order: version head, then the job's row */
-		HsHummockLockVersionHead();
-		v = HsHummockCurrentVersion();
-		d = HsVersionDeltaCreate(HsHummockEnv(), HS_DELTA_REMOVE_TABLES, 0);
-		tables = lappend_oid(drop_callback ? drop_callback(objectId) : NIL, objectId);
-
-		/* a view's state tables go with it */
-		foreach(lc, tables)
-		{
-			if (HsVersionCommittedEpoch(v, (HsTableId) lfirst_oid(lc), &e))
-			{
-				HsVersionDeltaAddRemovedTable(d, (HsTableId) lfirst_oid(lc));
-				any = true;
-			}
-		}
-		if (any)
-			(void) HsHummockCommitDelta(d);
-		HsVersionDeltaFree(d);
-		HsVersionUnref(v);
-	}
-}
-
-void
-HsTableAmInstallHooks(HsHummockDropCallback on_drop)
-{
-	drop_callback = on_drop;
-	prev_executor_start = ExecutorStart_hook;
-	ExecutorStart_hook = hs_executor_start;
-	prev_object_access = object_access_hook;
-	object_access_hook = hs_object_access;
 }

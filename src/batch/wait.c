@@ -51,6 +51,7 @@
 #include "utils/rel.h"
 #include "utils/timestamp.h"
 
+#include "hummock_stream/batch/read_epoch.h"
 #include "hummock_stream/batch/tableam.h"
 #include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/meta/db_state.h"

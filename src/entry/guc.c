@@ -17,13 +17,14 @@
 
 #include "utils/guc.h"
 
-#include "hummock_stream/hummock_stream.h"
-#include "hummock_stream/meta/db_state.h"
+#include "hummock_stream/batch/read_epoch.h"
 #include "hummock_stream/batch/tableam.h"
+#include "hummock_stream/entry/guc.h"
+#include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/meta/compactor.h"
+#include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/meta/launcher.h"
-#include "hummock_stream/entry/guc.h"
 #include "hummock_stream/pg/shared_block_cache.h"
 #include "hummock_stream/stream/compute_worker.h"
 #include "hummock_stream/stream/executor.h"

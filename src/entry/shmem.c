@@ -25,10 +25,10 @@
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
+#include "hummock_stream/entry/shmem.h"
 #include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/pg/shared_block_cache.h"
-#include "hummock_stream/entry/shmem.h"
 
 static const HsShmemItem shmem_items[] = {
 	{"global", HsGlobalShmemSize, HsGlobalShmemInit},

@@ -19,9 +19,9 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
-#include "hummock_stream/pg/env_pg.h"
 #include "hummock_stream/entry/guc.h"
 #include "hummock_stream/meta/hummock_manager.h"
+#include "hummock_stream/pg/env_pg.h"
 #include "hummock_stream/storage/coding.h"
 #include "hummock_stream/storage/sst_builder.h"
 #include "hummock_stream/storage/sst_describe.h"

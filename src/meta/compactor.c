@@ -45,8 +45,8 @@
 #include "hummock_stream/meta/epoch.h"
 #include "hummock_stream/meta/gc.h"
 #include "hummock_stream/meta/hummock_manager.h"
-#include "hummock_stream/pg/user_context.h"
 #include "hummock_stream/pg/env_pg.h"
+#include "hummock_stream/pg/user_context.h"
 #include "hummock_stream/storage/compaction.h"
 
 int			hs_compaction_interval_ms = 1000;

@@ -61,8 +61,8 @@
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/pg/env_pg.h"
-#include "hummock_stream/pg/shared_block_cache.h"
 #include "hummock_stream/pg/iter_owner.h"
+#include "hummock_stream/pg/shared_block_cache.h"
 #include "hummock_stream/storage/coding.h"
 
 /* The cached version of MyDatabaseId, and the context that holds it. */

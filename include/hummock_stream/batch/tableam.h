@@ -14,28 +14,7 @@
 #include "utils/guc.h"
 #include "utils/rel.h"
 
-/* hummock_stream.query_consistency */
-typedef enum HsConsistency
-{
-	HS_CONSISTENCY_GLOBAL = 0,	/* one epoch for every relation: the oldest committed */
-	HS_CONSISTENCY_PER_TABLE = 1	/* each relation at its own committed epoch */
-} HsConsistency;
-extern int	hs_query_consistency;
-
-/* hummock_stream.query_epoch (a string GUC holding a uint64; 0 = unset) */
-extern uint64 hs_query_epoch;
-extern char *hs_query_epoch_string;
-/* hummock_stream.wait_timeout: how long a read waits for query_epoch (ms) */
-extern int	hs_wait_timeout_ms;
-extern bool HsQueryEpochCheck(char **newval, void **extra, GucSource source);
-extern void HsQueryEpochAssign(const char *newval, void *extra);
-
-/*
- * The epoch query_consistency = 'global' reads at: the oldest committed
- * epoch of the relations USING hummock (0 if none).
- */
 struct HsVersion;
-extern uint64 HsGlobalReadEpoch(const struct HsVersion *v);
 
 /*
  * Keys and bytes of table t in the SSTs of v (an estimate: every version
@@ -44,27 +23,11 @@ extern uint64 HsGlobalReadEpoch(const struct HsVersion *v);
 extern void HsTableSizeEstimate(const struct HsVersion *v, uint32 t,
 								double *keys, uint64 *bytes);
 
-/* What the catalog says of a streaming view (HsViewInfoOf). */
-#define HS_VIEW_MAX_KEY_COLUMNS 32
-typedef struct HsViewInfo
-{
-	Oid			relid;			/* hash key */
-	Oid			relfilenode;
-	uint64		first_epoch;	/* 0: not a streaming view */
-	int			n_key_columns;	/* see stream_plan.h, key_columns */
-	AttrNumber	key_columns[HS_VIEW_MAX_KEY_COLUMNS];
-} HsViewInfo;
-extern const HsViewInfo *HsViewInfoOf(Relation rel);
-
-/*
- * The version (a new reference) and epoch a new scan of rel reads, with
- * the epoch pinned until the transaction ends (not in parallel mode).
- */
-extern void HsScanResolve(Relation rel, struct HsVersion **version,
-						  uint64 *epoch);
-
 /* Is rel a relation USING hummock? */
 extern bool HsRelationIsHummock(Relation rel);
+
+/* The error for a write to rel ("insert into", "update", ...). */
+extern void HsRejectWrite(Relation rel, const char *what) pg_attribute_noreturn();
 
 /*
  * Restrict a scan of a hummock relation (before its first row) to user

@@ -1,0 +1,385 @@
+/*-------------------------------------------------------------------------
+ *
+ * read_epoch.c
+ *	  Which epoch a read of a relation USING hummock sees.
+ *
+ * A scan reads its relation at one epoch, decided when the scan starts
+ * (and pinned, with the version, until the transaction ends, so that
+ * compaction keeps what it reads):
+ *
+ *	- hummock_stream.query_epoch, if set (time travel): a relation that has
+ *	  not committed that epoch yet is waited for, up to
+ *	  hummock_stream.wait_timeout (woken by commits); then, or for an epoch
+ *	  older than the relation's safe epoch, an error names the relation;
+ *	- with query_consistency = 'global', one epoch per statement for every
+ *	  relation: the oldest committed epoch of the relations USING hummock
+ *	  that committed within time_travel_retention and whose graphs are not
+ *	  failed (a stalled or failing relation is read at its own epoch
+ *	  instead of dragging every read below it), and a view created after
+ *	  that epoch at its first epoch;
+ *	- with 'per_table', each relation at its own committed epoch.
+ *
+ * REPEATABLE READ and SERIALIZABLE transactions keep the epoch of each
+ * relation's first scan until they end.
+ *
+ * src/batch/read_epoch.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/parallel.h"
+#include "access/tsmapi.h"
+
+#include "access/heapam.h"
+#include "access/multixact.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/index.h"
+#include "catalog/objectaccess.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_type.h"
+#include "catalog/storage.h"
+#include "commands/defrem.h"
+#include "commands/vacuum.h"
+#include "executor/executor.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "optimizer/plancat.h"
+#include "pgstat.h"
+#include "parser/parsetree.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
+#include "storage/smgr.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+
+#include "hummock_stream/batch/parallel_scan.h"
+#include "hummock_stream/batch/read_epoch.h"
+#include "hummock_stream/batch/tableam.h"
+#include "hummock_stream/meta/catalog.h"
+#include "hummock_stream/meta/compactor.h"
+#include "hummock_stream/meta/db_state.h"
+#include "hummock_stream/meta/epoch.h"
+#include "hummock_stream/meta/hummock_manager.h"
+#include "hummock_stream/pg/env_pg.h"
+#include "hummock_stream/storage/user_iter.h"
+#include "hummock_stream/storage/version_read.h"
+
+uint64		hs_query_epoch = 0;
+char	   *hs_query_epoch_string = NULL;
+int			hs_query_consistency = HS_CONSISTENCY_GLOBAL;
+int			hs_wait_timeout_ms = 10000;
+
+/* hummock_stream.query_epoch: a uint64, or 0/empty for "unset" */
+bool
+HsQueryEpochCheck(char **newval, void **extra, GucSource source)
+{
+	char	   *end;
+	unsigned long long v;
+
+	if (*newval == NULL || (*newval)[0] == '\0')
+		v = 0;
+	else
+	{
+		errno = 0;
+		v = strtoull(*newval, &end, 10);
+		if (errno != 0 || *end != '\0' || (*newval)[0] == '-')
+		{
+			GUC_check_errdetail("An epoch is a non-negative 64-bit integer; 0 means unset.");
+			return false;
+		}
+	}
+	*extra = malloc(sizeof(uint64));
+	if (*extra == NULL)
+		return false;
+	*(uint64 *) *extra = (uint64) v;
+	return true;
+}
+
+void
+HsQueryEpochAssign(const char *newval, void *extra)
+{
+	hs_query_epoch = extra ? *(uint64 *) extra : 0;
+}
+
+
+/*
+ * Epochs chosen in this transaction, by relation: REPEATABLE READ and
+ * SERIALIZABLE transactions read each relation at the epoch of its first
+ * scan until they end.  Lives in TopTransactionContext.
+ */
+typedef struct XactEpoch
+{
+	Oid			relid;			/* hash key */
+	HsEpoch		epoch;
+} XactEpoch;
+
+static HTAB *xact_epochs = NULL;
+
+static void
+forget_xact_epochs(void *arg)
+{
+	xact_epochs = NULL;
+}
+
+static XactEpoch *
+xact_epoch_entry(Oid relid, bool *found)
+{
+	if (xact_epochs == NULL)
+	{
+		HASHCTL		ctl;
+		MemoryContextCallback *cb;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(XactEpoch);
+		ctl.hcxt = TopTransactionContext;
+		xact_epochs = hash_create("hummock transaction epochs", 16, &ctl,
+								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		cb = MemoryContextAlloc(TopTransactionContext, sizeof(*cb));
+		cb->func = forget_xact_epochs;
+		cb->arg = NULL;
+		MemoryContextRegisterResetCallback(TopTransactionContext, cb);
+	}
+	return hash_search(xact_epochs, &relid, HASH_ENTER, found);
+}
+
+static HsEpoch scan_epoch_now(Relation rel, const HsVersion *v);
+
+/*
+ * The epoch a scan of rel reads at: decided at the first scan of the
+ * relation in a REPEATABLE READ or SERIALIZABLE transaction and kept for
+ * the transaction; decided per scan otherwise.
+ */
+static HsEpoch
+scan_epoch(Relation rel, const HsVersion *v)
+{
+	XactEpoch  *e;
+	bool		found;
+
+	if (!IsolationUsesXactSnapshot())
+		return scan_epoch_now(rel, v);
+	e = xact_epoch_entry(RelationGetRelid(rel), &found);
+	if (!found)
+		e->epoch = scan_epoch_now(rel, v);
+	return e->epoch;
+}
+
+/*
+ * The global epoch: the oldest committed epoch of the database's relations
+ * USING hummock, so that every relation read at it is mutually consistent.
+ * Tables of the store that are not relations (test tables, state tables of
+ * jobs still being created later) do not hold it back, and neither does a
+ * relation that has not committed within hummock_stream.time_travel_retention
+ * (it is read at its own committed epoch instead): a stalled relation must
+ * not drag every read below what compaction keeps.  A view whose graph
+ * failed since its last commit is such a stalled relation at once (the
+ * barrier manager retries it, maybe for long): a failing view never holds
+ * back the reads of the others.
+ */
+uint64
+HsGlobalReadEpoch(const HsVersion *v)
+{
+	HsEpoch		min = 0;
+	bool		any = false;
+	HsEpoch		horizon = HsEpochMsAgo(hs_time_travel_retention_ms);
+	uint32		failed[HS_MAX_GRAPH_STATUS];
+	int			nfailed = 0;
+	HsDbState  *db = HsDbStateGet(MyDatabaseId, false);
+
+	if (db != NULL)
+		nfailed = HsDbStateFailedGraphs(db, failed, lengthof(failed));
+	for (int i = 0; i < v->n_tables; i++)
+	{
+		bool		is_failed = false;
+
+		if (v->tables[i].committed_epoch < horizon ||
+			!HsRelidIsHummock((Oid) v->tables[i].table_id))
+			continue;
+		for (int k = 0; k < nfailed && !is_failed; k++)
+			is_failed = (failed[k] == v->tables[i].table_id);
+		if (is_failed)
+			continue;
+		if (!any || v->tables[i].committed_epoch < min)
+			min = v->tables[i].committed_epoch;
+		any = true;
+	}
+	return min;
+}
+
+/*
+ * The statement's global epoch, computed once per statement (a new command
+ * id or a new transaction recomputes it).
+ */
+static HsEpoch
+statement_global_epoch(const HsVersion *v)
+{
+	static LocalTransactionId lxid = InvalidLocalTransactionId;
+	static CommandId cid = InvalidCommandId;
+	static HsEpoch cached = 0;
+	static uint64 cached_version = 0;
+
+	if (lxid != MyProc->lxid || cid != GetCurrentCommandId(false) ||
+		cached_version != v->id)
+	{
+		cached = HsGlobalReadEpoch(v);
+		lxid = MyProc->lxid;
+		cid = GetCurrentCommandId(false);
+		cached_version = v->id;
+	}
+	return cached;
+}
+
+/*
+ * What the catalog says of a streaming view (stream_jobs): its first epoch
+ * and its key columns; first_epoch 0 if rel is not a view.  Neither ever
+ * changes, so it is cached for the session (by relid and relfilenode,
+ * which a reused OID would not share).
+ */
+const HsViewInfo *
+HsViewInfoOf(Relation rel)
+{
+	static HTAB *cache = NULL;
+	HsViewInfo *e;
+	bool		found;
+	Oid			relid = RelationGetRelid(rel);
+
+	if (cache == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(HsViewInfo);
+		cache = hash_create("hummock_stream view info", 64, &ctl,
+							HASH_ELEM | HASH_BLOBS);
+	}
+	e = hash_search(cache, &relid, HASH_ENTER, &found);
+	if (found && e->relfilenode == rel->rd_node.relNode)
+		return e;
+	e->relfilenode = rel->rd_node.relNode;
+	e->first_epoch = 0;
+	e->n_key_columns = 0;
+	{
+		MemoryContext old = MemoryContextSwitchTo(CurrentMemoryContext);
+		HsJobRow	job;
+
+		if (HsCatalogReadJob(relid, &job))
+		{
+			e->first_epoch = job.first_epoch;
+			for (int i = 0; i < job.n_key_columns && i < HS_VIEW_MAX_KEY_COLUMNS; i++)
+				e->key_columns[e->n_key_columns++] = job.key_columns[i];
+		}
+		MemoryContextSwitchTo(old);
+	}
+	return e;
+}
+
+/* The epoch to read rel at now; raises the errors of time travel. */
+static HsEpoch
+scan_epoch_now(Relation rel, const HsVersion *v)
+{
+	HsTableId	t = (HsTableId) RelationGetRelid(rel);
+	HsEpoch		committed = 0;
+	HsStatus	st;
+
+	if (!HsVersionCommittedEpoch(v, t, &committed))
+		return 0;				/* never committed: empty */
+	if (hs_query_epoch == 0)
+	{
+		if (hs_query_consistency == HS_CONSISTENCY_GLOBAL)
+		{
+			HsEpoch		g = statement_global_epoch(v);
+
+			HsEpoch		first;
+
+			/*
+			 * A relation left out of g (stalled) reads at its own epoch; a
+			 * view created after g reads at its first epoch (its state at
+			 * creation) rather than as empty; anything else at g.
+			 */
+			if (g == 0 || committed < g)
+				return committed;
+			first = HsViewInfoOf(rel)->first_epoch;
+			if (first > g)
+				return Min(first, committed);
+			return g;
+		}
+		return committed;
+	}
+	{
+		HsEpoch		e = (HsEpoch) hs_query_epoch;
+
+		if (e > committed)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("relation \"%s\" is not committed at epoch %llu",
+							RelationGetRelationName(rel), (unsigned long long) e),
+					 errdetail("Its committed epoch is %llu (after waiting hummock_stream.wait_timeout, %d ms).",
+							   (unsigned long long) committed, hs_wait_timeout_ms)));
+		if (!HsVersionCheckReadEpoch(v, t, e, &st))
+			ereport(ERROR,
+					(errcode(ERRCODE_SNAPSHOT_TOO_OLD),
+					 errmsg("relation \"%s\" cannot be read at epoch %llu",
+							RelationGetRelationName(rel), (unsigned long long) e),
+					 errdetail("%s", st.msg)));
+		return e;
+	}
+}
+
+/*
+ * A read at hummock_stream.query_epoch of a relation that has not committed
+ * that epoch yet waits for it, up to hummock_stream.wait_timeout, and
+ * returns the newest version then (scan_epoch reports a relation still
+ * behind).  v is the pinned version to start from; the pin of the oldest
+ * one stays for the transaction.
+ */
+static HsVersion *
+wait_for_query_epoch(Relation rel, HsVersion *v)
+{
+	TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+													   hs_wait_timeout_ms);
+	HsEpoch		committed;
+	HsDbState  *db = HsDbStateGet(MyDatabaseId, true);
+
+	for (;;)
+	{
+		long		left;
+
+		if (!HsVersionCommittedEpoch(v, (HsTableId) RelationGetRelid(rel), &committed) ||
+			committed >= (HsEpoch) hs_query_epoch)
+			return v;
+		left = (long) TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline);
+		if (left <= 0)
+			return v;
+		/* woken when a newer version is published (a commit) */
+		(void) HsDbStateWaitVersion(db, v->id + 1, left);
+		CHECK_FOR_INTERRUPTS();
+		HsVersionUnref(v);
+		v = HsHummockPinnedVersion(HS_EPOCH_MAX);
+	}
+}
+
+/*
+ * The version (referenced) and epoch a new scan of rel reads; pins the
+ * epoch so that compaction keeps what it reads until the transaction ends.
+ */
+void
+HsScanResolve(Relation rel, struct HsVersion **version, uint64 *epoch)
+{
+	*version = HsHummockPinnedVersion(HS_EPOCH_MAX);
+	if (hs_query_epoch != 0)
+		*version = wait_for_query_epoch(rel, *version);
+	*epoch = scan_epoch(rel, *version);
+	if (*epoch != 0)
+		HsPinVersion(MyDatabaseId, (*version)->id, *epoch);
+}
+
