@@ -817,18 +817,6 @@ HsDbStateStopManager(Oid dboid, long timeout_ms)
 	ConditionVariableCancelSleep();
 }
 
-void
-HsDbStateCancelStop(Oid dboid)
-{
-	HsDbState  *db = HsDbStateGet(dboid, false);
-
-	if (db == NULL)
-		return;
-	LWLockAcquire(&db_shared->registry_lock, LW_EXCLUSIVE);
-	db->stop_requested = false;
-	LWLockRelease(&db_shared->registry_lock);
-}
-
 /* ---------------------------------------------------------------------
  * Pins
  * ---------------------------------------------------------------------

@@ -299,11 +299,10 @@ extern bool HsDbStateStopRequested(Oid dboid);
 
 /*
  * Stop the manager of dboid and keep it from being restarted (DROP
- * DATABASE); waits up to timeout_ms.  HsDbStateCancelStop undoes the
- * request if the drop fails.
+ * DATABASE, DROP EXTENSION); waits up to timeout_ms.  If the drop fails,
+ * HsDbStateRequestStart starts it again.
  */
 extern void HsDbStateStopManager(Oid dboid, long timeout_ms);
-extern void HsDbStateCancelStop(Oid dboid);
 
 /*
  * Warn (one WARNING) if this database's barrier manager, or the compute
