@@ -163,8 +163,10 @@ REVOKE ALL ON hummock_stream.test_actors, hummock_stream.test_graphs FROM PUBLIC
 -- table id is its OID); state_tables are the table ids of its operators'
 -- state, by role (aggregation groups, min/max values, distinct counts).
 -- position is the snapshot the view's committed epoch ends with: the
--- capture log input up to it is in the view.  It commits in the same
--- transaction as the view's version delta.  first_epoch is the epoch of
+-- capture log input up to it is in the view; view_position is the epoch
+-- up to which the view has read the change logs of the streaming views it
+-- reads (its committed epoch, once it has committed after its creation).
+-- Both commit in the same transaction as the view's version delta.  first_epoch is the epoch of
 -- the view's first state (its query at creation): reads at older epochs
 -- read it at first_epoch instead of finding it empty.  key_columns are the
 -- view's columns whose key encodings begin every key of its table, in
@@ -178,6 +180,7 @@ CREATE TABLE hummock_stream.stream_jobs (
     state        text NOT NULL DEFAULT 'created'
                  CHECK (state IN ('creating', 'created', 'failed')),
     position     pg_snapshot NOT NULL,
+    view_position bigint NOT NULL DEFAULT 0,
     first_epoch  bigint NOT NULL,
     key_columns  int2[],
     operators    text[] NOT NULL DEFAULT '{}',
