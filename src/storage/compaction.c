@@ -42,11 +42,11 @@ task_new(const HsVersion *v, int input_level)
 	return t;
 }
 
+/* Appends a reference to s to the task's array *arr. */
 static void
 task_add(HsEnv *env, HsSstInfo ***arr, int *n, HsSstInfo *s)
 {
-	*arr = HsRealloc(env, *arr, sizeof(HsSstInfo *) * (*n + 1));
-	(*arr)[(*n)++] = HsSstInfoRef(s);
+	HsSstInfoArrayAppend(env, arr, n, &s, 1);
 }
 
 /* Add the SSTs of level (1-based) overlapping [lo, hi] (table keys). */

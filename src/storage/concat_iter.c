@@ -185,9 +185,7 @@ concat_destroy(HsIterator *it)
 	HsConcatIter *ci = (HsConcatIter *) it;
 
 	concat_close(ci);
-	for (int i = 0; i < ci->n; i++)
-		HsSstInfoUnref(ci->ssts[i]);
-	HsFree(it->env, ci->ssts);
+	HsSstInfoArrayFree(it->env, ci->ssts, ci->n);
 	HsFree(it->env, ci);
 }
 
@@ -212,9 +210,7 @@ HsConcatIterCreate(HsEnv *env, HsSstCache *cache, HsSstInfo *const *ssts,
 	HsStatusClear(&ci->base.status);
 	ci->cache = cache;
 	ci->n = n;
-	ci->ssts = HsAlloc(env, sizeof(HsSstInfo *) * (n > 0 ? n : 1));
-	for (int i = 0; i < n; i++)
-		ci->ssts[i] = HsSstInfoRef(ssts[i]);
+	ci->ssts = HsSstInfoArrayCopy(env, ssts, n);
 	ci->cur = n;
 	return &ci->base;
 }

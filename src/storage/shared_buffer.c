@@ -209,19 +209,6 @@ write_memtables(HsEnv *env, HsMemtable **mts, int n, HsMemtableIterKind kind,
 	return HsSstWriterFinish(w, out, n_out, st);
 }
 
-static void
-append_ssts(HsEnv *env, HsSstInfo ***arr, int *n, HsSstInfo *const *src,
-			int n_src)
-{
-	int			i;
-
-	if (n_src == 0)
-		return;
-	*arr = HsRealloc(env, *arr, sizeof(HsSstInfo *) * (*n + n_src));
-	for (i = 0; i < n_src; i++)
-		(*arr)[(*n)++] = HsSstInfoRef(src[i]);
-}
-
 bool
 HsSharedBufferSpill(HsSharedBuffer *b, size_t target,
 					const HsSstWriteContext *ctx, HsStatus *st)
@@ -446,7 +433,8 @@ HsSharedBufferSync(HsSharedBuffer *b, HsEpoch epoch, const HsTableId *tables,
 			}
 			for (j = 0; j < t->n_new; j++)
 				r->bytes_written += t->new_ssts[j]->file_size;
-			append_ssts(env, &r->ssts, &r->n_ssts, t->new_ssts, t->n_new);
+			HsSstInfoArrayAppend(env, &r->ssts, &r->n_ssts, t->new_ssts,
+								 t->n_new);
 		}
 		HsFree(env, mts);
 	}
@@ -455,7 +443,8 @@ HsSharedBufferSync(HsSharedBuffer *b, HsEpoch epoch, const HsTableId *tables,
 		goto fail;
 	for (j = 0; j < n_shared_ssts; j++)
 		r->bytes_written += shared_ssts[j]->file_size;
-	append_ssts(env, &r->ssts, &r->n_ssts, shared_ssts, n_shared_ssts);
+	HsSstInfoArrayAppend(env, &r->ssts, &r->n_ssts, shared_ssts,
+						 n_shared_ssts);
 
 	/* spilled pieces contribute their SSTs */
 	for (j = 0; j < b->n_pieces; j++)
@@ -468,11 +457,14 @@ HsSharedBufferSync(HsSharedBuffer *b, HsEpoch epoch, const HsTableId *tables,
 		for (i = 0; i < n; i++)
 			if (r->tables[i].table_id == p->table_id)
 				t = &r->tables[i];
-		append_ssts(env, &r->ssts, &r->n_ssts, p->new_ssts, p->n_new);
+		HsSstInfoArrayAppend(env, &r->ssts, &r->n_ssts, p->new_ssts,
+							 p->n_new);
 		if (t->log_enabled)
 		{
-			append_ssts(env, &t->new_ssts, &t->n_new, p->new_ssts, p->n_new);
-			append_ssts(env, &t->old_ssts, &t->n_old, p->old_ssts, p->n_old);
+			HsSstInfoArrayAppend(env, &t->new_ssts, &t->n_new, p->new_ssts,
+								 p->n_new);
+			HsSstInfoArrayAppend(env, &t->old_ssts, &t->n_old, p->old_ssts,
+								 p->n_old);
 		}
 	}
 
@@ -493,7 +485,7 @@ HsSharedBufferSync(HsSharedBuffer *b, HsEpoch epoch, const HsTableId *tables,
 			continue;
 		for (j = 0; j < r->n_ssts; j++)
 			if (HsSstInfoHasTable(r->ssts[j], t->table_id))
-				append_ssts(env, &mine, &n_mine, &r->ssts[j], 1);
+				HsSstInfoArrayAppend(env, &mine, &n_mine, &r->ssts[j], 1);
 		for (j = 0; j < b->n_pieces; j++)
 			if (selected[j] && b->pieces[j].table_id == t->table_id)
 				piece_clear(b, &b->pieces[j]);
@@ -797,8 +789,10 @@ HsVersionDeltaAddSyncResults(HsVersionDelta *d, HsSyncResult *const *results,
 							t);
 				return HsStatusDetail(st, "Create the memtables of a logged table with log_old_values set.");
 			}
-			append_ssts(env, &news, &n_new, r->new_ssts, r->n_new);
-			append_ssts(env, &olds, &n_old, r->old_ssts, r->n_old);
+			HsSstInfoArrayAppend(env, &news, &n_new, r->new_ssts,
+								 r->n_new);
+			HsSstInfoArrayAppend(env, &olds, &n_old, r->old_ssts,
+								 r->n_old);
 			epochs = HsRealloc(env, epochs,
 							   sizeof(HsEpoch) * (n_epochs + r->n_epochs));
 			memcpy(epochs + n_epochs, r->epochs, sizeof(HsEpoch) * r->n_epochs);

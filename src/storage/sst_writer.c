@@ -125,17 +125,6 @@ HsSstWriterAddAll(HsSstWriter *w, HsIterator *it, HsStatus *st)
 	return HsIterStatus(it, st);
 }
 
-void
-HsSstInfoArrayFree(HsEnv *env, HsSstInfo **ssts, int n)
-{
-	int			i;
-
-	for (i = 0; i < n; i++)
-		HsSstInfoUnref(ssts[i]);
-	if (ssts)
-		HsFree(env, ssts);
-}
-
 bool
 HsSstWriterFinish(HsSstWriter *w, HsSstInfo ***ssts, int *n, HsStatus *st)
 {

@@ -88,17 +88,13 @@ HsVersionDeltaFree(HsVersionDelta *d)
 {
 	HsEnv	   *env;
 	int			i;
-	int			j;
 
 	if (d == NULL)
 		return;
 	env = d->env;
 	if (d->commits)
 		HsFree(env, d->commits);
-	for (i = 0; i < d->n_new_l0; i++)
-		HsSstInfoUnref(d->new_l0[i]);
-	if (d->new_l0)
-		HsFree(env, d->new_l0);
+	HsSstInfoArrayFree(env, d->new_l0, d->n_new_l0);
 	for (i = 0; i < d->n_log_appends; i++)
 		HsChangeLogEntryUnref(d->log_appends[i].entry);
 	if (d->log_appends)
@@ -109,10 +105,7 @@ HsVersionDeltaFree(HsVersionDelta *d)
 
 		if (lc->removed)
 			HsFree(env, lc->removed);
-		for (j = 0; j < lc->n_inserted; j++)
-			HsSstInfoUnref(lc->inserted[j]);
-		if (lc->inserted)
-			HsFree(env, lc->inserted);
+		HsSstInfoArrayFree(env, lc->inserted, lc->n_inserted);
 	}
 	if (d->level_changes)
 		HsFree(env, d->level_changes);
@@ -147,15 +140,7 @@ HsVersionDeltaAddCommit(HsVersionDelta *d, HsTableId table_id, HsEpoch epoch)
 void
 HsVersionDeltaAddL0Ssts(HsVersionDelta *d, HsSstInfo *const *ssts, int n)
 {
-	int			i;
-
-	for (i = 0; i < n; i++)
-	{
-		HsSstInfo **slot = grow_one(d->env, (void **) &d->new_l0, &d->n_new_l0,
-									sizeof(HsSstInfo *));
-
-		*slot = HsSstInfoRef(ssts[i]);
-	}
+	HsSstInfoArrayAppend(d->env, &d->new_l0, &d->n_new_l0, ssts, n);
 }
 
 bool
@@ -185,7 +170,6 @@ HsVersionDeltaAddLevelChange(HsVersionDelta *d, int level,
 {
 	HsLevelChange *lc = grow_one(d->env, (void **) &d->level_changes,
 								 &d->n_level_changes, sizeof(HsLevelChange));
-	int			i;
 
 	lc->level = level;
 	lc->n_removed = n_removed;
@@ -193,10 +177,7 @@ HsVersionDeltaAddLevelChange(HsVersionDelta *d, int level,
 	if (n_removed)
 		memcpy(lc->removed, removed, sizeof(uint64_t) * n_removed);
 	lc->n_inserted = n_inserted;
-	lc->inserted = HsAlloc(d->env, sizeof(HsSstInfo *) *
-						   (n_inserted ? n_inserted : 1));
-	for (i = 0; i < n_inserted; i++)
-		lc->inserted[i] = HsSstInfoRef(inserted[i]);
+	lc->inserted = HsSstInfoArrayCopy(d->env, inserted, n_inserted);
 }
 
 void
@@ -223,16 +204,6 @@ HsVersionDeltaAddRemovedTable(HsVersionDelta *d, HsTableId table_id)
  *		encoding
  * ----------------------------------------------------------------
  */
-static void
-encode_sst_list(HsSstInfo *const *ssts, int n, HsBuf *buf)
-{
-	int			i;
-
-	HsBufPutVarint32(buf, (uint32_t) n);
-	for (i = 0; i < n; i++)
-		HsSstInfoEncode(ssts[i], buf);
-}
-
 void
 HsVersionDeltaEncode(const HsVersionDelta *d, HsBuf *buf)
 {
@@ -258,7 +229,7 @@ HsVersionDeltaEncode(const HsVersionDelta *d, HsBuf *buf)
 	if (d->n_new_l0 > 0)
 	{
 		HsBufReset(&body);
-		encode_sst_list(d->new_l0, d->n_new_l0, &body);
+		HsSstInfoListEncode(d->new_l0, d->n_new_l0, &body);
 		HsMetaRecordField(buf, TAG_NEW_L0_SSTS, HsBufSlice(&body));
 	}
 	for (i = 0; i < d->n_log_appends; i++)
@@ -277,7 +248,7 @@ HsVersionDeltaEncode(const HsVersionDelta *d, HsBuf *buf)
 		HsBufPutVarint32(&body, (uint32_t) lc->n_removed);
 		for (j = 0; j < lc->n_removed; j++)
 			HsBufPutVarint64(&body, lc->removed[j]);
-		encode_sst_list(lc->inserted, lc->n_inserted, &body);
+		HsSstInfoListEncode(lc->inserted, lc->n_inserted, &body);
 		HsMetaRecordField(buf, TAG_LEVEL_CHANGE, HsBufSlice(&body));
 	}
 	if (d->safe_epoch != 0)
@@ -307,33 +278,6 @@ static inline bool
 body_done(HsCursor *c, uint32_t tag, HsStatus *st)
 {
 	return HsMetaRecordBodyDone(c, DELTA_WHAT, tag, st);
-}
-
-/* Decode "n | n SST infos" and append them to *arr (taking ownership). */
-static bool
-decode_ssts_into(HsEnv *env, HsCursor *c, HsSstInfo ***arr, int *n,
-				 HsStatus *st)
-{
-	uint32_t	count;
-	uint32_t	i;
-
-	if (!HsCursorGetVarint32(c, &count) ||
-		(uint64_t) count * 16 > HsCursorRemaining(c))
-	{
-		HsStatusSet(st, HS_CORRUPTION, "truncated sst list in %s", DELTA_WHAT);
-		return HsStatusDetail(st, "The SST count is missing or larger than the record.");
-	}
-	for (i = 0; i < count; i++)
-	{
-		HsSstInfo  *info;
-		HsSstInfo **slot;
-
-		if (!HsSstInfoDecode(env, c, DELTA_WHAT, &info, st))
-			return false;
-		slot = grow_one(env, (void **) arr, n, sizeof(HsSstInfo *));
-		*slot = info;
-	}
-	return true;
 }
 
 bool
@@ -414,7 +358,8 @@ HsVersionDeltaDecode(HsEnv *env, HsSlice data, HsVersionDelta **out,
 					goto fail;
 				}
 				seen_l0 = true;
-				if (!decode_ssts_into(env, &c, &d->new_l0, &d->n_new_l0, st) ||
+				if (!HsSstInfoListDecode(env, &c, DELTA_WHAT, &d->new_l0,
+										 &d->n_new_l0, st) ||
 					!body_done(&c, tag, st))
 					goto fail;
 				break;
@@ -468,8 +413,9 @@ HsVersionDeltaDecode(HsEnv *env, HsSlice data, HsVersionDelta **out,
 						}
 						lc->n_removed++;
 					}
-					if (!decode_ssts_into(env, &c, &lc->inserted,
-										  &lc->n_inserted, st) ||
+					if (!HsSstInfoListDecode(env, &c, DELTA_WHAT,
+											 &lc->inserted, &lc->n_inserted,
+											 st) ||
 						!body_done(&c, tag, st))
 						goto fail;
 				}
@@ -802,9 +748,7 @@ apply_commit(const HsVersion *v, HsVersion *c, const HsVersionDelta *d,
 		sl = &c->sub_levels[c->n_sub_levels++];
 		sl->sub_level_id = ++c->max_sub_level_id;
 		sl->n_ssts = d->n_new_l0;
-		sl->ssts = HsAlloc(c->env, sizeof(HsSstInfo *) * d->n_new_l0);
-		for (i = 0; i < d->n_new_l0; i++)
-			sl->ssts[i] = HsSstInfoRef(d->new_l0[i]);
+		sl->ssts = HsSstInfoArrayCopy(c->env, d->new_l0, d->n_new_l0);
 		qsort(sl->ssts, sl->n_ssts, sizeof(HsSstInfo *),
 			  HsSstInfoCompareSmallest);
 	}
@@ -963,10 +907,8 @@ apply_level_change(const HsVersion *v, HsVersion *c, const HsVersionDelta *d,
 				return HsStatusDetail(st, "Object %" PRIu64 ".",
 									  lc->inserted[i]->object_id);
 			}
-		lv->ssts = HsRealloc(c->env, lv->ssts, sizeof(HsSstInfo *) *
-							 (lv->n_ssts + lc->n_inserted));
-		for (i = 0; i < lc->n_inserted; i++)
-			lv->ssts[lv->n_ssts++] = HsSstInfoRef(lc->inserted[i]);
+		HsSstInfoArrayAppend(c->env, &lv->ssts, &lv->n_ssts, lc->inserted,
+							 lc->n_inserted);
 		qsort(lv->ssts, lv->n_ssts, sizeof(HsSstInfo *),
 			  HsSstInfoCompareSmallest);
 		for (j = 1; j < lv->n_ssts; j++)

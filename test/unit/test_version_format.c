@@ -10,6 +10,11 @@
  * the bytes decode and encode again to themselves.  A test that fails here
  * after a refactoring means the refactoring changed the persisted format.
  *
+ * The SST-list tests check the bounds of the one SST-list decoder
+ * (HsSstInfoListDecode) that deltas, checkpoints and change-log entries
+ * share: a count the record cannot hold is corruption before anything is
+ * allocated, and a list cut short leaves nothing allocated.
+ *
  * test/unit/test_version_format.c
  *
  *-------------------------------------------------------------------------
@@ -19,6 +24,7 @@
 
 #include "unit.h"
 
+#include "hummock_stream/storage/meta_record.h"
 #include "hummock_stream/storage/version_delta.h"
 
 /* An SST of one table covering user keys [lo, hi] at epochs [e1, e2]. */
@@ -120,6 +126,7 @@ static const char *const golden_deltas[] = {
 	"48535644010103040a0908010a0803808040b613e1f7",
 };
 
+/* Builds golden delta number which (see golden_deltas). */
 static HsVersionDelta *
 golden_delta(int which)
 {
@@ -168,6 +175,7 @@ golden_delta(int which)
 	return d;
 }
 
+/* Each golden delta encodes to its bytes, which decode to themselves. */
 static void
 test_delta_golden(void **state)
 {
@@ -216,6 +224,7 @@ static const char golden_checkpoint[] =
 	"070d0000000a61fffffffffffffffa0d0000000a6dfffffffffffffffa050503"
 	"ac02c801010a030006010ce0bf0abc";
 
+/* Applies d to v, consuming both, and returns the new version. */
 static HsVersion *
 apply(HsVersion *v, HsVersionDelta *d)
 {
@@ -228,6 +237,7 @@ apply(HsVersion *v, HsVersionDelta *d)
 	return nv;
 }
 
+/* Builds the version of golden_checkpoint by applying deltas. */
 static HsVersion *
 golden_version(void)
 {
@@ -282,6 +292,7 @@ golden_version(void)
 	return v;
 }
 
+/* The golden version encodes to its bytes, which decode to themselves. */
 static void
 test_checkpoint_golden(void **state)
 {
@@ -308,9 +319,253 @@ test_checkpoint_golden(void **state)
 	HsBufFree(&b);
 }
 
+/*
+ * An env that counts live allocations and remembers the largest request,
+ * so that a test sees a leak or an allocation sized by a corrupt count.
+ */
+typedef struct CountingEnv
+{
+	HsEnv		env;
+	long		live;
+	size_t		largest;
+} CountingEnv;
+
+/* Allocates through the POSIX env, counting. */
+static void *
+counting_alloc(HsEnv *env, size_t size)
+{
+	CountingEnv *ce = (CountingEnv *) env;
+
+	ce->live++;
+	if (size > ce->largest)
+		ce->largest = size;
+	return HsAlloc(HsEnvPosix(), size);
+}
+
+/* Reallocates through the POSIX env, counting a fresh block as one. */
+static void *
+counting_realloc(HsEnv *env, void *ptr, size_t size)
+{
+	CountingEnv *ce = (CountingEnv *) env;
+
+	if (ptr == NULL)
+		ce->live++;
+	if (size > ce->largest)
+		ce->largest = size;
+	return HsRealloc(HsEnvPosix(), ptr, size);
+}
+
+/* Frees through the POSIX env, counting. */
+static void
+counting_free(HsEnv *env, void *ptr)
+{
+	CountingEnv *ce = (CountingEnv *) env;
+
+	ce->live--;
+	HsFree(HsEnvPosix(), ptr);
+}
+
+/* Makes ce the POSIX env with counting allocation functions. */
+static void
+counting_env_init(CountingEnv *ce)
+{
+	ce->env = *HsEnvPosix();
+	ce->env.alloc = counting_alloc;
+	ce->env.realloc = counting_realloc;
+	ce->env.free = counting_free;
+	ce->live = 0;
+	ce->largest = 0;
+}
+
+/* Decode data as an SST list and expect HS_CORRUPTION, nothing left live. */
+static void
+list_decode_fails(HsSlice data, const char *needle)
+{
+	CountingEnv ce;
+	HsCursor	c;
+	HsSstInfo  *sentinel = NULL;
+	HsSstInfo **arr = &sentinel;	/* the decoder must reset it */
+	int			n = -1;
+	HsStatus	st;
+
+	counting_env_init(&ce);
+	HsCursorInit(&c, data);
+	assert_false(HsSstInfoListDecode(&ce.env, &c, "test record", &arr, &n,
+									 &st));
+	assert_int_equal(st.code, HS_CORRUPTION);
+	assert_null(arr);
+	assert_int_equal(n, 0);
+	assert_non_null(strstr(st.msg, "test record"));
+	if (needle && strstr(st.msg, needle) == NULL &&
+		strstr(st.detail, needle) == NULL)
+		fail_msg("\"%s\" not in \"%s\" / \"%s\"", needle, st.msg, st.detail);
+	assert_int_equal(ce.live, 0);
+	/* never more than the bytes at hand could describe */
+	assert_true(ce.largest <= data.len * sizeof(HsSstInfo *) + 64);
+}
+
+/* The SST-list decoder accepts exact lists and refuses every bad count. */
+static void
+test_sst_list_bounds(void **state)
+{
+	HsEnv	   *env = HsEnvPosix();
+	HsSstInfo  *ssts[3];
+	HsSstInfo **arr;
+	HsSstInfoInit init;
+	uint8_t		key[HS_MIN_FULL_KEY_LEN];
+	HsSstInfo  *min;
+	HsBuf		buf;
+	HsCursor	c;
+	HsStatus	st;
+	size_t		full;
+	size_t		i;
+	int			n;
+
+	HsBufInit(&buf, env);
+
+	/* the smallest SST info encodes to exactly the bound the decoder uses */
+	memset(&init, 0, sizeof(init));
+	memset(key, 0, sizeof(key));
+	init.smallest_key = HsSliceMake(key, sizeof(key));
+	init.largest_key = HsSliceMake(key, sizeof(key));
+	assert_status_ok(HsSstInfoCreate(env, &init, &min, &st), &st);
+	HsSstInfoEncode(min, &buf);
+	assert_int_equal(buf.len, HS_SST_INFO_MIN_ENCODED_LEN);
+
+	/* so a list of such infos, which fills its bytes exactly, decodes */
+	ssts[0] = ssts[1] = ssts[2] = min;
+	HsBufReset(&buf);
+	HsSstInfoListEncode(ssts, 3, &buf);
+	assert_int_equal(buf.len, 1 + 3 * HS_SST_INFO_MIN_ENCODED_LEN);
+	HsCursorInit(&c, HsBufSlice(&buf));
+	assert_status_ok(HsSstInfoListDecode(env, &c, "test record", &arr, &n,
+										 &st), &st);
+	assert_int_equal(n, 3);
+	assert_int_equal(HsCursorRemaining(&c), 0);
+	for (i = 0; i < 3; i++)
+		assert_true(HsSstInfoEqual(arr[i], min));
+	HsSstInfoArrayFree(env, arr, n);
+	HsSstInfoUnref(min);
+
+	/* an empty list is no array */
+	HsBufReset(&buf);
+	HsSstInfoListEncode(NULL, 0, &buf);
+	HsCursorInit(&c, HsBufSlice(&buf));
+	assert_status_ok(HsSstInfoListDecode(env, &c, "test record", &arr, &n,
+										 &st), &st);
+	assert_null(arr);
+	assert_int_equal(n, 0);
+
+	/* a real list cut short anywhere */
+	ssts[0] = mk_sst(1, 10, "a", "m", 5, 6);
+	ssts[1] = mk_sst(2, 11, "b", "c", 5, 6);
+	ssts[2] = mk_sst(3, 12, "d", "e", 5, 6);
+	HsBufReset(&buf);
+	HsSstInfoListEncode(ssts, 3, &buf);
+	full = buf.len;
+	list_decode_fails(HsSliceMake(buf.data, 0), "SST count is missing");
+	for (i = 1; i < full; i++)
+		list_decode_fails(HsSliceMake(buf.data, i), NULL);
+
+	/* counts the bytes cannot hold: huge, and one too many */
+	buf.data[0] = 4;
+	list_decode_fails(HsBufSlice(&buf), "claims 4 SSTs");
+	HsBufReset(&buf);
+	HsBufPutVarint32(&buf, UINT32_MAX);
+	HsSstInfoEncode(ssts[0], &buf);
+	list_decode_fails(HsBufSlice(&buf), "claims 4294967295 SSTs");
+
+	/* a count the bytes could hold, but the infos run out */
+	HsBufReset(&buf);
+	HsBufPutVarint32(&buf, 4);
+	HsSstInfoEncode(ssts[0], &buf);
+	for (i = 0; i < 3 * HS_SST_INFO_MIN_ENCODED_LEN; i++)
+		HsBufPutByte(&buf, 0);
+	list_decode_fails(HsBufSlice(&buf), NULL);
+
+	for (i = 0; i < 3; i++)
+		HsSstInfoUnref(ssts[i]);
+	HsBufFree(&buf);
+}
+
+/*
+ * A delta and a checkpoint whose SST list claims more SSTs than it holds
+ * are corrupt, and say which record.
+ */
+static void
+test_sst_list_in_records(void **state)
+{
+	HsEnv	   *env = HsEnvPosix();
+	HsSstInfo  *s1 = mk_sst(1, 10, "a", "m", 5, 6);
+	HsVersionDelta *d;
+	HsVersion  *v;
+	HsBuf		buf;
+	HsBuf		body;
+	HsStatus	st;
+
+	HsBufInit(&buf, env);
+	HsBufInit(&body, env);
+
+	/* delta: NEW_L0_SSTS (tag 3) */
+	HsMetaRecordBegin(&buf, "HSVD", 1);
+	HsBufPutByte(&body, HS_DELTA_COMMIT);
+	HsBufPutVarint64(&body, 2);
+	HsBufPutVarint64(&body, 1);
+	HsMetaRecordField(&buf, 1, HsBufSlice(&body));
+	HsBufReset(&body);
+	HsBufPutVarint32(&body, 1000000);
+	HsSstInfoEncode(s1, &body);
+	HsMetaRecordField(&buf, 3, HsBufSlice(&body));
+	HsMetaRecordFinish(&buf);
+	assert_false(HsVersionDeltaDecode(env, HsBufSlice(&buf), &d, &st));
+	assert_int_equal(st.code, HS_CORRUPTION);
+	assert_non_null(strstr(st.msg, "truncated sst list in version delta"));
+	assert_non_null(strstr(st.detail, "claims 1000000 SSTs"));
+
+	/* delta: LEVEL_CHANGE (tag 5) */
+	HsBufReset(&body);
+	HsMetaRecordBegin(&buf, "HSVD", 1);
+	HsBufPutByte(&body, HS_DELTA_COMPACTION);
+	HsBufPutVarint64(&body, 2);
+	HsBufPutVarint64(&body, 1);
+	HsMetaRecordField(&buf, 1, HsBufSlice(&body));
+	HsBufReset(&body);
+	HsBufPutVarint32(&body, 1); /* level */
+	HsBufPutVarint32(&body, 0); /* no removals */
+	HsBufPutVarint32(&body, 2); /* two SSTs, one present */
+	HsSstInfoEncode(s1, &body);
+	HsMetaRecordField(&buf, 5, HsBufSlice(&body));
+	HsMetaRecordFinish(&buf);
+	assert_false(HsVersionDeltaDecode(env, HsBufSlice(&buf), &d, &st));
+	assert_int_equal(st.code, HS_CORRUPTION);
+	assert_non_null(strstr(st.msg, "in version delta"));
+
+	/* checkpoint: LEVEL (tag 4) */
+	HsBufReset(&body);
+	HsMetaRecordBegin(&buf, "HSVC", 1);
+	HsBufPutVarint64(&body, 1);
+	HsBufPutVarint64(&body, 0);
+	HsMetaRecordField(&buf, 1, HsBufSlice(&body));
+	HsBufReset(&body);
+	HsBufPutVarint32(&body, 1);
+	HsBufPutVarint32(&body, UINT32_MAX);
+	HsSstInfoEncode(s1, &body);
+	HsMetaRecordField(&buf, 4, HsBufSlice(&body));
+	HsMetaRecordFinish(&buf);
+	assert_false(HsVersionDecode(env, HsBufSlice(&buf), &v, &st));
+	assert_int_equal(st.code, HS_CORRUPTION);
+	assert_non_null(strstr(st.msg, "truncated sst list in version checkpoint"));
+
+	HsSstInfoUnref(s1);
+	HsBufFree(&buf);
+	HsBufFree(&body);
+}
+
 static const struct CMUnitTest version_format_tests[] = {
 	cmocka_unit_test(test_delta_golden),
 	cmocka_unit_test(test_checkpoint_golden),
+	cmocka_unit_test(test_sst_list_bounds),
+	cmocka_unit_test(test_sst_list_in_records),
 };
 
 UNIT_SUITE(version_format)
