@@ -34,7 +34,7 @@
  *
  * Memory: versions are reference counted and copy-on-write.  SST infos and
  * change-log entries are shared between versions by reference count;
- * HsVersionCopy makes a mutable copy of the arrays, which version_delta.c
+ * HsVersionCopy makes a mutable copy of the arrays, which version_apply.c
  * edits and then publishes.  All counts are plain ints: a version belongs to
  * one process.
  *
@@ -178,7 +178,7 @@ extern void HsVersionUnref(HsVersion *v);
 
 /*
  * A private copy with one reference: new arrays, shared SST infos and
- * change-log entries.  Only version_delta.c and tests mutate copies.
+ * change-log entries.  Only version_apply.c and tests mutate copies.
  */
 extern HsVersion *HsVersionCopy(const HsVersion *v);
 
