@@ -411,20 +411,6 @@ HsMemtableMemoryUsage(const HsMemtable *mt)
 	return mt->memory;
 }
 
-void
-HsMemtableVisit(HsMemtable *mt, HsMemtableVisitFn fn, void *arg)
-{
-	Node	   *n;
-	HsKeyOp		op;
-
-	for (n = mt->head->next[0]; n; n = n->next[0])
-	{
-		node_op(n, &op);
-		if (!fn(arg, node_key(n), &op))
-			return;
-	}
-}
-
 /* ----------------------------------------------------------------
  *		iterator
  * ----------------------------------------------------------------

@@ -44,7 +44,6 @@ struct HsSstCache
 	int			n_open;			/* entries whose reader is open */
 	int			n_idle;
 	HsSstCacheHandle lru;		/* sentinel */
-	uint64_t	misses;
 };
 
 static unsigned
@@ -190,7 +189,6 @@ HsSstCacheGet(HsSstCache *c, uint64_t object_id, HsSstCacheHandle **handle,
 			return true;
 		}
 	}
-	c->misses++;
 	if (!HsObjectStoreLocalPath(c->store, object_id, path, sizeof(path),
 								&inner))
 		r = NULL;
@@ -262,18 +260,6 @@ int
 HsSstCacheOpenCount(const HsSstCache *c)
 {
 	return c->n_open;
-}
-
-uint64_t
-HsSstCacheMisses(const HsSstCache *c)
-{
-	return c->misses;
-}
-
-HsObjectStore *
-HsSstCacheStore(const HsSstCache *c)
-{
-	return c->store;
 }
 
 /* ----------------------------------------------------------------

@@ -482,12 +482,6 @@ HsSstReaderProperties(const HsSstReader *r)
 	return &r->props;
 }
 
-const char *
-HsSstReaderPath(const HsSstReader *r)
-{
-	return r->path;
-}
-
 uint64_t
 HsSstReaderFileSize(const HsSstReader *r)
 {

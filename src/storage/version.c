@@ -511,31 +511,6 @@ HsVersionLevelSummaries(const HsVersion *v, HsLevelSummary **out, int *n)
 	*n = k;
 }
 
-int
-HsVersionSstCount(const HsVersion *v, uint64_t *total_size)
-{
-	int			count = 0;
-	uint64_t	size = 0;
-	int			i;
-	int			j;
-
-	for (i = 0; i < v->n_sub_levels; i++)
-		for (j = 0; j < v->sub_levels[i].n_ssts; j++)
-		{
-			count++;
-			size += v->sub_levels[i].ssts[j]->file_size;
-		}
-	for (i = 0; i < HS_MAX_LEVEL; i++)
-		for (j = 0; j < v->levels[i].n_ssts; j++)
-		{
-			count++;
-			size += v->levels[i].ssts[j]->file_size;
-		}
-	if (total_size)
-		*total_size = size;
-	return count;
-}
-
 /* ----------------------------------------------------------------
  *		validation
  * ----------------------------------------------------------------

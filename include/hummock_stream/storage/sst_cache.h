@@ -85,10 +85,7 @@ extern bool HsSstCacheNewIterator(HsSstCache *cache, uint64_t object_id,
 /* Forget object_id (after GC deleted it); in-use readers stay open. */
 extern void HsSstCacheEvict(HsSstCache *cache, uint64_t object_id);
 
-/* Readers currently open (idle and in use), and opens so far. */
+/* Readers currently open (idle and in use). */
 extern int	HsSstCacheOpenCount(const HsSstCache *cache);
-extern uint64_t HsSstCacheMisses(const HsSstCache *cache);
-
-extern HsObjectStore *HsSstCacheStore(const HsSstCache *cache);
 
 #endif							/* HS_STORAGE_SST_CACHE_H */

@@ -231,9 +231,6 @@ extern bool HsVersionLevelsReferenceObject(const HsVersion *v, uint64_t object_i
 extern void HsVersionLevelSummaries(const HsVersion *v, HsLevelSummary **out,
 									int *n);
 
-/* Total SST count and file size in L0 and the levels (not change logs). */
-extern int	HsVersionSstCount(const HsVersion *v, uint64_t *total_size);
-
 /*
  * Encode the whole version (a checkpoint) into buf (replacing its
  * contents); decode it back.  Decoding validates the level invariants and
