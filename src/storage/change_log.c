@@ -282,20 +282,7 @@ HsIterLog(const HsVersion *v, HsSstCache *cache, HsTableId table_id,
 		HsChangeLogIterDestroy(it);
 		return false;
 	}
-	it->has_hi = true;
-	if (upper)
-	{
-		HsBufReserve(&it->hi, upper->len + HS_TABLE_ID_LEN);
-		it->hi.len = HsTableKeyMake(it->hi.data, table_id, *upper).len;
-	}
-	else if (table_id != UINT32_MAX)
-	{
-		HsBufReserve(&it->hi, HS_TABLE_ID_LEN);
-		it->hi.len = HsTableKeyMake(it->hi.data, table_id + 1,
-									HsSliceMake(NULL, 0)).len;
-	}
-	else
-		it->has_hi = false;
+	it->has_hi = HsTableKeyRangeEnd(&it->hi, table_id, upper);
 
 	/* seek both sides to (lower, newest possible epoch) */
 	HsBufInit(&lo, v->env);

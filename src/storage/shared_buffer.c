@@ -672,19 +672,12 @@ HsSharedBufferGet(HsSharedBuffer *b, HsSstCache *cache, HsTableId table_id,
 		}
 		for (int j = 0; j < p->n_new && ok && !*resolved; j++)
 		{
-			HsSstCacheHandle *h;
 			bool		hit = false;
 
 			if (!HsSstInfoMayOverlap(p->new_ssts[j], table_id, &tk, NULL))
 				continue;
-			if (!HsSstCacheGet(cache, p->new_ssts[j]->object_id, &h, st))
-			{
-				ok = false;
-				break;
-			}
-			ok = HsSstReaderGetVersion(HsSstCacheReader(h), tk, read_epoch, &hit,
-									 NULL, &scratch, st);
-			HsSstCacheRelease(cache, h);
+			ok = HsSstCacheGetVersion(cache, p->new_ssts[j]->object_id, tk,
+									  read_epoch, &hit, NULL, &scratch, st);
 			if (ok && hit)
 			{
 				*resolved = true;

@@ -241,6 +241,24 @@ HsSstCacheRelease(HsSstCache *c, HsSstCacheHandle *h)
 	trim(c);
 }
 
+/* Reads one key's newest version <= read_epoch through a cached reader. */
+bool
+HsSstCacheGetVersion(HsSstCache *cache, uint64_t object_id, HsSlice table_key,
+					 HsEpoch read_epoch, bool *found, HsEpoch *epoch,
+					 HsBuf *value, HsStatus *st)
+{
+	HsSstCacheHandle *h;
+	bool		ok;
+
+	*found = false;
+	if (!HsSstCacheGet(cache, object_id, &h, st))
+		return false;
+	ok = HsSstReaderGetVersion(HsSstCacheReader(h), table_key, read_epoch,
+							   found, epoch, value, st);
+	HsSstCacheRelease(cache, h);
+	return ok;
+}
+
 void
 HsSstCacheEvict(HsSstCache *c, uint64_t object_id)
 {

@@ -82,6 +82,15 @@ extern void HsSstCacheRelease(HsSstCache *cache, HsSstCacheHandle *handle);
 extern bool HsSstCacheNewIterator(HsSstCache *cache, uint64_t object_id,
 								  HsIterator **out, HsStatus *st);
 
+/*
+ * Point read of object_id's SST: HsSstReaderGetVersion through a reader of
+ * the cache, which is released before it returns.
+ */
+extern bool HsSstCacheGetVersion(HsSstCache *cache, uint64_t object_id,
+								 HsSlice table_key, HsEpoch read_epoch,
+								 bool *found, HsEpoch *epoch, HsBuf *value,
+								 HsStatus *st);
+
 /* Forget object_id (after GC deleted it); in-use readers stay open. */
 extern void HsSstCacheEvict(HsSstCache *cache, uint64_t object_id);
 
