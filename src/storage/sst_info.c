@@ -331,9 +331,8 @@ HsSstInfoDecode(HsEnv *env, HsCursor *c, const char *what_for,
 	if (!ok)
 	{
 		/* an inconsistent persisted value is corruption, not a bad call */
-		HsStatusSet(st, HS_CORRUPTION, "invalid sst info in %s: %s",
-					what_for, inner.msg);
-		return HsStatusDetail(st, "%s", inner.detail);
+		return HsStatusWrap(st, HS_CORRUPTION, &inner, "invalid sst info in %s",
+							what_for);
 	}
 	return true;
 }

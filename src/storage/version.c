@@ -149,11 +149,8 @@ HsChangeLogEntryDecode(HsEnv *env, HsCursor *c, const char *what_for,
 		ok = HsChangeLogEntryCreate(env, epochs, (int) n_epochs, news, n_new,
 									olds, n_old, out, &inner);
 		if (!ok)
-		{
-			HsStatusSet(st, HS_CORRUPTION, "invalid change-log entry in %s: %s",
-						what_for, inner.msg);
-			HsStatusDetail(st, "%s", inner.detail);
-		}
+			HsStatusWrap(st, HS_CORRUPTION, &inner,
+						 "invalid change-log entry in %s", what_for);
 	}
 	HsSstInfoArrayFree(env, news, n_new);
 	HsSstInfoArrayFree(env, olds, n_old);

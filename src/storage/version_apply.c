@@ -730,12 +730,9 @@ HsVersionApplyDelta(HsEnv *env, const HsVersion *v,
 
 	if (!HsVersionValidate(c, st))
 	{
-		HsStatus	inner = *st;
-
-		HsStatusSet(st, HS_INVALID_ARGUMENT,
-					"version delta %" PRIu64 " would break a version invariant: %s",
-					d->id, inner.msg);
-		HsStatusDetail(st, "%s", inner.detail);
+		HsStatusWrap(st, HS_INVALID_ARGUMENT, st,
+					 "version delta %" PRIu64 " would break a version invariant",
+					 d->id);
 		goto fail;
 	}
 	*out = c;

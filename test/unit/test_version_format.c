@@ -562,11 +562,67 @@ test_sst_list_in_records(void **state)
 	HsBufFree(&body);
 }
 
+/*
+ * Values that decode but are inconsistent are corruption that names the
+ * record, with the check that failed as the rest of the message.
+ */
+static void
+test_inconsistent_values(void **state)
+{
+	HsEnv	   *env = HsEnvPosix();
+	uint8_t		small[HS_MIN_FULL_KEY_LEN + 1];
+	uint8_t		large[HS_MIN_FULL_KEY_LEN + 1];
+	HsSstInfo  *info;
+	HsChangeLogEntry *e;
+	HsBuf		buf;
+	HsCursor	c;
+	HsStatus	st;
+
+	HsBufInit(&buf, env);
+
+	/* an SST info whose smallest key is above its largest */
+	HsBufPutVarint64(&buf, 5);	/* object id */
+	HsBufPutVarint64(&buf, 100);	/* file size */
+	HsBufPutLengthPrefixed(&buf,
+						   HsSliceMake(large,
+									   HsFullKeyEncode(large, 1, "z", 1, 1)));
+	HsBufPutLengthPrefixed(&buf,
+						   HsSliceMake(small,
+									   HsFullKeyEncode(small, 1, "a", 1, 1)));
+	HsBufPutVarint64(&buf, 1);	/* min epoch */
+	HsBufPutVarint64(&buf, 1);	/* max epoch */
+	HsBufPutVarint64(&buf, 1);	/* entries */
+	HsBufPutVarint64(&buf, 1);	/* raw size */
+	HsBufPutVarint64(&buf, 1);	/* stored size */
+	HsBufPutVarint32(&buf, 0);	/* tables */
+	HsCursorInit(&c, HsBufSlice(&buf));
+	assert_false(HsSstInfoDecode(env, &c, "test record", &info, &st));
+	assert_int_equal(st.code, HS_CORRUPTION);
+	assert_string_equal(st.msg, "invalid sst info in test record: sst info smallest key is greater than its largest key");
+	assert_string_equal(st.detail, "Object 5.");
+
+	/* a change-log entry whose epochs do not ascend */
+	HsBufReset(&buf);
+	HsBufPutVarint32(&buf, 2);
+	HsBufPutVarint64(&buf, 9);
+	HsBufPutVarint64(&buf, 8);
+	HsSstInfoListEncode(NULL, 0, &buf);
+	HsSstInfoListEncode(NULL, 0, &buf);
+	HsCursorInit(&c, HsBufSlice(&buf));
+	assert_false(HsChangeLogEntryDecode(env, &c, "test record", &e, &st));
+	assert_int_equal(st.code, HS_CORRUPTION);
+	assert_string_equal(st.msg, "invalid change-log entry in test record: change-log entry epochs are not ascending");
+	assert_string_equal(st.detail, "Epoch 8 follows epoch 9.");
+
+	HsBufFree(&buf);
+}
+
 static const struct CMUnitTest version_format_tests[] = {
 	cmocka_unit_test(test_delta_golden),
 	cmocka_unit_test(test_checkpoint_golden),
 	cmocka_unit_test(test_sst_list_bounds),
 	cmocka_unit_test(test_sst_list_in_records),
+	cmocka_unit_test(test_inconsistent_values),
 };
 
 UNIT_SUITE(version_format)
