@@ -248,13 +248,26 @@ HsSstDecodeBlock(const char *path, HsSstBlockHandle h, const uint8_t *bytes,
 	return true;
 }
 
+/* Reports a block read that the end of the file cut short. */
+bool
+HsSstTruncatedRead(HsStatus *st, const char *path, uint64_t offset,
+				   size_t want, size_t nread)
+{
+	char		expected[64];
+	char		actual[64];
+
+	snprintf(expected, sizeof(expected), "%zu bytes", want);
+	snprintf(actual, sizeof(actual), "%zu bytes before end of file", nread);
+	return HsStatusCorruption(st, path, offset, "truncated block read",
+							  expected, actual);
+}
+
 bool
 HsSstReadBlock(HsEnv *env, HsFile *file, const char *path, HsSstBlockHandle h,
 			 bool verify_checksum, HsDecompressor *dec, HsBuf *stored_buf,
 			 HsBuf *raw_buf, HsSlice *contents, HsSstBlockInfo *info,
 			 HsStatus *st)
 {
-	char		expected[96];
 	char		actual[96];
 	size_t		n;
 	size_t		nread;
@@ -272,12 +285,7 @@ HsSstReadBlock(HsEnv *env, HsFile *file, const char *path, HsSstBlockHandle h,
 	if (!env->read_at(env, file, h.offset, stored_buf->data, n, &nread, st))
 		return false;
 	if (nread != n)
-	{
-		snprintf(expected, sizeof(expected), "%zu bytes", n);
-		snprintf(actual, sizeof(actual), "%zu bytes before end of file", nread);
-		return HsStatusCorruption(st, path, h.offset, "truncated block read",
-								  expected, actual);
-	}
+		return HsSstTruncatedRead(st, path, h.offset, n, nread);
 	stored_buf->len = n;
 	return HsSstDecodeBlock(path, h, stored_buf->data, verify_checksum, dec,
 						  raw_buf, contents, info, st);

@@ -612,11 +612,9 @@ reader_block(HsSstReader *r, uint32_t i, HsBuf *stored, HsBuf *raw,
 			 HsStatus *st)
 {
 	HsBlockCache *cache = r->opts.block_cache;
-	HsSstBlockHandle h;
+	HsSstBlockHandle h = HsSstReaderBlockHandle(r, i);
 
 	*pin = NULL;
-	h.offset = r->index[i].offset;
-	h.size = r->index[i].size;
 	if (cache)
 	{
 		*pin = HsBlockCacheLookup(cache, r->cache_id, h.offset);
@@ -748,10 +746,10 @@ done:
  * serves the following blocks from it.  Seeks read single blocks.
  */
 #define SST_READAHEAD_MIN	(32 * 1024)
+#define SST_READAHEAD_MAX	(256 * 1024)
 
 /* Bytes at the start of a block read in place that a load prefetches. */
 #define SSTIT_PREFETCH_START	512
-#define SST_READAHEAD_MAX	(256 * 1024)
 
 typedef struct HsSstIterator
 {
@@ -849,11 +847,9 @@ sstit_readahead_block(HsSstIterator *it, uint32_t i, HsSlice *contents)
 {
 	HsSstReader  *r = it->r;
 	HsStatus   *st = &it->base.status;
-	HsSstBlockHandle h;
+	HsSstBlockHandle h = HsSstReaderBlockHandle(r, i);
 	uint64_t	end;
 
-	h.offset = r->index[i].offset;
-	h.size = r->index[i].size;
 	end = HsSstBlockHandleEnd(h);	/* <= data_end, checked at open */
 	if (h.offset < it->ra_offset || end > it->ra_offset + it->ra.len)
 	{
@@ -871,17 +867,8 @@ sstit_readahead_block(HsSstIterator *it, uint32_t i, HsSlice *contents)
 			return false;
 		/* the window may come short (a file cut after open): the block may not */
 		if (nread < end - h.offset)
-		{
-			char		expected[64];
-			char		actual[64];
-
-			snprintf(expected, sizeof(expected), "%zu bytes",
-					 (size_t) (end - h.offset));
-			snprintf(actual, sizeof(actual), "%zu bytes before end of file",
-					 nread);
-			return HsStatusCorruption(st, r->path, h.offset,
-									  "truncated block read", expected, actual);
-		}
+			return HsSstTruncatedRead(st, r->path, h.offset,
+									  (size_t) (end - h.offset), nread);
 		it->ra.len = nread;
 		it->ra_offset = h.offset;
 		if (it->ra_next < SST_READAHEAD_MAX)
