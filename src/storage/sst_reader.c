@@ -172,7 +172,8 @@ secondary_offer(const HsSstReader *r, uint32_t i, HsSlice contents,
  */
 
 /*
- * Read a meta block into *keep (which then owns the contents).
+ * Read a meta block into *keep (which then owns the contents, freeing what
+ * it held: the filter block is read again after a failed parse).
  */
 static bool
 read_meta_block(HsSstReader *r, HsSstBlockHandle h, HsBuf *keep,
@@ -190,6 +191,7 @@ read_meta_block(HsSstReader *r, HsSstBlockHandle h, HsBuf *keep,
 		HsBufFree(&raw);
 		return false;
 	}
+	HsBufFree(keep);
 	if (contents->data == stored.data)
 	{
 		*keep = stored;
