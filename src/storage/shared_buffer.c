@@ -74,6 +74,7 @@ HsSharedBufferCreate(HsEnv *env, size_t memory_limit)
 	return b;
 }
 
+/* Drops a piece's memtable and SST references, keeping memory accounted. */
 static void
 piece_clear(HsSharedBuffer *b, Piece *p)
 {
@@ -105,6 +106,7 @@ HsSharedBufferDestroy(HsSharedBuffer *b)
 	HsFree(b->env, b);
 }
 
+/* Returns table t's seal mark, created if create and absent (else NULL). */
 static TableMark *
 mark_of(HsSharedBuffer *b, HsTableId t, bool create)
 {
@@ -121,6 +123,7 @@ mark_of(HsSharedBuffer *b, HsTableId t, bool create)
 	return &b->marks[b->n_marks++];
 }
 
+/* Appends a zeroed piece and returns it. */
 static Piece *
 add_piece(HsSharedBuffer *b)
 {
@@ -265,6 +268,7 @@ HsSharedBufferMaybeSpill(HsSharedBuffer *b, const HsSstWriteContext *ctx,
 	return HsSharedBufferSpill(b, b->limit / 2, ctx, st);
 }
 
+/* Is t one of the n tables? */
 static bool
 table_in(const HsTableId *tables, int n, HsTableId t)
 {
@@ -276,6 +280,7 @@ table_in(const HsTableId *tables, int n, HsTableId t)
 	return false;
 }
 
+/* qsort comparator of epochs. */
 static int
 epoch_cmp(const void *a, const void *b)
 {
@@ -285,6 +290,7 @@ epoch_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Frees a sync result and drops its SST references. */
 void
 HsSyncResultFree(HsSyncResult *r)
 {

@@ -46,6 +46,7 @@ struct HsSstCache
 	HsSstCacheHandle lru;		/* sentinel */
 };
 
+/* Returns the hash bucket of object id. */
 static unsigned
 bucket_of(const HsSstCache *c, uint64_t id)
 {
@@ -54,6 +55,7 @@ bucket_of(const HsSstCache *c, uint64_t id)
 	return (unsigned) (h >> 32) & (unsigned) (c->n_buckets - 1);
 }
 
+/* Takes h off the idle list, if it is on it. */
 static void
 lru_unlink(HsSstCache *c, HsSstCacheHandle *h)
 {
@@ -65,6 +67,7 @@ lru_unlink(HsSstCache *c, HsSstCacheHandle *h)
 	c->n_idle--;
 }
 
+/* Puts h at the head of the idle list (most recently used). */
 static void
 lru_push(HsSstCache *c, HsSstCacheHandle *h)
 {
@@ -76,6 +79,7 @@ lru_push(HsSstCache *c, HsSstCacheHandle *h)
 	c->n_idle++;
 }
 
+/* Takes h out of the hash table. */
 static void
 table_remove(HsSstCache *c, HsSstCacheHandle *h)
 {
@@ -88,6 +92,7 @@ table_remove(HsSstCache *c, HsSstCacheHandle *h)
 	h->in_table = false;
 }
 
+/* Drops a reference to h: back to idle at one, closed and freed at zero. */
 static void
 unref(HsSstCache *c, HsSstCacheHandle *h)
 {
@@ -112,6 +117,7 @@ evict(HsSstCache *c, HsSstCacheHandle *h)
 	unref(c, h);
 }
 
+/* Evicts idle readers, least recently used first, down to the capacity. */
 static void
 trim(HsSstCache *c)
 {
@@ -305,6 +311,7 @@ cached_sync_status(CachedIter *ci)
 				  HsIterValue(ci->inner));
 }
 
+/* Positions the SST iterator at its first entry. */
 static void
 cached_seek_to_first(HsIterator *it)
 {
@@ -314,6 +321,7 @@ cached_seek_to_first(HsIterator *it)
 	cached_sync_status(ci);
 }
 
+/* Seeks the SST iterator to target. */
 static void
 cached_seek(HsIterator *it, HsSlice target)
 {
@@ -323,6 +331,7 @@ cached_seek(HsIterator *it, HsSlice target)
 	cached_sync_status(ci);
 }
 
+/* Moves the SST iterator to its next entry. */
 static void
 cached_next(HsIterator *it)
 {
@@ -339,6 +348,7 @@ cached_cursor(HsIterator *it, HsSlice *limit)
 	return HsIterBorrow(((CachedIter *) it)->inner, limit);
 }
 
+/* Takes the position back from a borrower of the SST iterator's cursor. */
 static void
 cached_resync(HsIterator *it)
 {
@@ -348,6 +358,7 @@ cached_resync(HsIterator *it)
 	cached_sync_status(ci);
 }
 
+/* Destroys the SST iterator and releases its reader. */
 static void
 cached_destroy(HsIterator *it)
 {

@@ -23,6 +23,7 @@
  * ----------------------------------------------------------------
  */
 
+/* Returns the masked CRC of footer bytes 0..47 and 56..63 (sst_format.h). */
 static uint32_t
 footer_crc(const uint8_t *in)
 {
@@ -146,6 +147,7 @@ HsSstFooterCheckLayout(const HsSstFooter *f, uint64_t file_size, const char *pat
  * ----------------------------------------------------------------
  */
 
+/* Returns the masked CRC of a block's stored bytes and its kind and length. */
 static uint32_t
 block_crc(HsSlice stored, const uint8_t *trailer)
 {
@@ -296,6 +298,7 @@ HsSstReadBlock(HsEnv *env, HsFile *file, const char *path, HsSstBlockHandle h,
  * ----------------------------------------------------------------
  */
 
+/* Appends the properties encoding (sst_format.h). */
 void
 HsSstPropertiesEncode(const HsSstProperties *p, HsBuf *out)
 {
@@ -329,6 +332,7 @@ HsSstPropertiesEncode(const HsSstProperties *p, HsBuf *out)
 	}
 }
 
+/* Reports malformed properties. */
 static bool
 props_corrupt(HsStatus *st, const char *path, uint64_t offset,
 			  const char *expected, const char *actual)

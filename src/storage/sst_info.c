@@ -21,6 +21,7 @@
 
 #include "hummock_stream/storage/sst_info.h"
 
+/* qsort comparator of table ids. */
 static int
 table_id_cmp(const void *a, const void *b)
 {
@@ -36,6 +37,7 @@ typedef struct TablePair
 	uint64_t	count;
 } TablePair;
 
+/* qsort comparator of (table id, count) pairs by table id. */
 static int
 table_pair_cmp(const void *a, const void *b)
 {

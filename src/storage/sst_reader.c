@@ -95,6 +95,7 @@ struct HsSstReader
 	HsStatus	get_status;
 };
 
+/* Sets the default options: checksums verified, no caches. */
 void
 HsSstReaderOptionsInit(HsSstReaderOptions *opts)
 {
@@ -145,6 +146,7 @@ secondary_lookup_pinned(const HsSstReader *r, uint32_t i, HsBuf *out,
 							  out, contents, pin);
 }
 
+/* Releases a pin on a block in the secondary cache (0: none). */
 static void
 secondary_unpin(const HsSstReader *r, uint64_t pin)
 {
@@ -205,6 +207,7 @@ read_meta_block(HsSstReader *r, HsSstBlockHandle h, HsBuf *keep,
 	return true;
 }
 
+/* Reports a corrupt index entry i. */
 static bool
 index_corrupt(HsSstReader *r, uint32_t i, const char *what,
 			  const char *expected, const char *actual, HsStatus *st)
@@ -314,6 +317,7 @@ load_index(HsSstReader *r, HsStatus *st)
 	return true;
 }
 
+/* Reads and decodes the properties block and checks it against the layout. */
 static bool
 load_properties(HsSstReader *r, HsStatus *st)
 {
@@ -484,12 +488,14 @@ HsSstReaderProperties(const HsSstReader *r)
 	return &r->props;
 }
 
+/* Returns the size of the file. */
 uint64_t
 HsSstReaderFileSize(const HsSstReader *r)
 {
 	return r->file_size;
 }
 
+/* Returns the decoded footer. */
 const HsSstFooter *
 HsSstReaderFooter(const HsSstReader *r)
 {
@@ -825,6 +831,7 @@ sstit_pin_ahead(HsSstIterator *it, uint32_t i)
 	sstit_prefetch_block(next);
 }
 
+/* Releases the pin on the current block, in either cache. */
 static void
 sstit_unpin(HsSstIterator *it)
 {
@@ -975,6 +982,7 @@ sstit_publish(HsSstIterator *it)
 				  HsBlockIterValue(&it->bi));
 }
 
+/* Positions at the first entry of the SST. */
 static void
 sstit_seek_to_first(HsIterator *base)
 {
@@ -994,6 +1002,7 @@ sstit_seek_to_first(HsIterator *base)
 	sstit_publish(it);
 }
 
+/* Positions at the first entry >= target, which must be a full key. */
 static void
 sstit_seek(HsIterator *base, HsSlice target)
 {
@@ -1014,6 +1023,7 @@ sstit_seek(HsIterator *base, HsSlice target)
 	sstit_publish(it);
 }
 
+/* Moves to the next entry, loading the next block at the end of one. */
 static void
 sstit_next(HsIterator *base)
 {
@@ -1046,6 +1056,7 @@ sstit_resync(HsIterator *base)
 	sstit_publish(it);
 }
 
+/* Releases the pins and frees the iterator (the reader stays). */
 static void
 sstit_destroy(HsIterator *base)
 {

@@ -63,6 +63,7 @@ HsStatusCorruption(HsStatus *st, const char *file, uint64_t offset,
 						  file ? file : "(unknown)", offset, expected, actual);
 }
 
+/* Returns the name of a status code ("ok", "corruption", ...). */
 const char *
 HsCodeName(HsCode code)
 {

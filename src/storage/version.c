@@ -87,6 +87,7 @@ HsChangeLogEntryCreate(HsEnv *env, const HsEpoch *epochs, int n_epochs,
 	return true;
 }
 
+/* Drops a reference; frees the entry and its SST references at zero. */
 void
 HsChangeLogEntryUnref(HsChangeLogEntry *e)
 {
@@ -346,6 +347,7 @@ HsVersionCheckReadEpoch(const HsVersion *v, HsTableId table_id,
 	return true;
 }
 
+/* qsort comparator of uint64_t. */
 static int
 u64_cmp(const void *a, const void *b)
 {
@@ -363,6 +365,7 @@ typedef struct IdList
 	size_t		cap;
 } IdList;
 
+/* Appends the object ids of n SSTs to the list. */
 static void
 id_list_add_ssts(IdList *l, HsSstInfo *const *ssts, int n)
 {
@@ -419,6 +422,7 @@ HsVersionObjectIds(const HsVersion *v, uint64_t **ids, size_t *n)
 	*n = m;
 }
 
+/* Does one of the n SSTs have object_id? */
 static bool
 ssts_reference(HsSstInfo *const *ssts, int n, uint64_t object_id)
 {
@@ -470,6 +474,7 @@ HsVersionReferencesObject(const HsVersion *v, uint64_t object_id)
 	return false;
 }
 
+/* Fills a level summary from the level's SSTs. */
 static void
 summarize(HsLevelSummary *s, int level, uint64_t sub_level_id,
 		  HsSstInfo *const *ssts, int n)
@@ -674,6 +679,7 @@ HsVersionEncode(const HsVersion *v, HsBuf *buf)
 	HsBufFree(&body);
 }
 
+/* Checks that c consumed the body of checkpoint field tag exactly. */
 static inline bool
 body_done(HsCursor *c, uint32_t tag, HsStatus *st)
 {

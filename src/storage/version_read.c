@@ -88,6 +88,7 @@ typedef struct TableBounds
 	bool		has_hi;
 } TableBounds;
 
+/* Sets the table-key bounds of the user-key range [lower, upper) of t. */
 static void
 bounds_init(TableBounds *b, HsEnv *env, HsTableId t, const HsSlice *lower,
 			const HsSlice *upper)
@@ -102,6 +103,7 @@ bounds_init(TableBounds *b, HsEnv *env, HsTableId t, const HsSlice *lower,
 	b->hi = HsBufSlice(&b->hi_buf);
 }
 
+/* Frees the bounds' buffers. */
 static void
 bounds_free(TableBounds *b)
 {
@@ -117,6 +119,7 @@ typedef struct Children
 	int			cap;
 } Children;
 
+/* Makes room for one more child iterator. */
 static void
 children_reserve(Children *c)
 {

@@ -118,6 +118,7 @@ extern bool HsSstInfoFromMeta(HsEnv *env, uint64_t object_id,
 							  const HsSstMeta *meta, HsSstInfo **out,
 							  HsStatus *st);
 
+/* Takes one more reference to info and returns it. */
 static inline HsSstInfo *
 HsSstInfoRef(HsSstInfo *info)
 {
@@ -128,12 +129,14 @@ HsSstInfoRef(HsSstInfo *info)
 /* Drop one reference; frees the info at zero.  NULL is ignored. */
 extern void HsSstInfoUnref(HsSstInfo *info);
 
+/* Returns the smallest full key. */
 static inline HsSlice
 HsSstInfoSmallest(const HsSstInfo *info)
 {
 	return HsSliceMake(info->smallest_key, info->smallest_key_len);
 }
 
+/* Returns the largest full key. */
 static inline HsSlice
 HsSstInfoLargest(const HsSstInfo *info)
 {

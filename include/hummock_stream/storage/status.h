@@ -58,6 +58,7 @@ HsStatusClear(HsStatus *st)
 	st->detail[0] = '\0';
 }
 
+/* Is the status HS_OK? */
 static inline bool
 HsStatusOk(const HsStatus *st)
 {

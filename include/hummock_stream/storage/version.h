@@ -136,6 +136,7 @@ extern bool HsChangeLogEntryCreate(HsEnv *env, const HsEpoch *epochs,
 								   int n_old, HsChangeLogEntry **out,
 								   HsStatus *st);
 
+/* Takes one more reference to e and returns it. */
 static inline HsChangeLogEntry *
 HsChangeLogEntryRef(HsChangeLogEntry *e)
 {
@@ -145,6 +146,7 @@ HsChangeLogEntryRef(HsChangeLogEntry *e)
 
 extern void HsChangeLogEntryUnref(HsChangeLogEntry *e);
 
+/* Returns the entry's checkpoint epoch (its last epoch). */
 static inline HsEpoch
 HsChangeLogEntryCheckpointEpoch(const HsChangeLogEntry *e)
 {
@@ -166,6 +168,7 @@ extern bool HsChangeLogEntryDecode(HsEnv *env, HsCursor *c,
 /* The empty version (id 0, no tables, no SSTs). */
 extern HsVersion *HsVersionCreateEmpty(HsEnv *env);
 
+/* Takes one more reference to v and returns it. */
 static inline HsVersion *
 HsVersionRef(HsVersion *v)
 {
