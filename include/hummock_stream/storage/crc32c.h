@@ -49,7 +49,7 @@ HsCrc32c(const void *data, size_t len)
 /* Both implementations, exposed for tests and benchmarks. */
 extern uint32_t HsCrc32cExtendSoftware(uint32_t crc, const void *data,
 									   size_t len);
-/* Only valid when HsCrc32cHasHardware() is true. */
+/* The SSE4.2 one; the software one on a CPU without SSE4.2. */
 extern uint32_t HsCrc32cExtendHardware(uint32_t crc, const void *data,
 									   size_t len);
 extern bool HsCrc32cHasHardware(void);
