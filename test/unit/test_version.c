@@ -16,6 +16,7 @@
 
 #include "hummock_stream/storage/meta_record.h"
 #include "hummock_stream/storage/gc.h"
+#include "hummock_stream/storage/version_apply.h"
 #include "hummock_stream/storage/version_delta.h"
 
 /* An SST of one table covering user keys [lo, hi] at epochs [e1, e2]. */
