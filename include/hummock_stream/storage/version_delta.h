@@ -132,11 +132,4 @@ extern bool HsVersionDeltaDecode(HsEnv *env, HsSlice data,
 /* The name of a delta kind ("commit", ...). */
 extern const char *HsDeltaKindName(HsDeltaKind kind);
 
-/*
- * Callers that apply deltas should include version_apply.h themselves;
- * this include keeps those that still reach HsVersionApplyDelta through
- * this header (src/meta/hummock_manager.c) building.
- */
-#include "hummock_stream/storage/version_apply.h"
-
 #endif							/* HS_STORAGE_VERSION_DELTA_H */
