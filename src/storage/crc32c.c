@@ -267,10 +267,3 @@ HsCrc32cExtendHardware(uint32_t crc, const void *data, size_t len)
 #endif
 	return ~crc_update_sw(~crc, (const uint8_t *) data, len);
 }
-
-bool
-HsCrc32cHasHardware(void)
-{
-	pthread_once(&crc_once, crc32c_init);
-	return crc_have_hw;
-}

@@ -52,7 +52,6 @@ extern uint32_t HsCrc32cExtendSoftware(uint32_t crc, const void *data,
 /* The SSE4.2 one; the software one on a CPU without SSE4.2. */
 extern uint32_t HsCrc32cExtendHardware(uint32_t crc, const void *data,
 									   size_t len);
-extern bool HsCrc32cHasHardware(void);
 
 /* Masking of persisted CRCs (never change). */
 #define HS_CRC32C_MASK_DELTA	UINT32_C(0x6C8E9CF5)
