@@ -57,37 +57,56 @@ store_row(HsStreamJobInput *in, HsSlice row, MemoryContext cxt)
 	return in->slot;
 }
 
-void
-HsViewSourceScan(HsStreamJob *job, int i, const HsVersion *v, HsEpoch epoch)
+struct HsViewScan
 {
-	HsStreamJobInput *in = &job->inputs[i];
-	MemoryContext scratch = AllocSetContextCreate(CurrentMemoryContext,
-												  "hummock_stream view source",
-												  ALLOCSET_DEFAULT_SIZES);
+	HsStreamJobInput *in;
 	HsIterator *it;
-	HsStatus	st;
-	volatile int n = 0;
+	MemoryContext scratch;
+	int			n;
+	bool		started;
+};
 
-	HS_CHECK(HsVersionTableIterator(v, HsHummockSstCache(), (HsTableId) in->leaf->relid,
-									epoch, NULL, NULL, NULL, &it, &st), &st);
-	PG_TRY();
+HsViewScan *
+HsViewScanBegin(HsStreamJob *job, int i, const HsVersion *v, HsEpoch epoch)
+{
+	HsViewScan *scan = palloc0(sizeof(HsViewScan));
+	HsStatus	st;
+
+	scan->in = &job->inputs[i];
+	scan->scratch = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream view scan",
+										  ALLOCSET_DEFAULT_SIZES);
+	HS_CHECK(HsVersionTableIterator(v, HsHummockSstCache(), (HsTableId) scan->in->leaf->relid,
+									epoch, NULL, NULL, NULL, &scan->it, &st), &st);
+	return scan;
+}
+
+TupleTableSlot *
+HsViewScanNext(HsViewScan *scan)
+{
+	HsStatus	st;
+
+	ExecClearTuple(scan->in->slot);
+	if (scan->started)
+		HsIterNext(scan->it);
+	scan->started = true;
+	if (!HsIterValid(scan->it))
 	{
-		for (; HsIterValid(it); HsIterNext(it))
-		{
-			HsStreamJobPush(job, i, store_row(in, HsUserIterRow(it), scratch), +1);
-			ExecClearTuple(in->slot);
-			if (++n % ROWS_PER_RESET == 0)
-				MemoryContextReset(scratch);
-		}
-		if (!HsIterStatus(it, &st))
+		if (!HsIterStatus(scan->it, &st))
 			HsStatusReport(ERROR, &st);
+		return NULL;
 	}
-	PG_FINALLY();
-	{
-		HsIterDestroy(it);
-	}
-	PG_END_TRY();
-	MemoryContextDelete(scratch);
+	if (++scan->n % ROWS_PER_RESET == 0)
+		MemoryContextReset(scan->scratch);
+	return store_row(scan->in, HsUserIterRow(scan->it), scan->scratch);
+}
+
+void
+HsViewScanEnd(HsViewScan *scan)
+{
+	ExecClearTuple(scan->in->slot);
+	HsIterDestroy(scan->it);
+	MemoryContextDelete(scan->scratch);
+	pfree(scan);
 }
 
 void

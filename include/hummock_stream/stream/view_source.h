@@ -26,6 +26,8 @@
 #ifndef HS_STREAM_VIEW_SOURCE_H
 #define HS_STREAM_VIEW_SOURCE_H
 
+#include "executor/tuptable.h"
+
 #include "hummock_stream/storage/version.h"
 
 struct HsStreamJob;
@@ -39,11 +41,15 @@ extern bool HsViewSourceReady(Oid upstream, const HsVersion *v, HsEpoch epoch,
 							  HsEpoch *committed);
 
 /*
- * Push every row of input i's upstream view at epoch (in v) into the job,
- * as inserts.  Caller pins v (and epoch) while it runs.
+ * The rows of input i's upstream view at epoch (in v), one at a time
+ * (the backfill): HsViewScanNext returns the input's slot holding the next
+ * row, or NULL at the end.  Caller pins v (and epoch) while it runs.
  */
-extern void HsViewSourceScan(struct HsStreamJob *job, int i, const HsVersion *v,
-							 HsEpoch epoch);
+typedef struct HsViewScan HsViewScan;
+extern HsViewScan *HsViewScanBegin(struct HsStreamJob *job, int i, const HsVersion *v,
+								   HsEpoch epoch);
+extern TupleTableSlot *HsViewScanNext(HsViewScan *scan);
+extern void HsViewScanEnd(HsViewScan *scan);
 
 /*
  * Push the net changes of input i's upstream view over epochs (from, to]
