@@ -44,6 +44,7 @@
 #include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/meta/hummock_manager.h"
+#include "hummock_stream/storage/compaction.h"
 
 /* The name of the table access method (sql: CREATE ACCESS METHOD hummock). */
 #define HS_TABLEAM_NAME "hummock"
@@ -339,6 +340,31 @@ HsCatalogSetPosition(Oid job_id, const char *snapshot, HsEpoch view_position)
 	run("UPDATE hummock_stream.stream_jobs SET position = $1::pg_catalog.pg_snapshot,"
 		" view_position = $3 WHERE job_id = $2", 3, types, args, NULL, SPI_OK_UPDATE);
 	end(&cs);
+}
+
+int
+HsCatalogLogFloors(HsLogFloor **floors)
+{
+	CatalogStatement cs;
+	int			n;
+
+	begin(&cs);
+	run("SELECT s.relid, pg_catalog.min(j.view_position)"
+		"  FROM hummock_stream.stream_sources s"
+		"  JOIN hummock_stream.stream_jobs j USING (job_id)"
+		" WHERE s.relid IN (SELECT job_id FROM hummock_stream.stream_jobs)"
+		" GROUP BY s.relid", 0, NULL, NULL, NULL, SPI_OK_SELECT);
+	n = (int) SPI_processed;
+	*floors = MemoryContextAlloc(cs.caller, sizeof(HsLogFloor) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		bool		isnull;
+
+		(*floors)[i].table_id = (HsTableId) DatumGetObjectId(column(i, 1, &isnull));
+		(*floors)[i].epoch = (HsEpoch) DatumGetInt64(column(i, 2, &isnull));
+	}
+	end(&cs);
+	return n;
 }
 
 bool

@@ -394,7 +394,8 @@ HsCompactionRun(const HsVersion *v, HsSstCache *cache,
 }
 
 HsVersionDelta *
-HsCompactionTrimChangeLogs(const HsVersion *v, HsEpoch retention_epoch)
+HsCompactionTrimChangeLogs(const HsVersion *v, HsEpoch retention_epoch,
+						   const HsLogFloor *floors, int n_floors)
 {
 	HsVersionDelta *d = NULL;
 	int			i;
@@ -402,13 +403,17 @@ HsCompactionTrimChangeLogs(const HsVersion *v, HsEpoch retention_epoch)
 	for (i = 0; i < v->n_change_logs; i++)
 	{
 		const HsTableChangeLog *log = &v->change_logs[i];
+		HsEpoch		upto = retention_epoch;
 
+		for (int k = 0; k < n_floors; k++)
+			if (floors[k].table_id == log->table_id && floors[k].epoch < upto)
+				upto = floors[k].epoch;
 		if (log->n_entries == 0 ||
-			HsChangeLogEntryCheckpointEpoch(log->entries[0]) >= retention_epoch)
+			HsChangeLogEntryCheckpointEpoch(log->entries[0]) >= upto)
 			continue;
 		if (d == NULL)
 			d = HsVersionDeltaCreate(v->env, HS_DELTA_TRUNCATE_LOG, v->id);
-		HsVersionDeltaAddTruncate(d, log->table_id, retention_epoch);
+		HsVersionDeltaAddTruncate(d, log->table_id, upto);
 	}
 	return d;
 }

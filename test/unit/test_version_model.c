@@ -411,7 +411,7 @@ truncate_logs(void)
 
 	if (mc > M->trunc)
 		M->trunc += rnd((mc - M->trunc) / EPOCH_STEP + 1) * EPOCH_STEP;
-	d = HsCompactionTrimChangeLogs(M->cur, M->trunc);
+	d = HsCompactionTrimChangeLogs(M->cur, M->trunc, NULL, 0);
 	if (d == NULL)
 		return;
 	apply_delta(d);

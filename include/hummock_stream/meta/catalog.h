@@ -72,6 +72,14 @@ extern List *HsCatalogDeleteJob(Oid job_id, List **sources);
  */
 extern void HsCatalogSetPosition(Oid job_id, const char *snapshot, HsEpoch view_position);
 
+/*
+ * For each streaming view that other views read, the oldest epoch a
+ * reader still reads its change log from (its view_position): HsLogFloor
+ * pairs (compaction.h), palloc'd; returns how many.
+ */
+struct HsLogFloor;
+extern int	HsCatalogLogFloors(struct HsLogFloor **floors);
+
 /* Is relid read by some job? */
 extern bool HsCatalogIsSource(Oid relid);
 
