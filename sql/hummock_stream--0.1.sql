@@ -563,6 +563,12 @@ SELECT j.job_id::regclass AS name,
        hummock_stream.estimated_rows(j.job_id::regclass) AS rows_estimate,
        (SELECT pg_catalog.array_agg(s.relid::regclass ORDER BY s.relid)
           FROM hummock_stream.stream_sources s WHERE s.job_id = j.job_id) AS sources,
+       (SELECT pg_catalog.array_agg(s.relid::regclass ORDER BY s.relid)
+          FROM hummock_stream.stream_sources s
+         WHERE s.job_id = j.job_id
+           AND s.relid IN (SELECT u.job_id FROM hummock_stream.stream_jobs u)) AS upstreams,
+       (SELECT pg_catalog.array_agg(s.job_id::regclass ORDER BY s.job_id)
+          FROM hummock_stream.stream_sources s WHERE s.relid = j.job_id) AS downstreams,
        j.definition,
        j.created_at
   FROM hummock_stream.stream_jobs j
@@ -574,7 +580,7 @@ SELECT j.job_id::regclass AS name,
  WHERE pg_catalog.pg_has_role(c.relowner, 'USAGE')
     OR pg_catalog.pg_has_role('pg_monitor', 'USAGE');
 COMMENT ON VIEW hummock_stream.jobs IS
-  'Streaming materialized views: state (failed, with the last error, while failing), committed epoch, lag behind now, sources';
+  'Streaming materialized views: state (failed, with the last error, while failing), committed epoch, lag behind now, sources, the views it reads (upstreams) and the views that read it (downstreams)';
 
 -- A job is one fragment (its whole executor tree) run by one actor; the
 -- barrier manager places actor n on compute worker n % compute_workers.
