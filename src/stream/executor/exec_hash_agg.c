@@ -44,19 +44,19 @@
  * the epoch (if it had one and it changed) and the insert of the new one,
  * and writes its state row (or deletes it when the group has no rows).
  *
- * State row format (a MinimalTuple of the "state descriptor"): the group's
- * key columns, its row count (int8), then per call five columns: non-NULL
- * count (int8), sum (sum type; NULL when unused or when no finite input
- * remains), current min/max value (argument type; NULL when unused), true
- * count (int8), and the special-value counts of sum/avg (int8[] of
- * (class, count) pairs with non-zero counts, NULL when empty): for numeric
- * a class >= 0 is a display scale, and for numeric and float -1 counts
- * NaN, -2 +Infinity, -3 -Infinity, -4 (float only) -0.  States written
- * before float calls kept counts have NULL there, which reads as no
- * special values (a float sum stored then that holds NaN or an infinity
- * keeps it until the view is created again).  Min/max rows:
+ * State row format (a stored row of the "state descriptor", stored_row.c):
+ * the group's key columns, its row count (int8), then per call five
+ * columns: non-NULL count (int8), sum (sum type; NULL when unused or when
+ * no finite input remains), current min/max value (argument type; NULL
+ * when unused), true count (int8), and the special-value counts of sum/avg
+ * (int8[] of (class, count) pairs with non-zero counts, NULL when empty):
+ * for numeric a class >= 0 is a display scale, and for numeric and float
+ * -1 counts NaN, -2 +Infinity, -3 -Infinity, -4 (float only) -0.  States
+ * written before float calls kept counts have NULL there, which reads as
+ * no special values (a float sum stored then that holds NaN or an
+ * infinity keeps it until the view is created again).  Min/max rows:
  * key = group key | call number (1 byte) | memcmp(value), value = a
- * MinimalTuple of (value, count int8).
+ * stored row of (value, count int8).
  *
  * Memory: groups are cached in a hash table; when it holds more than
  * hummock_stream.agg_cache_groups groups after a flush, it is emptied
@@ -69,7 +69,6 @@
  */
 #include "postgres.h"
 
-#include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "common/hashfn.h"
 #include "executor/tuptable.h"
@@ -83,9 +82,10 @@
 #include "utils/memutils.h"
 #include "utils/numeric.h"
 
+#include "hummock_stream/row/memcmp_key.h"
+#include "hummock_stream/row/stored_row.h"
 #include "hummock_stream/stream/bytes_key_hash.h"
 #include "hummock_stream/stream/executor.h"
-#include "hummock_stream/row/memcmp_key.h"
 
 int			hs_agg_cache_groups = 100000;
 
@@ -150,7 +150,7 @@ typedef struct SumOps
 
 typedef struct HashAggExec
 {
-	HsExec		exec;
+	HsExec		exec;			/* exec.out: virtual; exec.row_cxt: per row */
 	TupleDesc	in_desc;
 	int			nkeys;
 	int			ncalls;
@@ -162,10 +162,8 @@ typedef struct HashAggExec
 	HsStateTable *minmax;
 	bool		always_one_group;
 	MemoryContext group_cxt;	/* groups and their datums */
-	MemoryContext tmp_cxt;		/* per row */
 	HTAB	   *groups;
 	AggGroup   *dirty;
-	TupleTableSlot *out;
 	StringInfoData buf;
 	StringInfoData buf2;
 } HashAggExec;
@@ -616,7 +614,6 @@ encode_state(HashAggExec *a, AggGroup *g)
 	int			natts = a->state_desc->natts;
 	Datum	   *values = palloc(sizeof(Datum) * natts);
 	bool	   *nulls = palloc0(sizeof(bool) * natts);
-	MinimalTuple mt;
 	int			c = 0;
 
 	for (int k = 0; k < a->nkeys; k++, c++)
@@ -638,26 +635,9 @@ encode_state(HashAggExec *a, AggGroup *g)
 		values[c + 4] = scales_to_array(acc, &nulls[c + 4]);
 		c += STATE_COLS_PER_CALL;
 	}
-	mt = heap_form_minimal_tuple(a->state_desc, values, nulls);
-	resetStringInfo(&a->buf);
-	appendBinaryStringInfo(&a->buf, (char *) mt, mt->t_len);
-	pfree(mt);
+	HsStoredRowFormInto(&a->buf, a->state_desc, values, nulls);
 	pfree(values);
 	pfree(nulls);
-}
-
-/* Deform a MinimalTuple stored as bytes. */
-static void
-deform_stored(TupleDesc desc, const char *data, int len, Datum *values, bool *nulls)
-{
-	HeapTupleData tup;
-	MinimalTuple mt = (MinimalTuple) data;
-
-	tup.t_len = mt->t_len + MINIMAL_TUPLE_OFFSET;
-	tup.t_data = (HeapTupleHeader) ((char *) mt - MINIMAL_TUPLE_OFFSET);
-	ItemPointerSetInvalid(&tup.t_self);
-	tup.t_tableOid = InvalidOid;
-	heap_deform_tuple(&tup, desc, values, nulls);
 }
 
 /* Find or load the group of key (in a->buf2); values are the input row. */
@@ -703,7 +683,7 @@ lookup_group(HashAggExec *a, TupleTableSlot *row)
 		bool	   *nulls = palloc(sizeof(bool) * natts);
 		int			c = 0;
 
-		deform_stored(a->state_desc, stored.data, stored.len, values, nulls);
+		HsStoredRowDeform(a->state_desc, stored.data, values, nulls);
 		old = MemoryContextSwitchTo(a->group_cxt);
 		g->stored = palloc(stored.len);
 		memcpy(g->stored, stored.data, stored.len);
@@ -833,9 +813,9 @@ value_count_apply(HashAggExec *a, AggGroup *g, int i, Datum *v, int sign,
 	initStringInfo(&val);
 	if (HsStateTableGet(a->minmax, key->data, key->len, &val))
 	{
-		deform_stored(a->mm_desc[i], val.data, val.len, mv, mn);
+		HsStoredRowDeform(a->mm_desc[i], val.data, mv, mn);
 		count = DatumGetInt64(mv[1]);
-		*v = mv[0];				/* in val, which lives until tmp_cxt resets */
+		*v = mv[0];				/* in val, which lives until row_cxt resets */
 	}
 	if (count + sign < 0)
 		return count;			/* nothing to take back (never expected) */
@@ -848,7 +828,7 @@ value_count_apply(HashAggExec *a, AggGroup *g, int i, Datum *v, int sign,
 		mv[0] = *v;
 		mv[1] = Int64GetDatum(count + sign);
 		mn[0] = mn[1] = false;
-		mt = heap_form_minimal_tuple(a->mm_desc[i], mv, mn);
+		mt = HsStoredRowForm(a->mm_desc[i], mv, mn);
 		HsStateTablePut(a->minmax, key->data, key->len,
 						count > 0 ? val.data : NULL, val.len,
 						(char *) mt, mt->t_len);
@@ -910,7 +890,7 @@ minmax_rescan(HashAggExec *a, AggGroup *g, int i)
 		Datum		mv[2];
 		bool		mn[2];
 
-		deform_stored(a->mm_desc[i], val.data, val.len, mv, mn);
+		HsStoredRowDeform(a->mm_desc[i], val.data, mv, mn);
 		set_extreme(a, acc, &a->calls[i], mv[0], key.data + prefix.len,
 					key.len - prefix.len);
 	}
@@ -953,8 +933,8 @@ hash_agg_push(HsExec *self, TupleTableSlot *row, int sign)
 	AggGroup   *g;
 	MemoryContext old;
 
-	MemoryContextReset(a->tmp_cxt);
-	old = MemoryContextSwitchTo(a->tmp_cxt);
+	MemoryContextReset(a->exec.row_cxt);
+	old = MemoryContextSwitchTo(a->exec.row_cxt);
 	slot_getallattrs(row);
 
 	resetStringInfo(&a->buf2);
@@ -1010,7 +990,7 @@ hash_agg_push(HsExec *self, TupleTableSlot *row, int sign)
 						pfree(DatumGetPointer(acc->sum));
 					acc->sum = copy_datum(s, ops->sumtype);
 					acc->sum_null = false;
-					MemoryContextSwitchTo(a->tmp_cxt);
+					MemoryContextSwitchTo(a->exec.row_cxt);
 					if (finite_count(acc) == 0)
 						acc->sum_null = true;	/* start afresh: no drift */
 					break;
@@ -1051,7 +1031,7 @@ outputs_equal(HashAggExec *a, Datum *v1, bool *n1, Datum *v2, bool *n2)
 static void
 emit(HashAggExec *a, Datum *values, bool *nulls, int sign)
 {
-	TupleTableSlot *out = a->out;
+	TupleTableSlot *out = a->exec.out;
 
 	ExecClearTuple(out);
 	memcpy(out->tts_values, values, sizeof(Datum) * out->tts_tupleDescriptor->natts);
@@ -1073,8 +1053,8 @@ hash_agg_flush(HsExec *self)
 	if (a->always_one_group)
 	{
 		/* the first epoch emits the row even if no input arrived */
-		MemoryContextReset(a->tmp_cxt);
-		old = MemoryContextSwitchTo(a->tmp_cxt);
+		MemoryContextReset(a->exec.row_cxt);
+		old = MemoryContextSwitchTo(a->exec.row_cxt);
 		resetStringInfo(&a->buf2);
 		g = lookup_group(a, NULL);
 		if (g->stored == NULL)
@@ -1085,8 +1065,8 @@ hash_agg_flush(HsExec *self)
 	{
 		bool		exists;
 
-		MemoryContextReset(a->tmp_cxt);
-		old = MemoryContextSwitchTo(a->tmp_cxt);
+		MemoryContextReset(a->exec.row_cxt);
+		old = MemoryContextSwitchTo(a->exec.row_cxt);
 		for (int i = 0; i < a->ncalls; i++)
 			if (g->acc[i].rescan)
 				minmax_rescan(a, g, i);
@@ -1140,65 +1120,70 @@ hash_agg_reset(HsExec *self)
 	create_groups((HashAggExec *) self);
 }
 
+static const HsExecMethods hash_agg_methods = {
+	.name = "HashAgg",
+	.push = hash_agg_push,
+	.flush = hash_agg_flush,
+	.reset = hash_agg_reset,
+	.out_ops = &TTSOpsVirtual,
+	.row_context = "hummock_stream agg row",
+};
+
 HsExec *
 HsExecHashAggCreate(TupleDesc in_desc, int nkeys, HsAggCall *calls, int ncalls,
 					HsStateTable *state, HsStateTable *minmax, bool always_one_group)
 {
-	HashAggExec *a = palloc0(sizeof(HashAggExec));
-	TupleDesc	out;
+	HashAggExec *a;
+	SumOps	   *sums = palloc0(sizeof(SumOps) * Max(ncalls, 1));
+	TupleDesc  *mm_desc = palloc0(sizeof(TupleDesc) * Max(ncalls, 1));
+	TupleDesc	out = CreateTemplateTupleDesc(nkeys + ncalls);
+	TupleDesc	state_desc;
 	int			c;
 
-	a->exec.name = "HashAgg";
-	a->exec.push = hash_agg_push;
-	a->exec.flush = hash_agg_flush;
-	a->exec.reset = hash_agg_reset;
-	a->in_desc = in_desc;
-	a->nkeys = nkeys;
-	a->ncalls = ncalls;
-	a->calls = calls;
-	a->state = state;
-	a->minmax = minmax;
-	a->always_one_group = always_one_group;
-	a->sums = palloc0(sizeof(SumOps) * Max(ncalls, 1));
-	a->mm_desc = palloc0(sizeof(TupleDesc) * Max(ncalls, 1));
-
-	out = CreateTemplateTupleDesc(nkeys + ncalls);
 	for (int k = 0; k < nkeys; k++)
 		TupleDescCopyEntry(out, k + 1, in_desc, k + 1);
-	a->state_desc = CreateTemplateTupleDesc(nkeys + 1 + STATE_COLS_PER_CALL * ncalls);
+	state_desc = CreateTemplateTupleDesc(nkeys + 1 + STATE_COLS_PER_CALL * ncalls);
 	for (int k = 0; k < nkeys; k++)
-		TupleDescCopyEntry(a->state_desc, k + 1, in_desc, k + 1);
+		TupleDescCopyEntry(state_desc, k + 1, in_desc, k + 1);
 	c = nkeys + 1;
-	TupleDescInitEntry(a->state_desc, c++, "rows", INT8OID, -1, 0);
+	TupleDescInitEntry(state_desc, c++, "rows", INT8OID, -1, 0);
 	for (int i = 0; i < ncalls; i++)
 	{
 		HsAggCall  *call = &calls[i];
 
 		if ((call->kind == HS_AGG_SUM || call->kind == HS_AGG_AVG) &&
-			!sum_ops(call->kind, call->argtype, &a->sums[i]))
+			!sum_ops(call->kind, call->argtype, &sums[i]))
 			elog(ERROR, "unsupported streaming aggregate argument type %u", call->argtype);
 		TupleDescInitEntry(out, nkeys + i + 1, NULL, call->restype, -1, 0);
-		TupleDescInitEntry(a->state_desc, c++, NULL, INT8OID, -1, 0);
-		TupleDescInitEntry(a->state_desc, c++, NULL,
-						   a->sums[i].sumtype ? a->sums[i].sumtype : INT8OID, -1, 0);
-		TupleDescInitEntry(a->state_desc, c++, NULL,
+		TupleDescInitEntry(state_desc, c++, NULL, INT8OID, -1, 0);
+		TupleDescInitEntry(state_desc, c++, NULL,
+						   sums[i].sumtype ? sums[i].sumtype : INT8OID, -1, 0);
+		TupleDescInitEntry(state_desc, c++, NULL,
 						   (call->kind == HS_AGG_MIN || call->kind == HS_AGG_MAX) ?
 						   call->argtype : INT8OID, -1, 0);
-		TupleDescInitEntry(a->state_desc, c++, NULL, INT8OID, -1, 0);
-		TupleDescInitEntry(a->state_desc, c++, NULL, INT8ARRAYOID, -1, 0);
+		TupleDescInitEntry(state_desc, c++, NULL, INT8OID, -1, 0);
+		TupleDescInitEntry(state_desc, c++, NULL, INT8ARRAYOID, -1, 0);
 		if (call->kind == HS_AGG_MIN || call->kind == HS_AGG_MAX || call->distinct)
 		{
-			a->mm_desc[i] = CreateTemplateTupleDesc(2);
-			TupleDescInitEntry(a->mm_desc[i], 1, NULL, call->argtype, -1, 0);
-			TupleDescInitEntry(a->mm_desc[i], 2, NULL, INT8OID, -1, 0);
+			mm_desc[i] = CreateTemplateTupleDesc(2);
+			TupleDescInitEntry(mm_desc[i], 1, NULL, call->argtype, -1, 0);
+			TupleDescInitEntry(mm_desc[i], 2, NULL, INT8OID, -1, 0);
 		}
 	}
-	a->exec.out_desc = out;
-	a->out = MakeSingleTupleTableSlot(out, &TTSOpsVirtual);
+
+	a = HsExecCreate(sizeof(HashAggExec), &hash_agg_methods, out);
+	a->in_desc = in_desc;
+	a->nkeys = nkeys;
+	a->ncalls = ncalls;
+	a->calls = calls;
+	a->sums = sums;
+	a->mm_desc = mm_desc;
+	a->state_desc = state_desc;
+	a->state = state;
+	a->minmax = minmax;
+	a->always_one_group = always_one_group;
 	a->group_cxt = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream agg groups",
 										 ALLOCSET_DEFAULT_SIZES);
-	a->tmp_cxt = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream agg row",
-									   ALLOCSET_DEFAULT_SIZES);
 	initStringInfo(&a->buf);
 	initStringInfo(&a->buf2);
 	create_groups(a);
