@@ -16,9 +16,10 @@
  *
  * Who stores what (the keys are memcmp encodings, memcmp_key.h):
  *
- *	view table	stored rows of the view's row type, under memcmp(unique key),
- *				or for a multiset under memcmp(row) | BE64(copy number)
- *				(exec_materialize.c); this is what the table AM reads
+ *	view table	stored rows of the view's row type, under memcmp(unique
+ *				key), or for a multiset under memcmp(row) | BE64(copy
+ *				number) (exec_materialize.c); this is what the table AM
+ *				reads
  *	HashJoin	counted rows of each side's row type, under memcmp(join key)
  *				| identity (exec_hash_join.c)
  *	TopN		rows: counted rows of the input under memcmp(group) |

@@ -77,7 +77,7 @@ HsCountedRowTupleLen(int vlen)
 	return vlen - HS_COUNTED_ROW_HEADER;
 }
 
-/* count copies of the stored row mt as a counted row, palloc'd; *len its length. */
+/* count copies of stored row mt as a counted row (palloc'd, *len bytes). */
 extern char *HsCountedRowForm(int64 count, MinimalTuple mt, int *len);
 
 #endif							/* HS_ROW_STORED_ROW_H */

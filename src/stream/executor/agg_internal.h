@@ -71,7 +71,7 @@ is_byval(Oid typid)
 
 /* ---- agg_accumulators.c ---- */
 
-/* The accumulation of sum(argtype) or avg(argtype) in *ops; false if unsupported. */
+/* How sum(argtype) or avg(argtype) accumulates, in *ops; false: unsupported. */
 extern bool AggSumOpsFor(HsAggKind kind, Oid argtype, AggSumOps *ops);
 
 /* A group's accumulators before any input. */
@@ -89,14 +89,17 @@ extern void AggAccAddSum(AggAcc *acc, const AggSumOps *ops, Oid argtype, Datum v
 extern Datum AggAccResult(const HsAggCall *call, const AggSumOps *ops,
 						  const AggAcc *acc, int64 rows, bool *isnull);
 
-/* Describe the call's AGG_STATE_COLS_PER_CALL state-row columns from attno first. */
+/* Describe the call's state-row columns, attnos first and on. */
 extern void AggAccDescribe(TupleDesc state_desc, AttrNumber first, const HsAggCall *call,
 						   const AggSumOps *ops);
 
-/* The call's state-row columns: acc into values/nulls[0..AGG_STATE_COLS_PER_CALL-1]. */
+/* acc as the call's state-row columns, values/nulls[0..COLS_PER_CALL-1]. */
 extern void AggAccEncode(const AggAcc *acc, Datum *values, bool *nulls);
 
-/* acc (as AggAccInit leaves it) from the call's state-row columns, copied into group_cxt. */
+/*
+ * acc (as AggAccInit leaves it) from the call's state-row columns, its
+ * values copied into group_cxt.
+ */
 extern void AggAccDecode(AggAcc *acc, const HsAggCall *call, const AggSumOps *ops,
 						 Datum *values, bool *nulls, MemoryContext group_cxt);
 

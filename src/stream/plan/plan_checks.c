@@ -92,7 +92,7 @@ system_column_walker(Node *node, void *arg)
 	return expression_tree_walker(node, system_column_walker, arg);
 }
 
-/* The view's query as a whole: a SELECT of immutable functions, no system columns. */
+/* The view's query as a whole: a SELECT, immutable, no system columns. */
 void
 check_view_query(Query *q)
 {

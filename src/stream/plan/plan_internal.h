@@ -114,7 +114,7 @@ extern RelOut *plan_query(PlanCtx *ctx, Query *q, List *outer);
 /* Refuse construct what (0A000), as the subject of "... not supported". */
 extern void unsupported(const char *what, bool plural) pg_attribute_noreturn();
 
-/* Refuse a subquery that is not an IN / EXISTS / NOT EXISTS condition of WHERE. */
+/* Refuse a subquery that is not IN / EXISTS / NOT EXISTS in WHERE. */
 extern void unsupported_subquery(void) pg_attribute_noreturn();
 
 /* Check the view's whole query before planning it. */

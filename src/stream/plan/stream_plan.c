@@ -529,9 +529,10 @@ plan_subquery(PlanCtx *ctx, Query *sub, int rtindex, List *outer, List *quals)
 
 /*
  * A query level: its FROM items joined, WHERE, aggregation or projection,
- * DISTINCT, Top-N; or its set operation (plan_setop.c).  The result's first nvisible columns are q's output columns;
- * hidden columns after them carry its unique key when it has one.  outer:
- * the enclosing query levels, innermost first.
+ * DISTINCT, Top-N; or its set operation (plan_setop.c).  The result's
+ * first nvisible columns are q's output columns; hidden columns after them
+ * carry its unique key when it has one.  outer: the enclosing query
+ * levels, innermost first.
  */
 RelOut *
 plan_query(PlanCtx *ctx, Query *q, List *outer)
