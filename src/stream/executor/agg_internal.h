@@ -89,7 +89,7 @@ extern void AggAccAddSum(AggAcc *acc, const AggSumOps *ops, Oid argtype, Datum v
 extern Datum AggAccResult(const HsAggCall *call, const AggSumOps *ops,
 						  const AggAcc *acc, int64 rows, bool *isnull);
 
-/* Describe the call's state-row columns, attnos first and on. */
+/* Describe the call's state-row columns, from attno first on. */
 extern void AggAccDescribe(TupleDesc state_desc, AttrNumber first, const HsAggCall *call,
 						   const AggSumOps *ops);
 

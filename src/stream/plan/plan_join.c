@@ -27,8 +27,8 @@
  * up: its own convert_ANY_sublink_to_join and
  * convert_EXISTS_sublink_to_join do the conversion (NOT IN is refused: it
  * depends on NULLs in the subquery), and the JoinExprs they return are
- * planned like any other join.  Their quals are remembered (semi_quals),
- * since they may use columns of the outer level's tables.
+ * planned like any other join.  Their quals are remembered (semi_quals):
+ * they left WHERE, but the leaves must still keep the columns they use.
  *
  * src/stream/plan/plan_join.c
  *
