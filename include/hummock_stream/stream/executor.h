@@ -31,16 +31,51 @@
 
 typedef struct HsExec HsExec;
 
+typedef void (*HsExecPushFunc) (HsExec *self, TupleTableSlot *row, int sign);
+typedef void (*HsExecFlushFunc) (HsExec *self);
+typedef void (*HsExecResetFunc) (HsExec *self);
+
 struct HsExec
 {
 	const char *name;
 	TupleDesc	out_desc;		/* rows this executor emits */
 	HsExec	   *downstream;
-	void		(*push) (HsExec *self, TupleTableSlot *row, int sign);
-	void		(*flush) (HsExec *self);
+	HsExecPushFunc push;
+	HsExecFlushFunc flush;
 	/* drop cached state (after an error or when the job stops) */
-	void		(*reset) (HsExec *self);
+	HsExecResetFunc reset;
+	TupleTableSlot *out;		/* the slot it emits rows in, or NULL */
+	MemoryContext row_cxt;		/* reset per pushed row, or NULL */
 };
+
+/*
+ * What a kind of executor (or of input port) is: one static const table
+ * per kind, which HsExecInit copies into each HsExec (the callbacks stay
+ * direct fields: a push costs one indirect call).
+ */
+typedef struct HsExecMethods
+{
+	const char *name;
+	HsExecPushFunc push;
+	HsExecFlushFunc flush;
+	HsExecResetFunc reset;		/* NULL: nothing to drop */
+	const TupleTableSlotOps *out_ops;	/* kind of the out slot; NULL: none */
+	const char *row_context;	/* name of row_cxt, a string constant (the
+								 * context keeps the pointer); NULL: none */
+} HsExecMethods;
+
+/*
+ * Set up e (zeroed, or embedded in a zeroed executor, as a port is) as an
+ * executor of kind m emitting rows of out_desc: its name, callbacks, and
+ * the out slot and row context m asks for, in the current memory context.
+ */
+extern void HsExecInit(HsExec *e, const HsExecMethods *m, TupleDesc out_desc);
+
+/*
+ * A new executor: size zeroed bytes (a struct that begins with its HsExec)
+ * set up by HsExecInit.
+ */
+extern void *HsExecCreate(Size size, const HsExecMethods *m, TupleDesc out_desc);
 
 /* Pushes since the last check for interrupts (HsExecPush). */
 extern uint32 hs_exec_pushes;

@@ -15,9 +15,10 @@
  *
  * State rows.  Key: memcmp(join key) | identity, where the identity is
  * memcmp(the side's unique key columns) when the side has a unique key
- * and otherwise the row's own bytes (a MinimalTuple formed from detoasted
- * values, so equal rows have equal bytes).  Value: int64 count (copies
- * of the row; always 1 with a unique key) followed by the MinimalTuple.
+ * and otherwise the row's canonical bytes (a MinimalTuple formed from
+ * detoasted values, so equal rows have equal bytes).  Value: a counted row
+ * (stored_row.c): the copies of the row (always 1 with a unique key), then
+ * the row.
  * The memcmp encoding is prefix-free, so the rows of one join key are
  * exactly the keys that start with its encoding: a prefix scan.
  *
@@ -61,15 +62,15 @@
  */
 #include "postgres.h"
 
-#include "access/htup_details.h"
 #include "executor/executor.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 
+#include "hummock_stream/row/memcmp_key.h"
+#include "hummock_stream/row/stored_row.h"
 #include "hummock_stream/stream/bytes_key_hash.h"
 #include "hummock_stream/stream/executor.h"
-#include "hummock_stream/row/memcmp_key.h"
 
 #define LEFT	0
 #define RIGHT	1
@@ -120,7 +121,6 @@ typedef struct JoinSide
 	MemoryContext cache_cxt;
 	Size		cache_bytes;
 	ExprContext *econtext;		/* key evaluation */
-	TupleTableSlot *stored;		/* a state row, decoded */
 	JoinPort	port;
 } JoinSide;
 
@@ -128,15 +128,13 @@ typedef SideRow Match;
 
 struct HashJoinExec
 {
-	HsExec		exec;
+	HsExec		exec;			/* exec.row_cxt: reset per pushed row */
 	HsJoinKind	kind;
 	JoinSide	side[2];
 	ExprState  *filter;			/* over left ++ right, or NULL */
 	ExprContext *filter_econtext;
 	TupleTableSlot *combined;	/* left ++ right, for the filter */
-	TupleTableSlot *out;
 	int			nflushed;
-	MemoryContext tmp_cxt;		/* reset per pushed row */
 };
 
 /* ---------------------------------------------------------------------
@@ -187,7 +185,7 @@ apply_to_state(JoinSide *s, TupleTableSlot *row, StringInfo jkey, int sign)
 	const char *ident;
 	int			ident_len;
 	char	   *val;
-	int			vlen = sizeof(int64) + mt->t_len;
+	int			vlen;
 	MemoryContext old;
 
 	initStringInfo(&key);
@@ -230,7 +228,7 @@ apply_to_state(JoinSide *s, TupleTableSlot *row, StringInfo jkey, int sign)
 
 		initStringInfo(&v);
 		if (HsStateTableGet(s->state, key.data, key.len, &v))
-			memcpy(&count, v.data, sizeof(int64));
+			count = HsCountedRowCount(v.data);
 	}
 	exists = count > 0;
 	count += sign;
@@ -243,9 +241,7 @@ apply_to_state(JoinSide *s, TupleTableSlot *row, StringInfo jkey, int sign)
 			ce->rows = list_delete_ptr(ce->rows, cur);
 		return;
 	}
-	val = palloc(vlen);
-	memcpy(val, &count, sizeof(int64));
-	memcpy(val + sizeof(int64), mt, mt->t_len);
+	val = HsCountedRowForm(count, mt, &vlen);
 	/* (state tables check no old values: an update needs none) */
 	HsStateTablePut(s->state, key.data, key.len, exists ? val : NULL, 0, val, vlen);
 	if (cur)
@@ -280,18 +276,12 @@ make_row(JoinSide *s, int64 count, const char *mt_bytes, int mt_len,
 	SideRow    *r = palloc(sizeof(SideRow));
 
 	r->count = count;
-	r->mt = palloc(mt_len);
-	memcpy(r->mt, mt_bytes, mt_len);
+	r->values = palloc(sizeof(Datum) * s->natts);
+	r->isnull = palloc(sizeof(bool) * s->natts);
+	r->mt = HsStoredRowCopyDeform(s->desc, mt_bytes, mt_len, r->values, r->isnull);
 	r->ident = palloc(ident_len + 1);
 	memcpy(r->ident, ident, ident_len);
 	r->ident_len = ident_len;
-	r->values = palloc(sizeof(Datum) * s->natts);
-	r->isnull = palloc(sizeof(bool) * s->natts);
-	ExecStoreMinimalTuple(r->mt, s->stored, false);
-	slot_getallattrs(s->stored);
-	memcpy(r->values, s->stored->tts_values, sizeof(Datum) * s->natts);
-	memcpy(r->isnull, s->stored->tts_isnull, sizeof(bool) * s->natts);
-	ExecClearTuple(s->stored);
 	s->cache_bytes += sizeof(SideRow) + mt_len + ident_len + s->natts * (sizeof(Datum) + 1);
 	return r;
 }
@@ -308,11 +298,10 @@ static bool
 collect_row(const char *key, int keylen, const char *value, int vlen, void *arg)
 {
 	CollectArg *ca = arg;
-	int64		count;
 
-	memcpy(&count, value, sizeof(int64));
 	ca->rows = lappend(ca->rows,
-					   make_row(ca->side, count, value + sizeof(int64), vlen - sizeof(int64),
+					   make_row(ca->side, HsCountedRowCount(value), HsCountedRowTuple(value),
+								HsCountedRowTupleLen(vlen),
 								key + ca->prefix_len, keylen - ca->prefix_len));
 	return true;
 }
@@ -398,7 +387,7 @@ static void
 emit(HashJoinExec *j, Datum *lv, bool *ln, Datum *rv, bool *rn,
 	 int64 count, int sign)
 {
-	TupleTableSlot *o = j->out;
+	TupleTableSlot *o = j->exec.out;
 	int			nl = j->side[LEFT].natts;
 	int			nr = j->side[RIGHT].natts;
 	bool		semi = j->kind == HS_JOIN_SEMI || j->kind == HS_JOIN_ANTI;
@@ -491,8 +480,8 @@ join_push(HashJoinExec *j, int s, TupleTableSlot *row, int sign)
 	bool	   *n;
 	ListCell   *lc;
 
-	MemoryContextReset(j->tmp_cxt);
-	old = MemoryContextSwitchTo(j->tmp_cxt);
+	MemoryContextReset(j->exec.row_cxt);
+	old = MemoryContextSwitchTo(j->exec.row_cxt);
 	slot_getallattrs(row);
 	v = palloc(sizeof(Datum) * me->natts);
 	n = palloc(sizeof(bool) * me->natts);
@@ -637,6 +626,30 @@ join_flush_direct(HsExec *self)
 	elog(ERROR, "a streaming join is flushed through its ports");
 }
 
+static const HsExecMethods hash_join_methods = {
+	.name = "HashJoin",
+	.push = join_push_direct,
+	.flush = join_flush_direct,
+	.reset = port_reset,
+	.out_ops = &TTSOpsVirtual,
+	.row_context = "hummock_stream join row",
+};
+
+static const HsExecMethods join_port_methods[2] = {
+	[LEFT] = {
+		.name = "HashJoin (left)",
+		.push = port_push,
+		.flush = port_flush,
+		.reset = port_reset,
+	},
+	[RIGHT] = {
+		.name = "HashJoin (right)",
+		.push = port_push,
+		.flush = port_flush,
+		.reset = port_reset,
+	},
+};
+
 static void
 init_side(HashJoinExec *j, int s, TupleDesc desc, List *keys, const int *ukey,
 		  int nukey, bool preserved, HsStateTable *state)
@@ -661,15 +674,10 @@ init_side(HashJoinExec *j, int s, TupleDesc desc, List *keys, const int *ukey,
 	side->preserved = preserved;
 	side->state = state;
 	side->econtext = CreateStandaloneExprContext();
-	side->stored = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 	side->cache_cxt = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream join cache",
 											ALLOCSET_DEFAULT_SIZES);
 	cache_create(side);
-	side->port.exec.name = s == LEFT ? "HashJoin (left)" : "HashJoin (right)";
-	side->port.exec.out_desc = j->exec.out_desc;
-	side->port.exec.push = port_push;
-	side->port.exec.flush = port_flush;
-	side->port.exec.reset = port_reset;
+	HsExecInit(&side->port.exec, &join_port_methods[s], j->exec.out_desc);
 	side->port.join = j;
 	side->port.side = s;
 }
@@ -681,7 +689,7 @@ HsExecHashJoinCreate(HsJoinKind kind,
 					 List *filter, HsStateTable *left_state, HsStateTable *right_state,
 					 HsExec **left_port, HsExec **right_port)
 {
-	HashJoinExec *j = palloc0(sizeof(HashJoinExec));
+	HashJoinExec *j;
 	int			nl = left_desc->natts;
 	int			nr = right_desc->natts;
 	TupleDesc	combined = CreateTemplateTupleDesc(nl + nr);
@@ -695,18 +703,12 @@ HsExecHashJoinCreate(HsJoinKind kind,
 	for (int i = 0; i < nl + nr; i++)
 		TupleDescAttr(combined, i)->attnotnull = false;
 
-	j->exec.name = "HashJoin";
-	j->exec.out_desc = semi ? CreateTupleDescCopy(left_desc) : combined;
-	j->exec.push = join_push_direct;
-	j->exec.flush = join_flush_direct;
-	j->exec.reset = port_reset;
+	j = HsExecCreate(sizeof(HashJoinExec), &hash_join_methods,
+					 semi ? CreateTupleDescCopy(left_desc) : combined);
 	j->kind = kind;
 	j->filter = filter ? ExecInitQual(filter, NULL) : NULL;
 	j->filter_econtext = CreateStandaloneExprContext();
 	j->combined = MakeSingleTupleTableSlot(combined, &TTSOpsVirtual);
-	j->out = MakeSingleTupleTableSlot(j->exec.out_desc, &TTSOpsVirtual);
-	j->tmp_cxt = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream join row",
-									   ALLOCSET_DEFAULT_SIZES);
 	init_side(j, LEFT, left_desc, left_keys, left_ukey, left_nukey,
 			  kind != HS_JOIN_INNER, left_state);
 	init_side(j, RIGHT, right_desc, right_keys, right_ukey, right_nukey,

@@ -7,7 +7,8 @@
  * key: the memcmp encoding of the key columns (the group key of an
  * aggregation, the source tables' primary keys for filters, projections
  * and joins that keep them, or all columns of a DISTINCT).  The stored value is a
- * MinimalTuple of the view's row type, the format the table AM reads.
+ * stored row of the view's row type (stored_row.c), the format the table AM
+ * reads.
  *
  * A view without a unique key is a multiset: it is planned as a count(*)
  * per distinct row, and copy i (0-based) of a row that occurs n times is
@@ -25,13 +26,13 @@
  */
 #include "postgres.h"
 
-#include "access/htup_details.h"
 #include "executor/tuptable.h"
 #include "port/pg_bswap.h"
 #include "utils/memutils.h"
 
-#include "hummock_stream/stream/executor.h"
 #include "hummock_stream/row/memcmp_key.h"
+#include "hummock_stream/row/stored_row.h"
+#include "hummock_stream/stream/executor.h"
 
 typedef struct MaterializeExec
 {
@@ -43,7 +44,6 @@ typedef struct MaterializeExec
 	int			nkey;
 	bool		has_count;
 	HsStateTable *view;
-	MemoryContext tmp_cxt;
 } MaterializeExec;
 
 static void
@@ -54,8 +54,8 @@ materialize_push(HsExec *self, TupleTableSlot *row, int sign)
 	StringInfoData key;
 	MinimalTuple mt;
 
-	MemoryContextReset(m->tmp_cxt);
-	old = MemoryContextSwitchTo(m->tmp_cxt);
+	MemoryContextReset(m->exec.row_cxt);
+	old = MemoryContextSwitchTo(m->exec.row_cxt);
 	slot_getallattrs(row);
 	initStringInfo(&key);
 	for (int i = 0; i < m->nkey; i++)
@@ -69,7 +69,7 @@ materialize_push(HsExec *self, TupleTableSlot *row, int sign)
 		for (int c = 0; c < m->nview; c++)
 			HsMemcmpEncode(&key, row->tts_values[c], row->tts_isnull[c],
 						   TupleDescAttr(m->in_desc, c)->atttypid, false);
-	mt = heap_form_minimal_tuple(m->view_desc, row->tts_values, row->tts_isnull);
+	mt = HsStoredRowForm(m->view_desc, row->tts_values, row->tts_isnull);
 
 	if (!m->has_count)
 	{
@@ -103,23 +103,21 @@ materialize_flush(HsExec *self)
 {
 }
 
-static void
-materialize_reset(HsExec *self)
-{
-}
+static const HsExecMethods materialize_methods = {
+	.name = "Materialize",
+	.push = materialize_push,
+	.flush = materialize_flush,
+	.row_context = "hummock_stream materialize row",
+};
 
 HsExec *
 HsExecMaterializeCreate(TupleDesc in_desc, TupleDesc view_desc,
 						const int *key_cols, int nkey, bool has_count,
 						HsStateTable *view)
 {
-	MaterializeExec *m = palloc0(sizeof(MaterializeExec));
+	MaterializeExec *m = HsExecCreate(sizeof(MaterializeExec), &materialize_methods,
+									  view_desc);
 
-	m->exec.name = "Materialize";
-	m->exec.out_desc = view_desc;
-	m->exec.push = materialize_push;
-	m->exec.flush = materialize_flush;
-	m->exec.reset = materialize_reset;
 	m->in_desc = in_desc;
 	m->view_desc = view_desc;
 	m->nview = view_desc->natts;
@@ -128,7 +126,5 @@ HsExecMaterializeCreate(TupleDesc in_desc, TupleDesc view_desc,
 	m->nkey = nkey;
 	m->has_count = has_count;
 	m->view = view;
-	m->tmp_cxt = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream materialize row",
-									   ALLOCSET_DEFAULT_SIZES);
 	return &m->exec;
 }

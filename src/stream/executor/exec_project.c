@@ -16,17 +16,15 @@
 
 #include "executor/executor.h"
 #include "nodes/makefuncs.h"
-#include "utils/memutils.h"
 
 #include "hummock_stream/stream/executor.h"
 
 typedef struct ProjectExec
 {
-	HsExec		exec;
+	HsExec		exec;			/* exec.out: the projection's result */
 	ExprContext *econtext;
 	ExprState  *qual;
 	ProjectionInfo *proj;
-	TupleTableSlot *out;
 } ProjectExec;
 
 static void
@@ -50,25 +48,21 @@ project_flush(HsExec *self)
 	HsExecFlush(self->downstream);
 }
 
-static void
-project_reset(HsExec *self)
-{
-}
+static const HsExecMethods project_methods = {
+	.name = "Project",
+	.push = project_push,
+	.flush = project_flush,
+	.out_ops = &TTSOpsVirtual,
+};
 
 HsExec *
 HsExecProjectCreate(TupleDesc in_desc, List *qual, List *targetlist)
 {
-	ProjectExec *p = palloc0(sizeof(ProjectExec));
-	TupleDesc	out_desc = ExecTypeFromTL(targetlist);
+	ProjectExec *p = HsExecCreate(sizeof(ProjectExec), &project_methods,
+								  ExecTypeFromTL(targetlist));
 
-	p->exec.name = "Project";
-	p->exec.out_desc = out_desc;
-	p->exec.push = project_push;
-	p->exec.flush = project_flush;
-	p->exec.reset = project_reset;
 	p->econtext = CreateStandaloneExprContext();
 	p->qual = qual ? ExecInitQual(qual, NULL) : NULL;
-	p->out = MakeSingleTupleTableSlot(out_desc, &TTSOpsVirtual);
-	p->proj = ExecBuildProjectionInfo(targetlist, p->econtext, p->out, NULL, in_desc);
+	p->proj = ExecBuildProjectionInfo(targetlist, p->econtext, p->exec.out, NULL, in_desc);
 	return &p->exec;
 }

@@ -8,12 +8,12 @@
  * Two state tables:
  *
  *	rows	every input row: key = memcmp(group columns) | memcmp(sort
- *			columns, inverted for DESC) | identity, value = int64 count
- *			(copies of the row) | MinimalTuple of the row.  The identity is
- *			memcmp(unique key columns) when the input has a unique key,
+ *			columns, inverted for DESC) | identity, value = a counted row
+ *			(copies of the row, then the row; stored_row.c).  The identity
+ *			is memcmp(unique key columns) when the input has a unique key,
  *			else the row's canonical bytes (as in exec_hash_join.c).
  *	shown	the rows emitted now: key = the row's key in rows | BE64(copy
- *			number), value = MinimalTuple of the output row.
+ *			number), value = the output row as a stored row.
  *
  * Pushes only update rows and remember the touched groups.  At flush each
  * touched group's new top is read from rows (a prefix scan that stops
@@ -34,19 +34,19 @@
  */
 #include "postgres.h"
 
-#include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "port/pg_bswap.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 
+#include "hummock_stream/row/memcmp_key.h"
+#include "hummock_stream/row/stored_row.h"
 #include "hummock_stream/stream/bytes_key_hash.h"
 #include "hummock_stream/stream/executor.h"
-#include "hummock_stream/row/memcmp_key.h"
 
 typedef struct TopNExec
 {
-	HsExec		exec;
+	HsExec		exec;			/* exec.out: a minimal-tuple slot */
 	TupleDesc	in_desc;
 	int			natts;
 	int		   *group_cols;
@@ -62,12 +62,10 @@ typedef struct TopNExec
 	bool		row_number;		/* output column: position in the group */
 	HsStateTable *rows;
 	HsStateTable *shown;
-	TupleTableSlot *stored;		/* decodes rows */
-	TupleTableSlot *out;
 	List	   *touched;		/* StringInfo group prefixes (group_cxt) */
 	HTAB	   *touched_set;	/* the same, to find one (group_cxt) */
 	MemoryContext group_cxt;	/* reset after each flush */
-	MemoryContext tmp_cxt;		/* reset per push and per group */
+	/* exec.row_cxt: reset per push and per flush */
 } TopNExec;
 
 /* An entry of the new top of a group, or of what is shown. */
@@ -110,8 +108,8 @@ top_n_push(HsExec *self, TupleTableSlot *row, int sign)
 	char	   *val;
 	int			vlen;
 
-	MemoryContextReset(t->tmp_cxt);
-	old = MemoryContextSwitchTo(t->tmp_cxt);
+	MemoryContextReset(t->exec.row_cxt);
+	old = MemoryContextSwitchTo(t->exec.row_cxt);
 	slot_getallattrs(row);
 	initStringInfo(&group);
 	encode_cols(t, &group, row->tts_values, row->tts_isnull, t->group_cols, NULL, t->ngroup);
@@ -131,7 +129,7 @@ top_n_push(HsExec *self, TupleTableSlot *row, int sign)
 		appendBinaryStringInfo(&key, (char *) mt, mt->t_len);
 		found = HsStateTableGet(t->rows, key.data, key.len, &cur);
 		if (found)
-			memcpy(&count, cur.data, sizeof(int64));
+			count = HsCountedRowCount(cur.data);
 	}
 	count += sign;
 	if (count < 0)
@@ -140,10 +138,7 @@ top_n_push(HsExec *self, TupleTableSlot *row, int sign)
 		HsStateTableDelete(t->rows, key.data, key.len, cur.data, cur.len);
 	else
 	{
-		vlen = sizeof(int64) + mt->t_len;
-		val = palloc(vlen);
-		memcpy(val, &count, sizeof(int64));
-		memcpy(val + sizeof(int64), mt, mt->t_len);
+		val = HsCountedRowForm(count, mt, &vlen);
 		HsStateTablePut(t->rows, key.data, key.len, found ? cur.data : NULL, cur.len,
 						val, vlen);
 	}
@@ -185,21 +180,13 @@ collect_top(const char *key, int keylen, const char *value, int vlen, void *arg)
 {
 	CollectTop *c = arg;
 	TopNExec   *t = c->t;
-	int64		count;
-	MinimalTuple mt = palloc(vlen - sizeof(int64));
+	int64		count = HsCountedRowCount(value);
 	StringInfoData sort;
-	Datum	   *values;
-	bool	   *isnull;
+	Datum	   *values = palloc(sizeof(Datum) * t->natts);
+	bool	   *isnull = palloc(sizeof(bool) * t->natts);
 
-	memcpy(&count, value, sizeof(int64));
-	memcpy(mt, value + sizeof(int64), vlen - sizeof(int64));
-	ExecStoreMinimalTuple(mt, t->stored, false);
-	slot_getallattrs(t->stored);
-	values = palloc(sizeof(Datum) * t->natts);
-	isnull = palloc(sizeof(bool) * t->natts);
-	memcpy(values, t->stored->tts_values, sizeof(Datum) * t->natts);
-	memcpy(isnull, t->stored->tts_isnull, sizeof(bool) * t->natts);
-	ExecClearTuple(t->stored);
+	(void) HsStoredRowCopyDeform(t->in_desc, HsCountedRowTuple(value),
+								 HsCountedRowTupleLen(vlen), values, isnull);
 	initStringInfo(&sort);
 	encode_cols(t, &sort, values, isnull, t->sort_cols, t->sort_desc, t->nsort);
 
@@ -240,8 +227,7 @@ collect_shown(const char *key, int keylen, const char *value, int vlen, void *ar
 
 	initStringInfo(&e->key);
 	appendBinaryStringInfo(&e->key, key, keylen);
-	e->out = palloc(vlen);
-	memcpy(e->out, value, vlen);
+	e->out = HsStoredRowCopy(value, vlen);
 	*entries = lappend(*entries, e);
 	return true;
 }
@@ -249,9 +235,9 @@ collect_shown(const char *key, int keylen, const char *value, int vlen, void *ar
 static void
 emit_tuple(TopNExec *t, MinimalTuple mt, int sign)
 {
-	ExecStoreMinimalTuple(mt, t->out, false);
-	HsExecPush(t->exec.downstream, t->out, sign);
-	ExecClearTuple(t->out);
+	ExecStoreMinimalTuple(mt, t->exec.out, false);
+	HsExecPush(t->exec.downstream, t->exec.out, sign);
+	ExecClearTuple(t->exec.out);
 }
 
 /*
@@ -293,7 +279,7 @@ refresh_group(TopNExec *t, StringInfo group, List **inserts)
 			ov[t->natts] = Int64GetDatum(++rank);
 			on[t->natts] = false;
 		}
-		e->out = heap_form_minimal_tuple(t->exec.out_desc, ov, on);
+		e->out = HsStoredRowForm(t->exec.out_desc, ov, on);
 	}
 
 	/* merge the two key-ordered lists: deletes now, inserts after */
@@ -353,7 +339,7 @@ top_n_flush(HsExec *self)
 	MemoryContext old;
 
 	/* (group_cxt holds the touched groups and, until the end, the inserts) */
-	MemoryContextReset(t->tmp_cxt);
+	MemoryContextReset(t->exec.row_cxt);
 	old = MemoryContextSwitchTo(t->group_cxt);
 	foreach(lc, t->touched)
 		refresh_group(t, lfirst(lc), &inserts);
@@ -386,6 +372,15 @@ copy_ints(const int *a, int n)
 	return c;
 }
 
+static const HsExecMethods top_n_methods = {
+	.name = "TopN",
+	.push = top_n_push,
+	.flush = top_n_flush,
+	.reset = top_n_reset,
+	.out_ops = &TTSOpsMinimalTuple,
+	.row_context = "hummock_stream top-n row",
+};
+
 HsExec *
 HsExecTopNCreate(TupleDesc in_desc, const int *group_cols, int ngroup,
 				 const int *sort_cols, const bool *sort_desc, int nsort,
@@ -393,15 +388,17 @@ HsExecTopNCreate(TupleDesc in_desc, const int *group_cols, int ngroup,
 				 bool with_ties, bool row_number,
 				 HsStateTable *rows, HsStateTable *shown)
 {
-	TopNExec   *t = palloc0(sizeof(TopNExec));
-	TupleDesc	out;
+	int			natts = in_desc->natts;
+	TupleDesc	out = CreateTemplateTupleDesc(natts + (row_number ? 1 : 0));
+	TopNExec   *t;
 
-	t->exec.name = "TopN";
-	t->exec.push = top_n_push;
-	t->exec.flush = top_n_flush;
-	t->exec.reset = top_n_reset;
+	for (int i = 0; i < natts; i++)
+		TupleDescCopyEntry(out, i + 1, in_desc, i + 1);
+	if (row_number)
+		TupleDescInitEntry(out, natts + 1, "row_number", INT8OID, -1, 0);
+	t = HsExecCreate(sizeof(TopNExec), &top_n_methods, out);
 	t->in_desc = in_desc;
-	t->natts = in_desc->natts;
+	t->natts = natts;
 	t->group_cols = copy_ints(group_cols, ngroup);
 	t->ngroup = ngroup;
 	t->sort_cols = copy_ints(sort_cols, nsort);
@@ -417,17 +414,7 @@ HsExecTopNCreate(TupleDesc in_desc, const int *group_cols, int ngroup,
 	t->row_number = row_number;
 	t->rows = rows;
 	t->shown = shown;
-	out = CreateTemplateTupleDesc(t->natts + (row_number ? 1 : 0));
-	for (int i = 0; i < t->natts; i++)
-		TupleDescCopyEntry(out, i + 1, in_desc, i + 1);
-	if (row_number)
-		TupleDescInitEntry(out, t->natts + 1, "row_number", INT8OID, -1, 0);
-	t->exec.out_desc = out;
-	t->stored = MakeSingleTupleTableSlot(in_desc, &TTSOpsMinimalTuple);
-	t->out = MakeSingleTupleTableSlot(out, &TTSOpsMinimalTuple);
 	t->group_cxt = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream top-n groups",
 										 ALLOCSET_DEFAULT_SIZES);
-	t->tmp_cxt = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream top-n row",
-									   ALLOCSET_DEFAULT_SIZES);
 	return &t->exec;
 }

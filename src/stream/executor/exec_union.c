@@ -71,25 +71,30 @@ union_reset(HsExec *self)
 	((UnionExec *) self)->nflushed = 0;
 }
 
+static const HsExecMethods union_methods = {
+	.name = "Union",
+	.push = union_push,
+	.flush = union_flush,
+	.reset = union_reset,
+};
+
+static const HsExecMethods union_port_methods = {
+	.name = "Union (input)",
+	.push = port_push,
+	.flush = port_flush,
+	.reset = port_reset,
+};
+
 HsExec *
 HsExecUnionCreate(TupleDesc desc, int ninputs, HsExec **ports)
 {
-	UnionExec  *u = palloc0(sizeof(UnionExec));
+	UnionExec  *u = HsExecCreate(sizeof(UnionExec), &union_methods, desc);
 
-	u->exec.name = "Union";
-	u->exec.out_desc = desc;
-	u->exec.push = union_push;
-	u->exec.flush = union_flush;
-	u->exec.reset = union_reset;
 	u->ninputs = ninputs;
 	u->ports = palloc0(sizeof(UnionPort) * ninputs);
 	for (int i = 0; i < ninputs; i++)
 	{
-		u->ports[i].exec.name = "Union (input)";
-		u->ports[i].exec.out_desc = desc;
-		u->ports[i].exec.push = port_push;
-		u->ports[i].exec.flush = port_flush;
-		u->ports[i].exec.reset = port_reset;
+		HsExecInit(&u->ports[i].exec, &union_port_methods, desc);
 		u->ports[i].u = u;
 		ports[i] = &u->ports[i].exec;
 	}

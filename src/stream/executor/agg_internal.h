@@ -1,0 +1,144 @@
+/*-------------------------------------------------------------------------
+ *
+ * agg_internal.h
+ *	  What the streaming hash aggregation's files share: the accumulators
+ *	  of a call in a group (agg_accumulators.c) and the ordered state of
+ *	  min/max and DISTINCT calls (agg_ordered_state.c), used by the
+ *	  executor (exec_hash_agg.c).
+ *
+ * src/stream/executor/agg_internal.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef HS_STREAM_EXECUTOR_AGG_INTERNAL_H
+#define HS_STREAM_EXECUTOR_AGG_INTERNAL_H
+
+#include "fmgr.h"
+#include "utils/datum.h"
+#include "utils/lsyscache.h"
+
+#include "hummock_stream/stream/bytes_key_hash.h"
+#include "hummock_stream/stream/executor.h"
+
+/* The accumulators of one aggregate call in one group. */
+typedef struct AggAcc
+{
+	int64		count;			/* non-NULL inputs */
+	Datum		sum;
+	bool		sum_null;
+	Datum		val;			/* min/max: current extreme */
+	bool		val_null;
+	char	   *val_key;		/* its memcmp encoding */
+	int			val_key_len;
+	bool		rescan;			/* min/max: the extreme went away */
+	int64		ntrue;
+	/* numeric sum/avg: inputs per display scale; numeric and float: special inputs */
+	int			n_scales;
+	int32	   *scales;			/* >= 0, or a special class (agg_accumulators.c) */
+	int64	   *scale_counts;
+} AggAcc;
+
+/* How a sum or avg call accumulates. */
+typedef struct AggSumOps
+{
+	Oid			sumtype;
+	bool		numeric_input;	/* track scales and special values */
+	bool		float_input;	/* track special values and -0 */
+	PGFunction	conv;			/* argument -> sum type, or NULL */
+	PGFunction	add;
+	PGFunction	sub;
+} AggSumOps;
+
+/* Columns of one call's accumulators in the state row. */
+#define AGG_STATE_COLS_PER_CALL 5
+
+/* A copy of d, a value of type typid, in the current memory context. */
+static inline Datum
+copy_datum(Datum d, Oid typid)
+{
+	int16		typlen;
+	bool		typbyval;
+
+	get_typlenbyval(typid, &typlen, &typbyval);
+	return datumCopy(d, typbyval, typlen);
+}
+
+static inline bool
+is_byval(Oid typid)
+{
+	return get_typbyval(typid);
+}
+
+/* ---- agg_accumulators.c ---- */
+
+/* How sum(argtype) or avg(argtype) accumulates, in *ops; false: unsupported. */
+extern bool AggSumOpsFor(HsAggKind kind, Oid argtype, AggSumOps *ops);
+
+/* A group's accumulators before any input. */
+extern void AggAccInit(AggAcc *acc);
+
+/*
+ * Add (sign > 0) or take out (sign < 0) the non-NULL input v of a sum or
+ * avg call over argtype, once acc->count counts the change; the running
+ * sum and the scale counts live in group_cxt.
+ */
+extern void AggAccAddSum(AggAcc *acc, const AggSumOps *ops, Oid argtype, Datum v,
+						 int sign, MemoryContext group_cxt);
+
+/* The value the call shows for a group of rows rows with accumulators acc. */
+extern Datum AggAccResult(const HsAggCall *call, const AggSumOps *ops,
+						  const AggAcc *acc, int64 rows, bool *isnull);
+
+/* Describe the call's state-row columns, from attno first on. */
+extern void AggAccDescribe(TupleDesc state_desc, AttrNumber first, const HsAggCall *call,
+						   const AggSumOps *ops);
+
+/* acc as the call's state-row columns, values/nulls[0..COLS_PER_CALL-1]. */
+extern void AggAccEncode(const AggAcc *acc, Datum *values, bool *nulls);
+
+/*
+ * acc (as AggAccInit leaves it) from the call's state-row columns, its
+ * values copied into group_cxt.
+ */
+extern void AggAccDecode(AggAcc *acc, const HsAggCall *call, const AggSumOps *ops,
+						 Datum *values, bool *nulls, MemoryContext group_cxt);
+
+/* ---- agg_ordered_state.c ---- */
+
+/*
+ * The (group, call, value) -> count rows of one min/max or DISTINCT call,
+ * in the aggregation's min/max state table.
+ */
+typedef struct AggValueCounts
+{
+	HsStateTable *table;
+	TupleDesc	desc;			/* a stored value: (value, count int8) */
+	uint8		callno;
+	Oid			argtype;
+	bool		descending;		/* max: values encoded descending */
+} AggValueCounts;
+
+extern void AggValueCountsInit(AggValueCounts *vc, HsStateTable *table, int callno,
+							   const HsAggCall *call);
+
+/*
+ * A min/max call: count one more (sign > 0) or one fewer input with value
+ * v in the group whose key is group; a new extreme is copied into
+ * group_cxt, and an extreme whose last input went is marked for rescan.
+ */
+extern void AggMinMaxApply(const AggValueCounts *vc, const HsBytesKey *group, AggAcc *acc,
+						   Datum v, int sign, MemoryContext group_cxt);
+
+/* Find a min/max call's extreme again from its state table. */
+extern void AggMinMaxRescan(const AggValueCounts *vc, const HsBytesKey *group, AggAcc *acc,
+							MemoryContext group_cxt);
+
+/*
+ * A DISTINCT call: count one more (sign > 0) or one fewer input with value
+ * *v in the group.  Returns whether the set of distinct values changed;
+ * then *v is the value to add or take out.
+ */
+extern bool AggDistinctApply(const AggValueCounts *vc, const HsBytesKey *group, Datum *v,
+							 int sign);
+
+#endif							/* HS_STREAM_EXECUTOR_AGG_INTERNAL_H */

@@ -1,0 +1,393 @@
+/*-------------------------------------------------------------------------
+ *
+ * plan_agg.c
+ *	  Planning aggregation and DISTINCT in a streaming view.
+ *
+ * A query level with aggregates, GROUP BY or HAVING becomes
+ *
+ *	Project(group key expressions, aggregate arguments)
+ *		-> HashAgg(group keys; one call per distinct Aggref)
+ *		-> Project(HAVING; output columns, hidden group key columns)
+ *
+ * Aggref analysis: the group keys are the GROUP BY expressions (of types
+ * with a memcmp encoding and deterministic collations); the calls are the
+ * distinct Aggrefs of the target list and HAVING, in first-use order.  A
+ * call must be one of count, sum, avg, min, max, bool_and/every, bool_or
+ * of pg_catalog, with one argument, no ORDER BY or FILTER, over a type the
+ * executor supports (HsAggSupported); min and max order text by its bytes
+ * (a collation that does not is refused with a hint), DISTINCT compares
+ * values by their encodings (so types without one, and nondeterministic
+ * collations, are refused).  DISTINCT is kept only for count, sum and avg:
+ * min, max, bool_and and bool_or are the same over distinct values.  Min,
+ * max and DISTINCT calls need the second state table (value counts).
+ *
+ * After the aggregation, the output columns and HAVING are rewritten to
+ * read the aggregation's output row: each aggregate call and each
+ * occurrence of a group key expression becomes a Var of that row (what
+ * the Postgres planner's setrefs does for an Agg node); any other column
+ * is refused (not grouped nor aggregated).  The group key columns that
+ * are not output columns follow as hidden columns: the group key is the
+ * level's unique key (unless DISTINCT follows).
+ *
+ * DISTINCT over a level's output columns is a HashAgg with those columns
+ * as its group key and no calls, whose rows are then unique.
+ *
+ * src/stream/plan/plan_agg.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_namespace.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/regproc.h"
+
+#include "hummock_stream/row/memcmp_key.h"
+
+#include "plan_internal.h"
+
+/* ---------------------------------------------------------------------
+ * Aggref analysis
+ * ---------------------------------------------------------------------
+ */
+
+typedef struct AggAnalysis
+{
+	List	   *group_exprs;	/* Expr over the source */
+	List	   *aggrefs;		/* distinct Aggref nodes, in first-use order */
+} AggAnalysis;
+
+static HsAggKind
+agg_kind(Aggref *a)
+{
+	char	   *name = get_func_name(a->aggfnoid);
+	Oid			argtype = a->args ? exprType((Node *) linitial_node(TargetEntry, a->args)->expr) : InvalidOid;
+	HsAggKind	kind;
+
+	if (get_func_namespace(a->aggfnoid) != PG_CATALOG_NAMESPACE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("aggregate %s is not supported in a streaming materialized view",
+						format_procedure(a->aggfnoid)),
+				 errhint("Supported: count, sum, avg, min, max, bool_and, bool_or, every.")));
+	if (strcmp(name, "count") == 0)
+		kind = a->aggstar || a->args == NIL ? HS_AGG_COUNT_STAR : HS_AGG_COUNT;
+	else if (strcmp(name, "sum") == 0)
+		kind = HS_AGG_SUM;
+	else if (strcmp(name, "avg") == 0)
+		kind = HS_AGG_AVG;
+	else if (strcmp(name, "min") == 0)
+		kind = HS_AGG_MIN;
+	else if (strcmp(name, "max") == 0)
+		kind = HS_AGG_MAX;
+	else if (strcmp(name, "bool_and") == 0 || strcmp(name, "every") == 0)
+		kind = HS_AGG_BOOL_AND;
+	else if (strcmp(name, "bool_or") == 0)
+		kind = HS_AGG_BOOL_OR;
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("aggregate %s is not supported in a streaming materialized view",
+						format_procedure(a->aggfnoid)),
+				 errhint("Supported: count, sum, avg, min, max, bool_and, bool_or, every.")));
+	if (a->aggdistinct &&
+		(HsMemcmpTypeSupport(argtype) == HS_MEMCMP_NONE ||
+		 (OidIsValid(a->inputcollid) && !get_collation_isdeterministic(a->inputcollid))))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s(DISTINCT %s) is not supported in a streaming materialized view",
+						name, format_type_be(argtype)),
+				 errdetail("DISTINCT compares values by their bytes; the type or its collation does not.")));
+	if (a->aggorder)
+		unsupported("ORDER BY in an aggregate call", false);
+	if (a->aggfilter)
+		unsupported("FILTER in an aggregate call", false);
+	if (a->aggkind != AGGKIND_NORMAL)
+		unsupported("ordered-set aggregates", true);
+	if (list_length(a->args) > 1)
+		unsupported("aggregates with several arguments", true);
+	if (kind != HS_AGG_COUNT_STAR && kind != HS_AGG_COUNT &&
+		!HsAggSupported(kind, argtype))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("aggregate %s(%s) is not supported in a streaming materialized view",
+						name, format_type_be(argtype))));
+	if ((kind == HS_AGG_MIN || kind == HS_AGG_MAX) && a->inputcollid != InvalidOid &&
+		!HsCollationIsBytewise(a->inputcollid))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s() over text with collation \"%s\" is not supported in a streaming materialized view",
+						name, get_collation_name(a->inputcollid)),
+				 errdetail("Streaming min and max order text by its bytes."),
+				 errhint("Write %s(x COLLATE \"C\").", name)));
+	return kind;
+}
+
+static bool
+collect_aggrefs_walker(Node *node, AggAnalysis *an)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+	{
+		ListCell   *lc;
+
+		(void) agg_kind((Aggref *) node);
+		foreach(lc, an->aggrefs)
+			if (equal(lfirst(lc), node))
+				return false;
+		an->aggrefs = lappend(an->aggrefs, node);
+		return false;			/* arguments cannot contain aggregates */
+	}
+	return expression_tree_walker(node, collect_aggrefs_walker, an);
+}
+
+typedef struct RewriteContext
+{
+	AggAnalysis *an;
+} RewriteContext;
+
+/* Rewrite an expression over the source into one over the agg's output. */
+static Node *
+post_agg_mutator(Node *node, RewriteContext *ctx)
+{
+	ListCell   *lc;
+	int			i;
+
+	if (node == NULL)
+		return NULL;
+	if (!IsA(node, Const))
+	{
+		i = 0;
+		foreach(lc, ctx->an->group_exprs)
+		{
+			Node	   *ge = lfirst(lc);
+
+			i++;
+			if (equal(node, ge))
+				return (Node *) makeVar(1, i, exprType(ge), exprTypmod(ge),
+										exprCollation(ge), 0);
+		}
+	}
+	if (IsA(node, Aggref))
+	{
+		Aggref	   *a = (Aggref *) node;
+
+		i = list_length(ctx->an->group_exprs);
+		foreach(lc, ctx->an->aggrefs)
+		{
+			i++;
+			if (equal(lfirst(lc), node))
+				return (Node *) makeVar(1, i, a->aggtype, -1, a->aggcollid, 0);
+		}
+		elog(ERROR, "aggregate call not found while planning a streaming view");
+	}
+	if (IsA(node, Var))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a column that is neither grouped nor aggregated is not supported in a streaming materialized view"),
+				 errhint("Add the column to GROUP BY.")));
+	return expression_tree_mutator(node, post_agg_mutator, ctx);
+}
+
+static void
+analyze_aggs(Query *q, AggAnalysis *an)
+{
+	ListCell   *lc;
+
+	memset(an, 0, sizeof(*an));
+	foreach(lc, q->groupClause)
+	{
+		SortGroupClause *sgc = lfirst(lc);
+		Node	   *e = get_sortgroupclause_expr(sgc, q->targetList);
+		Oid			t = exprType(e);
+		Oid			coll = exprCollation(e);
+
+		if (HsMemcmpTypeSupport(t) == HS_MEMCMP_NONE)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("grouping by type %s is not supported in a streaming materialized view",
+							format_type_be(t))));
+		if (OidIsValid(coll) && !get_collation_isdeterministic(coll))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("grouping by a nondeterministic collation is not supported in a streaming materialized view")));
+		an->group_exprs = lappend(an->group_exprs, e);
+	}
+	foreach(lc, q->targetList)
+		(void) collect_aggrefs_walker((Node *) ((TargetEntry *) lfirst(lc))->expr, an);
+	(void) collect_aggrefs_walker(q->havingQual, an);
+}
+
+/* ---------------------------------------------------------------------
+ * The aggregation level
+ * ---------------------------------------------------------------------
+ */
+
+/* Aggregation of q over from (WHERE already applied). */
+RelOut *
+agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
+{
+	AggAnalysis an;
+	RewriteContext rctx;
+	HsAggCall  *calls;
+	int			ncalls = 0;
+	int			nkeys;
+	List	   *exprs = NIL;
+	List	   *having = NIL;
+	List	   *tl = NIL;
+	List	   *ukey = NIL;
+	bool		need_minmax = false;
+	bool		distinct = q->distinctClause != NIL;
+	ListCell   *lc;
+	HsExec	   *e;
+	RelOut	   *in;
+	RelOut	   *out;
+	HsStateTable *groups;
+	int			nvisible;
+	int			i;
+
+	analyze_aggs(q, &an);
+	nkeys = list_length(an.group_exprs);
+	calls = palloc0(sizeof(HsAggCall) * Max(list_length(an.aggrefs), 1));
+	foreach(lc, an.group_exprs)
+		exprs = lappend(exprs, map_expr(lfirst(lc), from));
+	foreach(lc, an.aggrefs)
+	{
+		Aggref	   *a = lfirst(lc);
+		HsAggCall  *c = &calls[ncalls++];
+
+		c->kind = agg_kind(a);
+		c->restype = a->aggtype;
+		c->arg = -1;
+		/* min, max, bool_and and bool_or are the same over distinct values */
+		c->distinct = a->aggdistinct != NIL &&
+			(c->kind == HS_AGG_COUNT || c->kind == HS_AGG_SUM || c->kind == HS_AGG_AVG);
+		if (c->kind == HS_AGG_MIN || c->kind == HS_AGG_MAX || c->distinct)
+			need_minmax = true;
+		if (c->kind != HS_AGG_COUNT_STAR)
+		{
+			Expr	   *arg = linitial_node(TargetEntry, a->args)->expr;
+
+			c->argtype = exprType((Node *) arg);
+			exprs = lappend(exprs, map_expr(arg, from));
+			c->arg = list_length(exprs) - 1;
+		}
+	}
+	in = project_level(from, exprs, NIL, false);
+	groups = next_state(ctx, "HashAgg groups");
+	note_operator(ctx, "HashAgg (%d group key%s, %d aggregate%s%s)", nkeys, nkeys == 1 ? "" : "s",
+				  ncalls, ncalls == 1 ? "" : "s", q->havingQual ? ", HAVING" : "");
+	e = HsExecHashAggCreate(in->desc, nkeys, calls, ncalls, groups,
+							need_minmax ? next_state(ctx, "HashAgg min/max and DISTINCT values") : NULL,
+							nkeys == 0);
+	attach(in, e);
+
+	/* view columns (and hidden group key columns) over the aggregation */
+	rctx.an = &an;
+	foreach(lc, visible_tlist(q))
+	{
+		TargetEntry *tle = lfirst(lc);
+		Expr	   *x = (Expr *) post_agg_mutator((Node *) tle->expr, &rctx);
+
+		tl = lappend(tl, makeTargetEntry(expression_planner(x), list_length(tl) + 1,
+										 NULL, false));
+	}
+	nvisible = list_length(tl);
+	/* hidden: ORDER BY expressions of a Top-N that are not output columns */
+	foreach(lc, extra)
+	{
+		TargetEntry *tle = lfirst(lc);
+		Expr	   *x = (Expr *) post_agg_mutator((Node *) tle->expr, &rctx);
+
+		tl = lappend(tl, makeTargetEntry(expression_planner(x), list_length(tl) + 1,
+										 NULL, false));
+	}
+	if (!distinct)
+	{
+		for (i = 0; i < nkeys; i++)
+		{
+			int			found = -1;
+			int			k = 0;
+
+			foreach(lc, tl)
+			{
+				Var		   *v = (Var *) ((TargetEntry *) lfirst(lc))->expr;
+
+				if (k >= nvisible)
+					break;
+				if (IsA(v, Var) && v->varattno == i + 1)
+				{
+					found = k;
+					break;
+				}
+				k++;
+			}
+			if (found < 0)
+			{
+				found = list_length(tl);
+				tl = lappend(tl, var_tle(e->out_desc, i, found + 1));
+			}
+			ukey = lappend_int(ukey, found);
+		}
+	}
+	if (q->havingQual)
+		having = make_ands_implicit(expression_planner((Expr *) post_agg_mutator(q->havingQual, &rctx)));
+	{
+		HsExec	   *p = HsExecProjectCreate(e->out_desc, having, tl);
+
+		e->downstream = p;
+		out = relout_of(p, NIL);
+	}
+	out->nvisible = nvisible;
+	out->has_ukey = !distinct;
+	out->ukey = ukey;
+	return out;
+}
+
+/* ---------------------------------------------------------------------
+ * DISTINCT
+ * ---------------------------------------------------------------------
+ */
+
+/* DISTINCT over the visible columns of in. */
+RelOut *
+distinct_level(PlanCtx *ctx, RelOut *in)
+{
+	HsExec	   *e;
+	RelOut	   *out;
+	int			n = in->nvisible;
+
+	for (int i = 0; i < n; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(in->desc, i);
+
+		if (HsMemcmpTypeSupport(att->atttypid) == HS_MEMCMP_NONE)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("DISTINCT over a column of type %s is not supported in a streaming materialized view",
+							format_type_be(att->atttypid)),
+					 errdetail("DISTINCT compares whole rows.")));
+	}
+	if (in->desc->natts != n)
+	{
+		List	   *exprs = NIL;
+
+		for (int i = 0; i < n; i++)
+			exprs = lappend(exprs, var_tle(in->desc, i, i + 1)->expr);
+		in = project_level(in, exprs, NIL, false);
+	}
+	note_operator(ctx, "HashAgg (DISTINCT over %d column%s)", n, n == 1 ? "" : "s");
+	e = HsExecHashAggCreate(in->desc, n, NULL, 0, next_state(ctx, "DISTINCT rows"), NULL, false);
+	attach(in, e);
+	out = relout_of(e, NIL);
+	out->has_ukey = true;
+	for (int i = 0; i < n; i++)
+		out->ukey = lappend_int(out->ukey, i);
+	return out;
+}

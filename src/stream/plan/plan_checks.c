@@ -1,0 +1,273 @@
+/*-------------------------------------------------------------------------
+ *
+ * plan_checks.c
+ *	  What a streaming materialized view's query may use.
+ *
+ * docs/SQL.md lists what is supported.  Everything else is refused before
+ * any state exists, with ERRCODE_FEATURE_NOT_SUPPORTED (0A000) and a
+ * message naming the construct ("... is not supported in a streaming
+ * materialized view"), with a hint where a supported form is close.  The
+ * checks here are the ones about the query as a whole, a query level, and
+ * a source table; the planning files refuse what they cannot plan where
+ * they meet it (an aggregate, a sort key, a join tree node, a set
+ * operation).
+ *
+ *	the query	a SELECT; no volatile or other non-IMMUTABLE functions (a
+ *				worker evaluates expressions at other times, in other
+ *				sessions); no system columns; distinct output column names
+ *				and at least one
+ *	a level		no window functions (but row_number() <= n, plan_top_n.c),
+ *				set-returning functions, LIMIT without ORDER BY, ORDER BY
+ *				without LIMIT at the top, DISTINCT ON, grouping sets, FOR
+ *				UPDATE, recursive or data-modifying WITH
+ *	a source	an ordinary permanent table, not partitioned nor a
+ *				partition (capture triggers would miss rows routed by the
+ *				parent), without inheritance children unless read with
+ *				FROM ONLY, not a system catalog, not one of the
+ *				extension's own tables, and not a relation USING hummock
+ *				(views over views need the change log as input, future
+ *				work)
+ *
+ * Whether a relation is USING hummock is asked of the table AM
+ * (HsRelationIsHummock, src/batch): the one call of the streaming layer
+ * into batch, to move below when the catalog of views does.
+ *
+ * src/stream/plan/plan_checks.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "catalog/catalog.h"
+#include "catalog/dependency.h"
+#include "catalog/namespace.h"
+#include "catalog/partition.h"
+#include "catalog/pg_inherits.h"
+#include "commands/extension.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+#include "hummock_stream/hummock_stream.h"
+#include "hummock_stream/batch/tableam.h"
+
+#include "plan_internal.h"
+
+/* what: the construct, as the subject of "... not supported" */
+void
+unsupported(const char *what, bool plural)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("%s %s not supported in a streaming materialized view", what,
+					plural ? "are" : "is")));
+}
+
+/* A subquery that is not an IN / EXISTS / NOT EXISTS condition of WHERE. */
+void
+unsupported_subquery(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("this subquery is not supported in a streaming materialized view"),
+			 errdetail("Subqueries are supported in FROM, in WITH, and as IN (SELECT ...), EXISTS (...) and NOT EXISTS (...) conditions of WHERE whose inner query uses the outer one only in its WHERE.")));
+}
+
+/* ---------------------------------------------------------------------
+ * The query
+ * ---------------------------------------------------------------------
+ */
+
+static bool
+system_column_walker(Node *node, void *arg)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var) && ((Var *) node)->varattno < 0)
+		unsupported("system columns", true);
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, system_column_walker, arg, 0);
+	return expression_tree_walker(node, system_column_walker, arg);
+}
+
+/* The view's query as a whole: a SELECT, immutable, no system columns. */
+void
+check_view_query(Query *q)
+{
+	if (q->commandType != CMD_SELECT || q->utilityStmt)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("a streaming materialized view is defined by a SELECT query")));
+	if (contain_volatile_functions((Node *) q))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("volatile functions are not supported in a streaming materialized view"),
+				 errdetail("A view's rows must be a function of its source rows; random() or clock_timestamp() are not.")));
+	if (contain_mutable_functions((Node *) q))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("functions that are not IMMUTABLE are not supported in a streaming materialized view"),
+				 errdetail("Workers evaluate the view at other times and in other sessions, so now(), current_setting() or a conversion that depends on settings would give other results than at creation."),
+				 errhint("Use immutable functions, or compare with constants.")));
+	(void) query_tree_walker(q, system_column_walker, NULL, 0);
+}
+
+/* The view's columns: distinct names, at least one. */
+void
+check_view_columns(List *view_tlist)
+{
+	ListCell   *lc;
+
+	foreach(lc, view_tlist)
+	{
+		TargetEntry *tle = lfirst(lc);
+		ListCell   *lc2;
+
+		foreach(lc2, view_tlist)
+		{
+			TargetEntry *other = lfirst(lc2);
+
+			if (other == tle)
+				break;
+			if (tle->resname && other->resname && strcmp(tle->resname, other->resname) == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_DUPLICATE_COLUMN),
+						 errmsg("column name \"%s\" appears more than once in the view's query", tle->resname),
+						 errhint("Give the columns distinct names with AS.")));
+		}
+	}
+	if (view_tlist == NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a streaming materialized view must have at least one column")));
+}
+
+/* ---------------------------------------------------------------------
+ * Query levels
+ * ---------------------------------------------------------------------
+ */
+
+static bool
+sublink_walker(Node *node, void *arg)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, SubLink))
+		return true;
+	return expression_tree_walker(node, sublink_walker, arg);
+}
+
+/* Does node (expressions or a join tree of one level) contain a SubLink? */
+bool
+contains_sublink(Node *node)
+{
+	return sublink_walker(node, NULL);
+}
+
+/* What a query level may not use (its FROM items are checked as planned). */
+void
+check_query_level(Query *q, bool top)
+{
+	if (q->commandType != CMD_SELECT || q->utilityStmt)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("a streaming materialized view is defined by a SELECT query")));
+	if (q->hasWindowFuncs)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("window functions are not supported in a streaming materialized view"),
+				 errdetail("The supported form is a Top-N per group: a subquery in FROM computing row_number() OVER (PARTITION BY ... ORDER BY ...) and an outer WHERE bounding it (rn <= n).")));
+	if (q->hasTargetSRFs)
+		unsupported("set-returning functions", true);
+	if ((q->limitCount || q->limitOffset) && q->sortClause == NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("LIMIT and OFFSET without ORDER BY are not supported in a streaming materialized view"),
+				 errdetail("Which rows such a query returns is not defined.")));
+	if (q->sortClause && !q->limitCount && !q->limitOffset && top)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("ORDER BY is not supported in a streaming materialized view"),
+				 errdetail("ORDER BY is supported with LIMIT (a Top-N view)."),
+				 errhint("A view has no order: use ORDER BY when you read it.")));
+	if (q->hasDistinctOn)
+		unsupported("DISTINCT ON", false);
+	if (q->groupingSets)
+		unsupported("GROUPING SETS, ROLLUP and CUBE", true);
+	if (q->rowMarks)
+		unsupported("FOR UPDATE and FOR SHARE", true);
+	if (q->hasRecursive)
+		unsupported("recursive WITH queries", true);
+	if (q->hasModifyingCTE)
+		unsupported("data-modifying WITH queries", true);
+}
+
+/* ---------------------------------------------------------------------
+ * Sources
+ * ---------------------------------------------------------------------
+ */
+
+/* A source table of the view: checked, returns its OID. */
+Oid
+check_relation(RangeTblEntry *rte)
+{
+	Relation	rel;
+	Oid			relid;
+
+	if (rte->tablesample)
+		unsupported("TABLESAMPLE", false);
+	relid = rte->relid;
+	rel = relation_open(relid, AccessShareLock);
+	if (HsRelationIsHummock(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("streaming materialized views over \"%s\", a relation USING hummock, are not supported yet",
+						RelationGetRelationName(rel))));
+	/* capture works by triggers of the table: rows routed by a parent miss them */
+	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("streaming materialized views over partitioned table \"%s\" are not supported",
+						RelationGetRelationName(rel)),
+				 errhint("Partitioned tables and their partitions cannot be sources of streaming materialized views yet.")));
+	if (rel->rd_rel->relkind == RELKIND_RELATION && rel->rd_rel->relispartition)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("streaming materialized views over \"%s\", a partition of \"%s\", are not supported",
+						RelationGetRelationName(rel), get_rel_name(get_partition_parent(relid, true))),
+				 errdetail("Rows written through the partitioned table would not be captured."),
+				 errhint("Partitioned tables and their partitions cannot be sources of streaming materialized views yet.")));
+	if (rel->rd_rel->relkind != RELKIND_RELATION)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("\"%s\" is not a table; streaming materialized views read ordinary tables",
+						RelationGetRelationName(rel))));
+	/* its catalogs and capture logs change as views are maintained */
+	if (RelationGetNamespace(rel) == get_namespace_oid(HS_SCHEMA_NAME, true) ||
+		(OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)) &&
+		 getExtensionOfObject(RelationRelationId, relid) == get_extension_oid(HS_EXTENSION_NAME, true)))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("streaming materialized views over \"%s.%s\", a table of the %s extension, are not supported",
+						get_namespace_name(RelationGetNamespace(rel)), RelationGetRelationName(rel),
+						HS_EXTENSION_NAME),
+				 errdetail("The extension's own tables are internal state that changes as views are maintained.")));
+	if (rel->rd_rel->relpersistence != RELPERSISTENCE_PERMANENT)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("streaming materialized views over %s table \"%s\" are not supported",
+						rel->rd_rel->relpersistence == RELPERSISTENCE_TEMP ? "temporary" : "unlogged",
+						RelationGetRelationName(rel)),
+				 errdetail("Background workers maintain the view after a crash; the table must be permanent.")));
+	if (IsCatalogRelation(rel))
+		unsupported("system catalogs as sources", true);
+	if (rte->inh && has_subclass(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("table \"%s\" has inheritance children", RelationGetRelationName(rel)),
+				 errhint("Read only the parent with FROM ONLY.")));
+	relation_close(rel, AccessShareLock);
+	return relid;
+}

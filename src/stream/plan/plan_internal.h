@@ -1,0 +1,184 @@
+/*-------------------------------------------------------------------------
+ *
+ * plan_internal.h
+ *	  What the files of the streaming planner share: the planning context,
+ *	  RelOut (an executor's rows and what they stand for), and the
+ *	  functions each file offers the others.
+ *
+ *	stream_plan.c	the core: RelOut helpers, map_expr, leaves, query
+ *					levels, the view, the entry points
+ *	plan_checks.c	what a view's query may use (0A000 otherwise)
+ *	plan_join.c		join trees, join keys, semi/anti joins from sublinks
+ *	plan_agg.c		aggregation (Aggref analysis, group keys, HAVING),
+ *					DISTINCT
+ *	plan_top_n.c	ORDER BY ... LIMIT and row_number() <= n
+ *	plan_setop.c	UNION [ALL]
+ *
+ * src/stream/plan/plan_internal.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef HS_STREAM_PLAN_INTERNAL_H
+#define HS_STREAM_PLAN_INTERNAL_H
+
+#include "nodes/parsenodes.h"
+#include "nodes/pathnodes.h"
+
+#include "hummock_stream/stream/stream_plan.h"
+
+/*
+ * A FROM item, join or query level as planned: the executor that emits
+ * its rows, and for each column the Var of the query level it stands for.
+ * Expressions of the query are rewritten onto such a row by map_expr
+ * (each Var becomes Var(1, column)).
+ */
+typedef struct RelOut
+{
+	HsExec	   *tail;			/* emits the rows; its downstream is free */
+	TupleDesc	desc;
+	List	   *vars;			/* per column: Var (varno, varattno) or NULL */
+	bool		has_ukey;		/* ukey is a unique key of the rows */
+	List	   *ukey;			/* column indexes (int, 0-based) */
+	int			nvisible;		/* query levels: the tlist columns come
+								 * first, hidden key columns after */
+} RelOut;
+
+/* One planning of a view: what it hands out and what it records. */
+typedef struct PlanCtx
+{
+	bool		dry;			/* planning only: placeholder state tables */
+	HsStateTable *states;
+	int			nstates;
+	int			used;			/* state tables handed out */
+	List	   *leaves;			/* HsStreamLeaf */
+	List	   *sources;		/* Oid, distinct */
+	List	   *semi_quals;		/* quals of pulled-up sublinks (they use
+								 * columns too) */
+	List	   *operators;		/* text: the stateful executors, in order */
+	List	   *state_roles;	/* text: what each state table holds */
+} PlanCtx;
+
+/* ---- stream_plan.c: the core ---- */
+
+/* Note an executor for the catalog (fragments). */
+extern void note_operator(PlanCtx *ctx, const char *fmt,...) pg_attribute_printf(2, 3);
+
+/* The next state table, which holds role (in planning order). */
+extern HsStateTable *next_state(PlanCtx *ctx, const char *role);
+
+/* Make e the downstream of in's rows. */
+extern void attach(RelOut *in, HsExec *e);
+
+/* The rows e emits, whose columns stand for vars; no unique key. */
+extern RelOut *relout_of(HsExec *e, List *vars);
+
+/* e (an expression of the query level) over the rows of in. */
+extern Expr *map_expr(Expr *e, RelOut *in);
+extern List *map_quals(List *quals, RelOut *in);
+
+/* The range table indexes of the current level's Vars in node. */
+extern Relids varnos_of(Node *node);
+
+/* A target entry (resno) reading column col of desc's rows. */
+extern TargetEntry *var_tle(TupleDesc desc, int col, int resno);
+
+/* An int array (at least one element) of an integer List. */
+extern int *int_array(List *l);
+
+/* Keep the rows of in for which quals hold. */
+extern RelOut *apply_filter(RelOut *in, List *quals);
+
+/* The target list entries of q that are output columns. */
+extern List *visible_tlist(Query *q);
+
+/*
+ * Project in to exprs (the first nvisible are output columns, the rest
+ * hidden), then hidden columns for in's unique key if add_key.
+ */
+extern RelOut *project_cols(RelOut *in, List *exprs, int nvisible, List *qual,
+							bool add_key);
+extern RelOut *project_level(RelOut *in, List *exprs, List *qual, bool add_key);
+
+/* A source table (range table entry rtindex of q): a leaf the job feeds. */
+extern RelOut *plan_leaf(PlanCtx *ctx, Query *q, int rtindex, List *quals);
+
+/* A subquery (or CTE) of q at rtindex, filtered by quals. */
+extern RelOut *plan_subquery(PlanCtx *ctx, Query *sub, int rtindex, List *outer,
+							 List *quals);
+
+/* A query level; outer: the enclosing levels, innermost first. */
+extern RelOut *plan_query(PlanCtx *ctx, Query *q, List *outer);
+
+/* ---- plan_checks.c ---- */
+
+/* Refuse construct what (0A000), as the subject of "... not supported". */
+extern void unsupported(const char *what, bool plural) pg_attribute_noreturn();
+
+/* Refuse a subquery that is not IN / EXISTS / NOT EXISTS in WHERE. */
+extern void unsupported_subquery(void) pg_attribute_noreturn();
+
+/* Check the view's whole query before planning it. */
+extern void check_view_query(Query *q);
+
+/* Check the view's columns (its visible target list, renumbered). */
+extern void check_view_columns(List *view_tlist);
+
+/* What a query level may not use (its FROM items are checked as planned). */
+extern void check_query_level(Query *q, bool top);
+
+/* Does node (an expression tree of one level) contain a SubLink? */
+extern bool contains_sublink(Node *node);
+
+/* A source table of the view: checked, returns its OID. */
+extern Oid	check_relation(RangeTblEntry *rte);
+
+/* ---- plan_join.c ---- */
+
+/* A node of q's join tree (FROM item, JoinExpr, FromExpr) filtered by quals. */
+extern RelOut *plan_jtnode(PlanCtx *ctx, Query *q, List *outer, Node *jt, List *quals);
+
+/*
+ * The items of a FROM list joined on conds (those over one item filter
+ * it); semis (from convert_where_sublinks) apply last.
+ */
+extern RelOut *plan_fromlist(PlanCtx *ctx, Query *q, List *outer, List *items,
+							 List *conds, List *semis);
+
+/*
+ * Take q's WHERE conjuncts that are IN / EXISTS / NOT EXISTS sublinks out
+ * of it; returns them as semi and anti JoinExprs.
+ */
+extern List *convert_where_sublinks(PlanCtx *ctx, Query *q);
+
+/* ---- plan_agg.c ---- */
+
+/*
+ * The aggregation of q over from (WHERE applied), then HAVING and q's
+ * output columns; extra: hidden Top-N sort columns.
+ */
+extern RelOut *agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra);
+
+/* DISTINCT over the visible columns of in. */
+extern RelOut *distinct_level(PlanCtx *ctx, RelOut *in);
+
+/* ---- plan_top_n.c ---- */
+
+/* The ORDER BY entries of a Top-N level that are not output columns. */
+extern List *top_n_extra(Query *q);
+
+/* ORDER BY ... LIMIT n [OFFSET m] over in (q's level output), if q has it. */
+extern RelOut *top_n_level(PlanCtx *ctx, Query *q, RelOut *in, List *extra);
+
+/*
+ * A subquery with row_number() OVER (PARTITION BY ... ORDER BY ...) bounded
+ * by the outer WHERE (*quals, from which the bound is taken).
+ */
+extern RelOut *plan_group_top_n(PlanCtx *ctx, Query *sub, int rtindex, List *outer,
+								List **quals);
+
+/* ---- plan_setop.c ---- */
+
+/* A query level that is a set operation (q->setOperations). */
+extern RelOut *plan_setop_query(PlanCtx *ctx, Query *q, List *outer);
+
+#endif							/* HS_STREAM_PLAN_INTERNAL_H */

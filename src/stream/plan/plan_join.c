@@ -1,0 +1,499 @@
+/*-------------------------------------------------------------------------
+ *
+ * plan_join.c
+ *	  Planning join trees in a streaming view: FROM lists, JOIN ... ON,
+ *	  join keys, and semi/anti joins from WHERE sublinks.
+ *
+ *	FROM a, b WHERE ... / a [INNER|LEFT|RIGHT|FULL] JOIN b ON ...:
+ *		HashJoin(equalities between the two sides as the key; other
+ *		conditions as the join filter); a FROM list is joined left-deep in
+ *		FROM order, each next item preferably one related to what is
+ *		joined so far by an equality; RIGHT JOIN is a LEFT JOIN with the
+ *		sides swapped
+ *	WHERE x IN (SELECT ...), EXISTS (...), NOT EXISTS (...):
+ *		semi and anti HashJoins, joined after the FROM list
+ *
+ * Join keys are equalities whose operator is the type's own btree or hash
+ * equality (so equal values have equal memcmp encodings), between
+ * expressions of the two sides, after casting integers of different
+ * widths to int8 and float4 to float8; the type needs an encoding and the
+ * collation must be deterministic.  Anything else in ON (or in WHERE
+ * across the items of a FROM list) is the join filter.  Conjuncts over
+ * one side alone filter that side first where that keeps the join's
+ * meaning: either side of an inner join, the non-preserved side of a left
+ * join, neither side of a full join.
+ *
+ * Sublinks become joins exactly when Postgres's planner would pull them
+ * up: its own convert_ANY_sublink_to_join and
+ * convert_EXISTS_sublink_to_join do the conversion (NOT IN is refused: it
+ * depends on NULLs in the subquery), and the JoinExprs they return are
+ * planned like any other join.  Their quals are remembered (semi_quals):
+ * they left WHERE, but the leaves must still keep the columns they use.
+ *
+ * src/stream/plan/plan_join.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/stratnum.h"
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/prep.h"
+#include "optimizer/subselect.h"
+#include "parser/parse_coerce.h"
+#include "parser/parsetree.h"
+#include "utils/lsyscache.h"
+#include "utils/typcache.h"
+
+#include "hummock_stream/row/memcmp_key.h"
+
+#include "plan_internal.h"
+
+/* ---------------------------------------------------------------------
+ * Join keys and joins
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * Is clause an equality usable as a hash join key between the rows of
+ * lrel and rrel?  If so, set *lexpr and *rexpr to its two sides (cast to
+ * one type) over lrel and rrel.
+ */
+static bool
+equi_key(Expr *clause, Relids lrel, Relids rrel, Expr **lexpr, Expr **rexpr)
+{
+	OpExpr	   *op;
+	Expr	   *a;
+	Expr	   *b;
+	Relids		ra;
+	Relids		rb;
+	Oid			ta;
+	Oid			tb;
+	Oid			t;
+	TypeCacheEntry *tc;
+
+	if (!IsA(clause, OpExpr) || list_length(((OpExpr *) clause)->args) != 2)
+		return false;
+	op = (OpExpr *) clause;
+	a = linitial(op->args);
+	b = lsecond(op->args);
+	ra = varnos_of((Node *) a);
+	rb = varnos_of((Node *) b);
+	if (bms_is_empty(ra) || bms_is_empty(rb))
+		return false;
+	if (!(bms_is_subset(ra, lrel) && bms_is_subset(rb, rrel)))
+	{
+		Expr	   *x = a;
+
+		if (!(bms_is_subset(ra, rrel) && bms_is_subset(rb, lrel)))
+			return false;
+		a = b;
+		b = x;
+	}
+	ta = getBaseType(exprType((Node *) a));
+	tb = getBaseType(exprType((Node *) b));
+	if (ta == tb)
+		t = ta;
+	else if ((ta == INT2OID || ta == INT4OID || ta == INT8OID) &&
+			 (tb == INT2OID || tb == INT4OID || tb == INT8OID))
+		t = INT8OID;
+	else if ((ta == FLOAT4OID || ta == FLOAT8OID) && (tb == FLOAT4OID || tb == FLOAT8OID))
+		t = FLOAT8OID;
+	else
+		return false;
+	if (HsMemcmpTypeSupport(t) == HS_MEMCMP_NONE)
+		return false;
+	if (OidIsValid(op->inputcollid) && !get_collation_isdeterministic(op->inputcollid))
+		return false;
+	/* the operator must be the type's own equality (equal = same encoding) */
+	tc = lookup_type_cache(t, TYPECACHE_BTREE_OPFAMILY | TYPECACHE_HASH_OPFAMILY);
+	if (!((OidIsValid(tc->btree_opf) &&
+		   get_op_opfamily_strategy(op->opno, tc->btree_opf) == BTEqualStrategyNumber) ||
+		  (OidIsValid(tc->hash_opf) &&
+		   get_op_opfamily_strategy(op->opno, tc->hash_opf) == HTEqualStrategyNumber)))
+		return false;
+	*lexpr = (Expr *) coerce_to_target_type(NULL, (Node *) a, exprType((Node *) a), t, -1,
+											COERCION_IMPLICIT, COERCE_IMPLICIT_CAST, -1);
+	*rexpr = (Expr *) coerce_to_target_type(NULL, (Node *) b, exprType((Node *) b), t, -1,
+											COERCION_IMPLICIT, COERCE_IMPLICIT_CAST, -1);
+	return *lexpr != NULL && *rexpr != NULL;
+}
+
+/*
+ * Join left (the rows of lrel) and right (of rrel) on conds (clauses of
+ * the query level, implicitly ANDed): equalities become the hash key, the
+ * rest the join filter.
+ */
+static RelOut *
+make_join(PlanCtx *ctx, HsJoinKind kind, RelOut *left, Relids lrel,
+		  RelOut *right, Relids rrel, List *conds)
+{
+	List	   *lkeys = NIL;
+	List	   *rkeys = NIL;
+	List	   *filter = NIL;
+	RelOut		combined;
+	HsExec	   *j;
+	HsExec	   *lport;
+	HsExec	   *rport;
+	HsStateTable *lstate;
+	HsStateTable *rstate;
+	RelOut	   *out;
+	ListCell   *lc;
+	bool		semi = kind == HS_JOIN_SEMI || kind == HS_JOIN_ANTI;
+
+	memset(&combined, 0, sizeof(combined));
+	combined.vars = list_concat_copy(left->vars, right->vars);
+	foreach(lc, conds)
+	{
+		Expr	   *l;
+		Expr	   *r;
+
+		if (equi_key(lfirst(lc), lrel, rrel, &l, &r))
+		{
+			lkeys = lappend(lkeys, map_expr(l, left));
+			rkeys = lappend(rkeys, map_expr(r, right));
+		}
+		else
+			filter = lappend(filter, map_expr(lfirst(lc), &combined));
+	}
+	lstate = next_state(ctx, "HashJoin left rows");
+	rstate = next_state(ctx, "HashJoin right rows");
+	note_operator(ctx, "HashJoin %s (%d key column%s%s)",
+				  kind == HS_JOIN_INNER ? "inner" : kind == HS_JOIN_LEFT ? "left" :
+				  kind == HS_JOIN_FULL ? "full" : kind == HS_JOIN_SEMI ? "semi" : "anti",
+				  list_length(lkeys), list_length(lkeys) == 1 ? "" : "s",
+				  filter ? ", join filter" : "");
+	j = HsExecHashJoinCreate(kind,
+							 left->desc, lkeys,
+							 left->has_ukey ? int_array(left->ukey) : NULL,
+							 list_length(left->ukey),
+							 right->desc, rkeys,
+							 right->has_ukey ? int_array(right->ukey) : NULL,
+							 list_length(right->ukey),
+							 filter, lstate, rstate, &lport, &rport);
+	attach(left, lport);
+	attach(right, rport);
+	out = relout_of(j, semi ? left->vars : combined.vars);
+	if (semi)
+	{
+		out->has_ukey = left->has_ukey;
+		out->ukey = left->ukey;
+	}
+	else if (left->has_ukey && right->has_ukey)
+	{
+		out->has_ukey = true;
+		out->ukey = list_copy(left->ukey);
+		foreach(lc, right->ukey)
+			out->ukey = lappend_int(out->ukey, lfirst_int(lc) + left->desc->natts);
+	}
+	return out;
+}
+
+/* Split conjuncts: those over rels only go to *pushed, the rest stay. */
+static List *
+split_pushable(List *conds, Relids rels, List **pushed)
+{
+	List	   *rest = NIL;
+	ListCell   *lc;
+
+	foreach(lc, conds)
+	{
+		Relids		r = varnos_of(lfirst(lc));
+
+		if (!bms_is_empty(r) && bms_is_subset(r, rels))
+			*pushed = lappend(*pushed, lfirst(lc));
+		else
+			rest = lappend(rest, lfirst(lc));
+	}
+	return rest;
+}
+
+/* ---------------------------------------------------------------------
+ * Join trees
+ * ---------------------------------------------------------------------
+ */
+
+static RelOut *
+plan_joinexpr(PlanCtx *ctx, Query *q, List *outer, JoinExpr *j, List *quals)
+{
+	Node	   *larg = j->larg;
+	Node	   *rarg = j->rarg;
+	HsJoinKind kind;
+	List	   *conds = make_ands_implicit((Expr *) j->quals);
+	List	   *lq = NIL;
+	List	   *rq = NIL;
+	Relids		lrel;
+	Relids		rrel;
+	RelOut	   *left;
+	RelOut	   *right;
+
+	switch (j->jointype)
+	{
+		case JOIN_INNER:
+			kind = HS_JOIN_INNER;
+			break;
+		case JOIN_LEFT:
+			kind = HS_JOIN_LEFT;
+			break;
+		case JOIN_RIGHT:
+			kind = HS_JOIN_LEFT;
+			larg = j->rarg;
+			rarg = j->larg;
+			break;
+		case JOIN_FULL:
+			kind = HS_JOIN_FULL;
+			break;
+		case JOIN_SEMI:
+			kind = HS_JOIN_SEMI;
+			break;
+		case JOIN_ANTI:
+			kind = HS_JOIN_ANTI;
+			break;
+		default:
+			unsupported("this kind of join", false);
+			kind = HS_JOIN_INNER;	/* keep the compiler quiet */
+	}
+	lrel = get_relids_in_jointree(larg, false);
+	rrel = get_relids_in_jointree(rarg, false);
+	/* ON conditions over one input filter it, if that keeps the join's meaning */
+	if (kind == HS_JOIN_INNER)
+		conds = split_pushable(conds, lrel, &lq);
+	if (kind != HS_JOIN_FULL)
+		conds = split_pushable(conds, rrel, &rq);
+	left = plan_jtnode(ctx, q, outer, larg, lq);
+	right = plan_jtnode(ctx, q, outer, rarg, rq);
+	return apply_filter(make_join(ctx, kind, left, lrel, right, rrel, conds), quals);
+}
+
+/*
+ * The items of a FROM list joined (inner) on the conditions of conds that
+ * relate them; conds over one item filter it; semis (semi and anti
+ * JoinExprs from WHERE sublinks, larg unset) apply last.
+ */
+RelOut *
+plan_fromlist(PlanCtx *ctx, Query *q, List *outer, List *items, List *conds,
+			  List *semis)
+{
+	int			n = list_length(items);
+	Relids	   *rels = palloc(sizeof(Relids) * Max(n, 1));
+	List	  **pushed = palloc0(sizeof(List *) * Max(n, 1));
+	RelOut	  **outs = palloc(sizeof(RelOut *) * Max(n, 1));
+	bool	   *done = palloc0(sizeof(bool) * Max(n, 1));
+	RelOut	   *cur;
+	Relids		cur_rel;
+	ListCell   *lc;
+	int			i;
+
+	if (n == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a streaming materialized view must read a table"),
+				 errdetail("The query has no FROM clause.")));
+	i = 0;
+	foreach(lc, items)
+	{
+		rels[i] = get_relids_in_jointree(lfirst(lc), false);
+		conds = split_pushable(conds, rels[i], &pushed[i]);
+		i++;
+	}
+	i = 0;
+	foreach(lc, items)
+	{
+		outs[i] = plan_jtnode(ctx, q, outer, lfirst(lc), pushed[i]);
+		i++;
+	}
+	cur = outs[0];
+	cur_rel = rels[0];
+	done[0] = true;
+	for (int step = 1; step < n; step++)
+	{
+		int			next = -1;
+		List	   *jconds = NIL;
+		List	   *rest = NIL;
+		Relids		both;
+
+		/* prefer an item related to what is joined so far by an equality */
+		for (i = 1; i < n && next < 0; i++)
+		{
+			if (done[i])
+				continue;
+			foreach(lc, conds)
+			{
+				Expr	   *l;
+				Expr	   *r;
+
+				if (equi_key(lfirst(lc), cur_rel, rels[i], &l, &r))
+				{
+					next = i;
+					break;
+				}
+			}
+		}
+		for (i = 1; i < n && next < 0; i++)
+			if (!done[i])
+				next = i;
+		both = bms_union(cur_rel, rels[next]);
+		foreach(lc, conds)
+		{
+			Relids		r = varnos_of(lfirst(lc));
+
+			if (!bms_is_empty(r) && bms_is_subset(r, both))
+				jconds = lappend(jconds, lfirst(lc));
+			else
+				rest = lappend(rest, lfirst(lc));
+		}
+		conds = rest;
+		cur = make_join(ctx, HS_JOIN_INNER, cur, cur_rel, outs[next], rels[next], jconds);
+		cur_rel = both;
+		done[next] = true;
+	}
+	cur = apply_filter(cur, conds);
+
+	foreach(lc, semis)
+	{
+		JoinExpr   *sj = lfirst(lc);
+		List	   *sconds = make_ands_implicit((Expr *) sj->quals);
+		List	   *rq = NIL;
+		Relids		rrel = get_relids_in_jointree(sj->rarg, false);
+		RelOut	   *right;
+
+		sconds = split_pushable(sconds, rrel, &rq);
+		right = plan_jtnode(ctx, q, outer, sj->rarg, rq);
+		cur = make_join(ctx, sj->jointype == JOIN_SEMI ? HS_JOIN_SEMI : HS_JOIN_ANTI,
+						cur, cur_rel, right, rrel, sconds);
+	}
+	return cur;
+}
+
+/* A node of q's join tree: a FROM item, a JoinExpr or a FromExpr. */
+RelOut *
+plan_jtnode(PlanCtx *ctx, Query *q, List *outer, Node *jt, List *quals)
+{
+	if (IsA(jt, RangeTblRef))
+	{
+		int			rtindex = ((RangeTblRef *) jt)->rtindex;
+		RangeTblEntry *rte = rt_fetch(rtindex, q->rtable);
+
+		if (rte->lateral)
+			unsupported("LATERAL", false);
+		switch (rte->rtekind)
+		{
+			case RTE_RELATION:
+				return plan_leaf(ctx, q, rtindex, quals);
+			case RTE_SUBQUERY:
+				return plan_subquery(ctx, rte->subquery, rtindex, lcons(q, outer), quals);
+			case RTE_CTE:
+				{
+					Index		up = rte->ctelevelsup;
+					Query	   *owner = up == 0 ? q : list_nth(outer, up - 1);
+					List	   *owner_outer = up == 0 ? outer : list_copy_tail(outer, up);
+					ListCell   *lc;
+
+					foreach(lc, owner->cteList)
+					{
+						CommonTableExpr *cte = lfirst(lc);
+
+						if (strcmp(cte->ctename, rte->ctename) != 0)
+							continue;
+						if (cte->cterecursive)
+							unsupported("recursive WITH queries", true);
+						return plan_subquery(ctx, (Query *) cte->ctequery, rtindex,
+											 lcons(owner, owner_outer), quals);
+					}
+					elog(ERROR, "WITH query \"%s\" not found", rte->ctename);
+				}
+				break;
+			case RTE_FUNCTION:
+			case RTE_TABLEFUNC:
+				unsupported("functions in FROM", true);
+				break;
+			case RTE_VALUES:
+				unsupported("VALUES lists", true);
+				break;
+			default:
+				unsupported("this kind of FROM item", false);
+		}
+	}
+	else if (IsA(jt, JoinExpr))
+		return plan_joinexpr(ctx, q, outer, (JoinExpr *) jt, quals);
+	else if (IsA(jt, FromExpr))
+	{
+		FromExpr   *f = (FromExpr *) jt;
+
+		return plan_fromlist(ctx, q, outer, f->fromlist,
+							 list_concat(make_ands_implicit((Expr *) f->quals), quals), NIL);
+	}
+	elog(ERROR, "unrecognized join tree node %d", (int) nodeTag(jt));
+	return NULL;
+}
+
+/* ---------------------------------------------------------------------
+ * Semi and anti joins from sublinks
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * WHERE conjuncts of q that are IN (SELECT ...), EXISTS (...) or NOT
+ * EXISTS (...) become semi and anti joins, as Postgres's planner pulls
+ * them up (its own conversion functions do it); returns those JoinExprs
+ * and removes the conjuncts from q's WHERE.
+ */
+List *
+convert_where_sublinks(PlanCtx *ctx, Query *q)
+{
+	List	   *conds = make_ands_implicit((Expr *) q->jointree->quals);
+	List	   *kept = NIL;
+	List	   *semis = NIL;
+	PlannerInfo *root = makeNode(PlannerInfo);
+	Relids		avail = get_relids_in_jointree((Node *) q->jointree, false);
+	ListCell   *lc;
+
+	root->parse = q;
+	root->glob = makeNode(PlannerGlobal);
+	root->query_level = 1;
+	foreach(lc, conds)
+	{
+		Node	   *c = lfirst(lc);
+		JoinExpr   *j = NULL;
+		bool		is_sublink = false;
+
+		if (IsA(c, SubLink))
+		{
+			SubLink    *sl = (SubLink *) c;
+
+			is_sublink = true;
+			if (sl->subLinkType == ANY_SUBLINK)
+				j = convert_ANY_sublink_to_join(root, sl, avail);
+			else if (sl->subLinkType == EXISTS_SUBLINK)
+				j = convert_EXISTS_sublink_to_join(root, sl, false, avail);
+		}
+		else if (is_notclause(c) && IsA(get_notclausearg((Expr *) c), SubLink))
+		{
+			SubLink    *sl = (SubLink *) get_notclausearg((Expr *) c);
+
+			is_sublink = true;
+			if (sl->subLinkType == EXISTS_SUBLINK)
+				j = convert_EXISTS_sublink_to_join(root, sl, true, avail);
+			else if (sl->subLinkType == ANY_SUBLINK)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("NOT IN (SELECT ...) is not supported in a streaming materialized view"),
+						 errhint("Write NOT EXISTS (SELECT ... WHERE ...), which does not depend on NULLs in the subquery.")));
+		}
+		if (j != NULL)
+		{
+			j->quals = flatten_join_alias_vars(q, j->quals);
+			semis = lappend(semis, j);
+			ctx->semi_quals = lappend(ctx->semi_quals, j->quals);
+		}
+		else if (is_sublink)
+			unsupported_subquery();
+		else
+			kept = lappend(kept, c);
+	}
+	q->jointree->quals = kept ? (Node *) make_ands_explicit(kept) : NULL;
+	return semis;
+}

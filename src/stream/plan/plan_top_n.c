@@ -1,0 +1,421 @@
+/*-------------------------------------------------------------------------
+ *
+ * plan_top_n.c
+ *	  Planning Top-N in a streaming view: ORDER BY ... LIMIT n [OFFSET m]
+ *	  [WITH TIES], and row_number() <= n per group.
+ *
+ *	ORDER BY ... LIMIT	a query level with ORDER BY and LIMIT or OFFSET
+ *						ends in TopN(no group; its sort keys) over the
+ *						level's rows; ORDER BY expressions that are not
+ *						output columns travel as hidden columns
+ *						(top_n_extra).  LIMIT and OFFSET are constants
+ *						(LIMIT NULL: no limit).
+ *	row_number() <= n	a subquery in FROM computing row_number() OVER
+ *						(PARTITION BY p ORDER BY o) AS rn, whose outer
+ *						WHERE bounds rn (rn <= n, rn < n, rn = 1, mirrored
+ *						too): the subquery without the window, then
+ *						TopN(group p, order o, limit n) numbering the rows,
+ *						then the subquery's columns with rn as the number.
+ *						The bound conjuncts are taken out of the outer
+ *						WHERE.  Any other use of window functions is
+ *						refused (check_query_level's error).
+ *
+ * Sort keys are ordered by the bytes of their memcmp encodings (inverted
+ * for DESC), so a sort key must use its type's default btree ordering, of
+ * a type whose encoding is ordered, text in a collation that orders by
+ * bytes, and NULLs where the encoding puts them (last ascending, first
+ * descending, Postgres's defaults).  Partition keys need an encoding and
+ * deterministic collations.
+ *
+ * src/stream/plan/plan_top_n.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/stratnum.h"
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/optimizer.h"
+#include "parser/parsetree.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/typcache.h"
+
+#include "hummock_stream/row/memcmp_key.h"
+
+#include "plan_internal.h"
+
+/* ---------------------------------------------------------------------
+ * ORDER BY ... LIMIT
+ * ---------------------------------------------------------------------
+ */
+
+/* Is this a Top-N level (ORDER BY with LIMIT or OFFSET)? */
+static bool
+is_top_n(Query *q)
+{
+	return q->sortClause != NIL && (q->limitCount != NULL || q->limitOffset != NULL);
+}
+
+/* The ORDER BY entries of a Top-N level that are not output columns. */
+List *
+top_n_extra(Query *q)
+{
+	List	   *extra = NIL;
+	ListCell   *lc;
+
+	if (!is_top_n(q))
+		return NIL;
+	foreach(lc, q->sortClause)
+	{
+		TargetEntry *tle = get_sortgroupclause_tle(lfirst(lc), q->targetList);
+
+		if (tle->resjunk)
+			extra = list_append_unique_ptr(extra, tle);
+	}
+	return extra;
+}
+
+/* The value of a LIMIT or OFFSET clause; -1 for NULL (no limit). */
+static int64
+const_count(Node *n, const char *what)
+{
+	Const	   *c;
+	int64		v;
+
+	n = eval_const_expressions(NULL, copyObject(n));
+	if (!IsA(n, Const))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s must be a constant in a streaming materialized view", what)));
+	c = (Const *) n;
+	if (c->constisnull)
+		return -1;
+	v = DatumGetInt64(c->constvalue);
+	if (v < 0)
+		ereport(ERROR,
+				(errcode(strcmp(what, "LIMIT") == 0 ? ERRCODE_INVALID_ROW_COUNT_IN_LIMIT_CLAUSE :
+						 ERRCODE_INVALID_ROW_COUNT_IN_RESULT_OFFSET_CLAUSE),
+				 errmsg("%s must not be negative", what)));
+	return v;
+}
+
+/*
+ * Check that rows can be ordered by expression e as sgc says, in the byte
+ * order of its memcmp encoding; returns whether it is descending.
+ */
+static bool
+sort_key_desc(Expr *e, SortGroupClause *sgc)
+{
+	Oid			type = exprType((Node *) e);
+	Oid			coll = exprCollation((Node *) e);
+	Oid			opfamily;
+	Oid			opcintype;
+	int16		strategy;
+	TypeCacheEntry *tc = lookup_type_cache(getBaseType(type), TYPECACHE_BTREE_OPFAMILY);
+	bool		desc;
+
+	if (!get_ordering_op_properties(sgc->sortop, &opfamily, &opcintype, &strategy) ||
+		opfamily != tc->btree_opf || HsMemcmpTypeSupport(type) != HS_MEMCMP_ORDERED)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("ordering by type %s with operator %s is not supported in a streaming materialized view",
+						format_type_be(type), get_opname(sgc->sortop))));
+	if (OidIsValid(coll) && !HsCollationIsBytewise(coll))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("ORDER BY text with collation \"%s\" is not supported in a streaming materialized view",
+						get_collation_name(coll)),
+				 errdetail("Streaming Top-N orders text by its bytes."),
+				 errhint("Write ORDER BY x COLLATE \"C\".")));
+	desc = strategy == BTGreaterStrategyNumber;
+	if (sgc->nulls_first != desc)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("NULLS %s with %s is not supported in a streaming materialized view",
+						sgc->nulls_first ? "FIRST" : "LAST", desc ? "DESC" : "ASC"),
+				 errdetail("NULLs sort last in ascending and first in descending order.")));
+	return desc;
+}
+
+/* Position of tle among the output columns of q, then extra; -1 if none. */
+static int
+level_column(Query *q, List *extra, TargetEntry *tle)
+{
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, visible_tlist(q))
+	{
+		if (lfirst(lc) == tle)
+			return i;
+		i++;
+	}
+	foreach(lc, extra)
+	{
+		if (lfirst(lc) == tle)
+			return i;
+		i++;
+	}
+	return -1;
+}
+
+/* ORDER BY ... LIMIT n [OFFSET m] over in (q's level output). */
+RelOut *
+top_n_level(PlanCtx *ctx, Query *q, RelOut *in, List *extra)
+{
+	int			n = list_length(q->sortClause);
+	int		   *cols = palloc(sizeof(int) * Max(n, 1));
+	bool	   *desc = palloc(sizeof(bool) * Max(n, 1));
+	int64		limit = -1;
+	int64		offset = 0;
+	int			i = 0;
+	ListCell   *lc;
+	HsExec	   *e;
+	HsStateTable *rows;
+	HsStateTable *shown;
+	RelOut	   *out;
+
+	if (!is_top_n(q))
+		return in;
+	foreach(lc, q->sortClause)
+	{
+		SortGroupClause *sgc = lfirst(lc);
+		TargetEntry *tle = get_sortgroupclause_tle(sgc, q->targetList);
+
+		cols[i] = level_column(q, extra, tle);
+		if (cols[i] < 0)
+			elog(ERROR, "ORDER BY column not found while planning a streaming view");
+		desc[i] = sort_key_desc(tle->expr, sgc);
+		i++;
+	}
+	if (q->limitCount)
+		limit = const_count(q->limitCount, "LIMIT");
+	if (q->limitOffset)
+		offset = Max(const_count(q->limitOffset, "OFFSET"), 0);
+	if (limit < 0)
+		limit = PG_INT64_MAX / 2;
+	rows = next_state(ctx, "TopN rows");
+	shown = next_state(ctx, "TopN shown rows");
+	note_operator(ctx, "TopN (limit %lld%s%s)", (long long) Min(limit, PG_INT64_MAX / 2),
+				  offset > 0 ? ", offset" : "",
+				  q->limitOption == LIMIT_OPTION_WITH_TIES ? ", with ties" : "");
+	e = HsExecTopNCreate(in->desc, NULL, 0, cols, desc, n,
+						 in->has_ukey ? int_array(in->ukey) : NULL, list_length(in->ukey),
+						 limit, Min(offset, PG_INT64_MAX / 2),
+						 q->limitOption == LIMIT_OPTION_WITH_TIES, false, rows, shown);
+	attach(in, e);
+	out = relout_of(e, NIL);
+	out->nvisible = in->nvisible;
+	out->has_ukey = in->has_ukey;
+	out->ukey = in->ukey;
+	return out;
+}
+
+/* ---------------------------------------------------------------------
+ * row_number() <= n per group
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * The bound n of a WHERE conjunct "rn <= n" (also rn < n, rn = 1 and the
+ * mirrored forms) on column resno of the subquery at rtindex; -1 if c is
+ * not one.
+ */
+static int64
+row_number_bound(Node *c, int rtindex, AttrNumber resno)
+{
+	OpExpr	   *op;
+	Node	   *l;
+	Node	   *r;
+	char	   *name;
+	bool		var_left;
+	Const	   *k;
+	int64		v;
+
+	if (!IsA(c, OpExpr) || list_length(((OpExpr *) c)->args) != 2)
+		return -1;
+	op = (OpExpr *) c;
+	l = linitial(op->args);
+	r = lsecond(op->args);
+	if (IsA(l, Var) && ((Var *) l)->varno == rtindex && ((Var *) l)->varattno == resno &&
+		((Var *) l)->varlevelsup == 0)
+		var_left = true;
+	else if (IsA(r, Var) && ((Var *) r)->varno == rtindex && ((Var *) r)->varattno == resno &&
+			 ((Var *) r)->varlevelsup == 0)
+		var_left = false;
+	else
+		return -1;
+	k = (Const *) eval_const_expressions(NULL, copyObject(var_left ? r : l));
+	if (!IsA(k, Const) || k->constisnull)
+		return -1;
+	switch (k->consttype)
+	{
+		case INT2OID:
+			v = DatumGetInt16(k->constvalue);
+			break;
+		case INT4OID:
+			v = DatumGetInt32(k->constvalue);
+			break;
+		case INT8OID:
+			v = DatumGetInt64(k->constvalue);
+			break;
+		default:
+			return -1;
+	}
+	name = get_opname(op->opno);
+	if (strcmp(name, "=") == 0)
+		return v == 1 ? 1 : -1;
+	if (strcmp(name, var_left ? "<=" : ">=") == 0)
+		return Max(v, 0);
+	if (strcmp(name, var_left ? "<" : ">") == 0)
+		return Max(v - 1, 0);
+	return -1;
+}
+
+/*
+ * A per-group Top-N: sub computes row_number() OVER (PARTITION BY p ORDER
+ * BY o) AS rn, and the outer query's WHERE bounds rn (its conjuncts over
+ * the subquery are *quals; the bound is taken out of them).  Planned as
+ * sub without the window function, then TopN(group p, order o, limit n)
+ * numbering the rows, then sub's columns with rn as the number.
+ */
+RelOut *
+plan_group_top_n(PlanCtx *ctx, Query *sub, int rtindex, List *outer, List **quals)
+{
+	WindowClause *wc;
+	TargetEntry *rn = NULL;
+	Query	   *sub2;
+	List	   *kept = NIL;
+	int64		limit = -1;
+	ListCell   *lc;
+	RelOut	   *in;
+	RelOut	   *out;
+	List	   *exprs = NIL;
+	int		   *gcols;
+	int		   *scols;
+	bool	   *sdesc;
+	int			ng;
+	int			ns;
+	int			i;
+	HsExec	   *e;
+	HsStateTable *rows;
+	HsStateTable *shown;
+
+	if (list_length(sub->windowClause) != 1)
+		check_query_level(sub, false);	/* the error about window functions */
+	wc = linitial_node(WindowClause, sub->windowClause);
+	foreach(lc, sub->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		if (IsA(tle->expr, WindowFunc) &&
+			((WindowFunc *) tle->expr)->winfnoid == F_ROW_NUMBER &&
+			((WindowFunc *) tle->expr)->winref == wc->winref && rn == NULL && !tle->resjunk)
+			rn = tle;
+		else if (contain_window_function((Node *) tle->expr))
+			rn = NULL, wc = NULL;
+		if (wc == NULL)
+			break;
+	}
+	if (wc == NULL || rn == NULL || wc->orderClause == NIL)
+		check_query_level(sub, false);
+	foreach(lc, *quals)
+	{
+		int64		b = row_number_bound(lfirst(lc), rtindex, rn->resno);
+
+		if (b >= 0)
+			limit = limit < 0 ? b : Min(limit, b);
+		else
+			kept = lappend(kept, lfirst(lc));
+	}
+	if (limit < 0)
+		check_query_level(sub, false);
+	*quals = kept;
+
+	/* sub without the window: partition and order columns become outputs */
+	sub2 = copyObject(sub);
+	sub2->windowClause = NIL;
+	sub2->hasWindowFuncs = false;
+	sub2->targetList = NIL;
+	foreach(lc, sub->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		if (tle == rn)
+			continue;
+		tle = flatCopyTargetEntry(tle);
+		if (tle->resjunk && tle->ressortgroupref &&
+			(get_sortgroupref_clause_noerr(tle->ressortgroupref, wc->partitionClause) ||
+			 get_sortgroupref_clause_noerr(tle->ressortgroupref, wc->orderClause)))
+			tle->resjunk = false;
+		sub2->targetList = lappend(sub2->targetList, tle);
+	}
+	in = plan_query(ctx, sub2, outer);
+
+	ng = list_length(wc->partitionClause);
+	ns = list_length(wc->orderClause);
+	gcols = palloc(sizeof(int) * Max(ng, 1));
+	scols = palloc(sizeof(int) * Max(ns, 1));
+	sdesc = palloc(sizeof(bool) * Max(ns, 1));
+	i = 0;
+	foreach(lc, wc->partitionClause)
+	{
+		SortGroupClause *sgc = lfirst(lc);
+		TargetEntry *tle = get_sortgroupclause_tle(sgc, sub2->targetList);
+		Oid			t = exprType((Node *) tle->expr);
+		Oid			coll = exprCollation((Node *) tle->expr);
+
+		if (HsMemcmpTypeSupport(t) == HS_MEMCMP_NONE ||
+			(OidIsValid(coll) && !get_collation_isdeterministic(coll)))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("PARTITION BY type %s is not supported in a streaming materialized view",
+							format_type_be(t))));
+		gcols[i++] = level_column(sub2, NIL, tle);
+	}
+	i = 0;
+	foreach(lc, wc->orderClause)
+	{
+		SortGroupClause *sgc = lfirst(lc);
+		TargetEntry *tle = get_sortgroupclause_tle(sgc, sub2->targetList);
+
+		scols[i] = level_column(sub2, NIL, tle);
+		sdesc[i] = sort_key_desc(tle->expr, sgc);
+		i++;
+	}
+	rows = next_state(ctx, "TopN rows");
+	shown = next_state(ctx, "TopN shown rows");
+	note_operator(ctx, "TopN per group (%d partition column%s, limit %lld, row_number)",
+				  ng, ng == 1 ? "" : "s", (long long) limit);
+	e = HsExecTopNCreate(in->desc, gcols, ng, scols, sdesc, ns,
+						 in->has_ukey ? int_array(in->ukey) : NULL, list_length(in->ukey),
+						 limit, 0, false, true, rows, shown);
+	attach(in, e);
+	out = relout_of(e, NIL);
+	out->has_ukey = in->has_ukey;
+	out->ukey = in->ukey;
+
+	/* sub's output columns: rn is the row number, the rest sub2's columns */
+	foreach(lc, sub->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+		int			col = -1;
+		ListCell   *lc2;
+
+		if (tle->resjunk)
+			continue;
+		if (tle == rn)
+			col = e->out_desc->natts - 1;
+		else
+			foreach(lc2, sub2->targetList)
+				if (((TargetEntry *) lfirst(lc2))->resno == tle->resno)
+					col = level_column(sub2, NIL, lfirst(lc2));
+		exprs = lappend(exprs, var_tle(e->out_desc, col, 1)->expr);
+	}
+	return project_level(out, exprs, NIL, true);
+}

@@ -1,0 +1,714 @@
+/*-------------------------------------------------------------------------
+ *
+ * stream_plan.c
+ *	  From a view's analyzed query to its streaming executors: the core of
+ *	  the planner (stream_plan.h).
+ *
+ * The definition is parsed and analyzed by Postgres (parse_analyze); the
+ * planner checks the Query tree and turns it into a tree of executors
+ * whose leaves are the source tables:
+ *
+ *	a table (each occurrence in FROM is a leaf the job feeds):
+ *		Project(WHERE conditions on that table alone; the columns used)
+ *	FROM a, b WHERE ... / a [INNER|LEFT|RIGHT|FULL] JOIN b ON ...:
+ *		HashJoin(equalities between the two sides as the key; other
+ *		conditions as the join filter), left-deep in FROM order, each next
+ *		item preferably one related by an equality (plan_join.c)
+ *	WHERE x IN (SELECT ...), EXISTS (...), NOT EXISTS (...):
+ *		semi and anti HashJoins, converted by Postgres's own functions
+ *		(plan_join.c)
+ *	subqueries in FROM and WITH queries: planned as query levels (inline)
+ *	UNION ALL: Union; UNION: Union then DISTINCT (plan_setop.c)
+ *	a query level, over its FROM:
+ *		aggregation: Project(group keys, aggregate arguments)
+ *			-> HashAgg(group keys; aggregates)
+ *			-> Project(HAVING; output columns, hidden group key columns)
+ *			(plan_agg.c)
+ *		otherwise: Project(output columns, hidden unique key columns)
+ *		DISTINCT: then HashAgg(all output columns) (plan_agg.c)
+ *		ORDER BY ... LIMIT: then TopN (plan_top_n.c)
+ *	row_number() <= n per group: the subquery without the window, then
+ *		TopN(partition, order) (plan_top_n.c)
+ *	the view: Materialize(keyed by the unique key the levels carry up: a
+ *		group key, the sources' primary keys, all columns of a DISTINCT);
+ *		without one (a multiset): HashAgg(all columns; count(*))
+ *			-> Materialize(count copies of each row)
+ *
+ * What the query may use is checked before and while it is planned
+ * (plan_checks.c).
+ *
+ * Every executor's rows are described by a RelOut (plan_internal.h): for
+ * each column, the Var of the query level it carries, so an expression of
+ * the query is evaluated over any executor's rows by rewriting its Vars
+ * (map_expr).  Join aliases (USING, NATURAL) are flattened to their base
+ * columns first.  A RelOut also carries a unique key when one is known (a
+ * table's primary key, a join's two keys together, a group key, all
+ * columns after DISTINCT); it flows up as hidden columns and becomes the
+ * view's key; without one the view is a multiset.
+ *
+ * Expressions stay Postgres expressions: WHERE, the projections and HAVING
+ * are run through expression_planner and evaluated with ExecInitExpr.
+ *
+ * Planning is deterministic: the compute worker rebuilds the same tree
+ * from the stored Query, and the state tables are handed out in the same
+ * order (HsStreamPlanCreate counts them with placeholder tables,
+ * next_state).
+ *
+ * src/stream/plan/stream_plan.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/table.h"
+#include "catalog/index.h"
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "parser/parsetree.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+#include "hummock_stream/row/memcmp_key.h"
+#include "hummock_stream/stream/stream_plan.h"
+
+#include "plan_internal.h"
+
+/* ---------------------------------------------------------------------
+ * RelOut: an executor's rows
+ *
+ * Each FROM item, join and query level becomes a RelOut: the executor
+ * that emits its rows, and for each column the Var of the query level
+ * it stands for.  Expressions of the query are rewritten onto such a row
+ * by map_expr (each Var becomes Var(1, column)).
+ * ---------------------------------------------------------------------
+ */
+
+/* Note an executor for the catalog (fragments). */
+void
+note_operator(PlanCtx *ctx, const char *fmt,...)
+{
+	va_list		ap;
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	for (;;)
+	{
+		int			needed;
+
+		va_start(ap, fmt);
+		needed = appendStringInfoVA(&buf, fmt, ap);
+		va_end(ap);
+		if (needed == 0)
+			break;
+		enlargeStringInfo(&buf, needed);
+	}
+	ctx->operators = lappend(ctx->operators, buf.data);
+}
+
+/* The next state table, for role; placeholders when planning dry. */
+HsStateTable *
+next_state(PlanCtx *ctx, const char *role)
+{
+	ctx->state_roles = lappend(ctx->state_roles, pstrdup(role));
+	if (ctx->dry)
+	{
+		ctx->used++;
+		return palloc0(sizeof(HsStateTable));
+	}
+	if (ctx->used >= ctx->nstates)
+		elog(ERROR, "streaming plan needs more state tables than its job has (%d)",
+			 ctx->nstates);
+	return &ctx->states[ctx->used++];
+}
+
+/* Make e the downstream of in's rows. */
+void
+attach(RelOut *in, HsExec *e)
+{
+	in->tail->downstream = e;
+}
+
+/* The rows e emits, whose columns stand for vars; no unique key yet. */
+RelOut *
+relout_of(HsExec *e, List *vars)
+{
+	RelOut	   *r = palloc0(sizeof(RelOut));
+
+	r->tail = e;
+	r->desc = e->out_desc;
+	r->vars = vars;
+	r->nvisible = e->out_desc->natts;
+	return r;
+}
+
+static Node *
+map_vars_mutator(Node *node, List *vars)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) && ((Var *) node)->varlevelsup == 0)
+	{
+		Var		   *v = (Var *) node;
+		ListCell   *lc;
+		int			i = 0;
+
+		if (v->varattno == 0)
+			unsupported("whole-row references", true);
+		foreach(lc, vars)
+		{
+			Var		   *w = lfirst(lc);
+
+			i++;
+			if (w && w->varno == v->varno && w->varattno == v->varattno)
+			{
+				Var		   *nv = copyObject(v);
+
+				nv->varno = 1;
+				nv->varattno = i;
+				nv->varnosyn = 0;
+				nv->varattnosyn = 0;
+				return (Node *) nv;
+			}
+		}
+		elog(ERROR, "streaming plan: column %d of range table entry %d is not available",
+			 v->varattno, v->varno);
+	}
+	if (IsA(node, SubLink))
+		unsupported_subquery();
+	return expression_tree_mutator(node, map_vars_mutator, vars);
+}
+
+/* e (an expression of the query level) over the rows of in. */
+Expr *
+map_expr(Expr *e, RelOut *in)
+{
+	return expression_planner((Expr *) map_vars_mutator(copyObject((Node *) e), in->vars));
+}
+
+/* map_expr of each of quals. */
+List *
+map_quals(List *quals, RelOut *in)
+{
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	foreach(lc, quals)
+		out = lappend(out, map_expr(lfirst(lc), in));
+	return out;
+}
+
+static bool
+varnos_walker(Node *node, Bitmapset **out)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var) && ((Var *) node)->varlevelsup == 0)
+		*out = bms_add_member(*out, ((Var *) node)->varno);
+	return expression_tree_walker(node, varnos_walker, out);
+}
+
+/* The range table indexes of the current level's Vars in node. */
+Relids
+varnos_of(Node *node)
+{
+	Relids		r = NULL;
+
+	(void) varnos_walker(node, &r);
+	return r;
+}
+
+/* A target entry (resno) reading column col of desc's rows. */
+TargetEntry *
+var_tle(TupleDesc desc, int col, int resno)
+{
+	Form_pg_attribute att = TupleDescAttr(desc, col);
+
+	return makeTargetEntry((Expr *) makeVar(1, col + 1, att->atttypid, att->atttypmod,
+											att->attcollation, 0), resno, NULL, false);
+}
+
+/* Keep the rows of in for which quals hold. */
+RelOut *
+apply_filter(RelOut *in, List *quals)
+{
+	List	   *tl = NIL;
+	HsExec	   *e;
+	RelOut	   *out;
+
+	if (quals == NIL)
+		return in;
+	for (int i = 0; i < in->desc->natts; i++)
+		tl = lappend(tl, var_tle(in->desc, i, i + 1));
+	e = HsExecProjectCreate(in->desc, map_quals(quals, in), tl);
+	attach(in, e);
+	out = relout_of(e, in->vars);
+	out->has_ukey = in->has_ukey;
+	out->ukey = in->ukey;
+	out->nvisible = in->nvisible;
+	return out;
+}
+
+/* An int array of an integer List (at least one element long). */
+int *
+int_array(List *l)
+{
+	int		   *a = palloc(sizeof(int) * Max(list_length(l), 1));
+	int			n = 0;
+	ListCell   *lc;
+
+	foreach(lc, l)
+		a[n++] = lfirst_int(lc);
+	return a;
+}
+
+/* The target list entries of q that are output columns. */
+List *
+visible_tlist(Query *q)
+{
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	foreach(lc, q->targetList)
+		if (!((TargetEntry *) lfirst(lc))->resjunk)
+			out = lappend(out, lfirst(lc));
+	return out;
+}
+
+/*
+ * Project in to exprs (over in; the first nvisible are output columns,
+ * the rest hidden), then hidden columns for in's unique key unless add_key
+ * is false; returns the result with its unique key.
+ */
+RelOut *
+project_cols(RelOut *in, List *exprs, int nvisible, List *qual, bool add_key)
+{
+	List	   *tl = NIL;
+	List	   *ukey = NIL;
+	ListCell   *lc;
+	HsExec	   *e;
+	RelOut	   *out;
+
+	foreach(lc, exprs)
+		tl = lappend(tl, makeTargetEntry(lfirst(lc), list_length(tl) + 1, NULL, false));
+	if (add_key && in->has_ukey)
+	{
+		foreach(lc, in->ukey)
+		{
+			int			k = lfirst_int(lc);
+			int			found = -1;
+			int			i = 0;
+			ListCell   *lc2;
+
+			foreach(lc2, exprs)
+			{
+				Var		   *v = lfirst(lc2);
+
+				if (IsA(v, Var) && v->varattno == k + 1)
+				{
+					found = i;
+					break;
+				}
+				i++;
+			}
+			if (found < 0)
+			{
+				found = list_length(tl);
+				tl = lappend(tl, var_tle(in->desc, k, found + 1));
+			}
+			ukey = lappend_int(ukey, found);
+		}
+	}
+	e = HsExecProjectCreate(in->desc, qual, tl);
+	attach(in, e);
+	out = relout_of(e, NIL);
+	out->nvisible = nvisible;
+	out->has_ukey = add_key && in->has_ukey;
+	out->ukey = ukey;
+	return out;
+}
+
+/* project_cols with every expression an output column. */
+RelOut *
+project_level(RelOut *in, List *exprs, List *qual, bool add_key)
+{
+	return project_cols(in, exprs, list_length(exprs), qual, add_key);
+}
+
+/* ---------------------------------------------------------------------
+ * Leaves and query levels
+ * ---------------------------------------------------------------------
+ */
+
+/* Primary key columns of relid whose types have a key encoding, or NIL. */
+static List *
+primary_key(Oid relid)
+{
+	Relation	rel = table_open(relid, AccessShareLock);
+	Oid			pk = RelationGetPrimaryKeyIndex(rel);
+	List	   *cols = NIL;
+
+	if (OidIsValid(pk))
+	{
+		Relation	idx = index_open(pk, AccessShareLock);
+
+		for (int i = 0; i < idx->rd_index->indnkeyatts; i++)
+		{
+			AttrNumber	att = idx->rd_index->indkey.values[i];
+
+			if (HsMemcmpTypeSupport(TupleDescAttr(RelationGetDescr(rel), att - 1)->atttypid) ==
+				HS_MEMCMP_NONE)
+			{
+				list_free(cols);
+				cols = NIL;
+				break;
+			}
+			cols = lappend_int(cols, att);
+		}
+		index_close(idx, AccessShareLock);
+	}
+	table_close(rel, AccessShareLock);
+	return cols;
+}
+
+typedef struct AttnoCtx
+{
+	int			varno;
+	int			sublevels_up;
+	Bitmapset  *attnos;
+} AttnoCtx;
+
+static bool
+attnos_walker(Node *node, AttnoCtx *c)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		Var		   *v = (Var *) node;
+
+		if (v->varno == c->varno && (int) v->varlevelsup == c->sublevels_up && v->varattno > 0)
+			c->attnos = bms_add_member(c->attnos, v->varattno);
+		return false;
+	}
+	if (IsA(node, Query))
+	{
+		bool		r;
+
+		c->sublevels_up++;
+		r = query_tree_walker((Query *) node, attnos_walker, c, 0);
+		c->sublevels_up--;
+		return r;
+	}
+	return expression_tree_walker(node, attnos_walker, c);
+}
+
+/*
+ * A source table (range table entry rtindex of q): a leaf the job feeds,
+ * filtered by quals and narrowed to the columns q uses and the primary
+ * key.
+ */
+RelOut *
+plan_leaf(PlanCtx *ctx, Query *q, int rtindex, List *quals)
+{
+	RangeTblEntry *rte = rt_fetch(rtindex, q->rtable);
+	Oid			relid = check_relation(rte);
+	Relation	rel = table_open(relid, AccessShareLock);
+	TupleDesc	rdesc = CreateTupleDescCopy(RelationGetDescr(rel));
+	List	   *pk = primary_key(relid);
+	AttnoCtx	ac = {rtindex, 0, NULL};
+	List	   *full_vars = NIL;
+	List	   *vars = NIL;
+	List	   *tl = NIL;
+	RelOut	   *out;
+	HsStreamLeaf *leaf;
+	HsExec	   *e;
+	ListCell   *lc;
+	int			a;
+
+	table_close(rel, AccessShareLock);
+	(void) query_tree_walker(q, attnos_walker, &ac, 0);
+	(void) attnos_walker((Node *) ctx->semi_quals, &ac);
+	foreach(lc, pk)
+		ac.attnos = bms_add_member(ac.attnos, lfirst_int(lc));
+	for (int i = 0; i < rdesc->natts; i++)
+		full_vars = lappend(full_vars, makeVar(rtindex, i + 1, TupleDescAttr(rdesc, i)->atttypid,
+											   TupleDescAttr(rdesc, i)->atttypmod,
+											   TupleDescAttr(rdesc, i)->attcollation, 0));
+	a = -1;
+	while ((a = bms_next_member(ac.attnos, a)) >= 0)
+	{
+		/* (semi_quals of other levels may name columns this table lacks) */
+		if (a > rdesc->natts || TupleDescAttr(rdesc, a - 1)->attisdropped)
+			continue;
+		tl = lappend(tl, var_tle(rdesc, a - 1, list_length(tl) + 1));
+		vars = lappend(vars, list_nth(full_vars, a - 1));
+	}
+	if (tl == NIL)
+	{
+		/* no column is used (count(*)): keep one so rows have a shape */
+		for (int i = 0; i < rdesc->natts && tl == NIL; i++)
+			if (!TupleDescAttr(rdesc, i)->attisdropped)
+			{
+				tl = lappend(tl, var_tle(rdesc, i, 1));
+				vars = lappend(vars, list_nth(full_vars, i));
+			}
+		if (tl == NIL)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("table \"%s\" has no columns", get_rel_name(relid))));
+	}
+	{
+		RelOut		whole;
+
+		memset(&whole, 0, sizeof(whole));
+		whole.vars = full_vars;
+		e = HsExecProjectCreate(rdesc, map_quals(quals, &whole), tl);
+	}
+	out = relout_of(e, vars);
+	if (pk != NIL)
+	{
+		out->has_ukey = true;
+		foreach(lc, pk)
+		{
+			int			i = 0;
+			ListCell   *lc2;
+
+			foreach(lc2, vars)
+			{
+				if (((Var *) lfirst(lc2))->varattno == lfirst_int(lc))
+					break;
+				i++;
+			}
+			out->ukey = lappend_int(out->ukey, i);
+		}
+	}
+	note_operator(ctx, "Source %s%s", get_rel_name(relid), quals ? " (filtered)" : "");
+	leaf = palloc(sizeof(HsStreamLeaf));
+	leaf->relid = relid;
+	leaf->entry = e;
+	ctx->leaves = lappend(ctx->leaves, leaf);
+	ctx->sources = list_append_unique_oid(ctx->sources, relid);
+	return out;
+}
+
+/* A subquery (or CTE) of q at rtindex: its visible columns are its Vars. */
+RelOut *
+plan_subquery(PlanCtx *ctx, Query *sub, int rtindex, List *outer, List *quals)
+{
+	RelOut	   *out;
+	ListCell   *lc;
+	int			i = 0;
+
+	if (sub->hasWindowFuncs)
+		out = plan_group_top_n(ctx, sub, rtindex, outer, &quals);
+	else
+		out = plan_query(ctx, sub, outer);
+
+	out->vars = NIL;
+	foreach(lc, sub->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		if (tle->resjunk)
+			continue;
+		out->vars = lappend(out->vars,
+							makeVar(rtindex, tle->resno, exprType((Node *) tle->expr),
+									exprTypmod((Node *) tle->expr),
+									exprCollation((Node *) tle->expr), 0));
+		i++;
+	}
+	for (; i < out->desc->natts; i++)
+		out->vars = lappend(out->vars, NULL);
+	return apply_filter(out, quals);
+}
+
+/*
+ * A query level: its FROM items joined, WHERE, aggregation or projection,
+ * DISTINCT, Top-N; or its set operation (plan_setop.c).  The result's
+ * first nvisible columns are q's output columns; hidden columns after them
+ * carry its unique key when it has one.  outer: the enclosing query
+ * levels, innermost first.
+ */
+RelOut *
+plan_query(PlanCtx *ctx, Query *q, List *outer)
+{
+	RelOut	   *from;
+	List	   *semis;
+	List	   *extra;
+	bool		has_agg;
+
+	q = copyObject(q);
+	check_query_level(q, outer == NIL);
+	if (q->setOperations)
+		return plan_setop_query(ctx, q, outer);
+	q->targetList = (List *) flatten_join_alias_vars(q, (Node *) q->targetList);
+	q->jointree = (FromExpr *) flatten_join_alias_vars(q, (Node *) q->jointree);
+	q->havingQual = flatten_join_alias_vars(q, q->havingQual);
+	semis = convert_where_sublinks(ctx, q);
+	if (contains_sublink((Node *) q->targetList) ||
+		contains_sublink((Node *) q->jointree) ||
+		contains_sublink(q->havingQual))
+		unsupported_subquery();
+
+	from = plan_fromlist(ctx, q, outer, q->jointree->fromlist,
+						 make_ands_implicit((Expr *) q->jointree->quals), semis);
+	has_agg = q->hasAggs || q->groupClause != NIL || q->havingQual != NULL;
+	extra = top_n_extra(q);
+	if (has_agg)
+		from = agg_level(ctx, q, from, extra);
+	else
+	{
+		List	   *exprs = NIL;
+		ListCell   *lc;
+
+		foreach(lc, visible_tlist(q))
+			exprs = lappend(exprs, map_expr(((TargetEntry *) lfirst(lc))->expr, from));
+		foreach(lc, extra)
+			exprs = lappend(exprs, map_expr(((TargetEntry *) lfirst(lc))->expr, from));
+		from = project_cols(from, exprs, list_length(exprs) - list_length(extra), NIL,
+							q->distinctClause == NIL);
+	}
+	if (q->distinctClause)
+		from = distinct_level(ctx, from);
+	return top_n_level(ctx, q, from, extra);
+}
+
+/* ---------------------------------------------------------------------
+ * The view
+ * ---------------------------------------------------------------------
+ */
+
+/* Plan the view's query and its materialization into view. */
+static void
+plan_view(PlanCtx *ctx, HsStreamPlan *plan, TupleDesc view_desc, HsStateTable *view)
+{
+	RelOut	   *out = plan_query(ctx, plan->query, NIL);
+	int			nview = list_length(plan->view_tlist);
+	ListCell   *lc;
+
+	plan->key_columns = NIL;
+	if (out->has_ukey)
+	{
+		/* the key's leading columns that the view shows (all of them, often) */
+		foreach(lc, out->ukey)
+		{
+			if (lfirst_int(lc) >= nview)
+				break;
+			plan->key_columns = lappend_int(plan->key_columns, lfirst_int(lc) + 1);
+		}
+		note_operator(ctx, "Materialize (key of %d column%s)", list_length(out->ukey),
+					  list_length(out->ukey) == 1 ? "" : "s");
+		attach(out, HsExecMaterializeCreate(out->desc, view_desc, int_array(out->ukey),
+											list_length(out->ukey), false, view));
+	}
+	else
+	{
+		/* a multiset: a count per distinct row, stored as that many copies */
+		HsAggCall  *count = palloc0(sizeof(HsAggCall));
+		HsExec	   *agg;
+
+		foreach(lc, plan->view_tlist)
+		{
+			TargetEntry *tle = lfirst(lc);
+			Oid			t = exprType((Node *) tle->expr);
+
+			if (HsMemcmpTypeSupport(t) == HS_MEMCMP_NONE)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("column \"%s\" of type %s cannot be compared",
+								tle->resname ? tle->resname : "?column?", format_type_be(t)),
+						 errdetail("The view's rows have no unique key (a source table without a primary key, or a UNION ALL), so they are identified by all their columns.")));
+		}
+		if (out->desc->natts != nview)
+		{
+			List	   *exprs = NIL;
+
+			for (int i = 0; i < nview; i++)
+				exprs = lappend(exprs, var_tle(out->desc, i, i + 1)->expr);
+			out = project_level(out, exprs, NIL, false);
+		}
+		count->kind = HS_AGG_COUNT_STAR;
+		count->arg = -1;
+		count->restype = INT8OID;
+		note_operator(ctx, "HashAgg (row counts of a multiset)");
+		note_operator(ctx, "Materialize (multiset: copies of each row)");
+		agg = HsExecHashAggCreate(out->desc, nview, count, 1, next_state(ctx, "row counts"),
+								  NULL, false);
+		attach(out, agg);
+		agg->downstream = HsExecMaterializeCreate(agg->out_desc, view_desc, NULL, 0, true, view);
+		for (int i = 1; i <= nview; i++)
+			plan->key_columns = lappend_int(plan->key_columns, i);
+	}
+}
+
+HsStreamPlan *
+HsStreamPlanCreate(Query *q)
+{
+	HsStreamPlan *plan = palloc0(sizeof(HsStreamPlan));
+	ListCell   *lc;
+	int			resno = 0;
+	PlanCtx		ctx;
+	MemoryContext tmp;
+	MemoryContext old;
+
+	check_view_query(q);
+
+	plan->query = q;
+	foreach(lc, q->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		if (tle->resjunk)
+			continue;
+		tle = flatCopyTargetEntry(tle);
+		tle->resno = ++resno;
+		plan->view_tlist = lappend(plan->view_tlist, tle);
+	}
+	check_view_columns(plan->view_tlist);
+
+	/* plan once with placeholder state tables: checks, sources, counts */
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.dry = true;
+	tmp = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream planning",
+								ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(tmp);
+	plan_view(&ctx, plan, ExecTypeFromTL(plan->view_tlist), palloc0(sizeof(HsStateTable)));
+	MemoryContextSwitchTo(old);
+	plan->key_columns = list_copy(plan->key_columns);
+	plan->sources = list_copy(ctx.sources);
+	list_sort(plan->sources, list_oid_cmp);
+	plan->n_state_tables = ctx.used;
+	plan->operators = NIL;
+	plan->state_roles = NIL;
+	{
+		ListCell   *lc2;
+
+		foreach(lc2, ctx.operators)
+			plan->operators = lappend(plan->operators, pstrdup(lfirst(lc2)));
+		foreach(lc2, ctx.state_roles)
+			plan->state_roles = lappend(plan->state_roles, pstrdup(lfirst(lc2)));
+	}
+	MemoryContextDelete(tmp);
+	return plan;
+}
+
+List *
+HsStreamPlanBuild(HsStreamPlan *plan, TupleDesc view_desc, HsStateTable *view,
+				  HsStateTable *states)
+{
+	PlanCtx		ctx;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.states = states;
+	ctx.nstates = plan->n_state_tables;
+	plan_view(&ctx, plan, view_desc, view);
+	if (ctx.used != plan->n_state_tables)
+		elog(ERROR, "streaming plan uses %d state tables, its job has %d",
+			 ctx.used, plan->n_state_tables);
+	return ctx.leaves;
+}
