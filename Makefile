@@ -56,6 +56,11 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# Includes and calls point down the module order (scripts/check-layering.sh).
+.PHONY: check-layering
+check-layering: $(shlib)
+	@$(srcdir)/scripts/check-layering.sh $(srcdir)
+
 # The shared library exports only prefixed symbols (exports.map).
 .PHONY: check-symbols
 check-symbols: $(shlib)

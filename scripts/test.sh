@@ -62,6 +62,17 @@ chown -R postgres:postgres "$WORK"
 
 # ------------------------------------------------------------------ suites
 PASSED=0; FAILED=0; RC=0
+
+# the structure: dependencies point down, only prefixed symbols exported
+step "structure: check-layering, check-symbols"
+for check in check-layering check-symbols; do
+	if make -C "$BUILD" -s PG_CONFIG="$PG_CONFIG" "$check"; then
+		PASSED=$((PASSED + 1))
+	else
+		echo "--- $check failed"
+		FAILED=$((FAILED + 1)); RC=1
+	fi
+done
 run_suite() {	# name, then the command (run as postgres in $BUILD)
 	local name=$1; shift
 	local log=$WORK/$name.log p=0 f=0 rc=0

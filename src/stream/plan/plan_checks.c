@@ -20,17 +20,13 @@
  *				set-returning functions, LIMIT without ORDER BY, ORDER BY
  *				without LIMIT at the top, DISTINCT ON, grouping sets, FOR
  *				UPDATE, recursive or data-modifying WITH
- *	a source	an ordinary permanent table, not partitioned nor a
- *				partition (capture triggers would miss rows routed by the
- *				parent), without inheritance children unless read with
- *				FROM ONLY, not a system catalog, not one of the
- *				extension's own tables, and not a relation USING hummock
- *				(views over views need the change log as input, future
- *				work)
- *
- * Whether a relation is USING hummock is asked of the table AM
- * (HsRelationIsHummock, src/batch): the one call of the streaming layer
- * into batch, to move below when the catalog of views does.
+ *	a source	another streaming view that is created (it is read from
+ *				its change log, view_source.c), or an ordinary permanent
+ *				table, not partitioned nor a partition (capture triggers
+ *				would miss rows routed by the parent), without
+ *				inheritance children unless read with FROM ONLY, not a
+ *				system catalog, not one of the extension's own tables;
+ *				no other relation USING hummock
  *
  * src/stream/plan/plan_checks.c
  *
@@ -51,7 +47,7 @@
 #include "utils/rel.h"
 
 #include "hummock_stream/hummock_stream.h"
-#include "hummock_stream/batch/tableam.h"
+#include "hummock_stream/meta/catalog.h"
 
 #include "plan_internal.h"
 
@@ -220,11 +216,25 @@ check_relation(RangeTblEntry *rte)
 		unsupported("TABLESAMPLE", false);
 	relid = rte->relid;
 	rel = relation_open(relid, AccessShareLock);
-	if (HsRelationIsHummock(rel))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("streaming materialized views over \"%s\", a relation USING hummock, are not supported yet",
-						RelationGetRelationName(rel))));
+	if (HsAmIsHummock(rel->rd_rel->relam))
+	{
+		HsJobRow	job;
+
+		/* another streaming view: read from its change log (view_source.c) */
+		if (!HsCatalogReadJob(relid, &job))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("\"%s\" is a relation USING hummock but not a streaming materialized view",
+							RelationGetRelationName(rel)),
+					 errdetail("Streaming materialized views read ordinary tables and other streaming materialized views.")));
+		if (strcmp(job.state, "created") != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("streaming materialized view \"%s\" is not created yet",
+							RelationGetRelationName(rel))));
+		relation_close(rel, AccessShareLock);
+		return relid;
+	}
 	/* capture works by triggers of the table: rows routed by a parent miss them */
 	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
 		ereport(ERROR,
