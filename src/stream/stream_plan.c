@@ -84,7 +84,7 @@
 #include "utils/typcache.h"
 
 #include "hummock_stream/hummock_stream.h"
-#include "hummock_stream/batch/tableam.h"
+#include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/row/memcmp_key.h"
 #include "hummock_stream/stream/stream_plan.h"
 
@@ -357,7 +357,7 @@ check_relation(RangeTblEntry *rte)
 		unsupported("TABLESAMPLE", false);
 	relid = rte->relid;
 	rel = relation_open(relid, AccessShareLock);
-	if (HsRelationIsHummock(rel))
+	if (HsAmIsHummock(rel->rd_rel->relam))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("streaming materialized views over \"%s\", a relation USING hummock, are not supported yet",
