@@ -7,7 +7,7 @@
  * For each block size (4 KiB, 64 KiB) and compression (lz4, zstd), and for
  * each of --runs runs, the program:
  *
- *	- builds one SST with HsSstBuilder and one with RocksDB's HsSstFileWriter
+ *	- builds one SST with HsSstBuilder and one with RocksDB's SstFileWriter
  *	  from the same sorted entries (timed from create to the end of Finish,
  *	  which fsyncs the file on both sides) and records the file sizes;
  *	- scans each file once in full (ours: HsSstReaderNewIterator; RocksDB: the
@@ -19,7 +19,7 @@
  *
  * Both files are read back into the OS page cache (untimed) before they
  * are scanned, so scans and gets measure CPU work, not the disk; RocksDB's
- * HsSstFileWriter drops the pages it writes, ours does not.
+ * SstFileWriter drops the pages it writes, ours does not.
  *
  * Same data for both: entry i has a 16-byte key, strictly increasing in i
  * and otherwise random (8 bytes spread over the whole key space, then 8

@@ -120,8 +120,10 @@ COMMENT ON VIEW hummock_stream.workers IS
 -- table id is its OID); state_tables are the table ids of its operators'
 -- state, by role (aggregation groups, min/max values, distinct counts).
 -- position is the snapshot the view's committed epoch ends with: the
--- capture log input up to it is in the view.  It commits in the same
--- transaction as the view's version delta.  first_epoch is the epoch of
+-- capture log input up to it is in the view; view_position is the epoch
+-- up to which the view has read the change logs of the streaming views it
+-- reads (its committed epoch, once it has committed after its creation).
+-- Both commit in the same transaction as the view's version delta.  first_epoch is the epoch of
 -- the view's first state (its query at creation): reads at older epochs
 -- read it at first_epoch instead of finding it empty.  key_columns are the
 -- view's columns whose key encodings begin every key of its table, in
@@ -135,6 +137,7 @@ CREATE TABLE hummock_stream.stream_jobs (
     state        text NOT NULL DEFAULT 'created'
                  CHECK (state IN ('creating', 'created', 'failed')),
     position     pg_snapshot NOT NULL,
+    view_position bigint NOT NULL DEFAULT 0,
     first_epoch  bigint NOT NULL,
     key_columns  int2[],
     operators    text[] NOT NULL DEFAULT '{}',
@@ -462,6 +465,12 @@ SELECT j.job_id::regclass AS name,
        hummock_stream.estimated_rows(j.job_id::regclass) AS rows_estimate,
        (SELECT pg_catalog.array_agg(s.relid::regclass ORDER BY s.relid)
           FROM hummock_stream.stream_sources s WHERE s.job_id = j.job_id) AS sources,
+       (SELECT pg_catalog.array_agg(s.relid::regclass ORDER BY s.relid)
+          FROM hummock_stream.stream_sources s
+         WHERE s.job_id = j.job_id
+           AND s.relid IN (SELECT u.job_id FROM hummock_stream.stream_jobs u)) AS upstreams,
+       (SELECT pg_catalog.array_agg(s.job_id::regclass ORDER BY s.job_id)
+          FROM hummock_stream.stream_sources s WHERE s.relid = j.job_id) AS downstreams,
        j.definition,
        j.created_at
   FROM hummock_stream.stream_jobs j
@@ -473,7 +482,7 @@ SELECT j.job_id::regclass AS name,
  WHERE pg_catalog.pg_has_role(c.relowner, 'USAGE')
     OR pg_catalog.pg_has_role('pg_monitor', 'USAGE');
 COMMENT ON VIEW hummock_stream.jobs IS
-  'Streaming materialized views: state (failed, with the last error, while failing), committed epoch, lag behind now, sources';
+  'Streaming materialized views: state (failed, with the last error, while failing), committed epoch, lag behind now, sources, the views it reads (upstreams) and the views that read it (downstreams)';
 
 -- A job is one fragment (its whole executor tree) run by one actor; the
 -- barrier manager places actor n on compute worker n % compute_workers.

@@ -44,6 +44,7 @@
 #include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/meta/hummock_manager.h"
+#include "hummock_stream/storage/compaction.h"
 
 /* The name of the table access method (sql: CREATE ACCESS METHOD hummock). */
 #define HS_TABLEAM_NAME "hummock"
@@ -160,10 +161,10 @@ void
 HsCatalogInsertJob(const HsJobRow *job)
 {
 	CatalogStatement cs;
-	Datum		args[9];
-	Oid			types[9] = {OIDOID, TEXTOID, TEXTOID, OIDARRAYOID, TEXTOID, INT8OID,
-	INT2ARRAYOID, TEXTARRAYOID, TEXTARRAYOID};
-	char		nulls[9] = "         ";
+	Datum		args[10];
+	Oid			types[10] = {OIDOID, TEXTOID, TEXTOID, OIDARRAYOID, TEXTOID, INT8OID,
+	INT2ARRAYOID, TEXTARRAYOID, TEXTARRAYOID, INT8OID};
+	char		nulls[10] = "          ";
 	Datum	   *ids = palloc(sizeof(Datum) * Max(job->n_state_tables, 1));
 	ListCell   *lc;
 
@@ -189,13 +190,14 @@ HsCatalogInsertJob(const HsJobRow *job)
 	}
 	args[7] = text_array(job->operators);
 	args[8] = text_array(job->state_roles);
+	args[9] = Int64GetDatum((int64) job->view_position);
 
 	begin(&cs);
 	run("INSERT INTO hummock_stream.stream_jobs"
 		" (job_id, definition, query_tree, state_tables, position,"
-		"  first_epoch, key_columns, operators, state_table_roles)"
-		" VALUES ($1, $2, $3, $4, $5::pg_catalog.pg_snapshot, $6, $7, $8, $9)",
-		9, types, args, nulls, SPI_OK_INSERT);
+		"  first_epoch, key_columns, operators, state_table_roles, view_position)"
+		" VALUES ($1, $2, $3, $4, $5::pg_catalog.pg_snapshot, $6, $7, $8, $9, $10)",
+		10, types, args, nulls, SPI_OK_INSERT);
 	types[1] = OIDOID;
 	foreach(lc, job->sources)
 	{
@@ -217,7 +219,7 @@ HsCatalogReadJob(Oid job_id, HsJobRow *job)
 	memset(job, 0, sizeof(*job));
 	begin(&cs);
 	run("SELECT definition, query_tree, state_tables, position::pg_catalog.text,"
-		"       first_epoch, key_columns, state"
+		"       first_epoch, key_columns, state, view_position"
 		"  FROM hummock_stream.stream_jobs WHERE job_id = $1",
 		1, &argtype, &arg, NULL, SPI_OK_SELECT);
 	found = SPI_processed == 1;
@@ -247,6 +249,7 @@ HsCatalogReadJob(Oid job_id, HsJobRow *job)
 			job->n_key_columns = n;
 		}
 		job->state = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 7);
+		job->view_position = (HsEpoch) DatumGetInt64(column(0, 8, &isnull));
 		MemoryContextSwitchTo(old);
 	}
 	end(&cs);
@@ -324,18 +327,44 @@ HsCatalogDeleteJob(Oid job_id, List **sources)
 }
 
 void
-HsCatalogSetPosition(Oid job_id, const char *snapshot)
+HsCatalogSetPosition(Oid job_id, const char *snapshot, HsEpoch view_position)
 {
 	CatalogStatement cs;
-	Datum		args[2];
-	Oid			types[2] = {TEXTOID, OIDOID};
+	Datum		args[3];
+	Oid			types[3] = {TEXTOID, OIDOID, INT8OID};
 
 	args[0] = CStringGetTextDatum(snapshot);
 	args[1] = ObjectIdGetDatum(job_id);
+	args[2] = Int64GetDatum((int64) view_position);
 	begin(&cs);
-	run("UPDATE hummock_stream.stream_jobs SET position = $1::pg_catalog.pg_snapshot"
-		" WHERE job_id = $2", 2, types, args, NULL, SPI_OK_UPDATE);
+	run("UPDATE hummock_stream.stream_jobs SET position = $1::pg_catalog.pg_snapshot,"
+		" view_position = $3 WHERE job_id = $2", 3, types, args, NULL, SPI_OK_UPDATE);
 	end(&cs);
+}
+
+int
+HsCatalogLogFloors(HsLogFloor **floors)
+{
+	CatalogStatement cs;
+	int			n;
+
+	begin(&cs);
+	run("SELECT s.relid, pg_catalog.min(j.view_position)"
+		"  FROM hummock_stream.stream_sources s"
+		"  JOIN hummock_stream.stream_jobs j USING (job_id)"
+		" WHERE s.relid IN (SELECT job_id FROM hummock_stream.stream_jobs)"
+		" GROUP BY s.relid", 0, NULL, NULL, NULL, SPI_OK_SELECT);
+	n = (int) SPI_processed;
+	*floors = MemoryContextAlloc(cs.caller, sizeof(HsLogFloor) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		bool		isnull;
+
+		(*floors)[i].table_id = (HsTableId) DatumGetObjectId(column(i, 1, &isnull));
+		(*floors)[i].epoch = (HsEpoch) DatumGetInt64(column(i, 2, &isnull));
+	}
+	end(&cs);
+	return n;
 }
 
 bool

@@ -40,6 +40,7 @@
 #include "utils/timestamp.h"
 
 #include "hummock_stream/hummock_stream.h"
+#include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/meta/compactor.h"
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/epoch.h"
@@ -100,7 +101,11 @@ bool
 HsTrimChangeLogs(void)
 {
 	HsVersion  *v = HsHummockPinnedVersion(HS_EPOCH_MAX);
-	HsVersionDelta *delta = HsCompactionTrimChangeLogs(v, safe_epoch());
+	HsLogFloor *floors;
+	int			n_floors = HsCatalogLogFloors(&floors);
+
+	/* a view's log stays as long as a view over it still reads it */
+	HsVersionDelta *delta = HsCompactionTrimChangeLogs(v, safe_epoch(), floors, n_floors);
 
 	HsVersionUnref(v);
 	if (delta == NULL)

@@ -64,6 +64,7 @@
 #include "hummock_stream/pg/iter_owner.h"
 #include "hummock_stream/pg/shared_block_cache.h"
 #include "hummock_stream/storage/coding.h"
+#include "hummock_stream/storage/version_apply.h"
 
 /* The cached version of MyDatabaseId, and the context that holds it. */
 static MemoryContext HummockVersionContext = NULL;

@@ -473,7 +473,7 @@ commit_positions(List *per_graph)
 		}
 		if (g == NULL || !g->is_stream_job || b->snapshot == NULL)
 			continue;
-		HsCatalogSetPosition(g->graph_id, b->snapshot);
+		HsCatalogSetPosition(g->graph_id, b->snapshot, b->prev_epoch);
 	}
 }
 

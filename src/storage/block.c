@@ -122,6 +122,7 @@ HsBlockIterFail(HsBlockIter *it, uint32_t off, const char *why)
 						   "malformed block entry", expected, actual);
 }
 
+/* Positions the cursor on the block's first entry. */
 void
 HsBlockIterSeekToFirst(HsBlockIter *it)
 {
@@ -198,6 +199,7 @@ typedef struct HsBlockIterator
 	HsBlockIter	bi;
 } HsBlockIterator;
 
+/* Is the iterator on an entry of a block that parsed? */
 static bool
 blockit_valid(HsIterator *it)
 {
@@ -206,6 +208,7 @@ blockit_valid(HsIterator *it)
 	return b->parsed && b->bi.valid;
 }
 
+/* Positions at the block's first entry (nothing if it did not parse). */
 static void
 blockit_seek_to_first(HsIterator *it)
 {
@@ -215,6 +218,7 @@ blockit_seek_to_first(HsIterator *it)
 		HsBlockIterSeekToFirst(&b->bi);
 }
 
+/* Positions at the first entry >= target, which must be a full key. */
 static void
 blockit_seek(HsIterator *it, HsSlice target)
 {
@@ -231,6 +235,7 @@ blockit_seek(HsIterator *it, HsSlice target)
 		HsBlockIterSeek(&b->bi, target);
 }
 
+/* Moves to the next entry. */
 static void
 blockit_next(HsIterator *it)
 {
@@ -239,18 +244,21 @@ blockit_next(HsIterator *it)
 	HsBlockIterNext(&b->bi);
 }
 
+/* Returns the current entry's full key. */
 static HsSlice
 blockit_key(HsIterator *it)
 {
 	return HsBlockIterKey(&((HsBlockIterator *) it)->bi);
 }
 
+/* Returns the current entry's value. */
 static HsSlice
 blockit_value(HsIterator *it)
 {
 	return HsBlockIterValue(&((HsBlockIterator *) it)->bi);
 }
 
+/* Frees the iterator (the block contents belong to the caller). */
 static void
 blockit_destroy(HsIterator *it)
 {

@@ -45,6 +45,7 @@ struct HsBlockCache
 	uint64_t	misses;
 };
 
+/* Returns the hash bucket of block (id, offset). */
 static inline size_t
 bucket_of(const HsBlockCache *c, uint64_t id, uint64_t offset)
 {
@@ -52,6 +53,7 @@ bucket_of(const HsBlockCache *c, uint64_t id, uint64_t offset)
 					 (c->num_buckets - 1));
 }
 
+/* Unlinks e from the LRU list. */
 static void
 lru_remove(HsBlockCacheEntry *e)
 {
@@ -70,6 +72,7 @@ lru_append(HsBlockCache *c, HsBlockCacheEntry *e)
 	c->lru.lru_prev = e;
 }
 
+/* Frees e and the block contents it owns. */
 static void
 entry_free(HsBlockCache *c, HsBlockCacheEntry *e)
 {
@@ -104,6 +107,7 @@ cache_remove(HsBlockCache *c, HsBlockCacheEntry *e)
 	}
 }
 
+/* Doubles the bucket array and rehashes every entry. */
 static void
 hash_grow(HsBlockCache *c)
 {

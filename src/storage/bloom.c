@@ -32,6 +32,7 @@ HsBloomProbesForBitsPerKey(uint32_t bits_per_key)
 	return k;
 }
 
+/* Initializes an empty builder (0 bits per key: the default). */
 void
 HsBloomBuilderInit(HsBloomBuilder *b, HsEnv *env, uint32_t bits_per_key)
 {
@@ -43,6 +44,7 @@ HsBloomBuilderInit(HsBloomBuilder *b, HsEnv *env, uint32_t bits_per_key)
 	b->cap = 0;
 }
 
+/* Frees the builder's key hashes. */
 void
 HsBloomBuilderDestroy(HsBloomBuilder *b)
 {
@@ -52,6 +54,7 @@ HsBloomBuilderDestroy(HsBloomBuilder *b)
 	b->num_hashes = b->cap = 0;
 }
 
+/* Doubles the room for key hashes (1024 at first). */
 void
 HsBloomBuilderGrow(HsBloomBuilder *b)
 {

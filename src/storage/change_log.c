@@ -45,6 +45,7 @@ struct HsChangeLogIter
 	HsBuf		seek_key;
 };
 
+/* Returns the name of a change op ("insert", ...). */
 const char *
 HsChangeOpName(HsChangeOp op)
 {
@@ -62,6 +63,11 @@ HsChangeOpName(HsChangeOp op)
 	return "unknown";
 }
 
+/*
+ * Builds a merge over the new-value SSTs (old_side false) or the old-value
+ * SSTs of the log entries that overlap (e1, e2] and hold keys of the
+ * log's table.
+ */
 static bool
 build_side(const HsVersion *v, HsSstCache *cache, const HsTableChangeLog *log,
 		   HsEpoch e1, HsEpoch e2, bool old_side, HsIterator **out,
@@ -103,6 +109,7 @@ build_side(const HsVersion *v, HsSstCache *cache, const HsTableChangeLog *log,
 	return true;
 }
 
+/* Is epoch e in (e1, e2]? */
 static bool
 in_range(HsChangeLogIter *it, HsEpoch e)
 {
@@ -126,6 +133,7 @@ news_in_bounds(HsChangeLogIter *it)
 	return true;
 }
 
+/* Is everything fine so far? Takes over either side's error. */
 static bool
 check_inner(HsChangeLogIter *it)
 {
@@ -282,20 +290,7 @@ HsIterLog(const HsVersion *v, HsSstCache *cache, HsTableId table_id,
 		HsChangeLogIterDestroy(it);
 		return false;
 	}
-	it->has_hi = true;
-	if (upper)
-	{
-		HsBufReserve(&it->hi, upper->len + HS_TABLE_ID_LEN);
-		it->hi.len = HsTableKeyMake(it->hi.data, table_id, *upper).len;
-	}
-	else if (table_id != UINT32_MAX)
-	{
-		HsBufReserve(&it->hi, HS_TABLE_ID_LEN);
-		it->hi.len = HsTableKeyMake(it->hi.data, table_id + 1,
-									HsSliceMake(NULL, 0)).len;
-	}
-	else
-		it->has_hi = false;
+	it->has_hi = HsTableKeyRangeEnd(&it->hi, table_id, upper);
 
 	/* seek both sides to (lower, newest possible epoch) */
 	HsBufInit(&lo, v->env);
@@ -310,12 +305,14 @@ HsIterLog(const HsVersion *v, HsSstCache *cache, HsTableId table_id,
 	return true;
 }
 
+/* Is the iterator on a change (and without error)? */
 bool
 HsChangeLogIterValid(HsChangeLogIter *it)
 {
 	return it->valid && it->status.code == HS_OK;
 }
 
+/* Moves to the new row of an update, or to the next key that changed. */
 void
 HsChangeLogIterNext(HsChangeLogIter *it)
 {
@@ -331,12 +328,14 @@ HsChangeLogIterNext(HsChangeLogIter *it)
 	advance(it);
 }
 
+/* Returns the kind of the current change. */
 HsChangeOp
 HsChangeLogIterOp(HsChangeLogIter *it)
 {
 	return it->op;
 }
 
+/* Returns the user key of the current change. */
 HsSlice
 HsChangeLogIterUserKey(HsChangeLogIter *it)
 {
@@ -344,6 +343,7 @@ HsChangeLogIterUserKey(HsChangeLogIter *it)
 					   it->key.len - HS_TABLE_ID_LEN);
 }
 
+/* Returns the row of the current change (old row for deletes). */
 HsSlice
 HsChangeLogIterRow(HsChangeLogIter *it)
 {

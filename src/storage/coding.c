@@ -74,6 +74,7 @@ HsDecodeVarint64Slow(const uint8_t *p, const uint8_t *limit, uint64_t *v)
  * ----------------------------------------------------------------
  */
 
+/* Initializes an empty buffer that allocates from env. */
 void
 HsBufInit(HsBuf *buf, HsEnv *env)
 {
@@ -115,6 +116,7 @@ HsBufGrow(HsBuf *buf, size_t extra)
  * ----------------------------------------------------------------
  */
 
+/* Marks the cursor failed; returns false. */
 static bool
 cursor_fail(HsCursor *c)
 {
@@ -122,6 +124,7 @@ cursor_fail(HsCursor *c)
 	return false;
 }
 
+/* Reads a varint32; false (cursor failed) if malformed or cut short. */
 bool
 HsCursorGetVarint32(HsCursor *c, uint32_t *v)
 {
@@ -136,6 +139,7 @@ HsCursorGetVarint32(HsCursor *c, uint32_t *v)
 	return true;
 }
 
+/* Reads a varint64; false (cursor failed) if malformed or cut short. */
 bool
 HsCursorGetVarint64(HsCursor *c, uint64_t *v)
 {
@@ -150,6 +154,7 @@ HsCursorGetVarint64(HsCursor *c, uint64_t *v)
 	return true;
 }
 
+/* Reads one byte; false (cursor failed) at the end. */
 bool
 HsCursorGetByte(HsCursor *c, uint8_t *v)
 {
@@ -159,6 +164,7 @@ HsCursorGetByte(HsCursor *c, uint8_t *v)
 	return true;
 }
 
+/* Reads a little-endian u32; false (cursor failed) if cut short. */
 bool
 HsCursorGetLE32(HsCursor *c, uint32_t *v)
 {
@@ -169,6 +175,7 @@ HsCursorGetLE32(HsCursor *c, uint32_t *v)
 	return true;
 }
 
+/* Reads a little-endian u64; false (cursor failed) if cut short. */
 bool
 HsCursorGetLE64(HsCursor *c, uint64_t *v)
 {

@@ -30,6 +30,7 @@ HsCompactionConfigInit(HsCompactionConfig *cfg)
 	cfg->level_multiplier = 10;
 }
 
+/* Returns an empty task from input_level to the level below. */
 static HsCompactionTask *
 task_new(const HsVersion *v, int input_level)
 {
@@ -42,11 +43,11 @@ task_new(const HsVersion *v, int input_level)
 	return t;
 }
 
+/* Appends a reference to s to the task's array *arr. */
 static void
 task_add(HsEnv *env, HsSstInfo ***arr, int *n, HsSstInfo *s)
 {
-	*arr = HsRealloc(env, *arr, sizeof(HsSstInfo *) * (*n + 1));
-	(*arr)[(*n)++] = HsSstInfoRef(s);
+	HsSstInfoArrayAppend(env, arr, n, &s, 1);
 }
 
 /* Add the SSTs of level (1-based) overlapping [lo, hi] (table keys). */
@@ -67,6 +68,7 @@ add_overlapping(HsCompactionTask *t, const HsVersion *v, int level,
 	}
 }
 
+/* Sets [lo, hi] to the table-key range the n SSTs cover. */
 static void
 range_of(HsSstInfo *const *ssts, int n, HsSlice *lo, HsSlice *hi)
 {
@@ -106,6 +108,7 @@ HsCompactionPickL0(const HsVersion *v)
 	return t;
 }
 
+/* Does s overlap the table-key range [lo, hi]? */
 static bool
 overlaps(const HsSstInfo *s, HsSlice lo, HsSlice hi)
 {
@@ -113,6 +116,7 @@ overlaps(const HsSstInfo *s, HsSlice lo, HsSlice hi)
 		HsSliceCompare(lo, HsFullKeyTableKey(HsSstInfoLargest(s))) <= 0;
 }
 
+/* Widens [lo, hi] to cover s. */
 static void
 widen(const HsSstInfo *s, HsSlice *lo, HsSlice *hi)
 {
@@ -262,6 +266,7 @@ HsCompactionPick(const HsVersion *v, const HsCompactionConfig *cfg)
 	return NULL;
 }
 
+/* Frees the task and drops its SST references. */
 void
 HsCompactionTaskFree(HsCompactionTask *t)
 {
@@ -272,6 +277,7 @@ HsCompactionTaskFree(HsCompactionTask *t)
 	HsFree(t->env, t);
 }
 
+/* Is table t committed in v and not dropped? */
 static bool
 table_live(const HsVersion *v, HsTableId t)
 {
@@ -388,7 +394,8 @@ HsCompactionRun(const HsVersion *v, HsSstCache *cache,
 }
 
 HsVersionDelta *
-HsCompactionTrimChangeLogs(const HsVersion *v, HsEpoch retention_epoch)
+HsCompactionTrimChangeLogs(const HsVersion *v, HsEpoch retention_epoch,
+						   const HsLogFloor *floors, int n_floors)
 {
 	HsVersionDelta *d = NULL;
 	int			i;
@@ -396,13 +403,17 @@ HsCompactionTrimChangeLogs(const HsVersion *v, HsEpoch retention_epoch)
 	for (i = 0; i < v->n_change_logs; i++)
 	{
 		const HsTableChangeLog *log = &v->change_logs[i];
+		HsEpoch		upto = retention_epoch;
 
+		for (int k = 0; k < n_floors; k++)
+			if (floors[k].table_id == log->table_id && floors[k].epoch < upto)
+				upto = floors[k].epoch;
 		if (log->n_entries == 0 ||
-			HsChangeLogEntryCheckpointEpoch(log->entries[0]) >= retention_epoch)
+			HsChangeLogEntryCheckpointEpoch(log->entries[0]) >= upto)
 			continue;
 		if (d == NULL)
 			d = HsVersionDeltaCreate(v->env, HS_DELTA_TRUNCATE_LOG, v->id);
-		HsVersionDeltaAddTruncate(d, log->table_id, retention_epoch);
+		HsVersionDeltaAddTruncate(d, log->table_id, upto);
 	}
 	return d;
 }

@@ -44,6 +44,7 @@ HsCompressionName(int kind)
  * ----------------------------------------------------------------
  */
 
+/* zstd's allocator: the env's. */
 static void *
 zstd_env_alloc(void *opaque, size_t size)
 {
@@ -52,6 +53,7 @@ zstd_env_alloc(void *opaque, size_t size)
 	return HsAlloc(env, size);
 }
 
+/* zstd's free: the env's. */
 static void
 zstd_env_free(void *opaque, void *address)
 {
@@ -61,6 +63,7 @@ zstd_env_free(void *opaque, void *address)
 		HsFree(env, address);
 }
 
+/* Returns zstd custom memory functions that allocate from env. */
 static ZSTD_customMem
 zstd_mem(HsEnv *env)
 {
@@ -192,6 +195,7 @@ HsCompress(HsCompressor *c, HsSlice raw, HsBuf *out, HsStatus *st)
  * ----------------------------------------------------------------
  */
 
+/* Initializes a decompressor; the zstd context is made on first use. */
 void
 HsDecompressorInit(HsDecompressor *d, HsEnv *env)
 {
@@ -199,6 +203,7 @@ HsDecompressorInit(HsDecompressor *d, HsEnv *env)
 	d->zstd = NULL;
 }
 
+/* Frees the decompressor's zstd context. */
 void
 HsDecompressorDestroy(HsDecompressor *d)
 {
@@ -236,6 +241,7 @@ HsDecompressSizePlausible(HsCompression kind, HsSlice stored, size_t raw_len)
 	return false;
 }
 
+/* Reports a block that does not decompress to raw_len bytes. */
 static bool
 decompress_error(HsStatus *st, HsCompression kind, const char *path,
 				 uint64_t offset, size_t raw_len, const char *actual)

@@ -111,6 +111,7 @@ concat_publish(HsConcatIter *ci)
 					  HsSliceMake(NULL, 0));
 }
 
+/* Positions at the first entry of the first SST that has one. */
 static void
 concat_seek_to_first(HsIterator *it)
 {
@@ -124,6 +125,7 @@ concat_seek_to_first(HsIterator *it)
 	concat_publish(ci);
 }
 
+/* Opens the first SST whose largest key is >= target and seeks in it. */
 static void
 concat_seek(HsIterator *it, HsSlice target)
 {
@@ -148,6 +150,7 @@ concat_seek(HsIterator *it, HsSlice target)
 	concat_publish(ci);
 }
 
+/* Moves to the next entry, opening the next SST at the end of one. */
 static void
 concat_next(HsIterator *it)
 {
@@ -168,6 +171,7 @@ concat_cursor(HsIterator *it, HsSlice *limit)
 	return ci->inner ? HsIterBorrow(ci->inner, limit) : NULL;
 }
 
+/* Takes the position back from a borrower of the open SST's cursor. */
 static void
 concat_resync(HsIterator *it)
 {
@@ -179,15 +183,14 @@ concat_resync(HsIterator *it)
 	concat_publish(ci);
 }
 
+/* Closes the open SST and drops the SST references. */
 static void
 concat_destroy(HsIterator *it)
 {
 	HsConcatIter *ci = (HsConcatIter *) it;
 
 	concat_close(ci);
-	for (int i = 0; i < ci->n; i++)
-		HsSstInfoUnref(ci->ssts[i]);
-	HsFree(it->env, ci->ssts);
+	HsSstInfoArrayFree(it->env, ci->ssts, ci->n);
 	HsFree(it->env, ci);
 }
 
@@ -212,9 +215,7 @@ HsConcatIterCreate(HsEnv *env, HsSstCache *cache, HsSstInfo *const *ssts,
 	HsStatusClear(&ci->base.status);
 	ci->cache = cache;
 	ci->n = n;
-	ci->ssts = HsAlloc(env, sizeof(HsSstInfo *) * (n > 0 ? n : 1));
-	for (int i = 0; i < n; i++)
-		ci->ssts[i] = HsSstInfoRef(ssts[i]);
+	ci->ssts = HsSstInfoArrayCopy(env, ssts, n);
 	ci->cur = n;
 	return &ci->base;
 }

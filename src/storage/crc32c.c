@@ -61,6 +61,7 @@ static bool crc_have_hw;
  * ----------------------------------------------------------------
  */
 
+/* Extends the (inverted) CRC register over p[0..n) with slicing-by-8. */
 static uint32_t
 crc_update_sw(uint32_t reg, const uint8_t *p, size_t n)
 {
@@ -94,6 +95,7 @@ crc_update_sw(uint32_t reg, const uint8_t *p, size_t n)
  * ----------------------------------------------------------------
  */
 
+/* Applies Z_S to the register with one of the shift tables. */
 static inline uint32_t
 crc_shift(const uint32_t table[4][256], uint32_t reg)
 {
@@ -103,6 +105,7 @@ crc_shift(const uint32_t table[4][256], uint32_t reg)
 
 #ifdef HS_CRC32C_X86
 
+/* Extends the register over p[0..n) with SSE4.2, in interleaved lanes. */
 __attribute__((target("sse4.2")))
 static uint32_t
 crc_update_hw(uint32_t reg, const uint8_t *p, size_t n)
@@ -204,6 +207,7 @@ build_shift_table(uint32_t table[4][256], size_t lane)
 	}
 }
 
+/* Builds the tables and picks the implementation (once). */
 static void
 crc32c_init(void)
 {
@@ -262,11 +266,4 @@ HsCrc32cExtendHardware(uint32_t crc, const void *data, size_t len)
 		return ~crc_update_hw(~crc, (const uint8_t *) data, len);
 #endif
 	return ~crc_update_sw(~crc, (const uint8_t *) data, len);
-}
-
-bool
-HsCrc32cHasHardware(void)
-{
-	pthread_once(&crc_once, crc32c_init);
-	return crc_have_hw;
 }

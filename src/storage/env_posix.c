@@ -41,6 +41,7 @@ struct HsFile
  * ----------------------------------------------------------------
  */
 
+/* Aborts: the POSIX env does not return failed allocations. */
 static void
 posix_oom(size_t size)
 {
@@ -49,6 +50,7 @@ posix_oom(size_t size)
 	abort();
 }
 
+/* Allocates with malloc (at least one byte); aborts on failure. */
 static void *
 posix_alloc(HsEnv *env, size_t size)
 {
@@ -59,6 +61,7 @@ posix_alloc(HsEnv *env, size_t size)
 	return p;
 }
 
+/* Reallocates with realloc (at least one byte); aborts on failure. */
 static void *
 posix_realloc(HsEnv *env, void *ptr, size_t size)
 {
@@ -69,6 +72,7 @@ posix_realloc(HsEnv *env, void *ptr, size_t size)
 	return p;
 }
 
+/* Frees with free. */
 static void
 posix_free(HsEnv *env, void *ptr)
 {
@@ -95,6 +99,7 @@ posix_error(HsStatus *st, int err, const char *what, const char *path)
  * ----------------------------------------------------------------
  */
 
+/* Returns a file handle for fd with a copy of path. */
 static HsFile *
 posix_make_file(int fd, const char *path, bool writable)
 {
@@ -107,6 +112,7 @@ posix_make_file(int fd, const char *path, bool writable)
 	return f;
 }
 
+/* Creates or truncates path for writing (mode 0600). */
 static bool
 posix_open_writable(HsEnv *env, const char *path, HsFile **file, HsStatus *st)
 {
@@ -126,6 +132,7 @@ posix_open_writable(HsEnv *env, const char *path, HsFile **file, HsStatus *st)
 	return true;
 }
 
+/* Opens path for reading. */
 static bool
 posix_open_readable(HsEnv *env, const char *path, HsFile **file, HsStatus *st)
 {
@@ -140,6 +147,7 @@ posix_open_readable(HsEnv *env, const char *path, HsFile **file, HsStatus *st)
 	return true;
 }
 
+/* Writes all of buf at the end of the file, retrying short writes. */
 static bool
 posix_append(HsEnv *env, HsFile *file, const void *buf, size_t len,
 			 HsStatus *st)
@@ -164,6 +172,7 @@ posix_append(HsEnv *env, HsFile *file, const void *buf, size_t len,
 	return true;
 }
 
+/* Reads up to len bytes at offset; fewer only at the end of the file. */
 static bool
 posix_read_at(HsEnv *env, HsFile *file, uint64_t offset, void *buf,
 			  size_t len, size_t *nread, HsStatus *st)
@@ -190,6 +199,7 @@ posix_read_at(HsEnv *env, HsFile *file, uint64_t offset, void *buf,
 	return true;
 }
 
+/* Flushes the file's data to disk (fdatasync on Linux). */
 static bool
 posix_sync(HsEnv *env, HsFile *file, HsStatus *st)
 {
@@ -202,6 +212,7 @@ posix_sync(HsEnv *env, HsFile *file, HsStatus *st)
 	return true;
 }
 
+/* Returns the size of an open file. */
 static bool
 posix_size(HsEnv *env, HsFile *file, uint64_t *size, HsStatus *st)
 {
@@ -213,6 +224,7 @@ posix_size(HsEnv *env, HsFile *file, uint64_t *size, HsStatus *st)
 	return true;
 }
 
+/* Closes the file; only a writable file reports close errors. */
 static bool
 posix_close(HsEnv *env, HsFile *file, HsStatus *st)
 {
@@ -224,6 +236,7 @@ posix_close(HsEnv *env, HsFile *file, HsStatus *st)
 	return ok;
 }
 
+/* Returns the path the file was opened with. */
 static const char *
 posix_path(HsEnv *env, HsFile *file)
 {
@@ -278,12 +291,17 @@ posix_dirname(const char *path, char *buf, size_t buflen)
 	return buf;
 }
 
+/* Flushes a directory to disk. */
 static bool
 posix_sync_dir(HsEnv *env, const char *dir, HsStatus *st)
 {
 	return posix_fsync_name(dir, true, st);
 }
 
+/*
+ * Renames durably: fsyncs the file, renames it, then fsyncs the target
+ * directory and, if different, the source directory.
+ */
 static bool
 posix_rename(HsEnv *env, const char *from, const char *to, HsStatus *st)
 {
@@ -313,6 +331,7 @@ posix_rename(HsEnv *env, const char *from, const char *to, HsStatus *st)
 	return true;
 }
 
+/* Removes a file. */
 static bool
 posix_remove(HsEnv *env, const char *path, HsStatus *st)
 {
@@ -321,12 +340,14 @@ posix_remove(HsEnv *env, const char *path, HsStatus *st)
 	return true;
 }
 
+/* Does path exist? */
 static bool
 posix_file_exists(HsEnv *env, const char *path)
 {
 	return access(path, F_OK) == 0;
 }
 
+/* Calls fn for each entry of dir except "." and "..". */
 static bool
 posix_list_dir(HsEnv *env, const char *dir, HsDirEntryFn fn, void *arg,
 			   HsStatus *st)
@@ -358,6 +379,7 @@ posix_list_dir(HsEnv *env, const char *dir, HsDirEntryFn fn, void *arg,
 	return true;
 }
 
+/* Creates dir and its missing parents (mkdir -p). */
 static bool
 posix_make_dir(HsEnv *env, const char *dir, HsStatus *st)
 {

@@ -15,6 +15,7 @@
 
 #include "hummock_stream/storage/gc.h"
 
+/* Is id in the ascending array ids? */
 static bool
 sorted_contains(const uint64_t *ids, size_t n, uint64_t id)
 {
@@ -78,6 +79,7 @@ typedef struct Listing
 	size_t		n;
 } Listing;
 
+/* Object-list callback: appends the entry to the listing. */
 static bool
 collect(void *arg, const HsObjectEntry *e)
 {

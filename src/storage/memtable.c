@@ -50,6 +50,7 @@ struct HsMemtable
 	size_t		memory;
 };
 
+/* Returns the name of a key op kind ("none", "insert", ...). */
 const char *
 HsKeyOpKindName(HsKeyOpKind kind)
 {
@@ -67,12 +68,14 @@ HsKeyOpKindName(HsKeyOpKind kind)
 	return "unknown";
 }
 
+/* Returns the bytes of a node of height with a key of key_len bytes. */
 static size_t
 node_size(int height, size_t key_len)
 {
 	return offsetof(Node, next) + sizeof(Node *) * (size_t) height + key_len;
 }
 
+/* Allocates a node of height holding a copy of key, with no op. */
 static Node *
 node_new(HsMemtable *mt, int height, HsSlice key)
 {
@@ -88,12 +91,14 @@ node_new(HsMemtable *mt, int height, HsSlice key)
 	return n;
 }
 
+/* Returns the node's user key. */
 static HsSlice
 node_key(const Node *n)
 {
 	return HsSliceMake(n->key, n->key_len);
 }
 
+/* Returns a random tower height (p = 1/4 per level, at most MAX_HEIGHT). */
 static int
 random_height(HsMemtable *mt)
 {
@@ -132,6 +137,7 @@ HsMemtableCreate(HsEnv *env, HsTableId table_id, HsEpoch epoch,
 	return mt;
 }
 
+/* Replaces the value at *v with a copy of s, keeping memory accounted. */
 static void
 set_value(HsMemtable *mt, uint8_t **v, size_t *len, HsSlice s)
 {
@@ -150,6 +156,7 @@ set_value(HsMemtable *mt, uint8_t **v, size_t *len, HsSlice s)
 	}
 }
 
+/* Frees the value at *v. */
 static void
 clear_value(HsMemtable *mt, uint8_t **v, size_t *len)
 {
@@ -205,12 +212,14 @@ find_ge(HsMemtable *mt, HsSlice key, Node **prev)
 	}
 }
 
+/* Returns the slice of a stored value. */
 static HsSlice
 slice_of(const uint8_t *v, size_t len)
 {
 	return HsSliceMake(v, len);
 }
 
+/* Reports a write that contradicts what the memtable holds for key. */
 static bool
 inconsistent(HsMemtable *mt, HsSlice key, const char *what, HsStatus *st)
 {
@@ -226,6 +235,7 @@ inconsistent(HsMemtable *mt, HsSlice key, const char *what, HsStatus *st)
 	return false;
 }
 
+/* Does the given old value match the stored one (when checked)? */
 static bool
 old_matches(HsMemtable *mt, HsSlice given, const uint8_t *v, size_t len)
 {
@@ -328,6 +338,7 @@ HsMemtableApply(HsMemtable *mt, HsSlice key, const HsKeyOp *op, HsStatus *st)
 	return HsStatusSet(st, HS_INVALID_ARGUMENT, "corrupt memtable node");
 }
 
+/* Applies an insert of key with new_value. */
 bool
 HsMemtableInsert(HsMemtable *mt, HsSlice key, HsSlice new_value, HsStatus *st)
 {
@@ -339,6 +350,7 @@ HsMemtableInsert(HsMemtable *mt, HsSlice key, HsSlice new_value, HsStatus *st)
 	return HsMemtableApply(mt, key, &op, st);
 }
 
+/* Applies a delete of key whose row was old_value. */
 bool
 HsMemtableDelete(HsMemtable *mt, HsSlice key, HsSlice old_value, HsStatus *st)
 {
@@ -350,6 +362,7 @@ HsMemtableDelete(HsMemtable *mt, HsSlice key, HsSlice old_value, HsStatus *st)
 	return HsMemtableApply(mt, key, &op, st);
 }
 
+/* Applies an update of key from old_value to new_value. */
 bool
 HsMemtableUpdate(HsMemtable *mt, HsSlice key, HsSlice old_value,
 				 HsSlice new_value, HsStatus *st)
@@ -362,6 +375,7 @@ HsMemtableUpdate(HsMemtable *mt, HsSlice key, HsSlice old_value,
 	return HsMemtableApply(mt, key, &op, st);
 }
 
+/* Returns the node's net op (slices point into the node). */
 static void
 node_op(const Node *n, HsKeyOp *op)
 {
@@ -381,18 +395,21 @@ HsMemtableGet(HsMemtable *mt, HsSlice key, HsKeyOp *op)
 	return true;
 }
 
+/* Returns the table the memtable belongs to. */
 HsTableId
 HsMemtableTableId(const HsMemtable *mt)
 {
 	return mt->table_id;
 }
 
+/* Returns the epoch the memtable holds. */
 HsEpoch
 HsMemtableEpoch(const HsMemtable *mt)
 {
 	return mt->epoch;
 }
 
+/* Does the memtable keep old values for a change log? */
 bool
 HsMemtableLogsOldValues(const HsMemtable *mt)
 {
@@ -411,20 +428,6 @@ HsMemtableMemoryUsage(const HsMemtable *mt)
 	return mt->memory;
 }
 
-void
-HsMemtableVisit(HsMemtable *mt, HsMemtableVisitFn fn, void *arg)
-{
-	Node	   *n;
-	HsKeyOp		op;
-
-	for (n = mt->head->next[0]; n; n = n->next[0])
-	{
-		node_op(n, &op);
-		if (!fn(arg, node_key(n), &op))
-			return;
-	}
-}
-
 /* ----------------------------------------------------------------
  *		iterator
  * ----------------------------------------------------------------
@@ -439,6 +442,7 @@ typedef struct MemIter
 	HsBuf		value;
 } MemIter;
 
+/* Does the iterator's kind show node n (new values, or old values)? */
 static bool
 shown(const MemIter *mi, const Node *n)
 {
@@ -475,12 +479,14 @@ mem_iter_settle(MemIter *mi, Node *n)
 	}
 }
 
+/* Is the iterator on a node? */
 static bool
 mem_iter_valid(HsIterator *it)
 {
 	return ((MemIter *) it)->cur != NULL;
 }
 
+/* Positions at the first node the iterator shows. */
 static void
 mem_iter_seek_to_first(HsIterator *it)
 {
@@ -489,6 +495,7 @@ mem_iter_seek_to_first(HsIterator *it)
 	mem_iter_settle(mi, mi->mt->head->next[0]);
 }
 
+/* Positions at the first shown entry whose full key is >= target. */
 static void
 mem_iter_seek(HsIterator *it, HsSlice target)
 {
@@ -523,6 +530,7 @@ mem_iter_seek(HsIterator *it, HsSlice target)
 	mem_iter_settle(mi, n);
 }
 
+/* Moves to the next node the iterator shows. */
 static void
 mem_iter_next(HsIterator *it)
 {
@@ -532,18 +540,21 @@ mem_iter_next(HsIterator *it)
 		mem_iter_settle(mi, mi->cur->next[0]);
 }
 
+/* Returns the current entry's full key (table | user key | ~epoch). */
 static HsSlice
 mem_iter_key(HsIterator *it)
 {
 	return HsBufSlice(&((MemIter *) it)->key);
 }
 
+/* Returns the current entry's value (kind byte + row). */
 static HsSlice
 mem_iter_value(HsIterator *it)
 {
 	return HsBufSlice(&((MemIter *) it)->value);
 }
 
+/* Frees the iterator (the memtable stays). */
 static void
 mem_iter_destroy(HsIterator *it)
 {

@@ -200,6 +200,7 @@ merge_publish(HsMergeIter *mi)
 					  HsSliceMake(NULL, 0));
 }
 
+/* Positions every child at its first entry and rebuilds the heap. */
 static void
 merge_seek_to_first(HsIterator *it)
 {
@@ -213,6 +214,7 @@ merge_seek_to_first(HsIterator *it)
 	merge_publish(mi);
 }
 
+/* Seeks every child to target and rebuilds the heap. */
 static void
 merge_seek(HsIterator *it, HsSlice target)
 {
@@ -226,6 +228,7 @@ merge_seek(HsIterator *it, HsSlice target)
 	merge_publish(mi);
 }
 
+/* Moves the root child past the current entry and restores the heap. */
 static void
 merge_advance(HsMergeIter *mi)
 {
@@ -279,6 +282,7 @@ merge_advance(HsMergeIter *mi)
 	}
 }
 
+/* Moves to the next entry of the merge. */
 static void
 merge_next(HsIterator *it)
 {
@@ -312,6 +316,7 @@ merge_cursor(HsIterator *it, HsSlice *limit)
 	return bi;
 }
 
+/* Takes the position back from a borrower of the root child's cursor. */
 static void
 merge_resync(HsIterator *it)
 {
@@ -332,6 +337,7 @@ merge_resync(HsIterator *it)
 	merge_publish(mi);
 }
 
+/* Destroys every child and the merge. */
 static void
 merge_destroy(HsIterator *it)
 {

@@ -28,6 +28,7 @@ typedef struct LocalStore
 	char	   *dir;
 } LocalStore;
 
+/* Formats the path of object id (its temporary name if temporary). */
 static void
 local_path(LocalStore *ls, uint64_t id, bool temporary, char *buf,
 		   size_t buflen)
@@ -36,6 +37,7 @@ local_path(LocalStore *ls, uint64_t id, bool temporary, char *buf,
 			 temporary ? TMP_SUFFIX : SST_SUFFIX);
 }
 
+/* Starts writing object_id under its temporary name. */
 static bool
 local_begin_write(HsObjectStore *store, uint64_t object_id,
 				  HsObjectWrite **write, HsStatus *st)
@@ -50,6 +52,7 @@ local_begin_write(HsObjectStore *store, uint64_t object_id,
 	return true;
 }
 
+/* Renames the finished temporary file to its final name, durably. */
 static bool
 local_commit_write(HsObjectStore *store, HsObjectWrite *w, HsStatus *st)
 {
@@ -71,6 +74,7 @@ local_commit_write(HsObjectStore *store, HsObjectWrite *w, HsStatus *st)
 	return ok;
 }
 
+/* Removes a write's temporary file, if any, and frees the write. */
 static void
 local_abort_write(HsObjectStore *store, HsObjectWrite *w)
 {
@@ -84,6 +88,7 @@ local_abort_write(HsObjectStore *store, HsObjectWrite *w)
 	HsFree(env, w);
 }
 
+/* Returns the path of object_id's file. */
 static bool
 local_local_path(HsObjectStore *store, uint64_t object_id, char *buf,
 				 size_t buflen, HsStatus *st)
@@ -92,6 +97,7 @@ local_local_path(HsObjectStore *store, uint64_t object_id, char *buf,
 	return true;
 }
 
+/* Removes object_id's file (or its temporary file). */
 static bool
 local_remove(HsObjectStore *store, uint64_t object_id, bool temporary,
 			 HsStatus *st)
@@ -138,6 +144,7 @@ typedef struct ListState
 	size_t		cap;
 } ListState;
 
+/* Directory-list callback: records objects and temporary files by name. */
 static bool
 collect_name(void *arg, const char *name)
 {
@@ -164,6 +171,7 @@ collect_name(void *arg, const char *name)
 	return true;
 }
 
+/* Calls fn for every object and temporary file, with its size. */
 static bool
 local_list(HsObjectStore *store, HsObjectListFn fn, void *arg, HsStatus *st)
 {
@@ -207,6 +215,7 @@ local_list(HsObjectStore *store, HsObjectListFn fn, void *arg, HsStatus *st)
 	return ok;
 }
 
+/* Returns the name of object_id for messages (its path). */
 static void
 local_name(HsObjectStore *store, uint64_t object_id, char *buf,
 		   size_t buflen)
@@ -214,6 +223,7 @@ local_name(HsObjectStore *store, uint64_t object_id, char *buf,
 	local_path((LocalStore *) store, object_id, false, buf, buflen);
 }
 
+/* Frees the store. */
 static void
 local_close(HsObjectStore *store)
 {

@@ -74,6 +74,7 @@ HsSharedBufferCreate(HsEnv *env, size_t memory_limit)
 	return b;
 }
 
+/* Drops a piece's memtable and SST references, keeping memory accounted. */
 static void
 piece_clear(HsSharedBuffer *b, Piece *p)
 {
@@ -105,6 +106,7 @@ HsSharedBufferDestroy(HsSharedBuffer *b)
 	HsFree(b->env, b);
 }
 
+/* Returns table t's seal mark, created if create and absent (else NULL). */
 static TableMark *
 mark_of(HsSharedBuffer *b, HsTableId t, bool create)
 {
@@ -121,6 +123,7 @@ mark_of(HsSharedBuffer *b, HsTableId t, bool create)
 	return &b->marks[b->n_marks++];
 }
 
+/* Appends a zeroed piece and returns it. */
 static Piece *
 add_piece(HsSharedBuffer *b)
 {
@@ -209,19 +212,6 @@ write_memtables(HsEnv *env, HsMemtable **mts, int n, HsMemtableIterKind kind,
 	return HsSstWriterFinish(w, out, n_out, st);
 }
 
-static void
-append_ssts(HsEnv *env, HsSstInfo ***arr, int *n, HsSstInfo *const *src,
-			int n_src)
-{
-	int			i;
-
-	if (n_src == 0)
-		return;
-	*arr = HsRealloc(env, *arr, sizeof(HsSstInfo *) * (*n + n_src));
-	for (i = 0; i < n_src; i++)
-		(*arr)[(*n)++] = HsSstInfoRef(src[i]);
-}
-
 bool
 HsSharedBufferSpill(HsSharedBuffer *b, size_t target,
 					const HsSstWriteContext *ctx, HsStatus *st)
@@ -278,6 +268,7 @@ HsSharedBufferMaybeSpill(HsSharedBuffer *b, const HsSstWriteContext *ctx,
 	return HsSharedBufferSpill(b, b->limit / 2, ctx, st);
 }
 
+/* Is t one of the n tables? */
 static bool
 table_in(const HsTableId *tables, int n, HsTableId t)
 {
@@ -289,6 +280,7 @@ table_in(const HsTableId *tables, int n, HsTableId t)
 	return false;
 }
 
+/* qsort comparator of epochs. */
 static int
 epoch_cmp(const void *a, const void *b)
 {
@@ -298,6 +290,7 @@ epoch_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Frees a sync result and drops its SST references. */
 void
 HsSyncResultFree(HsSyncResult *r)
 {
@@ -446,7 +439,8 @@ HsSharedBufferSync(HsSharedBuffer *b, HsEpoch epoch, const HsTableId *tables,
 			}
 			for (j = 0; j < t->n_new; j++)
 				r->bytes_written += t->new_ssts[j]->file_size;
-			append_ssts(env, &r->ssts, &r->n_ssts, t->new_ssts, t->n_new);
+			HsSstInfoArrayAppend(env, &r->ssts, &r->n_ssts, t->new_ssts,
+								 t->n_new);
 		}
 		HsFree(env, mts);
 	}
@@ -455,7 +449,8 @@ HsSharedBufferSync(HsSharedBuffer *b, HsEpoch epoch, const HsTableId *tables,
 		goto fail;
 	for (j = 0; j < n_shared_ssts; j++)
 		r->bytes_written += shared_ssts[j]->file_size;
-	append_ssts(env, &r->ssts, &r->n_ssts, shared_ssts, n_shared_ssts);
+	HsSstInfoArrayAppend(env, &r->ssts, &r->n_ssts, shared_ssts,
+						 n_shared_ssts);
 
 	/* spilled pieces contribute their SSTs */
 	for (j = 0; j < b->n_pieces; j++)
@@ -468,11 +463,14 @@ HsSharedBufferSync(HsSharedBuffer *b, HsEpoch epoch, const HsTableId *tables,
 		for (i = 0; i < n; i++)
 			if (r->tables[i].table_id == p->table_id)
 				t = &r->tables[i];
-		append_ssts(env, &r->ssts, &r->n_ssts, p->new_ssts, p->n_new);
+		HsSstInfoArrayAppend(env, &r->ssts, &r->n_ssts, p->new_ssts,
+							 p->n_new);
 		if (t->log_enabled)
 		{
-			append_ssts(env, &t->new_ssts, &t->n_new, p->new_ssts, p->n_new);
-			append_ssts(env, &t->old_ssts, &t->n_old, p->old_ssts, p->n_old);
+			HsSstInfoArrayAppend(env, &t->new_ssts, &t->n_new, p->new_ssts,
+								 p->n_new);
+			HsSstInfoArrayAppend(env, &t->old_ssts, &t->n_old, p->old_ssts,
+								 p->n_old);
 		}
 	}
 
@@ -493,7 +491,7 @@ HsSharedBufferSync(HsSharedBuffer *b, HsEpoch epoch, const HsTableId *tables,
 			continue;
 		for (j = 0; j < r->n_ssts; j++)
 			if (HsSstInfoHasTable(r->ssts[j], t->table_id))
-				append_ssts(env, &mine, &n_mine, &r->ssts[j], 1);
+				HsSstInfoArrayAppend(env, &mine, &n_mine, &r->ssts[j], 1);
 		for (j = 0; j < b->n_pieces; j++)
 			if (selected[j] && b->pieces[j].table_id == t->table_id)
 				piece_clear(b, &b->pieces[j]);
@@ -680,19 +678,12 @@ HsSharedBufferGet(HsSharedBuffer *b, HsSstCache *cache, HsTableId table_id,
 		}
 		for (int j = 0; j < p->n_new && ok && !*resolved; j++)
 		{
-			HsSstCacheHandle *h;
 			bool		hit = false;
 
 			if (!HsSstInfoMayOverlap(p->new_ssts[j], table_id, &tk, NULL))
 				continue;
-			if (!HsSstCacheGet(cache, p->new_ssts[j]->object_id, &h, st))
-			{
-				ok = false;
-				break;
-			}
-			ok = HsSstReaderGetVersion(HsSstCacheReader(h), tk, read_epoch, &hit,
-									 NULL, &scratch, st);
-			HsSstCacheRelease(cache, h);
+			ok = HsSstCacheGetVersion(cache, p->new_ssts[j]->object_id, tk,
+									  read_epoch, &hit, NULL, &scratch, st);
 			if (ok && hit)
 			{
 				*resolved = true;
@@ -797,8 +788,10 @@ HsVersionDeltaAddSyncResults(HsVersionDelta *d, HsSyncResult *const *results,
 							t);
 				return HsStatusDetail(st, "Create the memtables of a logged table with log_old_values set.");
 			}
-			append_ssts(env, &news, &n_new, r->new_ssts, r->n_new);
-			append_ssts(env, &olds, &n_old, r->old_ssts, r->n_old);
+			HsSstInfoArrayAppend(env, &news, &n_new, r->new_ssts,
+								 r->n_new);
+			HsSstInfoArrayAppend(env, &olds, &n_old, r->old_ssts,
+								 r->n_old);
 			epochs = HsRealloc(env, epochs,
 							   sizeof(HsEpoch) * (n_epochs + r->n_epochs));
 			memcpy(epochs + n_epochs, r->epochs, sizeof(HsEpoch) * r->n_epochs);

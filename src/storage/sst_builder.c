@@ -70,6 +70,7 @@ HsSstBuilderOptionsInit(HsSstBuilderOptions *opts)
 	opts->bloom_bits_per_key = HS_BLOOM_DEFAULT_BITS_PER_KEY;
 }
 
+/* Frees what a meta owns and zeroes it. */
 void
 HsSstMetaFree(HsEnv *env, HsSstMeta *meta)
 {
@@ -205,6 +206,7 @@ builder_fail(HsSstBuilder *b, const HsStatus *st)
  * ----------------------------------------------------------------
  */
 
+/* Writes the buffered output to the file. */
 static bool
 flush_output(HsSstBuilder *b, HsStatus *st)
 {
@@ -216,6 +218,7 @@ flush_output(HsSstBuilder *b, HsStatus *st)
 	return true;
 }
 
+/* Appends bytes to the file, through the output buffer unless large. */
 static bool
 emit(HsSstBuilder *b, const void *data, size_t len, HsStatus *st)
 {
@@ -293,6 +296,7 @@ flush_data_block(HsSstBuilder *b, HsStatus *st)
  * ----------------------------------------------------------------
  */
 
+/* Reports a key that is not after the previous one (or equals it). */
 static bool
 reject_key(HsSstBuilder *b, HsSlice key, HsSlice prev, bool duplicate,
 		   HsStatus *st)
@@ -314,6 +318,7 @@ reject_key(HsSstBuilder *b, HsSlice key, HsSlice prev, bool duplicate,
 	return false;
 }
 
+/* Starts the statistics of the next table in the SST. */
 static void
 table_stats_push(HsSstBuilder *b, HsTableId table_id)
 {
@@ -439,6 +444,7 @@ HsSstBuilderEstimatedSize(const HsSstBuilder *b)
  * ----------------------------------------------------------------
  */
 
+/* Fills meta from the finished SST (keys and table stats copied). */
 static void
 fill_meta(HsSstBuilder *b, HsSstMeta *meta, HsSlice largest)
 {

@@ -44,9 +44,9 @@ struct HsSstCache
 	int			n_open;			/* entries whose reader is open */
 	int			n_idle;
 	HsSstCacheHandle lru;		/* sentinel */
-	uint64_t	misses;
 };
 
+/* Returns the hash bucket of object id. */
 static unsigned
 bucket_of(const HsSstCache *c, uint64_t id)
 {
@@ -55,6 +55,7 @@ bucket_of(const HsSstCache *c, uint64_t id)
 	return (unsigned) (h >> 32) & (unsigned) (c->n_buckets - 1);
 }
 
+/* Takes h off the idle list, if it is on it. */
 static void
 lru_unlink(HsSstCache *c, HsSstCacheHandle *h)
 {
@@ -66,6 +67,7 @@ lru_unlink(HsSstCache *c, HsSstCacheHandle *h)
 	c->n_idle--;
 }
 
+/* Puts h at the head of the idle list (most recently used). */
 static void
 lru_push(HsSstCache *c, HsSstCacheHandle *h)
 {
@@ -77,6 +79,7 @@ lru_push(HsSstCache *c, HsSstCacheHandle *h)
 	c->n_idle++;
 }
 
+/* Takes h out of the hash table. */
 static void
 table_remove(HsSstCache *c, HsSstCacheHandle *h)
 {
@@ -89,6 +92,7 @@ table_remove(HsSstCache *c, HsSstCacheHandle *h)
 	h->in_table = false;
 }
 
+/* Drops a reference to h: back to idle at one, closed and freed at zero. */
 static void
 unref(HsSstCache *c, HsSstCacheHandle *h)
 {
@@ -113,6 +117,7 @@ evict(HsSstCache *c, HsSstCacheHandle *h)
 	unref(c, h);
 }
 
+/* Evicts idle readers, least recently used first, down to the capacity. */
 static void
 trim(HsSstCache *c)
 {
@@ -190,7 +195,6 @@ HsSstCacheGet(HsSstCache *c, uint64_t object_id, HsSstCacheHandle **handle,
 			return true;
 		}
 	}
-	c->misses++;
 	if (!HsObjectStoreLocalPath(c->store, object_id, path, sizeof(path),
 								&inner))
 		r = NULL;
@@ -243,6 +247,24 @@ HsSstCacheRelease(HsSstCache *c, HsSstCacheHandle *h)
 	trim(c);
 }
 
+/* Reads one key's newest version <= read_epoch through a cached reader. */
+bool
+HsSstCacheGetVersion(HsSstCache *cache, uint64_t object_id, HsSlice table_key,
+					 HsEpoch read_epoch, bool *found, HsEpoch *epoch,
+					 HsBuf *value, HsStatus *st)
+{
+	HsSstCacheHandle *h;
+	bool		ok;
+
+	*found = false;
+	if (!HsSstCacheGet(cache, object_id, &h, st))
+		return false;
+	ok = HsSstReaderGetVersion(HsSstCacheReader(h), table_key, read_epoch,
+							   found, epoch, value, st);
+	HsSstCacheRelease(cache, h);
+	return ok;
+}
+
 void
 HsSstCacheEvict(HsSstCache *c, uint64_t object_id)
 {
@@ -262,18 +284,6 @@ int
 HsSstCacheOpenCount(const HsSstCache *c)
 {
 	return c->n_open;
-}
-
-uint64_t
-HsSstCacheMisses(const HsSstCache *c)
-{
-	return c->misses;
-}
-
-HsObjectStore *
-HsSstCacheStore(const HsSstCache *c)
-{
-	return c->store;
 }
 
 /* ----------------------------------------------------------------
@@ -301,6 +311,7 @@ cached_sync_status(CachedIter *ci)
 				  HsIterValue(ci->inner));
 }
 
+/* Positions the SST iterator at its first entry. */
 static void
 cached_seek_to_first(HsIterator *it)
 {
@@ -310,6 +321,7 @@ cached_seek_to_first(HsIterator *it)
 	cached_sync_status(ci);
 }
 
+/* Seeks the SST iterator to target. */
 static void
 cached_seek(HsIterator *it, HsSlice target)
 {
@@ -319,6 +331,7 @@ cached_seek(HsIterator *it, HsSlice target)
 	cached_sync_status(ci);
 }
 
+/* Moves the SST iterator to its next entry. */
 static void
 cached_next(HsIterator *it)
 {
@@ -335,6 +348,7 @@ cached_cursor(HsIterator *it, HsSlice *limit)
 	return HsIterBorrow(((CachedIter *) it)->inner, limit);
 }
 
+/* Takes the position back from a borrower of the SST iterator's cursor. */
 static void
 cached_resync(HsIterator *it)
 {
@@ -344,6 +358,7 @@ cached_resync(HsIterator *it)
 	cached_sync_status(ci);
 }
 
+/* Destroys the SST iterator and releases its reader. */
 static void
 cached_destroy(HsIterator *it)
 {

@@ -40,6 +40,7 @@ HsSstDescribeKey(HsBuf *out, HsSlice full_key)
 	HsBufPrintf(out, " @%" PRIu64, HsFullKeyEpoch(full_key));
 }
 
+/* Prints a block handle line. */
 static void
 describe_handle(HsBuf *out, const char *name, HsSstBlockHandle h)
 {
@@ -99,6 +100,7 @@ describe_data_block(HsBuf *out, HsEnv *env, HsFile *file, const char *path,
 	return true;
 }
 
+/* Prints the properties block. */
 static void
 describe_properties(HsBuf *out, const HsSstProperties *p, HsSstBlockHandle h)
 {

@@ -23,6 +23,7 @@
  * ----------------------------------------------------------------
  */
 
+/* Returns the masked CRC of footer bytes 0..47 and 56..63 (sst_format.h). */
 static uint32_t
 footer_crc(const uint8_t *in)
 {
@@ -146,6 +147,7 @@ HsSstFooterCheckLayout(const HsSstFooter *f, uint64_t file_size, const char *pat
  * ----------------------------------------------------------------
  */
 
+/* Returns the masked CRC of a block's stored bytes and its kind and length. */
 static uint32_t
 block_crc(HsSlice stored, const uint8_t *trailer)
 {
@@ -248,13 +250,26 @@ HsSstDecodeBlock(const char *path, HsSstBlockHandle h, const uint8_t *bytes,
 	return true;
 }
 
+/* Reports a block read that the end of the file cut short. */
+bool
+HsSstTruncatedRead(HsStatus *st, const char *path, uint64_t offset,
+				   size_t want, size_t nread)
+{
+	char		expected[64];
+	char		actual[64];
+
+	snprintf(expected, sizeof(expected), "%zu bytes", want);
+	snprintf(actual, sizeof(actual), "%zu bytes before end of file", nread);
+	return HsStatusCorruption(st, path, offset, "truncated block read",
+							  expected, actual);
+}
+
 bool
 HsSstReadBlock(HsEnv *env, HsFile *file, const char *path, HsSstBlockHandle h,
 			 bool verify_checksum, HsDecompressor *dec, HsBuf *stored_buf,
 			 HsBuf *raw_buf, HsSlice *contents, HsSstBlockInfo *info,
 			 HsStatus *st)
 {
-	char		expected[96];
 	char		actual[96];
 	size_t		n;
 	size_t		nread;
@@ -272,12 +287,7 @@ HsSstReadBlock(HsEnv *env, HsFile *file, const char *path, HsSstBlockHandle h,
 	if (!env->read_at(env, file, h.offset, stored_buf->data, n, &nread, st))
 		return false;
 	if (nread != n)
-	{
-		snprintf(expected, sizeof(expected), "%zu bytes", n);
-		snprintf(actual, sizeof(actual), "%zu bytes before end of file", nread);
-		return HsStatusCorruption(st, path, h.offset, "truncated block read",
-								  expected, actual);
-	}
+		return HsSstTruncatedRead(st, path, h.offset, n, nread);
 	stored_buf->len = n;
 	return HsSstDecodeBlock(path, h, stored_buf->data, verify_checksum, dec,
 						  raw_buf, contents, info, st);
@@ -288,6 +298,7 @@ HsSstReadBlock(HsEnv *env, HsFile *file, const char *path, HsSstBlockHandle h,
  * ----------------------------------------------------------------
  */
 
+/* Appends the properties encoding (sst_format.h). */
 void
 HsSstPropertiesEncode(const HsSstProperties *p, HsBuf *out)
 {
@@ -321,6 +332,7 @@ HsSstPropertiesEncode(const HsSstProperties *p, HsBuf *out)
 	}
 }
 
+/* Reports malformed properties. */
 static bool
 props_corrupt(HsStatus *st, const char *path, uint64_t offset,
 			  const char *expected, const char *actual)

@@ -1,11 +1,15 @@
 /*-------------------------------------------------------------------------
  *
  * sst_info.c
- *	  Building, comparing and encoding HsSstInfo values.
+ *	  Building, comparing and encoding HsSstInfo values and arrays of them.
  *
- * The encoding is documented in sst_info.h; it is embedded in the version
- * delta and version checkpoint formats, which carry the checksum and the
- * format version, so this file encodes fields only.
+ * The encodings of an SST info and of an SST list are documented in
+ * sst_info.h; they are embedded in the version delta and version
+ * checkpoint formats, which carry the checksum and the format version, so
+ * this file encodes fields only.  Every SST list of those formats, and of
+ * the change-log entries inside them, is encoded and decoded here, so the
+ * bounds a decoder checks are the same wherever a list is read: a count
+ * is checked against the bytes that remain before anything is allocated.
  *
  * src/storage/sst_info.c
  *
@@ -17,6 +21,7 @@
 
 #include "hummock_stream/storage/sst_info.h"
 
+/* qsort comparator of table ids. */
 static int
 table_id_cmp(const void *a, const void *b)
 {
@@ -32,6 +37,7 @@ typedef struct TablePair
 	uint64_t	count;
 } TablePair;
 
+/* qsort comparator of (table id, count) pairs by table id. */
 static int
 table_pair_cmp(const void *a, const void *b)
 {
@@ -327,9 +333,8 @@ HsSstInfoDecode(HsEnv *env, HsCursor *c, const char *what_for,
 	if (!ok)
 	{
 		/* an inconsistent persisted value is corruption, not a bad call */
-		HsStatusSet(st, HS_CORRUPTION, "invalid sst info in %s: %s",
-					what_for, inner.msg);
-		return HsStatusDetail(st, "%s", inner.detail);
+		return HsStatusWrap(st, HS_CORRUPTION, &inner, "invalid sst info in %s",
+							what_for);
 	}
 	return true;
 }
@@ -365,4 +370,100 @@ HsSstInfoCompareSmallest(const void *a, const void *b)
 	if (r != 0)
 		return r;
 	return (x->object_id > y->object_id) - (x->object_id < y->object_id);
+}
+
+/* ----------------------------------------------------------------
+ *		SST arrays and the SST-list encoding
+ * ----------------------------------------------------------------
+ */
+/* Returns a new array holding one more reference to each of ssts. */
+HsSstInfo **
+HsSstInfoArrayCopy(HsEnv *env, HsSstInfo *const *ssts, int n)
+{
+	HsSstInfo **dst = HsAlloc(env, sizeof(HsSstInfo *) * (n > 0 ? n : 1));
+	int			i;
+
+	for (i = 0; i < n; i++)
+		dst[i] = HsSstInfoRef(ssts[i]);
+	return dst;
+}
+
+/* Appends one more reference to each of src, growing *arr. */
+void
+HsSstInfoArrayAppend(HsEnv *env, HsSstInfo ***arr, int *n,
+					 HsSstInfo *const *src, int n_src)
+{
+	int			i;
+
+	if (n_src == 0)
+		return;
+	*arr = HsRealloc(env, *arr, sizeof(HsSstInfo *) * (*n + n_src));
+	for (i = 0; i < n_src; i++)
+		(*arr)[(*n)++] = HsSstInfoRef(src[i]);
+}
+
+/* Drops the array's references and frees it. */
+void
+HsSstInfoArrayFree(HsEnv *env, HsSstInfo **ssts, int n)
+{
+	int			i;
+
+	for (i = 0; i < n; i++)
+		HsSstInfoUnref(ssts[i]);
+	if (ssts)
+		HsFree(env, ssts);
+}
+
+/* Appends "n | n SST infos". */
+void
+HsSstInfoListEncode(HsSstInfo *const *ssts, int n, HsBuf *buf)
+{
+	int			i;
+
+	HsBufPutVarint32(buf, (uint32_t) n);
+	for (i = 0; i < n; i++)
+		HsSstInfoEncode(ssts[i], buf);
+}
+
+/*
+ * Decodes "n | n SST infos" into a fresh array, checking the count against
+ * the remaining bytes before allocating.
+ */
+bool
+HsSstInfoListDecode(HsEnv *env, HsCursor *c, const char *what_for,
+					HsSstInfo ***out, int *n_out, HsStatus *st)
+{
+	uint32_t	n;
+	uint32_t	i;
+	HsSstInfo **arr;
+
+	*out = NULL;
+	*n_out = 0;
+	if (!HsCursorGetVarint32(c, &n))
+	{
+		HsStatusSet(st, HS_CORRUPTION, "truncated sst list in %s", what_for);
+		return HsStatusDetail(st, "The SST count is missing.");
+	}
+	/* bound the allocation by what the remaining bytes can hold */
+	if ((uint64_t) n * HS_SST_INFO_MIN_ENCODED_LEN > HsCursorRemaining(c))
+	{
+		HsStatusSet(st, HS_CORRUPTION, "truncated sst list in %s", what_for);
+		return HsStatusDetail(st, "The list claims %u SSTs of at least %d bytes each but only %zu bytes remain.",
+							  n, HS_SST_INFO_MIN_ENCODED_LEN,
+							  HsCursorRemaining(c));
+	}
+	if (n == 0)
+		return true;
+	arr = HsAlloc(env, sizeof(HsSstInfo *) * n);
+	for (i = 0; i < n; i++)
+	{
+		if (!HsSstInfoDecode(env, c, what_for, &arr[i], st))
+		{
+			HsSstInfoArrayFree(env, arr, (int) i);
+			return false;
+		}
+	}
+	*out = arr;
+	*n_out = (int) n;
+	return true;
 }

@@ -95,6 +95,7 @@ struct HsSstReader
 	HsStatus	get_status;
 };
 
+/* Sets the default options: checksums verified, no caches. */
 void
 HsSstReaderOptionsInit(HsSstReaderOptions *opts)
 {
@@ -145,6 +146,7 @@ secondary_lookup_pinned(const HsSstReader *r, uint32_t i, HsBuf *out,
 							  out, contents, pin);
 }
 
+/* Releases a pin on a block in the secondary cache (0: none). */
 static void
 secondary_unpin(const HsSstReader *r, uint64_t pin)
 {
@@ -172,7 +174,8 @@ secondary_offer(const HsSstReader *r, uint32_t i, HsSlice contents,
  */
 
 /*
- * Read a meta block into *keep (which then owns the contents).
+ * Read a meta block into *keep (which then owns the contents, freeing what
+ * it held: the filter block is read again after a failed parse).
  */
 static bool
 read_meta_block(HsSstReader *r, HsSstBlockHandle h, HsBuf *keep,
@@ -190,6 +193,7 @@ read_meta_block(HsSstReader *r, HsSstBlockHandle h, HsBuf *keep,
 		HsBufFree(&raw);
 		return false;
 	}
+	HsBufFree(keep);
 	if (contents->data == stored.data)
 	{
 		*keep = stored;
@@ -203,6 +207,7 @@ read_meta_block(HsSstReader *r, HsSstBlockHandle h, HsBuf *keep,
 	return true;
 }
 
+/* Reports a corrupt index entry i. */
 static bool
 index_corrupt(HsSstReader *r, uint32_t i, const char *what,
 			  const char *expected, const char *actual, HsStatus *st)
@@ -312,6 +317,7 @@ load_index(HsSstReader *r, HsStatus *st)
 	return true;
 }
 
+/* Reads and decodes the properties block and checks it against the layout. */
 static bool
 load_properties(HsSstReader *r, HsStatus *st)
 {
@@ -482,18 +488,14 @@ HsSstReaderProperties(const HsSstReader *r)
 	return &r->props;
 }
 
-const char *
-HsSstReaderPath(const HsSstReader *r)
-{
-	return r->path;
-}
-
+/* Returns the size of the file. */
 uint64_t
 HsSstReaderFileSize(const HsSstReader *r)
 {
 	return r->file_size;
 }
 
+/* Returns the decoded footer. */
 const HsSstFooter *
 HsSstReaderFooter(const HsSstReader *r)
 {
@@ -618,11 +620,9 @@ reader_block(HsSstReader *r, uint32_t i, HsBuf *stored, HsBuf *raw,
 			 HsStatus *st)
 {
 	HsBlockCache *cache = r->opts.block_cache;
-	HsSstBlockHandle h;
+	HsSstBlockHandle h = HsSstReaderBlockHandle(r, i);
 
 	*pin = NULL;
-	h.offset = r->index[i].offset;
-	h.size = r->index[i].size;
 	if (cache)
 	{
 		*pin = HsBlockCacheLookup(cache, r->cache_id, h.offset);
@@ -754,10 +754,10 @@ done:
  * serves the following blocks from it.  Seeks read single blocks.
  */
 #define SST_READAHEAD_MIN	(32 * 1024)
+#define SST_READAHEAD_MAX	(256 * 1024)
 
 /* Bytes at the start of a block read in place that a load prefetches. */
 #define SSTIT_PREFETCH_START	512
-#define SST_READAHEAD_MAX	(256 * 1024)
 
 typedef struct HsSstIterator
 {
@@ -831,6 +831,7 @@ sstit_pin_ahead(HsSstIterator *it, uint32_t i)
 	sstit_prefetch_block(next);
 }
 
+/* Releases the pin on the current block, in either cache. */
 static void
 sstit_unpin(HsSstIterator *it)
 {
@@ -855,11 +856,9 @@ sstit_readahead_block(HsSstIterator *it, uint32_t i, HsSlice *contents)
 {
 	HsSstReader  *r = it->r;
 	HsStatus   *st = &it->base.status;
-	HsSstBlockHandle h;
+	HsSstBlockHandle h = HsSstReaderBlockHandle(r, i);
 	uint64_t	end;
 
-	h.offset = r->index[i].offset;
-	h.size = r->index[i].size;
 	end = HsSstBlockHandleEnd(h);	/* <= data_end, checked at open */
 	if (h.offset < it->ra_offset || end > it->ra_offset + it->ra.len)
 	{
@@ -877,17 +876,8 @@ sstit_readahead_block(HsSstIterator *it, uint32_t i, HsSlice *contents)
 			return false;
 		/* the window may come short (a file cut after open): the block may not */
 		if (nread < end - h.offset)
-		{
-			char		expected[64];
-			char		actual[64];
-
-			snprintf(expected, sizeof(expected), "%zu bytes",
-					 (size_t) (end - h.offset));
-			snprintf(actual, sizeof(actual), "%zu bytes before end of file",
-					 nread);
-			return HsStatusCorruption(st, r->path, h.offset,
-									  "truncated block read", expected, actual);
-		}
+			return HsSstTruncatedRead(st, r->path, h.offset,
+									  (size_t) (end - h.offset), nread);
 		it->ra.len = nread;
 		it->ra_offset = h.offset;
 		if (it->ra_next < SST_READAHEAD_MAX)
@@ -992,6 +982,7 @@ sstit_publish(HsSstIterator *it)
 				  HsBlockIterValue(&it->bi));
 }
 
+/* Positions at the first entry of the SST. */
 static void
 sstit_seek_to_first(HsIterator *base)
 {
@@ -1011,6 +1002,7 @@ sstit_seek_to_first(HsIterator *base)
 	sstit_publish(it);
 }
 
+/* Positions at the first entry >= target, which must be a full key. */
 static void
 sstit_seek(HsIterator *base, HsSlice target)
 {
@@ -1031,6 +1023,7 @@ sstit_seek(HsIterator *base, HsSlice target)
 	sstit_publish(it);
 }
 
+/* Moves to the next entry, loading the next block at the end of one. */
 static void
 sstit_next(HsIterator *base)
 {
@@ -1063,6 +1056,7 @@ sstit_resync(HsIterator *base)
 	sstit_publish(it);
 }
 
+/* Releases the pins and frees the iterator (the reader stays). */
 static void
 sstit_destroy(HsIterator *base)
 {

@@ -33,6 +33,7 @@ HsSstWriteContextInit(HsSstWriteContext *ctx)
 	ctx->target_file_size = 32 * 1024 * 1024;
 }
 
+/* Returns a writer with no SST open yet. */
 HsSstWriter *
 HsSstWriterCreate(HsEnv *env, const HsSstWriteContext *ctx)
 {
@@ -44,6 +45,7 @@ HsSstWriterCreate(HsEnv *env, const HsSstWriteContext *ctx)
 	return w;
 }
 
+/* Allocates an object id and starts an SST under its temporary name. */
 static bool
 start_sst(HsSstWriter *w, HsStatus *st)
 {
@@ -63,6 +65,7 @@ start_sst(HsSstWriter *w, HsStatus *st)
 	return true;
 }
 
+/* Finishes the open SST, commits its object and records its info. */
 static bool
 finish_sst(HsSstWriter *w, HsStatus *st)
 {
@@ -123,17 +126,6 @@ HsSstWriterAddAll(HsSstWriter *w, HsIterator *it, HsStatus *st)
 		if (!HsSstWriterAdd(w, HsIterKey(it), HsIterValue(it), st))
 			return false;
 	return HsIterStatus(it, st);
-}
-
-void
-HsSstInfoArrayFree(HsEnv *env, HsSstInfo **ssts, int n)
-{
-	int			i;
-
-	for (i = 0; i < n; i++)
-		HsSstInfoUnref(ssts[i]);
-	if (ssts)
-		HsFree(env, ssts);
 }
 
 bool

@@ -38,6 +38,22 @@ HsStatusDetail(HsStatus *st, const char *fmt,...)
 	return false;
 }
 
+/* Reports inner as code, with a prefix to its message and its detail. */
+bool
+HsStatusWrap(HsStatus *st, HsCode code, const HsStatus *inner,
+			 const char *fmt,...)
+{
+	HsStatus	saved = *inner;
+	char		prefix[HS_STATUS_MSG_LEN];
+	va_list		ap;
+
+	va_start(ap, fmt);
+	vsnprintf(prefix, sizeof(prefix), fmt, ap);
+	va_end(ap);
+	HsStatusSet(st, code, "%s: %s", prefix, saved.msg);
+	return HsStatusDetail(st, "%s", saved.detail);
+}
+
 bool
 HsStatusCorruption(HsStatus *st, const char *file, uint64_t offset,
 				   const char *what, const char *expected, const char *actual)
@@ -47,6 +63,7 @@ HsStatusCorruption(HsStatus *st, const char *file, uint64_t offset,
 						  file ? file : "(unknown)", offset, expected, actual);
 }
 
+/* Returns the name of a status code ("ok", "corruption", ...). */
 const char *
 HsCodeName(HsCode code)
 {

@@ -112,18 +112,21 @@ in_valid(HsUserIter *ui)
 	return ui->bi != NULL || HsIterValid(ui->inner);
 }
 
+/* Returns the inner entry's key (from the borrowed cursor if any). */
 static inline HsSlice
 in_key(HsUserIter *ui)
 {
 	return ui->bi ? HsBlockIterKey(ui->bi) : HsIterKey(ui->inner);
 }
 
+/* Returns the inner entry's value (from the borrowed cursor if any). */
 static inline HsSlice
 in_value(HsUserIter *ui)
 {
 	return ui->bi ? HsBlockIterValue(ui->bi) : HsIterValue(ui->inner);
 }
 
+/* Moves the inner position forward, on the borrowed cursor while it may. */
 static inline void
 in_next(HsUserIter *ui)
 {
@@ -142,6 +145,7 @@ in_next(HsUserIter *ui)
 	in_borrow(ui);
 }
 
+/* Seeks the inner iterator (handing a borrowed cursor back first). */
 static void
 in_seek(HsUserIter *ui, HsSlice target)
 {
@@ -150,6 +154,7 @@ in_seek(HsUserIter *ui, HsSlice target)
 	in_borrow(ui);
 }
 
+/* Positions the inner iterator at its start (handing a cursor back first). */
 static void
 in_seek_to_first(HsUserIter *ui)
 {
@@ -411,6 +416,7 @@ user_seek(HsIterator *it, HsSlice target)
 	user_find_visible(ui);
 }
 
+/* Positions at the first visible row (at the lower bound, if any). */
 static void
 user_seek_to_first(HsIterator *it)
 {
@@ -626,6 +632,7 @@ user_next_resume(HsUserIter *ui, InBlockResult r)
 	user_find_visible(ui);
 }
 
+/* Moves to the next visible row. */
 static void
 user_next(HsIterator *it)
 {
@@ -671,6 +678,7 @@ HsUserIterFill(HsIterator *it, HsSlice *values, int max)
 	return n;
 }
 
+/* Destroys the inner iterator and frees the user iterator. */
 static void
 user_destroy(HsIterator *it)
 {

@@ -24,6 +24,7 @@ typedef struct HsVecIter
 	void	   *release_arg;
 } HsVecIter;
 
+/* Is the iterator on an entry? */
 static bool
 vec_iter_valid(HsIterator *it)
 {
@@ -32,6 +33,7 @@ vec_iter_valid(HsIterator *it)
 	return vi->pos < vi->n;
 }
 
+/* Positions at the first entry. */
 static void
 vec_iter_seek_to_first(HsIterator *it)
 {
@@ -60,6 +62,7 @@ vec_iter_seek(HsIterator *it, HsSlice target)
 	vi->pos = lo;
 }
 
+/* Moves to the next entry. */
 static void
 vec_iter_next(HsIterator *it)
 {
@@ -69,6 +72,7 @@ vec_iter_next(HsIterator *it)
 		vi->pos++;
 }
 
+/* Returns the current entry's full key. */
 static HsSlice
 vec_iter_key(HsIterator *it)
 {
@@ -77,6 +81,7 @@ vec_iter_key(HsIterator *it)
 	return vi->entries[vi->pos].key;
 }
 
+/* Returns the current entry's value. */
 static HsSlice
 vec_iter_value(HsIterator *it)
 {
@@ -85,6 +90,7 @@ vec_iter_value(HsIterator *it)
 	return vi->entries[vi->pos].value;
 }
 
+/* Calls the release callback and frees the iterator. */
 static void
 vec_iter_destroy(HsIterator *it)
 {

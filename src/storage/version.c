@@ -80,95 +80,23 @@ HsChangeLogEntryCreate(HsEnv *env, const HsEpoch *epochs, int n_epochs,
 	e->epochs = HsAlloc(env, sizeof(HsEpoch) * n_epochs);
 	memcpy(e->epochs, epochs, sizeof(HsEpoch) * n_epochs);
 	e->n_new = n_new;
-	e->new_ssts = HsAlloc(env, sizeof(HsSstInfo *) * (n_new ? n_new : 1));
-	for (i = 0; i < n_new; i++)
-		e->new_ssts[i] = HsSstInfoRef(new_ssts[i]);
+	e->new_ssts = HsSstInfoArrayCopy(env, new_ssts, n_new);
 	e->n_old = n_old;
-	e->old_ssts = HsAlloc(env, sizeof(HsSstInfo *) * (n_old ? n_old : 1));
-	for (i = 0; i < n_old; i++)
-		e->old_ssts[i] = HsSstInfoRef(old_ssts[i]);
+	e->old_ssts = HsSstInfoArrayCopy(env, old_ssts, n_old);
 	*out = e;
 	return true;
 }
 
+/* Drops a reference; frees the entry and its SST references at zero. */
 void
 HsChangeLogEntryUnref(HsChangeLogEntry *e)
 {
-	int			i;
-
 	if (e == NULL || --e->refcount > 0)
 		return;
-	for (i = 0; i < e->n_new; i++)
-		HsSstInfoUnref(e->new_ssts[i]);
-	for (i = 0; i < e->n_old; i++)
-		HsSstInfoUnref(e->old_ssts[i]);
-	HsFree(e->env, e->new_ssts);
-	HsFree(e->env, e->old_ssts);
+	HsSstInfoArrayFree(e->env, e->new_ssts, e->n_new);
+	HsSstInfoArrayFree(e->env, e->old_ssts, e->n_old);
 	HsFree(e->env, e->epochs);
 	HsFree(e->env, e);
-}
-
-static void
-encode_sst_list(HsSstInfo *const *ssts, int n, HsBuf *buf)
-{
-	int			i;
-
-	HsBufPutVarint32(buf, (uint32_t) n);
-	for (i = 0; i < n; i++)
-		HsSstInfoEncode(ssts[i], buf);
-}
-
-/*
- * Decode "n varint32 | n SST infos" into a fresh array (HsFree it, and
- * unref the elements).
- */
-static bool
-decode_sst_list(HsEnv *env, HsCursor *c, const char *what_for,
-				HsSstInfo ***out, int *n_out, HsStatus *st)
-{
-	uint32_t	n;
-	uint32_t	i;
-	HsSstInfo **arr;
-
-	*out = NULL;
-	*n_out = 0;
-	if (!HsCursorGetVarint32(c, &n))
-	{
-		HsStatusSet(st, HS_CORRUPTION, "truncated sst list in %s", what_for);
-		return HsStatusDetail(st, "The SST count is missing.");
-	}
-	/* an SST info takes well over 16 bytes: bound the allocation */
-	if ((uint64_t) n * 16 > HsCursorRemaining(c))
-	{
-		HsStatusSet(st, HS_CORRUPTION, "truncated sst list in %s", what_for);
-		return HsStatusDetail(st, "The list claims %u SSTs but only %zu bytes remain.",
-							  n, HsCursorRemaining(c));
-	}
-	arr = HsAlloc(env, sizeof(HsSstInfo *) * (n ? n : 1));
-	for (i = 0; i < n; i++)
-	{
-		if (!HsSstInfoDecode(env, c, what_for, &arr[i], st))
-		{
-			while (i > 0)
-				HsSstInfoUnref(arr[--i]);
-			HsFree(env, arr);
-			return false;
-		}
-	}
-	*out = arr;
-	*n_out = (int) n;
-	return true;
-}
-
-static void
-free_sst_list(HsEnv *env, HsSstInfo **arr, int n)
-{
-	int			i;
-
-	for (i = 0; i < n; i++)
-		HsSstInfoUnref(arr[i]);
-	if (arr)
-		HsFree(env, arr);
 }
 
 void
@@ -179,8 +107,8 @@ HsChangeLogEntryEncode(const HsChangeLogEntry *e, HsBuf *buf)
 	HsBufPutVarint32(buf, (uint32_t) e->n_epochs);
 	for (i = 0; i < e->n_epochs; i++)
 		HsBufPutVarint64(buf, e->epochs[i]);
-	encode_sst_list(e->new_ssts, e->n_new, buf);
-	encode_sst_list(e->old_ssts, e->n_old, buf);
+	HsSstInfoListEncode(e->new_ssts, e->n_new, buf);
+	HsSstInfoListEncode(e->old_ssts, e->n_old, buf);
 }
 
 bool
@@ -215,21 +143,18 @@ HsChangeLogEntryDecode(HsEnv *env, HsCursor *c, const char *what_for,
 			return HsStatusDetail(st, "The epoch list is cut short.");
 		}
 	}
-	ok = decode_sst_list(env, c, what_for, &news, &n_new, st) &&
-		decode_sst_list(env, c, what_for, &olds, &n_old, st);
+	ok = HsSstInfoListDecode(env, c, what_for, &news, &n_new, st) &&
+		HsSstInfoListDecode(env, c, what_for, &olds, &n_old, st);
 	if (ok)
 	{
 		ok = HsChangeLogEntryCreate(env, epochs, (int) n_epochs, news, n_new,
 									olds, n_old, out, &inner);
 		if (!ok)
-		{
-			HsStatusSet(st, HS_CORRUPTION, "invalid change-log entry in %s: %s",
-						what_for, inner.msg);
-			HsStatusDetail(st, "%s", inner.detail);
-		}
+			HsStatusWrap(st, HS_CORRUPTION, &inner,
+						 "invalid change-log entry in %s", what_for);
 	}
-	free_sst_list(env, news, n_new);
-	free_sst_list(env, olds, n_old);
+	HsSstInfoArrayFree(env, news, n_new);
+	HsSstInfoArrayFree(env, olds, n_old);
 	HsFree(env, epochs);
 	return ok;
 }
@@ -246,17 +171,6 @@ HsVersionCreateEmpty(HsEnv *env)
 	v->env = env;
 	v->refcount = 1;
 	return v;
-}
-
-static HsSstInfo **
-copy_sst_array(HsEnv *env, HsSstInfo *const *src, int n)
-{
-	HsSstInfo **dst = HsAlloc(env, sizeof(HsSstInfo *) * (n ? n : 1));
-	int			i;
-
-	for (i = 0; i < n; i++)
-		dst[i] = HsSstInfoRef(src[i]);
-	return dst;
 }
 
 HsVersion *
@@ -279,14 +193,14 @@ HsVersionCopy(const HsVersion *v)
 	{
 		c->sub_levels[i].sub_level_id = v->sub_levels[i].sub_level_id;
 		c->sub_levels[i].n_ssts = v->sub_levels[i].n_ssts;
-		c->sub_levels[i].ssts = copy_sst_array(env, v->sub_levels[i].ssts,
-											   v->sub_levels[i].n_ssts);
+		c->sub_levels[i].ssts = HsSstInfoArrayCopy(env, v->sub_levels[i].ssts,
+												   v->sub_levels[i].n_ssts);
 	}
 	for (i = 0; i < HS_MAX_LEVEL; i++)
 	{
 		c->levels[i].n_ssts = v->levels[i].n_ssts;
-		c->levels[i].ssts = copy_sst_array(env, v->levels[i].ssts,
-										   v->levels[i].n_ssts);
+		c->levels[i].ssts = HsSstInfoArrayCopy(env, v->levels[i].ssts,
+											   v->levels[i].n_ssts);
 	}
 
 	c->n_tables = v->n_tables;
@@ -329,11 +243,12 @@ HsVersionUnref(HsVersion *v)
 		return;
 	env = v->env;
 	for (i = 0; i < v->n_sub_levels; i++)
-		free_sst_list(env, v->sub_levels[i].ssts, v->sub_levels[i].n_ssts);
+		HsSstInfoArrayFree(env, v->sub_levels[i].ssts,
+						   v->sub_levels[i].n_ssts);
 	if (v->sub_levels)
 		HsFree(env, v->sub_levels);
 	for (i = 0; i < HS_MAX_LEVEL; i++)
-		free_sst_list(env, v->levels[i].ssts, v->levels[i].n_ssts);
+		HsSstInfoArrayFree(env, v->levels[i].ssts, v->levels[i].n_ssts);
 	if (v->tables)
 		HsFree(env, v->tables);
 	for (i = 0; i < v->n_change_logs; i++)
@@ -432,6 +347,7 @@ HsVersionCheckReadEpoch(const HsVersion *v, HsTableId table_id,
 	return true;
 }
 
+/* qsort comparator of uint64_t. */
 static int
 u64_cmp(const void *a, const void *b)
 {
@@ -449,6 +365,7 @@ typedef struct IdList
 	size_t		cap;
 } IdList;
 
+/* Appends the object ids of n SSTs to the list. */
 static void
 id_list_add_ssts(IdList *l, HsSstInfo *const *ssts, int n)
 {
@@ -505,6 +422,7 @@ HsVersionObjectIds(const HsVersion *v, uint64_t **ids, size_t *n)
 	*n = m;
 }
 
+/* Does one of the n SSTs have object_id? */
 static bool
 ssts_reference(HsSstInfo *const *ssts, int n, uint64_t object_id)
 {
@@ -556,6 +474,7 @@ HsVersionReferencesObject(const HsVersion *v, uint64_t object_id)
 	return false;
 }
 
+/* Fills a level summary from the level's SSTs. */
 static void
 summarize(HsLevelSummary *s, int level, uint64_t sub_level_id,
 		  HsSstInfo *const *ssts, int n)
@@ -592,31 +511,6 @@ HsVersionLevelSummaries(const HsVersion *v, HsLevelSummary **out, int *n)
 					  v->levels[i].n_ssts);
 	*out = arr;
 	*n = k;
-}
-
-int
-HsVersionSstCount(const HsVersion *v, uint64_t *total_size)
-{
-	int			count = 0;
-	uint64_t	size = 0;
-	int			i;
-	int			j;
-
-	for (i = 0; i < v->n_sub_levels; i++)
-		for (j = 0; j < v->sub_levels[i].n_ssts; j++)
-		{
-			count++;
-			size += v->sub_levels[i].ssts[j]->file_size;
-		}
-	for (i = 0; i < HS_MAX_LEVEL; i++)
-		for (j = 0; j < v->levels[i].n_ssts; j++)
-		{
-			count++;
-			size += v->levels[i].ssts[j]->file_size;
-		}
-	if (total_size)
-		*total_size = size;
-	return count;
 }
 
 /* ----------------------------------------------------------------
@@ -750,7 +644,8 @@ HsVersionEncode(const HsVersion *v, HsBuf *buf)
 	{
 		HsBufReset(&body);
 		HsBufPutVarint64(&body, v->sub_levels[i].sub_level_id);
-		encode_sst_list(v->sub_levels[i].ssts, v->sub_levels[i].n_ssts, &body);
+		HsSstInfoListEncode(v->sub_levels[i].ssts, v->sub_levels[i].n_ssts,
+							&body);
 		HsMetaRecordField(buf, TAG_SUB_LEVEL, HsBufSlice(&body));
 	}
 	for (i = 0; i < HS_MAX_LEVEL; i++)
@@ -759,7 +654,7 @@ HsVersionEncode(const HsVersion *v, HsBuf *buf)
 			continue;
 		HsBufReset(&body);
 		HsBufPutVarint32(&body, (uint32_t) (i + 1));
-		encode_sst_list(v->levels[i].ssts, v->levels[i].n_ssts, &body);
+		HsSstInfoListEncode(v->levels[i].ssts, v->levels[i].n_ssts, &body);
 		HsMetaRecordField(buf, TAG_LEVEL, HsBufSlice(&body));
 	}
 	for (i = 0; i < v->n_change_logs; i++)
@@ -784,6 +679,7 @@ HsVersionEncode(const HsVersion *v, HsBuf *buf)
 	HsBufFree(&body);
 }
 
+/* Checks that c consumed the body of checkpoint field tag exactly. */
 static inline bool
 body_done(HsCursor *c, uint32_t tag, HsStatus *st)
 {
@@ -871,8 +767,8 @@ HsVersionDecode(HsEnv *env, HsSlice data, HsVersion **out, HsStatus *st)
 						body_done(&c, tag, st);
 						goto fail;
 					}
-					if (!decode_sst_list(env, &c, CHECKPOINT_WHAT, &sl.ssts,
-										 &sl.n_ssts, st))
+					if (!HsSstInfoListDecode(env, &c, CHECKPOINT_WHAT, &sl.ssts,
+											 &sl.n_ssts, st))
 						goto fail;
 					if (v->n_sub_levels == cap_subs)
 					{
@@ -900,8 +796,8 @@ HsVersionDecode(HsEnv *env, HsSlice data, HsVersion **out, HsStatus *st)
 					}
 					last_level = (int) level;
 					lv = &v->levels[level - 1];
-					if (!decode_sst_list(env, &c, CHECKPOINT_WHAT, &lv->ssts,
-										 &lv->n_ssts, st))
+					if (!HsSstInfoListDecode(env, &c, CHECKPOINT_WHAT, &lv->ssts,
+											 &lv->n_ssts, st))
 						goto fail;
 					if (!body_done(&c, tag, st))
 						goto fail;

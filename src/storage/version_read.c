@@ -40,6 +40,30 @@ HsTableKeyMake(uint8_t *buf, HsTableId table_id, HsSlice user_key)
 }
 
 /*
+ * Sets buf to the table key that ends the user-key range [..., upper) of
+ * table_id: upper's table key, or for no upper the first key of the next
+ * table.  Returns false, buf empty, if the range has no end (the last
+ * table, unbounded).
+ */
+bool
+HsTableKeyRangeEnd(HsBuf *buf, HsTableId table_id, const HsSlice *upper)
+{
+	HsBufReset(buf);
+	if (upper)
+	{
+		HsBufReserve(buf, HS_TABLE_ID_LEN + upper->len);
+		buf->len = HsTableKeyMake(buf->data, table_id, *upper).len;
+		return true;
+	}
+	if (table_id == UINT32_MAX)
+		return false;
+	HsBufReserve(buf, HS_TABLE_ID_LEN);
+	buf->len = HsTableKeyMake(buf->data, table_id + 1,
+							  HsSliceMake(NULL, 0)).len;
+	return true;
+}
+
+/*
  * A read of a table the version does not know yet is allowed (it may have
  * only buffered data); a dropped table or an epoch below the safe epoch
  * is not.
@@ -64,6 +88,7 @@ typedef struct TableBounds
 	bool		has_hi;
 } TableBounds;
 
+/* Sets the table-key bounds of the user-key range [lower, upper) of t. */
 static void
 bounds_init(TableBounds *b, HsEnv *env, HsTableId t, const HsSlice *lower,
 			const HsSlice *upper)
@@ -74,23 +99,11 @@ bounds_init(TableBounds *b, HsEnv *env, HsTableId t, const HsSlice *lower,
 	b->lo = HsTableKeyMake(b->lo_buf.data, t,
 						   lower ? *lower : HsSliceMake(NULL, 0));
 	b->lo_buf.len = b->lo.len;
-	b->has_hi = true;
-	if (upper)
-	{
-		HsBufReserve(&b->hi_buf, HS_TABLE_ID_LEN + upper->len);
-		b->hi = HsTableKeyMake(b->hi_buf.data, t, *upper);
-		b->hi_buf.len = b->hi.len;
-	}
-	else if (t != UINT32_MAX)
-	{
-		HsBufReserve(&b->hi_buf, HS_TABLE_ID_LEN);
-		b->hi = HsTableKeyMake(b->hi_buf.data, t + 1, HsSliceMake(NULL, 0));
-		b->hi_buf.len = b->hi.len;
-	}
-	else
-		b->has_hi = false;
+	b->has_hi = HsTableKeyRangeEnd(&b->hi_buf, t, upper);
+	b->hi = HsBufSlice(&b->hi_buf);
 }
 
+/* Frees the bounds' buffers. */
 static void
 bounds_free(TableBounds *b)
 {
@@ -106,6 +119,7 @@ typedef struct Children
 	int			cap;
 } Children;
 
+/* Makes room for one more child iterator. */
 static void
 children_reserve(Children *c)
 {
@@ -304,17 +318,11 @@ probe(HsSstCache *cache, const HsSstInfo *s, HsSlice table_key,
 	  HsEpoch read_epoch, bool *found, HsEpoch *best_epoch, HsBuf *best,
 	  HsBuf *scratch, HsStatus *st)
 {
-	HsSstCacheHandle *h;
 	bool		hit;
 	HsEpoch		e = 0;
-	bool		ok;
 
-	if (!HsSstCacheGet(cache, s->object_id, &h, st))
-		return false;
-	ok = HsSstReaderGetVersion(HsSstCacheReader(h), table_key, read_epoch, &hit,
-							 &e, scratch, st);
-	HsSstCacheRelease(cache, h);
-	if (!ok)
+	if (!HsSstCacheGetVersion(cache, s->object_id, table_key, read_epoch,
+							  &hit, &e, scratch, st))
 		return false;
 	if (hit && (!*found || e > *best_epoch))
 	{

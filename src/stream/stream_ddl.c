@@ -70,6 +70,7 @@
 #include "hummock_stream/stream/compute_worker.h"
 #include "hummock_stream/stream/stream_ddl.h"
 #include "hummock_stream/stream/stream_job.h"
+#include "hummock_stream/stream/view_source.h"
 
 PG_FUNCTION_INFO_V1(hummock_stream_create_materialized_view);
 PG_FUNCTION_INFO_V1(hummock_stream_drop_materialized_view);
@@ -231,11 +232,43 @@ maybe_spill(HsStreamJob *job)
 }
 
 /*
- * Backfill job at snapshot from epoch first_epoch on and commit its tables
- * at the last epoch used, in this transaction.  Returns that epoch.
+ * The epoch a new job reads its upstream views at (0 if it reads none):
+ * the oldest of their committed epochs, so that every upstream is read at
+ * one epoch and none can commit at or below it any more (each commits only
+ * above its committed epoch).  It is pinned for this transaction, so that
+ * compaction keeps what the backfill reads.
  */
 static HsEpoch
-backfill_and_commit(HsStreamJob *job, Snapshot snapshot)
+upstream_read_epoch(HsStreamJob *job)
+{
+	HsEpoch		e = 0;
+
+	for (int i = 0; i < job->n_inputs; i++)
+	{
+		Oid			up = job->inputs[i].leaf->relid;
+		HsEpoch		c;
+
+		if (!job->inputs[i].is_view)
+			continue;
+		if (!HsVersionCommittedEpoch(job->store.version, (HsTableId) up, &c))
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("relation \"%s\" has no committed epoch to read", get_rel_name(up))));
+		if (e == 0 || c < e)
+			e = c;
+	}
+	if (e != 0)
+		HsPinVersion(MyDatabaseId, job->store.version->id, e);
+	return e;
+}
+
+/*
+ * Backfill job (its tables at snapshot, its upstream views at view_epoch)
+ * from epoch job->store.epoch on and commit its tables at the last epoch
+ * used, in this transaction.  Returns that epoch.
+ */
+static HsEpoch
+backfill_and_commit(HsStreamJob *job, Snapshot snapshot, HsEpoch view_epoch)
 {
 	int64		in_chunk = 0;
 	HsTableId  *tables;
@@ -248,13 +281,30 @@ backfill_and_commit(HsStreamJob *job, Snapshot snapshot)
 	/* input by input, as epochs are consumed (see exec_hash_join.c) */
 	for (int i = 0; i < job->n_inputs; i++)
 	{
-		Relation	src = table_open(job->inputs[i].leaf->relid, AccessShareLock);
-		TableScanDesc scan = table_beginscan(src, snapshot, 0, NULL);
-		TupleTableSlot *slot = table_slot_create(src, NULL);
+		Relation	src = NULL;
+		TableScanDesc scan = NULL;
+		HsViewScan *vscan = NULL;
+		TupleTableSlot *slot = NULL;
 
-		while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+		if (job->inputs[i].is_view)
+			vscan = HsViewScanBegin(job, i, job->store.version, view_epoch);
+		else
 		{
+			src = table_open(job->inputs[i].leaf->relid, AccessShareLock);
+			scan = table_beginscan(src, snapshot, 0, NULL);
+			slot = table_slot_create(src, NULL);
+		}
+		for (;;)
+		{
+			TupleTableSlot *row;
+
 			CHECK_FOR_INTERRUPTS();
+			if (vscan)
+				row = HsViewScanNext(vscan);
+			else
+				row = table_scan_getnextslot(scan, ForwardScanDirection, slot) ? slot : NULL;
+			if (row == NULL)
+				break;
 			if (in_chunk >= BACKFILL_CHUNK_ROWS)
 			{
 				/*
@@ -265,7 +315,7 @@ backfill_and_commit(HsStreamJob *job, Snapshot snapshot)
 				job->store.epoch++;
 				in_chunk = 0;
 			}
-			HsStreamJobPush(job, i, slot, +1);
+			HsStreamJobPush(job, i, row, +1);
 			if (++in_chunk >= BACKFILL_CHUNK_ROWS)
 			{
 				/* end this chunk's epoch: bounded memtables, maybe a spill */
@@ -273,9 +323,14 @@ backfill_and_commit(HsStreamJob *job, Snapshot snapshot)
 				maybe_spill(job);
 			}
 		}
-		ExecDropSingleTupleTableSlot(slot);
-		table_endscan(scan);
-		table_close(src, AccessShareLock);
+		if (vscan)
+			HsViewScanEnd(vscan);
+		else
+		{
+			ExecDropSingleTupleTableSlot(slot);
+			table_endscan(scan);
+			table_close(src, AccessShareLock);
+		}
 	}
 	HsStreamJobFlush(job);
 
@@ -400,6 +455,7 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 				src_addr;
 	HsUserContext as_owner;
 	HsJobRow	row;
+	HsEpoch		view_epoch;
 
 	/* not STRICT: a NULL argument is an error, not a NULL view */
 	if (PG_ARGISNULL(0))
@@ -440,11 +496,18 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 	/* the caller, who will own the view, may read all it reads (as SELECT) */
 	HsViewCheckPrivileges(HsViewReadsOf(q), rv->relname, false);
 
-	/* no writer of a source runs from here until we commit (OID order) */
+	/*
+	 * No writer of a source table runs from here until we commit (OID
+	 * order); streaming views among the sources are read from their change
+	 * logs, not captured (only the streaming engine writes them).
+	 */
 	foreach(lc, plan->sources)
-		LockRelationOid(lfirst_oid(lc), ShareRowExclusiveLock);
+		if (!HsRelidIsHummock(lfirst_oid(lc)))
+			LockRelationOid(lfirst_oid(lc), ShareRowExclusiveLock);
 	foreach(lc, plan->sources)
 	{
+		if (HsRelidIsHummock(lfirst_oid(lc)))
+			continue;
 		(void) HsCaptureEnsure(lfirst_oid(lc));
 		check_no_own_captured_writes(lfirst_oid(lc));
 	}
@@ -481,7 +544,8 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 	HsSwitchToUser(GetUserId(), &as_owner);
 	job = HsStreamJobCreate(view, q, state_tables, plan->n_state_tables, &store,
 							CurrentMemoryContext);
-	first_epoch = backfill_and_commit(job, s0);
+	view_epoch = upstream_read_epoch(job);
+	first_epoch = backfill_and_commit(job, s0, view_epoch);
 	HsRestoreUser(&as_owner);
 	UnregisterSnapshot(s0);
 	HsVersionUnref(store.version);
@@ -495,6 +559,7 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 	row.state_tables = state_tables;
 	row.n_state_tables = plan->n_state_tables;
 	row.position = position;
+	row.view_position = view_epoch;
 	row.first_epoch = first_epoch;
 	row.key_columns = palloc(sizeof(int16) * Max(list_length(plan->key_columns), 1));
 	foreach(lc, plan->key_columns)

@@ -37,6 +37,7 @@
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/stream/capture.h"
 #include "hummock_stream/stream/stream_job.h"
+#include "hummock_stream/stream/view_source.h"
 
 /* Rows fetched from the capture log at a time. */
 #define LOG_FETCH_ROWS 1000
@@ -105,7 +106,12 @@ HsStreamJobCreate(Oid job_id, Query *query, const Oid *state_tables,
 
 		in->leaf = lfirst(lc);
 		in->desc = CreateTupleDescCopy(RelationGetDescr(src));
-		in->slot = MakeSingleTupleTableSlot(in->desc, &TTSOpsHeapTuple);
+		/* an upstream view's rows are MinimalTuples (view_source.c) */
+		in->is_view = HsAmIsHummock(src->rd_rel->relam);
+		in->slot = MakeSingleTupleTableSlot(in->desc, in->is_view ? &TTSOpsMinimalTuple :
+											&TTSOpsHeapTuple);
+		if (in->is_view)
+			job->n_view_inputs++;
 		table_close(src, AccessShareLock);
 	}
 	MemoryContextSwitchTo(old);
@@ -128,6 +134,7 @@ HsStreamJobLoad(Oid job_id, HsStreamStore *store, MemoryContext parent)
 	job = HsStreamJobCreate(job_id, (Query *) stringToNode(row.query_tree),
 							row.state_tables, row.n_state_tables, store, parent);
 	job->position = MemoryContextStrdup(job->cxt, row.position);
+	job->views_consumed = row.view_position;
 	return job;
 }
 
@@ -239,21 +246,53 @@ consume_input(HsStreamJob *job, int i, Datum *args)
 	SPI_cursor_close(portal);
 }
 
+bool
+HsStreamJobReady(HsStreamJob *job, const HsVersion *v, HsEpoch epoch, Oid *waiting_for)
+{
+	for (int i = 0; i < job->n_inputs; i++)
+	{
+		HsEpoch		committed;
+
+		if (job->inputs[i].is_view &&
+			!HsViewSourceReady(job->inputs[i].leaf->relid, v, epoch, &committed))
+		{
+			if (waiting_for)
+				*waiting_for = job->inputs[i].leaf->relid;
+			return false;
+		}
+	}
+	return true;
+}
+
 void
 HsStreamJobConsume(HsStreamJob *job, const char *snapshot)
 {
 	Datum		args[2];
+	bool		tables_moved;
+	HsEpoch		to = job->store.epoch;
 
 	if (job->position == NULL)
 		elog(ERROR, "streaming job %u has no position", job->job_id);
-	if (strcmp(job->position, snapshot) == 0)
-		return;
-	SPI_connect();
-	args[0] = CStringGetTextDatum(job->position);
-	args[1] = CStringGetTextDatum(snapshot);
+	tables_moved = strcmp(job->position, snapshot) != 0;
+
+	if (tables_moved)
+	{
+		SPI_connect();
+		args[0] = CStringGetTextDatum(job->position);
+		args[1] = CStringGetTextDatum(snapshot);
+	}
 	/* input by input: see exec_hash_join.c for why that is a valid order */
 	for (int i = 0; i < job->n_inputs; i++)
-		consume_input(job, i, args);
+	{
+		if (job->inputs[i].is_view)
+			HsViewSourceConsume(job, i, job->store.version, job->views_consumed, to);
+		else if (tables_moved)
+			consume_input(job, i, args);
+	}
+	if (job->n_view_inputs > 0 && to > job->views_consumed)
+		job->views_consumed = to;
+	if (!tables_moved)
+		return;
 	SPI_finish();
 	elog(DEBUG1, "hummock_stream job %u consumed (%s, %s]: %lld rows so far",
 		 job->job_id, job->position, snapshot, (long long) job->rows_in);

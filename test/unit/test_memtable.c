@@ -17,6 +17,7 @@
 #include "hummock_stream/storage/change_log.h"
 #include "hummock_stream/storage/shared_buffer.h"
 #include "hummock_stream/storage/user_iter.h"
+#include "hummock_stream/storage/version_apply.h"
 #include "hummock_stream/storage/version_delta.h"
 #include "hummock_stream/storage/version_read.h"
 

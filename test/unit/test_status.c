@@ -28,6 +28,27 @@ test_status_corruption_detail(void **state)
 						"File \"1.sst\", offset 42: expected 0x1, found 0x2.");
 }
 
+/* A wrapped status takes the new code, a prefix and the inner detail. */
+static void
+test_status_wrap(void **state)
+{
+	HsStatus	inner;
+	HsStatus	st;
+
+	HsStatusSet(&inner, HS_INVALID_ARGUMENT, "bad thing %d", 7);
+	HsStatusDetail(&inner, "It was bad.");
+	assert_false(HsStatusWrap(&st, HS_CORRUPTION, &inner, "reading %s", "x"));
+	assert_int_equal(st.code, HS_CORRUPTION);
+	assert_string_equal(st.msg, "reading x: bad thing 7");
+	assert_string_equal(st.detail, "It was bad.");
+
+	/* in place */
+	assert_false(HsStatusWrap(&inner, HS_NOT_FOUND, &inner, "outer"));
+	assert_int_equal(inner.code, HS_NOT_FOUND);
+	assert_string_equal(inner.msg, "outer: bad thing 7");
+	assert_string_equal(inner.detail, "It was bad.");
+}
+
 static void
 test_full_key_order(void **state)
 {
@@ -65,6 +86,7 @@ test_epoch_time(void **state)
 
 static const struct CMUnitTest status_tests[] = {
 	cmocka_unit_test(test_status_corruption_detail),
+	cmocka_unit_test(test_status_wrap),
 	cmocka_unit_test(test_full_key_order),
 	cmocka_unit_test(test_epoch_time),
 };

@@ -14,8 +14,10 @@
 
 #include "unit.h"
 
+#include "hummock_stream/storage/compaction.h"
 #include "hummock_stream/storage/meta_record.h"
 #include "hummock_stream/storage/gc.h"
+#include "hummock_stream/storage/version_apply.h"
 #include "hummock_stream/storage/version_delta.h"
 
 /* An SST of one table covering user keys [lo, hi] at epochs [e1, e2]. */
@@ -659,6 +661,47 @@ test_gc_rules(void **state)
 	HsVersionUnref(v);
 }
 
+/*
+ * Trimming change logs: entries below the retention epoch go, except what
+ * a downstream reading a table's log from its floor epoch still needs.
+ */
+static void
+test_trim_change_logs_floors(void **state)
+{
+	HsVersion  *v = HsVersionCreateEmpty(HsEnvPosix());
+	HsVersionDelta *d;
+	const HsTableChangeLog *log;
+	HsLogFloor	floor = {10, 200};
+
+	/* tables 10 and 11 commit (and log) a change at epochs 100, 200, 300 */
+	for (HsEpoch e = 100; e <= 300; e += 100)
+	{
+		HsSstInfo  *s10 = mk_sst(e, 10, "a", "z", e, e);
+		HsSstInfo  *s11 = mk_sst(e + 1, 11, "a", "z", e, e);
+
+		v = apply_ok(v, commit_delta(v, 10, e, s10, true));
+		v = apply_ok(v, commit_delta(v, 11, e, s11, true));
+		HsSstInfoUnref(s10);
+		HsSstInfoUnref(s11);
+	}
+	/* nothing below the retention epoch: no delta */
+	assert_null(HsCompactionTrimChangeLogs(v, 100, &floor, 1));
+
+	/* retention 300: table 11 keeps only 300; table 10 keeps from 200 on */
+	d = HsCompactionTrimChangeLogs(v, 300, &floor, 1);
+	assert_non_null(d);
+	v = apply_ok(v, d);
+	log = HsVersionChangeLog(v, 11);
+	assert_int_equal(log->n_entries, 1);
+	assert_int_equal(HsChangeLogEntryCheckpointEpoch(log->entries[0]), 300);
+	log = HsVersionChangeLog(v, 10);
+	assert_int_equal(log->n_entries, 2);
+	assert_int_equal(HsChangeLogEntryCheckpointEpoch(log->entries[0]), 200);
+	/* a read of (200, 300] is still possible: the log starts at or below 200 */
+	assert_true(log->start_epoch <= 200);
+	HsVersionUnref(v);
+}
+
 static const struct CMUnitTest version_tests[] = {
 	cmocka_unit_test(test_gc_rules),
 	cmocka_unit_test(test_sst_info_round_trip),
@@ -667,6 +710,7 @@ static const struct CMUnitTest version_tests[] = {
 	cmocka_unit_test(test_apply_commit_and_checkpoint),
 	cmocka_unit_test(test_apply_invariants),
 	cmocka_unit_test(test_version_decode_errors),
+	cmocka_unit_test(test_trim_change_logs_floors),
 };
 
 UNIT_SUITE(version)

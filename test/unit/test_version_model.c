@@ -40,6 +40,7 @@
 #include "hummock_stream/storage/gc.h"
 #include "hummock_stream/storage/shared_buffer.h"
 #include "hummock_stream/storage/user_iter.h"
+#include "hummock_stream/storage/version_apply.h"
 #include "hummock_stream/storage/version_delta.h"
 #include "hummock_stream/storage/version_read.h"
 
@@ -410,7 +411,7 @@ truncate_logs(void)
 
 	if (mc > M->trunc)
 		M->trunc += rnd((mc - M->trunc) / EPOCH_STEP + 1) * EPOCH_STEP;
-	d = HsCompactionTrimChangeLogs(M->cur, M->trunc);
+	d = HsCompactionTrimChangeLogs(M->cur, M->trunc, NULL, 0);
 	if (d == NULL)
 		return;
 	apply_delta(d);

@@ -53,5 +53,6 @@ UNIT_SUITE(user_iter);
 UNIT_SUITE(version);
 UNIT_SUITE(memtable);
 UNIT_SUITE(version_model);
+UNIT_SUITE(version_format);
 
 #endif							/* HS_UNIT_H */

@@ -39,6 +39,7 @@ static const SuiteFn suites[] = {
 	unit_version,
 	unit_memtable,
 	unit_version_model,
+	unit_version_format,
 };
 
 const char *unit_tmpdir;

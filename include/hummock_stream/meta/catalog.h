@@ -31,6 +31,7 @@ typedef struct HsJobRow
 	Oid		   *state_tables;
 	int			n_state_tables;
 	char	   *position;		/* pg_snapshot text the view's state ends at */
+	HsEpoch		view_position;	/* upstream views read up to this epoch */
 	HsEpoch		first_epoch;
 	char	   *state;			/* 'creating', 'created' or 'failed' */
 	int16	   *key_columns;	/* view columns starting every key, or NULL */
@@ -64,8 +65,20 @@ extern List *HsCatalogJobSources(Oid job_id);
  */
 extern List *HsCatalogDeleteJob(Oid job_id, List **sources);
 
-/* The committed capture position of job_id (same transaction as its data). */
-extern void HsCatalogSetPosition(Oid job_id, const char *snapshot);
+/*
+ * The committed positions of job_id: the capture snapshot its tables' input
+ * ends with and the epoch its upstream views' input ends with (same
+ * transaction as its data).
+ */
+extern void HsCatalogSetPosition(Oid job_id, const char *snapshot, HsEpoch view_position);
+
+/*
+ * For each streaming view that other views read, the oldest epoch a
+ * reader still reads its change log from (its view_position): HsLogFloor
+ * pairs (compaction.h), palloc'd; returns how many.
+ */
+struct HsLogFloor;
+extern int	HsCatalogLogFloors(struct HsLogFloor **floors);
 
 /* Is relid read by some job? */
 extern bool HsCatalogIsSource(Oid relid);

@@ -79,7 +79,7 @@ extern HsSstCache *HsHummockSstCache(void);
 
 /* hummock_stream.sst_* */
 extern int	hs_sst_block_size_kb;
-extern int	hs_sst_compression;		/* an HsCompressionKind value */
+extern int	hs_sst_compression;		/* an HsCompression value */
 extern int	hs_sst_zstd_level;
 extern int	hs_sst_bloom_bits_per_key;
 

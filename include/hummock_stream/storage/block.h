@@ -45,6 +45,7 @@ typedef struct Block
 extern bool HsBlockParse(Block *blk, HsSlice contents, const char *path,
 					   uint64_t file_offset, HsStatus *st);
 
+/* Returns the offset of restart point i in the entry bytes. */
 static inline uint32_t
 HsBlockRestartOffset(const Block *blk, uint32_t i)
 {
@@ -281,18 +282,21 @@ HsBlockIterHasNext(const HsBlockIter *it)
 	return it->next < it->restarts_offset;
 }
 
+/* Is the cursor on an entry? */
 static inline bool
 HsBlockIterValid(const HsBlockIter *it)
 {
 	return it->valid;
 }
 
+/* Returns the current entry's full key. */
 static inline HsSlice
 HsBlockIterKey(const HsBlockIter *it)
 {
 	return HsSliceMake(it->key.data, it->key.len);
 }
 
+/* Returns the current entry's value. */
 static inline HsSlice
 HsBlockIterValue(const HsBlockIter *it)
 {

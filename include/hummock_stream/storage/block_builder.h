@@ -95,12 +95,14 @@ HsBlockBuilderCurrentSize(const HsBlockBuilder *b)
 	return b->buf.len + b->restarts.len + 4;
 }
 
+/* Has nothing been added since the last reset? */
 static inline bool
 HsBlockBuilderEmpty(const HsBlockBuilder *b)
 {
 	return b->num_entries == 0;
 }
 
+/* Returns the last key added. */
 static inline HsSlice
 HsBlockBuilderLastKey(const HsBlockBuilder *b)
 {

@@ -102,6 +102,7 @@ HsBloomLineOf(uint64_t h, uint32_t num_lines)
 	return (uint32_t) (((h >> 32) * (uint64_t) num_lines) >> 32);
 }
 
+/* Returns the probe step derived from a key hash. */
 static inline uint32_t
 HsBloomDeltaOf(uint64_t h)
 {
@@ -128,6 +129,7 @@ HsBloomFilterMayContainHash(const HsBloomFilter *f, uint64_t h)
 	return true;
 }
 
+/* Could the filter hold table_key? (false: certainly not) */
 static inline bool
 HsBloomFilterMayContain(const HsBloomFilter *f, HsSlice table_key)
 {

@@ -82,12 +82,14 @@ HsPutLE16(uint8_t *p, uint16_t v)
 	p[1] = (uint8_t) (v >> 8);
 }
 
+/* Reads a little-endian u16. */
 static inline uint16_t
 HsGetLE16(const uint8_t *p)
 {
 	return (uint16_t) (p[0] | (p[1] << 8));
 }
 
+/* Writes v as a little-endian u32. */
 static inline void
 HsPutLE32(uint8_t *p, uint32_t v)
 {
@@ -101,6 +103,7 @@ HsPutLE32(uint8_t *p, uint32_t v)
 #endif
 }
 
+/* Reads a little-endian u32. */
 static inline uint32_t
 HsGetLE32(const uint8_t *p)
 {
@@ -115,6 +118,7 @@ HsGetLE32(const uint8_t *p)
 #endif
 }
 
+/* Writes v as a little-endian u64. */
 static inline void
 HsPutLE64(uint8_t *p, uint64_t v)
 {
@@ -122,6 +126,7 @@ HsPutLE64(uint8_t *p, uint64_t v)
 	HsPutLE32(p + 4, (uint32_t) (v >> 32));
 }
 
+/* Reads a little-endian u64. */
 static inline uint64_t
 HsGetLE64(const uint8_t *p)
 {
@@ -241,6 +246,7 @@ HsBufReset(HsBuf *buf)
 	buf->len = 0;
 }
 
+/* Appends len bytes. */
 static inline void
 HsBufAppend(HsBuf *buf, const void *data, size_t len)
 {
@@ -258,6 +264,7 @@ HsBufAssign(HsBuf *buf, const void *data, size_t len)
 	HsBufAppend(buf, data, len);
 }
 
+/* Appends one byte. */
 static inline void
 HsBufPutByte(HsBuf *buf, uint8_t b)
 {
@@ -265,6 +272,7 @@ HsBufPutByte(HsBuf *buf, uint8_t b)
 	buf->data[buf->len++] = b;
 }
 
+/* Appends v as a little-endian u32. */
 static inline void
 HsBufPutLE32(HsBuf *buf, uint32_t v)
 {
@@ -273,6 +281,7 @@ HsBufPutLE32(HsBuf *buf, uint32_t v)
 	buf->len += 4;
 }
 
+/* Appends v as a little-endian u64. */
 static inline void
 HsBufPutLE64(HsBuf *buf, uint64_t v)
 {
@@ -281,6 +290,7 @@ HsBufPutLE64(HsBuf *buf, uint64_t v)
 	buf->len += 8;
 }
 
+/* Appends v as a varint. */
 static inline void
 HsBufPutVarint32(HsBuf *buf, uint32_t v)
 {
@@ -288,6 +298,7 @@ HsBufPutVarint32(HsBuf *buf, uint32_t v)
 	buf->len = HsEncodeVarint32(buf->data + buf->len, v) - buf->data;
 }
 
+/* Appends v as a varint. */
 static inline void
 HsBufPutVarint64(HsBuf *buf, uint64_t v)
 {
@@ -303,6 +314,7 @@ HsBufPutLengthPrefixed(HsBuf *buf, HsSlice s)
 	HsBufAppend(buf, s.data, s.len);
 }
 
+/* Returns the contents as a slice. */
 static inline HsSlice
 HsBufSlice(const HsBuf *buf)
 {
@@ -320,6 +332,7 @@ typedef struct HsCursor
 	bool		ok;				/* false once any getter failed */
 } HsCursor;
 
+/* Starts a cursor at the beginning of s. */
 static inline void
 HsCursorInit(HsCursor *c, HsSlice s)
 {
@@ -328,6 +341,7 @@ HsCursorInit(HsCursor *c, HsSlice s)
 	c->ok = true;
 }
 
+/* Returns the bytes left to read (0 once the cursor failed). */
 static inline size_t
 HsCursorRemaining(const HsCursor *c)
 {

@@ -95,12 +95,22 @@ extern bool HsCompactionRun(const HsVersion *v, HsSstCache *cache,
 							const HsSstWriteContext *ctx,
 							HsVersionDelta **delta, HsStatus *st);
 
+/* A table whose change log must still be read from epoch on. */
+typedef struct HsLogFloor
+{
+	HsTableId	table_id;
+	HsEpoch		epoch;
+} HsLogFloor;
+
 /*
  * A TRUNCATE_LOG delta dropping change-log entries whose checkpoint epoch
- * is below retention_epoch, for every logged table; NULL if there is
- * nothing to drop.
+ * is below retention_epoch, for every logged table, except that a table
+ * of floors[0..n_floors) keeps what a read from its floor epoch needs (a
+ * downstream view reads it from there); NULL if there is nothing to drop.
  */
 extern HsVersionDelta *HsCompactionTrimChangeLogs(const HsVersion *v,
-												  HsEpoch retention_epoch);
+												  HsEpoch retention_epoch,
+												  const HsLogFloor *floors,
+												  int n_floors);
 
 #endif							/* HS_STORAGE_COMPACTION_H */

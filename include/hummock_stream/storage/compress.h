@@ -59,6 +59,7 @@ typedef struct HsDecompressor
 /* Name of a kind ("none", "lz4", "zstd", "unknown"). */
 extern const char *HsCompressionName(int kind);
 
+/* Is kind a compression kind this build knows? */
 static inline bool
 HsCompressionKindValid(int kind)
 {

@@ -49,20 +49,21 @@ HsCrc32c(const void *data, size_t len)
 /* Both implementations, exposed for tests and benchmarks. */
 extern uint32_t HsCrc32cExtendSoftware(uint32_t crc, const void *data,
 									   size_t len);
-/* Only valid when HsCrc32cHasHardware() is true. */
+/* The SSE4.2 one; the software one on a CPU without SSE4.2. */
 extern uint32_t HsCrc32cExtendHardware(uint32_t crc, const void *data,
 									   size_t len);
-extern bool HsCrc32cHasHardware(void);
 
 /* Masking of persisted CRCs (never change). */
 #define HS_CRC32C_MASK_DELTA	UINT32_C(0x6C8E9CF5)
 
+/* Returns the masked form of crc, as persisted. */
 static inline uint32_t
 HsCrc32cMask(uint32_t crc)
 {
 	return ((crc >> 13) | (crc << 19)) + HS_CRC32C_MASK_DELTA;
 }
 
+/* Returns the CRC a persisted masked value stands for. */
 static inline uint32_t
 HsCrc32cUnmask(uint32_t masked)
 {

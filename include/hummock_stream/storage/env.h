@@ -103,6 +103,7 @@ extern void *HsAllocZero(HsEnv *env, size_t size);
 /* Entries a long loop handles between two env->check_interrupts calls. */
 #define HS_ENTRIES_PER_INTERRUPT_CHECK 4096
 
+/* Calls the env's check_interrupts, if it has one. */
 static inline void
 HsCheckInterrupts(HsEnv *env)
 {

@@ -100,36 +100,42 @@ HsIterPublish(HsIterator *it, bool valid, HsSlice key, HsSlice value)
 	it->cur_value = value;
 }
 
+/* Is the iterator on an entry? */
 static inline bool
 HsIterValid(HsIterator *it)
 {
 	return it->ops->valid ? it->ops->valid(it) : it->cur_valid;
 }
 
+/* Positions at the first entry. */
 static inline void
 HsIterSeekToFirst(HsIterator *it)
 {
 	it->ops->seek_to_first(it);
 }
 
+/* Positions at the first entry whose full key is >= target. */
 static inline void
 HsIterSeek(HsIterator *it, HsSlice target)
 {
 	it->ops->seek(it, target);
 }
 
+/* Moves to the next entry. */
 static inline void
 HsIterNext(HsIterator *it)
 {
 	it->ops->next(it);
 }
 
+/* Returns the current full key. */
 static inline HsSlice
 HsIterKey(HsIterator *it)
 {
 	return it->ops->key ? it->ops->key(it) : it->cur_key;
 }
 
+/* Returns the current value (kind byte + payload). */
 static inline HsSlice
 HsIterValue(HsIterator *it)
 {
@@ -154,6 +160,7 @@ HsIterStatus(HsIterator *it, HsStatus *st)
 	return it->status.code == HS_OK;
 }
 
+/* Destroys the iterator (NULL is fine). */
 static inline void
 HsIterDestroy(HsIterator *it)
 {

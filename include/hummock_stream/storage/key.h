@@ -59,6 +59,7 @@ typedef struct HsSlice
 	size_t		len;
 } HsSlice;
 
+/* Returns the slice of len bytes at data. */
 static inline HsSlice
 HsSliceMake(const void *data, size_t len)
 {
@@ -81,6 +82,7 @@ HsSliceCompare(HsSlice a, HsSlice b)
 	return (a.len > b.len) - (a.len < b.len);
 }
 
+/* Writes v as a big-endian u32. */
 static inline void
 HsPutBE32(uint8_t *p, uint32_t v)
 {
@@ -90,6 +92,7 @@ HsPutBE32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t) v;
 }
 
+/* Reads a big-endian u32. */
 static inline uint32_t
 HsGetBE32(const uint8_t *p)
 {
@@ -97,6 +100,7 @@ HsGetBE32(const uint8_t *p)
 		((uint32_t) p[2] << 8) | (uint32_t) p[3];
 }
 
+/* Writes v as a big-endian u64. */
 static inline void
 HsPutBE64(uint8_t *p, uint64_t v)
 {
@@ -104,6 +108,7 @@ HsPutBE64(uint8_t *p, uint64_t v)
 	HsPutBE32(p + 4, (uint32_t) v);
 }
 
+/* Reads a big-endian u64. */
 static inline uint64_t
 HsGetBE64(const uint8_t *p)
 {
@@ -117,6 +122,7 @@ HsFullKeyTableId(HsSlice fk)
 	return HsGetBE32(fk.data);
 }
 
+/* Returns the epoch of a full key. */
 static inline HsEpoch
 HsFullKeyEpoch(HsSlice fk)
 {
@@ -172,6 +178,7 @@ HsFullKeyEncode(uint8_t *buf, HsTableId table_id, const void *user_key,
 #define HS_EPOCH_UNIX_MS_BASE	INT64_C(1735689600000)
 #define HS_EPOCH_SEQ_BITS		16
 
+/* Returns the epoch of wall-clock time unix_ms with sequence seq. */
 static inline HsEpoch
 HsEpochFromUnixMs(int64_t unix_ms, uint16_t seq)
 {
@@ -179,6 +186,7 @@ HsEpochFromUnixMs(int64_t unix_ms, uint16_t seq)
 		seq;
 }
 
+/* Returns the wall-clock time of an epoch in ms since 1970. */
 static inline int64_t
 HsEpochToUnixMs(HsEpoch e)
 {

@@ -119,11 +119,6 @@ extern size_t HsMemtableMemoryUsage(const HsMemtable *mt);
 extern HsIterator *HsMemtableNewIterator(HsMemtable *mt,
 										 HsMemtableIterKind kind);
 
-/* Walk every key in order (including "nothing"); fn returns false to stop. */
-typedef bool (*HsMemtableVisitFn) (void *arg, HsSlice user_key,
-								   const HsKeyOp *op);
-extern void HsMemtableVisit(HsMemtable *mt, HsMemtableVisitFn fn, void *arg);
-
 extern const char *HsKeyOpKindName(HsKeyOpKind kind);
 
 #endif							/* HS_STORAGE_MEMTABLE_H */

@@ -114,18 +114,21 @@ HsObjectStoreBeginWrite(HsObjectStore *s, uint64_t id, HsObjectWrite **w,
 	return s->ops->begin_write(s, id, w, st);
 }
 
+/* Publishes a finished write under the object's name (ops->commit_write). */
 static inline bool
 HsObjectStoreCommitWrite(HsObjectStore *s, HsObjectWrite *w, HsStatus *st)
 {
 	return s->ops->commit_write(s, w, st);
 }
 
+/* Gives up a write and removes what it wrote (ops->abort_write). */
 static inline void
 HsObjectStoreAbortWrite(HsObjectStore *s, HsObjectWrite *w)
 {
 	s->ops->abort_write(s, w);
 }
 
+/* Returns the local file path of an object (ops->local_path). */
 static inline bool
 HsObjectStoreLocalPath(HsObjectStore *s, uint64_t id, char *buf,
 					   size_t buflen, HsStatus *st)
@@ -133,6 +136,7 @@ HsObjectStoreLocalPath(HsObjectStore *s, uint64_t id, char *buf,
 	return s->ops->local_path(s, id, buf, buflen, st);
 }
 
+/* Removes an object or its temporary file (ops->remove). */
 static inline bool
 HsObjectStoreRemove(HsObjectStore *s, uint64_t id, bool temporary,
 					HsStatus *st)
@@ -140,6 +144,7 @@ HsObjectStoreRemove(HsObjectStore *s, uint64_t id, bool temporary,
 	return s->ops->remove(s, id, temporary, st);
 }
 
+/* Calls fn for every object and temporary file (ops->list). */
 static inline bool
 HsObjectStoreList(HsObjectStore *s, HsObjectListFn fn, void *arg,
 				  HsStatus *st)
@@ -147,12 +152,14 @@ HsObjectStoreList(HsObjectStore *s, HsObjectListFn fn, void *arg,
 	return s->ops->list(s, fn, arg, st);
 }
 
+/* Returns an object's name for messages (ops->name). */
 static inline void
 HsObjectStoreName(HsObjectStore *s, uint64_t id, char *buf, size_t buflen)
 {
 	s->ops->name(s, id, buf, buflen);
 }
 
+/* Frees the store (ops->close). */
 static inline void
 HsObjectStoreClose(HsObjectStore *s)
 {

@@ -82,13 +82,19 @@ extern void HsSstCacheRelease(HsSstCache *cache, HsSstCacheHandle *handle);
 extern bool HsSstCacheNewIterator(HsSstCache *cache, uint64_t object_id,
 								  HsIterator **out, HsStatus *st);
 
+/*
+ * Point read of object_id's SST: HsSstReaderGetVersion through a reader of
+ * the cache, which is released before it returns.
+ */
+extern bool HsSstCacheGetVersion(HsSstCache *cache, uint64_t object_id,
+								 HsSlice table_key, HsEpoch read_epoch,
+								 bool *found, HsEpoch *epoch, HsBuf *value,
+								 HsStatus *st);
+
 /* Forget object_id (after GC deleted it); in-use readers stay open. */
 extern void HsSstCacheEvict(HsSstCache *cache, uint64_t object_id);
 
-/* Readers currently open (idle and in use), and opens so far. */
+/* Readers currently open (idle and in use). */
 extern int	HsSstCacheOpenCount(const HsSstCache *cache);
-extern uint64_t HsSstCacheMisses(const HsSstCache *cache);
-
-extern HsObjectStore *HsSstCacheStore(const HsSstCache *cache);
 
 #endif							/* HS_STORAGE_SST_CACHE_H */

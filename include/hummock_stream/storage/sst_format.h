@@ -220,6 +220,13 @@ extern bool HsSstReadBlock(HsEnv *env, HsFile *file, const char *path,
 						 HsBuf *raw_buf, HsSlice *contents,
 						 HsSstBlockInfo *info, HsStatus *st);
 
+/*
+ * Report a read of want bytes at offset that found only nread before the
+ * end of the file (HS_CORRUPTION "truncated block read"); returns false.
+ */
+extern bool HsSstTruncatedRead(HsStatus *st, const char *path,
+							   uint64_t offset, size_t want, size_t nread);
+
 /* ---- index block entries ---- */
 
 /* Append the index entry value for a data block handle. */

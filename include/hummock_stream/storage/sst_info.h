@@ -36,6 +36,19 @@
  *		table_count			varint32
  *		table_count times:	table_id varint32 | key_count varint64
  *
+ * so an SST info takes at least HS_SST_INFO_MIN_ENCODED_LEN bytes (eight
+ * varints of one byte or more, two length-prefixed full keys of at least
+ * HS_MIN_FULL_KEY_LEN bytes).  An
+ * SST list, as the delta and checkpoint formats and change-log entries
+ * embed it, is
+ *
+ *		n					varint32
+ *		n times:			SST info
+ *
+ * In memory a list is an array of n owned references ("SST array"): built
+ * with HsSstInfoArrayCopy and HsSstInfoArrayAppend, freed with
+ * HsSstInfoArrayFree.
+ *
  * include/hummock_stream/storage/sst_info.h
  *
  *-------------------------------------------------------------------------
@@ -105,6 +118,7 @@ extern bool HsSstInfoFromMeta(HsEnv *env, uint64_t object_id,
 							  const HsSstMeta *meta, HsSstInfo **out,
 							  HsStatus *st);
 
+/* Takes one more reference to info and returns it. */
 static inline HsSstInfo *
 HsSstInfoRef(HsSstInfo *info)
 {
@@ -115,12 +129,14 @@ HsSstInfoRef(HsSstInfo *info)
 /* Drop one reference; frees the info at zero.  NULL is ignored. */
 extern void HsSstInfoUnref(HsSstInfo *info);
 
+/* Returns the smallest full key. */
 static inline HsSlice
 HsSstInfoSmallest(const HsSstInfo *info)
 {
 	return HsSliceMake(info->smallest_key, info->smallest_key_len);
 }
 
+/* Returns the largest full key. */
 static inline HsSlice
 HsSstInfoLargest(const HsSstInfo *info)
 {
@@ -150,6 +166,34 @@ extern void HsSstInfoEncode(const HsSstInfo *info, HsBuf *buf);
  */
 extern bool HsSstInfoDecode(HsEnv *env, HsCursor *c, const char *what_for,
 							HsSstInfo **out, HsStatus *st);
+
+/* ---- SST arrays and the SST-list encoding ---- */
+
+#define HS_SST_INFO_MIN_ENCODED_LEN (8 + 2 * (1 + HS_MIN_FULL_KEY_LEN))
+
+/* A new array (at least one slot) with one more reference to each of ssts. */
+extern HsSstInfo **HsSstInfoArrayCopy(HsEnv *env, HsSstInfo *const *ssts,
+									  int n);
+
+/* Append one more reference to each of src to *arr of *n (grown). */
+extern void HsSstInfoArrayAppend(HsEnv *env, HsSstInfo ***arr, int *n,
+								 HsSstInfo *const *src, int n_src);
+
+/* Drop a reference to each of the n SSTs and free the array (NULL is fine). */
+extern void HsSstInfoArrayFree(HsEnv *env, HsSstInfo **ssts, int n);
+
+/* Append the SST-list encoding of ssts (documented above). */
+extern void HsSstInfoListEncode(HsSstInfo *const *ssts, int n, HsBuf *buf);
+
+/*
+ * Decode an SST list from the cursor into a fresh array of n references
+ * (NULL if n is 0; free with HsSstInfoArrayFree).  A missing count, a
+ * count the remaining bytes cannot hold (checked before anything is
+ * allocated) and a bad element are HS_CORRUPTION with what_for naming the
+ * enclosing record; on failure nothing is left allocated.
+ */
+extern bool HsSstInfoListDecode(HsEnv *env, HsCursor *c, const char *what_for,
+								HsSstInfo ***out, int *n_out, HsStatus *st);
 
 /* Field-by-field equality (tests and consistency checks). */
 extern bool HsSstInfoEqual(const HsSstInfo *a, const HsSstInfo *b);

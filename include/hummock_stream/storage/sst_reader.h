@@ -144,7 +144,6 @@ extern HsIterator *HsSstReaderNewIterator(HsSstReader *r);
 /* Properties block contents (valid while the reader is open). */
 extern const HsSstProperties *HsSstReaderProperties(const HsSstReader *r);
 
-extern const char *HsSstReaderPath(const HsSstReader *r);
 extern uint64_t HsSstReaderFileSize(const HsSstReader *r);
 extern const HsSstFooter *HsSstReaderFooter(const HsSstReader *r);
 

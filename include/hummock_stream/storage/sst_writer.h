@@ -62,15 +62,13 @@ extern bool HsSstWriterAddAll(HsSstWriter *w, HsIterator *it, HsStatus *st);
 /*
  * Finish the last SST and hand over the infos of every SST written (one
  * reference each, in key order; *ssts allocated from the env, NULL when
- * none).  Frees the writer, also on failure.
+ * none; release them with HsSstInfoArrayFree).  Frees the writer, also on
+ * failure.
  */
 extern bool HsSstWriterFinish(HsSstWriter *w, HsSstInfo ***ssts, int *n,
 							  HsStatus *st);
 
 /* Give up: remove the SST in progress, drop the finished infos. */
 extern void HsSstWriterAbandon(HsSstWriter *w);
-
-/* Release an array of SST infos as returned by HsSstWriterFinish. */
-extern void HsSstInfoArrayFree(HsEnv *env, HsSstInfo **ssts, int n);
 
 #endif							/* HS_STORAGE_SST_WRITER_H */

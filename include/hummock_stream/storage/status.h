@@ -58,6 +58,7 @@ HsStatusClear(HsStatus *st)
 	st->detail[0] = '\0';
 }
 
+/* Is the status HS_OK? */
 static inline bool
 HsStatusOk(const HsStatus *st)
 {
@@ -73,6 +74,15 @@ extern bool HsStatusSet(HsStatus *st, HsCode code, const char *fmt,...)
 			__attribute__((format(printf, 3, 4)));
 extern bool HsStatusDetail(HsStatus *st, const char *fmt,...)
 			__attribute__((format(printf, 2, 3)));
+
+/*
+ * Report an inner failure as code: the message becomes "<fmt...>: <inner's
+ * message>", the detail stays inner's.  inner may be st itself.  Returns
+ * false.
+ */
+extern bool HsStatusWrap(HsStatus *st, HsCode code, const HsStatus *inner,
+						 const char *fmt,...)
+			__attribute__((format(printf, 4, 5)));
 
 /* Convenience for corruption: message plus "file F, offset O: expected E, found A" detail. */
 extern bool HsStatusCorruption(HsStatus *st, const char *file, uint64_t offset,

@@ -34,7 +34,7 @@
  *
  * Memory: versions are reference counted and copy-on-write.  SST infos and
  * change-log entries are shared between versions by reference count;
- * HsVersionCopy makes a mutable copy of the arrays, which version_delta.c
+ * HsVersionCopy makes a mutable copy of the arrays, which version_apply.c
  * edits and then publishes.  All counts are plain ints: a version belongs to
  * one process.
  *
@@ -136,6 +136,7 @@ extern bool HsChangeLogEntryCreate(HsEnv *env, const HsEpoch *epochs,
 								   int n_old, HsChangeLogEntry **out,
 								   HsStatus *st);
 
+/* Takes one more reference to e and returns it. */
 static inline HsChangeLogEntry *
 HsChangeLogEntryRef(HsChangeLogEntry *e)
 {
@@ -145,6 +146,7 @@ HsChangeLogEntryRef(HsChangeLogEntry *e)
 
 extern void HsChangeLogEntryUnref(HsChangeLogEntry *e);
 
+/* Returns the entry's checkpoint epoch (its last epoch). */
 static inline HsEpoch
 HsChangeLogEntryCheckpointEpoch(const HsChangeLogEntry *e)
 {
@@ -166,6 +168,7 @@ extern bool HsChangeLogEntryDecode(HsEnv *env, HsCursor *c,
 /* The empty version (id 0, no tables, no SSTs). */
 extern HsVersion *HsVersionCreateEmpty(HsEnv *env);
 
+/* Takes one more reference to v and returns it. */
 static inline HsVersion *
 HsVersionRef(HsVersion *v)
 {
@@ -178,7 +181,7 @@ extern void HsVersionUnref(HsVersion *v);
 
 /*
  * A private copy with one reference: new arrays, shared SST infos and
- * change-log entries.  Only version_delta.c and tests mutate copies.
+ * change-log entries.  Only version_apply.c and tests mutate copies.
  */
 extern HsVersion *HsVersionCopy(const HsVersion *v);
 
@@ -230,9 +233,6 @@ extern bool HsVersionLevelsReferenceObject(const HsVersion *v, uint64_t object_i
  */
 extern void HsVersionLevelSummaries(const HsVersion *v, HsLevelSummary **out,
 									int *n);
-
-/* Total SST count and file size in L0 and the levels (not change logs). */
-extern int	HsVersionSstCount(const HsVersion *v, uint64_t *total_size);
 
 /*
  * Encode the whole version (a checkpoint) into buf (replacing its

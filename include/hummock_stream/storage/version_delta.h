@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * version_delta.h
- *	  Version deltas: the only way a hummock version changes.
+ *	  Version deltas: the only way a hummock version changes.  Their type,
+ *	  builders and persisted encoding.
  *
  * A delta turns version prev_id into version id = prev_id + 1.  The barrier
  * manager persists every delta (in the same transaction as the source
@@ -22,20 +23,8 @@
  *	REMOVE_TABLES	table ids: their info and change log go now, their keys
  *					lazily (compaction).
  *
- * Invariants checked by HsVersionApplyDelta (HS_INVALID_ARGUMENT naming the
- * table, epoch or object):
- *	- prev_id equals the version's id and id = prev_id + 1;
- *	- a table's committed epoch only grows; a commit of a dropped table id
- *	  whose keys are not yet compacted away is refused;
- *	- a commit only adds: one new L0 sub-level, whose SSTs hold only tables
- *	  committed by the same delta and reuse no object of the version;
- *	- a change-log append belongs to a table committed by the same delta,
- *	  its epochs ascend, start after the table's previous committed epoch
- *	  and end at the new committed epoch;
- *	- compaction removes only SSTs present at the named level, never inserts
- *	  into L0, and leaves every level L1+ sorted and disjoint.
- * A logged table committed without an append loses its change log (stop
- * rule, see version.h).
+ * HsVersionApplyDelta (version_apply.h) applies a delta and checks that it
+ * keeps every version invariant; decoding checks only the bytes.
  *
  * The persisted encoding is documented in version_delta.c.
  *
@@ -139,16 +128,6 @@ extern void HsVersionDeltaEncode(const HsVersionDelta *d, HsBuf *buf);
  */
 extern bool HsVersionDeltaDecode(HsEnv *env, HsSlice data,
 								 HsVersionDelta **out, HsStatus *st);
-
-/* ---- application ---- */
-
-/*
- * Apply delta to v, giving a new version with one reference in *out; v is
- * unchanged.  On failure *out is NULL and st says which invariant broke.
- */
-extern bool HsVersionApplyDelta(HsEnv *env, const HsVersion *v,
-								const HsVersionDelta *delta, HsVersion **out,
-								HsStatus *st);
 
 /* The name of a delta kind ("commit", ...). */
 extern const char *HsDeltaKindName(HsDeltaKind kind);

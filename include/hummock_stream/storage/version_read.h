@@ -70,4 +70,12 @@ extern bool HsVersionGet(const HsVersion *v, HsSstCache *cache,
 extern HsSlice HsTableKeyMake(uint8_t *buf, HsTableId table_id,
 							  HsSlice user_key);
 
+/*
+ * Set buf to the table key that ends the user-key range [..., upper) of
+ * table_id (upper NULL: the first key of the next table).  false, buf
+ * empty, if the range has no end (table UINT32_MAX and no upper).
+ */
+extern bool HsTableKeyRangeEnd(HsBuf *buf, HsTableId table_id,
+							   const HsSlice *upper);
+
 #endif							/* HS_STORAGE_VERSION_READ_H */

@@ -24,6 +24,8 @@ typedef struct HsStreamJobInput
 	TupleDesc	desc;			/* the table's row type */
 	TupleTableSlot *slot;
 	SPIPlanPtr	log_plan;		/* reads the log between two snapshots */
+	bool		is_view;		/* an upstream view: read its change log
+								 * between epochs (view_source.h) */
 } HsStreamJobInput;
 
 typedef struct HsStreamJob
@@ -37,7 +39,9 @@ typedef struct HsStreamJob
 	HsStateTable *states;
 	int			n_inputs;
 	HsStreamJobInput *inputs;	/* in the order they are fed */
-	char	   *position;		/* pg_snapshot text: input consumed up to */
+	char	   *position;		/* pg_snapshot text: tables consumed up to */
+	int			n_view_inputs;
+	HsEpoch		views_consumed; /* upstream views consumed up to this epoch */
 	int64		rows_in;		/* input rows consumed */
 	HsViewReads *reads;			/* what the query reads, for privilege
 								 * checks at every epoch */
@@ -75,8 +79,18 @@ extern HsStreamJob *HsStreamJobLoad(Oid job_id, HsStreamStore *store,
 extern void HsStreamJobPush(HsStreamJob *job, int i, TupleTableSlot *row, int sign);
 
 /*
+ * May the job consume its inputs up to epoch in v?  False while an
+ * upstream view has not committed epoch yet (*waiting_for, if not NULL,
+ * names it): the compute worker offers the barrier again later.
+ */
+extern bool HsStreamJobReady(HsStreamJob *job, const HsVersion *v, HsEpoch epoch,
+							 Oid *waiting_for);
+
+/*
  * Feed the sources' captured changes of transactions visible in snapshot
- * and not in the job's position, then make snapshot the position.
+ * and not in the job's position, then make snapshot the position; and the
+ * changes of upstream views up to the epoch being written
+ * (job->store.epoch, in job->store.version).
  */
 extern void HsStreamJobConsume(HsStreamJob *job, const char *snapshot);
 
