@@ -26,11 +26,14 @@ SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 [ "$(id -u)" = 0 ] || exec sudo -E "$0" "$@"
 
 make -C "$SRC" -s >/dev/null && make -C "$SRC" -s install >/dev/null
+# the test module (its test actors or test_load): built and installed here too
+make -C "$SRC/test/modules/hummock_stream_test" -s >/dev/null &&
+	make -C "$SRC/test/modules/hummock_stream_test" -s install >/dev/null
 DIR=$(mktemp -d /tmp/hs-bench-barrier.XXXXXX); chmod 755 "$DIR"; chown postgres "$DIR"
 trap 'runuser -u postgres -- $BIN/pg_ctl -D $DIR/data -m immediate stop >/dev/null 2>&1 || true; rm -rf $DIR' EXIT
 runuser -u postgres -- $BIN/initdb -D "$DIR/data" -A trust --no-sync >/dev/null
 cat >>"$DIR/data/postgresql.conf" <<CONF
-shared_preload_libraries = 'hummock_stream'
+shared_preload_libraries = 'hummock_stream,hummock_stream_test'
 hummock_stream.compute_workers = $WORKERS
 max_worker_processes = 32
 fsync = on
@@ -51,8 +54,9 @@ for n in $GRAPHS; do
 	for iv in $INTERVALS; do
 		runuser -u postgres -- $BIN/pg_ctl -D "$DIR/data" -l "$DIR/log" -w -o \
 			"-p 54399 -k $DIR -c listen_addresses='' -c hummock_stream.barrier_interval_ms=$iv" start >/dev/null
-		$PSQL -c "DROP EXTENSION IF EXISTS hummock_stream" -c "CREATE EXTENSION hummock_stream" >/dev/null
-		$PSQL -c "INSERT INTO hummock_stream.test_actors (graph_id, kind, param, table_id)
+		$PSQL -c "DROP EXTENSION IF EXISTS hummock_stream CASCADE" -c "CREATE EXTENSION hummock_stream" \
+			-c "CREATE EXTENSION hummock_stream_test" >/dev/null
+		$PSQL -c "INSERT INTO hummock_stream_test.test_actors (graph_id, kind, param, table_id)
 		          SELECT g, 'counter', $ACTOR_PARAM, 100000 + g FROM generate_series(1, $n) g" >/dev/null
 		# warm up until every graph has committed
 		for _ in $(seq 1 600); do

@@ -4,7 +4,7 @@
 #
 # Rows: (id bigint, v text) with v a 20-byte md5 prefix; N rows (ROWS,
 # default 1,000,000).  Loads the heap table, then the hummock relation from
-# it (hummock_stream.test_load, one commit), then times, RUNS times each
+# it (hummock_stream_test.test_load, one commit), then times, RUNS times each
 # (median reported, every run a new session, heap and hummock runs
 # alternating so that a slow spell of this shared machine hits both),
 # SELECT count(*) and SELECT sum(length(v)) on both, and prints the ratio
@@ -26,11 +26,14 @@ SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 [ "$(id -u)" = 0 ] || exec sudo -E "$0" "$@"
 
 make -C "$SRC" -s >/dev/null && make -C "$SRC" -s install >/dev/null
+# the test module (its test actors or test_load): built and installed here too
+make -C "$SRC/test/modules/hummock_stream_test" -s >/dev/null &&
+	make -C "$SRC/test/modules/hummock_stream_test" -s install >/dev/null
 DIR=$(mktemp -d /tmp/hs-bench-heap.XXXXXX); chmod 755 "$DIR"; chown postgres "$DIR"
 trap 'runuser -u postgres -- $BIN/pg_ctl -D $DIR/data -m immediate stop >/dev/null 2>&1 || true; rm -rf $DIR' EXIT
 runuser -u postgres -- $BIN/initdb -D "$DIR/data" -A trust --no-sync >/dev/null
 cat >>"$DIR/data/postgresql.conf" <<CONF
-shared_preload_libraries = 'hummock_stream'
+shared_preload_libraries = 'hummock_stream,hummock_stream_test'
 shared_buffers = 1GB
 hummock_stream.shared_block_cache_size = 1GB
 max_parallel_workers_per_gather = 0
@@ -39,10 +42,10 @@ CONF
 runuser -u postgres -- $BIN/pg_ctl -D "$DIR/data" -l "$DIR/log" -w -o "-p 54398 -k $DIR -c listen_addresses=''" start >/dev/null
 PSQL="runuser -u postgres -- $BIN/psql -h $DIR -p 54398 -X -At -q -d postgres"
 
-$PSQL -c "CREATE EXTENSION hummock_stream"
+$PSQL -c "CREATE EXTENSION hummock_stream" -c "CREATE EXTENSION hummock_stream_test"
 $PSQL -c "CREATE TABLE h (id bigint, v text); INSERT INTO h SELECT g, substr(md5(g::text), 1, 20) FROM generate_series(1, $ROWS) g" -c "VACUUM ANALYZE h"
 $PSQL -c "CREATE TABLE s (id bigint, v text) USING hummock"
-$PSQL -c "SET hummock_stream.sst_compression = lz4" -c "SELECT hummock_stream.test_load('s', hummock_stream.epoch_at(now()), 'SELECT id, v FROM h', false)" >/dev/null
+$PSQL -c "SET hummock_stream.sst_compression = lz4" -c "SELECT hummock_stream_test.test_load('s', hummock_stream.epoch_at(now()), 'SELECT id, v FROM h', false)" >/dev/null
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 time_one() {	# query -> ms (a new session, as every run)

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # scripts/demo.sh -- install what is missing, build and install
 # hummock_stream, start a throwaway server (as the postgres OS user, with the
-# library preloaded) and run the demo in psql.
+# library preloaded), start two writers (orders, and a trickle of readings
+# for a deliberately slow view) and run the demo in psql (demo.sql).
 #
 # Run as root (or via sudo) on Debian 12:   sudo scripts/demo.sh
 #   --keep    leave the server running and print how to connect to it
 set -Eeuo pipefail
 
 PG_MAJOR=15
-PG_CONFIG=/usr/lib/postgresql/$PG_MAJOR/bin/pg_config
+# PG_CONFIG may point at another (relocated) installation of the same major
+PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/$PG_MAJOR/bin/pg_config}
 KEEP=0
 [ "${1:-}" = "--keep" ] && KEEP=1
 export DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8 LC_ALL=C.UTF-8
@@ -36,8 +38,14 @@ chown postgres:postgres "$DEMO"
 PORT=54329
 runuser -u postgres -- "$BINDIR/initdb" -D "$DEMO/data" -U postgres -A trust \
 	-E UTF8 --locale=C --no-sync >"$DEMO/initdb.log"
-cat "$SRC/test/hummock_stream.conf" >>"$DEMO/data/postgresql.conf"
-echo "hummock_stream.compaction_interval = 1s" >>"$DEMO/data/postgresql.conf"
+cat >>"$DEMO/data/postgresql.conf" <<'CONF'
+shared_preload_libraries = 'hummock_stream'
+max_worker_processes = 32
+log_min_messages = warning
+hummock_stream.barrier_interval_ms = 100
+hummock_stream.compute_workers = 2
+hummock_stream.compaction_interval = 1s
+CONF
 runuser -u postgres -- "$BINDIR/pg_ctl" -D "$DEMO/data" -l "$DEMO/server.log" -w -t 60 \
 	-o "-p $PORT -k $DEMO -c listen_addresses=''" start >/dev/null
 
@@ -50,25 +58,37 @@ stop() {
 PSQL=(runuser -u postgres -- "$BINDIR/psql" -h "$DEMO" -p "$PORT" -U postgres -X
 	-v ON_ERROR_STOP=1 --echo-queries -P pager=off)
 
-# A table that a writer keeps inserting into while the demo runs (the live
-# view in demo.sql reads it).
+# Two tables that writers keep inserting into while the demo runs: orders
+# (200 rows/s for 8 s; the view sales reads it) and readings (3 rows/s for
+# 8 s from the 2nd second on; the deliberately slow view calibrated reads
+# it).
 "${PSQL[@]}" -d postgres -q -c "CREATE TABLE orders (id bigserial PRIMARY KEY,
-	customer_id int NOT NULL, amount numeric NOT NULL, status text NOT NULL)" >/dev/null
+	customer_id int NOT NULL, amount numeric NOT NULL, status text NOT NULL)" \
+	-c "CREATE TABLE readings (id bigserial PRIMARY KEY, sensor int NOT NULL,
+	value numeric NOT NULL)" >/dev/null
 cat >"$DEMO/writer.sql" <<'SQL'
 \set c random(1, 20)
 \set a random(100, 100000)
 INSERT INTO orders (customer_id, amount, status)
 VALUES (:c, round(:a / 100.0, 2), CASE WHEN :a % 5 = 0 THEN 'cancelled' ELSE 'ok' END);
 SQL
-chown postgres "$DEMO/writer.sql"
-runuser -u postgres -- "$BINDIR/pgbench" -h "$DEMO" -p "$PORT" -U postgres -n -c 1 -R 200 -T 8 \
-	-f "$DEMO/writer.sql" postgres >"$DEMO/writer.log" 2>&1 &
+cat >"$DEMO/readings.sql" <<'SQL'
+\set s random(1, 4)
+\set v random(0, 10000)
+INSERT INTO readings (sensor, value) VALUES (:s, :v / 100.0);
+SQL
+chown postgres "$DEMO/writer.sql" "$DEMO/readings.sql"
+PGBENCH=(runuser -u postgres -- "$BINDIR/pgbench" -h "$DEMO" -p "$PORT" -U postgres -n -c 1)
+"${PGBENCH[@]}" -R 200 -T 8 -f "$DEMO/writer.sql" postgres >"$DEMO/writer.log" 2>&1 &
 WRITER=$!
+(sleep 2; exec "${PGBENCH[@]}" -R 3 -T 8 -f "$DEMO/readings.sql" postgres) \
+	>"$DEMO/readings.log" 2>&1 &
+READINGS=$!
 
-echo "== demo (a writer inserts 200 orders/s for the first 8 seconds)"
+echo "== demo (writers insert 200 orders/s for 8 s, and 3 readings/s from the 2nd to the 10th second)"
 "${PSQL[@]}" -d postgres -f "$SRC/scripts/demo.sql"
-kill "$WRITER" 2>/dev/null || true
-wait "$WRITER" 2>/dev/null || true
+kill "$WRITER" "$READINGS" 2>/dev/null || true
+wait "$WRITER" "$READINGS" 2>/dev/null || true
 
 if [ "$KEEP" = 1 ]; then
 	echo

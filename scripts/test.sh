@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# scripts/test.sh -- install what is missing, build, install and run every
-# test layer of hummock_stream: unit (cmocka, no server), pg_regress,
+# scripts/test.sh -- install what is missing, build and install the
+# extension and its test module (test/modules/hummock_stream_test), and run
+# every test layer of hummock_stream: unit (cmocka, no server), pg_regress,
 # isolation and TAP (each starts its own throwaway server as the postgres
 # OS user with the library preloaded).
 #
@@ -58,6 +59,12 @@ step "build (-Werror) and install"
 make -C "$BUILD" -s PG_CONFIG="$PG_CONFIG" clean >/dev/null
 make -C "$BUILD" -s PG_CONFIG="$PG_CONFIG" PG_CFLAGS="-Werror" -j"$(nproc)"
 make -C "$BUILD" -s PG_CONFIG="$PG_CONFIG" PG_CFLAGS="-Werror" install
+# the test module: only the tests install it (the suites preload it after
+# the extension, test/hummock_stream.conf)
+TESTMOD=$BUILD/test/modules/hummock_stream_test
+make -C "$TESTMOD" -s PG_CONFIG="$PG_CONFIG" clean >/dev/null
+make -C "$TESTMOD" -s PG_CONFIG="$PG_CONFIG" PG_CFLAGS="-Werror" -j"$(nproc)"
+make -C "$TESTMOD" -s PG_CONFIG="$PG_CONFIG" PG_CFLAGS="-Werror" install
 chown -R postgres:postgres "$WORK"
 
 # ------------------------------------------------------------------ suites

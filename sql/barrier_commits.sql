@@ -3,9 +3,10 @@
 -- tables; with checkpoint_frequency = 3 every third barrier commits, and
 -- its commit holds the data of the barriers in between.
 CREATE EXTENSION hummock_stream;
+CREATE EXTENSION hummock_stream_test;
 
 -- the Add mutation rides on the next barrier of graph 1
-INSERT INTO hummock_stream.test_actors (graph_id, kind, param, table_id)
+INSERT INTO hummock_stream_test.test_actors (graph_id, kind, param, table_id)
 VALUES (1, 'counter', 0, 5001);
 DO $$
 BEGIN
@@ -25,7 +26,7 @@ SELECT kind FROM hummock_stream.barriers WHERE graph_id = 1
 -- the counter adds one per epoch: its value at each committed epoch grows
 -- by one from one checkpoint to the next
 WITH c AS (
-  SELECT prev_epoch, hummock_stream.test_get(5001, 'count', prev_epoch)::int AS n
+  SELECT prev_epoch, hummock_stream_test.test_get(5001, 'count', prev_epoch)::int AS n
     FROM hummock_stream.barriers
    WHERE graph_id = 1 AND kind = 'checkpoint'
      AND prev_epoch <= (SELECT committed_epoch FROM hummock_stream.table_epochs()
@@ -35,7 +36,7 @@ SELECT bool_and(n - lag_n = 1) AS one_per_checkpoint
  WHERE lag_n IS NOT NULL;
 
 -- a second graph commits its own table at its own epochs
-INSERT INTO hummock_stream.test_actors (graph_id, kind, param, table_id)
+INSERT INTO hummock_stream_test.test_actors (graph_id, kind, param, table_id)
 VALUES (2, 'counter', 0, 5002);
 DO $$
 BEGIN
@@ -48,7 +49,7 @@ SELECT count(*) AS tables FROM hummock_stream.table_epochs() WHERE table_id IN (
 
 -- Pause: graph 1 consumes no input (its counter stops) while its table
 -- keeps committing epochs; Resume: it counts again.
-INSERT INTO hummock_stream.test_graphs VALUES (1, true);
+INSERT INTO hummock_stream_test.test_graphs VALUES (1, true);
 DO $$
 BEGIN
   FOR i IN 1..300 LOOP
@@ -58,7 +59,7 @@ BEGIN
 END $$;
 CREATE TEMP TABLE paused_at AS
   SELECT (SELECT commits FROM hummock_stream.partial_graphs WHERE graph_id = 1) AS commits,
-         hummock_stream.test_get(5001, 'count')::int AS n;
+         hummock_stream_test.test_get(5001, 'count')::int AS n;
 DO $$
 BEGIN
   FOR i IN 1..300 LOOP
@@ -67,23 +68,23 @@ BEGIN
     PERFORM pg_sleep(0.1);
   END LOOP;
 END $$;
-SELECT hummock_stream.test_get(5001, 'count')::int - (SELECT n FROM paused_at) AS counted_while_paused,
+SELECT hummock_stream_test.test_get(5001, 'count')::int - (SELECT n FROM paused_at) AS counted_while_paused,
        (SELECT commits FROM hummock_stream.partial_graphs WHERE graph_id = 1)
          >= (SELECT commits FROM paused_at) + 3 AS still_committing;
-UPDATE hummock_stream.test_graphs SET paused = false WHERE graph_id = 1;
+UPDATE hummock_stream_test.test_graphs SET paused = false WHERE graph_id = 1;
 DO $$
 BEGIN
   FOR i IN 1..300 LOOP
-    EXIT WHEN hummock_stream.test_get(5001, 'count')::int > (SELECT n FROM paused_at) + 2;
+    EXIT WHEN hummock_stream_test.test_get(5001, 'count')::int > (SELECT n FROM paused_at) + 2;
     PERFORM pg_sleep(0.1);
   END LOOP;
 END $$;
-SELECT paused, hummock_stream.test_get(5001, 'count')::int > (SELECT n FROM paused_at) + 2 AS counting_again
+SELECT paused, hummock_stream_test.test_get(5001, 'count')::int > (SELECT n FROM paused_at) + 2 AS counting_again
   FROM hummock_stream.partial_graphs WHERE graph_id = 1;
 
 -- Update: a changed actor parameter rides on the next barrier (param -1
 -- makes the counter of graph 2 idle)
-UPDATE hummock_stream.test_actors SET param = -1 WHERE graph_id = 2;
+UPDATE hummock_stream_test.test_actors SET param = -1 WHERE graph_id = 2;
 CREATE TEMP TABLE updated_at AS
   SELECT (SELECT commits FROM hummock_stream.partial_graphs WHERE graph_id = 2) AS commits;
 DO $$
@@ -96,7 +97,7 @@ BEGIN
 END $$;
 CREATE TEMP TABLE idle_at AS
   SELECT (SELECT commits FROM hummock_stream.partial_graphs WHERE graph_id = 2) AS commits,
-         hummock_stream.test_get(5002, 'count')::int AS n;
+         hummock_stream_test.test_get(5002, 'count')::int AS n;
 DO $$
 BEGIN
   FOR i IN 1..300 LOOP
@@ -105,7 +106,7 @@ BEGIN
     PERFORM pg_sleep(0.1);
   END LOOP;
 END $$;
-SELECT hummock_stream.test_get(5002, 'count')::int = (SELECT n FROM idle_at) AS idle_after_update,
+SELECT hummock_stream_test.test_get(5002, 'count')::int = (SELECT n FROM idle_at) AS idle_after_update,
        resets AS graph_2_resets
   FROM hummock_stream.partial_graphs WHERE graph_id = 2;
 
@@ -139,7 +140,7 @@ SELECT bool_and((kind = 'checkpoint') = ((pos - (SELECT p FROM first_ckpt)) % 3 
   FROM steady;
 -- each commit now holds three epochs of the counter
 WITH c AS (
-  SELECT prev_epoch, hummock_stream.test_get(5001, 'count', prev_epoch)::int AS n
+  SELECT prev_epoch, hummock_stream_test.test_get(5001, 'count', prev_epoch)::int AS n
     FROM hummock_stream.barriers
    WHERE graph_id = 1 AND kind = 'checkpoint' AND curr_epoch > (SELECT before_change FROM mark)
      AND prev_epoch <= (SELECT committed_epoch FROM hummock_stream.table_epochs()
@@ -164,7 +165,7 @@ BEGIN
 END $$;
 
 -- a Stop mutation removes the actors; the graph goes away, its table stays
-DELETE FROM hummock_stream.test_actors;
+DELETE FROM hummock_stream_test.test_actors;
 DO $$
 BEGIN
   FOR i IN 1..300 LOOP
@@ -173,6 +174,7 @@ BEGIN
   END LOOP;
 END $$;
 SELECT coalesce(sum(actors), 0) AS actors_left FROM hummock_stream.partial_graphs;
-SELECT hummock_stream.test_get(5001, 'count')::int > 5 AS table_kept;
+SELECT hummock_stream_test.test_get(5001, 'count')::int > 5 AS table_kept;
 
+DROP EXTENSION hummock_stream_test;
 DROP EXTENSION hummock_stream;

@@ -1,6 +1,7 @@
 -- The barrier manager of a database: started by CREATE EXTENSION, stopped
 -- by DROP EXTENSION; epochs strictly increase.
 CREATE EXTENSION hummock_stream;
+CREATE EXTENSION hummock_stream_test;
 
 -- wait (bounded) until the manager runs and has injected 5 barriers
 DO $$
@@ -37,7 +38,7 @@ SELECT backend_type FROM pg_stat_activity
 
 -- an ordinary role sees the database's own barriers (graph 0), not the
 -- graphs of views it does not own (here: a test graph, pg_monitor's only)
-INSERT INTO hummock_stream.test_actors (graph_id, kind, param) VALUES (7, 'counter', -1);
+INSERT INTO hummock_stream_test.test_actors (graph_id, kind, param) VALUES (7, 'counter', -1);
 DO $$
 BEGIN
   FOR i IN 1..300 LOOP
@@ -56,10 +57,11 @@ GRANT pg_monitor TO hs_nobody;
 SET ROLE hs_nobody;
 SELECT count(*) AS pg_monitor_sees_graphs FROM hummock_stream.partial_graphs;
 RESET ROLE;
-DELETE FROM hummock_stream.test_actors;
+DELETE FROM hummock_stream_test.test_actors;
 DROP ROLE hs_nobody;
 
 -- DROP EXTENSION stops the manager: wait until it has left
+DROP EXTENSION hummock_stream_test;
 DROP EXTENSION hummock_stream;
 DO $$
 BEGIN

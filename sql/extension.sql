@@ -25,6 +25,15 @@ SELECT pg_describe_object(classid, objid, objsubid) AS object
    AND deptype = 'e'
  ORDER BY 1;
 
+-- no test scaffolding: test actors, test graphs and the test_* functions
+-- are the test module's (hummock_stream_test)
+SELECT count(*) AS test_objects
+  FROM pg_depend
+ WHERE refclassid = 'pg_extension'::regclass
+   AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'hummock_stream')
+   AND deptype = 'e'
+   AND pg_describe_object(classid, objid, objsubid) LIKE '%test%';
+
 -- DROP EXTENSION leaves nothing behind
 DROP EXTENSION hummock_stream;
 SELECT count(*) AS schemas FROM pg_namespace WHERE nspname = 'hummock_stream';

@@ -89,7 +89,8 @@ COMMENT ON VIEW hummock_stream.partial_graphs IS
 -- Graphs that failed since their last commit (graph 0: the database has no
 -- barrier manager because none could start), for hummock_stream.jobs;
 -- last_error is NULL unless the caller has the privileges of the view's
--- owner or of pg_monitor (test graphs: superuser or pg_monitor).
+-- owner or of pg_monitor (graphs of graph sources, such as the test
+-- module's: superuser or pg_monitor).
 CREATE FUNCTION hummock_stream._graph_failures(OUT graph_id bigint, OUT last_error text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'hummock_stream_graph_failures'
@@ -106,54 +107,10 @@ CREATE VIEW hummock_stream.workers AS
 COMMENT ON VIEW hummock_stream.workers IS
   'The barrier manager and compute workers of this database';
 
-CREATE FUNCTION hummock_stream._wake_manager_on_commit()
-RETURNS void
-AS 'MODULE_PATHNAME', 'hummock_stream_wake_manager_on_commit'
-LANGUAGE C STRICT VOLATILE;
-
--- Test actors (until streaming executors exist): each row is an actor of
--- partial graph graph_id.  Inserting or deleting rows changes the graphs at
--- the next barrier (an Add or Stop mutation).
---   counter: adds one to a counter in its table every epoch (param < 0:
---            idle, its table commits epochs but never changes)
---   sleep:   takes param ms to pass each barrier
---   error:   fails at its param-th barrier (then its graph is reset)
-CREATE TABLE hummock_stream.test_actors (
-    actor_id serial PRIMARY KEY,
-    graph_id integer NOT NULL CHECK (graph_id > 0),
-    kind     text NOT NULL CHECK (kind IN ('counter', 'sleep', 'error')),
-    param    integer NOT NULL DEFAULT 0,
-    table_id bigint
-);
-COMMENT ON TABLE hummock_stream.test_actors IS
-  'Test actors of the barrier loop; changes apply at the next barrier';
-
--- Graphs whose input is paused (a Pause mutation; deleting the row or
--- setting paused = false resumes them).
-CREATE TABLE hummock_stream.test_graphs (
-    graph_id integer PRIMARY KEY CHECK (graph_id > 0),
-    paused   boolean NOT NULL DEFAULT false
-);
-COMMENT ON TABLE hummock_stream.test_graphs IS
-  'Pause state of test graphs; changes apply at the next barrier';
-
-CREATE FUNCTION hummock_stream._test_actors_changed()
-RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM hummock_stream._wake_manager_on_commit();
-  RETURN NULL;
-END $$;
-CREATE TRIGGER test_actors_changed
-  AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON hummock_stream.test_actors
-  FOR EACH STATEMENT EXECUTE FUNCTION hummock_stream._test_actors_changed();
-CREATE TRIGGER test_graphs_changed
-  AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON hummock_stream.test_graphs
-  FOR EACH STATEMENT EXECUTE FUNCTION hummock_stream._test_actors_changed();
-
 -- partial_graphs(), barriers() and workers() are everyone's: they show an
 -- ordinary role the rows of its own views only (pg_monitor sees all).
-REVOKE ALL ON FUNCTION hummock_stream._wake_manager_on_commit() FROM PUBLIC;
-REVOKE ALL ON hummock_stream.test_actors, hummock_stream.test_graphs FROM PUBLIC;
+-- (Graphs other than views' come from graph sources of libraries such as
+-- the test module, test/modules/hummock_stream_test.)
 
 -- ---------------------------------------------------------------------
 -- Streaming materialized views
@@ -395,17 +352,7 @@ LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION hummock_stream.sst_describe(text) IS
   'Layout of an SST file, block by block (superuser; relative paths are relative to the data directory)';
 
-CREATE FUNCTION hummock_stream.sst_build_test(path text, entries integer,
-                                              table_id integer DEFAULT 42,
-                                              versions integer DEFAULT 1)
-RETURNS bigint
-AS 'MODULE_PATHNAME', 'hummock_stream_sst_build_test'
-LANGUAGE C STRICT VOLATILE;
-COMMENT ON FUNCTION hummock_stream.sst_build_test(text, integer, integer, integer) IS
-  'Test helper: build a deterministic SST with the current hummock_stream.sst_* settings; returns its size';
-
 REVOKE ALL ON FUNCTION hummock_stream.sst_describe(text) FROM PUBLIC;
-REVOKE ALL ON FUNCTION hummock_stream.sst_build_test(text, integer, integer, integer) FROM PUBLIC;
 
 CREATE FUNCTION hummock_stream.gc(
     OUT stale_deleted bigint, OUT stale_kept bigint, OUT orphans_deleted bigint,
@@ -418,40 +365,8 @@ COMMENT ON FUNCTION hummock_stream.gc() IS
 REVOKE ALL ON FUNCTION hummock_stream.gc() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------
--- Driving the store directly (tests and operators; superuser only)
+-- Driving the store directly (operators; superuser only)
 -- ---------------------------------------------------------------------
-
-CREATE FUNCTION hummock_stream.test_write(table_id bigint, epoch bigint,
-                                          keys text[], vals text[],
-                                          change_log boolean DEFAULT false)
-RETURNS bigint
-AS 'MODULE_PATHNAME', 'hummock_stream_test_write'
-LANGUAGE C CALLED ON NULL INPUT VOLATILE;
-COMMENT ON FUNCTION hummock_stream.test_write(bigint, bigint, text[], text[], boolean) IS
-  'Write keys (NULL value: delete) of a table at an epoch and commit the table at that epoch in this transaction; returns the version id';
-
-CREATE FUNCTION hummock_stream.test_scan(table_id bigint, epoch bigint DEFAULT NULL,
-                                         OUT key text, OUT value text)
-RETURNS SETOF record
-AS 'MODULE_PATHNAME', 'hummock_stream_test_scan'
-LANGUAGE C CALLED ON NULL INPUT VOLATILE;
-COMMENT ON FUNCTION hummock_stream.test_scan(bigint, bigint) IS
-  'Rows of a table at an epoch (default: its committed epoch), in key order';
-
-CREATE FUNCTION hummock_stream.test_get(table_id bigint, key text, epoch bigint DEFAULT NULL)
-RETURNS text
-AS 'MODULE_PATHNAME', 'hummock_stream_test_get'
-LANGUAGE C CALLED ON NULL INPUT VOLATILE;
-COMMENT ON FUNCTION hummock_stream.test_get(bigint, text, bigint) IS
-  'Value of one key of a table at an epoch (default: its committed epoch), or NULL';
-
-CREATE FUNCTION hummock_stream.test_iter_log(table_id bigint, from_epoch bigint, to_epoch bigint,
-                                             OUT op text, OUT key text, OUT value text)
-RETURNS SETOF record
-AS 'MODULE_PATHNAME', 'hummock_stream_test_iter_log'
-LANGUAGE C STRICT VOLATILE;
-COMMENT ON FUNCTION hummock_stream.test_iter_log(bigint, bigint, bigint) IS
-  'Net change of each key of a table over epochs (from_epoch, to_epoch], from its change log';
 
 CREATE FUNCTION hummock_stream.compact(force_l0 boolean DEFAULT false,
                                        OUT compacted boolean, OUT input_level integer,
@@ -463,10 +378,6 @@ LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION hummock_stream.compact(boolean) IS
   'Run one compaction task if one is due (force_l0: compact all of L0 now) and commit it';
 
-REVOKE ALL ON FUNCTION hummock_stream.test_write(bigint, bigint, text[], text[], boolean) FROM PUBLIC;
-REVOKE ALL ON FUNCTION hummock_stream.test_scan(bigint, bigint) FROM PUBLIC;
-REVOKE ALL ON FUNCTION hummock_stream.test_get(bigint, text, bigint) FROM PUBLIC;
-REVOKE ALL ON FUNCTION hummock_stream.test_iter_log(bigint, bigint, bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION hummock_stream.compact(boolean) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------
@@ -480,15 +391,6 @@ LANGUAGE C STRICT;
 CREATE ACCESS METHOD hummock TYPE TABLE HANDLER hummock_stream.hummock_tableam_handler;
 COMMENT ON ACCESS METHOD hummock IS
   'Relations whose rows live in the hummock store (written by the streaming engine)';
-
-CREATE FUNCTION hummock_stream.test_load(rel regclass, epoch bigint, query text,
-                                         change_log boolean DEFAULT true)
-RETURNS bigint
-AS 'MODULE_PATHNAME', 'hummock_stream_test_load'
-LANGUAGE C STRICT VOLATILE;
-COMMENT ON FUNCTION hummock_stream.test_load(regclass, bigint, text, boolean) IS
-  'Make the rows of a relation USING hummock at epoch exactly the rows of query, and commit it, keeping a change log unless told not to (tests)';
-REVOKE ALL ON FUNCTION hummock_stream.test_load(regclass, bigint, text, boolean) FROM PUBLIC;
 
 CREATE FUNCTION hummock_stream.epoch_to_timestamp(epoch bigint)
 RETURNS timestamptz
@@ -649,7 +551,7 @@ COMMENT ON FUNCTION hummock_stream.memcmp_support(regtype) IS
 -- The monitoring views are everyone's; they (and the functions behind
 -- them) show an ordinary role the rows of its own views only.  Storage
 -- internals (versions, sstables, table_epochs, change_log_entries,
--- sst_describe, the test_* functions) stay the superuser's.
+-- sst_describe, compact, gc) stay the superuser's.
 GRANT SELECT ON hummock_stream.settings, hummock_stream.shared_block_cache,
                 hummock_stream.barriers, hummock_stream.partial_graphs,
                 hummock_stream.workers, hummock_stream.jobs,

@@ -2,22 +2,23 @@
 -- built deterministically, one per compression kind, and the errors for
 -- files that are not SSTs.
 CREATE EXTENSION hummock_stream;
+CREATE EXTENSION hummock_stream_test;
 
 SET hummock_stream.sst_block_size = '1kB';
 SET hummock_stream.sst_compression = 'none';
-SELECT hummock_stream.sst_build_test('pg_hummock_test_none.sst', 40, 42, 2) > 0 AS built;
+SELECT hummock_stream_test.sst_build_test('pg_hummock_test_none.sst', 40, 42, 2) > 0 AS built;
 SELECT * FROM hummock_stream.sst_describe('pg_hummock_test_none.sst');
 
 SET hummock_stream.sst_compression = 'lz4';
-SELECT hummock_stream.sst_build_test('pg_hummock_test_lz4.sst', 40, 42, 2) > 0 AS built;
+SELECT hummock_stream_test.sst_build_test('pg_hummock_test_lz4.sst', 40, 42, 2) > 0 AS built;
 SELECT * FROM hummock_stream.sst_describe('pg_hummock_test_lz4.sst');
 
 SET hummock_stream.sst_compression = 'zstd';
-SELECT hummock_stream.sst_build_test('pg_hummock_test_zstd.sst', 40, 42, 2) > 0 AS built;
+SELECT hummock_stream_test.sst_build_test('pg_hummock_test_zstd.sst', 40, 42, 2) > 0 AS built;
 SELECT * FROM hummock_stream.sst_describe('pg_hummock_test_zstd.sst');
 
 -- an empty SST is valid
-SELECT hummock_stream.sst_build_test('pg_hummock_test_empty.sst', 0) > 0 AS built;
+SELECT hummock_stream_test.sst_build_test('pg_hummock_test_empty.sst', 0) > 0 AS built;
 SELECT * FROM hummock_stream.sst_describe('pg_hummock_test_empty.sst');
 
 -- Bad files: each is a clear error with SQLSTATE XX001 (data corrupted)
@@ -62,7 +63,7 @@ SELECT pg_temp.describe_error('pg_hummock_trunc.sst');
 SELECT pg_temp.describe_error('no_such_file.sst');
 
 -- bad arguments
-SELECT hummock_stream.sst_build_test('pg_hummock_test_bad.sst', -1);
+SELECT hummock_stream_test.sst_build_test('pg_hummock_test_bad.sst', -1);
 
 -- not for ordinary users
 CREATE ROLE hs_sst_user;
@@ -71,4 +72,5 @@ SELECT * FROM hummock_stream.sst_describe('pg_hummock_test_none.sst');
 RESET ROLE;
 DROP ROLE hs_sst_user;
 
+DROP EXTENSION hummock_stream_test;
 DROP EXTENSION hummock_stream;

@@ -3,6 +3,7 @@
 -- when its cause goes away (its graph retries with a growing delay).
 -- wait() returns at once when nothing streams into what it waits for.
 CREATE EXTENSION hummock_stream;
+CREATE EXTENSION hummock_stream_test;
 
 CREATE FUNCTION error_of(stmt text) RETURNS text
 LANGUAGE plpgsql AS $$
@@ -32,7 +33,7 @@ END $$;
 SELECT hummock_stream.wait(NULL, '0 s');
 -- nor for a relation USING hummock that no view writes
 CREATE TABLE loaded (id int) USING hummock;
-SELECT hummock_stream.test_load('loaded', hummock_stream.epoch_at(now()), 'SELECT 1') > 0 AS loaded;
+SELECT hummock_stream_test.test_load('loaded', hummock_stream.epoch_at(now()), 'SELECT 1') > 0 AS loaded;
 SELECT hummock_stream.wait('loaded', '0 s');
 SELECT hummock_stream.wait(NULL, '0 s');
 DROP TABLE loaded;
@@ -108,6 +109,7 @@ DROP OWNED BY hs_reader;
 DROP ROLE hs_reader;
 DROP FUNCTION error_of(text);
 DROP FUNCTION wait_for_state(regclass, text);
+DROP EXTENSION hummock_stream_test;
 DROP EXTENSION hummock_stream CASCADE;
 DROP TABLE src, switch;
 DROP FUNCTION checked(int);

@@ -1,17 +1,18 @@
 -- The hummock table access method: scans at a table's committed epoch or
 -- at hummock_stream.query_epoch, and every write rejected clearly.
 CREATE EXTENSION hummock_stream;
+CREATE EXTENSION hummock_stream_test;
 SELECT ((extract(epoch FROM now()) * 1000)::bigint - 1735689600000) << 16 AS base \gset
 
 CREATE TABLE mv (id int, name text, amount numeric) USING hummock;
 SELECT * FROM mv;                                   -- nothing committed yet
 
-SELECT hummock_stream.test_load('mv', :base + 10,
+SELECT hummock_stream_test.test_load('mv', :base + 10,
   $$SELECT g, 'name ' || g, g * 1.5 FROM generate_series(1, 5) g$$) IS NOT NULL AS loaded;
 SELECT * FROM mv;
 SELECT count(*), sum(amount) FROM mv WHERE id > 2;
 
-SELECT hummock_stream.test_load('mv', :base + 20,
+SELECT hummock_stream_test.test_load('mv', :base + 20,
   $$SELECT g, CASE WHEN g = 2 THEN 'two' ELSE 'name ' || g END, g * 1.5
       FROM generate_series(1, 3) g$$) IS NOT NULL AS loaded;
 SELECT * FROM mv;
@@ -39,7 +40,7 @@ RESET hummock_stream.query_epoch;
 
 -- large rows and NULLs come back whole
 CREATE TABLE wide (id int, payload text, note text) USING hummock;
-SELECT hummock_stream.test_load('wide', :base + 10,
+SELECT hummock_stream_test.test_load('wide', :base + 10,
   $$SELECT 1, repeat('x', 100000), NULL::text$$) IS NOT NULL AS loaded;
 SELECT id, length(payload), note IS NULL AS null_note FROM wide;
 
@@ -54,8 +55,8 @@ SELECT * FROM mv FOR UPDATE;
 CREATE INDEX ON mv (id);
 VACUUM FULL mv;
 CREATE UNLOGGED TABLE u (id int) USING hummock;
-SELECT hummock_stream.test_load('pg_class', 1, 'SELECT 1');
-SELECT hummock_stream.test_load('mv', :base + 40, 'SELECT 1');
+SELECT hummock_stream_test.test_load('pg_class', 1, 'SELECT 1');
+SELECT hummock_stream_test.test_load('mv', :base + 40, 'SELECT 1');
 VACUUM mv;                                           -- harmless
 ANALYZE mv;                                          -- harmless
 
@@ -71,9 +72,9 @@ SELECT count(*) AS tables_after FROM hummock_stream.table_epochs();
 -- epoch, the oldest committed; per_table reads each at its own
 CREATE TABLE ca (k int, v text) USING hummock;
 CREATE TABLE cb (k int, v text) USING hummock;
-SELECT hummock_stream.test_load('ca', :base + 10, $$SELECT 1, 'a at 10'$$) IS NOT NULL AS loaded;
-SELECT hummock_stream.test_load('cb', :base + 10, $$SELECT 1, 'b at 10'$$) IS NOT NULL AS loaded;
-SELECT hummock_stream.test_load('ca', :base + 20, $$SELECT 1, 'a at 20'$$) IS NOT NULL AS loaded;
+SELECT hummock_stream_test.test_load('ca', :base + 10, $$SELECT 1, 'a at 10'$$) IS NOT NULL AS loaded;
+SELECT hummock_stream_test.test_load('cb', :base + 10, $$SELECT 1, 'b at 10'$$) IS NOT NULL AS loaded;
+SELECT hummock_stream_test.test_load('ca', :base + 20, $$SELECT 1, 'a at 20'$$) IS NOT NULL AS loaded;
 SELECT relation, committed_epoch - :base AS committed
   FROM hummock_stream.committed_epochs() ORDER BY 1;
 SHOW hummock_stream.query_consistency;
@@ -83,13 +84,13 @@ SELECT ca.v, cb.v FROM ca, cb;
 SET hummock_stream.query_consistency = 'sometimes';
 RESET hummock_stream.query_consistency;
 -- b catches up: the global epoch moves with it
-SELECT hummock_stream.test_load('cb', :base + 20, $$SELECT 1, 'b at 20'$$) IS NOT NULL AS loaded;
+SELECT hummock_stream_test.test_load('cb', :base + 20, $$SELECT 1, 'b at 20'$$) IS NOT NULL AS loaded;
 SELECT ca.v, cb.v FROM ca, cb;
 DROP TABLE ca, cb;
 
 -- planner statistics: sizes from SST statistics, ANALYZE samples rows
 CREATE TABLE big (id int, grp int, v text) USING hummock;
-SELECT hummock_stream.test_load('big', :base + 10,
+SELECT hummock_stream_test.test_load('big', :base + 10,
   $$SELECT g, g % 10, md5(g::text) FROM generate_series(1, 5000) g$$) IS NOT NULL AS loaded;
 ANALYZE big;
 SELECT reltuples BETWEEN 4500 AND 5500 AS reltuples_ok FROM pg_class WHERE relname = 'big';
@@ -112,9 +113,9 @@ DROP TABLE big;
 
 -- the change log of a relation, typed by its row type, one checkpoint at a time
 CREATE TABLE cl (id int, v text) USING hummock;
-SELECT hummock_stream.test_load('cl', :base + 10,
+SELECT hummock_stream_test.test_load('cl', :base + 10,
   $$SELECT g, 'v' || g FROM generate_series(1, 3) g$$) IS NOT NULL AS loaded;
-SELECT hummock_stream.test_load('cl', :base + 20,
+SELECT hummock_stream_test.test_load('cl', :base + 20,
   $$VALUES (1, 'v1'), (2, 'two')$$) IS NOT NULL AS loaded;
 SELECT op, epoch - :base AS epoch, ("row").*
   FROM hummock_stream.change_log(NULL::cl, :base, :base + 20);
@@ -134,7 +135,7 @@ DROP TABLE cl;
 -- parallel sequential scans: the leader and the workers claim chunks of
 -- the key space and read them at the epoch and version the leader chose
 CREATE TABLE par (id int, v text) USING hummock;
-SELECT hummock_stream.test_load('par', :base + 10,
+SELECT hummock_stream_test.test_load('par', :base + 10,
   $$SELECT g, 'v' || g FROM generate_series(1, 20000) g$$) IS NOT NULL AS loaded;
 CREATE TABLE par_heap AS SELECT g AS id FROM generate_series(1, 20000) g;
 ANALYZE par_heap;
@@ -272,8 +273,8 @@ SELECT pg_reload_conf();
 \c
 SHOW hummock_stream.time_travel_retention;
 CREATE TABLE rt (id int, v text) USING hummock;
-SELECT hummock_stream.test_load('rt', :base + 10, $$SELECT 1, 'old'$$) IS NOT NULL AS loaded;
-SELECT hummock_stream.test_load('rt', :base + 20, $$SELECT 1, 'new'$$) IS NOT NULL AS loaded;
+SELECT hummock_stream_test.test_load('rt', :base + 10, $$SELECT 1, 'old'$$) IS NOT NULL AS loaded;
+SELECT hummock_stream_test.test_load('rt', :base + 20, $$SELECT 1, 'new'$$) IS NOT NULL AS loaded;
 SELECT hummock_stream.compact(true) IS NOT NULL AS compacted;
 SET hummock_stream.query_epoch = :'e10';
 DO $$                                               -- no longer retained
@@ -288,4 +289,5 @@ DROP TABLE rt;
 ALTER SYSTEM RESET hummock_stream.time_travel_retention;
 SELECT pg_reload_conf();
 
+DROP EXTENSION hummock_stream_test;
 DROP EXTENSION hummock_stream;

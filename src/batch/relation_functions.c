@@ -1,15 +1,11 @@
 /*-------------------------------------------------------------------------
  *
  * relation_functions.c
- *	  SQL functions that write a relation USING hummock directly, for tests
- *	  and operators (the streaming engine is the normal writer).
+ *	  SQL functions over relations USING hummock: change_log() and
+ *	  committed_epochs().
  *
- * test_load(rel, epoch, query, change_log) makes the relation's rows at epoch exactly
- * the rows of query: row i (in the query's order) is stored under the
- * 8-byte big-endian key i, as a MinimalTuple of the relation's row type;
- * rows that change become Updates, extra old rows Deletes, through the real
- * write path (memtable with old values, shared buffer, sync, commit of the
- * relation's table at epoch in the caller's transaction).
+ * (test_load, which writes such a relation directly, is the test
+ * module's: test/modules/hummock_stream_test.)
  *
  * src/batch/relation_functions.c
  *
@@ -43,156 +39,8 @@
 #include "hummock_stream/storage/shared_buffer.h"
 #include "hummock_stream/storage/version_read.h"
 
-PG_FUNCTION_INFO_V1(hummock_stream_test_load);
 PG_FUNCTION_INFO_V1(hummock_stream_change_log);
 PG_FUNCTION_INFO_V1(hummock_stream_committed_epochs);
-
-static HsSlice
-ordinal_key(uint8 *buf, uint64 i)
-{
-	HsPutBE64(buf, i);
-	return HsSliceMake(buf, 8);
-}
-
-Datum
-hummock_stream_test_load(PG_FUNCTION_ARGS)
-{
-	Oid			relid = PG_GETARG_OID(0);
-	int64		epoch_arg = PG_GETARG_INT64(1);
-	char	   *query = text_to_cstring(PG_GETARG_TEXT_PP(2));
-	bool		log = PG_GETARG_BOOL(3);
-	HsEnv	   *env = HsHummockEnv();
-	Relation	rel;
-	TupleDesc	td;
-	HsVersion  *v;
-	HsMemtable *mt;
-	HsSharedBuffer *sb;
-	HsSyncResult *res;
-	HsSstWriteContext ctx;
-	HsVersionDelta *delta;
-	HsStatus	st;
-	HsBuf		old;
-	uint64		n;
-	uint64		id;
-	uint8		kbuf[8];
-	HsEpoch		epoch;
-	MemoryContext fn_cxt;
-
-	if (epoch_arg <= 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("epoch %lld is not valid", (long long) epoch_arg)));
-	epoch = (HsEpoch) epoch_arg;
-	rel = table_open(relid, AccessShareLock);
-	if (!HsRelationIsHummock(rel))
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a relation USING hummock",
-						RelationGetRelationName(rel))));
-	td = RelationGetDescr(rel);
-
-	/* memtable and version objects must outlive SPI_finish: keep them here */
-	fn_cxt = CurrentMemoryContext;
-	SPI_connect();
-	if (SPI_execute(query, true, 0) != SPI_OK_SELECT)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("the query must be a SELECT")));
-	if (SPI_tuptable->tupdesc->natts != td->natts)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("the query returns %d columns, relation \"%s\" has %d",
-						SPI_tuptable->tupdesc->natts, RelationGetRelationName(rel),
-						td->natts)));
-	for (int i = 0; i < td->natts; i++)
-		if (TupleDescAttr(SPI_tuptable->tupdesc, i)->atttypid != TupleDescAttr(td, i)->atttypid)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("column %d of the query is of type %s, column \"%s\" of \"%s\" is of type %s",
-							i + 1,
-							format_type_be(TupleDescAttr(SPI_tuptable->tupdesc, i)->atttypid),
-							NameStr(TupleDescAttr(td, i)->attname),
-							RelationGetRelationName(rel),
-							format_type_be(TupleDescAttr(td, i)->atttypid))));
-
-	MemoryContextSwitchTo(fn_cxt);
-	v = HsHummockPinnedVersion(HS_EPOCH_MAX);
-	/* with old values when the relation keeps a change log (change_log()) */
-	mt = HsMemtableCreate(env, (HsTableId) relid, epoch, log, true);
-	HsBufInit(&old, env);
-	n = SPI_processed;
-	for (uint64 i = 0; i < n; i++)
-	{
-		HeapTuple	tup = SPI_tuptable->vals[i];
-		MinimalTuple mtup;
-		HsSlice		key = ordinal_key(kbuf, i + 1);
-		HsSlice		row;
-		bool		had;
-		bool		ok;
-
-		/* values stored out of line in a source table come in whole */
-		if (HeapTupleHasExternal(tup))
-			tup = toast_flatten_tuple(tup, SPI_tuptable->tupdesc);
-		mtup = minimal_tuple_from_heap_tuple(tup);
-		row = HsSliceMake(mtup, mtup->t_len);
-
-		HS_CHECK(HsVersionGet(v, HsHummockSstCache(), (HsTableId) relid, key,
-							  HS_EPOCH_MAX, &had, &old, &st), &st);
-		if (!had)
-			ok = HsMemtableInsert(mt, key, row, &st);
-		else if (old.len == row.len && memcmp(old.data, row.data, row.len) == 0)
-			ok = true;
-		else
-			ok = HsMemtableUpdate(mt, key, HsSliceMake(old.data, old.len), row, &st);
-		if (!ok)
-		{
-			HsMemtableDestroy(mt);
-			HsStatusReport(ERROR, &st);
-		}
-		pfree(mtup);
-	}
-	/* old rows past the new ones go */
-	for (uint64 i = n + 1;; i++)
-	{
-		HsSlice		key = ordinal_key(kbuf, i);
-		bool		had;
-
-		HS_CHECK(HsVersionGet(v, HsHummockSstCache(), (HsTableId) relid, key,
-							  HS_EPOCH_MAX, &had, &old, &st), &st);
-		if (!had)
-			break;
-		if (!HsMemtableDelete(mt, key, HsSliceMake(old.data, old.len), &st))
-		{
-			HsMemtableDestroy(mt);
-			HsStatusReport(ERROR, &st);
-		}
-	}
-	HsBufFree(&old);
-
-	sb = HsSharedBufferCreate(env, (size_t) 1 << 30);
-	HS_CHECK(HsSharedBufferSeal(sb, mt, &st), &st);
-	HsHummockWriteContext(&ctx);
-	HS_CHECK(HsSharedBufferSync(sb, epoch, (HsTableId *) &relid, 1, &ctx, &res, &st), &st);
-	delta = HsVersionDeltaCreate(env, HS_DELTA_COMMIT, 0);
-	HsVersionDeltaAddCommit(delta, (HsTableId) relid, epoch);
-	HsVersionDeltaAddL0Ssts(delta, res->ssts, res->n_ssts);
-	{
-		const HsSyncTable *t = HsSyncResultTable(res, (HsTableId) relid);
-
-		if (log && t != NULL && t->n_epochs > 0)
-			HS_CHECK(HsVersionDeltaAddChangeLog(delta, (HsTableId) relid, t->epochs,
-												t->n_epochs, t->new_ssts, t->n_new,
-												t->old_ssts, t->n_old, &st), &st);
-	}
-	id = HsHummockCommitDelta(delta);
-	HsVersionDeltaFree(delta);
-	HsSyncResultFree(res);
-	HsSharedBufferDestroy(sb);
-	HsVersionUnref(v);
-	SPI_finish();
-	table_close(rel, AccessShareLock);
-	PG_RETURN_INT64((int64) id);
-}
 
 /* The op names users of change logs know (RisingWave's). */
 static const char *

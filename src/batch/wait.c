@@ -14,9 +14,9 @@
  *	  exists when wait() is called (a view dropped meanwhile is done); with
  *	  no such view it returns at once;
  *	- wait(view): that view;
- *	- wait(rel) for another relation USING hummock (test_load): nothing,
- *	  it returns at once: no stream writes such a relation, and test_load
- *	  commits in its caller's transaction.
+ *	- wait(rel) for another relation USING hummock (one the test module's
+ *	  test_load filled): nothing, it returns at once: no stream writes such
+ *	  a relation, and test_load commits in its caller's transaction.
  *
  * Which epoch a read of a view uses follows hummock_stream.query_consistency
  * as scans decide it (tableam.c): with 'per_table' its committed epoch;

@@ -20,11 +20,12 @@
  *	  its access method (the engine writes rows in the view's shape), nor
  *	  change the type of a source column that a view uses.
  *	- COPY FROM STDIN into a relation USING hummock that nothing has ever
- *	  written (no committed epoch: no view's relation, no test_load), such
- *	  as a view's relation that a dump restores, reads the rows and discards
- *	  them with a WARNING, so that a restore runs without errors (the
- *	  dump has the view's rows, which only the streaming engine may
- *	  write); any other COPY FROM into such a relation is refused.
+ *	  written (no committed epoch: no view's relation, nothing the test
+ *	  module's test_load filled), such as a view's relation that a dump
+ *	  restores, reads the rows and discards them with a WARNING, so that a
+ *	  restore runs without errors (the dump has the view's rows, which
+ *	  only the streaming engine may write); any other COPY FROM into such a
+ *	  relation is refused.
  *	- DROP DATABASE: stop the database's manager first (a background worker
  *	  connected to the database would make the drop fail); if the drop
  *	  fails, the manager is started again; if it succeeds, the database's

@@ -25,10 +25,11 @@
  *	  partial_graph.c.
  *
  * The graphs come from the catalog: a view's job is one graph (catalog.c;
- * graph id = the view's OID), and test actors (hummock_stream.test_actors)
- * make others.  The catalog is reread when a backend changes it and wakes
- * the manager, and the change rides on the next barrier of the graph as
- * an Add or Stop mutation.
+ * graph id = the view's OID), and registered graph sources add others
+ * (graph_source.h; the test module's test_actors, for instance).  Both are
+ * reread when a backend changes them and wakes the manager, and the change
+ * rides on the next barrier of the graph as an Add, Stop, Update, Pause or
+ * Resume mutation.
  *
  * The process's state is hs_manager (barrier_manager_internal.h).
  *
@@ -52,7 +53,6 @@
 
 #include "access/xact.h"
 #include "commands/extension.h"
-#include "executor/spi.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
@@ -77,6 +77,7 @@
 #include "hummock_stream/meta/compactor.h"
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/epoch.h"
+#include "hummock_stream/meta/graph_source.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/meta/launcher.h"
 #include "hummock_stream/meta/partial_graph.h"
@@ -147,52 +148,36 @@ extension_installed(void)
 	return found;
 }
 
-static uint32
-actor_kind_from_name(const char *name)
-{
-	if (strcmp(name, "counter") == 0)
-		return HS_ACTOR_COUNTER;
-	if (strcmp(name, "sleep") == 0)
-		return HS_ACTOR_SLEEP;
-	return HS_ACTOR_ERROR;
-}
-
 /*
- * Reread the graphs from the catalog: actors that appeared are added by the
- * next barrier of their graph, actors that disappeared are stopped by it.
+ * Reread the graphs: the views' jobs from the catalog and the actors and
+ * pause states of every registered graph source (graph_source.h).  Actors
+ * that appeared are added by the next barrier of their graph, actors that
+ * disappeared are stopped by it, and a source actor whose param changed
+ * is updated by it.
  */
 static void
 reload_graphs(void)
 {
 	List	   *seen = NIL;
 	List	   *jobs;
+	List	   *src_actors = NIL;
+	List	   *src_graphs = NIL;
 	ListCell   *lc;
 	MemoryContext oldcxt;
 
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
-	SPI_connect();
-	if (SPI_execute("SELECT actor_id, graph_id, kind, param, coalesce(table_id, 0)"
-					"  FROM hummock_stream.test_actors ORDER BY actor_id",
-					true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not read hummock_stream.test_actors");
+	HsGraphSourcesCollect(&src_actors, &src_graphs);
 
 	oldcxt = MemoryContextSwitchTo(hs_manager.cxt);
-	for (uint64 i = 0; i < SPI_processed; i++)
+	foreach(lc, src_actors)
 	{
-		HeapTuple	tup = SPI_tuptable->vals[i];
-		TupleDesc	td = SPI_tuptable->tupdesc;
-		bool		isnull;
-		HsActorSpec spec;
+		HsSourceActor *sa = lfirst(lc);
+		HsActorSpec spec = sa->spec;
 		HsGraph    *g;
 		HsPlacedActor *a;
 
-		memset(&spec, 0, sizeof(spec));
-		spec.actor_id = DatumGetInt32(SPI_getbinval(tup, td, 1, &isnull));
-		g = HsGraphFind(DatumGetInt32(SPI_getbinval(tup, td, 2, &isnull)), true);
-		spec.kind = actor_kind_from_name(SPI_getvalue(tup, td, 3));
-		spec.param = DatumGetInt32(SPI_getbinval(tup, td, 4, &isnull));
-		spec.table_id = (uint32) DatumGetInt64(SPI_getbinval(tup, td, 5, &isnull));
+		g = HsGraphFind(sa->graph_id, true);
 		seen = lappend_int(seen, (int) spec.actor_id);
 
 		if ((a = HsGraphFindActor(g->actors, spec.actor_id)) != NULL)
@@ -253,7 +238,7 @@ reload_graphs(void)
 		}
 	}
 
-	/* actors gone from the catalog are stopped */
+	/* actors gone from the catalog and the sources are stopped */
 	foreach(lc, hs_manager.graphs)
 	{
 		HsGraph    *g = lfirst(lc);
@@ -275,25 +260,18 @@ reload_graphs(void)
 				g->pending_add = foreach_delete_current(g->pending_add, la);
 		}
 	}
-	/* paused graphs (hummock_stream.test_graphs) */
-	if (SPI_execute("SELECT graph_id, paused FROM hummock_stream.test_graphs",
-					true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not read hummock_stream.test_graphs");
+	/* paused graphs: as the sources say, the others run */
 	foreach(lc, hs_manager.graphs)
 		((HsGraph *) lfirst(lc))->want_paused = false;
-	for (uint64 i = 0; i < SPI_processed; i++)
+	foreach(lc, src_graphs)
 	{
-		bool		isnull;
-		HsGraph    *g = HsGraphFind(DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i],
-															   SPI_tuptable->tupdesc, 1, &isnull)),
-								   false);
+		HsSourceGraph *sg = lfirst(lc);
+		HsGraph    *g = HsGraphFind(sg->graph_id, false);
 
 		if (g)
-			g->want_paused = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[i],
-														SPI_tuptable->tupdesc, 2, &isnull));
+			g->want_paused = sg->paused;
 	}
 	MemoryContextSwitchTo(oldcxt);
-	SPI_finish();
 
 	/*
 	 * A graph that (re)starts begins at its tables' committed epoch: its

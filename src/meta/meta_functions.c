@@ -28,7 +28,6 @@ PG_FUNCTION_INFO_V1(hummock_stream_partial_graphs);
 PG_FUNCTION_INFO_V1(hummock_stream_graph_failures);
 PG_FUNCTION_INFO_V1(hummock_stream_workers);
 PG_FUNCTION_INFO_V1(hummock_stream_manager_pid);
-PG_FUNCTION_INFO_V1(hummock_stream_wake_manager_on_commit);
 
 static const char *
 barrier_kind_name(uint8 kind)
@@ -300,17 +299,6 @@ wake_xact_callback(XactEvent event, void *arg)
 		HsDbStateWakeManager(MyDatabaseId);
 	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT)
 		wake_pending = false;
-}
-
-/*
- * hummock_stream._wake_manager_on_commit(): trigger function helper; asks
- * the manager to reread its catalog once the current transaction commits.
- */
-Datum
-hummock_stream_wake_manager_on_commit(PG_FUNCTION_ARGS)
-{
-	HsWakeManagerOnCommit();
-	PG_RETURN_VOID();
 }
 
 void

@@ -14,12 +14,16 @@
  * checkpoint, with the SSTs synced for the graph's tables) and moves on.
  *
  * Actors are created by the barrier that carries their Add mutation and
- * removed by a Stop mutation.  An actor that raises an error suspends its
- * graph on this worker: the failure is reported, the graph's later
- * barriers are dropped, and the worker waits for the manager's RESET,
- * which removes the graph's actors and state; the manager then re-adds
- * them with an Initial barrier from the committed epoch.  Other graphs are
- * not affected.
+ * removed by a Stop mutation.  What an actor does with a barrier depends
+ * on its kind, through the kind's table of operations (actor.h): the
+ * streaming job (job_actor.c) is built in, and libraries in
+ * shared_preload_libraries may register more (the test module's counter,
+ * sleep and error actors); an actor of a kind nobody registered fails its
+ * graph.  An actor that raises an error suspends its graph on this
+ * worker: the failure is reported, the graph's later barriers are
+ * dropped, and the worker waits for the manager's RESET, which removes the
+ * graph's actors and state; the manager then re-adds them with an Initial
+ * barrier from the committed epoch.  Other graphs are not affected.
  *
  * State: an actor writes its state-table changes of epoch E (the data
  * between the barriers E-1 -> E and E -> E') into a memtable of epoch E;
@@ -49,7 +53,6 @@
 #include "storage/latch.h"
 #include "tcop/tcopprot.h"
 #include "utils/guc.h"
-#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
@@ -60,23 +63,16 @@
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/pg/env_pg.h"
 #include "hummock_stream/storage/coding.h"
-#include "hummock_stream/storage/memtable.h"
 #include "hummock_stream/storage/shared_buffer.h"
-#include "hummock_stream/storage/version_read.h"
+#include "hummock_stream/stream/actor.h"
 #include "hummock_stream/stream/compute_worker.h"
-#include "hummock_stream/stream/stream_job.h"
 
 int			hs_shared_buffer_size_kb = 64 * 1024;
 
 typedef struct WorkerActor
 {
-	HsActorSpec spec;
-	int64		barriers_seen;
-	bool		initialized;	/* read its committed state */
-	int64		count;			/* counter actor: the value it commits */
-	TimestampTz ready_at;		/* sleep actor: when it passes the head */
+	HsActor		actor;			/* what its kind's operations see */
 	bool		passed_head;	/* has passed the graph's head barrier */
-	HsStreamJob *job;			/* stream job actor: its executors */
 	dlist_node	node;
 } WorkerActor;
 
@@ -110,7 +106,6 @@ static HsSharedBuffer *shared_buffer;
 static HsEnv *worker_env;		/* allocates in WorkerContext */
 static int	uncommitted_syncs = 0;	/* checkpoints synced, not yet committed */
 
-#define COUNTER_KEY "count"
 static dlist_head graphs = DLIST_STATIC_INIT(graphs);
 static dlist_head outbox = DLIST_STATIC_INIT(outbox);
 static MemoryContext WorkerContext;
@@ -180,8 +175,8 @@ find_graph(uint32 graph_id, bool create)
 static void
 free_actor(WorkerActor *a)
 {
-	if (a->job)
-		HsStreamJobFree(a->job);
+	if (a->actor.ops->free)
+		a->actor.ops->free(&a->actor);
 	pfree(a);
 }
 
@@ -228,8 +223,8 @@ apply_mutation(WorkerGraph *g, const HsMsgInject *msg)
 		{
 			WorkerActor *a = dlist_container(WorkerActor, node, it.cur);
 
-			if (a->spec.actor_id == msg->update[i].actor_id)
-				a->spec = msg->update[i];
+			if (a->actor.spec.actor_id == msg->update[i].actor_id)
+				a->actor.spec = msg->update[i];
 		}
 	}
 	for (int i = 0; i < msg->n_stop; i++)
@@ -240,15 +235,10 @@ apply_mutation(WorkerGraph *g, const HsMsgInject *msg)
 		{
 			WorkerActor *a = dlist_container(WorkerActor, node, it.cur);
 
-			if (a->spec.actor_id == msg->stop[i])
+			if (a->actor.spec.actor_id == msg->stop[i])
 			{
-				HsTableId	tables[HS_ACTOR_MAX_STATE_TABLES + 1];
-				int			n = HsActorSpecTables(&a->spec, tables);
-
-				/* a stopped job's unsynced state goes with it */
-				if (a->spec.kind == HS_ACTOR_STREAM_JOB)
-					for (int k = 0; k < n; k++)
-						HsSharedBufferDropTable(shared_buffer, tables[k]);
+				if (a->actor.ops->on_stop)
+					a->actor.ops->on_stop(&a->actor);
 				dlist_delete(it.cur);
 				free_actor(a);
 			}
@@ -256,16 +246,51 @@ apply_mutation(WorkerGraph *g, const HsMsgInject *msg)
 	}
 	for (int i = 0; i < msg->n_add; i++)
 	{
-		WorkerActor *a = MemoryContextAllocZero(WorkerContext, sizeof(WorkerActor));
+		const HsActorOps *ops = HsActorKindLookup(msg->add[i].kind);
+		WorkerActor *a;
 
-		a->spec = msg->add[i];
+		if (ops == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_OBJECT),
+					 errmsg("actor %u of partial graph %u has unknown kind %u: no library in shared_preload_libraries registered it",
+							msg->add[i].actor_id, g->graph_id, msg->add[i].kind)));
+		a = MemoryContextAllocZero(WorkerContext, sizeof(WorkerActor));
+		a->actor.spec = msg->add[i];
+		a->actor.ops = ops;
+		a->actor.graph_id = g->graph_id;
 		dlist_push_tail(&g->actors, &a->node);
 	}
 }
 
+/* ---------------------------------------------------------------------
+ * What the worker lends its actors (compute_worker.h)
+ * ---------------------------------------------------------------------
+ */
+
+MemoryContext
+HsComputeWorkerContext(void)
+{
+	Assert(WorkerContext != NULL);
+	return WorkerContext;
+}
+
+HsEnv *
+HsComputeWorkerEnv(void)
+{
+	Assert(worker_env != NULL);
+	return worker_env;
+}
+
+HsSharedBuffer *
+HsComputeWorkerSharedBuffer(void)
+{
+	Assert(shared_buffer != NULL);
+	return shared_buffer;
+}
+
 /* Start a transaction for storage work, unless one is open. */
-static void
-ensure_xact(void)
+void
+HsComputeWorkerBeginWork(void)
 {
 	if (!IsTransactionState())
 	{
@@ -284,137 +309,14 @@ finish_xact(void)
 	}
 }
 
-/*
- * The counter actor: on start it reads its table's committed count; for
- * every epoch it adds one and writes the count into the epoch's memtable,
- * sealed into the shared buffer as it passes the barrier.  Its "input" is
- * the epoch itself: while its graph is paused (or its param is negative)
- * it writes nothing, and its table still commits every checkpoint.
- */
-static void
-counter_on_barrier(WorkerActor *a, const HsMsgInject *msg, bool paused)
+void
+HsComputeWorkerMaybeSpill(void)
 {
-	HsTableId	table = a->spec.table_id;
-	HsSlice		key = HsSliceMake(COUNTER_KEY, strlen(COUNTER_KEY));
+	HsSstWriteContext ctx;
 	HsStatus	st;
-	char		oldv[32],
-				newv[32];
-	HsMemtable *mt;
-	bool		ok;
 
-	if (table == 0)
-		return;
-	ensure_xact();
-	if (!a->initialized)
-	{
-		HsVersion  *v = HsHummockPinnedVersion(HS_EPOCH_MAX);
-		HsBuf		row;
-		bool		found;
-
-		HsBufInit(&row, HsHummockEnv());
-		HS_CHECK(HsVersionGet(v, HsHummockSstCache(), table, key, HS_EPOCH_MAX,
-							  &found, &row, &st), &st);
-		a->count = found ? strtoll(pnstrdup((char *) row.data, row.len), NULL, 10) : 0;
-		HsBufFree(&row);
-		HsVersionUnref(v);
-		a->initialized = true;
-	}
-	if (msg->kind == HS_BARRIER_INITIAL)
-		return;					/* no data belongs to the prev epoch */
-	if (a->spec.param < 0 || paused)
-		return;					/* an idle table or a paused graph: no input */
-
-	snprintf(oldv, sizeof(oldv), "%lld", (long long) a->count);
-	snprintf(newv, sizeof(newv), "%lld", (long long) (a->count + 1));
-	mt = HsMemtableCreate(worker_env, table, msg->prev_epoch, false, false);
-	if (a->count > 0)
-		ok = HsMemtableUpdate(mt, key, HsSliceMake(oldv, strlen(oldv)),
-							  HsSliceMake(newv, strlen(newv)), &st);
-	else
-		ok = HsMemtableInsert(mt, key, HsSliceMake(newv, strlen(newv)), &st);
-	if (!ok)
-	{
-		HsMemtableDestroy(mt);
-		HsStatusReport(ERROR, &st);
-	}
-	HS_CHECK(HsSharedBufferSeal(shared_buffer, mt, &st), &st);
-	a->count++;
-
-	/* over hummock_stream.shared_buffer_size: spill sealed data to SSTs */
-	{
-		HsSstWriteContext ctx;
-
-		HsHummockWriteContext(&ctx);
-		HS_CHECK(HsSharedBufferMaybeSpill(shared_buffer, &ctx, &st), &st);
-	}
-}
-
-/*
- * A streaming job's actor: built from the catalog by its first barrier
- * (it restores its committed state and capture position); every later
- * barrier ends the epoch prev: the job consumes the capture log up to the
- * barrier's snapshot, flushes its executors and seals the epoch's state.
- * A job has no Pause (its input is the capture log, which waits).
- */
-static void
-stream_job_on_barrier(WorkerActor *a, const PendingBarrier *b)
-{
-	HsStreamJob *job;
-	HsVersion  *v;
-	HsUserContext owner;
-
-	ensure_xact();
-
-	/*
-	 * Everything the job evaluates runs as its view's owner (looked up at
-	 * every barrier: ALTER ... OWNER TO takes effect at the next one); an
-	 * error aborts the round's transaction, which restores the user.
-	 */
-	HsSwitchToUser(HsStreamJobOwner(a->spec.table_id), &owner);
-	if (a->job == NULL)
-	{
-		HsStreamStore store;
-
-		store.env = worker_env;
-		store.shared_buffer = shared_buffer;
-		store.cache = HsHummockSstCache();
-		store.version = NULL;
-		store.epoch = 0;
-		a->job = HsStreamJobLoad(a->spec.table_id, &store, WorkerContext);
-	}
-	if (b->msg.kind == HS_BARRIER_INITIAL)
-	{
-		HsRestoreUser(&owner);
-		return;
-	}
-	job = a->job;
-
-	/* the owner's rights hold at every epoch, not only at creation */
-	HsViewCheckPrivileges(job->reads, get_rel_name(job->job_id), true);
-
-	v = HsHummockPinnedVersion(HS_EPOCH_MAX);
-	job->store.version = v;
-	job->store.epoch = b->msg.prev_epoch;
-	PG_TRY();
-	{
-		HsStreamJobConsume(job, b->snapshot);
-		HsStreamJobFlush(job);
-	}
-	PG_FINALLY();
-	{
-		job->store.version = NULL;
-		HsVersionUnref(v);
-	}
-	PG_END_TRY();
-	HsRestoreUser(&owner);
-
-	{
-		HsSstWriteContext ctx;
-		HsStatus	st;
-
-		HsHummockWriteContext(&ctx);
-		HS_CHECK(HsSharedBufferMaybeSpill(shared_buffer, &ctx, &st), &st);
-	}
+	HsHummockWriteContext(&ctx);
+	HS_CHECK(HsSharedBufferMaybeSpill(shared_buffer, &ctx, &st), &st);
 }
 
 /* Tables of the graph's actors on this worker. */
@@ -428,7 +330,7 @@ graph_tables(WorkerGraph *g, HsTableId *tables, int max)
 	{
 		WorkerActor *a = dlist_container(WorkerActor, node, it.cur);
 		HsTableId	mine[HS_ACTOR_MAX_STATE_TABLES + 1];
-		int			k = HsActorSpecTables(&a->spec, mine);
+		int			k = HsActorSpecTables(&a->actor.spec, mine);
 
 		for (int i = 0; i < k && n < max; i++)
 			tables[n++] = mine[i];
@@ -488,8 +390,8 @@ graph_logged_tables(WorkerGraph *g, HsTableId *tables, int max)
 	{
 		WorkerActor *a = dlist_container(WorkerActor, node, it.cur);
 
-		if (a->spec.kind == HS_ACTOR_STREAM_JOB && a->spec.table_id != 0 && n < max)
-			tables[n++] = a->spec.table_id;
+		if (a->actor.ops->keeps_change_log && a->actor.spec.table_id != 0 && n < max)
+			tables[n++] = a->actor.spec.table_id;
 	}
 	return n;
 }
@@ -512,7 +414,7 @@ collect_checkpoint(WorkerGraph *g, const PendingBarrier *b)
 	HsBufInit(&payload, HsHummockEnv());
 	if (n > 0)
 	{
-		ensure_xact();
+		HsComputeWorkerBeginWork();
 		HsHummockWriteContext(&ctx);
 		HS_CHECK(HsSharedBufferSync(shared_buffer, b->msg.prev_epoch, tables, n,
 									&ctx, &res, &st), &st);
@@ -543,40 +445,24 @@ collect_checkpoint(WorkerGraph *g, const PendingBarrier *b)
 }
 
 /*
- * Offer the head barrier to one actor.  Returns true if it passed; false
- * if it asks to be offered the barrier again at *wake_at.
+ * Offer the head barrier to one actor, through its kind's operations.
+ * Returns true if it passed; false if it asks to be offered the barrier
+ * again at *wake_at.
  */
 static bool
 actor_on_barrier(WorkerGraph *g, WorkerActor *a, const PendingBarrier *b,
 				 TimestampTz *wake_at)
 {
-	switch ((HsActorKind) a->spec.kind)
-	{
-		case HS_ACTOR_STREAM_JOB:
-			stream_job_on_barrier(a, b);
-			break;
-		case HS_ACTOR_SLEEP:
-			if (a->ready_at == 0)
-				a->ready_at = TimestampTzPlusMilliseconds(b->arrived_at, a->spec.param);
-			if (GetCurrentTimestamp() < a->ready_at)
-			{
-				*wake_at = a->ready_at;
-				return false;
-			}
-			a->ready_at = 0;
-			break;
-		case HS_ACTOR_ERROR:
-			if (a->barriers_seen + 1 >= a->spec.param)
-				ereport(ERROR,
-						(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
-						 errmsg("test actor %u failed at barrier %lld as asked",
-								a->spec.actor_id, (long long) (a->barriers_seen + 1))));
-			break;
-		case HS_ACTOR_COUNTER:
-			counter_on_barrier(a, &b->msg, g->paused);
-			break;
-	}
-	a->barriers_seen++;
+	HsActorBarrier ab;
+
+	ab.kind = (HsBarrierKind) b->msg.kind;
+	ab.prev_epoch = b->msg.prev_epoch;
+	ab.curr_epoch = b->msg.curr_epoch;
+	ab.snapshot = b->snapshot;
+	ab.arrived_at = b->arrived_at;
+	if (!a->actor.ops->on_barrier(&a->actor, &ab, g->paused, wake_at))
+		return false;
+	a->actor.barriers_seen++;
 	return true;
 }
 

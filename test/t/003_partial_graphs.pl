@@ -11,7 +11,7 @@ use Time::HiRes qw(time sleep);
 my $node = PostgreSQL::Test::Cluster->new('pg');
 $node->init;
 $node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'hummock_stream'
+shared_preload_libraries = 'hummock_stream,hummock_stream_test'
 hummock_stream.barrier_interval_ms = 100
 hummock_stream.compute_workers = 2
 hummock_stream.max_inflight_barriers = 8
@@ -23,7 +23,7 @@ $node->safe_psql('postgres', 'CREATE DATABASE db1');
 $node->safe_psql('postgres', 'CREATE DATABASE db2');
 for my $db ('db1', 'db2')
 {
-	$node->safe_psql($db, 'CREATE EXTENSION hummock_stream');
+	$node->safe_psql($db, 'CREATE EXTENSION hummock_stream; CREATE EXTENSION hummock_stream_test');
 }
 
 sub graph
@@ -46,7 +46,7 @@ sub commit_rate
 
 # graph 1: a fast actor on each worker; graph 2: an actor that takes 1 s per barrier
 $node->safe_psql('db1', q{
-	INSERT INTO hummock_stream.test_actors (graph_id, kind, param)
+	INSERT INTO hummock_stream_test.test_actors (graph_id, kind, param)
 	VALUES (1, 'counter', 0), (1, 'counter', 0), (2, 'sleep', 1000)});
 ok( $node->poll_query_until('db1',
 		"SELECT count(*) = 2 FROM hummock_stream.partial_graphs WHERE state = 'running' AND commits > 0"),
@@ -65,7 +65,7 @@ is($node->safe_psql('db1',
 # graph 3: an actor that fails at its 10th barrier, again and again (it
 # commits 8 checkpoints in between, so its backoff stays at 1 s)
 $node->safe_psql('db1',
-	"INSERT INTO hummock_stream.test_actors (graph_id, kind, param) VALUES (3, 'error', 10)");
+	"INSERT INTO hummock_stream_test.test_actors (graph_id, kind, param) VALUES (3, 'error', 10)");
 ok($node->poll_query_until('db1',
 		"SELECT resets >= 2 FROM hummock_stream.partial_graphs WHERE graph_id = 3"),
 	'the failing graph is reset, resumes, and fails again');
@@ -91,7 +91,7 @@ is( $node->safe_psql('db1', q{
 	'0', 'graph 1 completed every barrier in order, without gaps');
 
 # Stop the failing graph (a Stop mutation on the next barrier).
-$node->safe_psql('db1', "DELETE FROM hummock_stream.test_actors WHERE graph_id = 3");
+$node->safe_psql('db1', "DELETE FROM hummock_stream_test.test_actors WHERE graph_id = 3");
 
 # A compute worker that exits (terminated): only graphs it hosted reset,
 # and it is replaced.
@@ -111,7 +111,7 @@ cmp_ok(graph('db1', 1, 'committed_epoch'), '>=', $committed1, 'no committed epoc
 
 # Two databases: an error loop in db2 never delays db1.
 $node->safe_psql('db2', q{
-	INSERT INTO hummock_stream.test_actors (graph_id, kind, param)
+	INSERT INTO hummock_stream_test.test_actors (graph_id, kind, param)
 	VALUES (1, 'error', 2), (2, 'error', 3)});
 ok($node->poll_query_until('db2',
 		"SELECT sum(resets) >= 4 FROM hummock_stream.partial_graphs"),
@@ -124,12 +124,12 @@ cmp_ok($db1_rate, '>', $baseline * 0.5, 'db1 keeps its commit rate');
 # signal as a crash (shared memory may be damaged) and restarts every
 # process; the graphs then recover from their committed epochs.
 $node->safe_psql('db1', q{
-	INSERT INTO hummock_stream.test_actors (graph_id, kind, param, table_id)
+	INSERT INTO hummock_stream_test.test_actors (graph_id, kind, param, table_id)
 	VALUES (5, 'counter', 0, 7001)});
 ok($node->poll_query_until('db1',
 		"SELECT commits > 3 FROM hummock_stream.partial_graphs WHERE graph_id = 5"),
 	'a counter graph commits its table');
-my $count = $node->safe_psql('db1', "SELECT hummock_stream.test_get(7001, 'count')");
+my $count = $node->safe_psql('db1', "SELECT hummock_stream_test.test_get(7001, 'count')");
 my $epoch = $node->safe_psql('db1',
 	"SELECT committed_epoch FROM hummock_stream.table_epochs() WHERE table_id = 7001");
 my $wpid = $node->safe_psql('db1',
@@ -141,7 +141,7 @@ ok( $node->poll_query_until('db1',
 ok( $node->poll_query_until('db1',
 		"SELECT committed_epoch > $epoch FROM hummock_stream.table_epochs() WHERE table_id = 7001"),
 	'and commits epochs newer than before');
-cmp_ok($node->safe_psql('db1', "SELECT hummock_stream.test_get(7001, 'count')"),
+cmp_ok($node->safe_psql('db1', "SELECT hummock_stream_test.test_get(7001, 'count')"),
 	'>=', $count, 'its committed state did not go backwards');
 
 # A crash of the whole server: everything comes back.

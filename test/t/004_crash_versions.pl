@@ -17,7 +17,7 @@ my $iterations = 20;
 my $node = PostgreSQL::Test::Cluster->new('crash');
 $node->init;
 $node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'hummock_stream'
+shared_preload_libraries = 'hummock_stream,hummock_stream_test'
 hummock_stream.barrier_interval_ms = 50
 hummock_stream.compaction_interval = 50ms
 hummock_stream.compute_workers = 2
@@ -25,10 +25,10 @@ max_worker_processes = 32
 restart_after_crash = on
 });
 $node->start;
-$node->safe_psql('postgres', 'CREATE EXTENSION hummock_stream');
+$node->safe_psql('postgres', 'CREATE EXTENSION hummock_stream; CREATE EXTENSION hummock_stream_test');
 # two counter graphs commit through the barrier loop the whole time
 $node->safe_psql('postgres', q{
-	INSERT INTO hummock_stream.test_actors (graph_id, kind, param, table_id)
+	INSERT INTO hummock_stream_test.test_actors (graph_id, kind, param, table_id)
 	VALUES (1, 'counter', 0, 1001), (2, 'counter', 0, 1002)});
 
 # the counters are read before the first crash: wait for their first commits
@@ -67,7 +67,7 @@ sub restart_after_kill
 sub commit42
 {
 	my ($epoch, $key) = @_;
-	return "SELECT hummock_stream.test_write(42, $epoch, '{$key,last}', '{v$epoch,$epoch}', true);";
+	return "SELECT hummock_stream_test.test_write(42, $epoch, '{$key,last}', '{v$epoch,$epoch}', true);";
 }
 
 sub state_at
@@ -75,7 +75,7 @@ sub state_at
 	my ($epoch) = @_;
 	my %s;
 	for my $line (split /\n/,
-		$node->safe_psql('postgres', "SELECT key || '=' || value FROM hummock_stream.test_scan(42, $epoch)"))
+		$node->safe_psql('postgres', "SELECT key || '=' || value FROM hummock_stream_test.test_scan(42, $epoch)"))
 	{
 		my ($k, $v) = split /=/, $line, 2;
 		$s{$k} = $v;
@@ -87,7 +87,7 @@ sub counters
 {
 	my %c;
 	for my $line (split /\n/, $node->safe_psql('postgres',
-			"SELECT t || '=' || coalesce(hummock_stream.test_get(t, 'count'), '0') FROM unnest('{1001,1002}'::bigint[]) t"))
+			"SELECT t || '=' || coalesce(hummock_stream_test.test_get(t, 'count'), '0') FROM unnest('{1001,1002}'::bigint[]) t"))
 	{
 		my ($t, $v) = split /=/, $line;
 		$c{$t} = $v;
@@ -175,7 +175,7 @@ is( $node->safe_psql('postgres', qq{
 	'0', 'every object the version references is on disk');
 
 # quiesce: stop the actors, compact everything, collect garbage
-$node->safe_psql('postgres', 'DELETE FROM hummock_stream.test_actors');
+$node->safe_psql('postgres', 'DELETE FROM hummock_stream_test.test_actors');
 $node->poll_query_until('postgres',
 	"SELECT count(*) = 0 FROM hummock_stream.partial_graphs WHERE actors > 0")
   or BAIL_OUT('the actors did not stop');

@@ -12,7 +12,7 @@ use Test::More;
 my $node = PostgreSQL::Test::Cluster->new('sbc');
 $node->init;
 $node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'hummock_stream'
+shared_preload_libraries = 'hummock_stream,hummock_stream_test'
 hummock_stream.shared_block_cache_size = 1MB
 hummock_stream.block_cache_size = 0
 hummock_stream.compaction_interval = 1h
@@ -21,11 +21,12 @@ hummock_stream.query_consistency = per_table
 $node->start;
 $node->safe_psql('postgres', q{
 	CREATE EXTENSION hummock_stream;
+	CREATE EXTENSION hummock_stream_test;
 	CREATE TABLE small (id int, v text) USING hummock;
 	CREATE TABLE big (id int, v text) USING hummock;
-	SELECT hummock_stream.test_load('small', hummock_stream.epoch_at(now()),
+	SELECT hummock_stream_test.test_load('small', hummock_stream.epoch_at(now()),
 		$$SELECT g, repeat('s', 50) FROM generate_series(1, 300) g$$);
-	SELECT hummock_stream.test_load('big', hummock_stream.epoch_at(now()),
+	SELECT hummock_stream_test.test_load('big', hummock_stream.epoch_at(now()),
 		$$SELECT g, repeat('b', 50) FROM generate_series(1, 100000) g$$);
 });
 

@@ -14,7 +14,7 @@ use Test::More;
 my $node = PostgreSQL::Test::Cluster->new('slots');
 $node->init;
 $node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'hummock_stream'
+shared_preload_libraries = 'hummock_stream,hummock_stream_test'
 hummock_stream.barrier_interval_ms = 200
 hummock_stream.compute_workers = 1
 # 16 databases at once: a manager, a compute worker and a compactor each
@@ -41,11 +41,13 @@ sub cycle
 	return "CREATE EXTENSION: $err" if $ret != 0;
 	if ($i % 2)
 	{
+		($ret, $out, $err) = $node->psql($db, 'CREATE EXTENSION hummock_stream_test');
+		return "CREATE EXTENSION hummock_stream_test: $err" if $ret != 0;
 		($ret, $out, $err) = $node->psql($db, q{
-			SELECT hummock_stream.test_write(7, hummock_stream.epoch_at(now()),
+			SELECT hummock_stream_test.test_write(7, hummock_stream.epoch_at(now()),
 			                                 ARRAY['k'], ARRAY['v'])});
 		return "test_write: $err" if $ret != 0;
-		$out = $node->safe_psql($db, "SELECT hummock_stream.test_get(7, 'k')");
+		$out = $node->safe_psql($db, "SELECT hummock_stream_test.test_get(7, 'k')");
 		return "test_get returned '$out'" if $out ne 'v';
 	}
 	else
@@ -82,8 +84,10 @@ for my $i (1 .. 40)
 {
 	my ($ret, $out, $err) = $node->psql('ext_cycles', q{
 		CREATE EXTENSION hummock_stream;
-		SELECT hummock_stream.test_write(7, hummock_stream.epoch_at(now()), ARRAY['k'], ARRAY['v']);
-		SELECT hummock_stream.test_get(7, 'k');
+		CREATE EXTENSION hummock_stream_test;
+		SELECT hummock_stream_test.test_write(7, hummock_stream.epoch_at(now()), ARRAY['k'], ARRAY['v']);
+		SELECT hummock_stream_test.test_get(7, 'k');
+		DROP EXTENSION hummock_stream_test;
 		DROP EXTENSION hummock_stream;});
 	push @ext_failed, "cycle $i: $err" if $ret != 0 || $out !~ /\bv$/m;
 	last if @ext_failed >= 3;

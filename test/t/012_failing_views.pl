@@ -14,13 +14,13 @@ use Time::HiRes qw(time sleep);
 my $node = PostgreSQL::Test::Cluster->new('failing');
 $node->init;
 $node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'hummock_stream'
+shared_preload_libraries = 'hummock_stream,hummock_stream_test'
 hummock_stream.barrier_interval_ms = 100
 hummock_stream.compute_workers = 2
 max_worker_processes = 16
 });
 $node->start;
-$node->safe_psql('postgres', 'CREATE EXTENSION hummock_stream');
+$node->safe_psql('postgres', 'CREATE EXTENSION hummock_stream; CREATE EXTENSION hummock_stream_test');
 
 sub graph
 {
@@ -43,7 +43,7 @@ sub commit_rate
 # graph 1: a counter on each worker; graph 2: an actor that fails at its
 # first barrier, so every retry fails at once
 $node->safe_psql('postgres', q{
-	INSERT INTO hummock_stream.test_actors (graph_id, kind, param)
+	INSERT INTO hummock_stream_test.test_actors (graph_id, kind, param)
 	VALUES (1, 'counter', 0), (1, 'counter', 0)});
 ok($node->poll_query_until('postgres',
 		"SELECT commits > 5 FROM hummock_stream.partial_graphs WHERE graph_id = 1"),
@@ -52,7 +52,7 @@ my $baseline = commit_rate(1, 3);
 diag(sprintf("graph 1 alone: %.1f commits/s", $baseline));
 
 $node->safe_psql('postgres', q{
-	INSERT INTO hummock_stream.test_actors (graph_id, kind, param) VALUES (2, 'error', 1)});
+	INSERT INTO hummock_stream_test.test_actors (graph_id, kind, param) VALUES (2, 'error', 1)});
 
 # Record when each reset of graph 2 is first seen, for 16 s.
 my @seen;
@@ -95,7 +95,7 @@ ok( $node->poll_query_until('postgres', q{
 
 # Heal it: the actor's new parameter applies when it is built again.
 $node->safe_psql('postgres',
-	"UPDATE hummock_stream.test_actors SET param = 1000000 WHERE graph_id = 2");
+	"UPDATE hummock_stream_test.test_actors SET param = 1000000 WHERE graph_id = 2");
 ok( $node->poll_query_until('postgres', q{
 	SELECT state = 'running' AND last_error IS NULL AND retry_at IS NULL AND commits > 0
 	  FROM hummock_stream.partial_graphs WHERE graph_id = 2}),
@@ -103,7 +103,7 @@ ok( $node->poll_query_until('postgres', q{
 
 # Its delay starts over: a failure after a commit waits about 1 s again.
 $node->safe_psql('postgres',
-	"UPDATE hummock_stream.test_actors SET param = 5 WHERE graph_id = 2");
+	"UPDATE hummock_stream_test.test_actors SET param = 5 WHERE graph_id = 2");
 ok( $node->poll_query_until('postgres', q{
 	SELECT state = 'failed' FROM hummock_stream.partial_graphs WHERE graph_id = 2}, 't'),
 	'it fails again');
@@ -112,7 +112,7 @@ my $left = $node->safe_psql('postgres', q{
 	 WHERE graph_id = 2 AND state = 'failed'});
 diag("the new delay has $left s left");
 cmp_ok($left eq '' ? 0 : $left, '<', 1.5, 'a commit in between resets the delay to 1 s');
-$node->safe_psql('postgres', "DELETE FROM hummock_stream.test_actors WHERE graph_id = 2");
+$node->safe_psql('postgres', "DELETE FROM hummock_stream_test.test_actors WHERE graph_id = 2");
 
 # A streaming view that fails on every epoch until a switch is turned off,
 # next to a healthy one.

@@ -53,12 +53,13 @@ typedef enum HsMsgType
 	HS_MSG_COMMITTED = 6
 } HsMsgType;
 
-/* Kinds of actors: a streaming job, and test actors of the barrier loop. */
+/*
+ * Kinds of actors.  The product has one, the streaming job; libraries in
+ * shared_preload_libraries register others under their own numbers
+ * (HsActorKindRegister, stream/actor.h; the test module takes 1 to 3).
+ */
 typedef enum HsActorKind
 {
-	HS_ACTOR_COUNTER = 1,		/* writes a counter per epoch to its table */
-	HS_ACTOR_SLEEP = 2,			/* takes param ms to pass each barrier */
-	HS_ACTOR_ERROR = 3,			/* fails at its param-th barrier */
 	HS_ACTOR_STREAM_JOB = 4		/* a streaming view's executors (job = table_id) */
 } HsActorKind;
 
@@ -67,7 +68,7 @@ typedef enum HsActorKind
 typedef struct HsActorSpec
 {
 	uint32		actor_id;
-	uint32		kind;			/* HsActorKind */
+	uint32		kind;			/* HsActorKind, or a registered kind */
 	int32		param;
 	uint32		table_id;		/* 0 if none */
 	uint32		n_state_tables;

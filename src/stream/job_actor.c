@@ -1,0 +1,110 @@
+/*-------------------------------------------------------------------------
+ *
+ * job_actor.c
+ *	  The streaming job's actor: the product's one built-in actor kind
+ *	  (HS_ACTOR_STREAM_JOB), one per view, run by a compute worker.
+ *
+ * Built from the catalog by its first barrier (it restores its committed
+ * state and capture position); every later barrier ends the epoch prev:
+ * the job consumes the capture log up to the barrier's snapshot, flushes
+ * its executors and seals the epoch's state into the worker's shared
+ * buffer.  A job has no Pause (its input is the capture log, which
+ * waits).  Its table (the view's relation) keeps a change log.
+ *
+ * src/stream/job_actor.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "utils/lsyscache.h"
+
+#include "hummock_stream/meta/hummock_manager.h"
+#include "hummock_stream/pg/user_context.h"
+#include "hummock_stream/storage/shared_buffer.h"
+#include "hummock_stream/stream/actor.h"
+#include "hummock_stream/stream/compute_worker.h"
+#include "hummock_stream/stream/stream_job.h"
+
+static bool
+job_on_barrier(HsActor *a, const HsActorBarrier *b, bool paused, TimestampTz *wake_at)
+{
+	HsStreamJob *job;
+	HsVersion  *v;
+	HsUserContext owner;
+
+	HsComputeWorkerBeginWork();
+
+	/*
+	 * Everything the job evaluates runs as its view's owner (looked up at
+	 * every barrier: ALTER ... OWNER TO takes effect at the next one); an
+	 * error aborts the round's transaction, which restores the user.
+	 */
+	HsSwitchToUser(HsStreamJobOwner(a->spec.table_id), &owner);
+	if (a->state == NULL)
+	{
+		HsStreamStore store;
+
+		store.env = HsComputeWorkerEnv();
+		store.shared_buffer = HsComputeWorkerSharedBuffer();
+		store.cache = HsHummockSstCache();
+		store.version = NULL;
+		store.epoch = 0;
+		a->state = HsStreamJobLoad(a->spec.table_id, &store, HsComputeWorkerContext());
+	}
+	if (b->kind == HS_BARRIER_INITIAL)
+	{
+		HsRestoreUser(&owner);
+		return true;
+	}
+	job = a->state;
+
+	/* the owner's rights hold at every epoch, not only at creation */
+	HsViewCheckPrivileges(job->reads, get_rel_name(job->job_id), true);
+
+	v = HsHummockPinnedVersion(HS_EPOCH_MAX);
+	job->store.version = v;
+	job->store.epoch = b->prev_epoch;
+	PG_TRY();
+	{
+		HsStreamJobConsume(job, b->snapshot);
+		HsStreamJobFlush(job);
+	}
+	PG_FINALLY();
+	{
+		job->store.version = NULL;
+		HsVersionUnref(v);
+	}
+	PG_END_TRY();
+	HsRestoreUser(&owner);
+
+	HsComputeWorkerMaybeSpill();
+	return true;
+}
+
+/* A stopped job's unsynced state goes with it. */
+static void
+job_on_stop(HsActor *a)
+{
+	HsTableId	tables[HS_ACTOR_MAX_STATE_TABLES + 1];
+	int			n = HsActorSpecTables(&a->spec, tables);
+
+	for (int k = 0; k < n; k++)
+		HsSharedBufferDropTable(HsComputeWorkerSharedBuffer(), tables[k]);
+}
+
+static void
+job_free(HsActor *a)
+{
+	if (a->state)
+		HsStreamJobFree((HsStreamJob *) a->state);
+	a->state = NULL;
+}
+
+const HsActorOps HsStreamJobActorOps = {
+	.name = "stream job",
+	.on_barrier = job_on_barrier,
+	.on_stop = job_on_stop,
+	.free = job_free,
+	.keeps_change_log = true,
+};

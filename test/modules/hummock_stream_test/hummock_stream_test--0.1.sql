@@ -1,0 +1,120 @@
+/* hummock_stream_test--0.1.sql -- install script of the test module */
+
+\echo Use "CREATE EXTENSION hummock_stream_test" to load this file. \quit
+
+-- Everything lives in its own schema, a member of the extension, so DROP
+-- EXTENSION hummock_stream_test removes it with everything in it and
+-- hummock_stream's own schema holds no test object.
+CREATE SCHEMA hummock_stream_test;
+COMMENT ON SCHEMA hummock_stream_test IS
+  'Test scaffolding of hummock_stream: test actors and graphs, functions that drive the store directly';
+-- Every object below is the superuser's (REVOKE ... FROM PUBLIC), as the
+-- same objects were when they lived in hummock_stream.
+GRANT USAGE ON SCHEMA hummock_stream_test TO PUBLIC;
+
+-- ---------------------------------------------------------------------
+-- Test actors of the barrier loop
+-- ---------------------------------------------------------------------
+-- Each row is an actor of partial graph graph_id.  Inserting or deleting
+-- rows changes the graphs at the next barrier (an Add or Stop mutation;
+-- a changed param is an Update).  The library, in shared_preload_libraries
+-- after hummock_stream, registers the kinds with the compute workers and
+-- these tables as a graph source of every barrier manager.
+--   counter: adds one to a counter in its table every epoch (param < 0:
+--            idle, its table commits epochs but never changes)
+--   sleep:   takes param ms to pass each barrier
+--   error:   fails at its param-th barrier (then its graph is reset)
+CREATE TABLE hummock_stream_test.test_actors (
+    actor_id serial PRIMARY KEY,
+    graph_id integer NOT NULL CHECK (graph_id > 0),
+    kind     text NOT NULL CHECK (kind IN ('counter', 'sleep', 'error')),
+    param    integer NOT NULL DEFAULT 0,
+    table_id bigint
+);
+COMMENT ON TABLE hummock_stream_test.test_actors IS
+  'Test actors of the barrier loop; changes apply at the next barrier';
+
+-- Graphs whose input is paused (a Pause mutation; deleting the row or
+-- setting paused = false resumes them).
+CREATE TABLE hummock_stream_test.test_graphs (
+    graph_id integer PRIMARY KEY CHECK (graph_id > 0),
+    paused   boolean NOT NULL DEFAULT false
+);
+COMMENT ON TABLE hummock_stream_test.test_graphs IS
+  'Pause state of test graphs; changes apply at the next barrier';
+
+-- Wakes the database's barrier manager when the transaction commits, so
+-- it rereads its graphs.
+CREATE FUNCTION hummock_stream_test._graphs_changed()
+RETURNS trigger
+AS 'MODULE_PATHNAME', 'hummock_stream_test_graphs_changed'
+LANGUAGE C;
+CREATE TRIGGER test_actors_changed
+  AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON hummock_stream_test.test_actors
+  FOR EACH STATEMENT EXECUTE FUNCTION hummock_stream_test._graphs_changed();
+CREATE TRIGGER test_graphs_changed
+  AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON hummock_stream_test.test_graphs
+  FOR EACH STATEMENT EXECUTE FUNCTION hummock_stream_test._graphs_changed();
+
+REVOKE ALL ON FUNCTION hummock_stream_test._graphs_changed() FROM PUBLIC;
+REVOKE ALL ON hummock_stream_test.test_actors, hummock_stream_test.test_graphs FROM PUBLIC;
+
+-- ---------------------------------------------------------------------
+-- Driving the store directly (superuser only)
+-- ---------------------------------------------------------------------
+
+CREATE FUNCTION hummock_stream_test.test_write(table_id bigint, epoch bigint,
+                                               keys text[], vals text[],
+                                               change_log boolean DEFAULT false)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'hummock_stream_test_write'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE;
+COMMENT ON FUNCTION hummock_stream_test.test_write(bigint, bigint, text[], text[], boolean) IS
+  'Write keys (NULL value: delete) of a table at an epoch and commit the table at that epoch in this transaction; returns the version id';
+
+CREATE FUNCTION hummock_stream_test.test_scan(table_id bigint, epoch bigint DEFAULT NULL,
+                                              OUT key text, OUT value text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'hummock_stream_test_scan'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE;
+COMMENT ON FUNCTION hummock_stream_test.test_scan(bigint, bigint) IS
+  'Rows of a table at an epoch (default: its committed epoch), in key order';
+
+CREATE FUNCTION hummock_stream_test.test_get(table_id bigint, key text, epoch bigint DEFAULT NULL)
+RETURNS text
+AS 'MODULE_PATHNAME', 'hummock_stream_test_get'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE;
+COMMENT ON FUNCTION hummock_stream_test.test_get(bigint, text, bigint) IS
+  'Value of one key of a table at an epoch (default: its committed epoch), or NULL';
+
+CREATE FUNCTION hummock_stream_test.test_iter_log(table_id bigint, from_epoch bigint, to_epoch bigint,
+                                                  OUT op text, OUT key text, OUT value text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'hummock_stream_test_iter_log'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION hummock_stream_test.test_iter_log(bigint, bigint, bigint) IS
+  'Net change of each key of a table over epochs (from_epoch, to_epoch], from its change log';
+
+CREATE FUNCTION hummock_stream_test.test_load(rel regclass, epoch bigint, query text,
+                                              change_log boolean DEFAULT true)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'hummock_stream_test_load'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION hummock_stream_test.test_load(regclass, bigint, text, boolean) IS
+  'Make the rows of a relation USING hummock at epoch exactly the rows of query, and commit it, keeping a change log unless told not to (tests)';
+
+CREATE FUNCTION hummock_stream_test.sst_build_test(path text, entries integer,
+                                                   table_id integer DEFAULT 42,
+                                                   versions integer DEFAULT 1)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'hummock_stream_test_sst_build'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION hummock_stream_test.sst_build_test(text, integer, integer, integer) IS
+  'Build a deterministic SST with the current hummock_stream.sst_* settings; returns its size (superuser; relative paths are relative to the data directory)';
+
+REVOKE ALL ON FUNCTION hummock_stream_test.test_write(bigint, bigint, text[], text[], boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION hummock_stream_test.test_scan(bigint, bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION hummock_stream_test.test_get(bigint, text, bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION hummock_stream_test.test_iter_log(bigint, bigint, bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION hummock_stream_test.test_load(regclass, bigint, text, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION hummock_stream_test.sst_build_test(text, integer, integer, integer) FROM PUBLIC;
