@@ -78,7 +78,6 @@
 uint64		hs_query_epoch = 0;
 char	   *hs_query_epoch_string = NULL;
 int			hs_query_consistency = HS_CONSISTENCY_GLOBAL;
-int			hs_wait_timeout_ms = 10000;
 
 /* hummock_stream.query_epoch: a uint64, or 0/empty for "unset" */
 bool

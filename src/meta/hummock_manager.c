@@ -303,6 +303,8 @@ HsHummockPinnedVersion(HsEpoch epoch)
 	return HsVersionRef(cached_version);
 }
 
+int			hs_wait_timeout_ms = 10000;
+
 /* hummock_stream.sst_* settings (defined in guc.c), read by HsHummockWriteContext */
 int			hs_sst_block_size_kb = 16;
 int			hs_sst_compression = 1;	/* lz4 */

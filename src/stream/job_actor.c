@@ -11,6 +11,11 @@
  * buffer.  A job has no Pause (its input is the capture log, which
  * waits).  Its table (the view's relation) keeps a change log.
  *
+ * A view over other streaming views writes its epoch prev from theirs at
+ * prev (view_source.h), so it passes the barrier only once every upstream
+ * has committed prev: until then it asks to be offered the barrier again
+ * a few milliseconds later, and the worker goes on with other graphs.
+ *
  * src/stream/job_actor.c
  *
  *-------------------------------------------------------------------------
@@ -18,6 +23,7 @@
 #include "postgres.h"
 
 #include "utils/lsyscache.h"
+#include "utils/timestamp.h"
 
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/pg/user_context.h"
@@ -25,6 +31,9 @@
 #include "hummock_stream/stream/actor.h"
 #include "hummock_stream/stream/compute_worker.h"
 #include "hummock_stream/stream/stream_job.h"
+
+/* How often a view waiting for an upstream's commit looks again. */
+#define UPSTREAM_POLL_MS 5
 
 static bool
 job_on_barrier(HsActor *a, const HsActorBarrier *b, bool paused, TimestampTz *wake_at)
@@ -62,7 +71,18 @@ job_on_barrier(HsActor *a, const HsActorBarrier *b, bool paused, TimestampTz *wa
 	/* the owner's rights hold at every epoch, not only at creation */
 	HsViewCheckPrivileges(job->reads, get_rel_name(job->job_id), true);
 
+	/*
+	 * A view over views writes epoch prev from its upstreams at prev: wait
+	 * (without holding the worker) until every one of them committed it.
+	 */
 	v = HsHummockPinnedVersion(HS_EPOCH_MAX);
+	if (!HsStreamJobReady(job, v, b->prev_epoch, NULL))
+	{
+		HsVersionUnref(v);
+		HsRestoreUser(&owner);
+		*wake_at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), UPSTREAM_POLL_MS);
+		return false;
+	}
 	job->store.version = v;
 	job->store.epoch = b->prev_epoch;
 	PG_TRY();

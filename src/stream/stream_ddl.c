@@ -232,34 +232,73 @@ maybe_spill(HsStreamJob *job)
 }
 
 /*
- * The epoch a new job reads its upstream views at (0 if it reads none):
- * the oldest of their committed epochs, so that every upstream is read at
- * one epoch and none can commit at or below it any more (each commits only
- * above its committed epoch).  It is pinned for this transaction, so that
+ * The epoch a new view reads its upstream views at (0 if it reads none):
+ * the newest of their committed epochs E, once every one of them has
+ * committed E or later (waited for, up to hummock_stream.wait_timeout:
+ * usually a barrier interval).  Each upstream is then read at E, where
+ * its state is final (it commits only above its committed epoch), and the
+ * view consumes their change logs from E on.  *v (pinned) is replaced by
+ * the newest version; E is pinned for this transaction, so that
  * compaction keeps what the backfill reads.
  */
 static HsEpoch
-upstream_read_epoch(HsStreamJob *job)
+upstream_read_epoch(List *sources, HsVersion **v)
 {
-	HsEpoch		e = 0;
+	TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+													   hs_wait_timeout_ms);
+	HsDbState  *db = HsDbStateGet(MyDatabaseId, true);
+	HsEpoch		target = 0;
+	ListCell   *lc;
 
-	for (int i = 0; i < job->n_inputs; i++)
+	foreach(lc, sources)
 	{
-		Oid			up = job->inputs[i].leaf->relid;
 		HsEpoch		c;
 
-		if (!job->inputs[i].is_view)
+		if (!HsRelidIsHummock(lfirst_oid(lc)))
 			continue;
-		if (!HsVersionCommittedEpoch(job->store.version, (HsTableId) up, &c))
+		if (!HsVersionCommittedEpoch(*v, (HsTableId) lfirst_oid(lc), &c))
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("relation \"%s\" has no committed epoch to read", get_rel_name(up))));
-		if (e == 0 || c < e)
-			e = c;
+					 errmsg("streaming materialized view \"%s\" has no committed epoch to read",
+							get_rel_name(lfirst_oid(lc)))));
+		target = Max(target, c);
 	}
-	if (e != 0)
-		HsPinVersion(MyDatabaseId, job->store.version->id, e);
-	return e;
+	if (target == 0)
+		return 0;
+	for (;;)
+	{
+		Oid			behind = InvalidOid;
+		HsEpoch		c = 0;
+		long		left;
+
+		foreach(lc, sources)
+		{
+			if (HsRelidIsHummock(lfirst_oid(lc)) &&
+				(!HsVersionCommittedEpoch(*v, (HsTableId) lfirst_oid(lc), &c) || c < target))
+			{
+				behind = lfirst_oid(lc);
+				break;
+			}
+		}
+		if (!OidIsValid(behind))
+			break;
+		left = (long) TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline);
+		if (left <= 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("streaming materialized view \"%s\" has not committed epoch " UINT64_FORMAT " yet",
+							get_rel_name(behind), (uint64) target),
+					 errdetail("A view over several streaming views reads them all at the newest of their committed epochs; \"%s\" is at " UINT64_FORMAT ".",
+							   get_rel_name(behind), (uint64) c),
+					 errhint("See hummock_stream.jobs for a view that is failing or slow, or raise hummock_stream.wait_timeout.")));
+		/* woken when a newer version is published (a commit) */
+		(void) HsDbStateWaitVersion(db, (*v)->id + 1, left);
+		CHECK_FOR_INTERRUPTS();
+		HsVersionUnref(*v);
+		*v = HsHummockPinnedVersion(HS_EPOCH_MAX);
+	}
+	HsPinVersion(MyDatabaseId, (*v)->id, target);
+	return target;
 }
 
 /*
@@ -539,12 +578,12 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 	store.shared_buffer = HsSharedBufferCreate(store.env,
 											   (size_t) hs_shared_buffer_size_kb * 1024);
 	store.version = HsHummockPinnedVersion(HS_EPOCH_MAX);
+	view_epoch = upstream_read_epoch(plan->sources, &store.version);
 	store.cache = HsHummockSstCache();
 	store.epoch = HsEpochNow();
 	HsSwitchToUser(GetUserId(), &as_owner);
 	job = HsStreamJobCreate(view, q, state_tables, plan->n_state_tables, &store,
 							CurrentMemoryContext);
-	view_epoch = upstream_read_epoch(job);
 	first_epoch = backfill_and_commit(job, s0, view_epoch);
 	HsRestoreUser(&as_owner);
 	UnregisterSnapshot(s0);

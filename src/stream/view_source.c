@@ -77,6 +77,7 @@ HsViewScanBegin(HsStreamJob *job, int i, const HsVersion *v, HsEpoch epoch)
 										  ALLOCSET_DEFAULT_SIZES);
 	HS_CHECK(HsVersionTableIterator(v, HsHummockSstCache(), (HsTableId) scan->in->leaf->relid,
 									epoch, NULL, NULL, NULL, &scan->it, &st), &st);
+	HsIterSeekToFirst(scan->it);
 	return scan;
 }
 

@@ -25,8 +25,6 @@ extern int	hs_query_consistency;
 /* hummock_stream.query_epoch (a string GUC holding a uint64; 0 = unset) */
 extern uint64 hs_query_epoch;
 extern char *hs_query_epoch_string;
-/* hummock_stream.wait_timeout: how long a read waits for query_epoch (ms) */
-extern int	hs_wait_timeout_ms;
 extern bool HsQueryEpochCheck(char **newval, void **extra, GucSource source);
 extern void HsQueryEpochAssign(const char *newval, void *extra);
 

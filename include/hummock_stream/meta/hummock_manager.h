@@ -77,6 +77,12 @@ extern int	hs_block_cache_size_kb;
 /* This process's cache of open SST readers (with its block cache). */
 extern HsSstCache *HsHummockSstCache(void);
 
+/*
+ * hummock_stream.wait_timeout (ms): how long a read waits for a relation
+ * to commit the epoch it needs (time travel, a new view over views)
+ */
+extern int	hs_wait_timeout_ms;
+
 /* hummock_stream.sst_* */
 extern int	hs_sst_block_size_kb;
 extern int	hs_sst_compression;		/* an HsCompression value */
