@@ -82,3 +82,26 @@ v_f_minmax|SELECT grp, min(f8) AS lo8, max(f8) AS hi8, min(f4) AS lo4, max(f4) A
 v_f_global|SELECT count(f4) AS n, sum(f8) AS s8, avg(f4) AS a4, sum(n) AS sn, avg(n) AS an, max(f8) AS hi, min(n) AS lo FROM diff_f
 v_f_distinct|SELECT grp, sum(DISTINCT f8) AS sd, count(DISTINCT n) AS cd, avg(DISTINCT f4) AS ad FROM diff_f GROUP BY grp
 v_f_finite|SELECT grp, sum(f8) AS s8, avg(n) AS an FROM diff_f WHERE f8 IS NULL OR f8 NOT IN (float8 'NaN', float8 'Infinity', float8 '-Infinity') GROUP BY grp
+-- Views over views (each line reads views defined above it): chains of
+-- aggregates over joins, diamonds, Top-N over an aggregate view, a view
+-- over a view and a table joined, self-joins of a view, DISTINCT and
+-- multiset upstreams; upstream rows deleted and inserted again and
+-- upstream key updates come from the workload.
+vv_stats_filter|SELECT grp, n, s FROM v_group_stats WHERE n > 2
+vv_stats_agg|SELECT n % 4 AS k, count(*) AS groups, sum(s) AS s FROM v_group_stats GROUP BY n % 4
+vv_stats_top|SELECT grp, s FROM v_group_stats WHERE s IS NOT NULL ORDER BY s DESC, grp LIMIT 3
+vv_chain3|SELECT k, groups FROM vv_stats_agg WHERE groups > 1
+vv_minmax_join|SELECT m.grp, m.lo, m.hi, d.name FROM v_minmax m JOIN diff_d d ON d.id = m.grp
+vv_fact_dim_top|SELECT name, total FROM v_j_fact_dim_agg WHERE total IS NOT NULL ORDER BY total DESC, name LIMIT 2
+vv_join_agg|SELECT name, count(*) AS n, max(val) AS hi FROM v_j_inner GROUP BY name
+vv_join_agg_chain|SELECT hi, count(*) AS names FROM vv_join_agg GROUP BY hi
+vv_diamond|SELECT a.grp, a.n, b.hi FROM vv_stats_filter a JOIN v_minmax b ON b.grp = a.grp
+vv_diamond2|SELECT x.grp, x.s, y.lo FROM vv_stats_filter x LEFT JOIN vv_minmax_join y ON y.grp = x.grp
+vv_self|SELECT a.grp AS g1, b.grp AS g2 FROM v_group_stats a JOIN v_group_stats b ON a.n = b.n AND a.grp < b.grp
+vv_distinct_of|SELECT DISTINCT flag FROM v_distinct
+vv_nopk_agg|SELECT grp, count(*) AS copies, sum(val) AS s FROM v_nopk GROUP BY grp
+vv_nopk_join|SELECT a.grp, a.n, b.copies FROM v_nopk_agg a JOIN vv_nopk_agg b USING (grp)
+vv_union|SELECT grp FROM vv_stats_filter UNION SELECT grp FROM v_minmax WHERE hi > 20
+vv_top_of_top|SELECT id, val FROM v_top WHERE val > 0 ORDER BY id LIMIT 3
+vv_count_distinct|SELECT count(DISTINCT n) AS nd, count(*) AS groups FROM v_group_stats
+vv_exists|SELECT d.id FROM diff_d d WHERE EXISTS (SELECT 1 FROM vv_stats_filter f WHERE f.grp = d.id)

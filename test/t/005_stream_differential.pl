@@ -163,8 +163,9 @@ $node->poll_query_until('postgres', "SELECT ($log_rows_sql) < 2000");
 my $log_rows = $node->safe_psql('postgres', $log_rows_sql);
 cmp_ok($log_rows, '<', 2000, "capture logs are trimmed ($log_rows rows left)");
 
-# dropping views stops their jobs and removes their tables
-foreach my $v (@views)
+# dropping views stops their jobs and removes their tables (downstreams
+# first: an upstream cannot be dropped while views read it)
+foreach my $v (reverse @views)
 {
 	$node->safe_psql('postgres',
 		"SELECT hummock_stream.drop_materialized_view('$v->[0]')");
