@@ -339,7 +339,6 @@ SELECT create_error($$SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY qty) FR
 SELECT create_error($$SELECT region, id FROM orders GROUP BY region$$);
 SELECT create_error($$SELECT * FROM plain_view$$);
 SELECT create_error($$SELECT * FROM plain_matview$$);
-SELECT create_error($$SELECT * FROM v_paid$$);
 SELECT create_error($$SELECT * FROM hummock_table$$);
 SELECT create_error($$SELECT * FROM temp_t$$);
 SELECT create_error($$SELECT * FROM unlogged_t$$);
