@@ -135,7 +135,7 @@ CREATE TABLE hummock_stream.stream_jobs (
     query_tree   text NOT NULL,
     state_tables oid[] NOT NULL,
     state        text NOT NULL DEFAULT 'created'
-                 CHECK (state IN ('creating', 'created', 'failed')),
+                 CHECK (state IN ('creating', 'created', 'rebuilding', 'failed')),
     position     pg_snapshot NOT NULL,
     view_position bigint NOT NULL DEFAULT 0,
     first_epoch  bigint NOT NULL,
@@ -224,6 +224,12 @@ AS 'MODULE_PATHNAME', 'hummock_stream_drop_materialized_view'
 LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION hummock_stream.drop_materialized_view(regclass) IS
   'Drop a streaming materialized view (like DROP TABLE of its relation, and it stops capturing unused sources)';
+
+CREATE PROCEDURE hummock_stream.rebuild(view regclass)
+AS 'MODULE_PATHNAME', 'hummock_stream_rebuild'
+LANGUAGE C;
+COMMENT ON PROCEDURE hummock_stream.rebuild(regclass) IS
+  'Compute a streaming materialized view again from its inputs now, in place, and maintain it from there (heals a view whose input once raised an error); CALL it outside a transaction block';
 
 CREATE FUNCTION hummock_stream.manager_pid()
 RETURNS integer

@@ -196,7 +196,7 @@ HsGlobalReadEpoch(const HsVersion *v)
 	HsDbState  *db = HsDbStateGet(MyDatabaseId, false);
 
 	if (db != NULL)
-		nfailed = HsDbStateFailedGraphs(db, failed, lengthof(failed));
+		nfailed = HsDbStateStalledGraphs(db, failed, lengthof(failed));
 	for (int i = 0; i < v->n_tables; i++)
 	{
 		bool		is_failed = false;

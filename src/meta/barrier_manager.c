@@ -274,6 +274,32 @@ reload_graphs(void)
 	MemoryContextSwitchTo(oldcxt);
 
 	/*
+	 * A graph whose actors all stopped (a view being rebuilt) and that gets
+	 * actors again starts over, as a new graph would: its tables may have
+	 * committed epochs its old chain of barriers never reached.
+	 */
+	foreach(lc, hs_manager.graphs)
+	{
+		HsGraph    *g = lfirst(lc);
+
+		if (g->actors == NIL && g->pending_add == NIL && g->inflight == NIL)
+			g->emptied = true;
+		else if (g->emptied && g->pending_add != NIL && g->inflight == NIL &&
+				 g->state != HS_GRAPH_RESETTING)
+		{
+			/* a new start: no backoff, no failure carried over */
+			g->emptied = false;
+			g->state = HS_GRAPH_INITIALIZING;
+			g->last_injected = 0;
+			g->failed = false;
+			g->failures = 0;
+			g->retry_at = 0;
+			g->last_error[0] = '\0';
+			hs_manager.failure_changed = true;
+		}
+	}
+
+	/*
 	 * A graph that (re)starts begins at its tables' committed epoch: its
 	 * Initial barrier has that prev epoch and its actors restore that state.
 	 */

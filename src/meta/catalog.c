@@ -367,6 +367,21 @@ HsCatalogLogFloors(HsLogFloor **floors)
 	return n;
 }
 
+void
+HsCatalogSetState(Oid job_id, const char *state)
+{
+	CatalogStatement cs;
+	Datum		args[2];
+	Oid			types[2] = {TEXTOID, OIDOID};
+
+	args[0] = CStringGetTextDatum(state);
+	args[1] = ObjectIdGetDatum(job_id);
+	begin(&cs);
+	run("UPDATE hummock_stream.stream_jobs SET state = $1 WHERE job_id = $2",
+		2, types, args, NULL, SPI_OK_UPDATE);
+	end(&cs);
+}
+
 bool
 HsCatalogIsSource(Oid relid)
 {

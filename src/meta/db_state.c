@@ -394,13 +394,13 @@ HsDbStateGraphStatus(HsDbState *db, uint32 graph_id, HsGraphStatus *out)
 }
 
 int
-HsDbStateFailedGraphs(HsDbState *db, uint32 *graph_ids, int max)
+HsDbStateStalledGraphs(HsDbState *db, uint32 *graph_ids, int max)
 {
 	int			n = 0;
 
 	SpinLockAcquire(&db->barrier_mutex);
 	for (int i = 0; i < db->n_graphs && n < max; i++)
-		if (db->graphs[i].failed)
+		if (db->graphs[i].failed || db->graphs[i].n_actors == 0)
 			graph_ids[n++] = db->graphs[i].graph_id;
 	SpinLockRelease(&db->barrier_mutex);
 	return n;

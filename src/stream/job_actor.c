@@ -32,6 +32,8 @@
 #include "hummock_stream/stream/compute_worker.h"
 #include "hummock_stream/stream/stream_job.h"
 
+HsStreamJobEpochHook hs_stream_job_epoch_hook = NULL;
+
 /* How often a view waiting for an upstream's commit looks again. */
 #define UPSTREAM_POLL_MS 5
 
@@ -67,6 +69,8 @@ job_on_barrier(HsActor *a, const HsActorBarrier *b, bool paused, TimestampTz *wa
 		return true;
 	}
 	job = a->state;
+	if (hs_stream_job_epoch_hook)
+		hs_stream_job_epoch_hook(job->job_id, b->prev_epoch);
 
 	/* the owner's rights hold at every epoch, not only at creation */
 	HsViewCheckPrivileges(job->reads, get_rel_name(job->job_id), true);

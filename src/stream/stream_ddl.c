@@ -50,6 +50,10 @@
 #include "parser/scansup.h"
 #include "storage/lmgr.h"
 #include "tcop/tcopprot.h"
+#include "pgstat.h"
+#include "storage/latch.h"
+#include "utils/timestamp.h"
+#include "nodes/readfuncs.h"
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -66,6 +70,7 @@
 #include "hummock_stream/meta/epoch.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/pg/env_pg.h"
+#include "hummock_stream/stream/backfill.h"
 #include "hummock_stream/stream/capture.h"
 #include "hummock_stream/stream/compute_worker.h"
 #include "hummock_stream/stream/stream_ddl.h"
@@ -74,9 +79,7 @@
 
 PG_FUNCTION_INFO_V1(hummock_stream_create_materialized_view);
 PG_FUNCTION_INFO_V1(hummock_stream_drop_materialized_view);
-
-/* Source rows per backfill epoch. */
-#define BACKFILL_CHUNK_ROWS 100000
+PG_FUNCTION_INFO_V1(hummock_stream_rebuild);
 
 static Query *
 analyze_definition(const char *sql)
@@ -132,61 +135,6 @@ create_view_relation(RangeVar *rv, HsStreamPlan *plan)
 }
 
 /*
- * The pg_snapshot text of snapshot, with the current transaction (if it
- * has an xid) counted as running: the backfill sees this transaction's
- * earlier writes through its own visibility, and its later writes reach
- * the capture log under its xid, which the job must then consume.
- */
-static char *
-snapshot_text(Snapshot snap)
-{
-	Datum		d;
-	char	   *text;
-	FullTransactionId own = GetTopFullTransactionIdIfAny();
-	uint64		xmin,
-				xmax,
-				me;
-	char	   *p;
-	StringInfoData out;
-	bool		placed = false;
-
-	PushActiveSnapshot(snap);
-	d = OidFunctionCall0Coll(F_PG_CURRENT_SNAPSHOT, InvalidOid);
-	PopActiveSnapshot();
-	text = DatumGetCString(DirectFunctionCall1(pg_snapshot_out, d));
-	if (!FullTransactionIdIsValid(own))
-		return text;
-
-	/* "xmin:xmax:xip,xip,..." with own xid added to xip if it is below xmax */
-	me = U64FromFullTransactionId(own);
-	xmin = strtoull(text, &p, 10);
-	xmax = strtoull(p + 1, &p, 10);
-	p++;						/* past the second ':' */
-	if (me >= xmax)
-		return text;
-	initStringInfo(&out);
-	appendStringInfo(&out, UINT64_FORMAT ":" UINT64_FORMAT ":", Min(xmin, me), xmax);
-	while (*p)
-	{
-		uint64		x = strtoull(p, &p, 10);
-
-		if (!placed && me <= x)
-		{
-			if (me < x)
-				appendStringInfo(&out, UINT64_FORMAT ",", me);
-			placed = true;
-		}
-		appendStringInfo(&out, UINT64_FORMAT ",", x);
-		if (*p == ',')
-			p++;
-	}
-	if (!placed)
-		appendStringInfo(&out, UINT64_FORMAT ",", me);
-	out.data[--out.len] = '\0';	/* the last comma */
-	return out.data;
-}
-
-/*
  * Refuse to create a view in a transaction that already wrote to its
  * source while the source was captured: those rows are in the capture log
  * under our xid (which the job will consume) and also visible to the
@@ -221,181 +169,6 @@ check_no_own_captured_writes(Oid source)
 }
 
 /* Spill the job's sealed data if the shared buffer is over its limit. */
-static void
-maybe_spill(HsStreamJob *job)
-{
-	HsSstWriteContext ctx;
-	HsStatus	st;
-
-	HsHummockWriteContext(&ctx);
-	HS_CHECK(HsSharedBufferMaybeSpill(job->store.shared_buffer, &ctx, &st), &st);
-}
-
-/*
- * The epoch a new view reads its upstream views at (0 if it reads none):
- * the newest of their committed epochs E, once every one of them has
- * committed E or later (waited for, up to hummock_stream.wait_timeout:
- * usually a barrier interval).  Each upstream is then read at E, where
- * its state is final (it commits only above its committed epoch), and the
- * view consumes their change logs from E on.  *v (pinned) is replaced by
- * the newest version; E is pinned for this transaction, so that
- * compaction keeps what the backfill reads.
- */
-static HsEpoch
-upstream_read_epoch(List *sources, HsVersion **v)
-{
-	TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
-													   hs_wait_timeout_ms);
-	HsDbState  *db = HsDbStateGet(MyDatabaseId, true);
-	HsEpoch		target = 0;
-	ListCell   *lc;
-
-	foreach(lc, sources)
-	{
-		HsEpoch		c;
-
-		if (!HsRelidIsHummock(lfirst_oid(lc)))
-			continue;
-		if (!HsVersionCommittedEpoch(*v, (HsTableId) lfirst_oid(lc), &c))
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("streaming materialized view \"%s\" has no committed epoch to read",
-							get_rel_name(lfirst_oid(lc)))));
-		target = Max(target, c);
-	}
-	if (target == 0)
-		return 0;
-	for (;;)
-	{
-		Oid			behind = InvalidOid;
-		HsEpoch		c = 0;
-		long		left;
-
-		foreach(lc, sources)
-		{
-			if (HsRelidIsHummock(lfirst_oid(lc)) &&
-				(!HsVersionCommittedEpoch(*v, (HsTableId) lfirst_oid(lc), &c) || c < target))
-			{
-				behind = lfirst_oid(lc);
-				break;
-			}
-		}
-		if (!OidIsValid(behind))
-			break;
-		left = (long) TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline);
-		if (left <= 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("streaming materialized view \"%s\" has not committed epoch " UINT64_FORMAT " yet",
-							get_rel_name(behind), (uint64) target),
-					 errdetail("A view over several streaming views reads them all at the newest of their committed epochs; \"%s\" is at " UINT64_FORMAT ".",
-							   get_rel_name(behind), (uint64) c),
-					 errhint("See hummock_stream.jobs for a view that is failing or slow, or raise hummock_stream.wait_timeout.")));
-		/* woken when a newer version is published (a commit) */
-		(void) HsDbStateWaitVersion(db, (*v)->id + 1, left);
-		CHECK_FOR_INTERRUPTS();
-		HsVersionUnref(*v);
-		*v = HsHummockPinnedVersion(HS_EPOCH_MAX);
-	}
-	HsPinVersion(MyDatabaseId, (*v)->id, target);
-	return target;
-}
-
-/*
- * Backfill job (its tables at snapshot, its upstream views at view_epoch)
- * from epoch job->store.epoch on and commit its tables at the last epoch
- * used, in this transaction.  Returns that epoch.
- */
-static HsEpoch
-backfill_and_commit(HsStreamJob *job, Snapshot snapshot, HsEpoch view_epoch)
-{
-	int64		in_chunk = 0;
-	HsTableId  *tables;
-	int			ntables = HsStreamJobTables(job, &tables);
-	HsSstWriteContext ctx;
-	HsSyncResult *res;
-	HsVersionDelta *delta;
-	HsStatus	st;
-
-	/* input by input, as epochs are consumed (see exec_hash_join.c) */
-	for (int i = 0; i < job->n_inputs; i++)
-	{
-		Relation	src = NULL;
-		TableScanDesc scan = NULL;
-		HsViewScan *vscan = NULL;
-		TupleTableSlot *slot = NULL;
-
-		if (job->inputs[i].is_view)
-			vscan = HsViewScanBegin(job, i, job->store.version, view_epoch);
-		else
-		{
-			src = table_open(job->inputs[i].leaf->relid, AccessShareLock);
-			scan = table_beginscan(src, snapshot, 0, NULL);
-			slot = table_slot_create(src, NULL);
-		}
-		for (;;)
-		{
-			TupleTableSlot *row;
-
-			CHECK_FOR_INTERRUPTS();
-			if (vscan)
-				row = HsViewScanNext(vscan);
-			else
-				row = table_scan_getnextslot(scan, ForwardScanDirection, slot) ? slot : NULL;
-			if (row == NULL)
-				break;
-			if (in_chunk >= BACKFILL_CHUNK_ROWS)
-			{
-				/*
-				 * The next row starts a new epoch.  (Not sooner: the last
-				 * epoch must hold data, or the view's change log would end
-				 * before the epoch its tables commit at.)
-				 */
-				job->store.epoch++;
-				in_chunk = 0;
-			}
-			HsStreamJobPush(job, i, row, +1);
-			if (++in_chunk >= BACKFILL_CHUNK_ROWS)
-			{
-				/* end this chunk's epoch: bounded memtables, maybe a spill */
-				HsStreamJobFlush(job);
-				maybe_spill(job);
-			}
-		}
-		if (vscan)
-			HsViewScanEnd(vscan);
-		else
-		{
-			ExecDropSingleTupleTableSlot(slot);
-			table_endscan(scan);
-			table_close(src, AccessShareLock);
-		}
-	}
-	HsStreamJobFlush(job);
-
-	HsHummockWriteContext(&ctx);
-	HS_CHECK(HsSharedBufferSync(job->store.shared_buffer, job->store.epoch, tables,
-								ntables, &ctx, &res, &st), &st);
-	delta = HsVersionDeltaCreate(HsHummockEnv(), HS_DELTA_COMMIT, 0);
-	for (int i = 0; i < ntables; i++)
-		HsVersionDeltaAddCommit(delta, tables[i], job->store.epoch);
-	if (res->n_ssts > 0)
-		HsVersionDeltaAddL0Ssts(delta, res->ssts, res->n_ssts);
-	{
-		/* the view's first change-log entry: its backfill, as inserts */
-		const HsSyncTable *t = HsSyncResultTable(res, job->view.table_id);
-
-		if (t != NULL && t->log_enabled && t->n_epochs > 0)
-			HS_CHECK(HsVersionDeltaAddChangeLog(delta, t->table_id, t->epochs, t->n_epochs,
-												t->new_ssts, t->n_new, t->old_ssts, t->n_old,
-												&st), &st);
-	}
-	(void) HsHummockCommitDelta(delta);
-	HsVersionDeltaFree(delta);
-	HsSyncResultFree(res);
-	return job->store.epoch;
-}
-
 
 /*
  * The identifiers of a (possibly qualified) name, as the SQL parser reads
@@ -571,20 +344,20 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 	CommandCounterIncrement();
 
 	s0 = RegisterSnapshot(GetLatestSnapshot());
-	position = snapshot_text(s0);
+	position = HsBackfillSnapshotText(s0);
 
 	memset(&store, 0, sizeof(store));
 	store.env = HsEnvPgForContext(CurrentMemoryContext);	/* outlives rows */
 	store.shared_buffer = HsSharedBufferCreate(store.env,
 											   (size_t) hs_shared_buffer_size_kb * 1024);
 	store.version = HsHummockPinnedVersion(HS_EPOCH_MAX);
-	view_epoch = upstream_read_epoch(plan->sources, &store.version);
+	view_epoch = HsBackfillUpstreamEpoch(plan->sources, &store.version);
 	store.cache = HsHummockSstCache();
 	store.epoch = HsEpochNow();
 	HsSwitchToUser(GetUserId(), &as_owner);
 	job = HsStreamJobCreate(view, q, state_tables, plan->n_state_tables, &store,
 							CurrentMemoryContext);
-	first_epoch = backfill_and_commit(job, s0, view_epoch);
+	first_epoch = HsBackfillAndCommit(job, s0, view_epoch, false);
 	HsRestoreUser(&as_owner);
 	UnregisterSnapshot(s0);
 	HsVersionUnref(store.version);
@@ -632,6 +405,152 @@ hummock_stream_drop_materialized_view(PG_FUNCTION_ARGS)
 	CommandCounterIncrement();
 	foreach(lc, sources)
 		HsCaptureRemoveIfUnused(lfirst_oid(lc));
+	PG_RETURN_VOID();
+}
+
+/* How long rebuild() waits for the view's graph to stop. */
+#define REBUILD_STOP_TIMEOUT_MS 60000
+
+/*
+ * Wait until the partial graph of view runs no actor and has no barrier in
+ * flight: its tables then hold what it committed, and nothing else will
+ * write them.
+ */
+static void
+wait_graph_stopped(Oid view)
+{
+	HsDbState  *db = HsDbStateGet(MyDatabaseId, false);
+	TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+													   REBUILD_STOP_TIMEOUT_MS);
+
+	for (;;)
+	{
+		HsGraphStatus gs;
+
+		if (db == NULL || !HsDbStateGraphStatus(db, view, &gs) ||
+			(gs.n_actors == 0 && gs.inflight == 0))
+			return;
+		if (GetCurrentTimestamp() >= deadline)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("streaming materialized view \"%s\" did not stop within %d s",
+							get_rel_name(view), REBUILD_STOP_TIMEOUT_MS / 1000),
+					 errdetail("It is left in state 'rebuilding' (not maintained, readable at its last epoch)."),
+					 errhint("Call hummock_stream.rebuild() again once its barrier manager runs.")));
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 10, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * CALL hummock_stream.rebuild(view): compute the view again from what its
+ * inputs hold now, in place (same relation, same downstreams), and go on
+ * maintaining it from there.  This heals a view whose input once raised
+ * an error (a division by zero, a failed cast) that its change replay
+ * keeps raising although the offending rows are gone.
+ *
+ * It commits twice, as CREATE INDEX CONCURRENTLY does: first the job goes
+ * to 'rebuilding', which stops its graph (the barrier manager no longer
+ * runs it); once the graph has stopped, the new state is backfilled (a
+ * snapshot S0 of its tables under a SHARE ROW EXCLUSIVE lock, its upstream
+ * views at one epoch, as at creation) and committed over the old one,
+ * every old row deleted, with the new positions and the job 'created'
+ * again.  Downstream views see the difference in the view's change log.
+ * So it cannot run inside a transaction block.
+ */
+Datum
+hummock_stream_rebuild(PG_FUNCTION_ARGS)
+{
+	Oid			view = PG_GETARG_OID(0);
+	bool		nonatomic = fcinfo->context && IsA(fcinfo->context, CallContext) &&
+		!castNode(CallContext, fcinfo->context)->atomic;
+	HsJobRow	row;
+	List	   *sources;
+	ListCell   *lc;
+	Snapshot	s0;
+	HsStreamStore store;
+	HsStreamJob *job;
+	HsEpoch		view_epoch;
+	HsEpoch		epoch;
+	HsUserContext as_owner;
+	char	   *position;
+	char	   *name = get_rel_name(view);
+
+	if (!nonatomic)
+		ereport(ERROR,
+				(errcode(ERRCODE_ACTIVE_SQL_TRANSACTION),
+				 errmsg("hummock_stream.rebuild() cannot run inside a transaction block"),
+				 errhint("CALL it on its own.")));
+	if (!HsCatalogReadJob(view, &row))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a streaming materialized view", name ? name : "?")));
+	if (!pg_class_ownercheck(view, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, name);
+	if (strcmp(row.state, "creating") == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("streaming materialized view \"%s\" is being created", name)));
+
+	/* 1. stop the view's graph */
+	SPI_connect_ext(SPI_OPT_NONATOMIC);
+	HsCatalogSetState(view, "rebuilding");
+	HsWakeManagerOnCommit();
+	SPI_commit();
+	wait_graph_stopped(view);
+
+	/* 2. the new state, over the old one */
+	if (!HsCatalogReadJob(view, &row))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("streaming materialized view \"%s\" was dropped", name)));
+	sources = HsCatalogJobSources(view);
+	foreach(lc, sources)
+		if (!HsRelidIsHummock(lfirst_oid(lc)))
+			LockRelationOid(lfirst_oid(lc), ShareRowExclusiveLock);
+	foreach(lc, sources)
+		if (!HsRelidIsHummock(lfirst_oid(lc)))
+			check_no_own_captured_writes(lfirst_oid(lc));
+	s0 = RegisterSnapshot(GetLatestSnapshot());
+	position = HsBackfillSnapshotText(s0);
+
+	memset(&store, 0, sizeof(store));
+	store.env = HsEnvPgForContext(CurrentMemoryContext);
+	store.shared_buffer = HsSharedBufferCreate(store.env,
+											   (size_t) hs_shared_buffer_size_kb * 1024);
+	store.version = HsHummockPinnedVersion(HS_EPOCH_MAX);
+	view_epoch = HsBackfillUpstreamEpoch(sources, &store.version);
+	store.cache = HsHummockSstCache();
+	store.epoch = HsEpochNow();
+	{
+		HsEpoch		committed;
+
+		/* above everything the view committed */
+		if (HsVersionCommittedEpoch(store.version, (HsTableId) view, &committed) &&
+			store.epoch <= committed)
+			store.epoch = committed + 1;
+	}
+	HsSwitchToUser(HsStreamJobOwner(view), &as_owner);
+	HsViewCheckPrivileges(HsViewReadsOf((Query *) stringToNode(row.query_tree)), name, false);
+	job = HsStreamJobCreate(view, (Query *) stringToNode(row.query_tree), row.state_tables,
+							row.n_state_tables, &store, CurrentMemoryContext);
+	epoch = HsBackfillAndCommit(job, s0, view_epoch, true);
+	HsRestoreUser(&as_owner);
+	UnregisterSnapshot(s0);
+	HsVersionUnref(store.version);
+	HsStreamJobFree(job);
+	HsSharedBufferDestroy(store.shared_buffer);
+
+	HsCatalogSetPosition(view, position, view_epoch);
+	HsCatalogSetState(view, "created");
+	HsWakeManagerOnCommit();
+	ereport(NOTICE,
+			(errmsg("streaming materialized view \"%s\" was rebuilt at epoch " UINT64_FORMAT,
+					name, (uint64) epoch)));
+	SPI_commit();
+	SPI_finish();
 	PG_RETURN_VOID();
 }
 

@@ -80,6 +80,9 @@ extern void HsCatalogSetPosition(Oid job_id, const char *snapshot, HsEpoch view_
 struct HsLogFloor;
 extern int	HsCatalogLogFloors(struct HsLogFloor **floors);
 
+/* Set job_id's state ('created', 'rebuilding', ...). */
+extern void HsCatalogSetState(Oid job_id, const char *state);
+
 /* Is relid read by some job? */
 extern bool HsCatalogIsSource(Oid relid);
 

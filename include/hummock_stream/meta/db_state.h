@@ -197,8 +197,11 @@ extern void HsDbStateNewIncarnation(HsDbState *db);
 /* Copy the published status of graph_id; false if the manager shows none. */
 extern bool HsDbStateGraphStatus(HsDbState *db, uint32 graph_id, HsGraphStatus *out);
 
-/* The graphs that failed since their last commit (at most max). */
-extern int	HsDbStateFailedGraphs(HsDbState *db, uint32 *graph_ids, int max);
+/*
+ * The graphs whose tables do not advance now (at most max): failed since
+ * their last commit, or running no actor (a view being rebuilt).
+ */
+extern int	HsDbStateStalledGraphs(HsDbState *db, uint32 *graph_ids, int max);
 
 /* ---- slot life cycle ---- */
 

@@ -102,4 +102,13 @@ extern int	HsStreamJobTables(HsStreamJob *job, HsTableId **out);
 
 extern void HsStreamJobFree(HsStreamJob *job);
 
+/*
+ * Called by a job's actor at every epoch, before it reads anything, with
+ * the job's id and the epoch it is about to write (NULL: none).  For
+ * tests: the test module makes a chosen view fail with it.  An error
+ * fails the job's graph as any error of the job would.
+ */
+typedef void (*HsStreamJobEpochHook) (Oid job_id, HsEpoch epoch);
+extern HsStreamJobEpochHook hs_stream_job_epoch_hook;
+
 #endif							/* HS_STREAM_STREAM_JOB_H */

@@ -118,3 +118,11 @@ REVOKE ALL ON FUNCTION hummock_stream_test.test_get(bigint, text, bigint) FROM P
 REVOKE ALL ON FUNCTION hummock_stream_test.test_iter_log(bigint, bigint, bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION hummock_stream_test.test_load(regclass, bigint, text, boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION hummock_stream_test.sst_build_test(text, integer, integer, integer) FROM PUBLIC;
+
+-- Injected faults (faults.c): the view's job fails at each of its next
+-- epochs epochs (0 stops it); returns how many epochs it failed so far.
+CREATE FUNCTION hummock_stream_test.fail_view(view regclass, epochs integer DEFAULT 1)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'hummock_stream_test_fail_view'
+LANGUAGE C STRICT VOLATILE;
+REVOKE ALL ON FUNCTION hummock_stream_test.fail_view(regclass, integer) FROM PUBLIC;

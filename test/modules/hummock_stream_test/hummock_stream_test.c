@@ -8,7 +8,8 @@
  * (kinds counter, sleep and error, test_actors.c), the tables that make
  * test graphs of them (test_actors and test_graphs, read by a graph
  * source of every barrier manager, test_graphs.c), and SQL functions that
- * drive the hummock store directly (store_functions.c, sst_build.c).
+ * drive the hummock store directly (store_functions.c, sst_build.c), and
+ * injected faults of views (faults.c).
  *
  * It must be in shared_preload_libraries after hummock_stream: its
  * undefined Hs* symbols resolve against the hummock_stream.so loaded
@@ -46,4 +47,5 @@ _PG_init(void)
 	HstRegisterActorKinds();
 	HstRegisterGraphSource();
 	HstInstallUtilityHook();
+	HstInstallFaults();
 }

@@ -29,4 +29,7 @@ extern void HstRegisterActorKinds(void);
 extern void HstRegisterGraphSource(void);
 extern void HstInstallUtilityHook(void);
 
+/* faults.c */
+extern void HstInstallFaults(void);
+
 #endif							/* HUMMOCK_STREAM_TEST_H */

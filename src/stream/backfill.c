@@ -1,0 +1,340 @@
+/*-------------------------------------------------------------------------
+ *
+ * backfill.c
+ *	  A streaming view's first state: its query over its inputs, computed
+ *	  by pushing every input row through the view's executors, committed
+ *	  at its first epoch.
+ *
+ * Tables are read at a snapshot S0 (the view's capture position: the job
+ * then consumes their capture logs from S0 on), upstream streaming views
+ * at one epoch E (its view position: it consumes their change logs from E
+ * on), the newest of their committed epochs once all have committed it.
+ * Rows go input after input, in chunks of BACKFILL_CHUNK_ROWS per epoch
+ * (E0, E0 + 1, ...: memtables stay bounded and the shared buffer may
+ * spill), and every table of the job commits at the last epoch in the
+ * caller's transaction, the view's change log getting the backfill as
+ * inserts.  A rebuild (replace) first deletes every row the job's tables
+ * hold, so the commit replaces the old state and the view's log shows the
+ * difference.
+ *
+ * src/stream/backfill.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/table.h"
+#include "access/transam.h"
+#include "access/xact.h"
+#include "catalog/dependency.h"
+#include "catalog/namespace.h"
+#include "catalog/objectaddress.h"
+#include "catalog/pg_type.h"
+#include "commands/dbcommands.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "parser/analyze.h"
+#include "parser/scansup.h"
+#include "storage/lmgr.h"
+#include "tcop/tcopprot.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/regproc.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/rls.h"
+#include "utils/ruleutils.h"
+#include "utils/snapmgr.h"
+
+#include "hummock_stream/meta/barrier_msg.h"
+#include "hummock_stream/meta/catalog.h"
+#include "hummock_stream/meta/db_state.h"
+#include "hummock_stream/meta/epoch.h"
+#include "hummock_stream/meta/hummock_manager.h"
+#include "hummock_stream/pg/env_pg.h"
+#include "hummock_stream/storage/user_iter.h"
+#include "hummock_stream/storage/version_read.h"
+#include "hummock_stream/stream/capture.h"
+#include "hummock_stream/stream/compute_worker.h"
+#include "hummock_stream/stream/backfill.h"
+#include "hummock_stream/stream/stream_job.h"
+#include "hummock_stream/stream/view_source.h"
+
+/* Source rows per backfill epoch. */
+#define BACKFILL_CHUNK_ROWS 100000
+
+/* Delete every row t has in its store's version (in t's memtable). */
+static void
+delete_all_rows(HsStateTable *t)
+{
+	HsStreamStore *s = t->store;
+	HsIterator *it;
+	HsStatus	st;
+	int64		n = 0;
+
+	HS_CHECK(HsVersionTableIterator(s->version, s->cache, t->table_id, HS_EPOCH_MAX,
+									NULL, NULL, NULL, &it, &st), &st);
+	for (HsIterSeekToFirst(it); HsIterValid(it); HsIterNext(it))
+	{
+		HsSlice		user_key = HsFullKeyUserKey(HsIterKey(it));
+		HsSlice		row = HsUserIterRow(it);
+
+		if (++n % 1024 == 0)
+			CHECK_FOR_INTERRUPTS();
+		HsStateTableDelete(t, (const char *) user_key.data, (int) user_key.len,
+						   (const char *) row.data, (int) row.len);
+	}
+	if (!HsIterStatus(it, &st))
+	{
+		HsIterDestroy(it);
+		HsStatusReport(ERROR, &st);
+	}
+	HsIterDestroy(it);
+}
+
+/*
+ * The pg_snapshot text of snapshot, with the current transaction (if it
+ * has an xid) counted as running: the backfill sees this transaction's
+ * earlier writes through its own visibility, and its later writes reach
+ * the capture log under its xid, which the job must then consume.
+ */
+char *
+HsBackfillSnapshotText(Snapshot snap)
+{
+	Datum		d;
+	char	   *text;
+	FullTransactionId own = GetTopFullTransactionIdIfAny();
+	uint64		xmin,
+				xmax,
+				me;
+	char	   *p;
+	StringInfoData out;
+	bool		placed = false;
+
+	PushActiveSnapshot(snap);
+	d = OidFunctionCall0Coll(F_PG_CURRENT_SNAPSHOT, InvalidOid);
+	PopActiveSnapshot();
+	text = DatumGetCString(DirectFunctionCall1(pg_snapshot_out, d));
+	if (!FullTransactionIdIsValid(own))
+		return text;
+
+	/* "xmin:xmax:xip,xip,..." with own xid added to xip if it is below xmax */
+	me = U64FromFullTransactionId(own);
+	xmin = strtoull(text, &p, 10);
+	xmax = strtoull(p + 1, &p, 10);
+	p++;						/* past the second ':' */
+	if (me >= xmax)
+		return text;
+	initStringInfo(&out);
+	appendStringInfo(&out, UINT64_FORMAT ":" UINT64_FORMAT ":", Min(xmin, me), xmax);
+	while (*p)
+	{
+		uint64		x = strtoull(p, &p, 10);
+
+		if (!placed && me <= x)
+		{
+			if (me < x)
+				appendStringInfo(&out, UINT64_FORMAT ",", me);
+			placed = true;
+		}
+		appendStringInfo(&out, UINT64_FORMAT ",", x);
+		if (*p == ',')
+			p++;
+	}
+	if (!placed)
+		appendStringInfo(&out, UINT64_FORMAT ",", me);
+	out.data[--out.len] = '\0';	/* the last comma */
+	return out.data;
+}
+
+static void
+maybe_spill(HsStreamJob *job)
+{
+	HsSstWriteContext ctx;
+	HsStatus	st;
+
+	HsHummockWriteContext(&ctx);
+	HS_CHECK(HsSharedBufferMaybeSpill(job->store.shared_buffer, &ctx, &st), &st);
+}
+
+/*
+ * The epoch a new view reads its upstream views at (0 if it reads none):
+ * the newest of their committed epochs E, once every one of them has
+ * committed E or later (waited for, up to hummock_stream.wait_timeout:
+ * usually a barrier interval).  Each upstream is then read at E, where
+ * its state is final (it commits only above its committed epoch), and the
+ * view consumes their change logs from E on.  *v (pinned) is replaced by
+ * the newest version; E is pinned for this transaction, so that
+ * compaction keeps what the backfill reads.
+ */
+HsEpoch
+HsBackfillUpstreamEpoch(List *sources, HsVersion **v)
+{
+	TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+													   hs_wait_timeout_ms);
+	HsDbState  *db = HsDbStateGet(MyDatabaseId, true);
+	HsEpoch		target = 0;
+	ListCell   *lc;
+
+	foreach(lc, sources)
+	{
+		HsEpoch		c;
+
+		if (!HsRelidIsHummock(lfirst_oid(lc)))
+			continue;
+		if (!HsVersionCommittedEpoch(*v, (HsTableId) lfirst_oid(lc), &c))
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("streaming materialized view \"%s\" has no committed epoch to read",
+							get_rel_name(lfirst_oid(lc)))));
+		target = Max(target, c);
+	}
+	if (target == 0)
+		return 0;
+	for (;;)
+	{
+		Oid			behind = InvalidOid;
+		HsEpoch		c = 0;
+		long		left;
+
+		foreach(lc, sources)
+		{
+			if (HsRelidIsHummock(lfirst_oid(lc)) &&
+				(!HsVersionCommittedEpoch(*v, (HsTableId) lfirst_oid(lc), &c) || c < target))
+			{
+				behind = lfirst_oid(lc);
+				break;
+			}
+		}
+		if (!OidIsValid(behind))
+			break;
+		left = (long) TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline);
+		if (left <= 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("streaming materialized view \"%s\" has not committed epoch " UINT64_FORMAT " yet",
+							get_rel_name(behind), (uint64) target),
+					 errdetail("A view over several streaming views reads them all at the newest of their committed epochs; \"%s\" is at " UINT64_FORMAT ".",
+							   get_rel_name(behind), (uint64) c),
+					 errhint("See hummock_stream.jobs for a view that is failing or slow, or raise hummock_stream.wait_timeout.")));
+		/* woken when a newer version is published (a commit) */
+		(void) HsDbStateWaitVersion(db, (*v)->id + 1, left);
+		CHECK_FOR_INTERRUPTS();
+		HsVersionUnref(*v);
+		*v = HsHummockPinnedVersion(HS_EPOCH_MAX);
+	}
+	HsPinVersion(MyDatabaseId, (*v)->id, target);
+	return target;
+}
+
+/*
+ * Backfill job (its tables at snapshot, its upstream views at view_epoch)
+ * from epoch job->store.epoch on and commit its tables at the last epoch
+ * used, in this transaction.  Returns that epoch.
+ */
+HsEpoch
+HsBackfillAndCommit(HsStreamJob *job, Snapshot snapshot, HsEpoch view_epoch,
+					bool replace)
+{
+	int64		in_chunk = 0;
+	HsTableId  *tables;
+	int			ntables = HsStreamJobTables(job, &tables);
+	HsSstWriteContext ctx;
+	HsSyncResult *res;
+	HsVersionDelta *delta;
+	HsStatus	st;
+
+	/*
+	 * A rebuild replaces the job's state: every row its tables have now
+	 * is deleted in the first epoch (the view's change log shows the
+	 * deletes with their old rows, which its downstreams consume), and the
+	 * backfill writes the new state from the next epoch on.
+	 */
+	if (replace)
+	{
+		for (int i = 0; i < ntables; i++)
+			delete_all_rows(i == 0 ? &job->view : &job->states[i - 1]);
+		HsStreamJobFlush(job);
+		job->store.epoch++;
+	}
+
+	/* input by input, as epochs are consumed (see exec_hash_join.c) */
+	for (int i = 0; i < job->n_inputs; i++)
+	{
+		Relation	src = NULL;
+		TableScanDesc scan = NULL;
+		HsViewScan *vscan = NULL;
+		TupleTableSlot *slot = NULL;
+
+		if (job->inputs[i].is_view)
+			vscan = HsViewScanBegin(job, i, job->store.version, view_epoch);
+		else
+		{
+			src = table_open(job->inputs[i].leaf->relid, AccessShareLock);
+			scan = table_beginscan(src, snapshot, 0, NULL);
+			slot = table_slot_create(src, NULL);
+		}
+		for (;;)
+		{
+			TupleTableSlot *row;
+
+			CHECK_FOR_INTERRUPTS();
+			if (vscan)
+				row = HsViewScanNext(vscan);
+			else
+				row = table_scan_getnextslot(scan, ForwardScanDirection, slot) ? slot : NULL;
+			if (row == NULL)
+				break;
+			if (in_chunk >= BACKFILL_CHUNK_ROWS)
+			{
+				/*
+				 * The next row starts a new epoch.  (Not sooner: the last
+				 * epoch must hold data, or the view's change log would end
+				 * before the epoch its tables commit at.)
+				 */
+				job->store.epoch++;
+				in_chunk = 0;
+			}
+			HsStreamJobPush(job, i, row, +1);
+			if (++in_chunk >= BACKFILL_CHUNK_ROWS)
+			{
+				/* end this chunk's epoch: bounded memtables, maybe a spill */
+				HsStreamJobFlush(job);
+				maybe_spill(job);
+			}
+		}
+		if (vscan)
+			HsViewScanEnd(vscan);
+		else
+		{
+			ExecDropSingleTupleTableSlot(slot);
+			table_endscan(scan);
+			table_close(src, AccessShareLock);
+		}
+	}
+	HsStreamJobFlush(job);
+
+	HsHummockWriteContext(&ctx);
+	HS_CHECK(HsSharedBufferSync(job->store.shared_buffer, job->store.epoch, tables,
+								ntables, &ctx, &res, &st), &st);
+	delta = HsVersionDeltaCreate(HsHummockEnv(), HS_DELTA_COMMIT, 0);
+	for (int i = 0; i < ntables; i++)
+		HsVersionDeltaAddCommit(delta, tables[i], job->store.epoch);
+	if (res->n_ssts > 0)
+		HsVersionDeltaAddL0Ssts(delta, res->ssts, res->n_ssts);
+	{
+		/* the view's first change-log entry: its backfill, as inserts */
+		const HsSyncTable *t = HsSyncResultTable(res, job->view.table_id);
+
+		if (t != NULL && t->log_enabled && t->n_epochs > 0)
+			HS_CHECK(HsVersionDeltaAddChangeLog(delta, t->table_id, t->epochs, t->n_epochs,
+												t->new_ssts, t->n_new, t->old_ssts, t->n_old,
+												&st), &st);
+	}
+	(void) HsHummockCommitDelta(delta);
+	HsVersionDeltaFree(delta);
+	HsSyncResultFree(res);
+	return job->store.epoch;
+}
