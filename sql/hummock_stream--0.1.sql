@@ -91,7 +91,8 @@ COMMENT ON VIEW hummock_stream.partial_graphs IS
 -- last_error is NULL unless the caller has the privileges of the view's
 -- owner or of pg_monitor (graphs of graph sources, such as the test
 -- module's: superuser or pg_monitor).
-CREATE FUNCTION hummock_stream._graph_failures(OUT graph_id bigint, OUT last_error text)
+CREATE FUNCTION hummock_stream._graph_failures(OUT graph_id bigint, OUT last_error text,
+                                               OUT failures integer)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'hummock_stream_graph_failures'
 LANGUAGE C STRICT VOLATILE;
@@ -465,6 +466,7 @@ WITH failures AS MATERIALIZED (SELECT * FROM hummock_stream._graph_failures())
 SELECT j.job_id::regclass AS name,
        CASE WHEN f.graph_id IS NOT NULL THEN 'failed' ELSE j.state END AS state,
        f.last_error,
+       coalesce(f.failures, 0) AS failures,
        e.committed_epoch,
        e.committed_at,
        pg_catalog.now() - e.committed_at AS lag,
@@ -482,7 +484,7 @@ SELECT j.job_id::regclass AS name,
   FROM hummock_stream.stream_jobs j
   JOIN pg_catalog.pg_class c ON c.oid = j.job_id
   LEFT JOIN hummock_stream.committed_epochs() e ON e.table_id = j.job_id
-  LEFT JOIN LATERAL (SELECT fl.graph_id, fl.last_error FROM failures fl
+  LEFT JOIN LATERAL (SELECT fl.graph_id, fl.last_error, fl.failures FROM failures fl
                       WHERE fl.graph_id IN (0, j.job_id)
                       ORDER BY fl.graph_id LIMIT 1) f ON true
  WHERE pg_catalog.pg_has_role(c.relowner, 'USAGE')

@@ -183,10 +183,11 @@ hummock_stream_graph_failures(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	if ((db == NULL || db->manager_pid == 0) && problem != HS_MANAGER_OK)
 	{
-		Datum		values[2];
-		bool		nulls[2] = {0};
+		Datum		values[3];
+		bool		nulls[3] = {0};
 
 		values[0] = Int64GetDatum(0);
+		nulls[2] = true;
 		values[1] = CStringGetTextDatum(problem == HS_MANAGER_NO_WORKER_SLOT ?
 										HS_NO_MANAGER_SLOT_MSG :
 										"too many databases use hummock_stream; raise hummock_stream.max_databases");
@@ -201,12 +202,13 @@ hummock_stream_graph_failures(PG_FUNCTION_ARGS)
 	SpinLockRelease(&db->barrier_mutex);
 	for (int i = 0; i < n; i++)
 	{
-		Datum		values[2];
-		bool		nulls[2] = {0};
+		Datum		values[3];
+		bool		nulls[3] = {0};
 
 		if (!st[i].failed)
 			continue;
 		values[0] = Int64GetDatum((int64) st[i].graph_id);
+		values[2] = Int32GetDatum((int32) st[i].failures);
 		/* an error may quote data: only for those who may monitor the view */
 		if (HsMayMonitor((Oid) st[i].graph_id))
 			values[1] = CStringGetTextDatum(st[i].last_error);

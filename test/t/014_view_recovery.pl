@@ -1,0 +1,190 @@
+# Partial recovery between views over views (the test module's
+# fail_view() makes a chosen view's job fail at its next epochs):
+#  (a) a failing view never delays views not connected to it;
+#  (b) a failing downstream never delays its upstream's commits;
+#  (c) a failing upstream delays its downstreams but never resets them:
+#      they resume from their own committed epoch when it recovers;
+#  (d) a view that fails again and again backs off and shows 'failed',
+#      its error and its failures in hummock_stream.jobs;
+#  (e) a view whose input raised an error heals: once the offending row
+#      is gone, CALL hummock_stream.rebuild(view) computes it again in
+#      place, and its downstream follows;
+#  (f) drop_materialized_view of a failing view works at once.
+# Every view equals its query at the end of each part.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(time sleep);
+
+my $node = PostgreSQL::Test::Cluster->new('view_recovery');
+$node->init;
+$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'hummock_stream,hummock_stream_test'
+hummock_stream.barrier_interval_ms = 100
+hummock_stream.compute_workers = 2
+max_worker_processes = 16
+});
+$node->start;
+$node->safe_psql('postgres', q{
+	CREATE EXTENSION hummock_stream;
+	CREATE EXTENSION hummock_stream_test;
+	CREATE TABLE t (id int PRIMARY KEY, g int, v int);
+	INSERT INTO t SELECT i, i % 10, i FROM generate_series(1, 200) i;
+	CREATE TABLE other (id int PRIMARY KEY, v int);
+	INSERT INTO other SELECT i, i FROM generate_series(1, 50) i;
+	CREATE TABLE d (id int PRIMARY KEY, x int);
+	INSERT INTO d SELECT i, i FROM generate_series(1, 20) i;
+});
+my %views = (
+	up    => 'SELECT g, count(*) AS n, sum(v) AS s FROM t GROUP BY g',
+	down  => 'SELECT g, s FROM up WHERE n > 0',
+	down2 => 'SELECT count(*) AS groups, sum(s) AS s FROM down',
+	apart => 'SELECT count(*) AS n, sum(v) AS s FROM other',
+	inv   => 'SELECT id, 1000 / x AS q FROM d',
+	inv_sum => 'SELECT count(*) AS n, sum(q) AS s FROM inv',
+	doomed => 'SELECT id FROM other WHERE v > 10');
+for my $v (qw(up down down2 apart inv inv_sum doomed))
+{
+	$node->safe_psql('postgres',
+		"SELECT hummock_stream.create_materialized_view('$v', \$q\$$views{$v}\$q\$)");
+}
+
+sub graph
+{
+	my ($v, $col) = @_;
+	return $node->safe_psql('postgres',
+		"SELECT $col FROM hummock_stream.partial_graphs WHERE graph_id = '$v'::regclass::oid");
+}
+
+sub state_of
+{
+	my ($v) = @_;
+	return $node->safe_psql('postgres',
+		"SELECT state || coalesce(': ' || last_error, '') FROM hummock_stream.jobs WHERE name = '$v'::regclass");
+}
+
+sub differs
+{
+	my ($v) = @_;
+	my $def = $views{$v};
+	return $node->safe_psql('postgres', qq{
+		SELECT count(*) FROM ((TABLE $v EXCEPT ALL ($def)) UNION ALL (($def) EXCEPT ALL TABLE $v)) x});
+}
+
+# wait for the views to catch up and compare each with its query
+sub all_equal
+{
+	my ($when, @names) = @_;
+	$node->safe_psql('postgres', "SELECT hummock_stream.wait(NULL, '3min')");
+	my @bad = grep { differs($_) ne '0' } @names;
+	is(scalar(@bad), 0, "$when: every view equals its query") or diag("differ: @bad");
+}
+
+# commits of graph $v during a window in which $cond holds, polled
+sub commits_while
+{
+	my ($v, $secs) = @_;
+	my $c0 = graph($v, 'commits');
+	my $t0 = time;
+	$node->safe_psql('postgres', 'UPDATE t SET v = v + 1 WHERE id % 7 = 0') for (1 .. 3);
+	sleep(0.05) while time - $t0 < $secs;
+	return (graph($v, 'commits') - $c0) / (time - $t0);
+}
+
+all_equal('after creation', keys %views);
+
+# ---------------------------------------------------------------------
+# (b) a failing downstream never delays its upstream
+# ---------------------------------------------------------------------
+my $up_rate0 = commits_while('up', 2);
+my $up_resets0 = graph('up', 'resets');
+$node->safe_psql('postgres', "SELECT hummock_stream_test.fail_view('down', 1000000)");
+ok($node->poll_query_until('postgres',
+		q{SELECT state = 'failed' AND last_error LIKE 'injected fault%' FROM hummock_stream.jobs WHERE name = 'down'::regclass}),
+	'(b) the downstream fails');
+my $up_rate = commits_while('up', 3);
+diag(sprintf('(b) upstream commits/s: %.1f alone, %.1f while its downstream fails', $up_rate0, $up_rate));
+cmp_ok($up_rate, '>', 0.5 * $up_rate0, '(b) the upstream keeps committing while its downstream fails');
+is(graph('up', 'resets'), $up_resets0, '(b) the upstream is never reset');
+is(state_of('up'), 'created', '(b) the upstream stays created');
+like(state_of('down2'), qr/^created/, "(b) the downstream's downstream waits without failing");
+# (d) failures show, and they back off
+my $failures = $node->safe_psql('postgres',
+	q{SELECT failures FROM hummock_stream.jobs WHERE name = 'down'::regclass});
+cmp_ok($failures, '>=', 1, "(d) jobs counts the downstream's failures ($failures)");
+my $resets = graph('down', 'resets');
+cmp_ok($resets, '<', 10, "(d) it backs off: $resets resets in about 3 s at 100 ms barriers");
+$node->safe_psql('postgres', "SELECT hummock_stream_test.fail_view('down', 0)");
+ok($node->poll_query_until('postgres',
+		q{SELECT state = 'created' FROM hummock_stream.jobs WHERE name = 'down'::regclass}, 't'),
+	'(b) the downstream recovers once it no longer fails');
+all_equal('(b) after the downstream recovered', qw(up down down2));
+
+# ---------------------------------------------------------------------
+# (c) a failing upstream delays its downstreams but never resets them;
+# (a) an unconnected view keeps committing
+# ---------------------------------------------------------------------
+my $down_resets0 = graph('down', 'resets');
+my $down2_resets0 = graph('down2', 'resets');
+my $apart_rate0 = commits_while('apart', 2);
+$node->safe_psql('postgres', "SELECT hummock_stream_test.fail_view('up', 3)");
+$node->safe_psql('postgres', 'INSERT INTO t SELECT i, i % 10, 7 FROM generate_series(2000, 2050) i');
+ok($node->poll_query_until('postgres',
+		q{SELECT state = 'failed' FROM hummock_stream.jobs WHERE name = 'up'::regclass}),
+	'(c) the upstream fails');
+my $apart_rate = commits_while('apart', 2);
+diag(sprintf('(a) unconnected view commits/s: %.1f before, %.1f while another fails', $apart_rate0, $apart_rate));
+cmp_ok($apart_rate, '>', 0.5 * $apart_rate0, '(a) a view not connected to the failing one keeps committing');
+like(state_of('down'), qr/^created/, '(c) the downstream waits, it does not fail');
+ok($node->poll_query_until('postgres',
+		q{SELECT state = 'created' FROM hummock_stream.jobs WHERE name = 'up'::regclass}),
+	'(c) the upstream recovers after its three failures');
+all_equal('(c) after the upstream recovered', qw(up down down2 apart));
+is(graph('down', 'resets'), $down_resets0, '(c) the downstream was never reset');
+is(graph('down2', 'resets'), $down2_resets0, "(c) nor the downstream's downstream");
+
+# ---------------------------------------------------------------------
+# (e) a data error heals with rebuild(); its downstream follows
+# ---------------------------------------------------------------------
+$node->safe_psql('postgres', 'INSERT INTO d VALUES (100, 0)');
+ok($node->poll_query_until('postgres',
+		q{SELECT state = 'failed' AND last_error = 'division by zero' FROM hummock_stream.jobs WHERE name = 'inv'::regclass}),
+	'(e) a division by zero fails the view');
+$node->safe_psql('postgres', 'DELETE FROM d WHERE id = 100; UPDATE d SET x = x + 1 WHERE id <= 5');
+# the replay of its log still meets the row: its next attempt fails again
+my $inv_resets = graph('inv', 'resets');
+ok($node->poll_query_until('postgres',
+		qq{SELECT resets > $inv_resets FROM hummock_stream.partial_graphs WHERE graph_id = 'inv'::regclass::oid}),
+	'(e) the view tries again');
+like(state_of('inv'), qr/^failed/, '(e) replaying its input keeps failing after the row is gone');
+my ($rc, $out, $err) = $node->psql('postgres', q{CALL hummock_stream.rebuild('inv')});
+is($rc, 0, '(e) rebuild() succeeds') or diag($err);
+like($err, qr/was rebuilt at epoch/, '(e) rebuild() says so');
+ok($node->poll_query_until('postgres',
+		q{SELECT state = 'created' FROM hummock_stream.jobs WHERE name = 'inv'::regclass}),
+	'(e) the view is created again');
+$node->safe_psql('postgres', 'INSERT INTO d VALUES (101, 7)');
+all_equal('(e) after the rebuild', qw(inv inv_sum));
+($rc, $out, $err) = $node->psql('postgres', q{BEGIN; CALL hummock_stream.rebuild('inv'); COMMIT;});
+like($err, qr/cannot run inside a transaction block/, '(e) rebuild() refuses a transaction block');
+
+# ---------------------------------------------------------------------
+# (f) a failing view drops at once
+# ---------------------------------------------------------------------
+$node->safe_psql('postgres', "SELECT hummock_stream_test.fail_view('doomed', 1000000)");
+$node->safe_psql('postgres', 'UPDATE other SET v = v + 1');
+ok($node->poll_query_until('postgres',
+		q{SELECT state = 'failed' FROM hummock_stream.jobs WHERE name = 'doomed'::regclass}),
+	'(f) the view fails');
+my $t0 = time;
+$node->safe_psql('postgres', q{SELECT hummock_stream.drop_materialized_view('doomed')});
+diag(sprintf('(f) drop of a failing view took %.3f s', time - $t0));
+is($node->safe_psql('postgres', q{SELECT count(*) FROM hummock_stream.jobs WHERE name::text = 'doomed'}),
+	'0', '(f) drop_materialized_view of a failing view works');
+delete $views{doomed};
+all_equal('the end', keys %views);
+
+$node->stop;
+done_testing();
