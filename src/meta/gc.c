@@ -31,7 +31,6 @@
  */
 #include "postgres.h"
 
-#include "executor/spi.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -130,20 +129,15 @@ HsHummockCollectGarbage(HsGcResult *result)
 	OrphanScan	scan;
 	HASHCTL		ctl;
 	HsStatus	st;
-	bool		isnull;
 	bool		found;
 	ListCell   *lc;
-	SPITupleTable *stale_rows;
-	uint64		nstale;
+	HsStaleObject *stale;
+	int			nstale;
 
 	memset(result, 0, sizeof(*result));
-	SPI_connect();
 
 	/* 1. the sequence: ids allocated after this point are not touched */
-	if (SPI_execute("SELECT last_value FROM hummock_stream.object_id_seq", true, 1) != SPI_OK_SELECT)
-		elog(ERROR, "could not read the hummock object id sequence");
-	max_id = (uint64) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
-												  SPI_tuptable->tupdesc, 1, &isnull));
+	max_id = HsHummockObjectIdHighWater();
 
 	/* 2. pins: versions in use and objects being written */
 	HsPinSummarize(MyDatabaseId, &pins);
@@ -162,29 +156,16 @@ HsHummockCollectGarbage(HsGcResult *result)
 	ctl.keysize = sizeof(uint64);
 	ctl.entrysize = sizeof(uint64);
 	scan.stale = hash_create("hummock stale objects", 64, &ctl, HASH_ELEM | HASH_BLOBS);
-	if (SPI_execute("SELECT object_id, stale_since FROM hummock_stream.stale_objects",
-					true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not read hummock stale objects");
-	/* keep the result: the deletes below replace SPI_tuptable */
-	stale_rows = SPI_tuptable;
-	nstale = SPI_processed;
-	for (uint64 i = 0; i < nstale; i++)
+	nstale = HsHummockStaleObjects(&stale);
+	for (int i = 0; i < nstale; i++)
 	{
-		uint64		id = (uint64) DatumGetInt64(SPI_getbinval(stale_rows->vals[i],
-															  stale_rows->tupdesc, 1, &isnull));
-		uint64		since = (uint64) DatumGetInt64(SPI_getbinval(stale_rows->vals[i],
-																 stale_rows->tupdesc, 2, &isnull));
+		uint64		id = stale[i].object_id;
 
 		hash_search(scan.referenced, &id, HASH_FIND, &found);
-		if (since <= keep_since && !found)
+		if (stale[i].stale_since <= keep_since && !found)
 		{
-			Datum		arg = Int64GetDatum((int64) id);
-			Oid			argtype = INT8OID;
-
 			remove_object(store, id, false);
-			if (SPI_execute_with_args("DELETE FROM hummock_stream.stale_objects WHERE object_id = $1",
-									  1, &argtype, &arg, NULL, false, 0) != SPI_OK_DELETE)
-				elog(ERROR, "could not delete a hummock stale object row");
+			HsHummockForgetStaleObject(id);
 			result->stale_deleted++;
 		}
 		else
@@ -212,24 +193,8 @@ HsHummockCollectGarbage(HsGcResult *result)
 	hash_destroy(scan.stale);
 	HsVersionUnref(version);
 
-	/*
-	 * 5. the catalog: deltas older than the newest checkpoint are needed
-	 * only by processes whose cache is older still; keep a margin of
-	 * deltas for them (a process further behind reloads the checkpoint),
-	 * and the two newest checkpoints.
-	 */
-	if (SPI_execute("DELETE FROM hummock_stream.version_delta"
-					" WHERE version_id <= (SELECT max(version_id) FROM hummock_stream.version_checkpoint) - "
-					CppAsString2(HS_VERSION_DELTA_KEEP),
-					false, 0) != SPI_OK_DELETE)
-		elog(ERROR, "could not trim hummock version deltas");
-	result->deltas_trimmed = SPI_processed;
-	if (SPI_execute("DELETE FROM hummock_stream.version_checkpoint"
-					" WHERE version_id < (SELECT max(version_id) FROM hummock_stream.version_checkpoint) - "
-					CppAsString2(HS_VERSION_CHECKPOINT_INTERVAL),
-					false, 0) != SPI_OK_DELETE)
-		elog(ERROR, "could not trim hummock version checkpoints");
-	SPI_finish();
+	/* 5. the catalog: deltas and checkpoints no process needs any more */
+	result->deltas_trimmed = HsHummockTrimDeltas();
 }
 
 PG_FUNCTION_INFO_V1(hummock_stream_gc);

@@ -767,3 +767,88 @@ HsHummockAllocObjectId(void)
 	HsPinSetInflightObjects(MyDatabaseId, Min(floor, id));
 	return id;
 }
+
+/* ---------------------------------------------------------------------
+ * The version catalog for GC
+ * ---------------------------------------------------------------------
+ */
+
+uint64
+HsHummockObjectIdHighWater(void)
+{
+	bool		isnull;
+	uint64		id;
+
+	SPI_connect();
+	if (SPI_execute("SELECT last_value FROM hummock_stream.object_id_seq", true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the hummock object id sequence");
+	id = (uint64) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
+											  SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_finish();
+	return id;
+}
+
+int
+HsHummockStaleObjects(HsStaleObject **out)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	int			n;
+
+	SPI_connect();
+	if (SPI_execute("SELECT object_id, stale_since FROM hummock_stream.stale_objects",
+					true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read hummock stale objects");
+	n = (int) SPI_processed;
+	*out = MemoryContextAlloc(caller, sizeof(HsStaleObject) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		bool		isnull;
+
+		(*out)[i].object_id = (uint64) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
+																   SPI_tuptable->tupdesc, 1, &isnull));
+		(*out)[i].stale_since = (uint64) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
+																	 SPI_tuptable->tupdesc, 2, &isnull));
+	}
+	SPI_finish();
+	return n;
+}
+
+void
+HsHummockForgetStaleObject(uint64 object_id)
+{
+	Datum		arg = Int64GetDatum((int64) object_id);
+	Oid			argtype = INT8OID;
+
+	SPI_connect();
+	if (SPI_execute_with_args("DELETE FROM hummock_stream.stale_objects WHERE object_id = $1",
+							  1, &argtype, &arg, NULL, false, 0) != SPI_OK_DELETE)
+		elog(ERROR, "could not delete a hummock stale object row");
+	SPI_finish();
+}
+
+/*
+ * Deltas older than the newest checkpoint are needed only by processes
+ * whose cache is older still: keep a margin of HS_VERSION_DELTA_KEEP for
+ * them (a process further behind reloads the checkpoint), and the
+ * checkpoints of the last HS_VERSION_CHECKPOINT_INTERVAL versions.
+ */
+uint64
+HsHummockTrimDeltas(void)
+{
+	uint64		n;
+
+	SPI_connect();
+	if (SPI_execute("DELETE FROM hummock_stream.version_delta"
+					" WHERE version_id <= (SELECT max(version_id) FROM hummock_stream.version_checkpoint) - "
+					CppAsString2(HS_VERSION_DELTA_KEEP),
+					false, 0) != SPI_OK_DELETE)
+		elog(ERROR, "could not trim hummock version deltas");
+	n = SPI_processed;
+	if (SPI_execute("DELETE FROM hummock_stream.version_checkpoint"
+					" WHERE version_id < (SELECT max(version_id) FROM hummock_stream.version_checkpoint) - "
+					CppAsString2(HS_VERSION_CHECKPOINT_INTERVAL),
+					false, 0) != SPI_OK_DELETE)
+		elog(ERROR, "could not trim hummock version checkpoints");
+	SPI_finish();
+	return n;
+}

@@ -109,6 +109,23 @@ extern uint64 HsHummockAllocObjectId(void);
 extern Oid	HsExtensionOwner(void);
 extern void HsBecomeExtensionOwner(HsUserContext *c);
 
+/*
+ * The version catalog as GC sees it (gc.c): the highest object id handed
+ * out so far, the stale objects (an object a delta stopped referencing,
+ * with that delta's version id), forgetting one once its file is gone,
+ * and trimming deltas and checkpoints no process needs any more (returns
+ * the deltas deleted).
+ */
+typedef struct HsStaleObject
+{
+	uint64		object_id;
+	uint64		stale_since;
+} HsStaleObject;
+extern uint64 HsHummockObjectIdHighWater(void);
+extern int	HsHummockStaleObjects(HsStaleObject **out);
+extern void HsHummockForgetStaleObject(uint64 object_id);
+extern uint64 HsHummockTrimDeltas(void);
+
 /* The env of hummock memory: CurrentMemoryContext, files tracked. */
 extern HsEnv *HsHummockEnv(void);
 
