@@ -148,6 +148,8 @@ if want 3; then
 	lag_during=$(sample_lag 5)
 	wait $creating
 	echo "3. upstream lag while a downstream over its $ROWS rows is created: $lag_during (creation took $(echo "$(cat "$DIR/done") - $t0" | bc) s)"
+	$PSQL -c "SELECT hummock_stream.wait()" >/dev/null
+	echo "3. the downstream counts $($PSQL -c "SELECT sum(n) FROM down") rows of $($PSQL -c "SELECT count(*) FROM up") upstream rows; differs from its query in $($PSQL -c "SELECT count(*) FROM ((TABLE down EXCEPT SELECT k, count(*), sum(v) FROM up GROUP BY k) UNION ALL (SELECT k, count(*), sum(v) FROM up GROUP BY k EXCEPT TABLE down)) x") rows"
 	kill $bench 2>/dev/null || true
 	stop
 fi
