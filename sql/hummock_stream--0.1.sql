@@ -212,12 +212,33 @@ END $$;
 REVOKE ALL ON FUNCTION hummock_stream._trim_capture_logs() FROM PUBLIC;
 
 -- Not STRICT: a NULL name or query is an error (22004), not a NULL view.
-CREATE FUNCTION hummock_stream.create_materialized_view(name text, query text)
+-- From autocommit the view is created concurrently (writers of its sources
+-- are not blocked by the backfill); inside a transaction block, in the
+-- transaction (writers wait until it ends).  wait => false returns once the
+-- view exists and is being backfilled (autocommit only).
+CREATE FUNCTION hummock_stream.create_materialized_view(name text, query text,
+                                                        wait boolean DEFAULT true)
 RETURNS regclass
 AS 'MODULE_PATHNAME', 'hummock_stream_create_materialized_view'
 LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION hummock_stream.create_materialized_view(text, text) IS
-  'Create a streaming materialized view name (a relation USING hummock) kept up to date with query';
+COMMENT ON FUNCTION hummock_stream.create_materialized_view(text, text, boolean) IS
+  'Create a streaming materialized view name (a relation USING hummock) kept up to date with query; concurrently from autocommit';
+
+-- Views being created in the background, one row per input: phase, rows
+-- read so far, the input's estimated rows (pg_class.reltuples; -1 if never
+-- analyzed), the rate and the elapsed time.  A role sees the creations of
+-- roles whose privileges it has (pg_monitor: all).
+CREATE FUNCTION hummock_stream.create_progress(
+    OUT view regclass, OUT pid integer, OUT phase text, OUT phase_since timestamptz,
+    OUT input regclass, OUT rows_read bigint, OUT rows_estimate bigint,
+    OUT rows_per_second double precision, OUT elapsed interval)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'hummock_stream_create_progress'
+LANGUAGE C STRICT VOLATILE;
+CREATE VIEW hummock_stream.create_progress AS SELECT * FROM hummock_stream.create_progress();
+COMMENT ON VIEW hummock_stream.create_progress IS
+  'Streaming materialized views being created concurrently: phase, and rows read per input';
+GRANT SELECT ON hummock_stream.create_progress TO PUBLIC;
 
 CREATE FUNCTION hummock_stream.drop_materialized_view(name regclass)
 RETURNS void

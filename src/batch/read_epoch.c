@@ -266,6 +266,7 @@ HsViewInfoOf(Relation rel)
 		return e;
 	e->relfilenode = rel->rd_node.relNode;
 	e->first_epoch = 0;
+	e->creating = false;
 	e->n_key_columns = 0;
 	{
 		MemoryContext old = MemoryContextSwitchTo(CurrentMemoryContext);
@@ -274,6 +275,12 @@ HsViewInfoOf(Relation rel)
 		if (HsCatalogReadJob(relid, &job))
 		{
 			e->first_epoch = job.first_epoch;
+			/* its first epoch is still to come: ask again next time */
+			if (strcmp(job.state, "creating") == 0)
+			{
+				e->creating = true;
+				e->relfilenode = InvalidOid;
+			}
 			for (int i = 0; i < job.n_key_columns && i < HS_VIEW_MAX_KEY_COLUMNS; i++)
 				e->key_columns[e->n_key_columns++] = job.key_columns[i];
 		}
@@ -291,7 +298,16 @@ scan_epoch_now(Relation rel, const HsVersion *v)
 	HsStatus	st;
 
 	if (!HsVersionCommittedEpoch(v, t, &committed))
+	{
+		if (HsViewInfoOf(rel)->creating)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("streaming materialized view \"%s\" is being created",
+							RelationGetRelationName(rel)),
+					 errhint("Wait for it with hummock_stream.wait('%s'), or watch hummock_stream.create_progress.",
+							 RelationGetRelationName(rel))));
 		return 0;				/* never committed: empty */
+	}
 	if (hs_query_epoch == 0)
 	{
 		if (hs_query_consistency == HS_CONSISTENCY_GLOBAL)

@@ -47,8 +47,10 @@
 #include "storage/condition_variable.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 
 #include "hummock_stream/batch/read_epoch.h"
@@ -68,6 +70,7 @@ typedef struct WaitView
 {
 	Oid			relid;
 	HsEpoch		first_epoch;	/* stream_jobs.first_epoch */
+	char	   *creating;		/* being created: its name; else NULL */
 	bool		done;
 } WaitView;
 
@@ -146,6 +149,7 @@ all_views(void)
 		w = palloc(sizeof(WaitView));
 		w->relid = job->job_id;
 		w->first_epoch = job->first_epoch;
+		w->creating = strcmp(job->state, "creating") == 0 ? get_rel_name(job->job_id) : NULL;
 		w->done = false;
 		views = lappend(views, w);
 	}
@@ -169,6 +173,37 @@ view_read_epoch(const HsVersion *v, HsEpoch g, const WaitView *w, HsEpoch *epoch
 		*epoch = Min(w->first_epoch, c);
 	else
 		*epoch = g;
+	return true;
+}
+
+/*
+ * Is view w, being created when wait() began, created now (it has a
+ * committed epoch in version v)?  Then it is waited for as any other, from
+ * its first epoch.  A creation that failed or was canceled dropped the
+ * view: an error.
+ */
+static bool
+creation_finished(const HsVersion *v, WaitView *w)
+{
+	HsEpoch		c;
+	HsJobRow	job;
+
+	if (!HsVersionCommittedEpoch(v, (HsTableId) w->relid, &c))
+	{
+		AcceptInvalidationMessages();
+		if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(w->relid)))
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("streaming materialized view \"%s\" was dropped before its creation finished",
+							w->creating),
+					 errdetail("Its creation failed or was canceled, or the view was dropped.")));
+		return false;
+	}
+	/* (a snapshot that predates the creation's commit still says 0) */
+	w->first_epoch = c;
+	if (HsCatalogReadJob(w->relid, &job) && job.first_epoch != 0)
+		w->first_epoch = job.first_epoch;
+	w->creating = NULL;
 	return true;
 }
 
@@ -256,15 +291,18 @@ hummock_stream_wait(PG_FUNCTION_ARGS)
 	if (OidIsValid(relid))
 	{
 		Relation	rel = table_open(relid, AccessShareLock);
-		HsEpoch		first = HsViewInfoOf(rel)->first_epoch;
+		const HsViewInfo *info = HsViewInfoOf(rel);
+		HsEpoch		first = info->first_epoch;
+		bool		creating = info->creating;
 
 		table_close(rel, AccessShareLock);
-		if (first != 0)
+		if (first != 0 || creating)
 		{
 			WaitView   *w = palloc(sizeof(WaitView));
 
 			w->relid = relid;
 			w->first_epoch = first;
+			w->creating = creating ? get_rel_name(relid) : NULL;
 			w->done = false;
 			views = list_make1(w);
 		}
@@ -295,6 +333,16 @@ hummock_stream_wait(PG_FUNCTION_ARGS)
 
 			if (w->done)
 				continue;
+			if (w->creating != NULL && !creation_finished(v, w))
+			{
+				if (laggard == NULL)
+				{
+					laggard = w;
+					laggard_epoch = 0;
+					own_epoch_behind = true;
+				}
+				continue;
+			}
 			if (!view_read_epoch(v, g, w, &e) ||
 				(e >> HS_EPOCH_SEQ_BITS) > (called >> HS_EPOCH_SEQ_BITS))
 			{
@@ -330,6 +378,12 @@ hummock_stream_wait(PG_FUNCTION_ARGS)
 			char	   *at = pstrdup(timestamptz_to_str(HsEpochToTimestamp(laggard_epoch)));
 			char	   *call = pstrdup(timestamptz_to_str(HsEpochToTimestamp(called)));
 
+			if (laggard->creating != NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_QUERY_CANCELED),
+						 errmsg("timed out waiting for streaming materialized view \"%s\" to be created",
+								laggard->creating),
+						 errhint("hummock_stream.create_progress shows how far its backfill is.")));
 			ereport(ERROR,
 					(errcode(ERRCODE_QUERY_CANCELED),
 					 errmsg("timed out waiting for %s to catch up",

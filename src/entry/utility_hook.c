@@ -65,6 +65,7 @@
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/stream/capture.h"
+#include "hummock_stream/stream/view_create.h"
 
 static ProcessUtility_hook_type prev_utility_hook = NULL;
 
@@ -380,6 +381,20 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 			HsDbStateStopManager(MyDatabaseId, 10000);
 			restart_on_abort = true;
 			remember_for_commit(false, false);
+		}
+	}
+	else if (IsA(parsetree, DropStmt) && ((DropStmt *) parsetree)->removeType == OBJECT_TABLE)
+	{
+		ListCell   *lc;
+
+		/* a view being created: its creator holds a lock DROP would wait for */
+		foreach(lc, ((DropStmt *) parsetree)->objects)
+		{
+			Oid			relid = RangeVarGetRelid(makeRangeVarFromNameList(lfirst(lc)),
+												 NoLock, true);
+
+			if (OidIsValid(relid) && HsRelidIsHummock(relid))
+				HsViewCreationCancel(relid);
 		}
 	}
 	else if (IsA(parsetree, TruncateStmt))

@@ -52,6 +52,9 @@
 #include <signal.h>
 
 #include "access/xact.h"
+#include "catalog/dependency.h"
+#include "catalog/objectaddress.h"
+#include "catalog/pg_class.h"
 #include "commands/extension.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -59,6 +62,7 @@
 #include "postmaster/interrupt.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "storage/lmgr.h"
 #include "tcop/tcopprot.h"
 #include "catalog/pg_type.h"
 #include "utils/array.h"
@@ -66,8 +70,10 @@
 #include "utils/fmgroids.h"
 #include "utils/fmgrprotos.h"
 #include "utils/guc.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 
 #include "hummock_stream/hummock_stream.h"
@@ -468,6 +474,71 @@ trim_capture_logs(void)
 	CommitTransactionCommand();
 }
 
+/*
+ * Drop the views left half-created: in state 'creating' with no live
+ * creator (view_create.c), which happens only when a crash took the
+ * creator and the cleanup it does on error or cancel.  Each is dropped in
+ * a transaction of its own, under its relation's AccessExclusiveLock and
+ * after reading its state again (its creator may have finished since we
+ * listed it); a relation someone holds is left for the next round.
+ */
+static void
+drop_orphan_creations(void)
+{
+	List	   *orphans = NIL;
+	ListCell   *lc;
+
+	if (hs_manager.db == NULL)
+		return;
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	foreach(lc, HsCatalogJobs())
+	{
+		HsJobRow   *job = lfirst(lc);
+
+		if (strcmp(job->state, "creating") == 0 &&
+			!HsDbStateCreating(hs_manager.db, job->job_id, NULL))
+		{
+			MemoryContext old = MemoryContextSwitchTo(hs_manager.cxt);
+
+			orphans = lappend_oid(orphans, job->job_id);
+			MemoryContextSwitchTo(old);
+		}
+	}
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+
+	foreach(lc, orphans)
+	{
+		Oid			view = lfirst_oid(lc);
+		HsJobRow	job;
+
+		StartTransactionCommand();
+		if (ConditionalLockRelationOid(view, AccessExclusiveLock))
+		{
+			PushActiveSnapshot(GetTransactionSnapshot());
+			if (SearchSysCacheExists1(RELOID, ObjectIdGetDatum(view)) &&
+				HsCatalogReadJob(view, &job) && strcmp(job.state, "creating") == 0 &&
+				!HsDbStateCreating(hs_manager.db, view, NULL))
+			{
+				ObjectAddress addr;
+				char	   *name = get_rel_name(view);
+
+				ObjectAddressSet(addr, RelationRelationId, view);
+				performDeletion(&addr, DROP_CASCADE, PERFORM_DELETION_INTERNAL);
+				ereport(LOG,
+						(errmsg("hummock_stream dropped streaming materialized view \"%s\", left half-created",
+								name ? name : "?"),
+						 errdetail("Its creator ended without finishing or cleaning up (a crash)."),
+						 errhint("Create the view again.")));
+			}
+			PopActiveSnapshot();
+		}
+		CommitTransactionCommand();
+	}
+	list_free(orphans);
+}
+
 /* ---------------------------------------------------------------------
  * Warnings for backends: missing background worker slots
  * ---------------------------------------------------------------------
@@ -710,6 +781,7 @@ HsBarrierManagerMain(Datum main_arg)
 		publish_status(prev);
 		if (GetCurrentTimestamp() >= next_trim_at)
 		{
+			drop_orphan_creations();
 			trim_capture_logs();
 			next_trim_at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
 													   CAPTURE_TRIM_INTERVAL_MS);

@@ -161,10 +161,10 @@ void
 HsCatalogInsertJob(const HsJobRow *job)
 {
 	CatalogStatement cs;
-	Datum		args[10];
-	Oid			types[10] = {OIDOID, TEXTOID, TEXTOID, OIDARRAYOID, TEXTOID, INT8OID,
-	INT2ARRAYOID, TEXTARRAYOID, TEXTARRAYOID, INT8OID};
-	char		nulls[10] = "          ";
+	Datum		args[11];
+	Oid			types[11] = {OIDOID, TEXTOID, TEXTOID, OIDARRAYOID, TEXTOID, INT8OID,
+	INT2ARRAYOID, TEXTARRAYOID, TEXTARRAYOID, INT8OID, TEXTOID};
+	char		nulls[11] = "           ";
 	Datum	   *ids = palloc(sizeof(Datum) * Max(job->n_state_tables, 1));
 	ListCell   *lc;
 
@@ -191,13 +191,14 @@ HsCatalogInsertJob(const HsJobRow *job)
 	args[7] = text_array(job->operators);
 	args[8] = text_array(job->state_roles);
 	args[9] = Int64GetDatum((int64) job->view_position);
+	args[10] = CStringGetTextDatum(job->state ? job->state : "created");
 
 	begin(&cs);
 	run("INSERT INTO hummock_stream.stream_jobs"
 		" (job_id, definition, query_tree, state_tables, position,"
-		"  first_epoch, key_columns, operators, state_table_roles, view_position)"
-		" VALUES ($1, $2, $3, $4, $5::pg_catalog.pg_snapshot, $6, $7, $8, $9, $10)",
-		10, types, args, nulls, SPI_OK_INSERT);
+		"  first_epoch, key_columns, operators, state_table_roles, view_position, state)"
+		" VALUES ($1, $2, $3, $4, $5::pg_catalog.pg_snapshot, $6, $7, $8, $9, $10, $11)",
+		11, types, args, nulls, SPI_OK_INSERT);
 	types[1] = OIDOID;
 	foreach(lc, job->sources)
 	{
@@ -365,6 +366,21 @@ HsCatalogLogFloors(HsLogFloor **floors)
 	}
 	end(&cs);
 	return n;
+}
+
+void
+HsCatalogFinishCreation(Oid job_id, HsEpoch first_epoch)
+{
+	CatalogStatement cs;
+	Datum		args[2];
+	Oid			types[2] = {INT8OID, OIDOID};
+
+	args[0] = Int64GetDatum((int64) first_epoch);
+	args[1] = ObjectIdGetDatum(job_id);
+	begin(&cs);
+	run("UPDATE hummock_stream.stream_jobs SET state = 'created', first_epoch = $1"
+		" WHERE job_id = $2", 2, types, args, NULL, SPI_OK_UPDATE);
+	end(&cs);
 }
 
 void

@@ -148,6 +148,7 @@ reset_slot(HsDbState *s, Oid dboid)
 	memset(s->ring, 0, sizeof(s->ring));
 	memset(s->graphs, 0, sizeof(s->graphs));
 	memset(s->workers, 0, sizeof(s->workers));
+	memset(s->creations, 0, sizeof(s->creations));
 }
 
 Size
@@ -1001,4 +1002,80 @@ HsPinSummarize(Oid dboid, HsPinSummary *out)
 											  pins[i].inflight_object_id);
 	}
 	LWLockRelease(&db_shared->pin_lock);
+}
+
+/* ---------------------------------------------------------------------
+ * Creations in the background
+ * ---------------------------------------------------------------------
+ */
+
+int
+HsDbStateCreationBegin(HsDbState *db, Oid userid)
+{
+	int			slot = -1;
+
+	SpinLockAcquire(&db->barrier_mutex);
+	for (int i = 0; i < HS_MAX_CREATIONS && slot < 0; i++)
+	{
+		HsCreationStatus *c = &db->creations[i];
+
+		/* (its creator frees a slot as it exits; a crash resets them all) */
+		if (c->phase == HS_CREATION_FREE)
+		{
+			memset(c, 0, sizeof(*c));
+			c->phase = HS_CREATION_SETTING_UP;
+			c->pid = MyProcPid;
+			c->userid = userid;
+			c->started_at = c->phase_at = GetCurrentTimestamp();
+			slot = i;
+		}
+	}
+	SpinLockRelease(&db->barrier_mutex);
+	return slot;
+}
+
+void
+HsDbStateCreationSet(HsDbState *db, int slot, const HsCreationStatus *st)
+{
+	SpinLockAcquire(&db->barrier_mutex);
+	db->creations[slot] = *st;
+	SpinLockRelease(&db->barrier_mutex);
+}
+
+void
+HsDbStateCreationEnd(HsDbState *db, int slot)
+{
+	SpinLockAcquire(&db->barrier_mutex);
+	memset(&db->creations[slot], 0, sizeof(HsCreationStatus));
+	SpinLockRelease(&db->barrier_mutex);
+}
+
+int
+HsDbStateCreations(HsDbState *db, HsCreationStatus *out, int max)
+{
+	int			n = 0;
+
+	SpinLockAcquire(&db->barrier_mutex);
+	for (int i = 0; i < HS_MAX_CREATIONS && n < max; i++)
+		if (db->creations[i].phase != HS_CREATION_FREE)
+			out[n++] = db->creations[i];
+	SpinLockRelease(&db->barrier_mutex);
+	return n;
+}
+
+bool
+HsDbStateCreating(HsDbState *db, Oid view, pid_t *pid)
+{
+	pid_t		p = 0;
+
+	SpinLockAcquire(&db->barrier_mutex);
+	for (int i = 0; i < HS_MAX_CREATIONS; i++)
+		if (db->creations[i].phase != HS_CREATION_FREE && db->creations[i].view == view)
+			p = db->creations[i].pid;
+	SpinLockRelease(&db->barrier_mutex);
+	if (p == 0 || kill(p, 0) != 0)
+		return false;
+	if (pid)
+		*pid = p;
+	return true;
 }

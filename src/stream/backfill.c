@@ -65,6 +65,44 @@
 /* Source rows per backfill epoch. */
 #define BACKFILL_CHUNK_ROWS 100000
 
+/* Where the backfill reports its progress (HsBackfillSetProgress). */
+static HsDbState *progress_db = NULL;
+static int	progress_slot = -1;
+static HsCreationStatus *progress = NULL;
+
+/* Rows between two progress reports. */
+#define PROGRESS_EVERY 4096
+
+void
+HsBackfillSetProgress(HsDbState *db, int slot, HsCreationStatus *status)
+{
+	progress_db = db;
+	progress_slot = slot;
+	progress = status;
+}
+
+/* The progress counter of source relid (-1: none). */
+static int
+progress_input(Oid relid)
+{
+	if (progress == NULL)
+		return -1;
+	for (int k = 0; k < progress->n_inputs; k++)
+		if (progress->input[k] == relid)
+			return k;
+	return -1;
+}
+
+/* Count one row read of progress input k; report every PROGRESS_EVERY. */
+static inline void
+count_row(int k)
+{
+	if (k < 0)
+		return;
+	if (++progress->rows_read[k] % PROGRESS_EVERY == 0)
+		HsDbStateCreationSet(progress_db, progress_slot, progress);
+}
+
 /* Delete every row t has in its store's version (in t's memtable). */
 static void
 delete_all_rows(HsStateTable *t)
@@ -267,6 +305,7 @@ HsBackfillAndCommit(HsStreamJob *job, Snapshot snapshot, HsEpoch view_epoch,
 		TableScanDesc scan = NULL;
 		HsViewScan *vscan = NULL;
 		TupleTableSlot *slot = NULL;
+		int			counter = progress_input(job->inputs[i].leaf->relid);
 
 		if (job->inputs[i].is_view)
 			vscan = HsViewScanBegin(job, i, job->store.version, view_epoch);
@@ -298,6 +337,7 @@ HsBackfillAndCommit(HsStreamJob *job, Snapshot snapshot, HsEpoch view_epoch,
 				in_chunk = 0;
 			}
 			HsStreamJobPush(job, i, row, +1);
+			count_row(counter);
 			if (++in_chunk >= BACKFILL_CHUNK_ROWS)
 			{
 				/* end this chunk's epoch: bounded memtables, maybe a spill */
@@ -329,9 +369,23 @@ HsBackfillAndCommit(HsStreamJob *job, Snapshot snapshot, HsEpoch view_epoch,
 		const HsSyncTable *t = HsSyncResultTable(res, job->view.table_id);
 
 		if (t != NULL && t->log_enabled && t->n_epochs > 0)
-			HS_CHECK(HsVersionDeltaAddChangeLog(delta, t->table_id, t->epochs, t->n_epochs,
+		{
+			/*
+			 * The entry ends at the commit epoch even when the view's last
+			 * rows came in an earlier chunk (a DISTINCT whose later chunks
+			 * only repeat groups).
+			 */
+			HsEpoch    *epochs = palloc(sizeof(HsEpoch) * (t->n_epochs + 1));
+			int			n = t->n_epochs;
+
+			memcpy(epochs, t->epochs, sizeof(HsEpoch) * n);
+			if (epochs[n - 1] != job->store.epoch)
+				epochs[n++] = job->store.epoch;
+			HS_CHECK(HsVersionDeltaAddChangeLog(delta, t->table_id, epochs, n,
 												t->new_ssts, t->n_new, t->old_ssts, t->n_old,
 												&st), &st);
+			pfree(epochs);
+		}
 	}
 	(void) HsHummockCommitDelta(delta);
 	HsVersionDeltaFree(delta);

@@ -41,7 +41,8 @@ typedef struct HsViewInfo
 {
 	Oid			relid;			/* hash key */
 	Oid			relfilenode;
-	uint64		first_epoch;	/* 0: not a streaming view */
+	uint64		first_epoch;	/* 0: not a streaming view (or being created) */
+	bool		creating;		/* a view being created (not cached) */
 	int			n_key_columns;	/* see stream_plan.h, key_columns */
 	AttrNumber	key_columns[HS_VIEW_MAX_KEY_COLUMNS];
 } HsViewInfo;

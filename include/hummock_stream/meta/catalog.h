@@ -80,6 +80,9 @@ extern void HsCatalogSetPosition(Oid job_id, const char *snapshot, HsEpoch view_
 struct HsLogFloor;
 extern int	HsCatalogLogFloors(struct HsLogFloor **floors);
 
+/* A job created in the background is created, with its first epoch. */
+extern void HsCatalogFinishCreation(Oid job_id, HsEpoch first_epoch);
+
 /* Set job_id's state ('created', 'rebuilding', ...). */
 extern void HsCatalogSetState(Oid job_id, const char *state);
 

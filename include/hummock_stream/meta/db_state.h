@@ -93,6 +93,36 @@ typedef struct HsWorkerStatus
 #define HS_NO_MANAGER_SLOT_MSG \
 	"no background worker slot for the barrier manager of this database; raise max_worker_processes"
 
+/*
+ * A view being created in the background (view_create.c), for
+ * hummock_stream.create_progress: written by its creator process under
+ * the barrier mutex.
+ */
+#define HS_MAX_CREATIONS 16
+#define HS_CREATION_MAX_INPUTS 8
+typedef enum HsCreationPhase
+{
+	HS_CREATION_FREE = 0,
+	HS_CREATION_SETTING_UP,		/* capture, the view's relation */
+	HS_CREATION_WAITING,		/* for its upstream views' epoch */
+	HS_CREATION_BACKFILLING,	/* reading its inputs at S0 / E */
+	HS_CREATION_COMMITTING		/* its first epoch */
+} HsCreationPhase;
+
+typedef struct HsCreationStatus
+{
+	uint8		phase;			/* HsCreationPhase; FREE: unused slot */
+	Oid			view;			/* InvalidOid until its relation exists */
+	pid_t		pid;			/* the creator process */
+	Oid			userid;			/* who creates it */
+	TimestampTz started_at;
+	TimestampTz phase_at;		/* when it entered its phase */
+	int			n_inputs;
+	Oid			input[HS_CREATION_MAX_INPUTS];
+	int64		rows_read[HS_CREATION_MAX_INPUTS];
+	int64		rows_estimate[HS_CREATION_MAX_INPUTS];
+} HsCreationStatus;
+
 typedef struct HsDbState
 {
 	/* under the registry lock: the slot's database, InvalidOid if free */
@@ -157,6 +187,7 @@ typedef struct HsDbState
 	HsBarrierRecord ring[HS_BARRIER_RING];
 	HsGraphStatus graphs[HS_MAX_GRAPH_STATUS];
 	HsWorkerStatus workers[HS_MAX_WORKER_STATUS];
+	HsCreationStatus creations[HS_MAX_CREATIONS];
 } HsDbState;
 
 /* What the registry knows about pins of one database. */
@@ -193,6 +224,17 @@ extern void HsDbStateNotify(HsDbState *db);
 
 /* Record that CREATE or DROP EXTENSION committed: a new incarnation. */
 extern void HsDbStateNewIncarnation(HsDbState *db);
+
+/*
+ * Creations in the background: take a slot for the calling process (-1
+ * if all are busy), fill it in, give it back; copy them all; is view
+ * being created by a live process (its pid in *pid)?
+ */
+extern int	HsDbStateCreationBegin(HsDbState *db, Oid userid);
+extern void HsDbStateCreationSet(HsDbState *db, int slot, const HsCreationStatus *st);
+extern void HsDbStateCreationEnd(HsDbState *db, int slot);
+extern int	HsDbStateCreations(HsDbState *db, HsCreationStatus *out, int max);
+extern bool HsDbStateCreating(HsDbState *db, Oid view, pid_t *pid);
 
 /* Copy the published status of graph_id; false if the manager shows none. */
 extern bool HsDbStateGraphStatus(HsDbState *db, uint32 graph_id, HsGraphStatus *out);

@@ -40,4 +40,14 @@ extern HsEpoch HsBackfillUpstreamEpoch(List *sources, HsVersion **v);
 extern HsEpoch HsBackfillAndCommit(HsStreamJob *job, Snapshot snapshot,
 								   HsEpoch view_epoch, bool replace);
 
+/*
+ * Report the backfill's rows read per input into slot of db's creations
+ * (status is the caller's copy, updated in place), every few thousand
+ * rows; db NULL: stop reporting.
+ */
+struct HsDbState;
+struct HsCreationStatus;
+extern void HsBackfillSetProgress(struct HsDbState *db, int slot,
+								  struct HsCreationStatus *status);
+
 #endif							/* HS_STREAM_BACKFILL_H */

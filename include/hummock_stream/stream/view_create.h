@@ -1,0 +1,33 @@
+/*-------------------------------------------------------------------------
+ *
+ * view_create.h
+ *	  create_materialized_view (view_create.c): the transactional and the
+ *	  concurrent protocol, and the creator worker.
+ *
+ * include/hummock_stream/stream/view_create.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef HS_STREAM_VIEW_CREATE_H
+#define HS_STREAM_VIEW_CREATE_H
+
+#include "fmgr.h"
+
+/*
+ * Refuse to create a view in a transaction that already wrote to its
+ * source while the source was captured (those rows would be both in the
+ * backfill and in the capture log under our xid).
+ */
+extern void HsCheckNoOwnCapturedWrites(Oid source);
+
+/*
+ * The caller, who owns view, is dropping it: if it is being created in the
+ * background, cancel its creator (which holds a lock the DROP waits for,
+ * until the backfill ends).
+ */
+extern void HsViewCreationCancel(Oid view);
+
+/* The creator background worker of a concurrent creation. */
+extern PGDLLEXPORT void HsViewCreatorMain(Datum main_arg);
+
+#endif							/* HS_STREAM_VIEW_CREATE_H */

@@ -1,0 +1,971 @@
+/*-------------------------------------------------------------------------
+ *
+ * view_create.c
+ *	  create_materialized_view: a view's relation, its capture, its first
+ *	  state, its job.
+ *
+ * Two protocols, one sequence of steps:
+ *
+ *	1. parse and analyze the definition (Postgres's parser) and check it
+ *	   (src/stream/plan/) and the caller's privileges, in the caller's
+ *	   session (so errors come at once, and names resolve with its
+ *	   search_path);
+ *	2. set up: lock the source tables in SHARE ROW EXCLUSIVE mode, in OID
+ *	   order (it waits for every writer of them), make sure they are
+ *	   captured (capture.c); create the view's relation USING hummock,
+ *	   owned by the caller, with its dependencies; streaming views among
+ *	   the sources are neither locked nor captured;
+ *	3. take a fresh snapshot S0 and backfill (backfill.c): the view's
+ *	   first state is its query over its tables at S0 and its upstream
+ *	   views at one epoch, committed at its first epoch with positions S0
+ *	   and that epoch; the barrier manager then maintains it.
+ *
+ * From autocommit (no transaction block), the call is **concurrent**: a
+ * creator background worker does steps 2 and 3 in transactions of its
+ * own, as CREATE INDEX CONCURRENTLY does.  It commits step 2 at once (the
+ * job in state 'creating'), so writers of the sources wait only for the
+ * capture triggers to be created, and none waits for the backfill, which
+ * runs in a second transaction with S0 taken after that commit.  A writer
+ * either held its lock when the triggers were created (then creating them
+ * waited for it, and it committed before S0: its rows are in the
+ * backfill) or took it after they were committed (then its rows reach the
+ * capture log, and those S0 does not see are consumed after it); so no
+ * change is missed or doubled around S0.  Existing views never wait for a
+ * creation: it takes the version head lock only to commit the first
+ * epoch, as any commit does, and global reads ignore it (it has no
+ * committed epoch until then; reading it before is 55000).  The caller
+ * waits for the view to be created (read your DDL), or not, with wait =>
+ * false; a cancel of the caller, a drop of the view, or an error cleans
+ * the half-created view up completely, and a view left 'creating' by a
+ * crash is dropped when its database's barrier manager starts (with a
+ * LOG line).  hummock_stream.create_progress shows each creation's phase
+ * and rows read.
+ *
+ * Inside a transaction block the call is **transactional**: steps 2 and 3
+ * run in the caller's transaction, holding the source locks until it ends
+ * (writers wait for the whole backfill), and the view appears with its
+ * commit, or never.
+ *
+ * src/stream/view_create.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/transam.h"
+#include "access/xact.h"
+#include "catalog/dependency.h"
+#include "catalog/namespace.h"
+#include "catalog/objectaddress.h"
+#include "catalog/pg_authid.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "commands/dbcommands.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/readfuncs.h"
+#include "parser/analyze.h"
+#include "parser/scansup.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "storage/dsm.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/lmgr.h"
+#include "tcop/tcopprot.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/regproc.h"
+#include "utils/ruleutils.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+
+#include "hummock_stream/hummock_stream.h"
+#include "hummock_stream/meta/barrier_msg.h"
+#include "hummock_stream/meta/catalog.h"
+#include "hummock_stream/meta/db_state.h"
+#include "hummock_stream/meta/epoch.h"
+#include "hummock_stream/meta/hummock_manager.h"
+#include "hummock_stream/pg/env_pg.h"
+#include "hummock_stream/pg/user_context.h"
+#include "hummock_stream/stream/backfill.h"
+#include "hummock_stream/stream/capture.h"
+#include "hummock_stream/stream/compute_worker.h"
+#include "hummock_stream/stream/stream_ddl.h"
+#include "hummock_stream/stream/stream_job.h"
+#include "hummock_stream/stream/view_create.h"
+
+PG_FUNCTION_INFO_V1(hummock_stream_create_materialized_view);
+PG_FUNCTION_INFO_V1(hummock_stream_create_progress);
+
+/* How often a caller waiting for its creator looks again (ms). */
+#define CREATOR_POLL_MS 10
+
+/* ---------------------------------------------------------------------
+ * Reading the arguments
+ * ---------------------------------------------------------------------
+ */
+
+static Query *
+analyze_definition(const char *sql)
+{
+	List	   *raw = pg_parse_query(sql);
+	RawStmt    *rs;
+
+	if (list_length(raw) != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a streaming materialized view is defined by exactly one SELECT statement"),
+				 errdetail("The definition has %d statements.", list_length(raw))));
+	rs = linitial_node(RawStmt, raw);
+	if (!IsA(rs->stmt, SelectStmt))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("a streaming materialized view is defined by a SELECT statement")));
+	return parse_analyze_fixedparams(rs, sql, NULL, 0, NULL);
+}
+
+/*
+ * The identifiers of a (possibly qualified) name, as the SQL parser reads
+ * them: unquoted ones folded to lower case, quoted ones as written ("" is
+ * a quote), each truncated to NAMEDATALEN - 1 bytes with the parser's
+ * NOTICE.  Refuses an empty name, an empty part and stray characters.
+ */
+static List *
+parse_view_name(const char *name)
+{
+	List	   *parts = NIL;
+	const char *p = name;
+
+	for (;;)
+	{
+		StringInfoData part;
+		bool		quoted = false;
+
+		initStringInfo(&part);
+		while (scanner_isspace(*p))
+			p++;
+		if (*p == '"')
+		{
+			quoted = true;
+			for (p++;; p++)
+			{
+				if (*p == '\0')
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_NAME),
+							 errmsg("invalid streaming materialized view name \"%s\"", name),
+							 errdetail("A quoted identifier is not closed.")));
+				if (*p == '"')
+				{
+					if (p[1] != '"')
+						break;
+					p++;
+				}
+				appendStringInfoChar(&part, *p);
+			}
+			p++;
+		}
+		else
+		{
+			while (*p != '\0' && *p != '.' && !scanner_isspace(*p))
+			{
+				if (*p == '"')
+					break;
+				appendStringInfoChar(&part, *p);
+				p++;
+			}
+		}
+		while (scanner_isspace(*p))
+			p++;
+		if (part.len == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_NAME),
+					 errmsg("invalid streaming materialized view name \"%s\"", name),
+					 errdetail(*name == '\0' ? "The name is empty." :
+							   "The name has an empty identifier."),
+					 errhint("Name the view with an identifier, optionally qualified by its schema (schema.name).")));
+		if (*p != '\0' && *p != '.')
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_NAME),
+					 errmsg("invalid streaming materialized view name \"%s\"", name),
+					 errdetail("Identifiers with spaces or quotes must be quoted with double quotes."),
+					 errhint("Name the view with an identifier, optionally qualified by its schema (schema.name).")));
+		if (quoted)
+			truncate_identifier(part.data, part.len, true);
+		else
+			part.data = downcase_truncate_identifier(part.data, part.len, true);
+		parts = lappend(parts, makeString(part.data));
+		if (*p == '\0')
+			return parts;
+		p++;					/* past the '.' */
+	}
+}
+
+static Oid
+create_view_relation(RangeVar *rv, HsStreamPlan *plan)
+{
+	StringInfoData sql;
+	ListCell   *lc;
+	bool		first = true;
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "CREATE TABLE %s (",
+					 quote_qualified_identifier(rv->schemaname, rv->relname));
+	foreach(lc, plan->view_tlist)
+	{
+		TargetEntry *tle = lfirst(lc);
+		Node	   *e = (Node *) tle->expr;
+		Oid			coll = exprCollation(e);
+
+		appendStringInfo(&sql, "%s%s %s", first ? "" : ", ",
+						 quote_identifier(tle->resname ? tle->resname : "?column?"),
+						 format_type_with_typemod(exprType(e), exprTypmod(e)));
+		if (OidIsValid(coll) && coll != get_typcollation(exprType(e)))
+			appendStringInfo(&sql, " COLLATE %s", generate_collation_name(coll));
+		first = false;
+	}
+	appendStringInfoString(&sql, ") USING hummock");
+	SPI_connect();
+	if (SPI_execute(sql.data, false, 0) != SPI_OK_UTILITY)
+		elog(ERROR, "could not create the view's relation");
+	SPI_finish();
+	CommandCounterIncrement();
+	pfree(sql.data);
+	return RangeVarGetRelid(rv, NoLock, false);
+}
+
+/*
+ * Refuse to create a view in a transaction that already wrote to its
+ * source while the source was captured: those rows are in the capture log
+ * under our xid (which the job will consume) and also visible to the
+ * backfill.
+ */
+void
+HsCheckNoOwnCapturedWrites(Oid source)
+{
+	FullTransactionId own = GetTopFullTransactionIdIfAny();
+	Oid			log = HsCatalogCaptureLogOf(source);
+	char		sql[256];
+	bool		wrote;
+	HsUserContext owner;
+
+	if (!FullTransactionIdIsValid(own) || !OidIsValid(log))
+		return;
+	snprintf(sql, sizeof(sql), "SELECT 1 FROM hummock_stream.%s WHERE txid = '" UINT64_FORMAT "' LIMIT 1",
+			 quote_identifier(get_rel_name(log)), U64FromFullTransactionId(own));
+	HsBecomeExtensionOwner(&owner);
+	SPI_connect();
+	if (SPI_execute(sql, false, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the capture log of \"%s\"", get_rel_name(source));
+	wrote = SPI_processed > 0;
+	SPI_finish();
+	HsRestoreUser(&owner);
+	if (wrote)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot create a streaming materialized view over \"%s\" in a transaction that has written to it",
+						get_rel_name(source)),
+				 errhint("Create the view in its own transaction, or before the writes.")));
+}
+
+/* ---------------------------------------------------------------------
+ * The steps
+ * ---------------------------------------------------------------------
+ */
+
+/* What steps 2 and 3 need and make. */
+typedef struct Creation
+{
+	RangeVar   *rv;				/* the view's name (schema-qualified) */
+	char	   *definition;
+	Query	   *query;
+	HsStreamPlan *plan;
+	Oid			view;
+	Oid		   *state_tables;
+	int			progress_slot;	/* in HsDbState.creations, or -1 */
+	HsCreationStatus progress;
+} Creation;
+
+static void
+set_phase(Creation *c, HsCreationPhase phase)
+{
+	HsDbState  *db = HsDbStateGet(MyDatabaseId, false);
+
+	if (c->progress_slot < 0 || db == NULL)
+		return;
+	c->progress.phase = (uint8) phase;
+	c->progress.view = c->view;
+	c->progress.phase_at = GetCurrentTimestamp();
+	HsDbStateCreationSet(db, c->progress_slot, &c->progress);
+}
+
+/* pg_class.reltuples of relid (-1: never analyzed). */
+static int64
+rel_tuples(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	int64		n = -1;
+
+	if (HeapTupleIsValid(tup))
+	{
+		n = (int64) ((Form_pg_class) GETSTRUCT(tup))->reltuples;
+		ReleaseSysCache(tup);
+	}
+	return n;
+}
+
+/* Step 2: capture and the view's relation, in the current transaction. */
+static void
+create_setup(Creation *c)
+{
+	ListCell   *lc;
+	ObjectAddress view_addr,
+				src_addr;
+	int			n = 0;
+
+	foreach(lc, c->plan->sources)
+		if (!HsRelidIsHummock(lfirst_oid(lc)))
+			LockRelationOid(lfirst_oid(lc), ShareRowExclusiveLock);
+	foreach(lc, c->plan->sources)
+	{
+		if (HsRelidIsHummock(lfirst_oid(lc)))
+			continue;
+		(void) HsCaptureEnsure(lfirst_oid(lc));
+		HsCheckNoOwnCapturedWrites(lfirst_oid(lc));
+	}
+	c->view = create_view_relation(c->rv, c->plan);
+	c->state_tables = palloc(sizeof(Oid) * Max(c->plan->n_state_tables, 1));
+	for (int i = 0; i < c->plan->n_state_tables; i++)
+		c->state_tables[i] = GetNewObjectId();
+	ObjectAddressSet(view_addr, RelationRelationId, c->view);
+	foreach(lc, c->plan->sources)
+	{
+		ObjectAddressSet(src_addr, RelationRelationId, lfirst_oid(lc));
+		recordDependencyOn(&view_addr, &src_addr, DEPENDENCY_NORMAL);
+		if (n < HS_CREATION_MAX_INPUTS)
+		{
+			c->progress.input[n] = lfirst_oid(lc);
+			c->progress.rows_estimate[n] = rel_tuples(lfirst_oid(lc));
+			n++;
+		}
+	}
+	c->progress.n_inputs = n;
+
+	/*
+	 * ... and on everything its query uses, as a view's rule does: the
+	 * source columns (so that dropping one, or changing its type, stops at
+	 * the view), functions, operators, types and collations.
+	 */
+	recordDependencyOnExpr(&view_addr, (Node *) c->query, NIL, DEPENDENCY_NORMAL);
+	CommandCounterIncrement();
+}
+
+/* The job's row, with state and positions. */
+static void
+fill_row(Creation *c, HsJobRow *row, const char *state, const char *position,
+		 HsEpoch first_epoch, HsEpoch view_epoch)
+{
+	ListCell   *lc;
+
+	memset(row, 0, sizeof(*row));
+	row->job_id = c->view;
+	row->definition = c->definition;
+	row->query_tree = nodeToString(c->query);
+	row->state_tables = c->state_tables;
+	row->n_state_tables = c->plan->n_state_tables;
+	row->position = (char *) position;
+	row->view_position = view_epoch;
+	row->first_epoch = first_epoch;
+	row->state = (char *) state;
+	row->key_columns = palloc(sizeof(int16) * Max(list_length(c->plan->key_columns), 1));
+	foreach(lc, c->plan->key_columns)
+		row->key_columns[row->n_key_columns++] = (int16) lfirst_int(lc);
+	row->operators = c->plan->operators;
+	row->state_roles = c->plan->state_roles;
+	row->sources = c->plan->sources;
+}
+
+/*
+ * Step 3: S0, the backfill, the first epoch committed in the current
+ * transaction.  Returns the job's positions and first epoch.
+ */
+static void
+create_backfill(Creation *c, char **position, HsEpoch *first_epoch, HsEpoch *view_epoch)
+{
+	Snapshot	s0 = RegisterSnapshot(GetLatestSnapshot());
+	HsStreamStore store;
+	HsStreamJob *job;
+	HsUserContext as_owner;
+
+	*position = HsBackfillSnapshotText(s0);
+	memset(&store, 0, sizeof(store));
+	store.env = HsEnvPgForContext(CurrentMemoryContext);	/* outlives rows */
+	store.shared_buffer = HsSharedBufferCreate(store.env,
+											   (size_t) hs_shared_buffer_size_kb * 1024);
+	store.version = HsHummockPinnedVersion(HS_EPOCH_MAX);
+	set_phase(c, HS_CREATION_WAITING);
+	*view_epoch = HsBackfillUpstreamEpoch(c->plan->sources, &store.version);
+	store.cache = HsHummockSstCache();
+	store.epoch = HsEpochNow();
+	set_phase(c, HS_CREATION_BACKFILLING);
+	HsSwitchToUser(GetUserId(), &as_owner);
+	job = HsStreamJobCreate(c->view, c->query, c->state_tables, c->plan->n_state_tables,
+							&store, CurrentMemoryContext);
+	if (c->progress_slot >= 0)
+		HsBackfillSetProgress(HsDbStateGet(MyDatabaseId, false), c->progress_slot,
+							  &c->progress);
+	*first_epoch = HsBackfillAndCommit(job, s0, *view_epoch, false);
+	HsBackfillSetProgress(NULL, -1, NULL);
+	HsRestoreUser(&as_owner);
+	set_phase(c, HS_CREATION_COMMITTING);
+	UnregisterSnapshot(s0);
+	HsVersionUnref(store.version);
+	HsStreamJobFree(job);
+	HsSharedBufferDestroy(store.shared_buffer);
+}
+
+/* ---------------------------------------------------------------------
+ * The concurrent protocol: the creator worker
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * What a caller hands its creator and gets back, in a DSM segment:
+ * the header, then the query tree and the definition (NUL-terminated).
+ */
+typedef enum CreatorState
+{
+	CREATOR_STARTING = 0,
+	CREATOR_SET_UP,				/* step 2 committed: view is known */
+	CREATOR_DONE,				/* created */
+	CREATOR_FAILED				/* error: sqlerrcode, message... */
+} CreatorState;
+
+typedef struct CreatorShared
+{
+	Oid			dboid;
+	Oid			userid;
+	char		schema[NAMEDATALEN];
+	char		relname[NAMEDATALEN];
+	pid_t		caller_pid;
+	/* written by the creator */
+	volatile sig_atomic_t state;
+	Oid			view;
+	int			sqlerrcode;
+	char		message[1024];
+	char		detail[1024];
+	char		hint[512];
+	Size		query_len;		/* bytes of query tree text, then the definition */
+	char		data[FLEXIBLE_ARRAY_MEMBER];
+} CreatorShared;
+
+static volatile sig_atomic_t creator_cancel = false;
+
+static void
+creator_sigterm(SIGNAL_ARGS)
+{
+	int			save_errno = errno;
+
+	/* an ERROR at the next CHECK_FOR_INTERRUPTS, which cleans up */
+	creator_cancel = true;
+	InterruptPending = true;
+	QueryCancelPending = true;
+	SetLatch(MyLatch);
+	errno = save_errno;
+}
+
+/* Drop a half-created view (its relation, job and capture) for good. */
+static void
+drop_half_created(Oid view)
+{
+	ObjectAddress addr;
+
+	StartTransactionCommand();
+	/* (a DROP of the view may hold it: then it is gone once we lock it) */
+	if (OidIsValid(view))
+		LockRelationOid(view, AccessExclusiveLock);
+	PushActiveSnapshot(GetTransactionSnapshot());
+	if (OidIsValid(view) && SearchSysCacheExists1(RELOID, ObjectIdGetDatum(view)))
+	{
+		ObjectAddressSet(addr, RelationRelationId, view);
+		performDeletion(&addr, DROP_CASCADE, PERFORM_DELETION_INTERNAL);
+	}
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+}
+
+static void
+creation_slot_release(int code, Datum arg)
+{
+	HsDbState  *db = HsDbStateGet(MyDatabaseId, false);
+
+	if (db != NULL)
+		HsDbStateCreationEnd(db, DatumGetInt32(arg));
+}
+
+void
+HsViewCreatorMain(Datum main_arg)
+{
+	dsm_segment *seg;
+	CreatorShared *sh;
+	Creation	c;
+	HsDbState  *db;
+	volatile bool set_up = false;
+	MemoryContext cxt;
+
+	pqsignal(SIGTERM, creator_sigterm);
+	BackgroundWorkerUnblockSignals();
+	seg = dsm_attach(DatumGetUInt32(main_arg));
+	if (seg == NULL)
+		proc_exit(0);			/* the caller is gone before we began */
+	sh = dsm_segment_address(seg);
+	/*
+	 * Connect as the bootstrap superuser, then become the caller for the
+	 * session (as SET SESSION AUTHORIZATION does): connecting as the caller
+	 * would refuse a NOLOGIN role, which may own views.
+	 */
+	BackgroundWorkerInitializeConnectionByOid(sh->dboid, InvalidOid, 0);
+	StartTransactionCommand();
+	SetSessionAuthorization(sh->userid, superuser_arg(sh->userid));
+	CommitTransactionCommand();
+	pgstat_report_appname("hummock_stream view creator");
+	HsPinProcessSearchPath();
+	cxt = AllocSetContextCreate(TopMemoryContext, "hummock_stream creator", ALLOCSET_DEFAULT_SIZES);
+	db = HsDbStateGet(MyDatabaseId, true);
+
+	memset(&c, 0, sizeof(c));
+	c.progress_slot = HsDbStateCreationBegin(db, sh->userid);
+	if (c.progress_slot >= 0)
+		before_shmem_exit(creation_slot_release, Int32GetDatum(c.progress_slot));
+	c.progress.phase = HS_CREATION_SETTING_UP;
+	c.progress.pid = MyProcPid;
+	c.progress.userid = sh->userid;
+	c.progress.started_at = c.progress.phase_at = GetCurrentTimestamp();
+	PG_TRY();
+	{
+		char	   *tree;
+		HsUserContext as_owner;
+		HsJobRow	row;
+		char	   *position;
+		HsEpoch		first_epoch;
+		HsEpoch		view_epoch;
+
+		/*
+		 * The slot says the view's creator is alive: without one, the
+		 * barrier manager would take a view left 'creating' for a crash's.
+		 */
+		if (c.progress_slot < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+					 errmsg("too many streaming materialized views are being created in this database"),
+					 errdetail("At most %d are created concurrently.", HS_MAX_CREATIONS),
+					 errhint("Wait for one to finish, or create the view inside a transaction block.")));
+
+		/* step 2, committed at once */
+		StartTransactionCommand();
+		PushActiveSnapshot(GetTransactionSnapshot());
+		MemoryContextSwitchTo(cxt);
+		tree = pnstrdup(sh->data, sh->query_len);
+		c.definition = pstrdup(sh->data + sh->query_len + 1);
+		c.query = (Query *) stringToNode(tree);
+		c.rv = makeRangeVar(pstrdup(sh->schema), pstrdup(sh->relname), -1);
+		HsSwitchToUser(GetUserId(), &as_owner);
+		c.plan = HsStreamPlanCreate(c.query);
+		HsRestoreUser(&as_owner);
+		create_setup(&c);
+		fill_row(&c, &row, "creating", HsBackfillSnapshotText(GetActiveSnapshot()), 0, 0);
+		HsCatalogInsertJob(&row);
+		set_phase(&c, HS_CREATION_SETTING_UP);
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+		set_up = true;
+		sh->view = c.view;
+		pg_write_barrier();
+		sh->state = CREATOR_SET_UP;
+
+		/* step 3, with S0 after that commit */
+		StartTransactionCommand();
+		PushActiveSnapshot(GetTransactionSnapshot());
+		MemoryContextSwitchTo(cxt);
+		create_backfill(&c, &position, &first_epoch, &view_epoch);
+		HsCatalogSetPosition(c.view, position, view_epoch);
+		HsCatalogFinishCreation(c.view, first_epoch);
+		HsWakeManagerOnCommit();
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+		pg_write_barrier();
+		sh->state = CREATOR_DONE;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		AbortOutOfAnyTransaction();
+		QueryCancelPending = false;
+		sh->sqlerrcode = creator_cancel ? ERRCODE_QUERY_CANCELED : edata->sqlerrcode;
+		strlcpy(sh->message, edata->message ? edata->message : "", sizeof(sh->message));
+		strlcpy(sh->detail, edata->detail ? edata->detail : "", sizeof(sh->detail));
+		strlcpy(sh->hint, edata->hint ? edata->hint : "", sizeof(sh->hint));
+		if (set_up)
+		{
+			drop_half_created(c.view);
+			ereport(LOG,
+					(errmsg("hummock_stream dropped streaming materialized view \"%s.%s\", whose creation %s",
+							sh->schema, sh->relname,
+							creator_cancel ? "was canceled" : "failed"),
+					 errdetail("%s", edata->message)));
+		}
+		pg_write_barrier();
+		sh->state = CREATOR_FAILED;
+	}
+	PG_END_TRY();
+	dsm_detach(seg);
+	proc_exit(0);					/* frees the slot */
+}
+
+void
+HsViewCreationCancel(Oid view)
+{
+	HsDbState  *db = HsDbStateGet(MyDatabaseId, false);
+	pid_t		pid;
+
+	if (db == NULL || !pg_class_ownercheck(view, GetUserId()) ||
+		!HsDbStateCreating(db, view, &pid))
+		return;
+	ereport(NOTICE,
+			(errmsg("canceling the creation of streaming materialized view \"%s\"",
+					get_rel_name(view))));
+	(void) kill(pid, SIGTERM);
+}
+
+/* Re-raise the creator's error in the caller. */
+static void
+raise_creator_error(CreatorShared *sh)
+{
+	ereport(ERROR,
+			(errcode(sh->sqlerrcode ? sh->sqlerrcode : ERRCODE_INTERNAL_ERROR),
+			 errmsg("%s", sh->message),
+			 sh->detail[0] ? errdetail("%s", sh->detail) : 0,
+			 sh->hint[0] ? errhint("%s", sh->hint) : 0));
+}
+
+/*
+ * The concurrent protocol in the caller: start a creator for the checked
+ * definition and wait for it (until the view is set up, or created).
+ */
+static Oid
+create_concurrently(RangeVar *rv, const char *definition, Query *q, bool wait)
+{
+	char	   *tree = nodeToString(q);
+	Size		tlen = strlen(tree);
+	Size		dlen = strlen(definition);
+	dsm_segment *seg;
+	CreatorShared *sh;
+	BackgroundWorker bw;
+	BackgroundWorkerHandle *handle;
+	pid_t		pid;
+	Oid			nsp;
+	Oid			view = InvalidOid;
+
+	/* the schema as CREATE TABLE will pick it, checked now */
+	nsp = RangeVarGetCreationNamespace(rv);
+	{
+		AclResult	acl = pg_namespace_aclcheck(nsp, GetUserId(), ACL_CREATE);
+
+		if (acl != ACLCHECK_OK)
+			aclcheck_error(acl, OBJECT_SCHEMA, get_namespace_name(nsp));
+	}
+	if (OidIsValid(get_relname_relid(rv->relname, nsp)))
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_TABLE),
+				 errmsg("relation \"%s\" already exists", rv->relname)));
+
+	seg = dsm_create(offsetof(CreatorShared, data) + tlen + dlen + 2, 0);
+	sh = dsm_segment_address(seg);
+	memset(sh, 0, offsetof(CreatorShared, data));
+	sh->dboid = MyDatabaseId;
+	sh->userid = GetUserId();
+	strlcpy(sh->schema, get_namespace_name(nsp), NAMEDATALEN);
+	strlcpy(sh->relname, rv->relname, NAMEDATALEN);
+	sh->caller_pid = MyProcPid;
+	sh->query_len = tlen;
+	memcpy(sh->data, tree, tlen + 1);
+	memcpy(sh->data + tlen + 1, definition, dlen + 1);
+
+	memset(&bw, 0, sizeof(bw));
+	bw.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	bw.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	bw.bgw_restart_time = BGW_NEVER_RESTART;
+	snprintf(bw.bgw_library_name, BGW_MAXLEN, HS_EXTENSION_NAME);
+	snprintf(bw.bgw_function_name, BGW_MAXLEN, "HsViewCreatorMain");
+	snprintf(bw.bgw_name, BGW_MAXLEN, "hummock_stream view creator for %s", rv->relname);
+	snprintf(bw.bgw_type, BGW_MAXLEN, "hummock_stream view creator");
+	bw.bgw_main_arg = UInt32GetDatum(dsm_segment_handle(seg));
+	bw.bgw_notify_pid = MyProcPid;
+	if (!RegisterDynamicBackgroundWorker(&bw, &handle))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+				 errmsg("could not start a background worker to create streaming materialized view \"%s\"",
+						rv->relname),
+				 errhint("Raise max_worker_processes, or create the view inside a transaction block (BEGIN; ...; COMMIT;), which needs no worker but blocks writers of its sources until it commits.")));
+	if (WaitForBackgroundWorkerStartup(handle, &pid) != BGWH_STARTED)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+				 errmsg("the background worker creating streaming materialized view \"%s\" did not start",
+						rv->relname)));
+
+	PG_TRY();
+	{
+		for (;;)
+		{
+			int			state = sh->state;
+			pid_t		p;
+
+			pg_read_barrier();
+			if (state == CREATOR_FAILED)
+				raise_creator_error(sh);
+			if (state == CREATOR_DONE || (state == CREATOR_SET_UP && !wait))
+			{
+				view = sh->view;
+				break;
+			}
+			if (GetBackgroundWorkerPid(handle, &p) == BGWH_STOPPED)
+			{
+				/* it may have finished between our looks */
+				pg_read_barrier();
+				if (sh->state == CREATOR_DONE || sh->state == CREATOR_SET_UP)
+				{
+					view = sh->view;
+					break;
+				}
+				if (sh->state == CREATOR_FAILED)
+					raise_creator_error(sh);
+				ereport(ERROR,
+						(errcode(ERRCODE_INTERNAL_ERROR),
+						 errmsg("the background worker creating streaming materialized view \"%s\" exited",
+								rv->relname)));
+			}
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+							 CREATOR_POLL_MS, PG_WAIT_EXTENSION);
+			ResetLatch(MyLatch);
+			CHECK_FOR_INTERRUPTS();
+		}
+	}
+	PG_CATCH();
+	{
+		/* a cancel (or an error) of the caller cancels the creation */
+		if (sh->state != CREATOR_DONE && sh->state != CREATOR_FAILED)
+		{
+			TerminateBackgroundWorker(handle);
+			(void) WaitForBackgroundWorkerShutdown(handle);
+		}
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	dsm_detach(seg);
+	return view;
+}
+
+/* ---------------------------------------------------------------------
+ * create_materialized_view
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * Would the creator wait for the caller?  It locks the sources against
+ * writes, so a caller that has written (or holds a lock that conflicts,
+ * as a data-modifying CTE of the same statement does) creates the view in
+ * its own transaction instead.
+ */
+static bool
+caller_blocks_creator(List *sources)
+{
+	ListCell   *lc;
+
+	if (FullTransactionIdIsValid(GetTopFullTransactionIdIfAny()))
+		return true;
+	foreach(lc, sources)
+	{
+		LOCKTAG		tag;
+
+		SET_LOCKTAG_RELATION(tag, MyDatabaseId, lfirst_oid(lc));
+		for (LOCKMODE m = RowExclusiveLock; m <= AccessExclusiveLock; m++)
+			if (LockHeldByMe(&tag, m))
+				return true;
+	}
+	return false;
+}
+
+Datum
+hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
+{
+	char	   *name;
+	char	   *definition;
+	bool		wait = PG_ARGISNULL(2) ? true : PG_GETARG_BOOL(2);
+	List	   *names;
+	Creation	c;
+	HsUserContext as_owner;
+
+	/* not STRICT: a NULL argument is an error, not a NULL view */
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the name of a streaming materialized view cannot be null")));
+	if (PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the query of a streaming materialized view cannot be null")));
+	name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	definition = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	names = parse_view_name(name);
+	memset(&c, 0, sizeof(c));
+	c.progress_slot = -1;
+	c.definition = definition;
+	c.rv = makeRangeVarFromNameList(names);
+	/* as Postgres's own name lookups: a database name must be this one's */
+	if (c.rv->catalogname != NULL && strcmp(c.rv->catalogname, get_database_name(MyDatabaseId)) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cross-database references are not implemented: %s",
+						NameListToString(names))));
+
+	/* step 1, in the caller's session */
+	c.query = analyze_definition(definition);
+
+	/*
+	 * From here on, what the query evaluates runs as the view's owner (the
+	 * caller) as maintenance will: restricted, with a pinned search_path.
+	 */
+	HsSwitchToUser(GetUserId(), &as_owner);
+	c.plan = HsStreamPlanCreate(c.query);
+	HsRestoreUser(&as_owner);
+	if (c.plan->n_state_tables > HS_ACTOR_MAX_STATE_TABLES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the view's query needs %d internal state tables; at most %d are supported",
+						c.plan->n_state_tables, HS_ACTOR_MAX_STATE_TABLES),
+				 errdetail("Each join needs two, each aggregation or DISTINCT one or two.")));
+
+	/* the caller, who will own the view, may read all it reads (as SELECT) */
+	HsViewCheckPrivileges(HsViewReadsOf(c.query), c.rv->relname, false);
+
+	if (!IsTransactionBlock() && !caller_blocks_creator(c.plan->sources))
+	{
+		Oid			view = create_concurrently(c.rv, definition, c.query, wait);
+
+		HsWarnIfNoWorkerSlots(view);
+		PG_RETURN_OID(view);
+	}
+
+	/* the transactional protocol: steps 2 and 3 in the caller's transaction */
+	if (!wait)
+		ereport(ERROR,
+				(errcode(ERRCODE_ACTIVE_SQL_TRANSACTION),
+				 errmsg("create_materialized_view with wait => false cannot run inside a transaction block"),
+				 errhint("Inside a transaction block the view is created in the transaction; call it from autocommit to create it in the background.")));
+	{
+		char	   *position;
+		HsEpoch		first_epoch;
+		HsEpoch		view_epoch;
+		HsJobRow	row;
+
+		create_setup(&c);
+		create_backfill(&c, &position, &first_epoch, &view_epoch);
+		fill_row(&c, &row, "created", position, first_epoch, view_epoch);
+		HsCatalogInsertJob(&row);
+		HsWakeManagerOnCommit();
+		HsWarnIfNoWorkerSlots(c.view);
+		PG_RETURN_OID(c.view);
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * hummock_stream.create_progress
+ * ---------------------------------------------------------------------
+ */
+
+static const char *
+phase_name(uint8 phase)
+{
+	switch ((HsCreationPhase) phase)
+	{
+		case HS_CREATION_FREE:
+			return "done";
+		case HS_CREATION_SETTING_UP:
+			return "setting up capture";
+		case HS_CREATION_WAITING:
+			return "waiting for upstream views";
+		case HS_CREATION_BACKFILLING:
+			return "backfilling";
+		case HS_CREATION_COMMITTING:
+			return "committing";
+	}
+	return "unknown";
+}
+
+/*
+ * hummock_stream.create_progress(): one row per input of each view being
+ * created in the background: the view, its creator's pid, the phase and
+ * since when, the input, rows read and the input's estimated rows, the
+ * rate and the elapsed time.  An ordinary role sees its own creations.
+ */
+Datum
+hummock_stream_create_progress(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	HsDbState  *db = HsDbStateGet(MyDatabaseId, false);
+	HsCreationStatus st[HS_MAX_CREATIONS];
+	int			n;
+	TimestampTz now = GetCurrentTimestamp();
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (db == NULL)
+		return (Datum) 0;
+	n = HsDbStateCreations(db, st, HS_MAX_CREATIONS);
+	for (int i = 0; i < n; i++)
+	{
+		if (!has_privs_of_role(GetUserId(), st[i].userid) &&
+			!has_privs_of_role(GetUserId(), ROLE_PG_MONITOR))
+			continue;
+		for (int k = 0; k < Max(st[i].n_inputs, 1); k++)
+		{
+			Datum		values[9];
+			bool		nulls[9] = {0};
+			double		secs = (double) (now - st[i].started_at) / 1000000.0;
+
+			if (OidIsValid(st[i].view))
+				values[0] = ObjectIdGetDatum(st[i].view);
+			else
+				nulls[0] = true;
+			values[1] = Int32GetDatum((int32) st[i].pid);
+			values[2] = CStringGetTextDatum(phase_name(st[i].phase));
+			values[3] = TimestampTzGetDatum(st[i].phase_at);
+			if (st[i].n_inputs > 0)
+			{
+				values[4] = ObjectIdGetDatum(st[i].input[k]);
+				values[5] = Int64GetDatum(st[i].rows_read[k]);
+				values[6] = Int64GetDatum(st[i].rows_estimate[k]);
+				values[7] = Float8GetDatum(secs > 0 ? st[i].rows_read[k] / secs : 0);
+			}
+			else
+				nulls[4] = nulls[5] = nulls[6] = nulls[7] = true;
+			values[8] = IntervalPGetDatum(DatumGetIntervalP(DirectFunctionCall2(timestamp_mi,
+																			 TimestampTzGetDatum(now),
+																			 TimestampTzGetDatum(st[i].started_at))));
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+	}
+	return (Datum) 0;
+}
