@@ -618,6 +618,14 @@ HsViewCreatorMain(Datum main_arg)
 		strlcpy(sh->message, edata->message ? edata->message : "", sizeof(sh->message));
 		strlcpy(sh->detail, edata->detail ? edata->detail : "", sizeof(sh->detail));
 		strlcpy(sh->hint, edata->hint ? edata->hint : "", sizeof(sh->hint));
+
+		/*
+		 * Tell the caller first: the clean-up locks the sources to stop
+		 * capturing them, and the caller's transaction holds a lock on
+		 * them (from parsing the definition) until it ends with our error.
+		 */
+		pg_write_barrier();
+		sh->state = CREATOR_FAILED;
 		if (set_up)
 		{
 			drop_half_created(c.view);
@@ -627,8 +635,6 @@ HsViewCreatorMain(Datum main_arg)
 							creator_cancel ? "was canceled" : "failed"),
 					 errdetail("%s", edata->message)));
 		}
-		pg_write_barrier();
-		sh->state = CREATOR_FAILED;
 	}
 	PG_END_TRY();
 	dsm_detach(seg);
@@ -663,10 +669,12 @@ raise_creator_error(CreatorShared *sh)
 
 /*
  * The concurrent protocol in the caller: start a creator for the checked
- * definition and wait for it (until the view is set up, or created).
+ * definition and wait for it (until the view is set up, or created).  If
+ * no creator can start, *no_worker (and nothing was done).
  */
 static Oid
-create_concurrently(RangeVar *rv, const char *definition, Query *q, bool wait)
+create_concurrently(RangeVar *rv, const char *definition, Query *q, bool wait,
+					bool *no_worker)
 {
 	char	   *tree = nodeToString(q);
 	Size		tlen = strlen(tree);
@@ -714,17 +722,15 @@ create_concurrently(RangeVar *rv, const char *definition, Query *q, bool wait)
 	snprintf(bw.bgw_type, BGW_MAXLEN, "hummock_stream view creator");
 	bw.bgw_main_arg = UInt32GetDatum(dsm_segment_handle(seg));
 	bw.bgw_notify_pid = MyProcPid;
-	if (!RegisterDynamicBackgroundWorker(&bw, &handle))
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
-				 errmsg("could not start a background worker to create streaming materialized view \"%s\"",
-						rv->relname),
-				 errhint("Raise max_worker_processes, or create the view inside a transaction block (BEGIN; ...; COMMIT;), which needs no worker but blocks writers of its sources until it commits.")));
-	if (WaitForBackgroundWorkerStartup(handle, &pid) != BGWH_STARTED)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
-				 errmsg("the background worker creating streaming materialized view \"%s\" did not start",
-						rv->relname)));
+	if (!RegisterDynamicBackgroundWorker(&bw, &handle) ||
+		(WaitForBackgroundWorkerStartup(handle, &pid) == BGWH_STOPPED &&
+		 sh->state == CREATOR_STARTING))
+	{
+		/* (it never ran: nothing to clean up) */
+		dsm_detach(seg);
+		*no_worker = true;
+		return InvalidOid;
+	}
 
 	PG_TRY();
 	{
@@ -765,12 +771,13 @@ create_concurrently(RangeVar *rv, const char *definition, Query *q, bool wait)
 	}
 	PG_CATCH();
 	{
-		/* a cancel (or an error) of the caller cancels the creation */
+		/*
+		 * A cancel (or an error) of the caller cancels the creation.  Not
+		 * waiting for it: its clean-up waits for our locks on the sources,
+		 * which go with our transaction.
+		 */
 		if (sh->state != CREATOR_DONE && sh->state != CREATOR_FAILED)
-		{
 			TerminateBackgroundWorker(handle);
-			(void) WaitForBackgroundWorkerShutdown(handle);
-		}
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
@@ -863,10 +870,20 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 
 	if (!IsTransactionBlock() && !caller_blocks_creator(c.plan->sources))
 	{
-		Oid			view = create_concurrently(c.rv, definition, c.query, wait);
+		bool		no_worker = false;
+		Oid			view = create_concurrently(c.rv, definition, c.query, wait, &no_worker);
 
-		HsWarnIfNoWorkerSlots(view);
-		PG_RETURN_OID(view);
+		if (!no_worker)
+		{
+			HsWarnIfNoWorkerSlots(view);
+			PG_RETURN_OID(view);
+		}
+		ereport(NOTICE,
+				(errmsg("no background worker could start to create streaming materialized view \"%s\"; it is created in this transaction",
+						c.rv->relname),
+				 errdetail("Writers of its sources wait until the creation ends."),
+				 errhint("Raise max_worker_processes to create views without blocking writers.")));
+		wait = true;
 	}
 
 	/* the transactional protocol: steps 2 and 3 in the caller's transaction */

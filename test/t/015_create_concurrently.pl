@@ -1,0 +1,227 @@
+# A streaming view created from autocommit is created by a creator
+# background worker, in two transactions (set-up, then backfill).  Each way
+# a creation can end early leaves nothing behind, and the view can be
+# created again:
+#  (a) the caller is canceled while the creator waits for a writer of the
+#      source (set-up): nothing was committed;
+#  (b) the caller is canceled during the backfill: the creator drops the
+#      half-created view (LOG), the caller gets 57014;
+#  (c) the creator is terminated (pg_terminate_backend) during the
+#      backfill: the same;
+#  (d) the creator is killed (kill -9) during the backfill: after the
+#      crash restart the barrier manager drops the view left 'creating'
+#      (LOG), and the source is no longer captured;
+#  (e) the caller's backend is killed during the backfill: the same;
+#  (f) a creation that runs to the end gives the view its query's rows.
+# The backfill is held open by an IMMUTABLE-declared function of the view's
+# query that waits for an advisory lock the test holds.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use IPC::Run;
+use Time::HiRes qw(time sleep);
+
+my $node = PostgreSQL::Test::Cluster->new('create_concurrently');
+$node->init;
+$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'hummock_stream'
+hummock_stream.barrier_interval_ms = 100
+max_worker_processes = 16
+restart_after_crash = on
+});
+$node->start;
+$node->safe_psql('postgres', q{
+	CREATE EXTENSION hummock_stream;
+	CREATE TABLE src (id int PRIMARY KEY, v int);
+	INSERT INTO src SELECT g, g FROM generate_series(1, 1000) g;
+	CREATE FUNCTION gate(x int) RETURNS int IMMUTABLE LANGUAGE plpgsql
+		AS $$ BEGIN PERFORM pg_advisory_xact_lock_shared(42); RETURN x; END $$;
+});
+my $def = 'SELECT id, gate(v) AS v FROM src';
+
+# poll $sql until it returns $want (a deadline, never a fixed sleep)
+sub wait_for
+{
+	my ($sql, $want, $what) = @_;
+	my $deadline = time + 180;
+	my $got = '';
+	while (time < $deadline)
+	{
+		$got = $node->safe_psql('postgres', $sql);
+		return 1 if $got eq $want;
+		sleep 0.05;
+	}
+	diag("$what: still '$got'");
+	return 0;
+}
+
+sub nothing_left
+{
+	my ($what) = @_;
+	ok(wait_for(q{SELECT count(*) FROM pg_class WHERE relname = 'cv'}, '0',
+			"$what: relation"),
+		"$what: the view's relation is gone");
+	is($node->safe_psql('postgres', q{SELECT count(*) FROM hummock_stream.jobs}),
+		'0', "$what: no job");
+	ok(wait_for(q{SELECT count(*) FROM pg_trigger WHERE tgrelid = 'src'::regclass AND NOT tgisinternal},
+			'0', "$what: capture"),
+		"$what: the source is no longer captured");
+}
+
+# a session holding the gate (the advisory lock), until released
+sub hold_gate
+{
+	my ($in, $out) = ('', '');
+	my $h = IPC::Run::start(
+		[ 'psql', '-X', '-qAt', '-v', 'ON_ERROR_STOP=1', '-d', $node->connstr('postgres') ],
+		'<', \$in, '>', \$out, '2>', \$out);
+	$in .= "SELECT pg_advisory_lock(42);\n";
+	$h->pump until $out =~ /\n/ || !$h->pumpable;
+	return { h => $h, in => \$in };
+}
+
+sub release
+{
+	my ($s) = @_;
+	${ $s->{in} } .= "\\q\n";
+	$s->{h}->finish;
+}
+
+# the caller: create_materialized_view in the background, output kept
+sub start_create
+{
+	my ($out, $err) = ('', '');
+	my $h = IPC::Run::start(
+		[ 'psql', '-X', '-qAt', '-d', $node->connstr('postgres'), '-c',
+		  "SELECT hummock_stream.create_materialized_view('cv', \$q\$$def\$q\$)" ],
+		'>', \$out, '2>', \$err);
+	return { h => $h, out => \$out, err => \$err };
+}
+
+sub caller_pid
+{
+	return $node->safe_psql('postgres', q{
+		SELECT pid FROM pg_stat_activity
+		 WHERE query LIKE '%create_materialized_view%' AND pid <> pg_backend_pid()
+		   AND backend_type = 'client backend'});
+}
+
+sub creator_pid
+{
+	return $node->safe_psql('postgres', q{
+		SELECT pid FROM pg_stat_activity WHERE backend_type = 'hummock_stream view creator'});
+}
+
+my $log_offset;
+
+# (a) cancel while the creator waits for a writer of src (set-up)
+{
+	my ($in, $out) = ('', '');
+	my $writer = IPC::Run::start(
+		[ 'psql', '-X', '-qAt', '-d', $node->connstr('postgres') ],
+		'<', \$in, '>', \$out, '2>', \$out);
+	$in .= "BEGIN; INSERT INTO src VALUES (5000, 5000); SELECT 'held';\n";
+	$writer->pump until $out =~ /held/;
+	my $c = start_create();
+	ok(wait_for(q{SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+		 WHERE a.backend_type = 'hummock_stream view creator' AND NOT l.granted}, '1',
+			'(a) creator waiting'),
+		'(a) the creator waits for the open writer of the source');
+	is($node->safe_psql('postgres', q{SELECT phase FROM hummock_stream.create_progress}),
+		'setting up capture', '(a) create_progress shows the set-up phase');
+	$node->safe_psql('postgres', "SELECT pg_cancel_backend(" . caller_pid() . ")");
+	$c->{h}->finish;
+	like(${ $c->{err} }, qr/canceling statement due to user request/, '(a) the caller is canceled');
+	ok(wait_for(q{SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'hummock_stream view creator'},
+			'0', '(a) creator gone'), '(a) the creator is gone');
+	$in .= "ROLLBACK;\n\\q\n";
+	$writer->finish;
+	nothing_left('(a)');
+}
+
+# (b) cancel the caller during the backfill
+{
+	my $gate = hold_gate();
+	$log_offset = -s $node->logfile;
+	my $c = start_create();
+	ok(wait_for(q{SELECT phase FROM hummock_stream.create_progress}, 'backfilling',
+			'(b) backfilling'), '(b) the creation reaches the backfill');
+	is($node->safe_psql('postgres', q{SELECT count(*) FROM hummock_stream.jobs WHERE state = 'creating'}),
+		'1', "(b) jobs shows the view 'creating'");
+	my ($ret, $stdout, $stderr) = $node->psql('postgres', 'SELECT count(*) FROM cv');
+	like($stderr, qr/is being created/, '(b) a read of the view being created is refused');
+	$node->safe_psql('postgres', "SELECT pg_cancel_backend(" . caller_pid() . ")");
+	$c->{h}->finish;
+	like(${ $c->{err} }, qr/canceling statement due to user request/, '(b) the caller is canceled');
+	release($gate);
+	nothing_left('(b)');
+	ok($node->wait_for_log(qr/dropped streaming materialized view "public.cv", whose creation was canceled/,
+			$log_offset), '(b) the creator logs the drop');
+}
+
+# (c) terminate the creator during the backfill
+{
+	my $gate = hold_gate();
+	$log_offset = -s $node->logfile;
+	my $c = start_create();
+	ok(wait_for(q{SELECT phase FROM hummock_stream.create_progress}, 'backfilling',
+			'(c) backfilling'), '(c) the creation reaches the backfill');
+	$node->safe_psql('postgres', "SELECT pg_terminate_backend(" . creator_pid() . ")");
+	$c->{h}->finish;
+	like(${ $c->{err} }, qr/cancel/, '(c) the caller gets the cancel');
+	release($gate);
+	nothing_left('(c)');
+	ok($node->wait_for_log(qr/whose creation was canceled/, $log_offset),
+		'(c) the creator logs the drop');
+}
+
+# (d) kill -9 the creator during the backfill, (e) kill -9 the caller
+for my $who ('creator', 'caller')
+{
+	my $part = $who eq 'creator' ? '(d)' : '(e)';
+	my $gate = hold_gate();
+	my $c = start_create();
+	ok(wait_for(q{SELECT phase FROM hummock_stream.create_progress}, 'backfilling',
+			"$part backfilling"), "$part the creation reaches the backfill");
+	$log_offset = -s $node->logfile;
+	my $pid = $who eq 'creator' ? creator_pid() : caller_pid();
+	kill 'KILL', $pid;
+	$c->{h}->finish;
+	$gate->{h}->kill_kill;
+	ok($node->wait_for_log(qr/database system is ready to accept connections/, $log_offset),
+		"$part the server restarts after the crash");
+	ok($node->wait_for_log(qr/dropped streaming materialized view "cv", left half-created/,
+			$log_offset), "$part the barrier manager drops the half-created view");
+	nothing_left($part);
+}
+
+# (f) a creation that runs to the end; writes meanwhile are in the view
+{
+	my $gate = hold_gate();
+	my $c = start_create();
+	ok(wait_for(q{SELECT phase FROM hummock_stream.create_progress}, 'backfilling',
+			'(f) backfilling'), '(f) the creation reaches the backfill');
+	my $t0 = time;
+	$node->safe_psql('postgres', q{
+		INSERT INTO src VALUES (2001, 1);
+		UPDATE src SET v = v * 2 WHERE id <= 100;
+		DELETE FROM src WHERE id BETWEEN 900 AND 950});
+	my $write_s = time - $t0;
+	note(sprintf('writes during the backfill took %.3f s', $write_s));
+	is($node->safe_psql('postgres', q{SELECT count(*) FROM hummock_stream.create_progress}),
+		'1', '(f) the creation is still backfilling after the writes');
+	release($gate);
+	$c->{h}->finish;
+	is(${ $c->{err} }, '', '(f) the creation succeeds');
+	$node->safe_psql('postgres', q{SELECT hummock_stream.wait('cv')});
+	is($node->safe_psql('postgres', qq{
+		SELECT count(*) FROM ((TABLE cv EXCEPT ALL ($def)) UNION ALL (($def) EXCEPT ALL TABLE cv)) x}),
+		'0', '(f) the view equals its query');
+	is($node->safe_psql('postgres', q{SELECT state FROM hummock_stream.jobs WHERE name = 'cv'::regclass}),
+		'created', "(f) the view is 'created'");
+}
+
+$node->stop;
+done_testing();
