@@ -1023,7 +1023,7 @@ HsDbStateCreationBegin(HsDbState *db, Oid userid)
 		if (c->phase == HS_CREATION_FREE)
 		{
 			memset(c, 0, sizeof(*c));
-			c->phase = HS_CREATION_SETTING_UP;
+			c->phase = HS_CREATION_WAITING_WRITERS;
 			c->pid = MyProcPid;
 			c->userid = userid;
 			c->started_at = c->phase_at = GetCurrentTimestamp();

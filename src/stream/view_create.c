@@ -332,9 +332,27 @@ create_setup(Creation *c)
 				src_addr;
 	int			n = 0;
 
+	/*
+	 * Wait for the transactions writing the sources first, without
+	 * queueing for the lock: a writer that runs long then holds up only
+	 * the creation, not the writers that come after it (they would queue
+	 * behind our lock request).  Only the writers that begin meanwhile are
+	 * waited for under the lock.
+	 */
+	set_phase(c, HS_CREATION_WAITING_WRITERS);
+	foreach(lc, c->plan->sources)
+	{
+		LOCKTAG		tag;
+
+		if (HsRelidIsHummock(lfirst_oid(lc)))
+			continue;
+		SET_LOCKTAG_RELATION(tag, MyDatabaseId, lfirst_oid(lc));
+		WaitForLockers(tag, ShareRowExclusiveLock, false);
+	}
 	foreach(lc, c->plan->sources)
 		if (!HsRelidIsHummock(lfirst_oid(lc)))
 			LockRelationOid(lfirst_oid(lc), ShareRowExclusiveLock);
+	set_phase(c, HS_CREATION_SETTING_UP);
 	foreach(lc, c->plan->sources)
 	{
 		if (HsRelidIsHummock(lfirst_oid(lc)))
@@ -546,7 +564,7 @@ HsViewCreatorMain(Datum main_arg)
 	c.progress_slot = HsDbStateCreationBegin(db, sh->userid);
 	if (c.progress_slot >= 0)
 		before_shmem_exit(creation_slot_release, Int32GetDatum(c.progress_slot));
-	c.progress.phase = HS_CREATION_SETTING_UP;
+	c.progress.phase = HS_CREATION_WAITING_WRITERS;
 	c.progress.pid = MyProcPid;
 	c.progress.userid = sh->userid;
 	c.progress.started_at = c.progress.phase_at = GetCurrentTimestamp();
@@ -920,6 +938,8 @@ phase_name(uint8 phase)
 	{
 		case HS_CREATION_FREE:
 			return "done";
+		case HS_CREATION_WAITING_WRITERS:
+			return "waiting for older transactions";
 		case HS_CREATION_SETTING_UP:
 			return "setting up capture";
 		case HS_CREATION_WAITING:

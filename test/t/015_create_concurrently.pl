@@ -2,8 +2,9 @@
 # background worker, in two transactions (set-up, then backfill).  Each way
 # a creation can end early leaves nothing behind, and the view can be
 # created again:
-#  (a) the caller is canceled while the creator waits for a writer of the
-#      source (set-up): nothing was committed;
+#  (a) the caller is canceled while the creator waits for an open writer of
+#      the source (another writer meanwhile is not blocked): nothing was
+#      committed;
 #  (b) the caller is canceled during the backfill: the creator drops the
 #      half-created view (LOG), the caller gets 57014;
 #  (c) the creator is terminated (pg_terminate_backend) during the
@@ -130,7 +131,10 @@ my $log_offset;
 			'(a) creator waiting'),
 		'(a) the creator waits for the open writer of the source');
 	is($node->safe_psql('postgres', q{SELECT phase FROM hummock_stream.create_progress}),
-		'setting up capture', '(a) create_progress shows the set-up phase');
+		'waiting for older transactions', '(a) create_progress shows the phase');
+	# and it does not queue other writers behind it meanwhile
+	$node->safe_psql('postgres', q{SET lock_timeout = '10s'; INSERT INTO src VALUES (5001, 1)});
+	pass('(a) another writer of the source is not blocked by the waiting creation');
 	$node->safe_psql('postgres', "SELECT pg_cancel_backend(" . caller_pid() . ")");
 	$c->{h}->finish;
 	like(${ $c->{err} }, qr/canceling statement due to user request/, '(a) the caller is canceled');

@@ -103,6 +103,7 @@ typedef struct HsWorkerStatus
 typedef enum HsCreationPhase
 {
 	HS_CREATION_FREE = 0,
+	HS_CREATION_WAITING_WRITERS,	/* for writers of its sources to end */
 	HS_CREATION_SETTING_UP,		/* capture, the view's relation */
 	HS_CREATION_WAITING,		/* for its upstream views' epoch */
 	HS_CREATION_BACKFILLING,	/* reading its inputs at S0 / E */
