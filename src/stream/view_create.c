@@ -838,7 +838,7 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 {
 	char	   *name;
 	char	   *definition;
-	bool		wait = PG_ARGISNULL(2) ? true : PG_GETARG_BOOL(2);
+	bool		wait;
 	List	   *names;
 	Creation	c;
 	HsUserContext as_owner;
@@ -852,6 +852,12 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("the query of a streaming materialized view cannot be null")));
+	if (PG_NARGS() > 2 && PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("wait cannot be null"),
+				 errhint("Pass true to return once the view is created, false to return once it is being created.")));
+	wait = PG_NARGS() > 2 ? PG_GETARG_BOOL(2) : true;
 	name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	definition = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	names = parse_view_name(name);

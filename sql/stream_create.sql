@@ -1,0 +1,69 @@
+-- create_materialized_view's two protocols: concurrent from autocommit
+-- (a creator worker backfills; writers are not blocked), transactional
+-- inside a transaction block; their errors.
+CREATE EXTENSION hummock_stream;
+CREATE TABLE cr (id int PRIMARY KEY, g int, v int);
+INSERT INTO cr SELECT i, i % 5, i FROM generate_series(1, 1000) i;
+
+-- concurrent: returns once created, the caller reads it at once
+SELECT hummock_stream.create_materialized_view('cr_sum',
+  'SELECT g, count(*) AS n, sum(v) AS s FROM cr GROUP BY g');
+SELECT * FROM cr_sum ORDER BY g;
+SELECT name, state FROM hummock_stream.jobs;
+-- nothing is being created any more
+SELECT count(*) FROM hummock_stream.create_progress;
+
+-- wait => false: returns at once; wait() waits for the creation
+SELECT hummock_stream.create_materialized_view('cr_max',
+  'SELECT g, max(v) AS m FROM cr GROUP BY g', wait => false);
+SELECT hummock_stream.wait('cr_max');
+SELECT * FROM cr_max ORDER BY g;
+SELECT name, state FROM hummock_stream.jobs ORDER BY name::text;
+
+-- changes after the creation reach both
+INSERT INTO cr VALUES (1001, 0, 5000);
+SELECT hummock_stream.wait();
+SELECT * FROM cr_sum WHERE g = 0;
+SELECT * FROM cr_max WHERE g = 0;
+
+-- transactional: inside a transaction block, the view comes with COMMIT ...
+BEGIN;
+SELECT hummock_stream.create_materialized_view('cr_tx', 'SELECT id FROM cr WHERE v > 990');
+SELECT count(*) FROM cr_tx;
+COMMIT;
+SELECT count(*) FROM cr_tx;
+-- ... or never
+BEGIN;
+SELECT hummock_stream.create_materialized_view('cr_gone', 'SELECT id FROM cr');
+ROLLBACK;
+SELECT to_regclass('cr_gone');
+SELECT count(*) FROM hummock_stream.jobs WHERE name::text = 'cr_gone';
+
+-- errors: wait => false in a transaction block, NULL wait, an existing name
+BEGIN;
+SELECT hummock_stream.create_materialized_view('cr_bg', 'SELECT id FROM cr', wait => false);
+ROLLBACK;
+SELECT hummock_stream.create_materialized_view('cr_null', 'SELECT id FROM cr', NULL);
+SELECT hummock_stream.create_materialized_view('cr_sum', 'SELECT id FROM cr');
+-- an error of the backfill (in the creator) reaches the caller, with its
+-- SQLSTATE, and leaves nothing behind
+SELECT hummock_stream.create_materialized_view('cr_div', 'SELECT id, 100 / (v - 500) AS q FROM cr');
+SELECT to_regclass('cr_div') IS NULL AS dropped;
+SELECT count(*) FROM hummock_stream.jobs WHERE name::text = 'cr_div';
+
+-- create_progress is readable by anyone, and shows only their creations
+CREATE ROLE cr_nobody;
+SET ROLE cr_nobody;
+SELECT count(*) FROM hummock_stream.create_progress;
+RESET ROLE;
+DROP ROLE cr_nobody;
+
+-- a multi-statement query string is a transaction block: transactional
+SELECT hummock_stream.create_materialized_view('cr_multi', 'SELECT g FROM cr GROUP BY g') \; SELECT 1 AS after;
+SELECT count(*) FROM cr_multi;
+
+DROP TABLE cr_tx, cr_multi;
+SELECT hummock_stream.drop_materialized_view('cr_max');
+DROP TABLE cr_sum;
+DROP TABLE cr;
+DROP EXTENSION hummock_stream;
