@@ -126,3 +126,80 @@ RETURNS bigint
 AS 'MODULE_PATHNAME', 'hummock_stream_test_fail_view'
 LANGUAGE C STRICT VOLATILE;
 REVOKE ALL ON FUNCTION hummock_stream_test.fail_view(regclass, integer) FROM PUBLIC;
+
+-- ---------------------------------------------------------------------
+-- The streaming executors in isolation (superuser only)
+-- ---------------------------------------------------------------------
+-- Each exec_* function builds one executor of hummock_stream over input
+-- columns given as a column definition list ('k text, v int'), its state
+-- tables in memory, feeds it a script of changes ('+1|a|3', '-1|a|3',
+-- 'flush' ending an epoch, 'state' showing the state tables; inputs of a
+-- join or union prefixed 'l:', 'r:' or '1:', '2:') and returns what came
+-- out, a line per row: '+1|a|3' or '-1|a|3' (sign, then the row), or a
+-- state table entry.  The README of the module documents the formats.
+
+CREATE FUNCTION hummock_stream_test.exec_project(input text, script text[],
+                                                 targets text DEFAULT NULL,
+                                                 filter text DEFAULT NULL)
+RETURNS TABLE (epoch integer, line text)
+AS 'MODULE_PATHNAME', 'hummock_stream_test_exec_project'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE;
+COMMENT ON FUNCTION hummock_stream_test.exec_project(text, text[], text, text) IS
+  'Run a script of changes through a streaming Project (targets, filter: SQL over the input columns)';
+
+CREATE FUNCTION hummock_stream_test.exec_hash_agg(input text, group_keys integer, aggs text,
+                                                  script text[], evict boolean DEFAULT false)
+RETURNS TABLE (epoch integer, line text)
+AS 'MODULE_PATHNAME', 'hummock_stream_test_exec_hash_agg'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE;
+COMMENT ON FUNCTION hummock_stream_test.exec_hash_agg(text, integer, text, text[], boolean) IS
+  'Run a script of changes through a streaming HashAgg (the first group_keys input columns are the group key; aggs: aggregate calls over input columns)';
+
+CREATE FUNCTION hummock_stream_test.exec_hash_join(kind text, left_input text, right_input text,
+                                                   left_keys text, right_keys text, script text[],
+                                                   filter text DEFAULT NULL,
+                                                   left_ukey text DEFAULT NULL,
+                                                   right_ukey text DEFAULT NULL,
+                                                   evict boolean DEFAULT false)
+RETURNS TABLE (epoch integer, line text)
+AS 'MODULE_PATHNAME', 'hummock_stream_test_exec_hash_join'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE;
+COMMENT ON FUNCTION hummock_stream_test.exec_hash_join(text, text, text, text, text, text[], text, text, text, boolean) IS
+  'Run a script of changes (l: and r: lines) through a streaming HashJoin (inner, left, full, semi, anti)';
+
+CREATE FUNCTION hummock_stream_test.exec_top_n(input text, order_by text, script text[],
+                                               row_limit bigint DEFAULT NULL,
+                                               row_offset bigint DEFAULT 0,
+                                               with_ties boolean DEFAULT false,
+                                               partition_by text DEFAULT NULL,
+                                               ukey text DEFAULT NULL,
+                                               row_number boolean DEFAULT false)
+RETURNS TABLE (epoch integer, line text)
+AS 'MODULE_PATHNAME', 'hummock_stream_test_exec_top_n'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE;
+COMMENT ON FUNCTION hummock_stream_test.exec_top_n(text, text, text[], bigint, bigint, boolean, text, text, boolean) IS
+  'Run a script of changes through a streaming TopN (order_by: columns with ASC or DESC)';
+
+CREATE FUNCTION hummock_stream_test.exec_union(input text, inputs integer, script text[])
+RETURNS TABLE (epoch integer, line text)
+AS 'MODULE_PATHNAME', 'hummock_stream_test_exec_union'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE;
+COMMENT ON FUNCTION hummock_stream_test.exec_union(text, integer, text[]) IS
+  'Run a script of changes (1:, 2:, ... lines) through a streaming Union of inputs inputs';
+
+CREATE FUNCTION hummock_stream_test.exec_materialize(input text, script text[],
+                                                     key text DEFAULT NULL,
+                                                     counted boolean DEFAULT false,
+                                                     view_columns integer DEFAULT NULL)
+RETURNS TABLE (epoch integer, line text)
+AS 'MODULE_PATHNAME', 'hummock_stream_test_exec_materialize'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE;
+COMMENT ON FUNCTION hummock_stream_test.exec_materialize(text, text[], text, boolean, integer) IS
+  'Run a script of changes through a streaming Materialize into an in-memory view table (shown by state lines)';
+
+REVOKE ALL ON FUNCTION hummock_stream_test.exec_project(text, text[], text, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION hummock_stream_test.exec_hash_agg(text, integer, text, text[], boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION hummock_stream_test.exec_hash_join(text, text, text, text, text, text[], text, text, text, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION hummock_stream_test.exec_top_n(text, text, text[], bigint, bigint, boolean, text, text, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION hummock_stream_test.exec_union(text, integer, text[]) FROM PUBLIC;
+REVOKE ALL ON FUNCTION hummock_stream_test.exec_materialize(text, text[], text, boolean, integer) FROM PUBLIC;

@@ -7,9 +7,11 @@
  * PostgreSQL keeps src/test/modules): test actors of the barrier loop
  * (kinds counter, sleep and error, test_actors.c), the tables that make
  * test graphs of them (test_actors and test_graphs, read by a graph
- * source of every barrier manager, test_graphs.c), and SQL functions that
- * drive the hummock store directly (store_functions.c, sst_build.c), and
- * injected faults of views (faults.c).
+ * source of every barrier manager, test_graphs.c), SQL functions that
+ * drive the hummock store directly (store_functions.c, sst_build.c),
+ * injected faults of views (faults.c), and SQL functions that test the
+ * streaming executors in isolation, over in-memory state tables
+ * (exec_harness.c, exec_functions.c).
  *
  * It must be in shared_preload_libraries after hummock_stream: its
  * undefined Hs* symbols resolve against the hummock_stream.so loaded

@@ -1,0 +1,367 @@
+-- The streaming executors in isolation, inside a backend but without
+-- views, jobs or the barrier loop: the test module's exec_* functions
+-- build one executor over in-memory state tables and return what it emits
+-- epoch by epoch (and, at 'state' lines, its state tables, each key
+-- checked against its value).  Formats:
+-- test/modules/hummock_stream_test/README.md.
+CREATE EXTENSION hummock_stream;
+CREATE EXTENSION hummock_stream_test;
+SET search_path = hummock_stream_test, public;
+
+-- =====================================================================
+-- The harness
+-- =====================================================================
+
+-- a script's epochs: lines before a flush are its epoch; a missing last
+-- flush is implied; an empty epoch is still one (the second flush)
+SELECT * FROM exec_project('v int', ARRAY['+1|1', '+2|2', 'flush', 'flush', '-1|2']);
+-- comments and blank lines; NULL and the empty string are different
+SELECT * FROM exec_project('k text', ARRAY['# a comment', '', '+1|NULL', '+1|', '+1| x ']);
+-- script errors
+SELECT * FROM exec_project('v int', ARRAY['+1|1|2']);
+SELECT * FROM exec_project('v int', ARRAY['insert 1']);
+SELECT * FROM exec_project('v int', ARRAY['+1|one']);
+SELECT * FROM exec_union('v int', 2, ARRAY['+1|1']);
+SELECT * FROM exec_union('v int', 2, ARRAY['3:+1|1']);
+SELECT * FROM exec_union('v int', 2, ARRAY['1:flush', '1:+1|1']);
+SELECT * FROM exec_union('v int', 2, ARRAY['1:flush', '1:flush']);
+SELECT * FROM exec_project('v int', ARRAY['state']);
+SELECT * FROM exec_project('v int', NULL);
+SELECT * FROM exec_project('v int', ARRAY['+1|1'], targets => 'count(*)');
+SELECT * FROM exec_project('v int', ARRAY['+1|1'], filter => 'v IN (SELECT 1)');
+SELECT * FROM exec_project('v int, int', ARRAY['+1|1']);
+-- only the superuser may call them
+CREATE ROLE hst_nobody;
+SET ROLE hst_nobody;
+SELECT * FROM hummock_stream_test.exec_project('v int', ARRAY['+1|1']);
+RESET ROLE;
+DROP ROLE hst_nobody;
+
+-- =====================================================================
+-- Project: filter and projection (exec_project.c)
+-- =====================================================================
+
+-- rows that fail the filter (false or NULL) are dropped, and so are their
+-- deletes; the sign is kept
+SELECT * FROM exec_project('k text, v int',
+  ARRAY['+1|a|3', '+1|b|1', '+1|c|NULL', 'flush',
+        '-1|a|3', '+1|a|4', '-1|b|1', '-1|c|NULL'],
+  targets => 'upper(k) AS k, v * 2 AS w, v IS NULL AS missing', filter => 'v > 1 OR k = ''c''');
+-- the expressions are Postgres's own (collations, casts, NULL semantics)
+SELECT * FROM exec_project('k text COLLATE "C", n numeric(6,2)',
+  ARRAY['+1|B|1.5', '+1|a|NULL'],
+  targets => 'k < ''a'' AS before_a, n, coalesce(n, -1)::int AS i, n::text || ''!'' AS t');
+
+-- =====================================================================
+-- HashAgg: groups, retractable accumulators (exec_hash_agg.c,
+-- agg_accumulators.c, agg_ordered_state.c)
+-- =====================================================================
+
+-- a group's row: its old row is deleted and its new one inserted at the
+-- flush; a group whose rows all go emits its delete only, and its state
+-- rows go too (the second state shows nothing); a NULL key is a group;
+-- a change that leaves the output as it was emits nothing (epoch 3)
+SELECT * FROM exec_hash_agg('k text, v int', 1, 'count(*), count(v), sum(v)',
+  ARRAY['+1|a|3', '+1|a|5', '+1|NULL|1', '+1|NULL|NULL', 'flush', 'state',
+        '-1|a|3', '-1|a|5', '-1|NULL|NULL', 'flush', 'state',
+        '-1|NULL|1', '+1|NULL|1', 'flush',
+        '-1|NULL|1', 'flush', 'state']);
+-- ... which is what Postgres computes after each epoch
+SELECT k, count(*), count(v), sum(v) FROM (VALUES ('a', 3), ('a', 5), (NULL, 1), (NULL, NULL)) t(k, v)
+ GROUP BY k ORDER BY k;
+
+-- without group keys there is always exactly one row, from the first
+-- flush on, even without input (count 0, sum NULL, as Postgres returns
+-- over no rows); its state row stays, at zero rows
+SELECT * FROM exec_hash_agg('v int, b bool', 0, 'count(*), sum(v), min(v), bool_or(b)',
+  ARRAY['flush', '+1|3|true', '+1|1|false', 'flush', '-1|3|true', '-1|1|false', 'flush', 'state']);
+SELECT count(*), sum(v), min(v), bool_or(b) FROM (SELECT 1, true WHERE false) t(v, b);
+
+-- min and max: deleting the extreme brings the next one in (from the
+-- ordered state, max encoded descending, so its first entry is the
+-- largest); an extreme held by two rows stays until both went; NULLs are
+-- not values
+SELECT * FROM exec_hash_agg('g int, v int', 1, 'min(v), max(v)',
+  ARRAY['+1|1|5', '+2|1|9', '+1|1|2', '+1|1|NULL', 'flush', 'state',
+        '-1|1|9', 'flush',
+        '-1|1|9', '-1|1|2', 'flush', 'state',
+        '-1|1|5', 'flush', 'state',
+        '-1|1|NULL', 'flush', 'state']);
+-- the extreme deleted and a new one inserted in one epoch; the same
+-- value deleted and inserted again (its count goes 1 -> 0 -> 1)
+SELECT * FROM exec_hash_agg('g int, v int', 1, 'min(v), max(v)',
+  ARRAY['+1|1|5', '+1|1|7', 'flush',
+        '-1|1|5', '+1|1|6', '-1|1|7', '+1|1|8', 'flush',
+        '-1|1|6', '+1|1|6', 'flush', 'state']);
+-- min and max of text compare bytes (the planner asks for COLLATE "C");
+-- of floats, NaN is above every number, as in Postgres
+SELECT * FROM exec_hash_agg('g int, s text COLLATE "C", f float8', 1, 'min(s), max(s), min(f), max(f)',
+  ARRAY['+1|1|b|1', '+1|1|B|NaN', '+1|1|ab|-Infinity', 'flush',
+        '-1|1|B|NaN', '-1|1|ab|-Infinity', 'flush']);
+SELECT min(s), max(s), min(f), max(f)
+  FROM (VALUES ('b' COLLATE "C", 1::float8), ('B', 'NaN'), ('ab', '-Infinity')) t(s, f);
+
+-- DISTINCT calls see a value when its count goes 0 -> 1 and lose it at
+-- 1 -> 0; the value counts are in the second table
+SELECT * FROM exec_hash_agg('g int, v int', 1, 'count(DISTINCT v), sum(DISTINCT v), avg(DISTINCT v), count(v)',
+  ARRAY['+1|1|3', '+1|1|3', '+1|1|4', '+1|1|NULL', 'flush', 'state',
+        '-1|1|3', 'flush',
+        '-1|1|3', 'flush', 'state']);
+SELECT count(DISTINCT v), sum(DISTINCT v), avg(DISTINCT v), count(v) FROM (VALUES (3), (3), (4), (NULL)) t(v);
+SELECT count(DISTINCT v), sum(DISTINCT v), avg(DISTINCT v), count(v) FROM (VALUES (4), (NULL)) t(v);
+
+-- float sums: NaN, +Infinity and -Infinity are counted apart from the
+-- running sum (the special counts: -1 NaN, -2 +Inf, -3 -Inf, -4 -0), so
+-- deleting them is exact; a float sum of nothing but -0 is -0, avg of -0
+-- is 0
+SELECT * FROM exec_hash_agg('g int, x float8', 1, 'sum(x), avg(x)',
+  ARRAY['+1|1|Infinity', '+1|1|-Infinity', '+1|1|2.5', 'flush', 'state',
+        '-1|1|-Infinity', 'flush',
+        '-1|1|Infinity', 'flush',
+        '+1|1|NaN', 'flush',
+        '-1|1|NaN', '-1|1|2.5', '+1|1|-0', 'flush', 'state',
+        '+1|1|-0', '+1|1|0', 'flush',
+        '-1|1|0', 'flush']);
+SELECT sum(x), avg(x) FROM (VALUES ('Infinity'::float8), ('-Infinity'), (2.5)) t(x);
+SELECT sum(x), avg(x) FROM (VALUES ('Infinity'::float8), (2.5)) t(x);
+SELECT sum(x), avg(x) FROM (VALUES ('NaN'::float8), (2.5)) t(x);
+SELECT sum(x), avg(x) FROM (VALUES ('-0'::float8)) t(x);
+SELECT sum(x), avg(x) FROM (VALUES ('-0'::float8), ('-0'), (0)) t(x);
+-- float4 sums are float4 (avg float8)
+SELECT * FROM exec_hash_agg('x float4', 0, 'sum(x), avg(x)',
+  ARRAY['+1|1.5', '+1|Infinity', 'flush', '-1|Infinity', 'flush']);
+-- numeric: the display scale is the largest of the inputs there are now
+-- (counted per scale), the specials as for floats
+SELECT * FROM exec_hash_agg('g int, x numeric', 1, 'sum(x), avg(x)',
+  ARRAY['+1|1|1.5', '+1|1|2.25', 'flush',
+        '-1|1|2.25', 'flush',
+        '+1|1|Infinity', 'flush', 'state',
+        '+1|1|-Infinity', 'flush',
+        '-1|1|Infinity', '-1|1|-Infinity', '+1|1|NaN', 'flush',
+        '-1|1|NaN', 'flush', 'state']);
+SELECT sum(x), avg(x) FROM (VALUES (1.5), (2.25)) t(x);
+SELECT sum(x), avg(x) FROM (VALUES (1.5)) t(x);
+SELECT sum(x), avg(x) FROM (VALUES (1.5), ('Infinity')) t(x);
+SELECT sum(x), avg(x) FROM (VALUES (1.5), ('Infinity'), ('-Infinity')) t(x);
+-- the result types of Postgres's sum and avg
+SET lc_monetary TO 'C';
+SELECT * FROM exec_hash_agg('a int2, b int4, c int8, i interval, m money', 0,
+  'sum(a), avg(a), sum(b), avg(b), sum(c), avg(c), sum(i), avg(i), sum(m)',
+  ARRAY['+1|1|2|3|1 day|1.50', '+1|2|4|5|2 hours|2.25']);
+SELECT sum(a), avg(a), sum(b), avg(b), sum(c), avg(c), sum(i), avg(i), sum(m)
+  FROM (VALUES (1::int2, 2, 3::int8, '1 day'::interval, 1.50::money),
+               (2, 4, 5, '2 hours', 2.25::money)) t(a, b, c, i, m);
+RESET lc_monetary;
+-- bool_and, every, bool_or: counts of true and of non-NULL inputs
+SELECT * FROM exec_hash_agg('g int, b bool', 1, 'bool_and(b), every(b), bool_or(b)',
+  ARRAY['+1|1|true', '+1|1|NULL', 'flush', '+1|1|false', 'flush', 'state',
+        '-1|1|true', 'flush', '-1|1|false', 'flush']);
+SELECT bool_and(b), every(b), bool_or(b) FROM (VALUES (true), (NULL), (false)) t(b);
+SELECT bool_and(b), every(b), bool_or(b) FROM (VALUES (NULL::bool)) t(b);
+
+-- groups are cached: with evict every group is emptied from the cache
+-- after each epoch and read back from its state row when it changes
+-- again, which must give the same changes in each epoch
+SELECT (SELECT array_agg(epoch || ' ' || line ORDER BY epoch, line) FROM exec_hash_agg(
+          'g int, x numeric', 1, 'count(*), sum(x), avg(x), min(x), max(x), count(DISTINCT x)', s.script)
+          ) =
+       (SELECT array_agg(epoch || ' ' || line ORDER BY epoch, line) FROM exec_hash_agg(
+          'g int, x numeric', 1, 'count(*), sum(x), avg(x), min(x), max(x), count(DISTINCT x)', s.script, evict => true)
+          ) AS same_with_evict
+  FROM (SELECT ARRAY['+1|1|1.5', '+1|1|2.25', '+1|2|NaN', 'flush', '-1|1|2.25', '+1|2|-1', 'flush',
+                     '-1|1|1.5', '+1|1|Infinity', 'flush', '-1|2|NaN', '+1|1|3', 'flush'] AS script) s;
+
+-- DISTINCT over rows is a HashAgg with every column a group key and no
+-- calls: a row appears with its first copy and goes with its last
+SELECT * FROM exec_hash_agg('k text, v int', 2, NULL,
+  ARRAY['+2|a|1', '+1|b|NULL', 'flush', '-1|a|1', 'flush', 'state', '-1|a|1', 'flush', 'state']);
+
+-- KNOWN DIVERGENCE (reported, not fixed here): group keys, DISTINCT
+-- values and min/max are kept per key encoding, and values that are equal
+-- but print differently (numeric 1.0 and 1.00, float -0 and 0, interval
+-- '1 day' and '24 hours') share one group whose value is the first one
+-- seen, even once only the others remain.  Postgres shows 1.00 for the
+-- group below after the second epoch; the executor still shows 1.0.  A
+-- fix changes this expected output.
+SELECT * FROM exec_hash_agg('x numeric', 1, 'count(*), min(x)',
+  ARRAY['+1|1.0', '+1|1.00', 'flush', '-1|1.0', 'flush', 'state']);
+SELECT x, count(*), min(x) FROM (VALUES (1.00)) t(x) GROUP BY x;
+
+-- =====================================================================
+-- HashJoin: inner, left, full, semi, anti (exec_hash_join.c)
+-- =====================================================================
+
+-- inner: each change meets the other side as it is now; without a unique
+-- key a side keeps a count per distinct row (2 x ...)
+SELECT * FROM exec_hash_join('inner', 'k int, v text', 'k int, w text', 'k', 'k',
+  ARRAY['l:+2|1|a', 'r:+1|1|x', 'l:+1|2|b', 'flush', 'state',
+        'l:-1|1|a', 'r:+1|1|y', 'flush',
+        'r:-1|1|x', 'r:-1|1|y', 'l:-1|1|a', 'flush', 'state']);
+-- the order of an epoch: left changes join the right side before the
+-- epoch, right changes the left side after it (delta(L) join R_old +
+-- L_new join delta(R)); the join flushes its downstream once both inputs
+-- are flushed, whichever comes first (checked by the harness)
+SELECT * FROM exec_hash_join('inner', 'k int, v text', 'k int, w text', 'k', 'k',
+  ARRAY['r:+1|1|x', 'flush',
+        'l:+1|1|a', 'l:flush', 'r:-1|1|x', 'r:+1|1|z', 'r:flush',
+        'r:+1|1|w', 'r:flush', 'l:-1|1|a', 'l:flush']);
+-- left: an unmatched left row is NULL-padded; its first match retracts
+-- the padded row before the joined one comes (0 -> 1), a second match
+-- only adds (1 -> 2), and the last match to go brings it back (1 -> 0);
+-- a left row with a NULL key is padded at once and never stored
+SELECT * FROM exec_hash_join('left', 'id int, k int', 'id int, k int', 'k', 'k',
+  ARRAY['l:+1|1|10', 'l:+1|2|NULL', 'flush',
+        'r:+1|7|10', 'flush',
+        'r:+1|8|10', 'flush',
+        'r:-1|7|10', 'flush',
+        'r:-1|8|10', 'flush', 'state',
+        'l:-1|1|10', 'l:-1|2|NULL', 'flush', 'state'],
+  left_ukey => 'id', right_ukey => 'id');
+-- left with a join filter: only right rows that pass it count as matches
+SELECT * FROM exec_hash_join('left', 'id int, k int, lo int', 'k int, v int', 'k', 'k',
+  ARRAY['l:+1|1|10|5', 'r:+1|10|3', 'flush',
+        'r:+1|10|7', 'flush',
+        'r:-1|10|7', 'r:+1|10|9', 'r:+1|10|8', 'flush',
+        'l:-1|1|10|5', 'l:+1|1|10|8', 'flush'],
+  filter => 'r.v > l.lo', left_ukey => 'id');
+-- full: both sides padded, each from its own matches; a right row with a
+-- NULL key is padded at once
+SELECT * FROM exec_hash_join('full', 'id int, k int', 'id int, k int', 'k', 'k',
+  ARRAY['l:+1|1|10', 'r:+1|5|20', 'r:+1|6|NULL', 'flush',
+        'r:+1|7|10', 'flush',
+        'l:-1|1|10', 'flush',
+        'l:+1|2|20', 'r:-1|7|10', 'flush', 'state'],
+  left_ukey => 'id', right_ukey => 'id');
+-- ... as Postgres joins the rows of each epoch
+SELECT l.id, l.k, r.id, r.k FROM (VALUES (1, 10)) l(id, k)
+  FULL JOIN (VALUES (5, 20), (6, NULL), (7, 10)) r(id, k) ON l.k = r.k ORDER BY 1, 3;
+SELECT l.id, l.k, r.id, r.k FROM (VALUES (2, 20)) l(id, k)
+  FULL JOIN (VALUES (5, 20), (6, NULL)) r(id, k) ON l.k = r.k ORDER BY 1, 3;
+-- semi: a left row appears once when its first match comes and goes
+-- with its last (two copies of a left row without a key: both); right
+-- changes that move the degree between 1 and 2 emit nothing
+SELECT * FROM exec_hash_join('semi', 'id int, k int', 'k int', 'k', 'k',
+  ARRAY['l:+1|1|10', 'l:+2|2|20', 'flush',
+        'r:+1|10', 'r:+1|10', 'r:+1|20', 'flush',
+        'r:-1|10', 'flush',
+        'r:-1|10', 'r:-1|20', 'flush',
+        'r:+1|20', 'l:+1|2|20', 'flush', 'state']);
+-- anti: the opposite; a left row with a NULL key always appears (NOT
+-- EXISTS of an equality with NULL), a right row with a NULL key matches
+-- nothing
+SELECT * FROM exec_hash_join('anti', 'id int, k int', 'k int', 'k', 'k',
+  ARRAY['l:+1|1|10', 'l:+1|2|NULL', 'flush',
+        'r:+1|10', 'r:+1|NULL', 'flush',
+        'r:+1|10', 'flush',
+        'r:-1|10', 'flush',
+        'r:-1|10', 'flush', 'state']);
+SELECT l.id FROM (VALUES (1, 10), (2, NULL)) l(id, k)
+ WHERE NOT EXISTS (SELECT 1 FROM (VALUES (NULL::int)) r(k) WHERE r.k = l.k) ORDER BY 1;
+-- keys of several columns and expressions; keys must have one type (the
+-- planner casts integers to bigint)
+SELECT * FROM exec_hash_join('inner', 'a int, b text', 'x int8, y text', 'a::int8, lower(b)', 'x, y',
+  ARRAY['l:+1|1|AB', 'r:+1|1|ab', 'r:+1|1|AB', 'r:+1|2|ab', 'flush', 'state']);
+SELECT * FROM exec_hash_join('inner', 'a int', 'x int8', 'a', 'x', ARRAY['l:+1|1']);
+-- the join caches rows per key; evicted after every epoch, every probe
+-- reads its key back from the state table: the same changes in each epoch
+-- (in another order: a cached key lists its rows as they came, the state
+-- table in key order)
+SELECT (SELECT array_agg(epoch || ' ' || line ORDER BY epoch, line) FROM exec_hash_join(
+          k.kind, 'id int, k int', 'k int, v int', 'k', 'k', s.script, filter => 'r.v <> l.id')
+          ) =
+       (SELECT array_agg(epoch || ' ' || line ORDER BY epoch, line) FROM exec_hash_join(
+          k.kind, 'id int, k int', 'k int, v int', 'k', 'k', s.script, filter => 'r.v <> l.id', evict => true)
+          ) AS same_with_evict, k.kind
+  FROM (VALUES ('inner'), ('left'), ('full'), ('semi'), ('anti')) k(kind),
+       (SELECT ARRAY['l:+1|1|10', 'l:+1|2|10', 'r:+1|10|1', 'flush', 'r:+1|10|2', 'l:+1|3|20', 'flush',
+                     'l:-1|1|10', 'r:+2|10|3', 'flush', 'r:-1|10|1', 'r:-1|10|2', 'flush',
+                     'l:+1|1|10', 'r:-2|10|3', 'flush'] AS script) s;
+
+-- =====================================================================
+-- TopN (exec_top_n.c)
+-- =====================================================================
+
+-- the N-th row deleted: the next one comes in (read from the rows table);
+-- rows past the limit are kept, shown rows are the emitted ones
+SELECT * FROM exec_top_n('id int, v int', 'v DESC', ARRAY[
+  '+1|1|5', '+1|2|7', '+1|3|6', '+1|4|1', 'flush', 'state',
+  '-1|3|6', 'flush',
+  '-1|2|7', '-1|1|5', 'flush', 'state',
+  '+1|5|8', 'flush'], row_limit => 2, ukey => 'id');
+-- ORDER BY v DESC LIMIT 2 over the rows after each epoch
+SELECT id, v FROM (VALUES (1, 5), (2, 7), (4, 1)) t(id, v) ORDER BY v DESC LIMIT 2;
+SELECT id, v FROM (VALUES (4, 1), (5, 8)) t(id, v) ORDER BY v DESC LIMIT 2;
+-- ties without WITH TIES are broken by the unique key (here id), or the
+-- row's bytes
+SELECT * FROM exec_top_n('id int, v int', 'v', ARRAY['+1|2|5', '+1|1|5', '+1|3|5'], row_limit => 2, ukey => 'id');
+-- WITH TIES: every row tying with the last one is shown; a new tie comes
+-- in, a row below the last one pushes all ties out
+SELECT * FROM exec_top_n('id int, v int', 'v', ARRAY[
+  '+1|1|5', '+1|2|5', '+1|3|6', 'flush',
+  '+1|4|5', 'flush',
+  '+1|5|4', 'flush',
+  '-1|5|4', '-1|1|5', 'flush'], row_limit => 1, with_ties => true, ukey => 'id');
+SELECT id, v FROM (VALUES (1, 5), (2, 5), (3, 6), (4, 5)) t(id, v) ORDER BY v FETCH FIRST 1 ROW WITH TIES;
+-- OFFSET: rows before it are skipped; copies of a row without a key are
+-- shown one by one (#n)
+SELECT * FROM exec_top_n('v int', 'v', ARRAY[
+  '+1|1', '+2|2', '+1|3', '+1|4', 'flush', 'state',
+  '-1|2', 'flush',
+  '-1|1', 'flush'], row_limit => 2, row_offset => 1);
+SELECT v FROM (VALUES (1), (2), (2), (3), (4)) t(v) ORDER BY v LIMIT 2 OFFSET 1;
+-- OFFSET with ties: ties are of the last row shown, after the offset
+SELECT * FROM exec_top_n('v int', 'v', ARRAY['+1|1', '+3|2', '+1|3'], row_limit => 1, row_offset => 1, with_ties => true);
+SELECT v FROM (VALUES (1), (2), (2), (2), (3)) t(v) ORDER BY v OFFSET 1 FETCH FIRST 1 ROW WITH TIES;
+-- NULLs sort last ascending and first descending, as Postgres's defaults;
+-- LIMIT 0 shows nothing
+SELECT * FROM exec_top_n('v int', 'v DESC', ARRAY['+1|1', '+1|NULL', '+1|3'], row_limit => 2);
+SELECT * FROM exec_top_n('v int', 'v', ARRAY['+1|1', '+1|NULL', '+1|3'], row_limit => 2);
+SELECT * FROM exec_top_n('v int', 'v', ARRAY['+1|1', '+1|NULL'], row_limit => 0);
+-- per group with row numbers (row_number() <= 2 per partition): rows
+-- whose number changes are updated
+SELECT * FROM exec_top_n('g text, id int, v int', 'v DESC, id', ARRAY[
+  '+1|a|1|5', '+1|a|2|7', '+1|a|3|6', '+1|b|4|1', 'flush',
+  '+1|a|5|9', 'flush',
+  '-1|a|2|7', 'flush', 'state'],
+  row_limit => 2, partition_by => 'g', ukey => 'id', row_number => true);
+SELECT * FROM (SELECT g, id, v, row_number() OVER (PARTITION BY g ORDER BY v DESC, id) AS rn
+                 FROM (VALUES ('a', 1, 5), ('a', 3, 6), ('b', 4, 1), ('a', 5, 9)) t(g, id, v)) s
+ WHERE rn <= 2 ORDER BY g, rn;
+-- a row that moves to another group in one epoch: every delete is emitted
+-- before any insert, so a downstream keyed by id never sees it twice
+SELECT * FROM exec_top_n('id int, g text, v int', 'v', ARRAY[
+  '+1|1|b|1', '+1|2|a|2', 'flush',
+  '-1|1|b|1', '+1|1|a|0', 'flush'], row_limit => 1, partition_by => 'g', ukey => 'id');
+
+-- =====================================================================
+-- Union (exec_union.c)
+-- =====================================================================
+
+-- rows pass through with their sign; the union flushes once every input
+-- is (the harness checks it)
+SELECT * FROM exec_union('k text, v int', 3, ARRAY[
+  '1:+1|a|1', '2:+1|a|1', '2:flush', '3:-1|a|1', '1:flush', '3:flush',
+  '2:+1|b|2', 'flush']);
+
+-- =====================================================================
+-- Materialize (exec_materialize.c)
+-- =====================================================================
+
+-- keyed: a row per key; an update is the delete of the old row and the
+-- insert of the new one
+SELECT * FROM exec_materialize('k text, v int', ARRAY[
+  '+1|a|1', '+1|b|2', 'flush', 'state',
+  '-1|a|1', '+1|a|3', '-1|b|2', 'flush', 'state'], key => 'k');
+-- a key column the view does not show (a hidden unique key)
+SELECT * FROM exec_materialize('v int, id int', ARRAY['+1|7|1', '+1|7|2', 'flush', 'state'],
+  key => 'id', view_columns => 1);
+-- a multiset: the input is (row, count); copy i of a row is stored under
+-- memcmp(row) | BE64(i), so a count going from 2 to 3 adds copy #2 and
+-- from 3 to 1 deletes #1 and #2
+SELECT * FROM exec_materialize('k text, v int, n int8', ARRAY[
+  '+1|a|1|2', '+1|b|NULL|1', 'flush', 'state',
+  '-1|a|1|2', '+1|a|1|3', 'flush', 'state',
+  '-1|a|1|3', '+1|a|1|1', '-1|b|NULL|1', 'flush', 'state'], counted => true);
+
+DROP EXTENSION hummock_stream_test;
+DROP EXTENSION hummock_stream;
