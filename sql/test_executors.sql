@@ -1,8 +1,11 @@
--- The streaming executors in isolation, inside a backend but without
--- views, jobs or the barrier loop: the test module's exec_* functions
--- build one executor over in-memory state tables and return what it emits
--- epoch by epoch (and, at 'state' lines, its state tables, each key
--- checked against its value).  Formats:
+-- The streaming executors and planner in isolation, inside a backend but
+-- without views, jobs or the barrier loop: the test module's exec_*
+-- functions build one executor over in-memory state tables and return
+-- what it emits epoch by epoch (and, at 'state' lines, its state tables,
+-- each key checked against its value); plan_describe shows what the
+-- planner makes of a query; plan_run runs a query's whole plan over the
+-- same store and, after every epoch, compares the view with the query run
+-- by Postgres over the tables as the script changed them.  Formats:
 -- test/modules/hummock_stream_test/README.md.
 CREATE EXTENSION hummock_stream;
 CREATE EXTENSION hummock_stream_test;
@@ -34,6 +37,7 @@ SELECT * FROM exec_project('v int, int', ARRAY['+1|1']);
 CREATE ROLE hst_nobody;
 SET ROLE hst_nobody;
 SELECT * FROM hummock_stream_test.exec_project('v int', ARRAY['+1|1']);
+SELECT * FROM hummock_stream_test.plan_describe('SELECT 1');
 RESET ROLE;
 DROP ROLE hst_nobody;
 
@@ -363,5 +367,204 @@ SELECT * FROM exec_materialize('k text, v int, n int8', ARRAY[
   '-1|a|1|2', '+1|a|1|3', 'flush', 'state',
   '-1|a|1|3', '+1|a|1|1', '-1|b|NULL|1', 'flush', 'state'], counted => true);
 
+-- =====================================================================
+-- The planner (stream_plan.c and plan_*.c): what each query becomes
+-- =====================================================================
+
+CREATE TABLE t (id int PRIMARY KEY, k text, v int);
+CREATE TABLE u (id int PRIMARY KEY, k text, w int);
+CREATE TABLE m (k text, v int);
+
+SELECT * FROM plan_describe('SELECT id, v FROM t WHERE v > 1');
+SELECT * FROM plan_describe('SELECT k, v FROM m');
+SELECT * FROM plan_describe('SELECT k, count(*) AS c, min(v) AS lo, count(DISTINCT v) AS d FROM t GROUP BY k HAVING sum(v) > 1');
+SELECT * FROM plan_describe('SELECT count(*) AS c FROM t');
+SELECT * FROM plan_describe('SELECT t.id, u.w FROM t LEFT JOIN u ON t.k = u.k AND t.v < u.w');
+SELECT * FROM plan_describe('SELECT u.id, t.id AS tid FROM t RIGHT JOIN u USING (k)');
+SELECT * FROM plan_describe('SELECT id FROM t WHERE k IN (SELECT k FROM m) AND NOT EXISTS (SELECT 1 FROM u WHERE u.id = t.id)');
+SELECT * FROM plan_describe('SELECT DISTINCT k FROM m');
+SELECT * FROM plan_describe('SELECT k FROM t UNION SELECT k FROM u UNION ALL SELECT k FROM m');
+SELECT * FROM plan_describe('SELECT id, v FROM t ORDER BY v DESC, id LIMIT 3 OFFSET 1');
+SELECT * FROM plan_describe($$SELECT k, id, rn FROM (SELECT k, id, row_number() OVER (PARTITION BY k ORDER BY v) AS rn FROM t) s WHERE rn <= 2$$);
+SELECT * FROM plan_describe('WITH c AS (SELECT k, sum(v) AS s FROM t GROUP BY k) SELECT a.k, b.s FROM c a JOIN c b ON a.s = b.s');
+-- what is refused, with its SQLSTATE
+SELECT q, value FROM (VALUES
+  ('SELECT k FROM t INTERSECT SELECT k FROM u'),
+  ('SELECT id FROM t WHERE k NOT IN (SELECT k FROM m)'),
+  ('SELECT id, (SELECT max(w) FROM u) AS mw FROM t'),
+  ('SELECT id FROM t ORDER BY id'),
+  ('SELECT id FROM t LIMIT 1'),
+  ('SELECT id, rank() OVER (ORDER BY v) AS r FROM t'),
+  ('SELECT now() AS n, id FROM t'),
+  ('SELECT random() AS r FROM t'),
+  ('SELECT string_agg(k, '','') AS s FROM t'),
+  ('SELECT count(*) FILTER (WHERE v > 1) AS c FROM t'),
+  ('SELECT id, v FROM t ORDER BY v NULLS FIRST LIMIT 1'),
+  ('SELECT DISTINCT ON (k) k, v FROM t'),
+  ('SELECT k, count(*) AS c FROM t GROUP BY ROLLUP (k)'),
+  ('SELECT x FROM generate_series(1, 3) x'),
+  ('SELECT ctid FROM t'),
+  ('SELECT t FROM t'),
+  ('SELECT id, id FROM t'),
+  ('SELECT id FROM t FOR UPDATE'),
+  ('SELECT 1 AS one'),
+  ('SELECT * FROM no_such_table'),
+  ('SELECT no_such_column FROM t'),
+  ('SELECT relname FROM pg_class'),
+  ('INSERT INTO t VALUES (1)'),
+  ('SELECT 1; SELECT 2')
+) q(q), LATERAL plan_describe(q) d WHERE d.item = 'refused';
+-- the planner refuses the tables it cannot capture
+CREATE TEMP TABLE tmp (id int);
+CREATE TABLE parted (id int) PARTITION BY RANGE (id);
+SELECT * FROM plan_describe('SELECT id FROM tmp');
+SELECT * FROM plan_describe('SELECT id FROM parted');
+DROP TABLE tmp, parted;
+
+-- =====================================================================
+-- Whole plans (plan_run): the view after every epoch against Postgres
+-- =====================================================================
+
+-- epoch 0 is the backfill (the rows the tables have now), then the
+-- script's epochs, fed input by input at each flush; 'view' shows the
+-- view's rows, 'state' how many entries each table has; the tables are
+-- left as they were
+INSERT INTO t VALUES (1, 'a', 3), (2, 'b', NULL);
+SELECT * FROM plan_run('SELECT k, count(*) AS c, sum(v) AS s, min(v) AS lo FROM t GROUP BY k', ARRAY[
+  't: +1|3|a|1', 't: +1|4|c|5', 'flush', 'view', 'state',
+  't: -1|1|a|3', 't: -1|3|a|1', 't: -1|2|b|NULL', 'flush', 'view', 'state']);
+SELECT * FROM t ORDER BY id;
+-- a self-join: a change of t reaches both of its inputs
+SELECT * FROM plan_run('SELECT a.id, b.id AS bid FROM t a JOIN t b ON a.k = b.k AND a.id < b.id', ARRAY[
+  't: +1|3|a|0', 'flush', 'view', 't: -1|1|a|3', 't: +1|1|b|3', 'flush', 'view']);
+DELETE FROM t;
+-- an outer join into an aggregation: NULL-padded rows are a NULL group
+SELECT * FROM plan_run('SELECT u.k, count(*) AS c, count(u.id) AS matched FROM t LEFT JOIN u ON t.k = u.k GROUP BY u.k', ARRAY[
+  't: +1|1|a|1', 't: +1|2|b|1', 'u: +1|1|a|1', 'flush', 'view',
+  'u: -1|1|a|1', 'u: +1|2|NULL|1', 'u: +1|3|NULL|1', 'flush', 'view', 'state']);
+-- semi and anti joins from IN and NOT EXISTS, over a multiset
+SELECT * FROM plan_run($$SELECT id FROM t WHERE k IN (SELECT k FROM m) AND NOT EXISTS (SELECT 1 FROM u WHERE u.k = t.k AND u.w > t.v)$$, ARRAY[
+  't: +1|1|a|1', 't: +1|2|b|1', 't: +1|3|NULL|1', 'm: +2|a|0', 'm: +1|b|0', 'flush', 'view',
+  'm: -1|a|0', 'u: +1|1|b|5', 'flush', 'view',
+  'm: -1|a|0', 'u: -1|1|b|5', 'u: +1|1|b|0', 'flush', 'view']);
+-- UNION, UNION ALL and DISTINCT: a row goes with its last copy
+SELECT * FROM plan_run('SELECT k FROM t UNION SELECT k FROM m', ARRAY[
+  't: +1|1|a|1', 'm: +2|a|0', 'm: +1|NULL|0', 'flush', 'view',
+  't: -1|1|a|1', 'm: -1|a|0', 'flush', 'view', 'm: -1|a|0', 'flush', 'view', 'state']);
+-- Top-N over an aggregation, and Top-N per group
+SELECT * FROM plan_run($$SELECT k, s FROM (SELECT k, sum(v) AS s FROM t GROUP BY k) x ORDER BY s DESC, k COLLATE "C" LIMIT 2$$, ARRAY[
+  't: +1|1|a|1', 't: +1|2|b|2', 't: +1|3|c|3', 'flush', 'view',
+  't: +1|4|a|5', 'flush', 'view', 't: -1|4|a|5', 't: -1|3|c|3', 'flush', 'view']);
+SELECT * FROM plan_run($$SELECT k, id, rn FROM (SELECT k, id, row_number() OVER (PARTITION BY k ORDER BY v DESC, id) AS rn FROM t) s WHERE rn <= 2$$, ARRAY[
+  't: +1|1|a|1', 't: +1|2|a|2', 't: +1|3|a|3', 't: +1|4|b|3', 'flush', 'view',
+  't: -1|3|a|3', 'flush', 'view']);
+-- a WITH query referenced twice is planned at each reference
+SELECT * FROM plan_run('WITH c AS (SELECT k, sum(v) AS s FROM t GROUP BY k) SELECT a.k, b.k AS k2 FROM c a JOIN c b ON a.s = b.s', ARRAY[
+  't: +1|1|a|1', 't: +1|2|b|1', 'flush', 'view', 't: +1|3|b|1', 'flush', 'view']);
+-- evict: every cache emptied after each epoch, the same view
+SELECT * FROM plan_run('SELECT t.k, count(*) AS c, max(u.w) AS mw FROM t JOIN u ON t.k = u.k GROUP BY t.k', ARRAY[
+  't: +1|1|a|1', 'u: +1|1|a|1', 'u: +1|2|a|7', 'flush', 't: +1|2|a|2', 'u: -1|2|a|7', 'flush',
+  't: -1|1|a|1', 'flush', 'view'], evict => true);
+-- the script's errors: a table the query does not read, a row the table
+-- does not have, a duplicate primary key
+SELECT * FROM plan_run('SELECT id FROM t', ARRAY['u: +1|1|a|1']);
+SELECT * FROM plan_run('SELECT id FROM t', ARRAY['t: -1|1|a|1']);
+SELECT * FROM plan_run('SELECT id FROM t', ARRAY['t: +1|1|a|1', 't: +1|1|b|2']);
+SELECT count(*) AS rows_left FROM t;
+
+-- KNOWN DIVERGENCE (reported, not fixed here; see the HashAgg case
+-- above): a multiset view of rows that are equal but print differently
+-- shows the first one's copies, so Postgres and the view differ
+CREATE TABLE n (x numeric, f float8);
+SELECT * FROM plan_run('SELECT x, f FROM n', ARRAY['n: +1|1.0|-0', 'n: +1|1.00|0']);
+DROP TABLE n;
+
+-- A deterministic pseudo-random sweep: for each query, scripts of random
+-- inserts and deletes of t, u and m (primary keys kept unique, deletes of
+-- rows that are there, NULLs among the values), half of them with evict;
+-- every check of every epoch must be ok
+CREATE FUNCTION random_script(tabs text[], epochs int) RETURNS text[]
+LANGUAGE plpgsql AS $$
+DECLARE
+  script text[] := '{}';
+  live text[] := '{}';			-- 'table|row' of the rows there are
+  ks text[] := ARRAY['a', 'b', 'c', 'NULL'];
+  vs text[] := ARRAY['1', '2', '3', '4', '5', 'NULL'];
+  tab text;
+  r text;
+  pos int;
+  mine int[];
+BEGIN
+  FOR e IN 1..epochs LOOP
+    FOR c IN 1..(2 + floor(random() * 12))::int LOOP
+      tab := tabs[1 + floor(random() * array_length(tabs, 1))::int];
+      SELECT coalesce(array_agg(o), '{}') INTO mine
+        FROM unnest(live) WITH ORDINALITY AS x(row, o) WHERE row LIKE tab || '|%';
+      IF random() < 0.6 OR cardinality(mine) = 0 THEN
+        r := ks[1 + floor(random() * 4)::int] || '|' || vs[1 + floor(random() * 6)::int];
+        IF tab <> 'm' THEN
+          r := (1 + floor(random() * 8)::int) || '|' || r;
+          CONTINUE WHEN EXISTS (SELECT FROM unnest(live) x
+                                 WHERE x LIKE tab || '|' || split_part(r, '|', 1) || '|%');
+        END IF;
+        live := live || (tab || '|' || r);
+        script := script || (tab || ': +1|' || r);
+      ELSE
+        pos := mine[1 + floor(random() * cardinality(mine))::int];
+        r := substr(live[pos], length(tab) + 2);
+        live := live[1:pos - 1] || live[pos + 1:];
+        script := script || (tab || ': -1|' || r);
+      END IF;
+    END LOOP;
+    script := script || 'flush'::text;
+  END LOOP;
+  RETURN script;
+END $$;
+CREATE TABLE sweep (n int, query text, tabs text[], rep int, script text[]);
+SELECT setseed(0.25);
+INSERT INTO sweep
+SELECT n, query, tabs, rep, random_script(tabs, 6)
+  FROM (VALUES
+    (1, 'SELECT k, count(*) AS c, sum(v) AS s, min(v) AS lo, max(v) AS hi, avg(v) AS a FROM t GROUP BY k', '{t}'::text[]),
+    (2, 'SELECT k, count(DISTINCT v) AS c, sum(DISTINCT v) AS s FROM m GROUP BY k', '{m}'),
+    (3, 'SELECT count(*) AS c, max(v) AS mv, bool_and(v > 2) AS ba, bool_or(v > 4) AS bo FROM t', '{t}'),
+    (4, 'SELECT k, count(*) AS c FROM m GROUP BY k HAVING sum(v) > 3', '{m}'),
+    (5, 'SELECT t.id, t.k, u.w FROM t JOIN u ON t.k = u.k', '{t,u}'),
+    (6, 'SELECT t.id, u.id AS uid FROM t LEFT JOIN u ON t.k = u.k', '{t,u}'),
+    (7, 'SELECT t.id, u.id AS uid FROM t RIGHT JOIN u ON t.k = u.k AND t.v < u.w', '{t,u}'),
+    (8, 'SELECT t.id, u.id AS uid, t.v, u.w FROM t FULL JOIN u ON t.k = u.k', '{t,u}'),
+    (9, 'SELECT t.id, u.id AS uid FROM t FULL JOIN u ON t.k = u.k AND t.v <= u.w', '{t,u}'),
+    (10, 'SELECT id FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.k = t.k AND u.w <> t.v)', '{t,u}'),
+    (11, 'SELECT id FROM t WHERE k IN (SELECT k FROM m)', '{t,m}'),
+    (12, 'SELECT id FROM t WHERE NOT EXISTS (SELECT 1 FROM m WHERE m.k = t.k)', '{t,m}'),
+    (13, 'SELECT k, v FROM m', '{m}'),
+    (14, 'SELECT DISTINCT k FROM m', '{m}'),
+    (15, 'SELECT k, v FROM m UNION ALL SELECT k, w FROM u', '{m,u}'),
+    (16, 'SELECT k FROM t UNION SELECT k FROM m', '{t,m}'),
+    (17, 'SELECT id, v FROM t ORDER BY v DESC, id LIMIT 3', '{t}'),
+    (18, 'SELECT id, v FROM t ORDER BY v, id LIMIT 2 OFFSET 1', '{t}'),
+    (19, 'SELECT v FROM t ORDER BY v FETCH FIRST 2 ROWS WITH TIES', '{t}'),
+    (20, 'SELECT k, v FROM m ORDER BY v, k COLLATE "C" LIMIT 3', '{m}'),
+    (21, 'SELECT k, id, rn FROM (SELECT k, id, row_number() OVER (PARTITION BY k ORDER BY v DESC, id) AS rn FROM t) s WHERE rn <= 2', '{t}'),
+    (22, 'SELECT k, s FROM (SELECT k, sum(v) AS s FROM t GROUP BY k) x ORDER BY s DESC, k COLLATE "C" LIMIT 2', '{t}'),
+    (23, 'SELECT m.k, count(*) AS c FROM m JOIN t ON m.k = t.k GROUP BY m.k', '{m,t}'),
+    (24, 'SELECT a.id, b.id AS bid FROM t a JOIN t b ON a.k = b.k AND a.id < b.id', '{t}'),
+    (25, 'SELECT t.k, u.w, m.v FROM t JOIN u ON t.k = u.k LEFT JOIN m ON m.v = u.w', '{t,u,m}'),
+    (26, 'SELECT k, count(*) AS c FROM (SELECT k FROM t UNION ALL SELECT k FROM u) x GROUP BY k', '{t,u}'),
+    (27, 'SELECT x.k, x.c, y.w FROM (SELECT k, count(*) AS c FROM t GROUP BY k) x LEFT JOIN u y ON x.c = y.w', '{t,u}'),
+    (28, 'SELECT DISTINCT t.k, u.w FROM t, u WHERE t.v < u.w', '{t,u}'),
+    (29, 'SELECT t.k, count(u.id) AS c, sum(u.w) AS s FROM t LEFT JOIN u ON t.k = u.k GROUP BY t.k', '{t,u}'),
+    (30, 'SELECT t.id, u.id AS uid, m.v FROM t FULL JOIN u ON t.k = u.k FULL JOIN m ON m.k = u.k', '{t,u,m}')
+  ) q(n, query, tabs), generate_series(1, 4) rep
+ ORDER BY n, rep;
+SELECT n, count(*) FILTER (WHERE line LIKE 'check: ok%') AS checks_ok,
+       count(*) FILTER (WHERE line NOT LIKE 'check: ok%') AS other_lines,
+       sum(substring(line FROM '\((\d+) rows?\)')::int) AS view_rows_checked
+  FROM sweep, LATERAL plan_run(query, script, evict => rep % 2 = 0)
+ GROUP BY n ORDER BY n;
+
+DROP TABLE sweep;
+DROP FUNCTION random_script(text[], int);
+DROP TABLE t, u, m;
 DROP EXTENSION hummock_stream_test;
 DROP EXTENSION hummock_stream;

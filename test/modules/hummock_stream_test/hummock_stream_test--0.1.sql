@@ -128,7 +128,7 @@ LANGUAGE C STRICT VOLATILE;
 REVOKE ALL ON FUNCTION hummock_stream_test.fail_view(regclass, integer) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------
--- The streaming executors in isolation (superuser only)
+-- The streaming executors and planner in isolation (superuser only)
 -- ---------------------------------------------------------------------
 -- Each exec_* function builds one executor of hummock_stream over input
 -- columns given as a column definition list ('k text, v int'), its state
@@ -197,9 +197,26 @@ LANGUAGE C CALLED ON NULL INPUT VOLATILE;
 COMMENT ON FUNCTION hummock_stream_test.exec_materialize(text, text[], text, boolean, integer) IS
   'Run a script of changes through a streaming Materialize into an in-memory view table (shown by state lines)';
 
+CREATE FUNCTION hummock_stream_test.plan_describe(query text)
+RETURNS TABLE (item text, value text)
+AS 'MODULE_PATHNAME', 'hummock_stream_test_plan_describe'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION hummock_stream_test.plan_describe(text) IS
+  'How the streaming planner plans a query: columns, key columns, sources, operators, state tables; or its refusal with the SQLSTATE';
+
+CREATE FUNCTION hummock_stream_test.plan_run(query text, script text[] DEFAULT '{}',
+                                             evict boolean DEFAULT false)
+RETURNS TABLE (epoch integer, line text)
+AS 'MODULE_PATHNAME', 'hummock_stream_test_plan_run'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE;
+COMMENT ON FUNCTION hummock_stream_test.plan_run(text, text[], boolean) IS
+  'Run a query''s streaming plan over in-memory state: backfill (epoch 0), then the script''s changes of its tables (table: +1|...), checking the view against the query after every epoch; the tables are left unchanged';
+
 REVOKE ALL ON FUNCTION hummock_stream_test.exec_project(text, text[], text, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION hummock_stream_test.exec_hash_agg(text, integer, text, text[], boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION hummock_stream_test.exec_hash_join(text, text, text, text, text, text[], text, text, text, boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION hummock_stream_test.exec_top_n(text, text, text[], bigint, bigint, boolean, text, text, boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION hummock_stream_test.exec_union(text, integer, text[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION hummock_stream_test.exec_materialize(text, text[], text, boolean, integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION hummock_stream_test.plan_describe(text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION hummock_stream_test.plan_run(text, text[], boolean) FROM PUBLIC;

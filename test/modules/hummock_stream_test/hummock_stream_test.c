@@ -10,8 +10,8 @@
  * source of every barrier manager, test_graphs.c), SQL functions that
  * drive the hummock store directly (store_functions.c, sst_build.c),
  * injected faults of views (faults.c), and SQL functions that test the
- * streaming executors in isolation, over in-memory state tables
- * (exec_harness.c, exec_functions.c).
+ * streaming executors and planner in isolation, over in-memory state
+ * tables (exec_harness.c, exec_functions.c, plan_functions.c).
  *
  * It must be in shared_preload_libraries after hummock_stream: its
  * undefined Hs* symbols resolve against the hummock_stream.so loaded
