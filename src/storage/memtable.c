@@ -11,6 +11,12 @@
  * while the owner writes, and costs one node per cancelled key until the
  * memtable is dropped.
  *
+ * Finger: the memtable remembers the node it created last and the nodes
+ * before it on the levels it does not reach.  A key that falls between
+ * that node and its successor (keys written in ascending order, as a
+ * backfill writes a view that follows its source's order) is placed
+ * without a search from the head.
+ *
  * src/storage/memtable.c
  *
  *-------------------------------------------------------------------------
@@ -45,6 +51,8 @@ struct HsMemtable
 	bool		check_old_value;
 	Node	   *head;
 	int			height;
+	Node	   *last;			/* the node created last, or NULL */
+	Node	   *last_prev[MAX_HEIGHT];	/* before it on levels >= its height */
 	uint64_t	rng;
 	size_t		n_keys;
 	size_t		memory;
@@ -212,6 +220,38 @@ find_ge(HsMemtable *mt, HsSlice key, Node **prev)
 	}
 }
 
+void
+HsMemtableForEachKey(const HsMemtable *mt, void (*fn) (void *arg, HsSlice user_key),
+					 void *arg)
+{
+	for (const Node *n = mt->head->next[0]; n != NULL; n = n->next[0])
+		fn(arg, node_key(n));
+}
+
+/*
+ * find_ge, through the finger when key is just after the last node
+ * created (prev, if given, is then filled as find_ge fills it).
+ */
+static Node *
+find_ge_hinted(HsMemtable *mt, HsSlice key, Node **prev)
+{
+	Node	   *last = mt->last;
+	Node	   *succ;
+
+	if (last == NULL || HsSliceCompare(node_key(last), key) >= 0)
+		return find_ge(mt, key, prev);
+	succ = last->next[0];
+	if (succ != NULL && HsSliceCompare(node_key(succ), key) < 0)
+		return find_ge(mt, key, prev);
+	if (prev)
+	{
+		/* no node lies between last and key, on any level */
+		for (int i = 0; i < mt->height; i++)
+			prev[i] = i < last->height ? last : mt->last_prev[i];
+	}
+	return succ;
+}
+
 /* Returns the slice of a stored value. */
 static HsSlice
 slice_of(const uint8_t *v, size_t len)
@@ -248,7 +288,7 @@ bool
 HsMemtableApply(HsMemtable *mt, HsSlice key, const HsKeyOp *op, HsStatus *st)
 {
 	Node	   *prev[MAX_HEIGHT];
-	Node	   *n = find_ge(mt, key, prev);
+	Node	   *n = find_ge_hinted(mt, key, prev);
 
 	if (op->kind != HS_KEY_OP_INSERT && op->kind != HS_KEY_OP_DELETE &&
 		op->kind != HS_KEY_OP_UPDATE)
@@ -276,6 +316,9 @@ HsMemtableApply(HsMemtable *mt, HsSlice key, const HsKeyOp *op, HsStatus *st)
 			n->next[i] = prev[i]->next[i];
 			prev[i]->next[i] = n;
 		}
+		mt->last = n;
+		for (i = h; i < mt->height; i++)
+			mt->last_prev[i] = prev[i];
 		n->kind = op->kind;
 		if (op->kind != HS_KEY_OP_INSERT)
 			set_value(mt, &n->old_v, &n->old_len, op->old_value);
@@ -387,7 +430,7 @@ node_op(const Node *n, HsKeyOp *op)
 bool
 HsMemtableGet(HsMemtable *mt, HsSlice key, HsKeyOp *op)
 {
-	Node	   *n = find_ge(mt, key, NULL);
+	Node	   *n = find_ge_hinted(mt, key, NULL);
 
 	if (n == NULL || HsSliceCompare(node_key(n), key) != 0)
 		return false;

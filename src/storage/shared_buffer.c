@@ -11,6 +11,14 @@
  *	SYNCED		what a sync wrote for the table (all its synced epochs),
  *				kept only to serve reads until the commit is acknowledged.
  *
+ * A point get asks the pieces newest first.  A table with many sealed
+ * pieces (a backfill seals an epoch every chunk) also gets a key index:
+ * the hashes of every key its sealed memtables hold (key_hash_set.c),
+ * built at the first get that finds KEY_INDEX_MIN_PIECES of them, grown
+ * as more are sealed and dropped when one leaves (spilled or synced).  A
+ * key it does not hold skips every memtable, so a get for a new key costs
+ * one probe instead of one skip-list search per epoch.
+ *
  * A sync first writes every SST it needs and only then rewrites the piece
  * list, so a failed sync leaves the buffer as it was.
  *
@@ -22,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hummock_stream/storage/key_hash_set.h"
 #include "hummock_stream/storage/merge_iter.h"
 #include "hummock_stream/storage/shared_buffer.h"
 #include "hummock_stream/storage/version_read.h"
@@ -50,7 +59,11 @@ typedef struct TableMark
 {
 	HsTableId	table_id;
 	HsEpoch		max_sealed;
+	HsKeyHashSet *sealed_keys;	/* key index of its SEALED pieces, or NULL */
 } TableMark;
+
+/* Sealed pieces of a table before a get builds its key index. */
+#define KEY_INDEX_MIN_PIECES 3
 
 struct HsSharedBuffer
 {
@@ -101,6 +114,8 @@ HsSharedBufferDestroy(HsSharedBuffer *b)
 		piece_clear(b, &b->pieces[i]);
 	if (b->pieces)
 		HsFree(b->env, b->pieces);
+	for (i = 0; i < b->n_marks; i++)
+		HsKeyHashSetDestroy(b->marks[i].sealed_keys);
 	if (b->marks)
 		HsFree(b->env, b->marks);
 	HsFree(b->env, b);
@@ -120,7 +135,50 @@ mark_of(HsSharedBuffer *b, HsTableId t, bool create)
 	b->marks = HsRealloc(b->env, b->marks, sizeof(TableMark) * (b->n_marks + 1));
 	b->marks[b->n_marks].table_id = t;
 	b->marks[b->n_marks].max_sealed = HS_EPOCH_INVALID;
+	b->marks[b->n_marks].sealed_keys = NULL;
 	return &b->marks[b->n_marks++];
+}
+
+static void
+add_key_hash(void *arg, HsSlice user_key)
+{
+	HsKeyHashSetAdd((HsKeyHashSet *) arg, HsKeyHashOf(user_key));
+}
+
+/* Add mt's keys to m's key index (which exists), keeping memory counted. */
+static void
+index_memtable(HsSharedBuffer *b, TableMark *m, HsMemtable *mt)
+{
+	b->memory -= HsKeyHashSetMemoryUsage(m->sealed_keys);
+	HsMemtableForEachKey(mt, add_key_hash, m->sealed_keys);
+	b->memory += HsKeyHashSetMemoryUsage(m->sealed_keys);
+}
+
+/* Build m's key index over its table's sealed pieces (about expected keys). */
+static void
+build_key_index(HsSharedBuffer *b, TableMark *m, size_t expected)
+{
+	int			i;
+
+	m->sealed_keys = HsKeyHashSetCreate(b->env, expected);
+	b->memory += HsKeyHashSetMemoryUsage(m->sealed_keys);
+	for (i = 0; i < b->n_pieces; i++)
+		if (b->pieces[i].table_id == m->table_id &&
+			b->pieces[i].state == PIECE_SEALED)
+			index_memtable(b, m, b->pieces[i].mt);
+}
+
+/* Table t's sealed pieces change other than by a seal: drop its index. */
+static void
+drop_key_index(HsSharedBuffer *b, HsTableId t)
+{
+	TableMark  *m = mark_of(b, t, false);
+
+	if (m == NULL || m->sealed_keys == NULL)
+		return;
+	b->memory -= HsKeyHashSetMemoryUsage(m->sealed_keys);
+	HsKeyHashSetDestroy(m->sealed_keys);
+	m->sealed_keys = NULL;
 }
 
 /* Appends a zeroed piece and returns it. */
@@ -172,6 +230,8 @@ HsSharedBufferSeal(HsSharedBuffer *b, HsMemtable *mt, HsStatus *st)
 	p->state = PIECE_SEALED;
 	p->mt = mt;
 	b->memory += HsMemtableMemoryUsage(mt);
+	if (m->sealed_keys != NULL)
+		index_memtable(b, m, mt);
 	return true;
 }
 
@@ -246,6 +306,7 @@ HsSharedBufferSpill(HsSharedBuffer *b, size_t target,
 			HsSstInfoArrayFree(b->env, news, n_new);
 			return false;
 		}
+		drop_key_index(b, best->table_id);
 		b->memory -= HsMemtableMemoryUsage(best->mt);
 		HsMemtableDestroy(best->mt);
 		best->mt = NULL;
@@ -481,6 +542,8 @@ HsSharedBufferSync(HsSharedBuffer *b, HsEpoch epoch, const HsTableId *tables,
 	for (i = 0; i < b->n_pieces; i++)
 		keep[i] = !selected[i];
 	for (i = 0; i < n; i++)
+		drop_key_index(b, tables[i]);
+	for (i = 0; i < n; i++)
 	{
 		HsSyncTable *t = &r->tables[i];
 		HsSstInfo **mine = NULL;
@@ -559,6 +622,7 @@ HsSharedBufferDropTable(HsSharedBuffer *b, HsTableId table_id)
 	bool	   *keep = HsAlloc(b->env, sizeof(bool) * (b->n_pieces + 1));
 	int			i;
 
+	drop_key_index(b, table_id);
 	for (i = 0; i < b->n_pieces; i++)
 	{
 		keep[i] = b->pieces[i].table_id != table_id;
@@ -643,7 +707,25 @@ HsSharedBufferGet(HsSharedBuffer *b, HsSstCache *cache, HsTableId table_id,
 	HsBuf		scratch;
 	HsSlice		tk;
 	bool		ok = true;
+	bool		skip_sealed = false;
+	int			n_sealed = 0;
+	size_t		sealed_keys = 0;
 	int			i;
+
+	for (i = 0; i < b->n_pieces; i++)
+		if (b->pieces[i].table_id == table_id && b->pieces[i].state == PIECE_SEALED)
+		{
+			n_sealed++;
+			sealed_keys += HsMemtableKeyCount(b->pieces[i].mt);
+		}
+	if (n_sealed >= KEY_INDEX_MIN_PIECES)
+	{
+		TableMark  *m = mark_of(b, table_id, true);
+
+		if (m->sealed_keys == NULL)
+			build_key_index(b, m, sealed_keys);
+		skip_sealed = !HsKeyHashSetMayContain(m->sealed_keys, HsKeyHashOf(user_key));
+	}
 
 	*resolved = false;
 	*found = false;
@@ -666,7 +748,7 @@ HsSharedBufferGet(HsSharedBuffer *b, HsSstCache *cache, HsTableId table_id,
 		{
 			HsKeyOp		op;
 
-			if (!HsMemtableGet(p->mt, user_key, &op))
+			if (skip_sealed || !HsMemtableGet(p->mt, user_key, &op))
 				continue;
 			*resolved = true;
 			if (op.kind == HS_KEY_OP_INSERT || op.kind == HS_KEY_OP_UPDATE)
@@ -676,22 +758,32 @@ HsSharedBufferGet(HsSharedBuffer *b, HsSstCache *cache, HsTableId table_id,
 			}
 			continue;
 		}
-		for (int j = 0; j < p->n_new && ok && !*resolved; j++)
+		/*
+		 * A spilled piece's SSTs hold one epoch; a synced piece's hold
+		 * several (what it spilled and what the sync wrote), so every one
+		 * is asked and the newest version of the key wins.
+		 */
 		{
-			bool		hit = false;
+			HsEpoch		best = HS_EPOCH_INVALID;
 
-			if (!HsSstInfoMayOverlap(p->new_ssts[j], table_id, &tk, NULL))
-				continue;
-			ok = HsSstCacheGetVersion(cache, p->new_ssts[j]->object_id, tk,
-									  read_epoch, &hit, NULL, &scratch, st);
-			if (ok && hit)
+			for (int j = 0; j < p->n_new && ok; j++)
 			{
+				bool		hit = false;
+				HsEpoch		at = HS_EPOCH_INVALID;
+
+				if (!HsSstInfoMayOverlap(p->new_ssts[j], table_id, &tk, NULL))
+					continue;
+				ok = HsSstCacheGetVersion(cache, p->new_ssts[j]->object_id, tk,
+										  read_epoch, &hit, &at, &scratch, st);
+				if (!ok || !hit || (*resolved && at <= best))
+					continue;
 				*resolved = true;
-				if (scratch.len > 0 && scratch.data[0] == HS_VALUE_PUT)
-				{
-					*found = true;
+				best = at;
+				*found = scratch.len > 0 && scratch.data[0] == HS_VALUE_PUT;
+				if (*found)
 					HsBufAssign(value, scratch.data + 1, scratch.len - 1);
-				}
+				else
+					HsBufReset(value);
 			}
 		}
 	}

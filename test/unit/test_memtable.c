@@ -490,6 +490,200 @@ test_shared_buffer_sync_and_spill(void **state)
 }
 
 static void
+check_key_order(void *arg, HsSlice key)
+{
+	HsBuf	   *prev = arg;
+
+	if (prev->len > 0)
+		assert_true(HsSliceCompare(HsBufSlice(prev), key) < 0);
+	HsBufAssign(prev, key.data, key.len);
+}
+
+/*
+ * Keys in ascending runs (the finger places them), then between earlier
+ * keys, descending and at random (searched from the head), then ascending
+ * again: the list stays sorted on every level, so every key is found.
+ */
+static void
+test_memtable_finger(void **state)
+{
+	HsEnv	   *env = HsEnvPosix();
+	HsMemtable *mt = HsMemtableCreate(env, 1, 1, false, false);
+	HsStatus	st;
+	char		key[16];
+	HsBuf		prev;
+	HsKeyOp		op;
+	uint64_t	rng = 42;
+	int			n = 0;
+
+	for (int i = 0; i < 3000; i += 3)
+	{
+		snprintf(key, sizeof(key), "%06d", i);
+		assert_status_ok(HsMemtableInsert(mt, S(key), S("a"), &st), &st);
+		n++;
+	}
+	for (int i = 2999; i >= 0; i -= 3)
+	{
+		snprintf(key, sizeof(key), "%06d", i);
+		assert_status_ok(HsMemtableInsert(mt, S(key), S("b"), &st), &st);
+		n++;
+	}
+	for (int k = 0; k < 2000; k++)
+	{
+		rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+		snprintf(key, sizeof(key), "%06d", (int) ((rng >> 33) % 3000) / 3 * 3 + 1);
+		if (!HsMemtableGet(mt, S(key), &op))
+		{
+			assert_status_ok(HsMemtableInsert(mt, S(key), S("c"), &st), &st);
+			n++;
+		}
+	}
+	for (int i = 3000; i < 4000; i++)
+	{
+		snprintf(key, sizeof(key), "%06d", i);
+		assert_status_ok(HsMemtableInsert(mt, S(key), S("d"), &st), &st);
+		n++;
+		/* a repeated write of the newest key finds it */
+		assert_status_ok(HsMemtableUpdate(mt, S(key), S("d"), S("e"), &st), &st);
+	}
+	assert_int_equal(HsMemtableKeyCount(mt), n);
+	HsBufInit(&prev, env);
+	HsMemtableForEachKey(mt, check_key_order, &prev);
+	HsBufFree(&prev);
+	for (int i = 0; i < 4000; i++)
+	{
+		bool		want = i >= 3000 || i % 3 != 1;
+
+		snprintf(key, sizeof(key), "%06d", i);
+		if (!want)
+			continue;
+		assert_true(HsMemtableGet(mt, S(key), &op));
+		if (i >= 3000)
+			assert_true(HsSliceCompare(op.new_value, S("e")) == 0);
+	}
+	HsMemtableDestroy(mt);
+}
+
+/* Point get of key in table t at epoch e through the buffer alone. */
+static void
+expect_get(HsSharedBuffer *buf, HsSstCache *cache, HsTableId t, const char *key,
+		   HsEpoch e, bool resolved, const char *value)
+{
+	HsBuf		row;
+	bool		res;
+	bool		found;
+	HsStatus	st;
+
+	HsBufInit(&row, HsEnvPosix());
+	assert_status_ok(HsSharedBufferGet(buf, cache, t, S(key), e, &res, &found, &row, &st), &st);
+	assert_int_equal(res, resolved);
+	assert_int_equal(found, value != NULL);
+	if (value && HsSliceCompare(HsBufSlice(&row), S(value)) != 0)
+		fail_msg("%s at %d: %.*s, expected %s", key, (int) e, (int) row.len,
+				 (const char *) row.data, value);
+	HsBufFree(&row);
+}
+
+/*
+ * Many sealed epochs of one table (as a backfill leaves them): gets find
+ * the newest write of a key in any of them, through the key index once
+ * there are enough, and stay right as epochs are sealed, spilled, synced.
+ */
+static void
+test_shared_buffer_key_index(void **state)
+{
+	HsEnv	   *env = HsEnvPosix();
+	HsObjectStore *store;
+	HsSstCache *cache;
+	HsSharedBuffer *buf;
+	HsSstWriteContext ctx;
+	uint64_t	next_id = 0;
+	HsStatus	st;
+	char		dir[512];
+	char		key[16];
+	char		val[16];
+	HsTableId	t1 = 1;
+	HsSyncResult *res;
+	size_t		before;
+
+	unit_path(dir, sizeof(dir), "keyindex");
+	assert_status_ok(HsObjectStoreOpen(env, dir, &store, &st), &st);
+	cache = HsSstCacheCreate(env, store, 4, NULL);
+	HsSstWriteContextInit(&ctx);
+	ctx.store = store;
+	ctx.alloc_id = alloc_id;
+	ctx.alloc_arg = &next_id;
+	buf = HsSharedBufferCreate(env, 64 << 20);
+
+	/* epoch e (1..8) inserts k<e>-0..99 and updates k1-<e> to "e<e>" */
+	for (int e = 1; e <= 8; e++)
+	{
+		HsMemtable *mt = HsMemtableCreate(env, t1, e, false, false);
+
+		for (int i = 0; i < 100; i++)
+		{
+			snprintf(key, sizeof(key), "k%d-%02d", e, i);
+			assert_status_ok(HsMemtableInsert(mt, S(key), S("new"), &st), &st);
+		}
+		if (e > 1)
+		{
+			snprintf(key, sizeof(key), "k1-%02d", e);
+			snprintf(val, sizeof(val), "e%d", e);
+			assert_status_ok(HsMemtableUpdate(mt, S(key), S("new"), S(val), &st), &st);
+			/* k1-50 is deleted at epoch 5 */
+			if (e == 5)
+				assert_status_ok(HsMemtableDelete(mt, S("k1-50"), S("new"), &st), &st);
+		}
+		assert_status_ok(HsSharedBufferSeal(buf, mt, &st), &st);
+		/* the index exists from the first get with 3 sealed epochs on */
+		expect_get(buf, cache, t1, "k1-07", 8, true, e >= 7 ? "e7" : "new");
+		expect_get(buf, cache, t1, "nope", 8, false, NULL);
+	}
+	expect_get(buf, cache, t1, "k1-03", 8, true, "e3");
+	expect_get(buf, cache, t1, "k1-03", 2, true, "new");
+	expect_get(buf, cache, t1, "k8-99", 8, true, "new");
+	expect_get(buf, cache, t1, "k8-99", 7, false, NULL);
+	expect_get(buf, cache, t1, "k1-50", 8, true, NULL);
+	expect_get(buf, cache, t1, "k1-50", 4, true, "new");
+	expect_get(buf, cache, 2, "k1-03", 8, false, NULL);
+
+	/* a spill drops the index; what spilled is still read */
+	before = HsSharedBufferMemoryUsage(buf);
+	assert_status_ok(HsSharedBufferSpill(buf, before - 1, &ctx, &st), &st);
+	assert_true(HsSharedBufferSpillCount(buf) >= 1);
+	for (int e = 1; e <= 8; e++)
+	{
+		snprintf(key, sizeof(key), "k%d-42", e);
+		expect_get(buf, cache, t1, key, 8, true, "new");
+	}
+	expect_get(buf, cache, t1, "k1-08", 8, true, "e8");
+	expect_get(buf, cache, t1, "nope", 8, false, NULL);
+
+	/* sealing more after the spill grows a new index */
+	{
+		HsMemtable *mt = HsMemtableCreate(env, t1, 9, false, false);
+
+		assert_status_ok(HsMemtableUpdate(mt, S("k2-01"), S("new"), S("e9"), &st), &st);
+		assert_status_ok(HsSharedBufferSeal(buf, mt, &st), &st);
+	}
+	expect_get(buf, cache, t1, "k2-01", 9, true, "e9");
+	expect_get(buf, cache, t1, "k2-01", 8, true, "new");
+
+	/* a sync of everything leaves one synced piece: no memtable, no index */
+	assert_status_ok(HsSharedBufferSync(buf, 9, &t1, 1, &ctx, &res, &st), &st);
+	HsSyncResultFree(res);
+	expect_get(buf, cache, t1, "k2-01", 9, true, "e9");
+	expect_get(buf, cache, t1, "k1-05", 9, true, "e5");
+	expect_get(buf, cache, t1, "nope", 9, false, NULL);
+	HsSharedBufferAckCommitted(buf, t1, 9);
+	assert_int_equal(HsSharedBufferMemoryUsage(buf), 0);
+
+	HsSharedBufferDestroy(buf);
+	HsSstCacheDestroy(cache);
+	HsObjectStoreClose(store);
+}
+
+static void
 test_missing_object_is_corruption(void **state)
 {
 	HsEnv	   *env = HsEnvPosix();
@@ -519,6 +713,8 @@ static const struct CMUnitTest memtable_tests[] = {
 	cmocka_unit_test(test_memtable_iterators),
 	cmocka_unit_test(test_object_store),
 	cmocka_unit_test(test_shared_buffer_sync_and_spill),
+	cmocka_unit_test(test_shared_buffer_key_index),
+	cmocka_unit_test(test_memtable_finger),
 	cmocka_unit_test(test_missing_object_is_corruption),
 };
 

@@ -115,6 +115,11 @@ extern size_t HsMemtableKeyCount(const HsMemtable *mt);
 /* Bytes of memory held (keys, values, nodes). */
 extern size_t HsMemtableMemoryUsage(const HsMemtable *mt);
 
+/* Calls fn(arg, key) for every user key written (cancelled ones too). */
+extern void HsMemtableForEachKey(const HsMemtable *mt,
+								 void (*fn) (void *arg, HsSlice user_key),
+								 void *arg);
+
 /* An iterator over the memtable as full-key entries (see above). */
 extern HsIterator *HsMemtableNewIterator(HsMemtable *mt,
 										 HsMemtableIterKind kind);
