@@ -9,7 +9,9 @@
  * then consumes their capture logs from S0 on), upstream streaming views
  * at one epoch E (its view position: it consumes their change logs from E
  * on), the newest of their committed epochs once all have committed it.
- * Rows go input after input, in chunks of BACKFILL_CHUNK_ROWS per epoch
+ * Rows go input after input, smallest input first (a join's big side
+ * then probes the small side's state and its output follows the big
+ * side's order, which the memtables take fastest), in chunks of BACKFILL_CHUNK_ROWS per epoch
  * (E0, E0 + 1, ...: memtables stay bounded and the shared buffer may
  * spill), and every table of the job commits at the last epoch in the
  * caller's transaction, the view's change log getting the backfill as
@@ -34,6 +36,7 @@
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/plancat.h"
 #include "parser/analyze.h"
 #include "parser/scansup.h"
 #include "storage/lmgr.h"
@@ -267,6 +270,43 @@ HsBackfillUpstreamEpoch(List *sources, HsVersion **v)
 	return target;
 }
 
+/* The planner's row estimate of input i's relation. */
+static double
+input_rows(HsStreamJob *job, int i)
+{
+	Relation	rel = table_open(job->inputs[i].leaf->relid, AccessShareLock);
+	BlockNumber pages;
+	double		tuples;
+	double		allvisfrac;
+
+	estimate_rel_size(rel, NULL, &pages, &tuples, &allvisfrac);
+	table_close(rel, AccessShareLock);
+	return tuples;
+}
+
+/* The job's inputs, smallest first (ties in input order). */
+static int *
+inputs_by_size(HsStreamJob *job)
+{
+	int		   *order = palloc(sizeof(int) * job->n_inputs);
+	double	   *rows = palloc(sizeof(double) * job->n_inputs);
+
+	for (int i = 0; i < job->n_inputs; i++)
+	{
+		int			k = i;
+
+		rows[i] = input_rows(job, i);
+		while (k > 0 && rows[order[k - 1]] > rows[i])
+		{
+			order[k] = order[k - 1];
+			k--;
+		}
+		order[k] = i;
+	}
+	pfree(rows);
+	return order;
+}
+
 /*
  * Backfill job (its tables at snapshot, its upstream views at view_epoch)
  * from epoch job->store.epoch on and commit its tables at the last epoch
@@ -277,6 +317,7 @@ HsBackfillAndCommit(HsStreamJob *job, Snapshot snapshot, HsEpoch view_epoch,
 					bool replace)
 {
 	int64		in_chunk = 0;
+	int		   *order;
 	HsTableId  *tables;
 	int			ntables = HsStreamJobTables(job, &tables);
 	HsSstWriteContext ctx;
@@ -299,8 +340,10 @@ HsBackfillAndCommit(HsStreamJob *job, Snapshot snapshot, HsEpoch view_epoch,
 	}
 
 	/* input by input, as epochs are consumed (see exec_hash_join.c) */
-	for (int i = 0; i < job->n_inputs; i++)
+	order = inputs_by_size(job);
+	for (int o = 0; o < job->n_inputs; o++)
 	{
+		int			i = order[o];
 		Relation	src = NULL;
 		TableScanDesc scan = NULL;
 		HsViewScan *vscan = NULL;
@@ -354,6 +397,7 @@ HsBackfillAndCommit(HsStreamJob *job, Snapshot snapshot, HsEpoch view_epoch,
 			table_close(src, AccessShareLock);
 		}
 	}
+	pfree(order);
 	HsStreamJobFlush(job);
 
 	HsHummockWriteContext(&ctx);

@@ -205,8 +205,15 @@ apply_to_state(JoinSide *s, TupleTableSlot *row, StringInfo jkey, int sign)
 	ident = key.data + jkey->len;
 	ident_len = key.len - jkey->len;
 
-	/* the current count: a cached key has every row; else ask the table */
-	if (ce)
+	/*
+	 * The current count: with a unique key an insert is of a new row (a
+	 * blind write, and no search of a cached key's rows, which made a
+	 * backfill quadratic in the rows per join key); else a cached key has
+	 * every row, or the table is asked.
+	 */
+	if (s->ukey && sign > 0)
+		count = 0;
+	else if (ce)
 	{
 		foreach(lc, ce->rows)
 		{
