@@ -351,6 +351,7 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 				   DestReceiver *dest, QueryCompletion *qc)
 {
 	Node	   *parsetree = pstmt->utilityStmt;
+	PlannedStmt *volatile run = pstmt;	/* what runs: pstmt, or an edited copy */
 	volatile Oid dropped_db = InvalidOid;
 	volatile bool creates_ours = false;
 
@@ -386,15 +387,39 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	else if (IsA(parsetree, DropStmt) && ((DropStmt *) parsetree)->removeType == OBJECT_TABLE)
 	{
 		ListCell   *lc;
+		List	   *kept = NIL;
+		bool		vanished = false;
 
-		/* a view being created: its creator holds a lock DROP would wait for */
+		/*
+		 * A view being created: its creator holds a lock DROP would wait
+		 * for, so it is canceled first.  As it stops it drops the view
+		 * itself unless this DROP locks the view first; a view it dropped
+		 * is left out of the statement (it is dropped, as asked).
+		 */
 		foreach(lc, ((DropStmt *) parsetree)->objects)
 		{
-			Oid			relid = RangeVarGetRelid(makeRangeVarFromNameList(lfirst(lc)),
-												 NoLock, true);
+			RangeVar   *rv = makeRangeVarFromNameList(lfirst(lc));
+			Oid			relid = RangeVarGetRelid(rv, NoLock, true);
 
-			if (OidIsValid(relid) && HsRelidIsHummock(relid))
-				HsViewCreationCancel(relid);
+			if (OidIsValid(relid) && HsRelidIsHummock(relid) &&
+				HsViewCreationCancel(relid) &&
+				!OidIsValid(RangeVarGetRelid(rv, AccessExclusiveLock, true)))
+			{
+				vanished = true;
+				continue;
+			}
+			kept = lappend(kept, lfirst(lc));
+		}
+		if (vanished && kept == NIL)
+		{
+			if (qc)
+				SetQueryCompletion(qc, CMDTAG_DROP_TABLE, 0);
+			return;
+		}
+		if (vanished)
+		{
+			run = copyObject(pstmt);
+			((DropStmt *) run->utilityStmt)->objects = kept;
 		}
 	}
 	else if (IsA(parsetree, TruncateStmt))
@@ -441,10 +466,10 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	PG_TRY();
 	{
 		if (prev_utility_hook)
-			prev_utility_hook(pstmt, queryString, readOnlyTree, context, params,
+			prev_utility_hook(run, queryString, readOnlyTree, context, params,
 							  queryEnv, dest, qc);
 		else
-			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+			standard_ProcessUtility(run, queryString, readOnlyTree, context,
 									params, queryEnv, dest, qc);
 	}
 	PG_CATCH();

@@ -60,6 +60,7 @@
 #include "utils/regproc.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 #include "utils/rls.h"
 #include "utils/ruleutils.h"
 #include "utils/snapmgr.h"
@@ -99,10 +100,15 @@ hummock_stream_drop_materialized_view(PG_FUNCTION_ARGS)
 	if (!pg_class_ownercheck(view, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(view));
 
-	HsViewCreationCancel(view);
-	ObjectAddressSet(addr, RelationRelationId, view);
-	performDeletion(&addr, DROP_RESTRICT, 0);
-	CommandCounterIncrement();
+	/* a creator dropping the view as it stops is waited for */
+	if (HsViewCreationCancel(view))
+		LockRelationOid(view, AccessExclusiveLock);
+	if (SearchSysCacheExists1(RELOID, ObjectIdGetDatum(view)))
+	{
+		ObjectAddressSet(addr, RelationRelationId, view);
+		performDeletion(&addr, DROP_RESTRICT, 0);
+		CommandCounterIncrement();
+	}
 	foreach(lc, sources)
 		HsCaptureRemoveIfUnused(lfirst_oid(lc));
 	PG_RETURN_VOID();

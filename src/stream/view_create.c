@@ -659,7 +659,7 @@ HsViewCreatorMain(Datum main_arg)
 	proc_exit(0);					/* frees the slot */
 }
 
-void
+bool
 HsViewCreationCancel(Oid view)
 {
 	HsDbState  *db = HsDbStateGet(MyDatabaseId, false);
@@ -667,11 +667,12 @@ HsViewCreationCancel(Oid view)
 
 	if (db == NULL || !pg_class_ownercheck(view, GetUserId()) ||
 		!HsDbStateCreating(db, view, &pid))
-		return;
+		return false;
 	ereport(NOTICE,
 			(errmsg("canceling the creation of streaming materialized view \"%s\"",
 					get_rel_name(view))));
 	(void) kill(pid, SIGTERM);
+	return true;
 }
 
 /* Re-raise the creator's error in the caller. */

@@ -23,9 +23,10 @@ extern void HsCheckNoOwnCapturedWrites(Oid source);
 /*
  * The caller, who owns view, is dropping it: if it is being created in the
  * background, cancel its creator (which holds a lock the DROP waits for,
- * until the backfill ends).
+ * until the backfill ends).  True if a creator was told to stop: it then
+ * drops the view itself unless the caller locks the view first.
  */
-extern void HsViewCreationCancel(Oid view);
+extern bool HsViewCreationCancel(Oid view);
 
 /* The creator background worker of a concurrent creation. */
 extern PGDLLEXPORT void HsViewCreatorMain(Datum main_arg);
