@@ -287,6 +287,27 @@ alloc_id(void *arg, uint64_t *id, HsStatus *st)
 	return true;
 }
 
+/*
+ * An object store in a fresh directory called name, an SST cache over it
+ * and a write context into it that takes object ids from *next_id.
+ */
+static void
+open_store(const char *name, HsObjectStore **store, HsSstCache **cache,
+		   HsSstWriteContext *ctx, uint64_t *next_id)
+{
+	HsEnv	   *env = HsEnvPosix();
+	HsStatus	st;
+	char		dir[512];
+
+	unit_path(dir, sizeof(dir), name);
+	assert_status_ok(HsObjectStoreOpen(env, dir, store, &st), &st);
+	*cache = HsSstCacheCreate(env, *store, 4, NULL);
+	HsSstWriteContextInit(ctx);
+	ctx->store = *store;
+	ctx->alloc_id = alloc_id;
+	ctx->alloc_arg = next_id;
+}
+
 /* Read table t at epoch e through the version and the buffer. */
 static int
 count_rows(HsVersion *v, HsSharedBuffer *buf, HsSstCache *cache,
@@ -317,7 +338,6 @@ test_shared_buffer_sync_and_spill(void **state)
 	HsSstWriteContext ctx;
 	uint64_t	next_id = 0;
 	HsStatus	st;
-	char		dir[512];
 	HsVersion  *v = HsVersionCreateEmpty(env);
 	HsSyncResult *res;
 	HsVersionDelta *d;
@@ -327,13 +347,7 @@ test_shared_buffer_sync_and_spill(void **state)
 	int			i;
 	HsMemtable *mt;
 
-	unit_path(dir, sizeof(dir), "sbuf");
-	assert_status_ok(HsObjectStoreOpen(env, dir, &store, &st), &st);
-	cache = HsSstCacheCreate(env, store, 4, NULL);
-	HsSstWriteContextInit(&ctx);
-	ctx.store = store;
-	ctx.alloc_id = alloc_id;
-	ctx.alloc_arg = &next_id;
+	open_store("sbuf", &store, &cache, &ctx, &next_id);
 	ctx.target_file_size = 4096;
 	buf = HsSharedBufferCreate(env, 1 << 20);
 
@@ -599,20 +613,13 @@ test_shared_buffer_key_index(void **state)
 	HsSstWriteContext ctx;
 	uint64_t	next_id = 0;
 	HsStatus	st;
-	char		dir[512];
 	char		key[16];
 	char		val[16];
 	HsTableId	t1 = 1;
 	HsSyncResult *res;
 	size_t		before;
 
-	unit_path(dir, sizeof(dir), "keyindex");
-	assert_status_ok(HsObjectStoreOpen(env, dir, &store, &st), &st);
-	cache = HsSstCacheCreate(env, store, 4, NULL);
-	HsSstWriteContextInit(&ctx);
-	ctx.store = store;
-	ctx.alloc_id = alloc_id;
-	ctx.alloc_arg = &next_id;
+	open_store("keyindex", &store, &cache, &ctx, &next_id);
 	buf = HsSharedBufferCreate(env, 64 << 20);
 
 	/* epoch e (1..8) inserts k<e>-0..99 and updates k1-<e> to "e<e>" */
