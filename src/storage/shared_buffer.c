@@ -154,13 +154,18 @@ index_memtable(HsSharedBuffer *b, TableMark *m, HsMemtable *mt)
 	b->memory += HsKeyHashSetMemoryUsage(m->sealed_keys);
 }
 
-/* Build m's key index over its table's sealed pieces (about expected keys). */
+/* Build m's key index over its table's sealed pieces. */
 static void
-build_key_index(HsSharedBuffer *b, TableMark *m, size_t expected)
+build_key_index(HsSharedBuffer *b, TableMark *m)
 {
+	size_t		keys = 0;
 	int			i;
 
-	m->sealed_keys = HsKeyHashSetCreate(b->env, expected);
+	for (i = 0; i < b->n_pieces; i++)
+		if (b->pieces[i].table_id == m->table_id &&
+			b->pieces[i].state == PIECE_SEALED)
+			keys += HsMemtableKeyCount(b->pieces[i].mt);
+	m->sealed_keys = HsKeyHashSetCreate(b->env, keys);
 	b->memory += HsKeyHashSetMemoryUsage(m->sealed_keys);
 	for (i = 0; i < b->n_pieces; i++)
 		if (b->pieces[i].table_id == m->table_id &&
@@ -709,21 +714,17 @@ HsSharedBufferGet(HsSharedBuffer *b, HsSstCache *cache, HsTableId table_id,
 	bool		ok = true;
 	bool		skip_sealed = false;
 	int			n_sealed = 0;
-	size_t		sealed_keys = 0;
 	int			i;
 
 	for (i = 0; i < b->n_pieces; i++)
 		if (b->pieces[i].table_id == table_id && b->pieces[i].state == PIECE_SEALED)
-		{
 			n_sealed++;
-			sealed_keys += HsMemtableKeyCount(b->pieces[i].mt);
-		}
 	if (n_sealed >= KEY_INDEX_MIN_PIECES)
 	{
 		TableMark  *m = mark_of(b, table_id, true);
 
 		if (m->sealed_keys == NULL)
-			build_key_index(b, m, sealed_keys);
+			build_key_index(b, m);
 		skip_sealed = !HsKeyHashSetMayContain(m->sealed_keys, HsKeyHashOf(user_key));
 	}
 
