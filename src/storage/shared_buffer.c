@@ -11,13 +11,18 @@
  *	SYNCED		what a sync wrote for the table (all its synced epochs),
  *				kept only to serve reads until the commit is acknowledged.
  *
- * A point get asks the pieces newest first.  A table with many sealed
- * pieces (a backfill seals an epoch every chunk) also gets a key index:
- * the hashes of every key its sealed memtables hold (key_hash_set.c),
- * built at the first get that finds KEY_INDEX_MIN_PIECES of them, grown
- * as more are sealed and dropped when one leaves (spilled or synced).  A
- * key it does not hold skips every memtable, so a get for a new key costs
- * one probe instead of one skip-list search per epoch.
+ * A point get asks the pieces newest first.  A table with many unsynced
+ * epochs (a backfill seals one every chunk, and spills them as they
+ * outgrow the buffer) also gets a key index: a filter of the hashes of
+ * every key its SEALED and SPILLED pieces hold (key_filter.c, a few bits
+ * a key).  It is started at the seal that gives the table
+ * KEY_INDEX_MIN_PIECES unsynced pieces, all still in memory (when one
+ * already spilled, the table goes without until its pieces are synced),
+ * grows with every seal, keeps the keys of what spills, and is dropped
+ * when a sync leaves the table no unsynced piece.  A key the filter lacks
+ * skips every sealed memtable and spilled SST of the table, so a get for
+ * a new key costs a few probes instead of one skip-list search or bloom
+ * probe per epoch.
  *
  * A sync first writes every SST it needs and only then rewrites the piece
  * list, so a failed sync leaves the buffer as it was.
@@ -30,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hummock_stream/storage/key_hash_set.h"
+#include "hummock_stream/storage/key_filter.h"
 #include "hummock_stream/storage/merge_iter.h"
 #include "hummock_stream/storage/shared_buffer.h"
 #include "hummock_stream/storage/version_read.h"
@@ -59,10 +64,12 @@ typedef struct TableMark
 {
 	HsTableId	table_id;
 	HsEpoch		max_sealed;
-	HsKeyHashSet *sealed_keys;	/* key index of its SEALED pieces, or NULL */
+	HsKeyFilter *keys;			/* key index of its SEALED and SPILLED
+								 * pieces, or NULL */
+	bool		unindexed;		/* a piece spilled before the index began */
 } TableMark;
 
-/* Sealed pieces of a table before a get builds its key index. */
+/* Unsynced pieces of a table at which a seal starts its key index. */
 #define KEY_INDEX_MIN_PIECES 3
 
 struct HsSharedBuffer
@@ -75,6 +82,7 @@ struct HsSharedBuffer
 	int			n_marks;
 	TableMark  *marks;
 	uint64_t	spills;
+	uint64_t	index_misses;	/* gets the key index settled */
 };
 
 HsSharedBuffer *
@@ -115,7 +123,7 @@ HsSharedBufferDestroy(HsSharedBuffer *b)
 	if (b->pieces)
 		HsFree(b->env, b->pieces);
 	for (i = 0; i < b->n_marks; i++)
-		HsKeyHashSetDestroy(b->marks[i].sealed_keys);
+		HsKeyFilterDestroy(b->marks[i].keys);
 	if (b->marks)
 		HsFree(b->env, b->marks);
 	HsFree(b->env, b);
@@ -135,55 +143,88 @@ mark_of(HsSharedBuffer *b, HsTableId t, bool create)
 	b->marks = HsRealloc(b->env, b->marks, sizeof(TableMark) * (b->n_marks + 1));
 	b->marks[b->n_marks].table_id = t;
 	b->marks[b->n_marks].max_sealed = HS_EPOCH_INVALID;
-	b->marks[b->n_marks].sealed_keys = NULL;
+	b->marks[b->n_marks].keys = NULL;
+	b->marks[b->n_marks].unindexed = false;
 	return &b->marks[b->n_marks++];
 }
 
 static void
 add_key_hash(void *arg, HsSlice user_key)
 {
-	HsKeyHashSetAdd((HsKeyHashSet *) arg, HsKeyHashOf(user_key));
+	HsKeyFilterAdd((HsKeyFilter *) arg, HsKeyFilterHash(user_key));
 }
 
 /* Add mt's keys to m's key index (which exists), keeping memory counted. */
 static void
 index_memtable(HsSharedBuffer *b, TableMark *m, HsMemtable *mt)
 {
-	b->memory -= HsKeyHashSetMemoryUsage(m->sealed_keys);
-	HsMemtableForEachKey(mt, add_key_hash, m->sealed_keys);
-	b->memory += HsKeyHashSetMemoryUsage(m->sealed_keys);
+	b->memory -= HsKeyFilterMemoryUsage(m->keys);
+	HsMemtableForEachKey(mt, add_key_hash, m->keys);
+	b->memory += HsKeyFilterMemoryUsage(m->keys);
 }
 
-/* Build m's key index over its table's sealed pieces. */
+/*
+ * A piece of m's table was just sealed: grow its key index, or start one
+ * once the table has enough unsynced pieces, all in memory.
+ */
 static void
-build_key_index(HsSharedBuffer *b, TableMark *m)
+index_sealed(HsSharedBuffer *b, TableMark *m, HsMemtable *mt)
 {
 	size_t		keys = 0;
+	int			n = 0;
 	int			i;
 
+	if (m->keys != NULL)
+	{
+		index_memtable(b, m, mt);
+		return;
+	}
+	if (m->unindexed)
+		return;
 	for (i = 0; i < b->n_pieces; i++)
-		if (b->pieces[i].table_id == m->table_id &&
-			b->pieces[i].state == PIECE_SEALED)
-			keys += HsMemtableKeyCount(b->pieces[i].mt);
-	m->sealed_keys = HsKeyHashSetCreate(b->env, keys);
-	b->memory += HsKeyHashSetMemoryUsage(m->sealed_keys);
+	{
+		Piece	   *p = &b->pieces[i];
+
+		if (p->table_id != m->table_id || p->state == PIECE_SYNCED)
+			continue;
+		n++;
+		if (p->state == PIECE_SEALED)
+			keys += HsMemtableKeyCount(p->mt);
+	}
+	if (n < KEY_INDEX_MIN_PIECES)
+		return;
 	for (i = 0; i < b->n_pieces; i++)
-		if (b->pieces[i].table_id == m->table_id &&
-			b->pieces[i].state == PIECE_SEALED)
+		if (b->pieces[i].table_id == m->table_id && b->pieces[i].state == PIECE_SPILLED)
+		{
+			/* its keys are in SSTs only: no index until they are synced */
+			m->unindexed = true;
+			return;
+		}
+	m->keys = HsKeyFilterCreate(b->env, keys * 2);
+	b->memory += HsKeyFilterMemoryUsage(m->keys);
+	for (i = 0; i < b->n_pieces; i++)
+		if (b->pieces[i].table_id == m->table_id && b->pieces[i].state == PIECE_SEALED)
 			index_memtable(b, m, b->pieces[i].mt);
 }
 
-/* Table t's sealed pieces change other than by a seal: drop its index. */
+/* Forget table t's key index if it has no unsynced piece left (or always). */
 static void
-drop_key_index(HsSharedBuffer *b, HsTableId t)
+drop_key_index(HsSharedBuffer *b, HsTableId t, bool always)
 {
 	TableMark  *m = mark_of(b, t, false);
 
-	if (m == NULL || m->sealed_keys == NULL)
+	if (m == NULL)
 		return;
-	b->memory -= HsKeyHashSetMemoryUsage(m->sealed_keys);
-	HsKeyHashSetDestroy(m->sealed_keys);
-	m->sealed_keys = NULL;
+	if (!always)
+		for (int i = 0; i < b->n_pieces; i++)
+			if (b->pieces[i].table_id == t && b->pieces[i].state != PIECE_SYNCED)
+				return;
+	m->unindexed = false;
+	if (m->keys == NULL)
+		return;
+	b->memory -= HsKeyFilterMemoryUsage(m->keys);
+	HsKeyFilterDestroy(m->keys);
+	m->keys = NULL;
 }
 
 /* Appends a zeroed piece and returns it. */
@@ -235,8 +276,7 @@ HsSharedBufferSeal(HsSharedBuffer *b, HsMemtable *mt, HsStatus *st)
 	p->state = PIECE_SEALED;
 	p->mt = mt;
 	b->memory += HsMemtableMemoryUsage(mt);
-	if (m->sealed_keys != NULL)
-		index_memtable(b, m, mt);
+	index_sealed(b, m, mt);
 	return true;
 }
 
@@ -311,7 +351,6 @@ HsSharedBufferSpill(HsSharedBuffer *b, size_t target,
 			HsSstInfoArrayFree(b->env, news, n_new);
 			return false;
 		}
-		drop_key_index(b, best->table_id);
 		b->memory -= HsMemtableMemoryUsage(best->mt);
 		HsMemtableDestroy(best->mt);
 		best->mt = NULL;
@@ -547,8 +586,6 @@ HsSharedBufferSync(HsSharedBuffer *b, HsEpoch epoch, const HsTableId *tables,
 	for (i = 0; i < b->n_pieces; i++)
 		keep[i] = !selected[i];
 	for (i = 0; i < n; i++)
-		drop_key_index(b, tables[i]);
-	for (i = 0; i < n; i++)
 	{
 		HsSyncTable *t = &r->tables[i];
 		HsSstInfo **mine = NULL;
@@ -581,6 +618,8 @@ HsSharedBufferSync(HsSharedBuffer *b, HsEpoch epoch, const HsTableId *tables,
 		np->n_new = n_mine;
 	}
 	compact_pieces(b, keep);
+	for (i = 0; i < n; i++)
+		drop_key_index(b, tables[i], false);
 
 	HsSstInfoArrayFree(env, shared_ssts, n_shared_ssts);
 	HsFree(env, selected);
@@ -627,7 +666,7 @@ HsSharedBufferDropTable(HsSharedBuffer *b, HsTableId table_id)
 	bool	   *keep = HsAlloc(b->env, sizeof(bool) * (b->n_pieces + 1));
 	int			i;
 
-	drop_key_index(b, table_id);
+	drop_key_index(b, table_id, true);
 	for (i = 0; i < b->n_pieces; i++)
 	{
 		keep[i] = b->pieces[i].table_id != table_id;
@@ -712,20 +751,15 @@ HsSharedBufferGet(HsSharedBuffer *b, HsSstCache *cache, HsTableId table_id,
 	HsBuf		scratch;
 	HsSlice		tk;
 	bool		ok = true;
-	bool		skip_sealed = false;
-	int			n_sealed = 0;
+	bool		skip_unsynced = false;
+	TableMark  *m = mark_of(b, table_id, false);
 	int			i;
 
-	for (i = 0; i < b->n_pieces; i++)
-		if (b->pieces[i].table_id == table_id && b->pieces[i].state == PIECE_SEALED)
-			n_sealed++;
-	if (n_sealed >= KEY_INDEX_MIN_PIECES)
+	/* a key the index lacks is in no sealed or spilled piece */
+	if (m != NULL && m->keys != NULL)
 	{
-		TableMark  *m = mark_of(b, table_id, true);
-
-		if (m->sealed_keys == NULL)
-			build_key_index(b, m);
-		skip_sealed = !HsKeyHashSetMayContain(m->sealed_keys, HsKeyHashOf(user_key));
+		skip_unsynced = !HsKeyFilterMayContain(m->keys, HsKeyFilterHash(user_key));
+		b->index_misses += skip_unsynced;
 	}
 
 	*resolved = false;
@@ -743,13 +777,13 @@ HsSharedBufferGet(HsSharedBuffer *b, HsSstCache *cache, HsTableId table_id,
 
 		if (p->table_id != table_id)
 			continue;
-		if (p->state != PIECE_SYNCED && p->epoch > read_epoch)
+		if (p->state != PIECE_SYNCED && (p->epoch > read_epoch || skip_unsynced))
 			continue;
 		if (p->state == PIECE_SEALED)
 		{
 			HsKeyOp		op;
 
-			if (skip_sealed || !HsMemtableGet(p->mt, user_key, &op))
+			if (!HsMemtableGet(p->mt, user_key, &op))
 				continue;
 			*resolved = true;
 			if (op.kind == HS_KEY_OP_INSERT || op.kind == HS_KEY_OP_UPDATE)
@@ -824,6 +858,12 @@ uint64_t
 HsSharedBufferSpillCount(const HsSharedBuffer *b)
 {
 	return b->spills;
+}
+
+uint64_t
+HsSharedBufferIndexMisses(const HsSharedBuffer *b)
+{
+	return b->index_misses;
 }
 
 bool

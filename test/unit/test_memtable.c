@@ -598,10 +598,40 @@ expect_get(HsSharedBuffer *buf, HsSstCache *cache, HsTableId t, const char *key,
 	HsBufFree(&row);
 }
 
+/* Seal epoch e of table t: keys <prefix><e>-00..n-1 inserted as "new". */
+static void
+seal_epoch(HsSharedBuffer *buf, HsTableId t, HsEpoch e, const char *prefix, int n)
+{
+	HsEnv	   *env = HsEnvPosix();
+	HsMemtable *mt = HsMemtableCreate(env, t, e, false, false);
+	HsStatus	st;
+	char		key[32];
+
+	for (int i = 0; i < n; i++)
+	{
+		snprintf(key, sizeof(key), "%s%d-%02d", prefix, (int) e, i);
+		assert_status_ok(HsMemtableInsert(mt, S(key), S("new"), &st), &st);
+	}
+	if (e > 1 && t == 1)
+	{
+		/* k1-<e> is updated to "e<e>"; k1-50 is deleted at epoch 5 */
+		char		val[16];
+
+		snprintf(key, sizeof(key), "k1-%02d", (int) e);
+		snprintf(val, sizeof(val), "e%d", (int) e);
+		assert_status_ok(HsMemtableUpdate(mt, S(key), S("new"), S(val), &st), &st);
+		if (e == 5)
+			assert_status_ok(HsMemtableDelete(mt, S("k1-50"), S("new"), &st), &st);
+	}
+	assert_status_ok(HsSharedBufferSeal(buf, mt, &st), &st);
+}
+
 /*
- * Many sealed epochs of one table (as a backfill leaves them): gets find
- * the newest write of a key in any of them, through the key index once
- * there are enough, and stay right as epochs are sealed, spilled, synced.
+ * Many unsynced epochs of one table (as a backfill leaves them): gets find
+ * the newest write of a key in any of them, the key index settles gets of
+ * absent keys once there are three, and everything stays right as epochs
+ * are sealed, spilled and synced.  A table that spilled before its index
+ * began goes without one.
  */
 static void
 test_shared_buffer_key_index(void **state)
@@ -614,37 +644,22 @@ test_shared_buffer_key_index(void **state)
 	uint64_t	next_id = 0;
 	HsStatus	st;
 	char		key[16];
-	char		val[16];
 	HsTableId	t1 = 1;
+	HsTableId	t2 = 2;
 	HsSyncResult *res;
-	size_t		before;
+	uint64_t	misses;
 
 	open_store("keyindex", &store, &cache, &ctx, &next_id);
 	buf = HsSharedBufferCreate(env, 64 << 20);
 
-	/* epoch e (1..8) inserts k<e>-0..99 and updates k1-<e> to "e<e>" */
 	for (int e = 1; e <= 8; e++)
 	{
-		HsMemtable *mt = HsMemtableCreate(env, t1, e, false, false);
-
-		for (int i = 0; i < 100; i++)
-		{
-			snprintf(key, sizeof(key), "k%d-%02d", e, i);
-			assert_status_ok(HsMemtableInsert(mt, S(key), S("new"), &st), &st);
-		}
-		if (e > 1)
-		{
-			snprintf(key, sizeof(key), "k1-%02d", e);
-			snprintf(val, sizeof(val), "e%d", e);
-			assert_status_ok(HsMemtableUpdate(mt, S(key), S("new"), S(val), &st), &st);
-			/* k1-50 is deleted at epoch 5 */
-			if (e == 5)
-				assert_status_ok(HsMemtableDelete(mt, S("k1-50"), S("new"), &st), &st);
-		}
-		assert_status_ok(HsSharedBufferSeal(buf, mt, &st), &st);
-		/* the index exists from the first get with 3 sealed epochs on */
+		misses = HsSharedBufferIndexMisses(buf);
+		seal_epoch(buf, t1, e, "k", 100);
 		expect_get(buf, cache, t1, "k1-07", 8, true, e >= 7 ? "e7" : "new");
 		expect_get(buf, cache, t1, "nope", 8, false, NULL);
+		/* the index exists from the third epoch on */
+		assert_int_equal(HsSharedBufferIndexMisses(buf) - misses, e >= 3 ? 1 : 0);
 	}
 	expect_get(buf, cache, t1, "k1-03", 8, true, "e3");
 	expect_get(buf, cache, t1, "k1-03", 2, true, "new");
@@ -652,37 +667,65 @@ test_shared_buffer_key_index(void **state)
 	expect_get(buf, cache, t1, "k8-99", 7, false, NULL);
 	expect_get(buf, cache, t1, "k1-50", 8, true, NULL);
 	expect_get(buf, cache, t1, "k1-50", 4, true, "new");
-	expect_get(buf, cache, 2, "k1-03", 8, false, NULL);
+	expect_get(buf, cache, t2, "k1-03", 8, false, NULL);
 
-	/* a spill drops the index; what spilled is still read */
-	before = HsSharedBufferMemoryUsage(buf);
-	assert_status_ok(HsSharedBufferSpill(buf, before - 1, &ctx, &st), &st);
-	assert_true(HsSharedBufferSpillCount(buf) >= 1);
+	/* everything spills: the index keeps the keys, gets read the SSTs */
+	assert_status_ok(HsSharedBufferSpill(buf, 0, &ctx, &st), &st);
+	assert_int_equal(HsSharedBufferSpillCount(buf), 8);
 	for (int e = 1; e <= 8; e++)
 	{
 		snprintf(key, sizeof(key), "k%d-42", e);
 		expect_get(buf, cache, t1, key, 8, true, "new");
 	}
 	expect_get(buf, cache, t1, "k1-08", 8, true, "e8");
+	expect_get(buf, cache, t1, "k1-50", 8, true, NULL);
+	misses = HsSharedBufferIndexMisses(buf);
 	expect_get(buf, cache, t1, "nope", 8, false, NULL);
+	assert_int_equal(HsSharedBufferIndexMisses(buf) - misses, 1);
 
-	/* sealing more after the spill grows a new index */
-	{
-		HsMemtable *mt = HsMemtableCreate(env, t1, 9, false, false);
+	/* sealing more after the spill grows the same index */
+	seal_epoch(buf, t1, 9, "k", 10);
+	expect_get(buf, cache, t1, "k9-05", 9, true, "new");
+	expect_get(buf, cache, t1, "k1-09", 9, true, "e9");
+	expect_get(buf, cache, t1, "k1-09", 8, true, "new");
 
-		assert_status_ok(HsMemtableUpdate(mt, S("k2-01"), S("new"), S("e9"), &st), &st);
-		assert_status_ok(HsSharedBufferSeal(buf, mt, &st), &st);
-	}
-	expect_get(buf, cache, t1, "k2-01", 9, true, "e9");
-	expect_get(buf, cache, t1, "k2-01", 8, true, "new");
+	/* table 2 spills its first epoch before it has three: no index */
+	seal_epoch(buf, t2, 1, "j", 50);
+	assert_status_ok(HsSharedBufferSpill(buf, 0, &ctx, &st), &st);
+	seal_epoch(buf, t2, 2, "j", 50);
+	seal_epoch(buf, t2, 3, "j", 50);
+	seal_epoch(buf, t2, 4, "j", 50);
+	misses = HsSharedBufferIndexMisses(buf);
+	expect_get(buf, cache, t2, "j1-10", 4, true, "new");
+	expect_get(buf, cache, t2, "j4-10", 4, true, "new");
+	expect_get(buf, cache, t2, "nope", 4, false, NULL);
+	assert_int_equal(HsSharedBufferIndexMisses(buf), misses);
 
-	/* a sync of everything leaves one synced piece: no memtable, no index */
+	/* a sync of table 1 up to epoch 5 keeps the index for epochs 6..9 */
+	assert_status_ok(HsSharedBufferSync(buf, 5, &t1, 1, &ctx, &res, &st), &st);
+	HsSyncResultFree(res);
+	expect_get(buf, cache, t1, "k1-05", 9, true, "e5");
+	expect_get(buf, cache, t1, "k7-01", 9, true, "new");
+	expect_get(buf, cache, t1, "k1-09", 9, true, "e9");
+	misses = HsSharedBufferIndexMisses(buf);
+	expect_get(buf, cache, t1, "nope", 9, false, NULL);
+	assert_int_equal(HsSharedBufferIndexMisses(buf) - misses, 1);
+
+	/* syncing the rest leaves synced pieces only: no index */
 	assert_status_ok(HsSharedBufferSync(buf, 9, &t1, 1, &ctx, &res, &st), &st);
 	HsSyncResultFree(res);
-	expect_get(buf, cache, t1, "k2-01", 9, true, "e9");
+	misses = HsSharedBufferIndexMisses(buf);
+	expect_get(buf, cache, t1, "k1-09", 9, true, "e9");
 	expect_get(buf, cache, t1, "k1-05", 9, true, "e5");
 	expect_get(buf, cache, t1, "nope", 9, false, NULL);
+	assert_int_equal(HsSharedBufferIndexMisses(buf), misses);
 	HsSharedBufferAckCommitted(buf, t1, 9);
+
+	/* table 2 synced: once acknowledged, the buffer holds nothing */
+	assert_status_ok(HsSharedBufferSync(buf, 4, &t2, 1, &ctx, &res, &st), &st);
+	HsSyncResultFree(res);
+	expect_get(buf, cache, t2, "j2-49", 4, true, "new");
+	HsSharedBufferAckCommitted(buf, t2, 4);
 	assert_int_equal(HsSharedBufferMemoryUsage(buf), 0);
 
 	HsSharedBufferDestroy(buf);

@@ -167,4 +167,7 @@ extern uint64_t HsSharedBufferMinObjectId(const HsSharedBuffer *buf);
 /* Counters: spills done and SSTs they wrote. */
 extern uint64_t HsSharedBufferSpillCount(const HsSharedBuffer *buf);
 
+/* Point gets the key index answered alone (the key in no unsynced piece). */
+extern uint64_t HsSharedBufferIndexMisses(const HsSharedBuffer *buf);
+
 #endif							/* HS_STORAGE_SHARED_BUFFER_H */
