@@ -16,7 +16,8 @@
 #    p99 latency there and its worst second; the commit lag of an existing
 #    view (over the same source) idle and during the creation.
 # Figures, not assertions.  Run as root:  bench/create_view.sh
-# ROWS (default 2000000), RUNS (3), DURATION (seconds of section 2, 30),
+# ROWS (default 2000000), RUNS (3), KINDS (the view kinds of section 1),
+# DURATION (seconds of section 2, 30),
 # SECTIONS ("1 2").
 set -Eeuo pipefail
 ROWS=${ROWS:-2000000}
@@ -48,7 +49,7 @@ declare -A Q=(
 	[top3]="SELECT g, id, v FROM (SELECT g, id, v, row_number() OVER (PARTITION BY g ORDER BY v DESC, id) AS rn FROM facts) s WHERE rn <= 3"
 	[filter]="SELECT id, g, v FROM facts WHERE v % 10 = 0"
 )
-KINDS="sum min distinct join top3 filter"
+KINDS=${KINDS:-sum min distinct join top3 filter}
 
 seconds() {	# sql -> wall seconds of running it
 	local t0 t1

@@ -354,6 +354,9 @@ HsVersionGet(const HsVersion *v, HsSstCache *cache, HsTableId table_id,
 	HsBufReset(row);
 	if (!check_read(v, table_id, read_epoch, st))
 		return false;
+	/* never committed, so no data (a commit adds only its tables' SSTs) */
+	if (HsVersionTableInfo(v, table_id) == NULL && !HsVersionTableDropped(v, table_id))
+		return true;
 	HsBufInit(&tk_buf, v->env);
 	HsBufInit(&best, v->env);
 	HsBufInit(&scratch, v->env);
