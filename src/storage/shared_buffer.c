@@ -680,8 +680,10 @@ HsSharedBufferDropTable(HsSharedBuffer *b, HsTableId table_id)
 bool
 HsSharedBufferNewIterator(HsSharedBuffer *b, HsSstCache *cache,
 						  HsTableId table_id, HsEpoch read_epoch,
+						  const HsSlice *lower, const HsSlice *upper,
 						  HsIterator **out, HsStatus *st)
 {
+	HsTableBounds bounds;
 	HsIterator **children = NULL;
 	int			n = 0;
 	int			cap = 0;
@@ -692,6 +694,7 @@ HsSharedBufferNewIterator(HsSharedBuffer *b, HsSstCache *cache,
 	int			k;
 
 	*out = NULL;
+	HsTableBoundsInit(&bounds, b->env, table_id, lower, upper);
 	/* newest first: later pieces of a table hold newer epochs */
 	for (i = b->n_pieces - 1; i >= 0; i--)
 	{
@@ -716,6 +719,10 @@ HsSharedBufferNewIterator(HsSharedBuffer *b, HsSstCache *cache,
 		{
 			bool		dup = false;
 
+			/* an SST outside the range is not opened */
+			if (!HsSstInfoMayOverlap(p->new_ssts[j], table_id, &bounds.lo,
+									 bounds.has_hi ? &bounds.hi : NULL))
+				continue;
 			for (k = 0; k < n_seen; k++)
 				if (seen[k] == p->new_ssts[j]->object_id)
 					dup = true;
@@ -729,6 +736,7 @@ HsSharedBufferNewIterator(HsSharedBuffer *b, HsSstCache *cache,
 					HsIterDestroy(children[--n]);
 				HsFree(b->env, children);
 				HsFree(b->env, seen);
+				HsTableBoundsFree(&bounds);
 				return false;
 			}
 			n++;
@@ -739,6 +747,7 @@ HsSharedBufferNewIterator(HsSharedBuffer *b, HsSstCache *cache,
 		HsFree(b->env, children);
 	if (seen)
 		HsFree(b->env, seen);
+	HsTableBoundsFree(&bounds);
 	return true;
 }
 

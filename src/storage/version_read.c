@@ -78,20 +78,9 @@ check_read(const HsVersion *v, HsTableId table_id, HsEpoch epoch,
 	return HsVersionCheckReadEpoch(v, table_id, epoch, st);
 }
 
-/* Table-key bounds of a user-key range; buffers owned by the caller. */
-typedef struct TableBounds
-{
-	HsBuf		lo_buf;
-	HsBuf		hi_buf;
-	HsSlice		lo;
-	HsSlice		hi;
-	bool		has_hi;
-} TableBounds;
-
-/* Sets the table-key bounds of the user-key range [lower, upper) of t. */
-static void
-bounds_init(TableBounds *b, HsEnv *env, HsTableId t, const HsSlice *lower,
-			const HsSlice *upper)
+void
+HsTableBoundsInit(HsTableBounds *b, HsEnv *env, HsTableId t, const HsSlice *lower,
+				  const HsSlice *upper)
 {
 	HsBufInit(&b->lo_buf, env);
 	HsBufInit(&b->hi_buf, env);
@@ -103,9 +92,8 @@ bounds_init(TableBounds *b, HsEnv *env, HsTableId t, const HsSlice *lower,
 	b->hi = HsBufSlice(&b->hi_buf);
 }
 
-/* Frees the bounds' buffers. */
-static void
-bounds_free(TableBounds *b)
+void
+HsTableBoundsFree(HsTableBounds *b)
 {
 	HsBufFree(&b->lo_buf);
 	HsBufFree(&b->hi_buf);
@@ -170,7 +158,7 @@ level_candidates(HsSstInfo *const *ssts, int n, HsSlice lo, const HsSlice *hi,
  */
 static bool
 add_ssts(Children *c, HsSstCache *cache, HsSstInfo *const *ssts, int n,
-		 bool is_level, HsTableId table_id, const TableBounds *b,
+		 bool is_level, HsTableId table_id, const HsTableBounds *b,
 		 HsSstInfo **cand, int *run_of, HsStatus *st)
 {
 	int			m = 0;
@@ -233,7 +221,7 @@ HsVersionNewRawIterator(const HsVersion *v, HsSstCache *cache,
 						HsTableId table_id, const HsSlice *lower,
 						const HsSlice *upper, HsIterator **out, HsStatus *st)
 {
-	TableBounds b;
+	HsTableBounds b;
 	Children	c;
 	HsSstInfo **cand;
 	int		   *run_of;
@@ -244,7 +232,7 @@ HsVersionNewRawIterator(const HsVersion *v, HsSstCache *cache,
 	*out = NULL;
 	memset(&c, 0, sizeof(c));
 	c.env = v->env;
-	bounds_init(&b, v->env, table_id, lower, upper);
+	HsTableBoundsInit(&b, v->env, table_id, lower, upper);
 	max_n = 1;
 	for (i = 0; i < v->n_sub_levels; i++)
 		if (v->sub_levels[i].n_ssts > max_n)
@@ -263,7 +251,7 @@ HsVersionNewRawIterator(const HsVersion *v, HsSstCache *cache,
 					  true, table_id, &b, cand, run_of, st);
 	HsFree(v->env, cand);
 	HsFree(v->env, run_of);
-	bounds_free(&b);
+	HsTableBoundsFree(&b);
 	if (!ok)
 	{
 		while (c.n > 0)
@@ -286,7 +274,7 @@ HsVersionTableIterator(const HsVersion *v, HsSstCache *cache,
 {
 	HsIterator *raw;
 	HsIterator *inner;
-	TableBounds b;
+	HsTableBounds b;
 
 	*out = NULL;
 	if (!check_read(v, table_id, read_epoch, st) ||
@@ -305,10 +293,10 @@ HsVersionTableIterator(const HsVersion *v, HsSstCache *cache,
 	}
 	else
 		inner = raw;
-	bounds_init(&b, v->env, table_id, lower, upper);
+	HsTableBoundsInit(&b, v->env, table_id, lower, upper);
 	*out = HsUserIterCreate(v->env, inner, read_epoch, &b.lo,
 							b.has_hi ? &b.hi : NULL);
-	bounds_free(&b);
+	HsTableBoundsFree(&b);
 	return true;
 }
 

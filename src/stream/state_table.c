@@ -52,7 +52,7 @@ table_iterator(HsStateTable *t, HsSlice lower, const HsSlice *upper)
 	if (t->memtable)
 		newer[n++] = HsMemtableNewIterator(t->memtable, HS_MEMTABLE_NEW_VALUES);
 	if (!HsSharedBufferNewIterator(s->shared_buffer, s->cache, t->table_id,
-								   HS_EPOCH_MAX, &newer[n], &st))
+								   HS_EPOCH_MAX, &lower, upper, &newer[n], &st))
 	{
 		while (n > 0)
 			HsIterDestroy(newer[--n]);

@@ -318,7 +318,7 @@ count_rows(HsVersion *v, HsSharedBuffer *buf, HsSstCache *cache,
 	HsStatus	st;
 	int			n = 0;
 
-	assert_status_ok(HsSharedBufferNewIterator(buf, cache, t, e, &newer, &st), &st);
+	assert_status_ok(HsSharedBufferNewIterator(buf, cache, t, e, NULL, NULL, &newer, &st), &st);
 	assert_status_ok(HsVersionTableIterator(v, cache, t, e, NULL, NULL, newer,
 											&it, &st), &st);
 	for (HsIterSeekToFirst(it); HsIterValid(it); HsIterNext(it))
@@ -650,6 +650,7 @@ test_shared_buffer_key_index(void **state)
 	uint64_t	misses;
 
 	open_store("keyindex", &store, &cache, &ctx, &next_id);
+	ctx.target_file_size = 512;	/* several SSTs a spilled epoch */
 	buf = HsSharedBufferCreate(env, 64 << 20);
 
 	for (int e = 1; e <= 8; e++)
@@ -682,6 +683,25 @@ test_shared_buffer_key_index(void **state)
 	misses = HsSharedBufferIndexMisses(buf);
 	expect_get(buf, cache, t1, "nope", 8, false, NULL);
 	assert_int_equal(HsSharedBufferIndexMisses(buf) - misses, 1);
+
+	/* a bounded scan of the spilled epochs opens only the SSTs it needs */
+	{
+		HsVersion  *v = HsVersionCreateEmpty(env);
+		HsIterator *newer;
+		HsIterator *it;
+		HsSlice		lo = S("k3-");
+		HsSlice		hi = S("k3.");
+		int			n = 0;
+
+		assert_status_ok(HsSharedBufferNewIterator(buf, cache, t1, 8, &lo, &hi, &newer, &st), &st);
+		assert_status_ok(HsVersionTableIterator(v, cache, t1, 8, &lo, &hi, newer, &it, &st), &st);
+		for (HsIterSeekToFirst(it); HsIterValid(it); HsIterNext(it))
+			n++;
+		assert_status_ok(HsIterStatus(it, &st), &st);
+		HsIterDestroy(it);
+		assert_int_equal(n, 100);
+		HsVersionUnref(v);
+	}
 
 	/* sealing more after the spill grows the same index */
 	seal_epoch(buf, t1, 9, "k", 10);

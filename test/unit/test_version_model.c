@@ -540,7 +540,7 @@ check_scan(HsVersion *v, MTable *mt, HsEpoch e, bool with_buffer,
 	int			k = 0;
 
 	if (with_buffer)
-		MOK(HsSharedBufferNewIterator(M->buf, M->cache, mt->id, e, &newer, &st), &st);
+		MOK(HsSharedBufferNewIterator(M->buf, M->cache, mt->id, e, NULL, NULL, &newer, &st), &st);
 	MOK(HsVersionTableIterator(v, M->cache, mt->id, e, NULL, NULL, newer,
 							   &it, &st), &st);
 	for (HsIterSeekToFirst(it); HsIterValid(it); HsIterNext(it))

@@ -142,9 +142,12 @@ extern void HsSharedBufferDropTable(HsSharedBuffer *buf, HsTableId table_id);
 /*
  * Raw full-key entries of table_id buffered here with epoch <= read_epoch
  * (synced SSTs are included whole; the user iterator filters epochs).
+ * lower/upper (user keys, NULL: unbounded) leave out the SSTs that hold
+ * no key of [lower, upper); the caller still bounds what it reads.
  */
 extern bool HsSharedBufferNewIterator(HsSharedBuffer *buf, HsSstCache *cache,
 									  HsTableId table_id, HsEpoch read_epoch,
+									  const HsSlice *lower, const HsSlice *upper,
 									  HsIterator **out, HsStatus *st);
 
 /*

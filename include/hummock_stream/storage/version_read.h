@@ -78,4 +78,19 @@ extern HsSlice HsTableKeyMake(uint8_t *buf, HsTableId table_id,
 extern bool HsTableKeyRangeEnd(HsBuf *buf, HsTableId table_id,
 							   const HsSlice *upper);
 
+/* The table-key bounds of a user-key range [lower, upper) of a table. */
+typedef struct HsTableBounds
+{
+	HsBuf		lo_buf;
+	HsBuf		hi_buf;
+	HsSlice		lo;				/* table key of lower (or of the table's start) */
+	HsSlice		hi;				/* valid if has_hi */
+	bool		has_hi;
+} HsTableBounds;
+
+/* lower/upper are user keys or NULL (unbounded). */
+extern void HsTableBoundsInit(HsTableBounds *b, HsEnv *env, HsTableId table_id,
+							  const HsSlice *lower, const HsSlice *upper);
+extern void HsTableBoundsFree(HsTableBounds *b);
+
 #endif							/* HS_STORAGE_VERSION_READ_H */
