@@ -4,30 +4,41 @@
  *	  Per-table, per-epoch write buffer with RisingWave's op-merge rules.
  *
  * A skip list (maximum height 12, branching 1/4) of nodes, each holding
- * one user key and its merged operation.  A node and its key are one
- * allocation; the old and new values are separate allocations replaced as
- * operations merge.  Nodes are never unlinked: insert-then-delete leaves a
- * HS_KEY_OP_NONE node, which iterators skip.  That keeps iterators valid
- * while the owner writes, and costs one node per cancelled key until the
- * memtable is dropped.
+ * one user key and its merged operation, with a hash index over the same
+ * nodes.  A node and its key are one allocation; the old and new values
+ * are separate allocations replaced as operations merge.  Nodes are never
+ * unlinked: insert-then-delete leaves a HS_KEY_OP_NONE node, which
+ * iterators skip.  That keeps iterators valid while the owner writes, and
+ * costs one node per cancelled key until the memtable is dropped.
  *
- * Finger: the memtable remembers the node it created last and the nodes
- * before it on the levels it does not reach.  A key that falls between
- * that node and its successor (keys written in ascending order, as a
- * backfill writes a view that follows its source's order) is placed
- * without a search from the head.
+ * Writes and point gets go through the hash index (open addressing,
+ * linear probing, at most half full; a node keeps its key's hash): a
+ * write of a key new to the epoch makes its node and puts it on the
+ * pending list instead of searching the skip list, where keys written in
+ * no order cost a cache miss per level.  The first ordered access (an
+ * iterator's seek or step, HsMemtableForEachKey) sorts the pending nodes
+ * (by an 8-byte key prefix, then the whole key) and links them in one
+ * forward pass, every level's predecessor only moving ahead.  So a
+ * backfill or an epoch that writes n new keys pays a hash probe per write
+ * and one sort of n at the seal, and an iterator still sees every write
+ * made before each of its steps.
  *
  * src/storage/memtable.c
  *
  *-------------------------------------------------------------------------
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hummock_stream/storage/coding.h"
+#include "hummock_stream/storage/hash.h"
 #include "hummock_stream/storage/memtable.h"
 
 #define MAX_HEIGHT	12
+
+/* Slots of a new memtable's hash index (it doubles at half full). */
+#define INITIAL_SLOTS 64
 
 typedef struct Node
 {
@@ -36,11 +47,19 @@ typedef struct Node
 	size_t		old_len;
 	uint8_t    *new_v;
 	size_t		new_len;
+	uint64_t	hash;			/* of the key (the hash index) */
 	uint32_t	key_len;
 	int			height;
 	uint8_t    *key;			/* points after next[height] */
 	struct Node *next[1];		/* height entries */
 } Node;
+
+/* A node waiting to be linked, with its key's first 8 bytes (big-endian). */
+typedef struct PendingNode
+{
+	uint64_t	prefix;
+	Node	   *node;
+} PendingNode;
 
 struct HsMemtable
 {
@@ -51,8 +70,11 @@ struct HsMemtable
 	bool		check_old_value;
 	Node	   *head;
 	int			height;
-	Node	   *last;			/* the node created last, or NULL */
-	Node	   *last_prev[MAX_HEIGHT];	/* before it on levels >= its height */
+	Node	  **slots;			/* hash index: n_slots (a power of 2) */
+	size_t		n_slots;
+	PendingNode *pending;		/* nodes not linked yet, in write order */
+	size_t		n_pending;
+	size_t		pending_cap;
 	uint64_t	rng;
 	size_t		n_keys;
 	size_t		memory;
@@ -142,6 +164,9 @@ HsMemtableCreate(HsEnv *env, HsTableId table_id, HsEpoch epoch,
 	mt->height = 1;
 	mt->memory = sizeof(HsMemtable);
 	mt->head = node_new(mt, MAX_HEIGHT, HsSliceMake(NULL, 0));
+	mt->n_slots = INITIAL_SLOTS;
+	mt->slots = HsAllocZero(env, sizeof(Node *) * mt->n_slots);
+	mt->memory += sizeof(Node *) * mt->n_slots;
 	return mt;
 }
 
@@ -171,6 +196,17 @@ clear_value(HsMemtable *mt, uint8_t **v, size_t *len)
 	set_value(mt, v, len, HsSliceMake(NULL, 0));
 }
 
+/* Frees node n and its values. */
+static void
+node_free(HsMemtable *mt, Node *n)
+{
+	if (n->old_v)
+		HsFree(mt->env, n->old_v);
+	if (n->new_v)
+		HsFree(mt->env, n->new_v);
+	HsFree(mt->env, n);
+}
+
 void
 HsMemtableDestroy(HsMemtable *mt)
 {
@@ -183,22 +219,168 @@ HsMemtableDestroy(HsMemtable *mt)
 	{
 		Node	   *next = n->next[0];
 
-		if (n->old_v)
-			HsFree(mt->env, n->old_v);
-		if (n->new_v)
-			HsFree(mt->env, n->new_v);
-		HsFree(mt->env, n);
+		node_free(mt, n);
 		n = next;
 	}
+	for (size_t i = 0; i < mt->n_pending; i++)
+		node_free(mt, mt->pending[i].node);
+	if (mt->pending)
+		HsFree(mt->env, mt->pending);
+	HsFree(mt->env, mt->slots);
 	HsFree(mt->env, mt);
 }
 
-/*
- * Find the first node with key >= key; fill prev[] with the last node
- * before it at each height (if prev is not NULL).
+/* ----------------------------------------------------------------
+ *		hash index
+ * ----------------------------------------------------------------
  */
+
+/* The node of key (hash h), or NULL. */
 static Node *
-find_ge(HsMemtable *mt, HsSlice key, Node **prev)
+index_find(const HsMemtable *mt, HsSlice key, uint64_t h)
+{
+	size_t		mask = mt->n_slots - 1;
+
+	for (size_t i = (size_t) h & mask;; i = (i + 1) & mask)
+	{
+		Node	   *n = mt->slots[i];
+
+		if (n == NULL)
+			return NULL;
+		if (n->hash == h && n->key_len == key.len &&
+			(key.len == 0 || memcmp(n->key, key.data, key.len) == 0))
+			return n;
+	}
+}
+
+/* Put n (whose key is not indexed) into slots. */
+static void
+index_place(Node **slots, size_t n_slots, Node *n)
+{
+	size_t		mask = n_slots - 1;
+	size_t		i = (size_t) n->hash & mask;
+
+	while (slots[i] != NULL)
+		i = (i + 1) & mask;
+	slots[i] = n;
+}
+
+/* Index n, doubling the slots first if that would pass half full. */
+static void
+index_add(HsMemtable *mt, Node *n)
+{
+	if ((mt->n_keys + 1) * 2 > mt->n_slots)
+	{
+		size_t		grown = mt->n_slots * 2;
+		Node	  **slots = HsAllocZero(mt->env, sizeof(Node *) * grown);
+
+		for (size_t i = 0; i < mt->n_slots; i++)
+			if (mt->slots[i])
+				index_place(slots, grown, mt->slots[i]);
+		HsFree(mt->env, mt->slots);
+		mt->memory += sizeof(Node *) * (grown - mt->n_slots);
+		mt->slots = slots;
+		mt->n_slots = grown;
+	}
+	index_place(mt->slots, mt->n_slots, n);
+}
+
+/* ----------------------------------------------------------------
+ *		pending nodes and the skip list
+ * ----------------------------------------------------------------
+ */
+
+/* The first 8 bytes of key as a big-endian integer (zero-padded). */
+static uint64_t
+key_prefix(HsSlice key)
+{
+	uint64_t	p = 0;
+	size_t		n = key.len < 8 ? key.len : 8;
+
+	for (size_t i = 0; i < n; i++)
+		p |= (uint64_t) key.data[i] << (56 - 8 * i);
+	return p;
+}
+
+/* Add n to the nodes waiting to be linked. */
+static void
+pending_add(HsMemtable *mt, Node *n)
+{
+	if (mt->n_pending == mt->pending_cap)
+	{
+		size_t		cap = mt->pending_cap ? mt->pending_cap * 2 : 256;
+
+		mt->pending = mt->pending ?
+			HsRealloc(mt->env, mt->pending, sizeof(PendingNode) * cap) :
+			HsAlloc(mt->env, sizeof(PendingNode) * cap);
+		mt->memory += sizeof(PendingNode) * (cap - mt->pending_cap);
+		mt->pending_cap = cap;
+	}
+	mt->pending[mt->n_pending].prefix = key_prefix(node_key(n));
+	mt->pending[mt->n_pending].node = n;
+	mt->n_pending++;
+}
+
+static int
+pending_cmp(const void *a, const void *b)
+{
+	const PendingNode *x = a;
+	const PendingNode *y = b;
+
+	if (x->prefix != y->prefix)
+		return x->prefix < y->prefix ? -1 : 1;
+	return HsSliceCompare(node_key(x->node), node_key(y->node));
+}
+
+/*
+ * Link the pending nodes into the skip list: sorted, then placed in one
+ * forward pass (prev[level] is the last node before the key on level;
+ * the keys ascend, so it only moves ahead, and a level may start from the
+ * level above's predecessor when that one is further).
+ */
+static void
+link_pending(HsMemtable *mt)
+{
+	Node	   *prev[MAX_HEIGHT];
+
+	if (mt->n_pending == 0)
+		return;
+	if (mt->n_pending > 1)
+		qsort(mt->pending, mt->n_pending, sizeof(PendingNode), pending_cmp);
+	for (int i = 0; i < MAX_HEIGHT; i++)
+		prev[i] = mt->head;
+	for (size_t p = 0; p < mt->n_pending; p++)
+	{
+		Node	   *n = mt->pending[p].node;
+		HsSlice		key = node_key(n);
+
+		if (n->height > mt->height)
+			mt->height = n->height;
+		for (int level = mt->height - 1; level >= 0; level--)
+		{
+			Node	   *next;
+
+			if (level + 1 < mt->height && prev[level + 1] != mt->head &&
+				(prev[level] == mt->head ||
+				 HsSliceCompare(node_key(prev[level + 1]), node_key(prev[level])) > 0))
+				prev[level] = prev[level + 1];
+			while ((next = prev[level]->next[level]) != NULL &&
+				   HsSliceCompare(node_key(next), key) < 0)
+				prev[level] = next;
+		}
+		for (int i = 0; i < n->height; i++)
+		{
+			n->next[i] = prev[i]->next[i];
+			prev[i]->next[i] = n;
+			prev[i] = n;
+		}
+	}
+	mt->n_pending = 0;
+}
+
+/* The first linked node with key >= key (NULL: none). */
+static Node *
+find_ge(HsMemtable *mt, HsSlice key)
 {
 	Node	   *x = mt->head;
 	int			level = mt->height - 1;
@@ -211,8 +393,6 @@ find_ge(HsMemtable *mt, HsSlice key, Node **prev)
 			x = next;
 		else
 		{
-			if (prev)
-				prev[level] = x;
 			if (level == 0)
 				return next;
 			level--;
@@ -221,35 +401,12 @@ find_ge(HsMemtable *mt, HsSlice key, Node **prev)
 }
 
 void
-HsMemtableForEachKey(const HsMemtable *mt, void (*fn) (void *arg, HsSlice user_key),
+HsMemtableForEachKey(HsMemtable *mt, void (*fn) (void *arg, HsSlice user_key),
 					 void *arg)
 {
+	link_pending(mt);
 	for (const Node *n = mt->head->next[0]; n != NULL; n = n->next[0])
 		fn(arg, node_key(n));
-}
-
-/*
- * find_ge, through the finger when key is just after the last node
- * created (prev, if given, is then filled as find_ge fills it).
- */
-static Node *
-find_ge_hinted(HsMemtable *mt, HsSlice key, Node **prev)
-{
-	Node	   *last = mt->last;
-	Node	   *succ;
-
-	if (last == NULL || HsSliceCompare(node_key(last), key) >= 0)
-		return find_ge(mt, key, prev);
-	succ = last->next[0];
-	if (succ != NULL && HsSliceCompare(node_key(succ), key) < 0)
-		return find_ge(mt, key, prev);
-	if (prev)
-	{
-		/* no node lies between last and key, on any level */
-		for (int i = 0; i < mt->height; i++)
-			prev[i] = i < last->height ? last : mt->last_prev[i];
-	}
-	return succ;
 }
 
 /* Returns the slice of a stored value. */
@@ -287,8 +444,8 @@ old_matches(HsMemtable *mt, HsSlice given, const uint8_t *v, size_t len)
 bool
 HsMemtableApply(HsMemtable *mt, HsSlice key, const HsKeyOp *op, HsStatus *st)
 {
-	Node	   *prev[MAX_HEIGHT];
-	Node	   *n = find_ge_hinted(mt, key, prev);
+	uint64_t	h;
+	Node	   *n;
 
 	if (op->kind != HS_KEY_OP_INSERT && op->kind != HS_KEY_OP_DELETE &&
 		op->kind != HS_KEY_OP_UPDATE)
@@ -298,27 +455,15 @@ HsMemtableApply(HsMemtable *mt, HsSlice key, const HsKeyOp *op, HsStatus *st)
 	if (key.len > UINT32_MAX)
 		return HsStatusSet(st, HS_INVALID_ARGUMENT, "user key is too long");
 
-	if (n == NULL || HsSliceCompare(node_key(n), key) != 0)
+	h = HsHash64(key.data, key.len, 0);
+	n = index_find(mt, key, h);
+	if (n == NULL)
 	{
-		/* first write of the key in this epoch */
-		int			h = random_height(mt);
-		int			i;
-
-		if (h > mt->height)
-		{
-			for (i = mt->height; i < h; i++)
-				prev[i] = mt->head;
-			mt->height = h;
-		}
-		n = node_new(mt, h, key);
-		for (i = 0; i < h; i++)
-		{
-			n->next[i] = prev[i]->next[i];
-			prev[i]->next[i] = n;
-		}
-		mt->last = n;
-		for (i = h; i < mt->height; i++)
-			mt->last_prev[i] = prev[i];
+		/* first write of the key in this epoch: linked at the next ordered access */
+		n = node_new(mt, random_height(mt), key);
+		n->hash = h;
+		index_add(mt, n);
+		pending_add(mt, n);
 		n->kind = op->kind;
 		if (op->kind != HS_KEY_OP_INSERT)
 			set_value(mt, &n->old_v, &n->old_len, op->old_value);
@@ -430,9 +575,9 @@ node_op(const Node *n, HsKeyOp *op)
 bool
 HsMemtableGet(HsMemtable *mt, HsSlice key, HsKeyOp *op)
 {
-	Node	   *n = find_ge_hinted(mt, key, NULL);
+	Node	   *n = index_find(mt, key, HsHash64(key.data, key.len, 0));
 
-	if (n == NULL || HsSliceCompare(node_key(n), key) != 0)
+	if (n == NULL)
 		return false;
 	node_op(n, op);
 	return true;
@@ -535,6 +680,7 @@ mem_iter_seek_to_first(HsIterator *it)
 {
 	MemIter    *mi = (MemIter *) it;
 
+	link_pending(mi->mt);
 	mem_iter_settle(mi, mi->mt->head->next[0]);
 }
 
@@ -565,7 +711,8 @@ mem_iter_seek(HsIterator *it, HsSlice target)
 		return;
 	}
 	uk = HsFullKeyUserKey(target);
-	n = find_ge(mi->mt, uk, NULL);
+	link_pending(mi->mt);
+	n = find_ge(mi->mt, uk);
 	/* same user key but our epoch is newer: our entry sorts before target */
 	if (n && HsSliceCompare(node_key(n), uk) == 0 &&
 		mi->mt->epoch > HsFullKeyEpoch(target))
@@ -580,7 +727,11 @@ mem_iter_next(HsIterator *it)
 	MemIter    *mi = (MemIter *) it;
 
 	if (mi->cur)
+	{
+		/* keys written since the last step are linked before it */
+		link_pending(mi->mt);
 		mem_iter_settle(mi, mi->cur->next[0]);
+	}
 }
 
 /* Returns the current entry's full key (table | user key | ~epoch). */

@@ -514,12 +514,13 @@ check_key_order(void *arg, HsSlice key)
 }
 
 /*
- * Keys in ascending runs (the finger places them), then between earlier
- * keys, descending and at random (searched from the head), then ascending
- * again: the list stays sorted on every level, so every key is found.
+ * Keys in ascending runs, then between earlier keys, descending and at
+ * random, then ascending again, with ordered accesses in between (each
+ * links the pending keys into a list that already holds some): the list
+ * stays sorted on every level, so every key is found by seek and by get.
  */
 static void
-test_memtable_finger(void **state)
+test_memtable_pending_link(void **state)
 {
 	HsEnv	   *env = HsEnvPosix();
 	HsMemtable *mt = HsMemtableCreate(env, 1, 1, false, false);
@@ -536,12 +537,17 @@ test_memtable_finger(void **state)
 		assert_status_ok(HsMemtableInsert(mt, S(key), S("a"), &st), &st);
 		n++;
 	}
+	HsBufInit(&prev, env);
+	HsMemtableForEachKey(mt, check_key_order, &prev);	/* links the first run */
+	HsBufReset(&prev);
 	for (int i = 2999; i >= 0; i -= 3)
 	{
 		snprintf(key, sizeof(key), "%06d", i);
 		assert_status_ok(HsMemtableInsert(mt, S(key), S("b"), &st), &st);
 		n++;
 	}
+	HsMemtableForEachKey(mt, check_key_order, &prev);
+	HsBufReset(&prev);
 	for (int k = 0; k < 2000; k++)
 	{
 		rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -561,7 +567,6 @@ test_memtable_finger(void **state)
 		assert_status_ok(HsMemtableUpdate(mt, S(key), S("d"), S("e"), &st), &st);
 	}
 	assert_int_equal(HsMemtableKeyCount(mt), n);
-	HsBufInit(&prev, env);
 	HsMemtableForEachKey(mt, check_key_order, &prev);
 	HsBufFree(&prev);
 	for (int i = 0; i < 4000; i++)
@@ -575,6 +580,64 @@ test_memtable_finger(void **state)
 		if (i >= 3000)
 			assert_true(HsSliceCompare(op.new_value, S("e")) == 0);
 	}
+	{
+		/* a seek to every key lands on it */
+		HsIterator *it = HsMemtableNewIterator(mt, HS_MEMTABLE_NEW_VALUES);
+		uint8_t		fk[64];
+
+		for (int i = 0; i < 4000; i += 7)
+		{
+			snprintf(key, sizeof(key), "%06d", i);
+			if (i < 3000 && i % 3 == 1 && !HsMemtableGet(mt, S(key), &op))
+				continue;
+			HsIterSeek(it, HsSliceMake(fk, HsFullKeyEncode(fk, 1, key, 6, 1)));
+			assert_true(HsIterValid(it));
+			assert_true(HsSliceCompare(HsFullKeyUserKey(HsIterKey(it)), S(key)) == 0);
+		}
+		HsIterDestroy(it);
+	}
+	HsMemtableDestroy(mt);
+}
+
+/*
+ * An iterator sees the keys written after its creation and between its
+ * steps (they are linked before the next step), and nothing is linked
+ * twice.
+ */
+static void
+test_memtable_iterator_sees_writes(void **state)
+{
+	HsEnv	   *env = HsEnvPosix();
+	HsMemtable *mt = HsMemtableCreate(env, 1, 1, false, false);
+	HsIterator *it = HsMemtableNewIterator(mt, HS_MEMTABLE_NEW_VALUES);
+	HsStatus	st;
+	char		key[16];
+	int			seen = 0;
+
+	for (int i = 0; i < 100; i += 2)
+	{
+		snprintf(key, sizeof(key), "%04d", i);
+		assert_status_ok(HsMemtableInsert(mt, S(key), S("a"), &st), &st);
+	}
+	HsIterSeekToFirst(it);
+	for (int expect = 0; HsIterValid(it); expect++)
+	{
+		HsSlice		uk = HsFullKeyUserKey(HsIterKey(it));
+
+		snprintf(key, sizeof(key), "%04d", expect);
+		assert_true(HsSliceCompare(uk, S(key)) == 0);
+		seen++;
+		if (expect % 2 == 0 && expect + 1 < 100)
+		{
+			/* the odd key after the current one, written mid-scan */
+			snprintf(key, sizeof(key), "%04d", expect + 1);
+			assert_status_ok(HsMemtableInsert(mt, S(key), S("b"), &st), &st);
+		}
+		HsIterNext(it);
+	}
+	assert_int_equal(seen, 100);
+	assert_int_equal(HsMemtableKeyCount(mt), 100);
+	HsIterDestroy(it);
 	HsMemtableDestroy(mt);
 }
 
@@ -784,7 +847,8 @@ static const struct CMUnitTest memtable_tests[] = {
 	cmocka_unit_test(test_object_store),
 	cmocka_unit_test(test_shared_buffer_sync_and_spill),
 	cmocka_unit_test(test_shared_buffer_key_index),
-	cmocka_unit_test(test_memtable_finger),
+	cmocka_unit_test(test_memtable_pending_link),
+	cmocka_unit_test(test_memtable_iterator_sees_writes),
 	cmocka_unit_test(test_missing_object_is_corruption),
 };
 

@@ -33,9 +33,11 @@
  * value byte for byte.
  *
  * Keys are opaque user-key bytes (the table id and epoch are the
- * memtable's).  The memtable is a skip list: inserts are O(log n), nodes
- * are never unlinked (a cancelled key stays as "nothing"), so an iterator
- * stays valid while the owner keeps writing.
+ * memtable's).  The memtable is a skip list with a hash index: writes and
+ * gets are O(1), new keys are linked in sorted batches at the next ordered
+ * access, nodes are never unlinked (a cancelled key stays as "nothing"),
+ * so an iterator stays valid, and sees every earlier write, while the
+ * owner keeps writing.
  *
  * Iterators present the memtable as full-key entries (table id | user key
  * | ~epoch), so they merge with SST iterators:
@@ -116,7 +118,7 @@ extern size_t HsMemtableKeyCount(const HsMemtable *mt);
 extern size_t HsMemtableMemoryUsage(const HsMemtable *mt);
 
 /* Calls fn(arg, key) for every user key written (cancelled ones too). */
-extern void HsMemtableForEachKey(const HsMemtable *mt,
+extern void HsMemtableForEachKey(HsMemtable *mt,
 								 void (*fn) (void *arg, HsSlice user_key),
 								 void *arg);
 
