@@ -11,17 +11,23 @@
  * iterators skip.  That keeps iterators valid while the owner writes, and
  * costs one node per cancelled key until the memtable is dropped.
  *
+ * Nodes, keys and values live in an arena of chunks (8 KiB doubling up to
+ * 1 MiB) freed together with the memtable: no allocation call per write
+ * and no free per entry.  A value replaced by one no longer is
+ * overwritten in place; a longer one takes new arena space (the old stays
+ * until the memtable goes, counted in its memory usage).
+ *
  * Writes and point gets go through the hash index (open addressing,
- * linear probing, at most half full; a node keeps its key's hash): a
- * write of a key new to the epoch makes its node and puts it on the
- * pending list instead of searching the skip list, where keys written in
- * no order cost a cache miss per level.  The first ordered access (an
- * iterator's seek or step, HsMemtableForEachKey) sorts the pending nodes
- * (by an 8-byte key prefix, then the whole key) and links them in one
- * forward pass, every level's predecessor only moving ahead.  So a
- * backfill or an epoch that writes n new keys pays a hash probe per write
- * and one sort of n at the seal, and an iterator still sees every write
- * made before each of its steps.
+ * linear probing, at most half full; a slot keeps its key's hash, so a
+ * probe touches no node but the one it finds): a write of a key new to
+ * the epoch makes its node and puts it on the pending list instead of
+ * searching the skip list, where keys written in no order cost a cache
+ * miss per level.  The first ordered access (an iterator's seek or step,
+ * HsMemtableForEachKey) sorts the pending nodes (by an 8-byte key prefix,
+ * then the whole key) and links them in one forward pass, every level's
+ * predecessor only moving ahead.  So a backfill or an epoch that writes n
+ * new keys pays a hash probe per write and one sort of n at the seal, and
+ * an iterator still sees every write made before each of its steps.
  *
  * src/storage/memtable.c
  *
@@ -47,12 +53,29 @@ typedef struct Node
 	size_t		old_len;
 	uint8_t    *new_v;
 	size_t		new_len;
-	uint64_t	hash;			/* of the key (the hash index) */
 	uint32_t	key_len;
 	int			height;
 	uint8_t    *key;			/* points after next[height] */
 	struct Node *next[1];		/* height entries */
 } Node;
+
+/* One arena chunk; data follows. */
+typedef struct ArenaChunk
+{
+	struct ArenaChunk *next;
+	size_t		size;
+	size_t		used;
+} ArenaChunk;
+
+#define ARENA_FIRST_CHUNK	8192
+#define ARENA_MAX_CHUNK		(1024 * 1024)
+
+/* A slot of the hash index: the node and its key's hash (node NULL: free). */
+typedef struct IndexSlot
+{
+	uint64_t	hash;
+	struct Node *node;
+} IndexSlot;
 
 /* A node waiting to be linked, with its key's first 8 bytes (big-endian). */
 typedef struct PendingNode
@@ -70,7 +93,9 @@ struct HsMemtable
 	bool		check_old_value;
 	Node	   *head;
 	int			height;
-	Node	  **slots;			/* hash index: n_slots (a power of 2) */
+	ArenaChunk *chunks;			/* newest first */
+	size_t		next_chunk;		/* size of the next chunk */
+	IndexSlot  *slots;			/* hash index: n_slots (a power of 2) */
 	size_t		n_slots;
 	PendingNode *pending;		/* nodes not linked yet, in write order */
 	size_t		n_pending;
@@ -105,19 +130,47 @@ node_size(int height, size_t key_len)
 	return offsetof(Node, next) + sizeof(Node *) * (size_t) height + key_len;
 }
 
+/* sz bytes (8-byte aligned) from the memtable's arena. */
+static void *
+arena_alloc(HsMemtable *mt, size_t sz)
+{
+	ArenaChunk *c = mt->chunks;
+	void	   *p;
+
+	sz = (sz + 7) & ~(size_t) 7;
+	if (c == NULL || c->size - c->used < sz)
+	{
+		size_t		size = mt->next_chunk;
+
+		if (size < ARENA_MAX_CHUNK)
+			mt->next_chunk = size * 2;
+		if (size - sizeof(ArenaChunk) < sz)
+			size = sizeof(ArenaChunk) + sz;	/* a chunk of its own */
+		c = HsAlloc(mt->env, size);
+		c->size = size;
+		c->used = sizeof(ArenaChunk);
+		c->next = mt->chunks;
+		mt->chunks = c;
+		mt->memory += size;
+	}
+	p = (char *) c + c->used;
+	c->used += sz;
+	return p;
+}
+
 /* Allocates a node of height holding a copy of key, with no op. */
 static Node *
 node_new(HsMemtable *mt, int height, HsSlice key)
 {
 	size_t		sz = node_size(height, key.len);
-	Node	   *n = HsAllocZero(mt->env, sz);
+	Node	   *n = arena_alloc(mt, sz);
 
+	memset(n, 0, offsetof(Node, next) + sizeof(Node *) * (size_t) height);
 	n->height = height;
 	n->key_len = (uint32_t) key.len;
 	n->key = (uint8_t *) &n->next[height];
 	if (key.len)
 		memcpy(n->key, key.data, key.len);
-	mt->memory += sz;
 	return n;
 }
 
@@ -163,67 +216,52 @@ HsMemtableCreate(HsEnv *env, HsTableId table_id, HsEpoch epoch,
 		mt->rng = 1;
 	mt->height = 1;
 	mt->memory = sizeof(HsMemtable);
+	mt->next_chunk = ARENA_FIRST_CHUNK;
 	mt->head = node_new(mt, MAX_HEIGHT, HsSliceMake(NULL, 0));
 	mt->n_slots = INITIAL_SLOTS;
-	mt->slots = HsAllocZero(env, sizeof(Node *) * mt->n_slots);
-	mt->memory += sizeof(Node *) * mt->n_slots;
+	mt->slots = HsAllocZero(env, sizeof(IndexSlot) * mt->n_slots);
+	mt->memory += sizeof(IndexSlot) * mt->n_slots;
 	return mt;
 }
 
-/* Replaces the value at *v with a copy of s, keeping memory accounted. */
+/*
+ * Replaces the value at *v with a copy of s: in place when it is no
+ * longer than the value there, else in new arena space.
+ */
 static void
 set_value(HsMemtable *mt, uint8_t **v, size_t *len, HsSlice s)
 {
-	if (*v)
-	{
-		HsFree(mt->env, *v);
-		mt->memory -= *len;
-	}
-	*v = NULL;
-	*len = s.len;
+	if (s.len == 0)
+		*v = NULL;
+	else if (*v == NULL || s.len > *len)
+		*v = arena_alloc(mt, s.len);
 	if (s.len)
-	{
-		*v = HsAlloc(mt->env, s.len);
 		memcpy(*v, s.data, s.len);
-		mt->memory += s.len;
-	}
+	*len = s.len;
 }
 
-/* Frees the value at *v. */
+/* Forgets the value at *v. */
 static void
 clear_value(HsMemtable *mt, uint8_t **v, size_t *len)
 {
 	set_value(mt, v, len, HsSliceMake(NULL, 0));
 }
 
-/* Frees node n and its values. */
-static void
-node_free(HsMemtable *mt, Node *n)
-{
-	if (n->old_v)
-		HsFree(mt->env, n->old_v);
-	if (n->new_v)
-		HsFree(mt->env, n->new_v);
-	HsFree(mt->env, n);
-}
-
 void
 HsMemtableDestroy(HsMemtable *mt)
 {
-	Node	   *n;
+	ArenaChunk *c;
 
 	if (mt == NULL)
 		return;
-	n = mt->head;
-	while (n)
+	c = mt->chunks;
+	while (c)
 	{
-		Node	   *next = n->next[0];
+		ArenaChunk *next = c->next;
 
-		node_free(mt, n);
-		n = next;
+		HsFree(mt->env, c);
+		c = next;
 	}
-	for (size_t i = 0; i < mt->n_pending; i++)
-		node_free(mt, mt->pending[i].node);
 	if (mt->pending)
 		HsFree(mt->env, mt->pending);
 	HsFree(mt->env, mt->slots);
@@ -235,7 +273,7 @@ HsMemtableDestroy(HsMemtable *mt)
  * ----------------------------------------------------------------
  */
 
-/* The node of key (hash h), or NULL. */
+/* The node of key (hash h), or NULL.  Probes compare hashes in the slots. */
 static Node *
 index_find(const HsMemtable *mt, HsSlice key, uint64_t h)
 {
@@ -243,46 +281,48 @@ index_find(const HsMemtable *mt, HsSlice key, uint64_t h)
 
 	for (size_t i = (size_t) h & mask;; i = (i + 1) & mask)
 	{
-		Node	   *n = mt->slots[i];
+		const IndexSlot *slot = &mt->slots[i];
+		Node	   *n = slot->node;
 
 		if (n == NULL)
 			return NULL;
-		if (n->hash == h && n->key_len == key.len &&
+		if (slot->hash == h && n->key_len == key.len &&
 			(key.len == 0 || memcmp(n->key, key.data, key.len) == 0))
 			return n;
 	}
 }
 
-/* Put n (whose key is not indexed) into slots. */
+/* Put n, of hash h (its key not indexed), into slots. */
 static void
-index_place(Node **slots, size_t n_slots, Node *n)
+index_place(IndexSlot *slots, size_t n_slots, Node *n, uint64_t h)
 {
 	size_t		mask = n_slots - 1;
-	size_t		i = (size_t) n->hash & mask;
+	size_t		i = (size_t) h & mask;
 
-	while (slots[i] != NULL)
+	while (slots[i].node != NULL)
 		i = (i + 1) & mask;
-	slots[i] = n;
+	slots[i].hash = h;
+	slots[i].node = n;
 }
 
-/* Index n, doubling the slots first if that would pass half full. */
+/* Index n of hash h, doubling the slots first if that would pass half full. */
 static void
-index_add(HsMemtable *mt, Node *n)
+index_add(HsMemtable *mt, Node *n, uint64_t h)
 {
 	if ((mt->n_keys + 1) * 2 > mt->n_slots)
 	{
 		size_t		grown = mt->n_slots * 2;
-		Node	  **slots = HsAllocZero(mt->env, sizeof(Node *) * grown);
+		IndexSlot  *slots = HsAllocZero(mt->env, sizeof(IndexSlot) * grown);
 
 		for (size_t i = 0; i < mt->n_slots; i++)
-			if (mt->slots[i])
-				index_place(slots, grown, mt->slots[i]);
+			if (mt->slots[i].node)
+				index_place(slots, grown, mt->slots[i].node, mt->slots[i].hash);
 		HsFree(mt->env, mt->slots);
-		mt->memory += sizeof(Node *) * (grown - mt->n_slots);
+		mt->memory += sizeof(IndexSlot) * (grown - mt->n_slots);
 		mt->slots = slots;
 		mt->n_slots = grown;
 	}
-	index_place(mt->slots, mt->n_slots, n);
+	index_place(mt->slots, mt->n_slots, n, h);
 }
 
 /* ----------------------------------------------------------------
@@ -461,8 +501,7 @@ HsMemtableApply(HsMemtable *mt, HsSlice key, const HsKeyOp *op, HsStatus *st)
 	{
 		/* first write of the key in this epoch: linked at the next ordered access */
 		n = node_new(mt, random_height(mt), key);
-		n->hash = h;
-		index_add(mt, n);
+		index_add(mt, n, h);
 		pending_add(mt, n);
 		n->kind = op->kind;
 		if (op->kind != HS_KEY_OP_INSERT)
