@@ -337,6 +337,21 @@ SELECT * FROM exec_top_n('id int, g text, v int', 'v', ARRAY[
   '+1|1|b|1', '+1|2|a|2', 'flush',
   '-1|1|b|1', '+1|1|a|0', 'flush'], row_limit => 1, partition_by => 'g', ukey => 'id');
 
+-- the cache of each group's first rows (top_n_cache.c): LIMIT 2 keeps 4
+-- copies; deletes drain it below 2 (the next flush rescans rows), a row
+-- written above the cached prefix reaches the top later, a complete
+-- prefix takes every new row
+SELECT * FROM exec_top_n('id int, v int', 'v', ARRAY[
+  '+1|1|1', '+1|2|2', '+1|3|3', '+1|4|4', '+1|5|5', '+1|6|6', 'flush',
+  '-1|1|1', 'flush',
+  '-1|2|2', '-1|3|3', 'flush',
+  '+1|7|0', '-1|4|4', '-1|7|0', 'flush',
+  '-1|5|5', '+1|8|9', 'flush'], row_limit => 2, ukey => 'id');
+-- copies of a keyless row count in the cached prefix
+SELECT * FROM exec_top_n('v int', 'v', ARRAY[
+  '+1|5', '+3|2', 'flush', '-2|2', 'flush', '+1|1', '-1|2', 'flush', '-1|5', 'flush'],
+  row_limit => 2);
+
 -- =====================================================================
 -- Union (exec_union.c)
 -- =====================================================================

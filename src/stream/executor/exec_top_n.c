@@ -24,6 +24,11 @@
  * inserts (of all touched groups: a row can move from one group to
  * another), so a downstream keyed by a unique key never sees a key twice.
  *
+ * A cache (top_n_cache.c) keeps each group's first rows and what it
+ * shows, so a flush reads a group from the state tables only when its
+ * cached prefix no longer covers the top (and WITH TIES, or a top of more
+ * than TOP_N_CACHE_MAX_NEED copies, always scans).
+ *
  * Ties: with LIMIT alone, rows that tie on the sort key are taken in key
  * order (that is, by their identity), which is deterministic but may pick
  * other rows than a Postgres query would; WITH TIES is exact.
@@ -43,6 +48,8 @@
 #include "hummock_stream/row/stored_row.h"
 #include "hummock_stream/stream/bytes_key_hash.h"
 #include "hummock_stream/stream/executor.h"
+
+#include "top_n_internal.h"
 
 typedef struct TopNExec
 {
@@ -66,7 +73,12 @@ typedef struct TopNExec
 	HTAB	   *touched_set;	/* the same, to find one (group_cxt) */
 	MemoryContext group_cxt;	/* reset after each flush */
 	/* exec.row_cxt: reset per push and per flush */
+	bool		use_cache;
+	TopNCache	cache;
 } TopNExec;
+
+/* Bytes the cache may hold before it is emptied after a flush. */
+#define TOP_N_CACHE_MAX_BYTES ((Size) 64 * 1024 * 1024)
 
 /* An entry of the new top of a group, or of what is shown. */
 typedef struct TopEntry
@@ -134,6 +146,9 @@ top_n_push(HsExec *self, TupleTableSlot *row, int sign)
 	count += sign;
 	if (count < 0)
 		elog(ERROR, "streaming Top-N: a row was deleted that was never inserted");
+	if (t->use_cache)
+		TopNCacheApply(&t->cache, TopNCacheGroupOf(&t->cache, group.data, group.len),
+					   key.data, key.len, count - sign, count, mt);
 	if (count == 0)
 		HsStateTableDelete(t->rows, key.data, key.len, cur.data, cur.len);
 	else
@@ -175,18 +190,17 @@ typedef struct CollectTop
 	List	   *entries;
 } CollectTop;
 
+/* Take the copies of one row of the group (in key order); false when done. */
 static bool
-collect_top(const char *key, int keylen, const char *value, int vlen, void *arg)
+take_row(CollectTop *c, const char *key, int keylen, int64 count,
+		 const char *tuple, int tuplen)
 {
-	CollectTop *c = arg;
 	TopNExec   *t = c->t;
-	int64		count = HsCountedRowCount(value);
 	StringInfoData sort;
 	Datum	   *values = palloc(sizeof(Datum) * t->natts);
 	bool	   *isnull = palloc(sizeof(bool) * t->natts);
 
-	(void) HsStoredRowCopyDeform(t->in_desc, HsCountedRowTuple(value),
-								 HsCountedRowTupleLen(vlen), values, isnull);
+	(void) HsStoredRowCopyDeform(t->in_desc, tuple, tuplen, values, isnull);
 	initStringInfo(&sort);
 	encode_cols(t, &sort, values, isnull, t->sort_cols, t->sort_desc, t->nsort);
 
@@ -217,6 +231,31 @@ collect_top(const char *key, int keylen, const char *value, int vlen, void *arg)
 		c->entries = lappend(c->entries, e);
 	}
 	return true;
+}
+
+static bool
+collect_top(const char *key, int keylen, const char *value, int vlen, void *arg)
+{
+	return take_row(arg, key, keylen, HsCountedRowCount(value),
+					HsCountedRowTuple(value), HsCountedRowTupleLen(vlen));
+}
+
+/* Refill a group's cached prefix from a scan of rows. */
+typedef struct FillCache
+{
+	TopNExec   *t;
+	TopNCacheGroup *g;
+	bool		stopped;
+} FillCache;
+
+static bool
+fill_cache(const char *key, int keylen, const char *value, int vlen, void *arg)
+{
+	FillCache  *f = arg;
+
+	f->stopped = !TopNCacheFillAdd(&f->t->cache, f->g, key, keylen, HsCountedRowCount(value),
+								   HsCountedRowTuple(value), HsCountedRowTupleLen(vlen));
+	return !f->stopped;
 }
 
 static bool
@@ -259,13 +298,48 @@ refresh_group(TopNExec *t, StringInfo group, List **inserts)
 	ListCell   *ln;
 	ListCell   *ls;
 
+	TopNCacheGroup *g = NULL;
+
 	memset(&c, 0, sizeof(c));
 	c.t = t;
 	c.prefix_len = group->len;
 	initStringInfo(&c.last_sort);
-	if (t->limit > 0 || t->with_ties)
+	if (t->use_cache)
+	{
+		g = TopNCacheGroupOf(&t->cache, group->data, group->len);
+		if (!g->rows_valid)
+		{
+			FillCache	f = {t, g, false};
+
+			TopNCacheFillBegin(g);
+			HsStateTableScanPrefix(t->rows, group->data, group->len, fill_cache, &f);
+			TopNCacheFillEnd(g, !f.stopped);
+		}
+		for (int i = 0; i < g->nrows; i++)
+		{
+			TopNCachedRow *r = &g->rows[i];
+
+			if (!take_row(&c, r->key, r->keylen, r->count, (const char *) r->tuple,
+						  r->tuple->t_len))
+				break;
+		}
+	}
+	else if (t->limit > 0 || t->with_ties)
 		HsStateTableScanPrefix(t->rows, group->data, group->len, collect_top, &c);
-	HsStateTableScanPrefix(t->shown, group->data, group->len, collect_shown, &shown);
+	if (g != NULL && g->shown_valid)
+	{
+		for (int i = 0; i < g->nshown; i++)
+		{
+			TopEntry   *e = palloc0(sizeof(TopEntry));
+
+			initStringInfo(&e->key);
+			appendBinaryStringInfo(&e->key, g->shown[i].key, g->shown[i].keylen);
+			e->out = g->shown[i].out;	/* read only, until SetShown below */
+			shown = lappend(shown, e);
+		}
+	}
+	else
+		HsStateTableScanPrefix(t->shown, group->data, group->len, collect_shown, &shown);
 
 	/* output rows of the new top */
 	foreach(lc, c.entries)
@@ -328,6 +402,25 @@ refresh_group(TopNExec *t, StringInfo group, List **inserts)
 			ls = lnext(shown, ls);
 		}
 	}
+
+	if (g != NULL)
+	{
+		/* the group shows the new top now */
+		int			n = list_length(c.entries);
+		TopNShownRow *rows = palloc(sizeof(TopNShownRow) * Max(n, 1));
+		int			i = 0;
+
+		foreach(lc, c.entries)
+		{
+			TopEntry   *e = lfirst(lc);
+
+			rows[i].key = e->key.data;
+			rows[i].keylen = e->key.len;
+			rows[i].out = e->out;
+			i++;
+		}
+		TopNCacheSetShown(&t->cache, g, rows, n);
+	}
 }
 
 static void
@@ -349,6 +442,8 @@ top_n_flush(HsExec *self)
 	t->touched = NIL;
 	t->touched_set = NULL;
 	MemoryContextReset(t->group_cxt);
+	if (t->use_cache)
+		TopNCacheBound(&t->cache, hs_agg_cache_groups, TOP_N_CACHE_MAX_BYTES);
 	HsExecFlush(t->exec.downstream);
 }
 
@@ -360,6 +455,8 @@ top_n_reset(HsExec *self)
 	t->touched = NIL;
 	t->touched_set = NULL;
 	MemoryContextReset(t->group_cxt);
+	if (t->use_cache)
+		TopNCacheReset(&t->cache);
 }
 
 static int *
@@ -416,5 +513,8 @@ HsExecTopNCreate(TupleDesc in_desc, const int *group_cols, int ngroup,
 	t->shown = shown;
 	t->group_cxt = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream top-n groups",
 										 ALLOCSET_DEFAULT_SIZES);
+	t->use_cache = !with_ties && limit > 0 && offset + limit <= TOP_N_CACHE_MAX_NEED;
+	if (t->use_cache)
+		TopNCacheInit(&t->cache, offset + limit, CurrentMemoryContext);
 	return &t->exec;
 }

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# bench/maintenance.sh -- what maintaining a streaming view costs per
+# changed row, against Postgres recomputing it (REFRESH MATERIALIZED VIEW
+# of the same query over the same rows), one compute worker.
+#
+# 1. Throughput: for each view kind over a BASE-row table, one transaction
+#    inserts CHANGE rows (joins with both sides changing: half into each
+#    side); the time from its commit until hummock_stream.wait() returns
+#    is the apply time, rows/s = CHANGE / apply time.  REFRESH of the same
+#    query as a Postgres materialized view over the rows after the change,
+#    in the same run.  The inserted rows are deleted again (and applied)
+#    between runs; median of RUNS.
+# 2. Churn: UPDATE of CHURN (1%) of the base rows in one transaction; apply
+#    time against REFRESH; the speedup is REFRESH / apply.
+# Figures, not assertions.  Run as root:  bench/maintenance.sh
+# BASE (default 1000000), CHANGE (1000000), CHURN (BASE / 100), RUNS (3),
+# KINDS (the view kinds), SECTIONS ("1 2"), BARRIER_MS (100).
+set -Eeuo pipefail
+BASE=${BASE:-1000000}
+CHANGE=${CHANGE:-1000000}
+CHURN=${CHURN:-$((BASE / 100))}
+RUNS=${RUNS:-3}
+BARRIER_MS=${BARRIER_MS:-100}
+SECTIONS=${SECTIONS:-1 2}
+KINDS=${KINDS:-filter sum having min distinct top3 join join2 join3}
+[ "$(id -u)" = 0 ] || exec sudo -E "$0" "$@"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+bench_server maintenance 54397
+echo "hummock_stream.compute_workers = 1" >>"$DIR/data/postgresql.conf"
+runuser -u postgres -- $BIN/pg_ctl -D "$DIR/data" -l "$DIR/log" -w restart >/dev/null
+echo "# $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at start; $BASE base rows, $CHANGE changed; barrier ${BARRIER_MS} ms; one compute worker"
+
+$PSQL <<SQL
+CREATE TABLE region (r int PRIMARY KEY, rname text);
+INSERT INTO region SELECT r, 'region ' || r FROM generate_series(0, 9) r;
+CREATE TABLE dim (k int PRIMARY KEY, name text, r int);
+INSERT INTO dim SELECT k, 'name ' || k, k % 10 FROM generate_series(1, 5000) k;
+CREATE TABLE facts (id bigint PRIMARY KEY, g int, k int, v int);
+INSERT INTO facts SELECT i, i % 1000, 1 + i % 5000, (hashint8(i) & 1048575)::int
+  FROM generate_series(1, $BASE) i;
+CREATE TABLE notes (id bigint PRIMARY KEY, fid bigint, w int);
+INSERT INTO notes SELECT i, i, i % 100 FROM generate_series(1, $BASE) i;
+VACUUM ANALYZE region, dim, facts, notes;
+SQL
+
+declare -A Q=(
+	[filter]="SELECT id, g, v FROM facts WHERE v % 10 = 0"
+	[sum]="SELECT g, count(*) AS n, sum(v) AS s FROM facts GROUP BY g"
+	[having]="SELECT g, count(*) AS n, sum(v) AS s FROM facts GROUP BY g HAVING sum(v) > 500000000"
+	[min]="SELECT g, count(*) AS n, min(v) AS m FROM facts GROUP BY g"
+	[distinct]="SELECT g, count(DISTINCT v) AS d FROM facts GROUP BY g"
+	[top3]="SELECT g, id, v FROM (SELECT g, id, v, row_number() OVER (PARTITION BY g ORDER BY v DESC, id) AS rn FROM facts) s WHERE rn <= 3"
+	[join]="SELECT f.id, f.v, d.name FROM facts f JOIN dim d ON d.k = f.k"
+	[join2]="SELECT f.id, f.v, n.w FROM facts f JOIN notes n ON n.fid = f.id"
+	[join3]="SELECT f.id, d.name, r.rname FROM facts f JOIN dim d ON d.k = f.k JOIN region r ON r.r = d.r"
+)
+
+now() { date +%s.%N; }
+# the insert of the changed rows (join2: half into each side, matching)
+insert_sql() {
+	local from=$((BASE + 1)) to=$((BASE + CHANGE))
+	if [ "$1" = join2 ]; then
+		local half=$((BASE + CHANGE / 2))
+		echo "BEGIN;
+INSERT INTO facts SELECT i, i % 1000, 1 + i % 5000, (hashint8(i) & 1048575)::int FROM generate_series($from, $half) i;
+INSERT INTO notes SELECT i, i, i % 100 FROM generate_series($from, $half) i;
+COMMIT;"
+	else
+		echo "INSERT INTO facts SELECT i, i % 1000, 1 + i % 5000, (hashint8(i) & 1048575)::int FROM generate_series($from, $to) i;"
+	fi
+}
+undo_sql="BEGIN; DELETE FROM facts WHERE id > $BASE; DELETE FROM notes WHERE id > $BASE; COMMIT;"
+# seconds from the commit of sql until the view has applied it
+apply_seconds() {
+	local t0 t1
+	$PSQL -c "$1"
+	t0=$(now)
+	$PSQL -c "SELECT hummock_stream.wait('bv', interval '1 hour')" >/dev/null
+	t1=$(now)
+	echo "$t1 - $t0" | bc
+}
+refresh_seconds() {
+	local t0 t1
+	t0=$(now)
+	$PSQL -c "REFRESH MATERIALIZED VIEW pv"
+	t1=$(now)
+	echo "$t1 - $t0" | bc
+}
+check() {	# the view equals its query (0 differing rows)
+	$PSQL -c "SELECT count(*) FROM ((TABLE bv EXCEPT ALL ($1)) UNION ALL (($1) EXCEPT ALL TABLE bv)) x"
+}
+
+if want 1; then
+	echo "| view | apply $CHANGE rows | rows/s | REFRESH | apply / REFRESH | differs |"
+	echo "| --- | --- | --- | --- | --- | --- |"
+	for kind in $KINDS; do
+		q=${Q[$kind]}
+		$PSQL -c "SELECT hummock_stream.create_materialized_view('bv', \$q\$$q\$q\$)" >/dev/null
+		$PSQL -c "CREATE MATERIALIZED VIEW pv AS $q" >/dev/null
+		ours=() pg=()
+		for _ in $(seq 1 "$RUNS"); do
+			ours+=("$(apply_seconds "$(insert_sql "$kind")")")
+			pg+=("$(refresh_seconds)")
+			diff=$(check "$q")
+			apply_seconds "$undo_sql" >/dev/null
+			$PSQL -c "VACUUM facts, notes"
+		done
+		o=$(printf '%s\n' "${ours[@]}" | median)
+		p=$(printf '%s\n' "${pg[@]}" | median)
+		n=$CHANGE
+		printf '| %s | %.2f s | %s | %.2f s | %.2fx | %s |\n' "$kind" "$o" \
+			"$(echo "scale=0; $n / $o" | bc)" "$p" "$(echo "scale=3; $o / $p" | bc)" "$diff"
+		$PSQL -c "SELECT hummock_stream.drop_materialized_view('bv')" >/dev/null
+		$PSQL -c "DROP MATERIALIZED VIEW pv" >/dev/null
+	done
+fi
+
+if want 2; then
+	echo "| view | apply UPDATE of $CHURN rows | REFRESH | speedup (REFRESH / apply) | differs |"
+	echo "| --- | --- | --- | --- | --- |"
+	for kind in $KINDS; do
+		q=${Q[$kind]}
+		$PSQL -c "SELECT hummock_stream.create_materialized_view('bv', \$q\$$q\$q\$)" >/dev/null
+		$PSQL -c "CREATE MATERIALIZED VIEW pv AS $q" >/dev/null
+		ours=() pg=()
+		for r in $(seq 1 "$RUNS"); do
+			ours+=("$(apply_seconds "UPDATE facts SET v = (v + $r) & 1048575 WHERE id % $((BASE / CHURN)) = $r")")
+			pg+=("$(refresh_seconds)")
+			diff=$(check "$q")
+		done
+		o=$(printf '%s\n' "${ours[@]}" | median)
+		p=$(printf '%s\n' "${pg[@]}" | median)
+		printf '| %s | %.3f s | %.3f s | %.1fx | %s |\n' "$kind" "$o" "$p" "$(echo "scale=2; $p / $o" | bc)" "$diff"
+		$PSQL -c "SELECT hummock_stream.drop_materialized_view('bv')" >/dev/null
+		$PSQL -c "DROP MATERIALIZED VIEW pv" >/dev/null
+	done
+fi
+echo "# load $(cut -d' ' -f1-3 /proc/loadavg) at end"
