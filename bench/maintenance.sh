@@ -9,7 +9,9 @@
 #    is the apply time, rows/s = CHANGE / apply time.  REFRESH of the same
 #    query as a Postgres materialized view over the rows after the change,
 #    in the same run.  The inserted rows are deleted again (and applied)
-#    between runs; median of RUNS.
+#    between runs; median of RUNS.  Worker CPU: the compute worker's user
+#    + system seconds over the apply (its cost, without the wait for the
+#    next barrier that the wall time includes).
 # 2. Churn: UPDATE of CHURN (1%) of the base rows in one transaction; apply
 #    time against REFRESH; the speedup is REFRESH / apply.
 # Figures, not assertions.  Run as root:  bench/maintenance.sh
@@ -56,6 +58,15 @@ declare -A Q=(
 )
 
 now() { date +%s.%N; }
+PMPID=$(head -n 1 "$DIR/data/postmaster.pid")
+# CPU seconds (user + system) the compute workers of this server used so far
+worker_cpu() {
+	local total=0 p
+	for p in $(pgrep -P "$PMPID" -f "compute worker"); do
+		total=$(awk -v t="$total" '{print t + ($14 + $15) / 100}' "/proc/$p/stat")
+	done
+	echo "$total"
+}
 # the insert of the changed rows (join2: half into each side, matching)
 insert_sql() {
 	local from=$((BASE + 1)) to=$((BASE + CHANGE))
@@ -70,14 +81,17 @@ COMMIT;"
 	fi
 }
 undo_sql="BEGIN; DELETE FROM facts WHERE id > $BASE; DELETE FROM notes WHERE id > $BASE; COMMIT;"
-# seconds from the commit of sql until the view has applied it
+# seconds from the commit of sql until the view has applied it, and the
+# compute worker's CPU seconds meanwhile ("wall cpu")
 apply_seconds() {
-	local t0 t1
+	local t0 t1 c0 c1
 	$PSQL -c "$1"
 	t0=$(now)
+	c0=$(worker_cpu)
 	$PSQL -c "SELECT hummock_stream.wait('bv', interval '1 hour')" >/dev/null
 	t1=$(now)
-	echo "$t1 - $t0" | bc
+	c1=$(worker_cpu)
+	echo "$(echo "$t1 - $t0" | bc) $(echo "$c1 - $c0" | bc)"
 }
 refresh_seconds() {
 	local t0 t1
@@ -91,46 +105,52 @@ check() {	# the view equals its query (0 differing rows)
 }
 
 if want 1; then
-	echo "| view | apply $CHANGE rows | rows/s | REFRESH | apply / REFRESH | differs |"
-	echo "| --- | --- | --- | --- | --- | --- |"
+	echo "| view | apply $CHANGE rows | rows/s | worker CPU | REFRESH | apply / REFRESH | differs |"
+	echo "| --- | --- | --- | --- | --- | --- | --- |"
 	for kind in $KINDS; do
 		q=${Q[$kind]}
 		$PSQL -c "SELECT hummock_stream.create_materialized_view('bv', \$q\$$q\$q\$)" >/dev/null
 		$PSQL -c "CREATE MATERIALIZED VIEW pv AS $q" >/dev/null
-		ours=() pg=()
+		ours=() cpu=() pg=()
 		for _ in $(seq 1 "$RUNS"); do
-			ours+=("$(apply_seconds "$(insert_sql "$kind")")")
+			read -r w c < <(apply_seconds "$(insert_sql "$kind")")
+			ours+=("$w") cpu+=("$c")
 			pg+=("$(refresh_seconds)")
 			diff=$(check "$q")
 			apply_seconds "$undo_sql" >/dev/null
 			$PSQL -c "VACUUM facts, notes"
 		done
 		o=$(printf '%s\n' "${ours[@]}" | median)
+		c=$(printf '%s\n' "${cpu[@]}" | median)
 		p=$(printf '%s\n' "${pg[@]}" | median)
 		n=$CHANGE
-		printf '| %s | %.2f s | %s | %.2f s | %.2fx | %s |\n' "$kind" "$o" \
-			"$(echo "scale=0; $n / $o" | bc)" "$p" "$(echo "scale=3; $o / $p" | bc)" "$diff"
+		printf '| %s | %.2f s | %s | %.2f s | %.2f s | %.2fx | %s |\n' "$kind" "$o" \
+			"$(echo "scale=0; $n / $o" | bc)" "$c" "$p" "$(echo "scale=3; $o / $p" | bc)" "$diff"
 		$PSQL -c "SELECT hummock_stream.drop_materialized_view('bv')" >/dev/null
 		$PSQL -c "DROP MATERIALIZED VIEW pv" >/dev/null
 	done
 fi
 
 if want 2; then
-	echo "| view | apply UPDATE of $CHURN rows | REFRESH | speedup (REFRESH / apply) | differs |"
-	echo "| --- | --- | --- | --- | --- |"
+	echo "| view | apply UPDATE of $CHURN rows | worker CPU | REFRESH | speedup (REFRESH / apply) | REFRESH / worker CPU | differs |"
+	echo "| --- | --- | --- | --- | --- | --- | --- |"
 	for kind in $KINDS; do
 		q=${Q[$kind]}
 		$PSQL -c "SELECT hummock_stream.create_materialized_view('bv', \$q\$$q\$q\$)" >/dev/null
 		$PSQL -c "CREATE MATERIALIZED VIEW pv AS $q" >/dev/null
-		ours=() pg=()
+		ours=() cpu=() pg=()
 		for r in $(seq 1 "$RUNS"); do
-			ours+=("$(apply_seconds "UPDATE facts SET v = (v + $r) & 1048575 WHERE id % $((BASE / CHURN)) = $r")")
+			read -r w c < <(apply_seconds "UPDATE facts SET v = (v + $r) & 1048575 WHERE id % $((BASE / CHURN)) = $r")
+			ours+=("$w") cpu+=("$c")
 			pg+=("$(refresh_seconds)")
 			diff=$(check "$q")
 		done
 		o=$(printf '%s\n' "${ours[@]}" | median)
+		c=$(printf '%s\n' "${cpu[@]}" | median)
 		p=$(printf '%s\n' "${pg[@]}" | median)
-		printf '| %s | %.3f s | %.3f s | %.1fx | %s |\n' "$kind" "$o" "$p" "$(echo "scale=2; $p / $o" | bc)" "$diff"
+		printf '| %s | %.3f s | %.3f s | %.3f s | %.1fx | %s | %s |\n' "$kind" "$o" "$c" "$p" \
+			"$(echo "scale=2; $p / $o" | bc)" \
+			"$(if [ "$(echo "$c > 0" | bc)" = 1 ]; then echo "$(echo "scale=1; $p / $c" | bc)x"; else echo "-"; fi)" "$diff"
 		$PSQL -c "SELECT hummock_stream.drop_materialized_view('bv')" >/dev/null
 		$PSQL -c "DROP MATERIALIZED VIEW pv" >/dev/null
 	done

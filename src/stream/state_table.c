@@ -65,6 +65,31 @@ table_iterator(HsStateTable *t, HsSlice lower, const HsSlice *upper)
 	return it;
 }
 
+/*
+ * The first user key after every key that starts with prefix (palloc'd in
+ * *out): the prefix without its trailing 0xff bytes, last byte plus one.
+ * False if there is none (the prefix is empty or all 0xff).  Scans end
+ * there: a scan that stopped only at the first visible key past the prefix
+ * would read on through whatever deleted keys follow it (a join side after
+ * a large delete: every probe read all of them).
+ */
+static bool
+prefix_upper(const char *prefix, int prefixlen, HsSlice *out)
+{
+	int			n = prefixlen;
+	uint8	   *buf;
+
+	while (n > 0 && (uint8) prefix[n - 1] == 0xff)
+		n--;
+	if (n == 0)
+		return false;
+	buf = palloc(n);
+	memcpy(buf, prefix, n);
+	buf[n - 1]++;
+	*out = HsSliceMake(buf, n);
+	return true;
+}
+
 /* The table key (table id | user key) of a user key, palloc'd. */
 static HsSlice
 table_key(HsStateTable *t, const char *key, int keylen)
@@ -117,10 +142,12 @@ HsStateTableFirstWithPrefix(HsStateTable *t, const char *prefix, int prefixlen,
 	HsSlice		tk;
 	HsStatus	st;
 	bool		found = false;
+	HsSlice		upper;
+	bool		bounded = prefix_upper(prefix, prefixlen, &upper);
 
 	resetStringInfo(key);
 	resetStringInfo(value);
-	it = table_iterator(t, HsSliceMake(prefix, prefixlen), NULL);
+	it = table_iterator(t, HsSliceMake(prefix, prefixlen), bounded ? &upper : NULL);
 	tk = table_key(t, prefix, prefixlen);
 	HsIterSeek(it, tk);
 	if (HsIterValid(it))
@@ -143,6 +170,8 @@ HsStateTableFirstWithPrefix(HsStateTable *t, const char *prefix, int prefixlen,
 	}
 	HsIterDestroy(it);
 	pfree((void *) tk.data);
+	if (bounded)
+		pfree((void *) upper.data);
 	return found;
 }
 
@@ -153,8 +182,10 @@ HsStateTableScanPrefix(HsStateTable *t, const char *prefix, int prefixlen,
 	HsIterator *it;
 	HsSlice		tk;
 	HsStatus	st;
+	HsSlice		upper;
+	bool		bounded = prefix_upper(prefix, prefixlen, &upper);
 
-	it = table_iterator(t, HsSliceMake(prefix, prefixlen), NULL);
+	it = table_iterator(t, HsSliceMake(prefix, prefixlen), bounded ? &upper : NULL);
 	tk = table_key(t, prefix, prefixlen);
 	for (HsIterSeek(it, tk); HsIterValid(it); HsIterNext(it))
 	{
@@ -175,6 +206,8 @@ HsStateTableScanPrefix(HsStateTable *t, const char *prefix, int prefixlen,
 	}
 	HsIterDestroy(it);
 	pfree((void *) tk.data);
+	if (bounded)
+		pfree((void *) upper.data);
 }
 
 void
