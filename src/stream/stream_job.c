@@ -28,6 +28,8 @@
 #include "nodes/readfuncs.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -176,7 +178,7 @@ prepare_log_plan(HsStreamJob *job, int i)
 	Oid			relid = in->leaf->relid;
 	Oid			log_relid;
 	char		sql[512];
-	Oid			types[2] = {TEXTOID, TEXTOID};
+	Oid			types[2] = {PG_SNAPSHOTOID, PG_SNAPSHOTOID};
 
 	if (in->log_plan)
 		return;
@@ -187,10 +189,10 @@ prepare_log_plan(HsStreamJob *job, int i)
 				 errmsg("table \"%s\" has no capture log", get_rel_name(relid))));
 	snprintf(sql, sizeof(sql),
 			 "SELECT op, r FROM hummock_stream.%s"
-			 " WHERE txid >= pg_snapshot_xmin($1::pg_snapshot)"
-			 "   AND txid < pg_snapshot_xmax($2::pg_snapshot)"
-			 "   AND pg_visible_in_snapshot(txid, $2::pg_snapshot)"
-			 "   AND NOT pg_visible_in_snapshot(txid, $1::pg_snapshot)"
+			 " WHERE txid >= pg_snapshot_xmin($1)"
+			 "   AND txid < pg_snapshot_xmax($2)"
+			 "   AND pg_visible_in_snapshot(txid, $2)"
+			 "   AND NOT pg_visible_in_snapshot(txid, $1)"
 			 " ORDER BY stmt, ord",
 			 quote_identifier(get_rel_name(log_relid)));
 	in->log_plan = SPI_prepare(sql, 2, types);
@@ -200,15 +202,27 @@ prepare_log_plan(HsStreamJob *job, int i)
 	SPI_keepplan(in->log_plan);
 }
 
-/* Feed input i the changes of its table between the position and snapshot. */
+/*
+ * Feed input i the changes of its table between the position and snapshot
+ * (args: the two as pg_snapshot values, parsed once, not per log row).
+ * The sort by (stmt, ord) may use maintenance_work_mem, as other
+ * maintenance work does, instead of work_mem: a large transaction's
+ * changes then sort in memory rather than on temporary files.
+ */
 static void
 consume_input(HsStreamJob *job, int i, Datum *args)
 {
 	HsStreamJobInput *in = &job->inputs[i];
 	Portal		portal;
 	HeapTupleData tmp;
+	int			nest = NewGUCNestLevel();
+	char		mem[32];
 
 	HsUserContext ext;
+
+	snprintf(mem, sizeof(mem), "%d", Max(work_mem, maintenance_work_mem));
+	(void) set_config_option("work_mem", mem, PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
 
 	/*
 	 * The log is the extension's: it is read as the extension's owner, and
@@ -244,6 +258,7 @@ consume_input(HsStreamJob *job, int i, Datum *args)
 		SPI_freetuptable(SPI_tuptable);
 	}
 	SPI_cursor_close(portal);
+	AtEOXact_GUC(true, nest);
 }
 
 bool
@@ -278,8 +293,8 @@ HsStreamJobConsume(HsStreamJob *job, const char *snapshot)
 	if (tables_moved)
 	{
 		SPI_connect();
-		args[0] = CStringGetTextDatum(job->position);
-		args[1] = CStringGetTextDatum(snapshot);
+		args[0] = DirectFunctionCall1(pg_snapshot_in, CStringGetDatum(job->position));
+		args[1] = DirectFunctionCall1(pg_snapshot_in, CStringGetDatum(snapshot));
 	}
 	/* input by input: see exec_hash_join.c for why that is a valid order */
 	for (int i = 0; i < job->n_inputs; i++)
