@@ -67,17 +67,19 @@ worker_cpu() {
 	done
 	echo "$total"
 }
-# the insert of the changed rows (join2: half into each side, matching)
+# the insert of the changed rows of run $2 (join2: half into each side,
+# matching); each run's values are new (a run re-inserts the ids the last
+# one deleted, not their (group, value) pairs)
 insert_sql() {
-	local from=$((BASE + 1)) to=$((BASE + CHANGE))
+	local from=$((BASE + 1)) to=$((BASE + CHANGE)) salt=$((${2:-0} * 7919))
 	if [ "$1" = join2 ]; then
 		local half=$((BASE + CHANGE / 2))
 		echo "BEGIN;
-INSERT INTO facts SELECT i, i % 1000, 1 + i % 5000, (hashint8(i) & 1048575)::int FROM generate_series($from, $half) i;
+INSERT INTO facts SELECT i, i % 1000, 1 + i % 5000, (hashint8(i + $salt) & 1048575)::int FROM generate_series($from, $half) i;
 INSERT INTO notes SELECT i, i, i % 100 FROM generate_series($from, $half) i;
 COMMIT;"
 	else
-		echo "INSERT INTO facts SELECT i, i % 1000, 1 + i % 5000, (hashint8(i) & 1048575)::int FROM generate_series($from, $to) i;"
+		echo "INSERT INTO facts SELECT i, i % 1000, 1 + i % 5000, (hashint8(i + $salt) & 1048575)::int FROM generate_series($from, $to) i;"
 	fi
 }
 undo_sql="BEGIN; DELETE FROM facts WHERE id > $BASE; DELETE FROM notes WHERE id > $BASE; COMMIT;"
@@ -112,8 +114,8 @@ if want 1; then
 		$PSQL -c "SELECT hummock_stream.create_materialized_view('bv', \$q\$$q\$q\$)" >/dev/null
 		$PSQL -c "CREATE MATERIALIZED VIEW pv AS $q" >/dev/null
 		ours=() cpu=() pg=()
-		for _ in $(seq 1 "$RUNS"); do
-			read -r w c < <(apply_seconds "$(insert_sql "$kind")")
+		for r in $(seq 1 "$RUNS"); do
+			read -r w c < <(apply_seconds "$(insert_sql "$kind" "$r")")
 			ours+=("$w") cpu+=("$c")
 			pg+=("$(refresh_seconds)")
 			diff=$(check "$q")
