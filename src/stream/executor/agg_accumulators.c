@@ -113,10 +113,10 @@ float4_to_float8(PG_FUNCTION_ARGS)
 	return Float8GetDatum((float8) PG_GETARG_FLOAT4(0));
 }
 
-bool
-AggSumOpsFor(HsAggKind kind, Oid argtype, AggSumOps *ops)
+/* The sum type and functions of sum/avg(argtype); false: unsupported. */
+static bool
+sum_ops_choose(HsAggKind kind, Oid argtype, AggSumOps *ops)
 {
-	memset(ops, 0, sizeof(*ops));
 	switch (argtype)
 	{
 		case INT2OID:
@@ -184,6 +184,17 @@ AggSumOpsFor(HsAggKind kind, Oid argtype, AggSumOps *ops)
 			return true;
 	}
 	return false;
+}
+
+bool
+AggSumOpsFor(HsAggKind kind, Oid argtype, AggSumOps *ops)
+{
+	memset(ops, 0, sizeof(*ops));
+	if (!sum_ops_choose(kind, argtype, ops))
+		return false;
+	/* looked up once: a per-row syscache lookup was a good part of a sum's cost */
+	get_typlenbyval(ops->sumtype, &ops->sumlen, &ops->sumbyval);
+	return true;
 }
 
 bool
@@ -438,9 +449,9 @@ AggAccAddSum(AggAcc *acc, const AggSumOps *ops, Oid argtype, Datum v, int sign,
 	else
 		s = DirectFunctionCall2(sign > 0 ? ops->add : ops->sub, acc->sum, x);
 	old = MemoryContextSwitchTo(group_cxt);
-	if (!acc->sum_null && !is_byval(ops->sumtype))
+	if (!acc->sum_null && !ops->sumbyval)
 		pfree(DatumGetPointer(acc->sum));
-	acc->sum = copy_datum(s, ops->sumtype);
+	acc->sum = datumCopy(s, ops->sumbyval, ops->sumlen);
 	acc->sum_null = false;
 	MemoryContextSwitchTo(old);
 	if (finite_count(acc) == 0)
@@ -553,7 +564,7 @@ AggAccDecode(AggAcc *acc, const HsAggCall *call, const AggSumOps *ops,
 	acc->count = DatumGetInt64(values[0]);
 	acc->sum_null = nulls[1];
 	if (!acc->sum_null)
-		acc->sum = copy_datum(values[1], ops->sumtype);
+		acc->sum = datumCopy(values[1], ops->sumbyval, ops->sumlen);
 	acc->val_null = nulls[2];
 	if (!acc->val_null)
 	{

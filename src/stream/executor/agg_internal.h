@@ -42,6 +42,8 @@ typedef struct AggAcc
 typedef struct AggSumOps
 {
 	Oid			sumtype;
+	int16		sumlen;			/* its typlen and typbyval */
+	bool		sumbyval;
 	bool		numeric_input;	/* track scales and special values */
 	bool		float_input;	/* track special values and -0 */
 	PGFunction	conv;			/* argument -> sum type, or NULL */
@@ -52,7 +54,11 @@ typedef struct AggSumOps
 /* Columns of one call's accumulators in the state row. */
 #define AGG_STATE_COLS_PER_CALL 5
 
-/* A copy of d, a value of type typid, in the current memory context. */
+/*
+ * A copy of d, a value of type typid, in the current memory context (a
+ * syscache lookup: per group, not per row; per row copy with the
+ * attribute's attlen/attbyval, see copy_att_datum).
+ */
 static inline Datum
 copy_datum(Datum d, Oid typid)
 {
@@ -63,10 +69,11 @@ copy_datum(Datum d, Oid typid)
 	return datumCopy(d, typbyval, typlen);
 }
 
-static inline bool
-is_byval(Oid typid)
+/* A copy of d, a value of attribute att, in the current memory context. */
+static inline Datum
+copy_att_datum(Datum d, Form_pg_attribute att)
 {
-	return get_typbyval(typid);
+	return datumCopy(d, att->attbyval, att->attlen);
 }
 
 /* ---- agg_accumulators.c ---- */

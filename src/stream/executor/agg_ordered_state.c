@@ -103,7 +103,7 @@ set_extreme(const AggValueCounts *vc, AggAcc *acc, Datum v, const char *key, int
 {
 	MemoryContext old = MemoryContextSwitchTo(group_cxt);
 
-	acc->val = copy_datum(v, vc->argtype);
+	acc->val = copy_att_datum(v, TupleDescAttr(vc->desc, 0));
 	acc->val_null = false;
 	acc->val_key = palloc(keylen);
 	memcpy(acc->val_key, key, keylen);

@@ -194,7 +194,7 @@ lookup_group(HashAggExec *a, TupleTableSlot *row)
 		{
 			g->keynulls[kk] = nulls[c];
 			g->keyvals[kk] = nulls[c] ? (Datum) 0 :
-				copy_datum(values[c], TupleDescAttr(a->in_desc, kk)->atttypid);
+				copy_att_datum(values[c], TupleDescAttr(a->in_desc, kk));
 		}
 		g->rows = DatumGetInt64(values[c++]);
 		for (int i = 0; i < a->ncalls; i++)
@@ -218,7 +218,7 @@ lookup_group(HashAggExec *a, TupleTableSlot *row)
 
 			g->keynulls[kk] = isnull;
 			g->keyvals[kk] = isnull ? (Datum) 0 :
-				copy_datum(d, TupleDescAttr(a->in_desc, kk)->atttypid);
+				copy_att_datum(d, TupleDescAttr(a->in_desc, kk));
 		}
 		MemoryContextSwitchTo(old);
 	}
@@ -248,8 +248,8 @@ touch_group(HashAggExec *a, AggGroup *g)
 	{
 		int			c = a->nkeys + i;
 
-		if (!g->before_null[c] && !is_byval(TupleDescAttr(a->exec.out_desc, c)->atttypid))
-			g->before[c] = copy_datum(g->before[c], TupleDescAttr(a->exec.out_desc, c)->atttypid);
+		if (!g->before_null[c] && !TupleDescAttr(a->exec.out_desc, c)->attbyval)
+			g->before[c] = copy_att_datum(g->before[c], TupleDescAttr(a->exec.out_desc, c));
 	}
 	MemoryContextSwitchTo(old);
 }
