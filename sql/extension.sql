@@ -10,6 +10,8 @@ SELECT name, size_bytes > 0 AS has_size, initialized_at IS NOT NULL AS initializ
 
 -- every setting is under the reserved prefix and visible in the view
 SELECT name, setting, unit, context FROM hummock_stream.settings;
+-- a negative backfill rate limit is refused (22023)
+SET hummock_stream.backfill_rate_limit = -1;
 SET hummock_stream.sst_compression = 'zstd';
 SHOW hummock_stream.sst_compression;
 SET hummock_stream.sst_compression = 'snappy';

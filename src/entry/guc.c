@@ -24,6 +24,7 @@
 #include "hummock_stream/meta/compactor.h"
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/hummock_manager.h"
+#include "hummock_stream/stream/backfill.h"
 #include "hummock_stream/meta/launcher.h"
 #include "hummock_stream/pg/shared_block_cache.h"
 #include "hummock_stream/stream/compute_worker.h"
@@ -221,6 +222,15 @@ HsGucDefine(void)
 							10000, 0, INT_MAX,
 							PGC_USERSET,
 							GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("hummock_stream.backfill_rate_limit",
+							"Source rows per second a view's backfill reads at most (0: no limit).",
+							"Taken from the session that creates or rebuilds the view; the backfill sleeps when it is ahead, so a large creation leaves the machine to the running workload.",
+							&hs_backfill_rate_limit,
+							0, 0, INT_MAX,
+							PGC_USERSET,
+							0,
 							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved(HS_EXTENSION_NAME);

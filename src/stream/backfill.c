@@ -11,13 +11,16 @@
  * on), the newest of their committed epochs once all have committed it.
  * Rows go input after input, smallest input first (a join's big side
  * then probes the small side's state and its output follows the big
- * side's order, which the memtables take fastest), in chunks of BACKFILL_CHUNK_ROWS per epoch
- * (E0, E0 + 1, ...: memtables stay bounded and the shared buffer may
- * spill), and every table of the job commits at the last epoch in the
- * caller's transaction, the view's change log getting the backfill as
- * inserts.  A rebuild (replace) first deletes every row the job's tables
- * hold, so the commit replaces the old state and the view's log shows the
- * difference.
+ * side's order), in chunks of BACKFILL_CHUNK_ROWS per epoch (E0, E0 + 1,
+ * ...: memtables stay bounded and the shared buffer may spill), and every
+ * table of the job commits at the last epoch in the caller's transaction,
+ * the view's change log getting the backfill as inserts.  A rebuild
+ * (replace) first deletes every row the job's tables hold, so the commit
+ * replaces the old state and the view's log shows the difference.
+ *
+ * hummock_stream.backfill_rate_limit (the creating session's) caps the
+ * source rows read per second: the backfill sleeps on its latch whenever
+ * it is ahead, publishing its progress first.
  *
  * src/stream/backfill.c
  *
@@ -39,6 +42,8 @@
 #include "optimizer/plancat.h"
 #include "parser/analyze.h"
 #include "parser/scansup.h"
+#include "pgstat.h"
+#include "storage/latch.h"
 #include "storage/lmgr.h"
 #include "tcop/tcopprot.h"
 #include "utils/acl.h"
@@ -67,6 +72,11 @@
 
 /* Source rows per backfill epoch. */
 #define BACKFILL_CHUNK_ROWS 100000
+
+int			hs_backfill_rate_limit = 0;
+
+/* Rows between two checks of the rate limit. */
+#define RATE_CHECK_EVERY 256
 
 /* Where the backfill reports its progress (HsBackfillSetProgress). */
 static HsDbState *progress_db = NULL;
@@ -104,6 +114,35 @@ count_row(int k)
 		return;
 	if (++progress->rows_read[k] % PROGRESS_EVERY == 0)
 		HsDbStateCreationSet(progress_db, progress_slot, progress);
+}
+
+/*
+ * Sleep while the backfill, having read rows since started, is ahead of
+ * hummock_stream.backfill_rate_limit (on the latch: interrupts and
+ * postmaster death end the wait).
+ */
+static void
+throttle(int64 rows, TimestampTz started)
+{
+	int64		due_us;
+	int64		spent_us;
+
+	if (hs_backfill_rate_limit <= 0)
+		return;
+	due_us = rows * 1000000 / hs_backfill_rate_limit;
+	spent_us = GetCurrentTimestamp() - started;
+	if (spent_us < due_us && progress != NULL)
+		HsDbStateCreationSet(progress_db, progress_slot, progress);	/* before a pause */
+	while (spent_us < due_us)
+	{
+		long		ms = Min((due_us - spent_us + 999) / 1000, 1000);
+
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 ms, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+		spent_us = GetCurrentTimestamp() - started;
+	}
 }
 
 /* Delete every row t has in its store's version (in t's memtable). */
@@ -317,6 +356,8 @@ HsBackfillAndCommit(HsStreamJob *job, Snapshot snapshot, HsEpoch view_epoch,
 					bool replace)
 {
 	int64		in_chunk = 0;
+	int64		rows_read = 0;
+	TimestampTz started = GetCurrentTimestamp();
 	int		   *order;
 	HsTableId  *tables;
 	int			ntables = HsStreamJobTables(job, &tables);
@@ -381,6 +422,8 @@ HsBackfillAndCommit(HsStreamJob *job, Snapshot snapshot, HsEpoch view_epoch,
 			}
 			HsStreamJobPush(job, i, row, +1);
 			count_row(counter);
+			if (++rows_read % RATE_CHECK_EVERY == 0)
+				throttle(rows_read, started);
 			if (++in_chunk >= BACKFILL_CHUNK_ROWS)
 			{
 				/* end this chunk's epoch: bounded memtables, maybe a spill */

@@ -52,6 +52,7 @@
  */
 #include "postgres.h"
 
+#include "access/relation.h"
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/transam.h"
@@ -69,6 +70,7 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/readfuncs.h"
+#include "optimizer/plancat.h"
 #include "parser/analyze.h"
 #include "parser/scansup.h"
 #include "pgstat.h"
@@ -308,19 +310,25 @@ set_phase(Creation *c, HsCreationPhase phase)
 	HsDbStateCreationSet(db, c->progress_slot, &c->progress);
 }
 
-/* pg_class.reltuples of relid (-1: never analyzed). */
+/*
+ * The planner's estimate of relid's rows (as for a scan of it: reltuples
+ * scaled to its current size, or a guess from its pages if it was never
+ * analyzed); -1 if it is not a table.
+ */
 static int64
 rel_tuples(Oid relid)
 {
-	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	int64		n = -1;
+	Relation	rel = try_relation_open(relid, AccessShareLock);
+	BlockNumber pages;
+	double		tuples = -1;
+	double		allvisfrac;
 
-	if (HeapTupleIsValid(tup))
-	{
-		n = (int64) ((Form_pg_class) GETSTRUCT(tup))->reltuples;
-		ReleaseSysCache(tup);
-	}
-	return n;
+	if (rel == NULL)
+		return -1;
+	if (rel->rd_rel->relkind == RELKIND_RELATION || rel->rd_rel->relkind == RELKIND_MATVIEW)
+		estimate_rel_size(rel, NULL, &pages, &tuples, &allvisfrac);
+	relation_close(rel, AccessShareLock);
+	return (int64) tuples;
 }
 
 /* Step 2: capture and the view's relation, in the current transaction. */
@@ -475,6 +483,7 @@ typedef struct CreatorShared
 	char		schema[NAMEDATALEN];
 	char		relname[NAMEDATALEN];
 	pid_t		caller_pid;
+	int			backfill_rate_limit;	/* the caller's setting */
 	/* written by the creator */
 	volatile sig_atomic_t state;
 	Oid			view;
@@ -556,6 +565,13 @@ HsViewCreatorMain(Datum main_arg)
 	SetSessionAuthorization(sh->userid, superuser_arg(sh->userid));
 	CommitTransactionCommand();
 	pgstat_report_appname("hummock_stream view creator");
+	{
+		/* the caller's backfill setting, as if it ran the backfill itself */
+		char		limit[16];
+
+		snprintf(limit, sizeof(limit), "%d", sh->backfill_rate_limit);
+		SetConfigOption("hummock_stream.backfill_rate_limit", limit, PGC_USERSET, PGC_S_SESSION);
+	}
 	HsPinProcessSearchPath();
 	cxt = AllocSetContextCreate(TopMemoryContext, "hummock_stream creator", ALLOCSET_DEFAULT_SIZES);
 	db = HsDbStateGet(MyDatabaseId, true);
@@ -727,6 +743,7 @@ create_concurrently(RangeVar *rv, const char *definition, Query *q, bool wait,
 	strlcpy(sh->schema, get_namespace_name(nsp), NAMEDATALEN);
 	strlcpy(sh->relname, rv->relname, NAMEDATALEN);
 	sh->caller_pid = MyProcPid;
+	sh->backfill_rate_limit = hs_backfill_rate_limit;
 	sh->query_len = tlen;
 	memcpy(sh->data, tree, tlen + 1);
 	memcpy(sh->data + tlen + 1, definition, dlen + 1);
@@ -1001,6 +1018,7 @@ hummock_stream_create_progress(PG_FUNCTION_ARGS)
 				values[4] = ObjectIdGetDatum(st[i].input[k]);
 				values[5] = Int64GetDatum(st[i].rows_read[k]);
 				values[6] = Int64GetDatum(st[i].rows_estimate[k]);
+				nulls[6] = st[i].rows_estimate[k] < 0;	/* no estimate */
 				values[7] = Float8GetDatum(secs > 0 ? st[i].rows_read[k] / secs : 0);
 			}
 			else

@@ -13,7 +13,9 @@
 #      crash restart the barrier manager drops the view left 'creating'
 #      (LOG), and the source is no longer captured;
 #  (e) the caller's backend is killed during the backfill: the same;
-#  (f) a creation that runs to the end gives the view its query's rows.
+#  (f) a creation that runs to the end gives the view its query's rows;
+#  (g) hummock_stream.backfill_rate_limit of the creating session holds the
+#      backfill (in the creator worker) to that many rows per second.
 # The backfill is held open by an IMMUTABLE-declared function of the view's
 # query that waits for an advisory lock the test holds.
 use strict;
@@ -225,6 +227,31 @@ for my $who ('creator', 'caller')
 		'0', '(f) the view equals its query');
 	is($node->safe_psql('postgres', q{SELECT state FROM hummock_stream.jobs WHERE name = 'cv'::regclass}),
 		'created', "(f) the view is 'created'");
+}
+
+# (g) the rate limit: the creator reads at most 400 rows a second, so the
+# backfill of src's rows takes at least rows / 400 seconds (a lower bound:
+# load only makes it slower), and shows progress while it runs
+{
+	my $rows = $node->safe_psql('postgres', 'SELECT count(*) FROM src');
+	my $t0 = time;
+	$node->safe_psql('postgres', q{
+		SET hummock_stream.backfill_rate_limit = 400;
+		SELECT hummock_stream.create_materialized_view('rv', 'SELECT id, v FROM src', wait => false)});
+	ok(wait_for(qq{SELECT count(*) > 0 FROM hummock_stream.create_progress
+		 WHERE view = 'rv'::regclass AND phase = 'backfilling' AND rows_read > 0
+		   AND rows_read < $rows AND rows_estimate > 0}, 't',
+			'(g) progress'), '(g) the throttled backfill shows partial progress');
+	$node->safe_psql('postgres', q{SELECT hummock_stream.wait('rv', interval '3 minutes')});
+	my $took = time - $t0;
+	note(sprintf('(g) %d rows at 400 rows/s took %.2f s', $rows, $took));
+	cmp_ok($took, '>=', ($rows - 256) / 400, '(g) the backfill kept to the rate limit');
+	is($node->safe_psql('postgres', q{
+		SELECT count(*) FROM ((TABLE rv EXCEPT ALL SELECT id, v FROM src) UNION ALL
+		                      (SELECT id, v FROM src EXCEPT ALL TABLE rv)) x}),
+		'0', '(g) the throttled view equals its query');
+	is($node->safe_psql('postgres', q{SHOW hummock_stream.backfill_rate_limit}), '0',
+		'(g) the setting defaults to no limit');
 }
 
 $node->stop;

@@ -15,6 +15,9 @@
 
 #include "hummock_stream/stream/stream_job.h"
 
+/* hummock_stream.backfill_rate_limit: source rows per second (0: none). */
+extern int	hs_backfill_rate_limit;
+
 /*
  * The pg_snapshot text of snapshot, with the current transaction (if it
  * has an xid) counted as running: the backfill sees its earlier writes,
