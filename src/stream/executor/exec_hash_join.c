@@ -44,6 +44,10 @@
  * Output rows are left columns then right columns (LEFT, FULL, INNER), or
  * left columns only (SEMI, ANTI).
  *
+ * A side whose join key is its unique key (a join on its primary key)
+ * has at most one row per key, stored under the join key twice: a probe
+ * that misses the cache reads it with a point get, not a prefix scan.
+ *
  * Cache: each side keeps, per join key it was probed for lately, its rows
  * under that key in memory (also "no rows"); writes to a cached key update
  * it, writes to other keys do not load them (a write with a unique key is
@@ -115,6 +119,7 @@ typedef struct JoinSide
 	int			nkeys;
 	const int  *ukey;			/* unique key columns, or NULL */
 	int			nukey;
+	bool		key_is_ukey;	/* the join key is the unique key, column by column */
 	bool		preserved;		/* rows appear even without a match */
 	HsStateTable *state;
 	HTAB	   *cache;			/* CacheEntry by join key */
@@ -333,7 +338,23 @@ cache_entry(JoinSide *s, StringInfo jkey)
 		e->key.len = jkey->len;
 		e->rows = NIL;
 		s->cache_bytes += sizeof(CacheEntry) + jkey->len;
-		HsStateTableScanPrefix(s->state, jkey->data, jkey->len, collect_row, &ca);
+		if (s->key_is_ukey)
+		{
+			/* at most one row, keyed by the join key twice: a point get */
+			StringInfoData key;
+			StringInfoData val;
+
+			initStringInfo(&key);
+			appendBinaryStringInfo(&key, jkey->data, jkey->len);
+			appendBinaryStringInfo(&key, jkey->data, jkey->len);
+			initStringInfo(&val);
+			if (HsStateTableGet(s->state, key.data, key.len, &val))
+				(void) collect_row(key.data, key.len, val.data, val.len, &ca);
+			pfree(key.data);
+			pfree(val.data);
+		}
+		else
+			HsStateTableScanPrefix(s->state, jkey->data, jkey->len, collect_row, &ca);
 		e->rows = ca.rows;
 		MemoryContextSwitchTo(old);
 	}
@@ -678,6 +699,26 @@ init_side(HashJoinExec *j, int s, TupleDesc desc, List *keys, const int *ukey,
 	}
 	side->ukey = ukey;
 	side->nukey = nukey;
+	/*
+	 * Join key = unique key (each key a plain column of the unique key, in
+	 * its order and type, as in a join on a primary key): a key has at
+	 * most one row, whose state key is the join key twice, so a probe
+	 * that misses the cache is a point get (bloom filters answer for an
+	 * absent key) instead of a prefix scan over every SST of the side.
+	 */
+	side->key_is_ukey = ukey != NULL && nukey == side->nkeys && nukey > 0;
+	i = 0;
+	foreach(lc, keys)
+	{
+		Expr	   *e = lfirst(lc);
+
+		if (!side->key_is_ukey)
+			break;
+		if (!IsA(e, Var) || ((Var *) e)->varattno != ukey[i] + 1 ||
+			exprType((Node *) e) != TupleDescAttr(desc, ukey[i])->atttypid)
+			side->key_is_ukey = false;
+		i++;
+	}
 	side->preserved = preserved;
 	side->state = state;
 	side->econtext = CreateStandaloneExprContext();
