@@ -102,6 +102,14 @@ refresh_seconds() {
 	t1=$(now)
 	echo "$t1 - $t0" | bc
 }
+views_create() {	# the streaming view bv and the Postgres one pv of query $1
+	$PSQL -c "SELECT hummock_stream.create_materialized_view('bv', \$q\$$1\$q\$)" >/dev/null
+	$PSQL -c "CREATE MATERIALIZED VIEW pv AS $1" >/dev/null
+}
+views_drop() {
+	$PSQL -c "SELECT hummock_stream.drop_materialized_view('bv')" >/dev/null
+	$PSQL -c "DROP MATERIALIZED VIEW pv" >/dev/null
+}
 check() {	# the view equals its query (0 differing rows)
 	$PSQL -c "SELECT count(*) FROM ((TABLE bv EXCEPT ALL ($1)) UNION ALL (($1) EXCEPT ALL TABLE bv)) x"
 }
@@ -111,8 +119,7 @@ if want 1; then
 	echo "| --- | --- | --- | --- | --- | --- | --- |"
 	for kind in $KINDS; do
 		q=${Q[$kind]}
-		$PSQL -c "SELECT hummock_stream.create_materialized_view('bv', \$q\$$q\$q\$)" >/dev/null
-		$PSQL -c "CREATE MATERIALIZED VIEW pv AS $q" >/dev/null
+		views_create "$q"
 		ours=() cpu=() pg=()
 		for r in $(seq 1 "$RUNS"); do
 			read -r w c < <(apply_seconds "$(insert_sql "$kind" "$r")")
@@ -128,8 +135,7 @@ if want 1; then
 		n=$CHANGE
 		printf '| %s | %.2f s | %s | %.2f s | %.2f s | %.2fx | %s |\n' "$kind" "$o" \
 			"$(echo "scale=0; $n / $o" | bc)" "$c" "$p" "$(echo "scale=3; $o / $p" | bc)" "$diff"
-		$PSQL -c "SELECT hummock_stream.drop_materialized_view('bv')" >/dev/null
-		$PSQL -c "DROP MATERIALIZED VIEW pv" >/dev/null
+		views_drop
 	done
 fi
 
@@ -138,8 +144,7 @@ if want 2; then
 	echo "| --- | --- | --- | --- | --- | --- | --- |"
 	for kind in $KINDS; do
 		q=${Q[$kind]}
-		$PSQL -c "SELECT hummock_stream.create_materialized_view('bv', \$q\$$q\$q\$)" >/dev/null
-		$PSQL -c "CREATE MATERIALIZED VIEW pv AS $q" >/dev/null
+		views_create "$q"
 		ours=() cpu=() pg=()
 		for r in $(seq 1 "$RUNS"); do
 			read -r w c < <(apply_seconds "UPDATE facts SET v = (v + $r) & 1048575 WHERE id % $((BASE / CHURN)) = $r")
@@ -153,8 +158,7 @@ if want 2; then
 		printf '| %s | %.3f s | %.3f s | %.3f s | %.1fx | %s | %s |\n' "$kind" "$o" "$c" "$p" \
 			"$(echo "scale=2; $p / $o" | bc)" \
 			"$(if [ "$(echo "$c > 0" | bc)" = 1 ]; then echo "$(echo "scale=1; $p / $c" | bc)x"; else echo "-"; fi)" "$diff"
-		$PSQL -c "SELECT hummock_stream.drop_materialized_view('bv')" >/dev/null
-		$PSQL -c "DROP MATERIALIZED VIEW pv" >/dev/null
+		views_drop
 	done
 fi
 echo "# load $(cut -d' ' -f1-3 /proc/loadavg) at end"
