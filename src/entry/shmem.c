@@ -29,11 +29,13 @@
 #include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/pg/shared_block_cache.h"
+#include "hummock_stream/stream/capture_marks.h"
 
 static const HsShmemItem shmem_items[] = {
 	{"global", HsGlobalShmemSize, HsGlobalShmemInit},
 	{"databases and pins", HsDbStateShmemSize, HsDbStateShmemInit},
 	{"shared block cache", HsSharedBlockCacheShmemSize, HsSharedBlockCacheShmemInit},
+	{"capture marks", HsCaptureMarksShmemSize, HsCaptureMarksShmemInit},
 };
 
 #define HS_SHMEM_NITEMS lengthof(shmem_items)

@@ -112,6 +112,7 @@
 #include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/stream/capture.h"
+#include "hummock_stream/stream/capture_marks.h"
 
 PG_FUNCTION_INFO_V1(hummock_stream_capture);
 PG_FUNCTION_INFO_V1(hummock_stream_capture_truncate);
@@ -285,6 +286,8 @@ hummock_stream_capture(PG_FUNCTION_ARGS)
 		return PointerGetDatum(NULL);	/* not captured (a restored table) */
 	fxid = GetTopFullTransactionId();
 	stmt = (int64) GetXLogInsertRecPtr();
+	/* before any row: readers skip the log only below every marked writer */
+	HsCaptureMarkWrite(RelationGetRelid(trig->tg_relation), fxid);
 
 	open_log(&log, log_oid);
 	slot = MakeSingleTupleTableSlot(RelationGetDescr(trig->tg_relation),

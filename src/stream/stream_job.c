@@ -38,6 +38,7 @@
 #include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/stream/capture.h"
+#include "hummock_stream/stream/capture_marks.h"
 #include "hummock_stream/stream/stream_job.h"
 #include "hummock_stream/stream/view_source.h"
 
@@ -215,11 +216,21 @@ consume_input(HsStreamJob *job, int i, Datum *args)
 	HsStreamJobInput *in = &job->inputs[i];
 	Portal		portal;
 	HeapTupleData tmp;
-	int			nest = NewGUCNestLevel();
+	int			nest;
 	char		mem[32];
 
 	HsUserContext ext;
 
+	/*
+	 * Nobody wrote the log since the position's xmin: every row it has is
+	 * visible in the position, and the query would return nothing.
+	 */
+	if (HsCaptureUnwrittenSince(in->leaf->relid, strtou64(job->position, NULL, 10)))
+	{
+		job->log_reads_skipped++;
+		return;
+	}
+	nest = NewGUCNestLevel();
 	snprintf(mem, sizeof(mem), "%d", Max(work_mem, maintenance_work_mem));
 	(void) set_config_option("work_mem", mem, PGC_USERSET, PGC_S_SESSION,
 							 GUC_ACTION_SAVE, true, 0, false);
@@ -309,8 +320,9 @@ HsStreamJobConsume(HsStreamJob *job, const char *snapshot)
 	if (!tables_moved)
 		return;
 	SPI_finish();
-	elog(DEBUG1, "hummock_stream job %u consumed (%s, %s]: %lld rows so far",
-		 job->job_id, job->position, snapshot, (long long) job->rows_in);
+	elog(DEBUG1, "hummock_stream job %u consumed (%s, %s]: %lld rows so far, %lld capture-log reads skipped",
+		 job->job_id, job->position, snapshot, (long long) job->rows_in,
+		 (long long) job->log_reads_skipped);
 	{
 		char	   *p = MemoryContextStrdup(job->cxt, snapshot);
 

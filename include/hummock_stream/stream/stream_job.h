@@ -43,6 +43,7 @@ typedef struct HsStreamJob
 	int			n_view_inputs;
 	HsEpoch		views_consumed; /* upstream views consumed up to this epoch */
 	int64		rows_in;		/* input rows consumed */
+	int64		log_reads_skipped;	/* capture-log reads of unwritten inputs skipped */
 	HsViewReads *reads;			/* what the query reads, for privilege
 								 * checks at every epoch */
 } HsStreamJob;
