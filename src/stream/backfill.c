@@ -28,6 +28,7 @@
  */
 #include "postgres.h"
 
+#include "access/relation.h"
 #include "access/table.h"
 #include "access/transam.h"
 #include "access/xact.h"
@@ -309,18 +310,20 @@ HsBackfillUpstreamEpoch(List *sources, HsVersion **v)
 	return target;
 }
 
-/* The planner's row estimate of input i's relation. */
-static double
-input_rows(HsStreamJob *job, int i)
+int64
+HsRelationRowEstimate(Oid relid)
 {
-	Relation	rel = table_open(job->inputs[i].leaf->relid, AccessShareLock);
+	Relation	rel = try_relation_open(relid, AccessShareLock);
 	BlockNumber pages;
-	double		tuples;
+	double		tuples = -1;
 	double		allvisfrac;
 
-	estimate_rel_size(rel, NULL, &pages, &tuples, &allvisfrac);
-	table_close(rel, AccessShareLock);
-	return tuples;
+	if (rel == NULL)
+		return -1;
+	if (rel->rd_rel->relkind == RELKIND_RELATION || rel->rd_rel->relkind == RELKIND_MATVIEW)
+		estimate_rel_size(rel, NULL, &pages, &tuples, &allvisfrac);
+	relation_close(rel, AccessShareLock);
+	return (int64) tuples;
 }
 
 /* The job's inputs, smallest first (ties in input order). */
@@ -334,7 +337,7 @@ inputs_by_size(HsStreamJob *job)
 	{
 		int			k = i;
 
-		rows[i] = input_rows(job, i);
+		rows[i] = (double) HsRelationRowEstimate(job->inputs[i].leaf->relid);
 		while (k > 0 && rows[order[k - 1]] > rows[i])
 		{
 			order[k] = order[k - 1];

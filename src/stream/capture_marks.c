@@ -153,7 +153,9 @@ HsCaptureUnwrittenSince(Oid relid, uint64 xmin)
 
 	if (marks == NULL)
 		return false;
-	m = find_or_make(mark_key(relid), U64FromFullTransactionId(ReadNextFullTransactionId()));
+	m = find(mark_key(relid), NULL);
+	if (m == NULL)
+		m = find_or_make(mark_key(relid), U64FromFullTransactionId(ReadNextFullTransactionId()));
 	if (m == NULL)
 		return false;
 	pg_memory_barrier();

@@ -52,7 +52,6 @@
  */
 #include "postgres.h"
 
-#include "access/relation.h"
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/transam.h"
@@ -70,7 +69,6 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/readfuncs.h"
-#include "optimizer/plancat.h"
 #include "parser/analyze.h"
 #include "parser/scansup.h"
 #include "pgstat.h"
@@ -310,27 +308,6 @@ set_phase(Creation *c, HsCreationPhase phase)
 	HsDbStateCreationSet(db, c->progress_slot, &c->progress);
 }
 
-/*
- * The planner's estimate of relid's rows (as for a scan of it: reltuples
- * scaled to its current size, or a guess from its pages if it was never
- * analyzed); -1 if it is not a table.
- */
-static int64
-rel_tuples(Oid relid)
-{
-	Relation	rel = try_relation_open(relid, AccessShareLock);
-	BlockNumber pages;
-	double		tuples = -1;
-	double		allvisfrac;
-
-	if (rel == NULL)
-		return -1;
-	if (rel->rd_rel->relkind == RELKIND_RELATION || rel->rd_rel->relkind == RELKIND_MATVIEW)
-		estimate_rel_size(rel, NULL, &pages, &tuples, &allvisfrac);
-	relation_close(rel, AccessShareLock);
-	return (int64) tuples;
-}
-
 /* Step 2: capture and the view's relation, in the current transaction. */
 static void
 create_setup(Creation *c)
@@ -380,7 +357,7 @@ create_setup(Creation *c)
 		if (n < HS_CREATION_MAX_INPUTS)
 		{
 			c->progress.input[n] = lfirst_oid(lc);
-			c->progress.rows_estimate[n] = rel_tuples(lfirst_oid(lc));
+			c->progress.rows_estimate[n] = HsRelationRowEstimate(lfirst_oid(lc));
 			n++;
 		}
 	}

@@ -49,6 +49,26 @@ sub equal
 		'0', "$what: the view equals its query");
 }
 
+# a psql session fed through *$in, its output in *$out
+sub session
+{
+	my ($in, $out) = @_;
+	return IPC::Run::start(
+		[ 'psql', '-X', '-qAt', '-v', 'ON_ERROR_STOP=1', '-d', $node->connstr('postgres') ],
+		'<', $in, '>', $out, '2>', $out);
+}
+
+# one committed epoch per update of busy rows $from .. $to
+sub busy_epochs
+{
+	my ($from, $to) = @_;
+	for my $i ($from .. $to)
+	{
+		$node->safe_psql('postgres', "UPDATE busy SET v = v + 1 WHERE id = $i");
+		$node->safe_psql('postgres', 'SELECT hummock_stream.wait()');
+	}
+}
+
 # the largest "capture-log reads skipped" count logged since $offset
 sub skipped_since
 {
@@ -64,26 +84,16 @@ sub skipped_since
 
 # (a) write only busy, epoch after epoch
 my $offset = -s $node->logfile;
-for my $i (1 .. 20)
-{
-	$node->safe_psql('postgres', "UPDATE busy SET v = v + 1 WHERE id = $i");
-	$node->safe_psql('postgres', 'SELECT hummock_stream.wait()');
-}
+busy_epochs(1, 20);
 cmp_ok(skipped_since($offset), '>', 0, '(a) reads of the unwritten input are skipped');
 equal('(a)');
 
 # (b) a transaction writes idle and stays open while busy's epochs pass
 my ($in, $out) = ('', '');
-my $long = IPC::Run::start(
-	[ 'psql', '-X', '-qAt', '-v', 'ON_ERROR_STOP=1', '-d', $node->connstr('postgres') ],
-	'<', \$in, '>', \$out, '2>', \$out);
+my $long = session(\$in, \$out);
 $in .= "BEGIN; UPDATE idle SET v = -v WHERE id <= 10; SELECT 'written';\n";
 $long->pump until $out =~ /written/;
-for my $i (21 .. 30)
-{
-	$node->safe_psql('postgres', "UPDATE busy SET v = v + 1 WHERE id = $i");
-	$node->safe_psql('postgres', 'SELECT hummock_stream.wait()');
-}
+busy_epochs(21, 30);
 $in .= "COMMIT; SELECT 'committed';\n";
 $long->pump until $out =~ /committed/;
 $in .= "\\q\n";
@@ -105,16 +115,10 @@ equal('(c) after a restart');
 $node->stop('immediate');
 $node->start;
 ($in, $out) = ('', '');
-my $old = IPC::Run::start(
-	[ 'psql', '-X', '-qAt', '-v', 'ON_ERROR_STOP=1', '-d', $node->connstr('postgres') ],
-	'<', \$in, '>', \$out, '2>', \$out);
+my $old = session(\$in, \$out);
 $in .= "BEGIN; SELECT pg_current_xact_id(); SELECT 'has xid';\n";
 $old->pump until $out =~ /has xid/;
-for my $i (31 .. 40)
-{
-	$node->safe_psql('postgres', "UPDATE busy SET v = v + 1 WHERE id = $i");
-	$node->safe_psql('postgres', 'SELECT hummock_stream.wait()');
-}
+busy_epochs(31, 40);
 $in .= "UPDATE idle SET v = v * 3 WHERE id > 90; COMMIT; SELECT 'committed';\n";
 $old->pump until $out =~ /committed/;
 $in .= "\\q\n";

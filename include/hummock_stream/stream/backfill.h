@@ -19,6 +19,13 @@
 extern int	hs_backfill_rate_limit;
 
 /*
+ * The planner's estimate of relid's rows (reltuples scaled to its current
+ * size, or a guess from its pages if never analyzed; as for a scan of it);
+ * -1 if it is not a table or materialized view.
+ */
+extern int64 HsRelationRowEstimate(Oid relid);
+
+/*
  * The pg_snapshot text of snapshot, with the current transaction (if it
  * has an xid) counted as running: the backfill sees its earlier writes,
  * and its later ones reach the capture log under its xid.
