@@ -2,8 +2,10 @@
 # a throwaway server with the library preloaded, psql/pgbench commands,
 # medians.  Source it after setting BARRIER_MS; it defines BIN, SRC, DIR,
 # PSQL, PGBENCH, want() and median(), and stops and removes the server
-# on exit.  Usage:  bench_server NAME PORT
-BIN=/usr/lib/postgresql/15/bin
+# on exit.  Usage:  bench_server NAME PORT.  PG_CONFIG selects the
+# PostgreSQL 15 installation (default: Debian's).
+PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+BIN=$("$PG_CONFIG" --bindir)
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SECTIONS=${SECTIONS:-1 2 3 4}
 want() { [[ " $SECTIONS " == *" $1 "* ]]; }
@@ -11,7 +13,8 @@ median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 bench_server() {	# name port
 	local name=$1 port=$2
-	make -C "$SRC" -s >/dev/null && make -C "$SRC" -s install >/dev/null
+	make -C "$SRC" -s PG_CONFIG="$PG_CONFIG" >/dev/null &&
+		make -C "$SRC" -s PG_CONFIG="$PG_CONFIG" install >/dev/null
 	DIR=$(mktemp -d "/tmp/hs-bench-$name.XXXXXX"); chmod 755 "$DIR"; chown postgres "$DIR"
 	trap 'kill $(jobs -p) 2>/dev/null || true; runuser -u postgres -- $BIN/pg_ctl -D $DIR/data -m immediate stop >/dev/null 2>&1 || true; rm -rf $DIR' EXIT
 	runuser -u postgres -- $BIN/initdb -D "$DIR/data" -A trust --no-sync >/dev/null

@@ -16,7 +16,9 @@
 #    time against REFRESH; the speedup is REFRESH / apply.
 # Figures, not assertions.  Run as root:  bench/maintenance.sh
 # BASE (default 1000000), CHANGE (1000000), CHURN (BASE / 100), RUNS (3),
-# KINDS (the view kinds), SECTIONS ("1 2"), BARRIER_MS (100).
+# KINDS (the view kinds), SECTIONS ("1 2"), BARRIER_MS (100), CHANGE_LOG
+# (false: the views keep no change log, as a view nobody reads; true: they
+# keep one, as a view with a downstream or a change_log() reader).
 set -Eeuo pipefail
 BASE=${BASE:-1000000}
 CHANGE=${CHANGE:-1000000}
@@ -25,12 +27,13 @@ RUNS=${RUNS:-3}
 BARRIER_MS=${BARRIER_MS:-100}
 SECTIONS=${SECTIONS:-1 2}
 KINDS=${KINDS:-filter sum having min distinct top3 join join2 join3}
+CHANGE_LOG=${CHANGE_LOG:-false}
 [ "$(id -u)" = 0 ] || exec sudo -E "$0" "$@"
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 bench_server maintenance 54397
 echo "hummock_stream.compute_workers = 1" >>"$DIR/data/postgresql.conf"
 runuser -u postgres -- $BIN/pg_ctl -D "$DIR/data" -l "$DIR/log" -w restart >/dev/null
-echo "# $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at start; $BASE base rows, $CHANGE changed; barrier ${BARRIER_MS} ms; one compute worker"
+echo "# $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at start; $BASE base rows, $CHANGE changed; barrier ${BARRIER_MS} ms; one compute worker; change log: $CHANGE_LOG"
 
 $PSQL <<SQL
 CREATE TABLE region (r int PRIMARY KEY, rname text);
@@ -103,7 +106,7 @@ refresh_seconds() {
 	echo "$t1 - $t0" | bc
 }
 views_create() {	# the streaming view bv and the Postgres one pv of query $1
-	$PSQL -c "SELECT hummock_stream.create_materialized_view('bv', \$q\$$1\$q\$)" >/dev/null
+	$PSQL -c "SELECT hummock_stream.create_materialized_view('bv', \$q\$$1\$q\$, change_log => $CHANGE_LOG)" >/dev/null
 	$PSQL -c "CREATE MATERIALIZED VIEW pv AS $1" >/dev/null
 }
 views_drop() {

@@ -143,6 +143,8 @@ CREATE TABLE hummock_stream.stream_jobs (
     key_columns  int2[],
     operators    text[] NOT NULL DEFAULT '{}',
     state_table_roles text[] NOT NULL DEFAULT '{}',
+    change_log   boolean NOT NULL DEFAULT false,
+    settings     text[] NOT NULL DEFAULT '{}',
     created_at   timestamptz NOT NULL DEFAULT now()
 );
 COMMENT ON TABLE hummock_stream.stream_jobs IS
@@ -217,12 +219,22 @@ REVOKE ALL ON FUNCTION hummock_stream._trim_capture_logs() FROM PUBLIC;
 -- transaction (writers wait until it ends).  wait => false returns once the
 -- view exists and is being backfilled (autocommit only).
 CREATE FUNCTION hummock_stream.create_materialized_view(name text, query text,
-                                                        wait boolean DEFAULT true)
+                                                        wait boolean DEFAULT true,
+                                                        change_log boolean DEFAULT false)
 RETURNS regclass
 AS 'MODULE_PATHNAME', 'hummock_stream_create_materialized_view'
 LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION hummock_stream.create_materialized_view(text, text, boolean) IS
-  'Create a streaming materialized view name (a relation USING hummock) kept up to date with query; concurrently from autocommit';
+COMMENT ON FUNCTION hummock_stream.create_materialized_view(text, text, boolean, boolean) IS
+  'Create a streaming materialized view name (a relation USING hummock) kept up to date with query; concurrently from autocommit; change_log: keep its change log for change_log()';
+
+-- A view keeps a change log (old values of every change) while views read
+-- it, or while its owner asks for one here (for hummock_stream.change_log()).
+CREATE FUNCTION hummock_stream.set_change_log(view regclass, keep boolean)
+RETURNS void
+AS 'MODULE_PATHNAME', 'hummock_stream_set_change_log'
+LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION hummock_stream.set_change_log(regclass, boolean) IS
+  'Keep (or stop keeping) the change log of a streaming materialized view for change_log() even when no view reads it; it starts within two checkpoints';
 
 -- Views being created in the background, one row per input: phase, rows
 -- read so far, the input's estimated rows (pg_class.reltuples; -1 if never
@@ -436,12 +448,12 @@ COMMENT ON FUNCTION hummock_stream.epoch_at(timestamptz) IS
 
 CREATE FUNCTION hummock_stream.committed_epochs(
     OUT table_id bigint, OUT relation regclass, OUT committed_epoch bigint,
-    OUT committed_at timestamptz)
+    OUT committed_at timestamptz, OUT change_log_from bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'hummock_stream_committed_epochs'
 LANGUAGE C STRICT STABLE;
 COMMENT ON FUNCTION hummock_stream.committed_epochs() IS
-  'Committed epoch of each relation USING hummock the caller may read or monitor (owner''s privileges, or pg_monitor), with its time';
+  'Committed epoch of each relation USING hummock the caller may read or monitor (owner''s privileges, or pg_monitor), with its time, and the epoch its change log starts after (NULL: it keeps none)';
 
 CREATE FUNCTION hummock_stream.change_log(rel anyelement, from_epoch bigint, to_epoch bigint,
                                           OUT op text, OUT epoch bigint, OUT "row" anyelement)
@@ -500,6 +512,10 @@ SELECT j.job_id::regclass AS name,
            AND s.relid IN (SELECT u.job_id FROM hummock_stream.stream_jobs u)) AS upstreams,
        (SELECT pg_catalog.array_agg(s.job_id::regclass ORDER BY s.job_id)
           FROM hummock_stream.stream_sources s WHERE s.relid = j.job_id) AS downstreams,
+       CASE WHEN j.change_log THEN 'kept'
+            WHEN EXISTS (SELECT FROM hummock_stream.stream_sources s WHERE s.relid = j.job_id)
+            THEN 'for downstreams'
+            ELSE 'none' END AS change_log,
        j.definition,
        j.created_at
   FROM hummock_stream.stream_jobs j
@@ -511,7 +527,7 @@ SELECT j.job_id::regclass AS name,
  WHERE pg_catalog.pg_has_role(c.relowner, 'USAGE')
     OR pg_catalog.pg_has_role('pg_monitor', 'USAGE');
 COMMENT ON VIEW hummock_stream.jobs IS
-  'Streaming materialized views: state (failed, with the last error, while failing), committed epoch, lag behind now, sources, the views it reads (upstreams) and the views that read it (downstreams)';
+  'Streaming materialized views: state (failed, with the last error, while failing), committed epoch, lag behind now, sources, the views it reads (upstreams) and the views that read it (downstreams), whether it keeps a change log (kept: asked for; for downstreams; none)';
 
 -- A job is one fragment (its whole executor tree) run by one actor; the
 -- barrier manager places actor n on compute worker n % compute_workers.

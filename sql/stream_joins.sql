@@ -149,11 +149,9 @@ EXCEPTION WHEN OTHERS THEN
   RETURN sqlstate || ': ' || sqlerrm;
 END $$;
 SELECT create_error($$SELECT o.id FROM orders o WHERE o.customer NOT IN (SELECT id FROM customers)$$);
-SELECT create_error($$SELECT id FROM orders INTERSECT SELECT id FROM customers$$);
 SELECT create_error($$SELECT c.id, (SELECT count(*) FROM orders o WHERE o.customer = c.id) FROM customers c$$);
 SELECT create_error($$SELECT id FROM customers c WHERE EXISTS (SELECT 1 FROM orders o WHERE o.customer = c.id) OR id = 1$$);
 SELECT create_error($$SELECT c.id FROM customers c, LATERAL (SELECT o.id FROM orders o WHERE o.customer = c.id) l$$);
-SELECT create_error($$SELECT id, name FROM customers ORDER BY name NULLS FIRST LIMIT 2 OFFSET 1$$);
 
 DROP VIEW diffs;
 DROP FUNCTION view_diff(regclass);

@@ -114,6 +114,31 @@ SELECT * FROM exec_hash_agg('g int, v int', 1, 'count(DISTINCT v), sum(DISTINCT 
 SELECT count(DISTINCT v), sum(DISTINCT v), avg(DISTINCT v), count(v) FROM (VALUES (3), (3), (4), (NULL)) t(v);
 SELECT count(DISTINCT v), sum(DISTINCT v), avg(DISTINCT v), count(v) FROM (VALUES (4), (NULL)) t(v);
 
+-- FILTER: rows whose filter column is not true (false or NULL) are left
+-- out of that call; count(*) FILTER is a count of the filter column
+SELECT * FROM exec_hash_agg('g int, v int, f bool', 1, 'count(v) FILTER (WHERE f), sum(v) FILTER (WHERE f), min(v) FILTER (WHERE f), count(v)',
+  ARRAY['+1|1|3|true', '+1|1|5|false', '+1|1|7|NULL', '+1|1|1|true', 'flush',
+        '-1|1|1|true', '+1|1|9|true', 'flush', 'state']);
+SELECT count(v) FILTER (WHERE f), sum(v) FILTER (WHERE f), min(v) FILTER (WHERE f), count(v)
+  FROM (VALUES (3, true), (5, false), (7, NULL), (9, true)) t(v, f);
+
+-- RECOMPUTE calls (array_agg, string_agg, statistics, ...): each group
+-- keeps its rows as a multiset (kept rows: the row's bytes after the group
+-- key and 0xFF, its count as the value), and every group an epoch touches
+-- is aggregated again by Postgres; a group whose rows all go is deleted
+-- with its kept rows; equal rows share one entry
+SELECT * FROM exec_hash_agg('g int, v int, s text', 1, $$array_agg(v ORDER BY v), string_agg(s, ',' ORDER BY s DESC), stddev_samp(v), count(*)$$,
+  ARRAY['+1|1|3|a', '+1|1|5|b', '+2|1|5|b', '+1|2|7|c', 'flush', 'state',
+        '-1|1|5|b', '+1|1|4|z', 'flush', 'state',
+        '-1|2|7|c', 'flush', 'state']);
+SELECT g, array_agg(v ORDER BY v), string_agg(s, ',' ORDER BY s DESC), stddev_samp(v), count(*)
+  FROM (VALUES (1, 3, 'a'), (1, 5, 'b'), (1, 5, 'b'), (1, 4, 'z')) t(g, v, s) GROUP BY g;
+-- without group keys the one row is recomputed too, and over no rows it
+-- shows what Postgres shows over no rows
+SELECT * FROM exec_hash_agg('v int', 0, $$array_agg(v ORDER BY v), bit_xor(v), count(*)$$,
+  ARRAY['flush', '+1|6', '+1|3', 'flush', '-1|6', '-1|3', 'flush']);
+SELECT array_agg(v ORDER BY v), bit_xor(v), count(*) FROM (SELECT 1 WHERE false) t(v);
+
 -- float sums: NaN, +Infinity and -Infinity are counted apart from the
 -- running sum (the special counts: -1 NaN, -2 +Inf, -3 -Inf, -4 -0), so
 -- deleting them is exact; a float sum of nothing but -0 is -0, avg of -0
@@ -400,22 +425,24 @@ SELECT * FROM plan_describe('SELECT id FROM t WHERE k IN (SELECT k FROM m) AND N
 SELECT * FROM plan_describe('SELECT DISTINCT k FROM m');
 SELECT * FROM plan_describe('SELECT k FROM t UNION SELECT k FROM u UNION ALL SELECT k FROM m');
 SELECT * FROM plan_describe('SELECT id, v FROM t ORDER BY v DESC, id LIMIT 3 OFFSET 1');
+-- DISTINCT ON is a Top-1 per group; ORDER BY without LIMIT orders nothing
+SELECT * FROM plan_describe('SELECT DISTINCT ON (k) k, id, v FROM t ORDER BY k, v DESC NULLS LAST, id');
+SELECT * FROM plan_describe('SELECT id, v FROM t ORDER BY v');
+-- EXCEPT ALL: the copies of each row on each side, then l - r copies
+SELECT * FROM plan_describe('SELECT k FROM t EXCEPT ALL SELECT k FROM u');
 SELECT * FROM plan_describe($$SELECT k, id, rn FROM (SELECT k, id, row_number() OVER (PARTITION BY k ORDER BY v) AS rn FROM t) s WHERE rn <= 2$$);
 SELECT * FROM plan_describe('WITH c AS (SELECT k, sum(v) AS s FROM t GROUP BY k) SELECT a.k, b.s FROM c a JOIN c b ON a.s = b.s');
+-- calls the accumulators cannot take back are recomputed from kept rows
+-- (their own state table), FILTER is an input column of the aggregation
+SELECT * FROM plan_describe($$SELECT k, string_agg(k, ',' ORDER BY id) AS s, count(*) FILTER (WHERE v > 1) AS c FROM t GROUP BY k$$);
 -- what is refused, with its SQLSTATE
 SELECT q, value FROM (VALUES
-  ('SELECT k FROM t INTERSECT SELECT k FROM u'),
   ('SELECT id FROM t WHERE k NOT IN (SELECT k FROM m)'),
   ('SELECT id, (SELECT max(w) FROM u) AS mw FROM t'),
-  ('SELECT id FROM t ORDER BY id'),
   ('SELECT id FROM t LIMIT 1'),
   ('SELECT id, rank() OVER (ORDER BY v) AS r FROM t'),
   ('SELECT now() AS n, id FROM t'),
   ('SELECT random() AS r FROM t'),
-  ('SELECT string_agg(k, '','') AS s FROM t'),
-  ('SELECT count(*) FILTER (WHERE v > 1) AS c FROM t'),
-  ('SELECT id, v FROM t ORDER BY v NULLS FIRST LIMIT 1'),
-  ('SELECT DISTINCT ON (k) k, v FROM t'),
   ('SELECT k, count(*) AS c FROM t GROUP BY ROLLUP (k)'),
   ('SELECT x FROM generate_series(1, 3) x'),
   ('SELECT ctid FROM t'),

@@ -121,6 +121,14 @@ hummock_stream_change_log(PG_FUNCTION_ARGS)
 				 errmsg("relation \"%s\" is not committed at epoch %lld",
 						RelationGetRelationName(rel), (long long) to)));
 	log = HsVersionChangeLog(v, (HsTableId) relid);
+	if (log == NULL && HsCatalogJobSources(relid) != NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("streaming materialized view \"%s\" keeps no change log",
+						RelationGetRelationName(rel)),
+				 errdetail("A view keeps one while views read it, or when its owner asks for one."),
+				 errhint("Call hummock_stream.set_change_log('%s', true), or create the view with change_log => true; the log starts within two checkpoints.",
+						 RelationGetRelationName(rel))));
 	if (log == NULL || log->start_epoch > (HsEpoch) from)
 		ereport(ERROR,
 				(errcode(ERRCODE_SNAPSHOT_TOO_OLD),
@@ -182,7 +190,9 @@ hummock_stream_change_log(PG_FUNCTION_ARGS)
  * hummock_stream.committed_epochs(): the committed epoch of each relation
  * USING hummock that the caller may read (SELECT) or monitor (it has the
  * privileges of its owner, or of pg_monitor).  Unlike table_epochs(), it
- * shows no internal state tables and nothing of others' relations.
+ * shows no internal state tables and nothing of others' relations.  Also
+ * the epoch each one's change log starts after (NULL: it keeps none), the
+ * first from_epoch change_log() accepts.
  */
 Datum
 hummock_stream_committed_epochs(PG_FUNCTION_ARGS)
@@ -196,8 +206,9 @@ hummock_stream_committed_epochs(PG_FUNCTION_ARGS)
 	{
 		const HsTableInfo *t = &v->tables[i];
 		Oid			relid = (Oid) t->table_id;
-		Datum		values[4];
-		bool		nulls[4] = {0};
+		const HsTableChangeLog *log = HsVersionChangeLog(v, t->table_id);
+		Datum		values[5];
+		bool		nulls[5] = {0};
 
 		if (!HsRelidIsHummock(relid))
 			continue;
@@ -208,6 +219,10 @@ hummock_stream_committed_epochs(PG_FUNCTION_ARGS)
 		values[1] = ObjectIdGetDatum(relid);
 		values[2] = Int64GetDatum((int64) t->committed_epoch);
 		values[3] = TimestampTzGetDatum(HsEpochToTimestamp(t->committed_epoch));
+		if (log != NULL)
+			values[4] = Int64GetDatum((int64) log->start_epoch);
+		else
+			nulls[4] = true;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	HsVersionUnref(v);

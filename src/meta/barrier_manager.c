@@ -155,14 +155,61 @@ extension_installed(void)
 }
 
 /*
+ * The graph g should run the actor spec: add it, or if it runs with
+ * another param or other flags, update it by its graph's next barrier.
+ */
+static void
+want_actor(HsGraph *g, const HsActorSpec *spec)
+{
+	HsPlacedActor *a;
+	HsPlacedActor *u;
+
+	if ((a = HsGraphFindActor(g->actors, spec->actor_id)) != NULL)
+	{
+		u = HsGraphFindActor(g->pending_update, spec->actor_id);
+		if (u != NULL)
+		{
+			/* a second change before the first rode: the newest wins */
+			u->spec.param = spec->param;
+			u->spec.flags = spec->flags;
+		}
+		else if (a->spec.param != spec->param || a->spec.flags != spec->flags)
+		{
+			u = palloc(sizeof(HsPlacedActor));
+			*u = *a;
+			u->spec.param = spec->param;
+			u->spec.flags = spec->flags;
+			g->pending_update = lappend(g->pending_update, u);
+		}
+	}
+	else if ((a = HsGraphFindActor(g->pending_add, spec->actor_id)) != NULL)
+	{
+		/* not running (a failed graph): it starts with the new spec */
+		a->spec.param = spec->param;
+		a->spec.flags = spec->flags;
+	}
+	else
+	{
+		a = palloc(sizeof(HsPlacedActor));
+		a->spec = *spec;
+		a->worker = (int) (spec->actor_id % hs_manager.nworkers);
+		g->pending_add = lappend(g->pending_add, a);
+	}
+}
+
+/*
  * Reread the graphs: the views' jobs from the catalog and the actors and
  * pause states of every registered graph source (graph_source.h).  Actors
  * that appeared are added by the next barrier of their graph, actors that
- * disappeared are stopped by it, and a source actor whose param changed
- * is updated by it.
+ * disappeared are stopped by it, and an actor whose param or flags
+ * changed is updated by it.  A view keeps a change log if its owner asked
+ * for one, if a view reads it, or while a process asks for it
+ * (HsLogRequest): the requests are read before the catalog, so that a
+ * request released at its commit shows in the catalog instead.  injected:
+ * the newest epoch injected (or committed) so far.
  */
 static void
-reload_graphs(void)
+reload_graphs(HsEpoch injected)
 {
 	List	   *seen = NIL;
 	List	   *jobs;
@@ -170,7 +217,11 @@ reload_graphs(void)
 	List	   *src_graphs = NIL;
 	ListCell   *lc;
 	MemoryContext oldcxt;
+	Oid			log_wanted[HS_MAX_LOG_REQUESTS];
+	int			n_log_wanted;
 
+	n_log_wanted = HsDbStateLogRequestsTake(hs_manager.db, injected, log_wanted,
+											HS_MAX_LOG_REQUESTS);
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
 	HsGraphSourcesCollect(&src_actors, &src_graphs);
@@ -179,38 +230,9 @@ reload_graphs(void)
 	foreach(lc, src_actors)
 	{
 		HsSourceActor *sa = lfirst(lc);
-		HsActorSpec spec = sa->spec;
-		HsGraph    *g;
-		HsPlacedActor *a;
 
-		g = HsGraphFind(sa->graph_id, true);
-		seen = lappend_int(seen, (int) spec.actor_id);
-
-		if ((a = HsGraphFindActor(g->actors, spec.actor_id)) != NULL)
-		{
-			/* a changed parameter rides on the next barrier as an Update */
-			if (a->spec.param != spec.param &&
-				HsGraphFindActor(g->pending_update, spec.actor_id) == NULL)
-			{
-				HsPlacedActor *u = palloc(sizeof(HsPlacedActor));
-
-				*u = *a;
-				u->spec.param = spec.param;
-				g->pending_update = lappend(g->pending_update, u);
-			}
-		}
-		else if ((a = HsGraphFindActor(g->pending_add, spec.actor_id)) != NULL)
-		{
-			/* not running (a failed graph): it starts with the new one */
-			a->spec.param = spec.param;
-		}
-		else
-		{
-			a = palloc(sizeof(HsPlacedActor));
-			a->spec = spec;
-			a->worker = (int) (spec.actor_id % hs_manager.nworkers);
-			g->pending_add = lappend(g->pending_add, a);
-		}
+		seen = lappend_int(seen, (int) sa->spec.actor_id);
+		want_actor(HsGraphFind(sa->graph_id, true), &sa->spec);
 	}
 	/* streaming jobs: one graph and one actor each (graph id = job id) */
 	MemoryContextSwitchTo(oldcxt);
@@ -221,6 +243,7 @@ reload_graphs(void)
 		HsJobRow   *job = lfirst(lc);
 		HsActorSpec spec;
 		HsGraph    *g;
+		bool		log = job->keeps_log;
 
 		if (strcmp(job->state, "created") != 0)
 			continue;
@@ -228,20 +251,16 @@ reload_graphs(void)
 		spec.actor_id = job->job_id;
 		spec.kind = HS_ACTOR_STREAM_JOB;
 		spec.table_id = spec.actor_id;
+		for (int k = 0; k < n_log_wanted; k++)
+			log = log || log_wanted[k] == job->job_id;
+		if (log)
+			spec.flags |= HS_ACTOR_KEEP_CHANGE_LOG;
 		for (int k = 0; k < job->n_state_tables && k < HS_ACTOR_MAX_STATE_TABLES; k++)
 			spec.state_tables[spec.n_state_tables++] = job->state_tables[k];
 		g = HsGraphFind(spec.actor_id, true);
 		g->is_stream_job = true;
 		seen = lappend_int(seen, (int) spec.actor_id);
-		if (HsGraphFindActor(g->actors, spec.actor_id) == NULL &&
-			HsGraphFindActor(g->pending_add, spec.actor_id) == NULL)
-		{
-			HsPlacedActor *a = palloc(sizeof(HsPlacedActor));
-
-			a->spec = spec;
-			a->worker = (int) (spec.actor_id % hs_manager.nworkers);
-			g->pending_add = lappend(g->pending_add, a);
-		}
+		want_actor(g, &spec);
 	}
 
 	/* actors gone from the catalog and the sources are stopped */
@@ -710,9 +729,9 @@ HsBarrierManagerMain(Datum main_arg)
 		(void) HsWorkerStart(i);
 	HsWorkersMaintain();			/* the compactor */
 	(void) take_reload_request();
-	reload_graphs();
-
-	prev = next_epoch(Max(hs_manager.db->last_injected, max_committed_epoch()));
+	prev = Max(hs_manager.db->last_injected, max_committed_epoch());
+	reload_graphs(prev);
+	prev = next_epoch(prev);
 	next_barrier_at = GetCurrentTimestamp();
 
 	while (!stop_pending)
@@ -739,7 +758,7 @@ HsBarrierManagerMain(Datum main_arg)
 				HsDbStateManagerNoExtension(hs_manager.dboid, claims_seen);
 				break;
 			}
-			reload_graphs();
+			reload_graphs(prev);
 		}
 
 		now = GetCurrentTimestamp();

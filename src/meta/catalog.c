@@ -27,6 +27,7 @@
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
@@ -123,6 +124,23 @@ text_array(List *strings)
 	return PointerGetDatum(construct_array(d, n, TEXTOID, -1, false, TYPALIGN_INT));
 }
 
+/* The strings of a text[] datum, as a List in the current memory context. */
+static List *
+text_list(Datum d)
+{
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+	List	   *out = NIL;
+
+	deconstruct_array(DatumGetArrayTypeP(d), TEXTOID, -1, false, TYPALIGN_INT,
+					  &elems, &nulls, &n);
+	for (int i = 0; i < n; i++)
+		if (!nulls[i])
+			out = lappend(out, TextDatumGetCString(elems[i]));
+	return out;
+}
+
 /* The first column of every row, as a List of Oid in the caller's context. */
 static List *
 oid_column(MemoryContext cxt)
@@ -161,10 +179,10 @@ void
 HsCatalogInsertJob(const HsJobRow *job)
 {
 	CatalogStatement cs;
-	Datum		args[11];
-	Oid			types[11] = {OIDOID, TEXTOID, TEXTOID, OIDARRAYOID, TEXTOID, INT8OID,
-	INT2ARRAYOID, TEXTARRAYOID, TEXTARRAYOID, INT8OID, TEXTOID};
-	char		nulls[11] = "           ";
+	Datum		args[13];
+	Oid			types[13] = {OIDOID, TEXTOID, TEXTOID, OIDARRAYOID, TEXTOID, INT8OID,
+	INT2ARRAYOID, TEXTARRAYOID, TEXTARRAYOID, INT8OID, TEXTOID, BOOLOID, TEXTARRAYOID};
+	char		nulls[13] = "             ";
 	Datum	   *ids = palloc(sizeof(Datum) * Max(job->n_state_tables, 1));
 	ListCell   *lc;
 
@@ -192,13 +210,16 @@ HsCatalogInsertJob(const HsJobRow *job)
 	args[8] = text_array(job->state_roles);
 	args[9] = Int64GetDatum((int64) job->view_position);
 	args[10] = CStringGetTextDatum(job->state ? job->state : "created");
+	args[11] = BoolGetDatum(job->change_log);
+	args[12] = text_array(job->settings);
 
 	begin(&cs);
 	run("INSERT INTO hummock_stream.stream_jobs"
 		" (job_id, definition, query_tree, state_tables, position,"
-		"  first_epoch, key_columns, operators, state_table_roles, view_position, state)"
-		" VALUES ($1, $2, $3, $4, $5::pg_catalog.pg_snapshot, $6, $7, $8, $9, $10, $11)",
-		11, types, args, nulls, SPI_OK_INSERT);
+		"  first_epoch, key_columns, operators, state_table_roles, view_position, state,"
+		"  change_log, settings)"
+		" VALUES ($1, $2, $3, $4, $5::pg_catalog.pg_snapshot, $6, $7, $8, $9, $10, $11, $12, $13)",
+		13, types, args, nulls, SPI_OK_INSERT);
 	types[1] = OIDOID;
 	foreach(lc, job->sources)
 	{
@@ -220,8 +241,11 @@ HsCatalogReadJob(Oid job_id, HsJobRow *job)
 	memset(job, 0, sizeof(*job));
 	begin(&cs);
 	run("SELECT definition, query_tree, state_tables, position::pg_catalog.text,"
-		"       first_epoch, key_columns, state, view_position"
-		"  FROM hummock_stream.stream_jobs WHERE job_id = $1",
+		"       first_epoch, key_columns, state, view_position, change_log,"
+		"       change_log OR EXISTS (SELECT FROM hummock_stream.stream_sources s"
+		"                              WHERE s.relid = j.job_id),"
+		"       settings"
+		"  FROM hummock_stream.stream_jobs j WHERE job_id = $1",
 		1, &argtype, &arg, NULL, SPI_OK_SELECT);
 	found = SPI_processed == 1;
 	if (found)
@@ -251,6 +275,9 @@ HsCatalogReadJob(Oid job_id, HsJobRow *job)
 		}
 		job->state = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 7);
 		job->view_position = (HsEpoch) DatumGetInt64(column(0, 8, &isnull));
+		job->change_log = DatumGetBool(column(0, 9, &isnull));
+		job->keeps_log = DatumGetBool(column(0, 10, &isnull));
+		job->settings = text_list(column(0, 11, &isnull));
 		MemoryContextSwitchTo(old);
 	}
 	end(&cs);
@@ -264,8 +291,11 @@ HsCatalogJobs(void)
 	List	   *jobs = NIL;
 
 	begin(&cs);
-	run("SELECT job_id, state_tables, first_epoch, state FROM hummock_stream.stream_jobs"
-		" ORDER BY job_id", 0, NULL, NULL, NULL, SPI_OK_SELECT);
+	run("SELECT job_id, state_tables, first_epoch, state,"
+		"       change_log OR EXISTS (SELECT FROM hummock_stream.stream_sources s"
+		"                              WHERE s.relid = j.job_id)"
+		"  FROM hummock_stream.stream_jobs j ORDER BY job_id",
+		0, NULL, NULL, NULL, SPI_OK_SELECT);
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
 		MemoryContext old = MemoryContextSwitchTo(cs.caller);
@@ -277,11 +307,49 @@ HsCatalogJobs(void)
 									  &job->n_state_tables);
 		job->first_epoch = (HsEpoch) DatumGetInt64(column((int) i, 3, &isnull));
 		job->state = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 4);
+		job->keeps_log = DatumGetBool(column((int) i, 5, &isnull));
 		jobs = lappend(jobs, job);
 		MemoryContextSwitchTo(old);
 	}
 	end(&cs);
 	return jobs;
+}
+
+void
+HsCatalogSetChangeLog(Oid job_id, bool change_log)
+{
+	CatalogStatement cs;
+	Datum		args[2];
+	Oid			types[2] = {BOOLOID, OIDOID};
+
+	args[0] = BoolGetDatum(change_log);
+	args[1] = ObjectIdGetDatum(job_id);
+	begin(&cs);
+	run("UPDATE hummock_stream.stream_jobs SET change_log = $1 WHERE job_id = $2",
+		2, types, args, NULL, SPI_OK_UPDATE);
+	end(&cs);
+}
+
+bool
+HsCatalogJobIsNew(Oid job_id)
+{
+	CatalogStatement cs;
+	Datum		arg = ObjectIdGetDatum(job_id);
+	Oid			argtype = OIDOID;
+	bool		isnew = false;
+
+	begin(&cs);
+	run("SELECT xmin FROM hummock_stream.stream_jobs WHERE job_id = $1",
+		1, &argtype, &arg, NULL, SPI_OK_SELECT);
+	if (SPI_processed == 1)
+	{
+		bool		isnull;
+		Datum		d = column(0, 1, &isnull);
+
+		isnew = !isnull && TransactionIdIsCurrentTransactionId(DatumGetTransactionId(d));
+	}
+	end(&cs);
+	return isnew;
 }
 
 List *

@@ -1064,6 +1064,95 @@ HsDbStateCreations(HsDbState *db, HsCreationStatus *out, int max)
 }
 
 bool
+HsDbStateLogRequestAdd(HsDbState *db, Oid relid)
+{
+	bool		done = false;
+
+	SpinLockAcquire(&db->barrier_mutex);
+	for (int i = 0; i < HS_MAX_LOG_REQUESTS && !done; i++)
+	{
+		HsLogRequest *r = &db->log_requests[i];
+
+		if (r->relid == relid && r->pid == MyProcPid)
+			done = true;		/* asked already */
+		else if (!OidIsValid(r->relid))
+		{
+			r->relid = relid;
+			r->pid = MyProcPid;
+			r->seen_epoch = 0;
+			done = true;
+		}
+	}
+	SpinLockRelease(&db->barrier_mutex);
+	return done;
+}
+
+HsEpoch
+HsDbStateLogRequestSeen(HsDbState *db, Oid relid)
+{
+	HsEpoch		seen = 0;
+
+	SpinLockAcquire(&db->barrier_mutex);
+	for (int i = 0; i < HS_MAX_LOG_REQUESTS; i++)
+		if (db->log_requests[i].relid == relid && db->log_requests[i].pid == MyProcPid)
+			seen = db->log_requests[i].seen_epoch;
+	SpinLockRelease(&db->barrier_mutex);
+	return seen;
+}
+
+void
+HsDbStateLogRequestsRelease(HsDbState *db)
+{
+	SpinLockAcquire(&db->barrier_mutex);
+	for (int i = 0; i < HS_MAX_LOG_REQUESTS; i++)
+		if (db->log_requests[i].pid == MyProcPid)
+			memset(&db->log_requests[i], 0, sizeof(HsLogRequest));
+	SpinLockRelease(&db->barrier_mutex);
+}
+
+int
+HsDbStateLogRequestsTake(HsDbState *db, HsEpoch injected, Oid *relids, int max)
+{
+	pid_t		pids[HS_MAX_LOG_REQUESTS];
+	int			n = 0;
+	int			live = 0;
+
+	SpinLockAcquire(&db->barrier_mutex);
+	for (int i = 0; i < HS_MAX_LOG_REQUESTS && n < max; i++)
+	{
+		HsLogRequest *r = &db->log_requests[i];
+
+		if (!OidIsValid(r->relid))
+			continue;
+		if (r->seen_epoch == 0)
+			r->seen_epoch = Max(injected, 1);
+		relids[n] = r->relid;
+		pids[n++] = r->pid;
+	}
+	SpinLockRelease(&db->barrier_mutex);
+
+	/*
+	 * A requester that died without its clean-up (an abort releases them)
+	 * asks nothing, and its slot is freed.
+	 */
+	for (int i = 0; i < n; i++)
+	{
+		if (kill(pids[i], 0) == 0)
+		{
+			relids[live++] = relids[i];
+			continue;
+		}
+		SpinLockAcquire(&db->barrier_mutex);
+		for (int k = 0; k < HS_MAX_LOG_REQUESTS; k++)
+			if (db->log_requests[k].pid == pids[i] &&
+				db->log_requests[k].relid == relids[i])
+				memset(&db->log_requests[k], 0, sizeof(HsLogRequest));
+		SpinLockRelease(&db->barrier_mutex);
+	}
+	return live;
+}
+
+bool
 HsDbStateCreating(HsDbState *db, Oid view, pid_t *pid)
 {
 	pid_t		p = 0;

@@ -22,6 +22,11 @@
  *
  *	value		:= 0x01 payload				not NULL
  *				 | 0x02						NULL (sorts after every value)
+ *				 | 0x00						NULL of a sort key whose NULLs go
+ *											the other way (NULLS FIRST
+ *											ascending, NULLS LAST descending:
+ *											HsMemcmpEncodeSortKey; before
+ *											every value, after once inverted)
  *
  *	payload by type:
  *	bool		1 byte, 0x00 false, 0x01 true
@@ -134,6 +139,8 @@
 #include "hummock_stream/row/memcmp_key.h"
 
 /* The marker byte in front of every value. */
+#define HS_MEMCMP_NULL_LOW	0x00	/* sort keys with NULLs first ascending
+									 * or last descending */
 #define HS_MEMCMP_NOT_NULL	0x01
 #define HS_MEMCMP_NULL		0x02
 
@@ -807,9 +814,19 @@ void
 HsMemcmpEncode(StringInfo buf, Datum value, bool isnull, Oid typid,
 			   bool descending)
 {
+	HsMemcmpEncodeSortKey(buf, value, isnull, typid, descending, descending);
+}
+
+void
+HsMemcmpEncodeSortKey(StringInfo buf, Datum value, bool isnull, Oid typid,
+					  bool descending, bool nulls_first)
+{
 	int			start = buf->len;
 
-	encode_value(buf, value, isnull, typid);
+	if (isnull && nulls_first != descending)
+		put_u8(buf, HS_MEMCMP_NULL_LOW);
+	else
+		encode_value(buf, value, isnull, typid);
 	if (descending)
 	{
 		int			i;

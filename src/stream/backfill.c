@@ -62,6 +62,7 @@
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/epoch.h"
 #include "hummock_stream/meta/hummock_manager.h"
+#include "hummock_stream/meta/launcher.h"
 #include "hummock_stream/pg/env_pg.h"
 #include "hummock_stream/storage/user_iter.h"
 #include "hummock_stream/storage/version_read.h"
@@ -243,56 +244,83 @@ maybe_spill(HsStreamJob *job)
 /*
  * The epoch a new view reads its upstream views at (0 if it reads none):
  * the newest of their committed epochs E, once every one of them has
- * committed E or later (waited for, up to hummock_stream.wait_timeout:
- * usually a barrier interval).  Each upstream is then read at E, where
- * its state is final (it commits only above its committed epoch), and the
- * view consumes their change logs from E on.  *v (pinned) is replaced by
- * the newest version; E is pinned for this transaction, so that
- * compaction keeps what the backfill reads.
+ * committed E or later and keeps a change log that goes on from E (it is
+ * asked for here: HsViewSourcesRequestLogs; an upstream that kept none
+ * starts one within two checkpoints).  Each upstream is then read at E,
+ * where its state is final (it commits only above its committed epoch),
+ * and the view consumes their change logs from E on.  Waited for up to
+ * hummock_stream.wait_timeout, plus three checkpoint intervals for a log
+ * to start.  *v (pinned) is replaced by the newest version; E is pinned
+ * for this transaction, so that compaction keeps what the backfill reads.
  */
 HsEpoch
 HsBackfillUpstreamEpoch(List *sources, HsVersion **v)
 {
-	TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
-													   hs_wait_timeout_ms);
+	TimestampTz deadline;
 	HsDbState  *db = HsDbStateGet(MyDatabaseId, true);
 	HsEpoch		target = 0;
 	ListCell   *lc;
+	bool		any = false;
 
 	foreach(lc, sources)
-	{
-		HsEpoch		c;
-
-		if (!HsRelidIsHummock(lfirst_oid(lc)))
-			continue;
-		if (!HsVersionCommittedEpoch(*v, (HsTableId) lfirst_oid(lc), &c))
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("streaming materialized view \"%s\" has no committed epoch to read",
-							get_rel_name(lfirst_oid(lc)))));
-		target = Max(target, c);
-	}
-	if (target == 0)
+		any = any || HsRelidIsHummock(lfirst_oid(lc));
+	if (!any)
 		return 0;
+	HsViewSourcesRequestLogs(sources);
+	deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+										   (int64) hs_wait_timeout_ms +
+										   3 * (int64) hs_barrier_interval_ms *
+										   hs_checkpoint_frequency);
 	for (;;)
 	{
 		Oid			behind = InvalidOid;
+		const char *why = NULL;
 		HsEpoch		c = 0;
 		long		left;
 
+		/* first: a change log that goes on; then: all at one epoch */
 		foreach(lc, sources)
 		{
-			if (HsRelidIsHummock(lfirst_oid(lc)) &&
-				(!HsVersionCommittedEpoch(*v, (HsTableId) lfirst_oid(lc), &c) || c < target))
+			Oid			relid = lfirst_oid(lc);
+
+			if (!HsRelidIsHummock(relid))
+				continue;
+			if (!HsVersionCommittedEpoch(*v, (HsTableId) relid, &c))
+				ereport(ERROR,
+						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						 errmsg("streaming materialized view \"%s\" has no committed epoch to read",
+								get_rel_name(relid))));
+			if (!HsViewSourceLogReady(relid, *v, &why))
 			{
-				behind = lfirst_oid(lc);
+				behind = relid;
 				break;
 			}
+			target = Max(target, c);
 		}
 		if (!OidIsValid(behind))
-			break;
+		{
+			foreach(lc, sources)
+			{
+				if (HsRelidIsHummock(lfirst_oid(lc)) &&
+					(!HsVersionCommittedEpoch(*v, (HsTableId) lfirst_oid(lc), &c) || c < target))
+				{
+					behind = lfirst_oid(lc);
+					break;
+				}
+			}
+			if (!OidIsValid(behind))
+				break;
+		}
 		left = (long) TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline);
 		if (left <= 0)
+		{
+			if (why != NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						 errmsg("the change log of streaming materialized view \"%s\" is not ready to be read",
+								get_rel_name(behind)),
+						 errdetail("A view over a streaming view reads its change log, which it starts when asked; %s.", why),
+						 errhint("See hummock_stream.jobs for a view that is failing or slow, or raise hummock_stream.wait_timeout.")));
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("streaming materialized view \"%s\" has not committed epoch " UINT64_FORMAT " yet",
@@ -300,8 +328,9 @@ HsBackfillUpstreamEpoch(List *sources, HsVersion **v)
 					 errdetail("A view over several streaming views reads them all at the newest of their committed epochs; \"%s\" is at " UINT64_FORMAT ".",
 							   get_rel_name(behind), (uint64) c),
 					 errhint("See hummock_stream.jobs for a view that is failing or slow, or raise hummock_stream.wait_timeout.")));
+		}
 		/* woken when a newer version is published (a commit) */
-		(void) HsDbStateWaitVersion(db, (*v)->id + 1, left);
+		(void) HsDbStateWaitVersion(db, (*v)->id + 1, Min(left, 100));
 		CHECK_FOR_INTERRUPTS();
 		HsVersionUnref(*v);
 		*v = HsHummockPinnedVersion(HS_EPOCH_MAX);

@@ -529,6 +529,16 @@ capture_xact_callback(XactEvent event, void *arg)
 	}
 }
 
+List *
+HsCaptureTakeRemovalsAtCommit(void)
+{
+	List	   *out = list_copy(pending_removals);
+
+	list_free(pending_removals);
+	pending_removals = NIL;
+	return out;
+}
+
 void
 HsCaptureRemoveAtCommit(Oid relid)
 {

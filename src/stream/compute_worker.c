@@ -34,6 +34,17 @@
  * manager commits them.  Until it says COMMITTED, the worker keeps its
  * claim on in-flight object ids so GC leaves the new objects alone.
  *
+ * Change logs: a table keeps one while its actor's spec has
+ * HS_ACTOR_KEEP_CHANGE_LOG (a view with downstream views or a change_log()
+ * reader).  A change-log entry must cover every epoch since the table's
+ * last commit with old values, so an actor whose flag an Update turns on
+ * writes old values from then on (LOG_STARTING) but sends no entry with
+ * its next checkpoint, whose epochs may predate the switch; the log starts
+ * with the checkpoint after (LOG_ON).  An actor added by an Initial
+ * barrier with the flag is LOG_ON at once (its first epoch follows its
+ * committed one).  Turning the flag off stops both at once, and the next
+ * commit without an entry ends the log (the stop rule, version.h).
+ *
  * The worker exits with code 1 on any error outside an actor; the manager
  * notices the closed channel and starts a replacement.
  *
@@ -69,9 +80,19 @@
 
 int			hs_shared_buffer_size_kb = 64 * 1024;
 
+/* Where an actor's table stands with its change log (see the top). */
+typedef enum ActorLogState
+{
+	LOG_OFF = 0,				/* no old values, no entries */
+	LOG_STARTING,				/* old values; entries from the next checkpoint
+								 * on */
+	LOG_ON						/* old values, an entry per checkpoint */
+} ActorLogState;
+
 typedef struct WorkerActor
 {
 	HsActor		actor;			/* what its kind's operations see */
+	ActorLogState log;
 	bool		passed_head;	/* has passed the graph's head barrier */
 	dlist_node	node;
 } WorkerActor;
@@ -207,6 +228,22 @@ drop_graph(WorkerGraph *g)
 	pfree(g);
 }
 
+/* Follow the actor's change-log flag (see the top); initial: an Initial barrier. */
+static void
+set_log_state(WorkerActor *a, bool initial)
+{
+	bool		want = a->actor.ops->keeps_change_log && a->actor.spec.table_id != 0 &&
+		(a->actor.spec.flags & HS_ACTOR_KEEP_CHANGE_LOG) != 0;
+
+	if (!want)
+		a->log = LOG_OFF;
+	else if (initial)
+		a->log = LOG_ON;
+	else if (a->log == LOG_OFF)
+		a->log = LOG_STARTING;
+	a->actor.write_old_values = a->log != LOG_OFF;
+}
+
 /* Apply the mutation of a barrier that becomes the head of its graph. */
 static void
 apply_mutation(WorkerGraph *g, const HsMsgInject *msg)
@@ -224,7 +261,10 @@ apply_mutation(WorkerGraph *g, const HsMsgInject *msg)
 			WorkerActor *a = dlist_container(WorkerActor, node, it.cur);
 
 			if (a->actor.spec.actor_id == msg->update[i].actor_id)
+			{
 				a->actor.spec = msg->update[i];
+				set_log_state(a, false);
+			}
 		}
 	}
 	for (int i = 0; i < msg->n_stop; i++)
@@ -258,6 +298,7 @@ apply_mutation(WorkerGraph *g, const HsMsgInject *msg)
 		a->actor.spec = msg->add[i];
 		a->actor.ops = ops;
 		a->actor.graph_id = g->graph_id;
+		set_log_state(a, msg->kind == HS_BARRIER_INITIAL);
 		dlist_push_tail(&g->actors, &a->node);
 	}
 }
@@ -355,7 +396,10 @@ encode_change_logs(const HsSyncResult *res, const HsTableId *logged, int n_logge
 		const HsSyncTable *t = HsSyncResultTable(res, logged[i]);
 
 		HsBufPutVarint32(payload, logged[i]);
-		if (t == NULL || !t->log_enabled || t->n_epochs == 0)
+		if (t != NULL && t->n_epochs > 0 && !t->log_enabled)
+			elog(ERROR, "table %u keeps a change log but synced epochs without old values",
+				 logged[i]);
+		if (t == NULL || t->n_epochs == 0)
 		{
 			/*
 			 * No change in this checkpoint: an empty entry, since a logged
@@ -379,7 +423,10 @@ encode_change_logs(const HsSyncResult *res, const HsTableId *logged, int n_logge
 	}
 }
 
-/* Tables of the graph's actors that keep a change log (views' tables). */
+/*
+ * Tables of the graph's actors whose change log gets this checkpoint's
+ * entry (LOG_ON); those LOG_STARTING get the next one's.
+ */
 static int
 graph_logged_tables(WorkerGraph *g, HsTableId *tables, int max)
 {
@@ -390,8 +437,10 @@ graph_logged_tables(WorkerGraph *g, HsTableId *tables, int max)
 	{
 		WorkerActor *a = dlist_container(WorkerActor, node, it.cur);
 
-		if (a->actor.ops->keeps_change_log && a->actor.spec.table_id != 0 && n < max)
+		if (a->log == LOG_ON && n < max)
 			tables[n++] = a->actor.spec.table_id;
+		else if (a->log == LOG_STARTING)
+			a->log = LOG_ON;
 	}
 	return n;
 }

@@ -9,7 +9,8 @@
  * the job consumes the capture log up to the barrier's snapshot, flushes
  * its executors and seals the epoch's state into the worker's shared
  * buffer.  A job has no Pause (its input is the capture log, which
- * waits).  Its table (the view's relation) keeps a change log.
+ * waits).  Its table (the view's relation) keeps a change log while the
+ * worker says so (write_old_values: a view reads it, or its owner asked).
  *
  * A view over other streaming views writes its epoch prev from theirs at
  * prev (view_source.h), so it passes the barrier only once every upstream
@@ -31,6 +32,7 @@
 #include "hummock_stream/stream/actor.h"
 #include "hummock_stream/stream/compute_worker.h"
 #include "hummock_stream/stream/stream_job.h"
+#include "hummock_stream/stream/view_settings.h"
 
 HsStreamJobEpochHook hs_stream_job_epoch_hook = NULL;
 
@@ -69,6 +71,8 @@ job_on_barrier(HsActor *a, const HsActorBarrier *b, bool paused, TimestampTz *wa
 		return true;
 	}
 	job = a->state;
+	/* the creator's settings, as the view's expressions were created with */
+	HsViewSettingsApply(job->settings);
 	if (hs_stream_job_epoch_hook)
 		hs_stream_job_epoch_hook(job->job_id, b->prev_epoch);
 
@@ -89,6 +93,7 @@ job_on_barrier(HsActor *a, const HsActorBarrier *b, bool paused, TimestampTz *wa
 	}
 	job->store.version = v;
 	job->store.epoch = b->prev_epoch;
+	HsStreamJobSetChangeLog(job, a->write_old_values);
 	PG_TRY();
 	{
 		HsStreamJobConsume(job, b->snapshot);

@@ -76,11 +76,13 @@
 #include "hummock_stream/stream/compute_worker.h"
 #include "hummock_stream/stream/stream_ddl.h"
 #include "hummock_stream/stream/stream_job.h"
+#include "hummock_stream/stream/view_settings.h"
 #include "hummock_stream/stream/view_source.h"
 #include "hummock_stream/stream/view_create.h"
 
 PG_FUNCTION_INFO_V1(hummock_stream_drop_materialized_view);
 PG_FUNCTION_INFO_V1(hummock_stream_rebuild);
+PG_FUNCTION_INFO_V1(hummock_stream_set_change_log);
 
 /* CREATE TABLE name (columns of plan's view) USING hummock; its OID. */
 /* Spill the job's sealed data if the shared buffer is over its limit. */
@@ -239,9 +241,14 @@ hummock_stream_rebuild(PG_FUNCTION_ARGS)
 			store.epoch = committed + 1;
 	}
 	HsSwitchToUser(HsStreamJobOwner(view), &as_owner);
+	HsViewSettingsApply(row.settings);
 	HsViewCheckPrivileges(HsViewReadsOf((Query *) stringToNode(row.query_tree)), name, false);
+	/* a log the view keeps (or must start) gets the rebuild as an entry */
 	job = HsStreamJobCreate(view, (Query *) stringToNode(row.query_tree), row.state_tables,
-							row.n_state_tables, &store, CurrentMemoryContext);
+							row.n_state_tables, &store,
+							row.keeps_log ||
+							HsVersionChangeLog(store.version, (HsTableId) view) != NULL,
+							CurrentMemoryContext);
 	epoch = HsBackfillAndCommit(job, s0, view_epoch, true);
 	HsRestoreUser(&as_owner);
 	UnregisterSnapshot(s0);
@@ -257,6 +264,40 @@ hummock_stream_rebuild(PG_FUNCTION_ARGS)
 					name, (uint64) epoch)));
 	SPI_commit();
 	SPI_finish();
+	PG_RETURN_VOID();
+}
+
+/*
+ * hummock_stream.set_change_log(view, keep): whether the view keeps its
+ * change log for hummock_stream.change_log() even when no view reads it.
+ * Its owner only.  The log starts within two checkpoints after the commit
+ * (the epochs before it are not in it); turned off, it ends at the next
+ * checkpoint unless views read the view.
+ */
+Datum
+hummock_stream_set_change_log(PG_FUNCTION_ARGS)
+{
+	Oid			view;
+	HsJobRow	row;
+	char	   *name;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the arguments of set_change_log cannot be null")));
+	view = PG_GETARG_OID(0);
+	name = get_rel_name(view);
+	if (!HsCatalogReadJob(view, &row))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a streaming materialized view",
+						name ? name : "?")));
+	if (!pg_class_ownercheck(view, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, name);
+	/* one change of the view at a time (as ALTER, DROP) */
+	LockRelationOid(view, ShareUpdateExclusiveLock);
+	HsCatalogSetChangeLog(view, PG_GETARG_BOOL(1));
+	HsWakeManagerOnCommit();
 	PG_RETURN_VOID();
 }
 

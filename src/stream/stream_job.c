@@ -68,7 +68,8 @@ HsStreamJobOwner(Oid job_id)
 
 HsStreamJob *
 HsStreamJobCreate(Oid job_id, Query *query, const Oid *state_tables,
-				  int n_state_tables, HsStreamStore *store, MemoryContext parent)
+				  int n_state_tables, HsStreamStore *store, bool change_log,
+				  MemoryContext parent)
 {
 	MemoryContext cxt = AllocSetContextCreate(parent, "hummock_stream job",
 											  ALLOCSET_DEFAULT_SIZES);
@@ -88,8 +89,8 @@ HsStreamJobCreate(Oid job_id, Query *query, const Oid *state_tables,
 		elog(ERROR, "streaming job %u has %d state tables, its plan needs %d",
 			 job_id, n_state_tables, job->plan->n_state_tables);
 
-	/* the view keeps a change log (old values) for change_log() and its readers */
-	HsStateTableInit(&job->view, &job->store, (HsTableId) job_id, true);
+	/* the view keeps old values while it keeps a change log */
+	HsStateTableInit(&job->view, &job->store, (HsTableId) job_id, change_log);
 	job->n_states = n_state_tables;
 	job->states = palloc0(sizeof(HsStateTable) * Max(n_state_tables, 1));
 	for (i = 0; i < n_state_tables; i++)
@@ -134,11 +135,27 @@ HsStreamJobLoad(Oid job_id, HsStreamStore *store, MemoryContext parent)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("streaming job %u does not exist", job_id)));
+	/* the worker says at every barrier whether the view keeps a log */
 	job = HsStreamJobCreate(job_id, (Query *) stringToNode(row.query_tree),
-							row.state_tables, row.n_state_tables, store, parent);
+							row.state_tables, row.n_state_tables, store, false, parent);
 	job->position = MemoryContextStrdup(job->cxt, row.position);
 	job->views_consumed = row.view_position;
+	{
+		ListCell   *lc;
+
+		old = MemoryContextSwitchTo(job->cxt);
+		foreach(lc, row.settings)
+			job->settings = lappend(job->settings, pstrdup((char *) lfirst(lc)));
+		MemoryContextSwitchTo(old);
+	}
 	return job;
+}
+
+void
+HsStreamJobSetChangeLog(HsStreamJob *job, bool change_log)
+{
+	Assert(job->view.memtable == NULL || job->view.log_old_values == change_log);
+	job->view.log_old_values = change_log;
 }
 
 void

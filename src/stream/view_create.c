@@ -103,6 +103,7 @@
 #include "hummock_stream/stream/stream_ddl.h"
 #include "hummock_stream/stream/stream_job.h"
 #include "hummock_stream/stream/view_create.h"
+#include "hummock_stream/stream/view_settings.h"
 
 PG_FUNCTION_INFO_V1(hummock_stream_create_materialized_view);
 PG_FUNCTION_INFO_V1(hummock_stream_create_progress);
@@ -120,6 +121,7 @@ analyze_definition(const char *sql)
 {
 	List	   *raw = pg_parse_query(sql);
 	RawStmt    *rs;
+	Query	   *q;
 
 	if (list_length(raw) != 1)
 		ereport(ERROR,
@@ -131,7 +133,9 @@ analyze_definition(const char *sql)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("a streaming materialized view is defined by a SELECT statement")));
-	return parse_analyze_fixedparams(rs, sql, NULL, 0, NULL);
+	q = parse_analyze_fixedparams(rs, sql, NULL, 0, NULL);
+	HsStreamPlanExpandViews(q);
+	return q;
 }
 
 /*
@@ -293,6 +297,8 @@ typedef struct Creation
 	Oid		   *state_tables;
 	int			progress_slot;	/* in HsDbState.creations, or -1 */
 	HsCreationStatus progress;
+	bool		change_log;		/* the caller asked for a change log */
+	List	   *settings;		/* the caller's, as 'name=value' */
 } Creation;
 
 static void
@@ -395,6 +401,8 @@ fill_row(Creation *c, HsJobRow *row, const char *state, const char *position,
 	row->operators = c->plan->operators;
 	row->state_roles = c->plan->state_roles;
 	row->sources = c->plan->sources;
+	row->change_log = c->change_log;
+	row->settings = c->settings;
 }
 
 /*
@@ -421,8 +429,9 @@ create_backfill(Creation *c, char **position, HsEpoch *first_epoch, HsEpoch *vie
 	store.epoch = HsEpochNow();
 	set_phase(c, HS_CREATION_BACKFILLING);
 	HsSwitchToUser(GetUserId(), &as_owner);
+	HsViewSettingsApply(c->settings);
 	job = HsStreamJobCreate(c->view, c->query, c->state_tables, c->plan->n_state_tables,
-							&store, CurrentMemoryContext);
+							&store, c->change_log, CurrentMemoryContext);
 	if (c->progress_slot >= 0)
 		HsBackfillSetProgress(HsDbStateGet(MyDatabaseId, false), c->progress_slot,
 							  &c->progress);
@@ -461,6 +470,7 @@ typedef struct CreatorShared
 	char		relname[NAMEDATALEN];
 	pid_t		caller_pid;
 	int			backfill_rate_limit;	/* the caller's setting */
+	bool		change_log;		/* the caller's change_log argument */
 	/* written by the creator */
 	volatile sig_atomic_t state;
 	Oid			view;
@@ -468,7 +478,9 @@ typedef struct CreatorShared
 	char		message[1024];
 	char		detail[1024];
 	char		hint[512];
-	Size		query_len;		/* bytes of query tree text, then the definition */
+	Size		query_len;		/* bytes of query tree text, then the definition,
+								 * then the settings ('name=value' lines) */
+	Size		definition_len;
 	char		data[FLEXIBLE_ARRAY_MEMBER];
 } CreatorShared;
 
@@ -487,22 +499,66 @@ creator_sigterm(SIGNAL_ARGS)
 	errno = save_errno;
 }
 
-/* Drop a half-created view (its relation, job and capture) for good. */
-static void
+/*
+ * Drop a half-created view's relation and job for good, unless a DROP of
+ * it runs (it holds the view's lock: then the view goes with it).  Returns
+ * the sources whose capture may go now (HsCaptureRemoveIfUnused), in the
+ * current memory context: not here, since removing capture locks the
+ * sources against readers, and the caller still holds its lock on them
+ * from parsing the definition until it has our error.  So the caller sees
+ * no view left once it has the error.  A view we cannot lock within a
+ * second is left to the DROP that holds it, or to the barrier manager,
+ * which drops views left 'creating' by a creator that is gone.
+ */
+/* Tries (10 ms apart) to lock a half-created view to drop it. */
+#define DROP_LOCK_TRIES 100
+
+static List *
 drop_half_created(Oid view)
 {
+	MemoryContext cxt = CurrentMemoryContext;
+	List	   *sources = NIL;
 	ObjectAddress addr;
 
+	bool		locked = false;
+
 	StartTransactionCommand();
-	/* (a DROP of the view may hold it: then it is gone once we lock it) */
-	if (OidIsValid(view))
-		LockRelationOid(view, AccessExclusiveLock);
-	PushActiveSnapshot(GetTransactionSnapshot());
-	if (OidIsValid(view) && SearchSysCacheExists1(RELOID, ObjectIdGetDatum(view)))
+	/* (a reader may hold it for a moment; a DROP until it commits) */
+	for (int i = 0; OidIsValid(view) && !locked && i < DROP_LOCK_TRIES; i++)
 	{
-		ObjectAddressSet(addr, RelationRelationId, view);
-		performDeletion(&addr, DROP_CASCADE, PERFORM_DELETION_INTERNAL);
+		locked = ConditionalLockRelationOid(view, AccessExclusiveLock);
+		if (!locked)
+			pg_usleep(10 * 1000L);
 	}
+	if (locked)
+	{
+		PushActiveSnapshot(GetTransactionSnapshot());
+		if (SearchSysCacheExists1(RELOID, ObjectIdGetDatum(view)))
+		{
+			ObjectAddressSet(addr, RelationRelationId, view);
+			performDeletion(&addr, DROP_CASCADE, PERFORM_DELETION_INTERNAL);
+		}
+		MemoryContextSwitchTo(cxt);
+		sources = HsCaptureTakeRemovalsAtCommit();
+		PopActiveSnapshot();
+	}
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(cxt);
+	return sources;
+}
+
+/* Stop capturing sources that no view reads any more (after the caller). */
+static void
+remove_unused_capture(List *sources)
+{
+	ListCell   *lc;
+
+	if (sources == NIL)
+		return;
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	foreach(lc, sources)
+		HsCaptureRemoveIfUnused(lfirst_oid(lc));
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 }
@@ -587,8 +643,18 @@ HsViewCreatorMain(Datum main_arg)
 		MemoryContextSwitchTo(cxt);
 		tree = pnstrdup(sh->data, sh->query_len);
 		c.definition = pstrdup(sh->data + sh->query_len + 1);
+		{
+			char	   *lines = pstrdup(sh->data + sh->query_len + 1 + sh->definition_len + 1);
+			char	   *line;
+			char	   *save = NULL;
+
+			for (line = strtok_r(lines, "\n", &save); line != NULL;
+				 line = strtok_r(NULL, "\n", &save))
+				c.settings = lappend(c.settings, pstrdup(line));
+		}
 		c.query = (Query *) stringToNode(tree);
 		c.rv = makeRangeVar(pstrdup(sh->schema), pstrdup(sh->relname), -1);
+		c.change_log = sh->change_log;
 		HsSwitchToUser(GetUserId(), &as_owner);
 		c.plan = HsStreamPlanCreate(c.query);
 		HsRestoreUser(&as_owner);
@@ -619,6 +685,7 @@ HsViewCreatorMain(Datum main_arg)
 	PG_CATCH();
 	{
 		ErrorData  *edata;
+		List	   *dropped_sources = NIL;
 
 		MemoryContextSwitchTo(cxt);
 		edata = CopyErrorData();
@@ -631,15 +698,18 @@ HsViewCreatorMain(Datum main_arg)
 		strlcpy(sh->hint, edata->hint ? edata->hint : "", sizeof(sh->hint));
 
 		/*
-		 * Tell the caller first: the clean-up locks the sources to stop
-		 * capturing them, and the caller's transaction holds a lock on
-		 * them (from parsing the definition) until it ends with our error.
+		 * The view and its job go before the caller has our error; the
+		 * capture of its sources after: stopping it locks the sources, and
+		 * the caller's transaction holds a lock on them (from parsing the
+		 * definition) until it ends with our error.
 		 */
+		if (set_up)
+			dropped_sources = drop_half_created(c.view);
 		pg_write_barrier();
 		sh->state = CREATOR_FAILED;
 		if (set_up)
 		{
-			drop_half_created(c.view);
+			remove_unused_capture(dropped_sources);
 			ereport(LOG,
 					(errmsg("hummock_stream dropped streaming materialized view \"%s.%s\", whose creation %s",
 							sh->schema, sh->relname,
@@ -686,11 +756,13 @@ raise_creator_error(CreatorShared *sh)
  */
 static Oid
 create_concurrently(RangeVar *rv, const char *definition, Query *q, bool wait,
-					bool *no_worker)
+					bool change_log, List *settings, bool *no_worker)
 {
 	char	   *tree = nodeToString(q);
 	Size		tlen = strlen(tree);
 	Size		dlen = strlen(definition);
+	StringInfoData set;
+	ListCell   *lc;
 	dsm_segment *seg;
 	CreatorShared *sh;
 	BackgroundWorker bw;
@@ -712,7 +784,10 @@ create_concurrently(RangeVar *rv, const char *definition, Query *q, bool wait,
 				(errcode(ERRCODE_DUPLICATE_TABLE),
 				 errmsg("relation \"%s\" already exists", rv->relname)));
 
-	seg = dsm_create(offsetof(CreatorShared, data) + tlen + dlen + 2, 0);
+	initStringInfo(&set);
+	foreach(lc, settings)
+		appendStringInfo(&set, "%s\n", (char *) lfirst(lc));
+	seg = dsm_create(offsetof(CreatorShared, data) + tlen + dlen + set.len + 3, 0);
 	sh = dsm_segment_address(seg);
 	memset(sh, 0, offsetof(CreatorShared, data));
 	sh->dboid = MyDatabaseId;
@@ -721,9 +796,12 @@ create_concurrently(RangeVar *rv, const char *definition, Query *q, bool wait,
 	strlcpy(sh->relname, rv->relname, NAMEDATALEN);
 	sh->caller_pid = MyProcPid;
 	sh->backfill_rate_limit = hs_backfill_rate_limit;
+	sh->change_log = change_log;
 	sh->query_len = tlen;
+	sh->definition_len = dlen;
 	memcpy(sh->data, tree, tlen + 1);
 	memcpy(sh->data + tlen + 1, definition, dlen + 1);
+	memcpy(sh->data + tlen + 1 + dlen + 1, set.data, set.len + 1);
 
 	memset(&bw, 0, sizeof(bw));
 	bw.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
@@ -853,12 +931,19 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 				 errmsg("wait cannot be null"),
 				 errhint("Pass true to return once the view is created, false to return once it is being created.")));
 	wait = PG_NARGS() > 2 ? PG_GETARG_BOOL(2) : true;
+	if (PG_NARGS() > 3 && PG_ARGISNULL(3))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("change_log cannot be null"),
+				 errhint("Pass true to keep the view's change log for hummock_stream.change_log(), false to keep one only while views read it.")));
 	name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	definition = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	names = parse_view_name(name);
 	memset(&c, 0, sizeof(c));
 	c.progress_slot = -1;
 	c.definition = definition;
+	c.change_log = PG_NARGS() > 3 ? PG_GETARG_BOOL(3) : false;
+	c.settings = HsViewSettingsCapture();
 	c.rv = makeRangeVarFromNameList(names);
 	/* as Postgres's own name lookups: a database name must be this one's */
 	if (c.rv->catalogname != NULL && strcmp(c.rv->catalogname, get_database_name(MyDatabaseId)) != 0)
@@ -890,7 +975,8 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 	if (!IsTransactionBlock() && !caller_blocks_creator(c.plan->sources))
 	{
 		bool		no_worker = false;
-		Oid			view = create_concurrently(c.rv, definition, c.query, wait, &no_worker);
+		Oid			view = create_concurrently(c.rv, definition, c.query, wait,
+											   c.change_log, c.settings, &no_worker);
 
 		if (!no_worker)
 		{

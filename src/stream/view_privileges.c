@@ -95,8 +95,9 @@ HsViewCheckPrivileges(const HsViewReads *reads, const char *view_name, bool main
 		RangeTblEntry *rte = lfirst(lc);
 		char	   *relname;
 
+		/* (a table read through a Postgres view: as that view's owner) */
 		if (ExecCheckRTEPerms(rte) &&
-			check_enable_rls(rte->relid, InvalidOid, true) != RLS_ENABLED)
+			check_enable_rls(rte->relid, rte->checkAsUser, true) != RLS_ENABLED)
 			continue;
 		relname = get_rel_name(rte->relid);
 		if (relname == NULL)

@@ -15,10 +15,14 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "executor/tuptable.h"
+#include "miscadmin.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
+#include "hummock_stream/meta/catalog.h"
+#include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/pg/env_pg.h"
 #include "hummock_stream/storage/change_log.h"
@@ -38,6 +42,95 @@ HsViewSourceReady(Oid upstream, const HsVersion *v, HsEpoch epoch, HsEpoch *comm
 	(void) HsVersionCommittedEpoch(v, (HsTableId) upstream, &c);
 	*committed = c;
 	return c >= epoch;
+}
+
+/* ---------------------------------------------------------------------
+ * Change-log requests
+ * ---------------------------------------------------------------------
+ */
+
+static bool log_callback_registered = false;
+
+/*
+ * At the end of a transaction that asked for change logs: give the
+ * requests back.  At commit this runs once the commit is visible, so the
+ * barrier manager, which reads requests before the catalog, sees either
+ * the request or the committed view that needs the log.
+ */
+static void
+release_log_requests(XactEvent event, void *arg)
+{
+	HsDbState  *db;
+
+	if (event != XACT_EVENT_COMMIT && event != XACT_EVENT_ABORT &&
+		event != XACT_EVENT_PARALLEL_COMMIT && event != XACT_EVENT_PARALLEL_ABORT)
+		return;
+	db = HsDbStateGet(MyDatabaseId, false);
+	if (db != NULL)
+	{
+		HsDbStateLogRequestsRelease(db);
+		/* an abort may leave a log nobody needs */
+		if (event == XACT_EVENT_ABORT)
+			HsDbStateWakeManager(MyDatabaseId);
+	}
+}
+
+void
+HsViewSourcesRequestLogs(List *sources)
+{
+	HsDbState  *db = HsDbStateGet(MyDatabaseId, true);
+	ListCell   *lc;
+	bool		any = false;
+
+	if (!log_callback_registered)
+	{
+		RegisterXactCallback(release_log_requests, NULL);
+		log_callback_registered = true;
+	}
+	foreach(lc, sources)
+	{
+		Oid			relid = lfirst_oid(lc);
+
+		if (!HsRelidIsHummock(relid))
+			continue;
+		if (!HsDbStateLogRequestAdd(db, relid))
+			ereport(ERROR,
+					(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+					 errmsg("too many views over streaming views are being created or rebuilt at once"),
+					 errdetail("At most %d upstream views can be asked for their change logs at a time.",
+							   HS_MAX_LOG_REQUESTS),
+					 errhint("Try again when one of them is done.")));
+		any = true;
+	}
+	if (any)
+		HsDbStateWakeManager(MyDatabaseId);
+}
+
+bool
+HsViewSourceLogReady(Oid upstream, const HsVersion *v, const char **why)
+{
+	HsEpoch		seen;
+	HsEpoch		committed = 0;
+
+	if (HsCatalogJobIsNew(upstream))
+		return true;
+	seen = HsDbStateLogRequestSeen(HsDbStateGet(MyDatabaseId, true), upstream);
+	if (seen == 0)
+	{
+		*why = "the barrier manager has not taken the request for its change log into account";
+		return false;
+	}
+	if (!HsVersionCommittedEpoch(v, (HsTableId) upstream, &committed) || committed <= seen)
+	{
+		*why = "it has not committed an epoch since its change log was asked for";
+		return false;
+	}
+	if (HsVersionChangeLog(v, (HsTableId) upstream) == NULL)
+	{
+		*why = "its change log has not started yet";
+		return false;
+	}
+	return true;
 }
 
 /* Store row bytes (a MinimalTuple) in the input's slot, copied into cxt. */

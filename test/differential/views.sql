@@ -82,6 +82,36 @@ v_f_minmax|SELECT grp, min(f8) AS lo8, max(f8) AS hi8, min(f4) AS lo4, max(f4) A
 v_f_global|SELECT count(f4) AS n, sum(f8) AS s8, avg(f4) AS a4, sum(n) AS sn, avg(n) AS an, max(f8) AS hi, min(n) AS lo FROM diff_f
 v_f_distinct|SELECT grp, sum(DISTINCT f8) AS sd, count(DISTINCT n) AS cd, avg(DISTINCT f4) AS ad FROM diff_f GROUP BY grp
 v_f_finite|SELECT grp, sum(f8) AS s8, avg(n) AS an FROM diff_f WHERE f8 IS NULL OR f8 NOT IN (float8 'NaN', float8 'Infinity', float8 '-Infinity') GROUP BY grp
+-- Any aggregate: calls the accumulators cannot take back are recomputed
+-- from each group's kept rows by Postgres (array_agg, string_agg, numeric
+-- statistics, ordered-set aggregates, bit aggregates, DISTINCT and ORDER
+-- BY inside them, min/max under a linguistic collation); FILTER on every
+-- kind of call; groups emptied and refilled by the workload.
+va_array|SELECT grp, array_agg(val ORDER BY val NULLS FIRST, id) AS vals, array_agg(DISTINCT flag) AS flags FROM diff_t GROUP BY grp
+va_string|SELECT grp, string_agg(note, ',' ORDER BY note COLLATE "C", id) AS notes, count(*) FILTER (WHERE flag) AS nflag FROM diff_t GROUP BY grp
+va_stats|SELECT grp, stddev_samp(val) AS sd, var_pop(amount) AS vp, regr_count(val, amount) AS rc FROM diff_t GROUP BY grp
+va_ordered_set|SELECT grp, percentile_cont(0.5) WITHIN GROUP (ORDER BY val) AS med, percentile_disc(0.9) WITHIN GROUP (ORDER BY amount) AS p90, mode() WITHIN GROUP (ORDER BY val) AS mo FROM diff_t GROUP BY grp
+va_bits|SELECT grp, bit_and(val) AS ba, bit_or(val) AS bo, bit_xor(val) AS bx FROM diff_t GROUP BY grp
+va_filter_mix|SELECT grp, sum(val) FILTER (WHERE flag) AS s, min(val) FILTER (WHERE val > 0) AS lo, count(DISTINCT val) FILTER (WHERE amount IS NOT NULL) AS nd, array_agg(id ORDER BY id) FILTER (WHERE val % 2 = 0) AS even_ids FROM diff_t GROUP BY grp
+va_global|SELECT array_agg(id ORDER BY id) AS ids, string_agg(DISTINCT note, '|' ORDER BY note) AS notes, count(*) FILTER (WHERE val < 0) AS neg FROM diff_t WHERE grp = 2
+va_collation|SELECT flag, min(note COLLATE "en-x-icu") AS lo, max(note COLLATE "en-x-icu") AS hi FROM diff_t GROUP BY flag
+va_nopk|SELECT grp, array_agg(val ORDER BY val) AS vals, sum(val) FILTER (WHERE val > 0) AS pos FROM diff_np GROUP BY grp
+va_having|SELECT grp, string_agg(id::text, ',' ORDER BY id) AS ids FROM diff_t GROUP BY grp HAVING count(*) FILTER (WHERE flag) > 1
+va_join|SELECT d.name, array_agg(t.id ORDER BY t.id) AS ids, avg(t.val) FILTER (WHERE t.flag) AS af FROM diff_t t JOIN diff_d d ON d.id = t.grp GROUP BY d.name
+-- Set operations (INTERSECT and EXCEPT with and without ALL), DISTINCT
+-- ON, NULLS FIRST/LAST in Top-N, a FULL JOIN of aggregates whose group
+-- keys are NULL on both sides, a Postgres view as a source (diff_t_pos,
+-- created by the test), settings-dependent STABLE functions.
+vs_intersect|SELECT grp, val FROM diff_t INTERSECT SELECT grp, val FROM diff_np
+vs_intersect_all|SELECT val FROM diff_np INTERSECT ALL SELECT val % 4 FROM diff_t
+vs_except|SELECT grp FROM diff_t EXCEPT SELECT code FROM diff_d
+vs_except_all|SELECT grp, val FROM diff_np EXCEPT ALL SELECT grp, val FROM diff_t
+vs_distinct_on|SELECT DISTINCT ON (grp) grp, id, val FROM diff_t ORDER BY grp, val DESC NULLS LAST, id
+vs_nulls_first|SELECT id, val FROM diff_t ORDER BY val NULLS FIRST, id LIMIT 6
+vs_full_null_keys|SELECT coalesce(a.k, b.k) AS k, a.n AS an, b.n AS bn FROM (SELECT grp AS k, count(*) AS n FROM diff_t GROUP BY grp) a FULL JOIN (SELECT region AS k, count(*) AS n FROM diff_d GROUP BY region) b ON a.k = b.k
+vs_pg_view|SELECT grp, count(*) AS n, sum(val) AS s FROM diff_t_pos GROUP BY grp
+vs_stable|SELECT id, ts::text AS t, date_trunc('day', ts) AS day, to_char(amount, 'FM9999D00') AS amt FROM diff_t
+vs_days|SELECT date_trunc('day', ts) AS day, count(*) AS n, jsonb_agg(id ORDER BY id) AS ids FROM diff_t GROUP BY 1
 -- Views over views (each line reads views defined above it): chains of
 -- aggregates over joins, diamonds, Top-N over an aggregate view, a view
 -- over a view and a table joined, self-joins of a view, DISTINCT and
@@ -105,3 +135,4 @@ vv_union|SELECT grp FROM vv_stats_filter UNION SELECT grp FROM v_minmax WHERE hi
 vv_top_of_top|SELECT id, val FROM v_top WHERE val > 0 ORDER BY id LIMIT 3
 vv_count_distinct|SELECT count(DISTINCT n) AS nd, count(*) AS groups FROM v_group_stats
 vv_exists|SELECT d.id FROM diff_d d WHERE EXISTS (SELECT 1 FROM vv_stats_filter f WHERE f.grp = d.id)
+vv_array_len|SELECT grp, cardinality(vals) AS n, flags FROM va_array

@@ -37,6 +37,8 @@ $node->safe_psql('postgres', q{
 	CREATE TABLE diff_r (region int PRIMARY KEY, rname text);
 	CREATE TABLE diff_mk (a int, b int, w int, PRIMARY KEY (a, b));
 	CREATE TABLE diff_f (id int PRIMARY KEY, grp int, f8 float8, f4 float4, n numeric);
+	-- a Postgres view among the sources (views.sql: vs_pg_view)
+	CREATE VIEW diff_t_pos AS SELECT id, grp, val FROM diff_t WHERE val > 0;
 });
 
 my @views;

@@ -187,7 +187,8 @@ as('bob', q{
 });
 as('bob', q{
 	SET search_path = public, pg_catalog;
-	SELECT hummock_stream.create_materialized_view('bob_sp', 'SELECT id FROM bob_t');
+	SELECT hummock_stream.create_materialized_view('bob_sp', 'SELECT id FROM bob_t',
+	                                               change_log => true);
 	INSERT INTO bob_t VALUES (4);
 	SELECT hummock_stream.wait('bob_sp');
 	SELECT count(*) FROM hummock_stream.jobs;
@@ -195,6 +196,7 @@ as('bob', q{
 	SELECT count(*) FROM hummock_stream.committed_epochs();
 	SELECT count(*) FROM hummock_stream.change_log(NULL::bob_sp, 0,
 	  (SELECT committed_epoch FROM hummock_stream.committed_epochs() WHERE relation = 'bob_sp'::regclass));
+	SELECT hummock_stream.set_change_log('bob_sp', false);
 	SELECT hummock_stream.drop_materialized_view('bob_sp');
 });
 is(is_superuser('bob'), 'f', "bob's operator did not make him superuser");

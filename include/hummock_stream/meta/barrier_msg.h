@@ -65,11 +65,17 @@ typedef enum HsActorKind
 
 #define HS_ACTOR_MAX_STATE_TABLES 32
 
+/* HsActorSpec.flags */
+#define HS_ACTOR_KEEP_CHANGE_LOG 0x1	/* its table keeps a change log (a
+										 * view with a downstream or a
+										 * change_log() reader) */
+
 typedef struct HsActorSpec
 {
 	uint32		actor_id;
 	uint32		kind;			/* HsActorKind, or a registered kind */
 	int32		param;
+	uint32		flags;			/* HS_ACTOR_*; an Update may change them */
 	uint32		table_id;		/* 0 if none */
 	uint32		n_state_tables;
 	uint32		state_tables[HS_ACTOR_MAX_STATE_TABLES];	/* more tables it writes */

@@ -39,6 +39,11 @@ typedef struct HsJobRow
 	List	   *operators;		/* char *: stateful executors, leaves first */
 	List	   *state_roles;	/* char *: what each state table holds */
 	List	   *sources;		/* Oid: the tables the view reads */
+	bool		change_log;		/* its owner asked for a change log */
+	List	   *settings;		/* char *: 'name=value' settings its
+								 * expressions are evaluated with */
+	bool		keeps_log;		/* read only: change_log, or a view reads it
+								 * (its change log must be kept) */
 } HsJobRow;
 
 /* Does this database have the catalog (not during DROP EXTENSION)? */
@@ -53,8 +58,14 @@ extern void HsCatalogInsertJob(const HsJobRow *job);
  */
 extern bool HsCatalogReadJob(Oid job_id, HsJobRow *job);
 
-/* Every job (job_id, state_tables, first_epoch, state), by job_id. */
+/* Every job (job_id, state_tables, first_epoch, state, keeps_log), by job_id. */
 extern List *HsCatalogJobs(void);
+
+/* Set job_id's change_log wish. */
+extern void HsCatalogSetChangeLog(Oid job_id, bool change_log);
+
+/* Was job_id's row inserted by the current transaction (not yet visible)? */
+extern bool HsCatalogJobIsNew(Oid job_id);
 
 /* The tables job_id reads (Oid), NIL if it is no job. */
 extern List *HsCatalogJobSources(Oid job_id);

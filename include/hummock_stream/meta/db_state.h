@@ -124,6 +124,26 @@ typedef struct HsCreationStatus
 	int64		rows_estimate[HS_CREATION_MAX_INPUTS];
 } HsCreationStatus;
 
+/*
+ * A process reading an upstream view's change log from an epoch it is
+ * about to choose (a view over it being created or rebuilt) asks that the
+ * upstream keep a log, before the catalog says so (view_source.c).  The
+ * requester fills the slot and clears it at its transaction's end, after
+ * the commit is visible; the barrier manager, rereading its graphs, reads
+ * the requests before the catalog (so one or the other shows every need)
+ * and sets seen_epoch: every barrier injected after it carries the flag.
+ */
+#define HS_MAX_LOG_REQUESTS 64
+
+typedef struct HsLogRequest
+{
+	Oid			relid;			/* InvalidOid: unused slot */
+	pid_t		pid;			/* the requester */
+	HsEpoch		seen_epoch;		/* 0 until the manager took it into account;
+								 * then an epoch no barrier injected before
+								 * passed */
+} HsLogRequest;
+
 typedef struct HsDbState
 {
 	/* under the registry lock: the slot's database, InvalidOid if free */
@@ -189,6 +209,7 @@ typedef struct HsDbState
 	HsGraphStatus graphs[HS_MAX_GRAPH_STATUS];
 	HsWorkerStatus workers[HS_MAX_WORKER_STATUS];
 	HsCreationStatus creations[HS_MAX_CREATIONS];
+	HsLogRequest log_requests[HS_MAX_LOG_REQUESTS];
 } HsDbState;
 
 /* What the registry knows about pins of one database. */
@@ -236,6 +257,19 @@ extern void HsDbStateCreationSet(HsDbState *db, int slot, const HsCreationStatus
 extern void HsDbStateCreationEnd(HsDbState *db, int slot);
 extern int	HsDbStateCreations(HsDbState *db, HsCreationStatus *out, int max);
 extern bool HsDbStateCreating(HsDbState *db, Oid view, pid_t *pid);
+
+/*
+ * Change-log requests (see HsLogRequest): take a slot for relid (false if
+ * all are busy); the seen epoch of this process's request for relid (0:
+ * not seen yet); give back every request of this process; the manager
+ * copies the live ones, marking them seen at injected (the newest epoch
+ * it injected or that any table committed).
+ */
+extern bool HsDbStateLogRequestAdd(HsDbState *db, Oid relid);
+extern HsEpoch HsDbStateLogRequestSeen(HsDbState *db, Oid relid);
+extern void HsDbStateLogRequestsRelease(HsDbState *db);
+extern int	HsDbStateLogRequestsTake(HsDbState *db, HsEpoch injected, Oid *relids,
+									  int max);
 
 /* Copy the published status of graph_id; false if the manager shows none. */
 extern bool HsDbStateGraphStatus(HsDbState *db, uint32 graph_id, HsGraphStatus *out);

@@ -51,6 +51,14 @@ extern void HsMemcmpEncode(StringInfo buf, Datum value, bool isnull,
 						   Oid typid, bool descending);
 
 /*
+ * The same for a sort key whose NULLs come first (nulls_first) or last:
+ * HsMemcmpEncode's NULLs come last ascending and first descending; for
+ * the other placement a NULL gets a marker below every value's.
+ */
+extern void HsMemcmpEncodeSortKey(StringInfo buf, Datum value, bool isnull,
+								  Oid typid, bool descending, bool nulls_first);
+
+/*
  * A row's own bytes, for identifying it when it has no key: a MinimalTuple
  * of desc formed from the values with every varlena detoasted, so equal
  * rows (a delete and the insert it undoes, whatever their storage) give

@@ -44,6 +44,9 @@ typedef struct HsActor
 	const struct HsActorOps *ops;	/* of spec.kind */
 	uint32		graph_id;		/* its partial graph */
 	int64		barriers_seen;	/* barriers it has passed */
+	bool		write_old_values;	/* its table's memtables keep old values
+									 * (the worker sets it: see
+									 * keeps_change_log) */
 	void	   *state;			/* the kind's own (NULL until the kind sets
 								 * it; freed by ops->free) */
 } HsActor;
@@ -85,7 +88,13 @@ typedef struct HsActorOps
 	/* The actor goes (stopped, or its graph reset): free state.  Optional. */
 	void		(*free) (HsActor *actor);
 
-	/* spec.table_id keeps a change log (a view's table does) */
+	/*
+	 * spec.table_id may keep a change log: it does while spec.flags has
+	 * HS_ACTOR_KEEP_CHANGE_LOG.  The worker then sets write_old_values, and
+	 * the actor must create its table's memtables with old values from its
+	 * next write on; the log starts at the first checkpoint all of whose
+	 * epochs were written so (compute_worker.c).
+	 */
 	bool		keeps_change_log;
 } HsActorOps;
 

@@ -34,4 +34,12 @@ extern void HsCaptureRemoveIfUnused(Oid relid);
  */
 extern void HsCaptureRemoveAtCommit(Oid relid);
 
+/*
+ * Take back the removals this transaction deferred to its pre-commit (a
+ * List of OIDs, in the current memory context), to do them later with
+ * HsCaptureRemoveIfUnused: removing capture locks the source against
+ * readers, so a process that must not wait for them now defers it.
+ */
+extern List *HsCaptureTakeRemovalsAtCommit(void);
+
 #endif							/* HS_STREAM_CAPTURE_H */

@@ -123,17 +123,36 @@ typedef enum HsAggKind
 	HS_AGG_MIN,
 	HS_AGG_MAX,
 	HS_AGG_BOOL_AND,
-	HS_AGG_BOOL_OR
+	HS_AGG_BOOL_OR,
+	HS_AGG_RECOMPUTE			/* any other: recomputed per touched group */
 } HsAggKind;
+
+/* Calls per aggregation: one byte numbers them in state keys, 0xFF is taken. */
+#define HS_AGG_MAX_CALLS 254
 
 typedef struct HsAggCall
 {
 	HsAggKind	kind;
 	int			arg;			/* input column (0-based), -1 for count(*) */
+	int			filter;			/* input column (bool) of its FILTER, or -1:
+								 * rows where it is not true are left out */
 	bool		distinct;		/* over the distinct non-NULL values */
 	Oid			argtype;
 	Oid			restype;		/* as Postgres's aggregate returns it */
+	struct Aggref *aggref;		/* RECOMPUTE: the call over the kept rows
+								 * (HsAggKeptRows: Var varno 1, attno 2 ..
+								 * ncols + 1; attno 1 is taken) */
 } HsAggCall;
+
+/*
+ * The input columns a group keeps of each of its rows, as a multiset, for
+ * its RECOMPUTE calls (none: ncols = 0).
+ */
+typedef struct HsAggKeptRows
+{
+	int			ncols;
+	int		   *cols;			/* input columns (0-based) */
+} HsAggKeptRows;
 
 /* Can the streaming aggregation compute kind over argtype? */
 extern bool HsAggSupported(HsAggKind kind, Oid argtype);
@@ -149,13 +168,16 @@ extern int	hs_join_cache_kb;
  * columns 0..nkeys-1, aggregate arguments...]; output rows are [group key
  * columns, one column per call].  state: per group (memcmp key of the
  * group) the group's accumulators; minmax (needed if any call is min or
- * max or DISTINCT): per group, call and value, how many input rows have
- * that value.
+ * max, DISTINCT or RECOMPUTE): per group, call and value, how many input
+ * rows have that value, and per group the multiset of kept rows.
+ * RECOMPUTE calls are computed again for every group an epoch touches, by
+ * Postgres's own aggregation over the group's kept rows.
  * Without group keys (nkeys = 0) there is always exactly one output row,
  * as Postgres returns for an aggregate over no rows.
  */
 extern HsExec *HsExecHashAggCreate(TupleDesc in_desc, int nkeys,
 								   HsAggCall *calls, int ncalls,
+								   const HsAggKeptRows *kept,
 								   HsStateTable *state, HsStateTable *minmax,
 								   bool always_one_group);
 
@@ -187,7 +209,8 @@ typedef enum HsJoinKind
  * the right row's, or NIL) is part of the join condition.  *_ukey: the
  * columns of a unique key of that side, or NULL.  Upstream executors push
  * into *left_port and *right_port.  Output: left ++ right columns (INNER,
- * LEFT, FULL) or the left columns (SEMI, ANTI).
+ * LEFT), the same and a bool saying whether the row has a left row (FULL),
+ * or the left columns (SEMI, ANTI).
  */
 extern HsExec *HsExecHashJoinCreate(HsJoinKind kind,
 									TupleDesc left_desc, List *left_keys,
@@ -199,6 +222,12 @@ extern HsExec *HsExecHashJoinCreate(HsJoinKind kind,
 									HsExec **left_port, HsExec **right_port);
 
 /*
+ * Counted rows to copies (exec_replicate.c): input rows are [columns...,
+ * count int8]; each becomes count rows of the columns, with its sign.
+ */
+extern HsExec *HsExecReplicateCreate(TupleDesc in_desc);
+
+/*
  * UNION ALL of ninputs inputs with the same row type (exec_union.c):
  * pushes into ports[i] pass through; flushed once every port is.
  */
@@ -207,14 +236,17 @@ extern HsExec *HsExecUnionCreate(TupleDesc desc, int ninputs, HsExec **ports);
 /*
  * Top-N per group (exec_top_n.c): of the input rows of each group (equal
  * group_cols), the ones at positions offset+1 .. offset+limit in the
- * order of sort_cols (sort_desc: descending, NULLs first; else ascending,
- * NULLs last), plus rows tying with the last with with_ties.  ukey: a
+ * order of sort_cols (sort_desc: descending, else ascending; NULLs first
+ * where sort_nulls_first says, or with NULL for it where the direction's
+ * default puts them: last ascending, first descending), plus rows tying
+ * with the last with with_ties.  ukey: a
  * unique key of the input, or NULL.  With row_number the output has one
  * more column (int8): the row's position in its group.  rows keeps every
  * input row, shown what is emitted.
  */
 extern HsExec *HsExecTopNCreate(TupleDesc in_desc, const int *group_cols, int ngroup,
-								const int *sort_cols, const bool *sort_desc, int nsort,
+								const int *sort_cols, const bool *sort_desc,
+								const bool *sort_nulls_first, int nsort,
 								const int *ukey, int nukey, int64 limit, int64 offset,
 								bool with_ties, bool row_number,
 								HsStateTable *rows, HsStateTable *shown);

@@ -46,17 +46,26 @@ typedef struct HsStreamJob
 	int64		log_reads_skipped;	/* capture-log reads of unwritten inputs skipped */
 	HsViewReads *reads;			/* what the query reads, for privilege
 								 * checks at every epoch */
+	List	   *settings;		/* 'name=value': in force while it is
+								 * evaluated (view_settings.h) */
 } HsStreamJob;
 
 /*
  * Build a job's executors from its Query (already checked by
  * HsStreamPlanCreate) in a new context under parent; state_tables has as
- * many table ids as the plan needs (n_state_tables).
+ * many table ids as the plan needs (n_state_tables).  change_log: the
+ * view's memtables keep old values (HsStreamJobSetChangeLog).
  */
 extern HsStreamJob *HsStreamJobCreate(Oid job_id, Query *query,
 									  const Oid *state_tables, int n_state_tables,
-									  HsStreamStore *store,
+									  HsStreamStore *store, bool change_log,
 									  MemoryContext parent);
+
+/*
+ * Whether the view's memtables keep old values (for its change log) from
+ * its next epoch's first write on.
+ */
+extern void HsStreamJobSetChangeLog(HsStreamJob *job, bool change_log);
 
 /*
  * Who maintains a job: its view's owner.  Whoever drives a job (creates

@@ -45,6 +45,13 @@ typedef struct HsStreamLeaf
 extern HsStreamPlan *HsStreamPlanCreate(Query *query);
 
 /*
+ * Expand the Postgres views query reads into the subqueries they are (in
+ * place), as the rewriter does, before the query is planned and stored:
+ * the streaming view keeps this expansion (plan_views.c).
+ */
+extern void HsStreamPlanExpandViews(Query *query);
+
+/*
  * Build the executors of plan, writing view (the view's table, whose rows
  * have view_desc) and states[0..plan->n_state_tables-1].  Returns the
  * leaves (HsStreamLeaf *) in the order the job feeds them.

@@ -19,6 +19,12 @@
  * committed epoch (D's state at E was built from U up to E), so after a
  * crash or a reset D reads U's log from its committed epoch on.
  *
+ * U keeps a change log (writes old values) only while it is needed: while
+ * a view reads it or its owner asked for one (stream_jobs.change_log), and
+ * while a process that is creating or rebuilding a view over it asks for
+ * one (HsViewSourcesRequestLogs): that process then reads U at an epoch
+ * from which U's log is sure to go on (HsViewSourceLogReady).
+ *
  * include/hummock_stream/stream/view_source.h
  *
  *-------------------------------------------------------------------------
@@ -39,6 +45,24 @@ struct HsStreamJob;
  */
 extern bool HsViewSourceReady(Oid upstream, const HsVersion *v, HsEpoch epoch,
 							  HsEpoch *committed);
+
+/*
+ * Ask that every streaming view among sources (relation OIDs) keep its
+ * change log until the current transaction ends, when the catalog takes
+ * over (a view that reads it) or nobody needs it any more; wakes the
+ * barrier manager.  Error 53400 if too many processes ask at once.
+ */
+extern void HsViewSourcesRequestLogs(List *sources);
+
+/*
+ * Will upstream's change log in v go on, without a gap, for as long as
+ * this transaction's request (or the catalog) needs it?  True once the
+ * barrier manager took the request into account, upstream committed an
+ * epoch after that, and v holds its log; or if upstream was created in
+ * this transaction (its actor starts after the commit, with its log).
+ * *why gets a short reason when false.
+ */
+extern bool HsViewSourceLogReady(Oid upstream, const HsVersion *v, const char **why);
 
 /*
  * The rows of input i's upstream view at epoch (in v), one at a time

@@ -28,6 +28,8 @@
  *	bool_and/or	count of true inputs and of non-NULL inputs
  *	min/max(x)	the current extreme (its value counts are the ordered
  *				state, agg_ordered_state.c)
+ *	any other	(RECOMPUTE) the value Postgres computed for the group at its
+ *				last change, from the group's kept rows (agg_recompute.c)
  *
  * DISTINCT calls (count, sum and avg) feed these accumulators only when a
  * value's count goes 0 -> 1 or 1 -> 0 (agg_ordered_state.c).
@@ -39,7 +41,8 @@
  * State-row columns (persisted; the state row is the group's key columns
  * and row count, then these per call, exec_hash_agg.c): non-NULL count
  * (int8), sum (sum type; NULL when unused or when no finite input
- * remains), current min/max value (argument type; NULL when unused), true
+ * remains), current min/max value (argument type) or recomputed value
+ * (the call's result type; NULL when unused), true
  * count (int8), and the special-value counts of sum/avg (int8[] of
  * (class, count) pairs with non-zero counts, NULL when empty): for numeric
  * a class >= 0 is a display scale, and for numeric and float -1 counts
@@ -515,6 +518,10 @@ AggAccResult(const HsAggCall *call, const AggSumOps *ops, const AggAcc *acc,
 		case HS_AGG_BOOL_OR:
 			*isnull = none;
 			return BoolGetDatum(acc->ntrue > 0);
+		case HS_AGG_RECOMPUTE:
+			/* the group's last recomputed value (agg_recompute.c) */
+			*isnull = acc->val_null;
+			return acc->val_null ? (Datum) 0 : acc->val;
 	}
 	elog(ERROR, "unexpected streaming aggregate kind %d", (int) call->kind);
 	return (Datum) 0;
@@ -535,7 +542,8 @@ AggAccDescribe(TupleDesc state_desc, AttrNumber first, const HsAggCall *call,
 	TupleDescInitEntry(state_desc, c++, NULL, ops->sumtype ? ops->sumtype : INT8OID, -1, 0);
 	TupleDescInitEntry(state_desc, c++, NULL,
 					   (call->kind == HS_AGG_MIN || call->kind == HS_AGG_MAX) ?
-					   call->argtype : INT8OID, -1, 0);
+					   call->argtype :
+					   call->kind == HS_AGG_RECOMPUTE ? call->restype : INT8OID, -1, 0);
 	TupleDescInitEntry(state_desc, c++, NULL, INT8OID, -1, 0);
 	TupleDescInitEntry(state_desc, c++, NULL, INT8ARRAYOID, -1, 0);
 	Assert(c == first + AGG_STATE_COLS_PER_CALL);
@@ -566,7 +574,9 @@ AggAccDecode(AggAcc *acc, const HsAggCall *call, const AggSumOps *ops,
 	if (!acc->sum_null)
 		acc->sum = datumCopy(values[1], ops->sumbyval, ops->sumlen);
 	acc->val_null = nulls[2];
-	if (!acc->val_null)
+	if (!acc->val_null && call->kind == HS_AGG_RECOMPUTE)
+		acc->val = copy_datum(values[2], call->restype);
+	else if (!acc->val_null)
 	{
 		StringInfoData e;
 

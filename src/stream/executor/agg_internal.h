@@ -148,4 +148,42 @@ extern void AggMinMaxRescan(const AggValueCounts *vc, const HsBytesKey *group, A
 extern bool AggDistinctApply(const AggValueCounts *vc, const HsBytesKey *group, Datum *v,
 							 int sign);
 
+/* ---- agg_recompute.c ---- */
+
+/*
+ * The RECOMPUTE calls of an aggregation: the kept rows of its groups, in
+ * the min/max state table, and the query that aggregates them again.
+ */
+typedef struct AggRecompute
+{
+	HsStateTable *table;
+	bool		grouped;		/* the aggregation has group keys */
+	int			ncols;			/* kept columns: input columns cols[] */
+	int		   *cols;
+	TupleDesc	kept_desc;		/* a kept row */
+	TupleDesc	enr_desc;		/* (ord int4, kept columns...) */
+	int			ncalls;			/* RECOMPUTE calls: callno[] among all calls */
+	int		   *callno;
+	struct PlannedStmt *plan;
+	StringInfoData key;			/* scratch */
+} AggRecompute;
+
+/* Plan the recompute query (in a transaction, in a long-lived context). */
+extern void AggRecomputeInit(AggRecompute *r, HsStateTable *table, TupleDesc in_desc,
+							 const HsAggKeptRows *kept, const HsAggCall *calls,
+							 int ncalls, bool grouped);
+
+/* Count one more (sign > 0) or one fewer kept row of input row in group. */
+extern void AggRecomputeApply(AggRecompute *r, const HsBytesKey *group,
+							  TupleTableSlot *row, int sign);
+
+/*
+ * Aggregate the kept rows of groups[0..ngroups) again: the value of the
+ * k-th RECOMPUTE call of group g goes to results/nulls[g * r->ncalls + k],
+ * copied into the current memory context.  Without group keys, ngroups
+ * is 1.
+ */
+extern void AggRecomputeRun(AggRecompute *r, const HsBytesKey *const *groups,
+							int ngroups, Datum *results, bool *nulls);
+
 #endif							/* HS_STREAM_EXECUTOR_AGG_INTERNAL_H */

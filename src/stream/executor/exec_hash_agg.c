@@ -9,7 +9,10 @@
  * (agg_accumulators.c), plus the group's row count: a group exists while
  * it has rows.  Min/max and DISTINCT calls also keep per (group, call,
  * value) how many inputs have the value, in the min/max state table
- * (agg_ordered_state.c).
+ * (agg_ordered_state.c).  Any other call (RECOMPUTE) is computed again by
+ * Postgres, from the group's kept rows, for every group an epoch touches
+ * (agg_recompute.c): at a flush, all touched groups in one query.  A call
+ * with FILTER leaves out the rows whose filter column is not true.
  *
  * Changes to a group are applied as rows arrive; at the end of the epoch
  * each touched group emits the delete of its output row as it was before
@@ -79,6 +82,7 @@ typedef struct HashAggExec
 	HsAggCall  *calls;
 	AggSumOps  *sums;			/* per call */
 	AggValueCounts *vcs;		/* per min/max or DISTINCT call */
+	AggRecompute *recompute;	/* the RECOMPUTE calls, or NULL */
 	TupleDesc	state_desc;
 	HsStateTable *state;
 	bool		always_one_group;
@@ -279,7 +283,10 @@ hash_agg_push(HsExec *self, TupleTableSlot *row, int sign)
 		AggAcc	   *acc = &g->acc[i];
 		Datum		v;
 
-		if (call->kind == HS_AGG_COUNT_STAR)
+		if (call->kind == HS_AGG_COUNT_STAR || call->kind == HS_AGG_RECOMPUTE)
+			continue;
+		if (call->filter >= 0 &&
+			(row->tts_isnull[call->filter] || !DatumGetBool(row->tts_values[call->filter])))
 			continue;
 		if (row->tts_isnull[call->arg])
 			continue;
@@ -305,6 +312,58 @@ hash_agg_push(HsExec *self, TupleTableSlot *row, int sign)
 			default:
 				break;
 		}
+	}
+	if (a->recompute)
+		AggRecomputeApply(a->recompute, &g->key, row, sign);
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * Recompute the RECOMPUTE calls of every dirty group that has rows (or is
+ * the one group without GROUP BY), in one query.
+ */
+static void
+recompute_dirty(HashAggExec *a)
+{
+	AggRecompute *r = a->recompute;
+	int			n = 0;
+	int			max = 0;
+	AggGroup   *g;
+	AggGroup  **groups;
+	const HsBytesKey **keys;
+	Datum	   *results;
+	bool	   *nulls;
+	MemoryContext old;
+
+	for (g = a->dirty; g != NULL; g = g->next_dirty)
+		max++;
+	if (max == 0)
+		return;
+	MemoryContextReset(a->exec.row_cxt);
+	old = MemoryContextSwitchTo(a->exec.row_cxt);
+	groups = palloc(sizeof(AggGroup *) * max);
+	keys = palloc(sizeof(HsBytesKey *) * max);
+	for (g = a->dirty; g != NULL; g = g->next_dirty)
+		if (g->rows > 0 || a->always_one_group)
+		{
+			groups[n] = g;
+			keys[n++] = &g->key;
+		}
+	if (n > 0)
+	{
+		results = palloc(sizeof(Datum) * n * r->ncalls);
+		nulls = palloc(sizeof(bool) * n * r->ncalls);
+		/* the values live with their groups */
+		MemoryContextSwitchTo(a->group_cxt);
+		AggRecomputeRun(r, keys, n, results, nulls);
+		for (int i = 0; i < n; i++)
+			for (int k = 0; k < r->ncalls; k++)
+			{
+				AggAcc	   *acc = &groups[i]->acc[r->callno[k]];
+
+				acc->val = results[i * r->ncalls + k];
+				acc->val_null = nulls[i * r->ncalls + k];
+			}
 	}
 	MemoryContextSwitchTo(old);
 }
@@ -359,6 +418,8 @@ hash_agg_flush(HsExec *self)
 			touch_group(a, g);
 		MemoryContextSwitchTo(old);
 	}
+	if (a->recompute)
+		recompute_dirty(a);
 	for (g = a->dirty; g != NULL; g = g->next_dirty)
 	{
 		bool		exists;
@@ -429,7 +490,8 @@ static const HsExecMethods hash_agg_methods = {
 
 HsExec *
 HsExecHashAggCreate(TupleDesc in_desc, int nkeys, HsAggCall *calls, int ncalls,
-					HsStateTable *state, HsStateTable *minmax, bool always_one_group)
+					const HsAggKeptRows *kept, HsStateTable *state, HsStateTable *minmax,
+					bool always_one_group)
 {
 	HashAggExec *a;
 	AggSumOps  *sums = palloc0(sizeof(AggSumOps) * Max(ncalls, 1));
@@ -469,6 +531,15 @@ HsExecHashAggCreate(TupleDesc in_desc, int nkeys, HsAggCall *calls, int ncalls,
 	for (int i = 0; i < ncalls; i++)
 		if (calls[i].kind == HS_AGG_MIN || calls[i].kind == HS_AGG_MAX || calls[i].distinct)
 			AggValueCountsInit(&a->vcs[i], minmax, i, &calls[i]);
+	for (int i = 0; i < ncalls; i++)
+		if (calls[i].kind == HS_AGG_RECOMPUTE && a->recompute == NULL)
+		{
+			if (minmax == NULL || kept == NULL)
+				elog(ERROR, "a recomputed aggregate call needs kept rows and their state table");
+			a->recompute = palloc0(sizeof(AggRecompute));
+			AggRecomputeInit(a->recompute, minmax, in_desc, kept, calls, ncalls,
+							 !always_one_group);
+		}
 	a->group_cxt = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream agg groups",
 										 ALLOCSET_DEFAULT_SIZES);
 	initStringInfo(&a->buf);

@@ -66,6 +66,8 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
+
 #include "executor/executor.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/hsearch.h"
@@ -408,8 +410,10 @@ filter_holds(HashJoinExec *j, Datum *lv, bool *ln, Datum *rv, bool *rn)
 
 /*
  * Emit count copies of the output row made of left row (lv, ln) and right
- * row (rv, rn); rv NULL: the right columns are NULL.  SEMI and ANTI emit
- * the left row alone.
+ * row (rv, rn); lv or rv NULL: that side's columns are NULL (a row
+ * NULL-extended).  SEMI and ANTI emit the left row alone; FULL adds
+ * whether the row has a left row (so an unmatched right row whose key is
+ * NULL and an unmatched left one whose key is NULL differ).
  */
 static void
 emit(HashJoinExec *j, Datum *lv, bool *ln, Datum *rv, bool *rn,
@@ -423,8 +427,11 @@ emit(HashJoinExec *j, Datum *lv, bool *ln, Datum *rv, bool *rn,
 	for (int64 i = 0; i < count; i++)
 	{
 		ExecClearTuple(o);
-		memcpy(o->tts_values, lv, sizeof(Datum) * nl);
-		memcpy(o->tts_isnull, ln, sizeof(bool) * nl);
+		for (int c = 0; c < nl; c++)
+		{
+			o->tts_values[c] = lv ? lv[c] : (Datum) 0;
+			o->tts_isnull[c] = lv ? ln[c] : true;
+		}
 		if (!semi)
 		{
 			for (int c = 0; c < nr; c++)
@@ -432,6 +439,11 @@ emit(HashJoinExec *j, Datum *lv, bool *ln, Datum *rv, bool *rn,
 				o->tts_values[nl + c] = rv ? rv[c] : (Datum) 0;
 				o->tts_isnull[nl + c] = rv ? rn[c] : true;
 			}
+		}
+		if (j->kind == HS_JOIN_FULL)
+		{
+			o->tts_values[nl + nr] = BoolGetDatum(lv != NULL);
+			o->tts_isnull[nl + nr] = false;
 		}
 		ExecStoreVirtualTuple(o);
 		HsExecPush(j->exec.downstream, o, sign);
@@ -452,15 +464,10 @@ emit_pair(HashJoinExec *j, int s, Datum *sv, bool *sn, Match *m, int sign)
 static void
 emit_unmatched(HashJoinExec *j, int s, Datum *v, bool *n, int64 count, int sign)
 {
-	int			o = 1 - s;
-	Datum	   *nulls_v = palloc0(sizeof(Datum) * j->side[o].natts);
-	bool	   *nulls_n = palloc(sizeof(bool) * j->side[o].natts);
-
-	memset(nulls_n, true, sizeof(bool) * j->side[o].natts);
 	if (s == LEFT)
 		emit(j, v, n, NULL, NULL, count, sign);
 	else
-		emit(j, nulls_v, nulls_n, v, n, count, sign);
+		emit(j, NULL, NULL, v, n, count, sign);
 }
 
 /* ---------------------------------------------------------------------
@@ -741,6 +748,7 @@ HsExecHashJoinCreate(HsJoinKind kind,
 	int			nl = left_desc->natts;
 	int			nr = right_desc->natts;
 	TupleDesc	combined = CreateTemplateTupleDesc(nl + nr);
+	TupleDesc	out;
 	bool		semi = kind == HS_JOIN_SEMI || kind == HS_JOIN_ANTI;
 
 	for (int i = 0; i < nl; i++)
@@ -750,9 +758,20 @@ HsExecHashJoinCreate(HsJoinKind kind,
 	/* outer joins make either side's columns nullable */
 	for (int i = 0; i < nl + nr; i++)
 		TupleDescAttr(combined, i)->attnotnull = false;
+	if (semi)
+		out = CreateTupleDescCopy(left_desc);
+	else if (kind == HS_JOIN_FULL)
+	{
+		/* and whether the row has a left row */
+		out = CreateTemplateTupleDesc(nl + nr + 1);
+		for (int i = 0; i < nl + nr; i++)
+			TupleDescCopyEntry(out, i + 1, combined, i + 1);
+		TupleDescInitEntry(out, nl + nr + 1, "has_left_row", BOOLOID, -1, 0);
+	}
+	else
+		out = combined;
 
-	j = HsExecCreate(sizeof(HashJoinExec), &hash_join_methods,
-					 semi ? CreateTupleDescCopy(left_desc) : combined);
+	j = HsExecCreate(sizeof(HashJoinExec), &hash_join_methods, out);
 	j->kind = kind;
 	j->filter = filter ? ExecInitQual(filter, NULL) : NULL;
 	j->filter_econtext = CreateStandaloneExprContext();

@@ -60,6 +60,7 @@ typedef struct TopNExec
 	int			ngroup;
 	int		   *sort_cols;
 	bool	   *sort_desc;
+	bool	   *sort_nulls_first;
 	int			nsort;
 	int		   *ukey;			/* NULL: rows identified by their bytes */
 	int			nukey;
@@ -94,14 +95,15 @@ typedef HsBytesKey TouchedKey;
 
 static void
 encode_cols(TopNExec *t, StringInfo buf, Datum *values, bool *isnull,
-			const int *cols, const bool *desc, int n)
+			const int *cols, const bool *desc, const bool *nulls_first, int n)
 {
 	for (int i = 0; i < n; i++)
 	{
 		int			c = cols[i];
+		bool		d = desc ? desc[i] : false;
 
-		HsMemcmpEncode(buf, values[c], isnull[c], TupleDescAttr(t->in_desc, c)->atttypid,
-					   desc ? desc[i] : false);
+		HsMemcmpEncodeSortKey(buf, values[c], isnull[c], TupleDescAttr(t->in_desc, c)->atttypid,
+							  d, nulls_first ? nulls_first[i] : d);
 	}
 }
 
@@ -124,15 +126,16 @@ top_n_push(HsExec *self, TupleTableSlot *row, int sign)
 	old = MemoryContextSwitchTo(t->exec.row_cxt);
 	slot_getallattrs(row);
 	initStringInfo(&group);
-	encode_cols(t, &group, row->tts_values, row->tts_isnull, t->group_cols, NULL, t->ngroup);
+	encode_cols(t, &group, row->tts_values, row->tts_isnull, t->group_cols, NULL, NULL, t->ngroup);
 	initStringInfo(&key);
 	appendBinaryStringInfo(&key, group.data, group.len);
-	encode_cols(t, &key, row->tts_values, row->tts_isnull, t->sort_cols, t->sort_desc, t->nsort);
+	encode_cols(t, &key, row->tts_values, row->tts_isnull, t->sort_cols, t->sort_desc,
+				t->sort_nulls_first, t->nsort);
 	mt = HsCanonicalTuple(t->in_desc, row->tts_values, row->tts_isnull);
 	initStringInfo(&cur);
 	if (t->ukey)
 	{
-		encode_cols(t, &key, row->tts_values, row->tts_isnull, t->ukey, NULL, t->nukey);
+		encode_cols(t, &key, row->tts_values, row->tts_isnull, t->ukey, NULL, NULL, t->nukey);
 		found = sign < 0;
 		count = found ? 1 : 0;
 	}
@@ -202,7 +205,8 @@ take_row(CollectTop *c, const char *key, int keylen, int64 count,
 
 	(void) HsStoredRowCopyDeform(t->in_desc, tuple, tuplen, values, isnull);
 	initStringInfo(&sort);
-	encode_cols(t, &sort, values, isnull, t->sort_cols, t->sort_desc, t->nsort);
+	encode_cols(t, &sort, values, isnull, t->sort_cols, t->sort_desc, t->sort_nulls_first,
+				t->nsort);
 
 	for (int64 copy = 0; copy < count; copy++)
 	{
@@ -480,8 +484,8 @@ static const HsExecMethods top_n_methods = {
 
 HsExec *
 HsExecTopNCreate(TupleDesc in_desc, const int *group_cols, int ngroup,
-				 const int *sort_cols, const bool *sort_desc, int nsort,
-				 const int *ukey, int nukey, int64 limit, int64 offset,
+				 const int *sort_cols, const bool *sort_desc, const bool *sort_nulls_first,
+				 int nsort, const int *ukey, int nukey, int64 limit, int64 offset,
 				 bool with_ties, bool row_number,
 				 HsStateTable *rows, HsStateTable *shown)
 {
@@ -500,8 +504,13 @@ HsExecTopNCreate(TupleDesc in_desc, const int *group_cols, int ngroup,
 	t->ngroup = ngroup;
 	t->sort_cols = copy_ints(sort_cols, nsort);
 	t->sort_desc = palloc(sizeof(bool) * Max(nsort, 1));
-	if (nsort > 0)
-		memcpy(t->sort_desc, sort_desc, sizeof(bool) * nsort);
+	t->sort_nulls_first = palloc(sizeof(bool) * Max(nsort, 1));
+	for (int i = 0; i < nsort; i++)
+	{
+		t->sort_desc[i] = sort_desc[i];
+		/* Postgres's default: NULLs last ascending, first descending */
+		t->sort_nulls_first[i] = sort_nulls_first ? sort_nulls_first[i] : sort_desc[i];
+	}
 	t->nsort = nsort;
 	t->ukey = ukey ? copy_ints(ukey, nukey) : NULL;
 	t->nukey = nukey;

@@ -11,15 +11,20 @@
  *
  * Aggref analysis: the group keys are the GROUP BY expressions (of types
  * with a memcmp encoding and deterministic collations); the calls are the
- * distinct Aggrefs of the target list and HAVING, in first-use order.  A
- * call must be one of count, sum, avg, min, max, bool_and/every, bool_or
- * of pg_catalog, with one argument, no ORDER BY or FILTER, over a type the
- * executor supports (HsAggSupported); min and max order text by its bytes
- * (a collation that does not is refused with a hint), DISTINCT compares
- * values by their encodings (so types without one, and nondeterministic
- * collations, are refused).  DISTINCT is kept only for count, sum and avg:
- * min, max, bool_and and bool_or are the same over distinct values.  Min,
- * max and DISTINCT calls need the second state table (value counts).
+ * distinct Aggrefs of the target list and HAVING, in first-use order.
+ * count, sum, avg, min, max, bool_and/every and bool_or of pg_catalog
+ * over the types the executor supports are computed by retractable
+ * accumulators (agg_kind says exactly when), with FILTER as an input
+ * column the executor tests; min, max and DISTINCT calls need the second
+ * state table (value counts).  Every other call (array_agg, string_agg,
+ * statistics, ordered-set and user-defined aggregates, DISTINCT over
+ * types without a key encoding, min/max under a collation that does not
+ * order by bytes) is RECOMPUTE: its arguments, ORDER BY keys and FILTER
+ * become kept columns (deduplicated across calls, after the other
+ * inputs), which each group keeps as a multiset in the second state
+ * table, and the call itself is copied with those expressions replaced by
+ * columns of the recompute query (agg_recompute.c).  Direct arguments of
+ * ordered-set aggregates must be constants.
  *
  * After the aggregation, the output columns and HAVING are rewritten to
  * read the aggregation's output row: each aggregate call and each
@@ -40,6 +45,7 @@
 
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_namespace.h"
+#include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
@@ -62,6 +68,30 @@ typedef struct AggAnalysis
 	List	   *aggrefs;		/* distinct Aggref nodes, in first-use order */
 } AggAnalysis;
 
+/* The arguments of an aggregate call that are not only ORDER BY keys. */
+static int
+agg_nargs(Aggref *a)
+{
+	ListCell   *lc;
+	int			n = 0;
+
+	foreach(lc, a->args)
+		if (!((TargetEntry *) lfirst(lc))->resjunk)
+			n++;
+	return n;
+}
+
+/*
+ * How a call is computed.  Natively, by retractable accumulators, if it
+ * is count, sum, avg, min, max, bool_and/every or bool_or of pg_catalog
+ * with at most one argument, over a type the executor supports, with a
+ * DISTINCT the executor can count (count, sum and avg over key-encodable
+ * values; min, max, bool_and and bool_or are the same over distinct
+ * values), min/max over text ordered by its bytes; FILTER is applied by
+ * the executor and ORDER BY changes none of their results.  Any other
+ * call is RECOMPUTE: Postgres aggregates a touched group's kept rows
+ * again (agg_recompute.c).
+ */
 static HsAggKind
 agg_kind(Aggref *a)
 {
@@ -69,12 +99,16 @@ agg_kind(Aggref *a)
 	Oid			argtype = a->args ? exprType((Node *) linitial_node(TargetEntry, a->args)->expr) : InvalidOid;
 	HsAggKind	kind;
 
-	if (get_func_namespace(a->aggfnoid) != PG_CATALOG_NAMESPACE)
+	if (a->agglevelsup != 0)
+		unsupported("aggregates of an outer query level", true);
+	if (a->aggdirectargs != NIL && contain_var_clause((Node *) a->aggdirectargs))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("aggregate %s is not supported in a streaming materialized view",
-						format_procedure(a->aggfnoid)),
-				 errhint("Supported: count, sum, avg, min, max, bool_and, bool_or, every.")));
+				 errmsg("direct arguments of ordered-set aggregates that refer to columns are not supported in a streaming materialized view"),
+				 errhint("Use constants, such as percentile_cont(0.5).")));
+	if (get_func_namespace(a->aggfnoid) != PG_CATALOG_NAMESPACE ||
+		a->aggkind != AGGKIND_NORMAL || agg_nargs(a) > 1)
+		return HS_AGG_RECOMPUTE;
 	if (strcmp(name, "count") == 0)
 		kind = a->aggstar || a->args == NIL ? HS_AGG_COUNT_STAR : HS_AGG_COUNT;
 	else if (strcmp(name, "sum") == 0)
@@ -90,41 +124,18 @@ agg_kind(Aggref *a)
 	else if (strcmp(name, "bool_or") == 0)
 		kind = HS_AGG_BOOL_OR;
 	else
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("aggregate %s is not supported in a streaming materialized view",
-						format_procedure(a->aggfnoid)),
-				 errhint("Supported: count, sum, avg, min, max, bool_and, bool_or, every.")));
+		return HS_AGG_RECOMPUTE;
 	if (a->aggdistinct &&
+		(kind == HS_AGG_COUNT || kind == HS_AGG_SUM || kind == HS_AGG_AVG) &&
 		(HsMemcmpTypeSupport(argtype) == HS_MEMCMP_NONE ||
 		 (OidIsValid(a->inputcollid) && !get_collation_isdeterministic(a->inputcollid))))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s(DISTINCT %s) is not supported in a streaming materialized view",
-						name, format_type_be(argtype)),
-				 errdetail("DISTINCT compares values by their bytes; the type or its collation does not.")));
-	if (a->aggorder)
-		unsupported("ORDER BY in an aggregate call", false);
-	if (a->aggfilter)
-		unsupported("FILTER in an aggregate call", false);
-	if (a->aggkind != AGGKIND_NORMAL)
-		unsupported("ordered-set aggregates", true);
-	if (list_length(a->args) > 1)
-		unsupported("aggregates with several arguments", true);
+		return HS_AGG_RECOMPUTE;
 	if (kind != HS_AGG_COUNT_STAR && kind != HS_AGG_COUNT &&
 		!HsAggSupported(kind, argtype))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("aggregate %s(%s) is not supported in a streaming materialized view",
-						name, format_type_be(argtype))));
+		return HS_AGG_RECOMPUTE;
 	if ((kind == HS_AGG_MIN || kind == HS_AGG_MAX) && a->inputcollid != InvalidOid &&
 		!HsCollationIsBytewise(a->inputcollid))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s() over text with collation \"%s\" is not supported in a streaming materialized view",
-						name, get_collation_name(a->inputcollid)),
-				 errdetail("Streaming min and max order text by its bytes."),
-				 errhint("Write %s(x COLLATE \"C\").", name)));
+		return HS_AGG_RECOMPUTE;	/* min/max state orders text by bytes */
 	return kind;
 }
 
@@ -145,6 +156,30 @@ collect_aggrefs_walker(Node *node, AggAnalysis *an)
 		return false;			/* arguments cannot contain aggregates */
 	}
 	return expression_tree_walker(node, collect_aggrefs_walker, an);
+}
+
+/*
+ * A Var of the recompute query for expression e of a RECOMPUTE call (over
+ * the source): e's kept column, added to *kept unless an equal one is
+ * there.  Column 1 of the recompute query is the group's ordinal, so kept
+ * column k (0-based) is attno k + 2.
+ */
+static Expr *
+kept_var(List **kept, Expr *e)
+{
+	ListCell   *lc;
+	int			k = 0;
+
+	foreach(lc, *kept)
+	{
+		if (equal(lfirst(lc), e))
+			break;
+		k++;
+	}
+	if (lc == NULL)
+		*kept = lappend(*kept, e);
+	return (Expr *) makeVar(1, (AttrNumber) (k + 2), exprType((Node *) e),
+							exprTypmod((Node *) e), exprCollation((Node *) e), 0);
 }
 
 typedef struct RewriteContext
@@ -251,9 +286,18 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
 	HsStateTable *groups;
 	int			nvisible;
 	int			i;
+	List	   *kept = NIL;		/* Expr over the source: kept columns */
+	HsAggKeptRows kept_rows;
+	bool		need_values = false;	/* min/max or DISTINCT calls */
+	HsStateTable *second = NULL;
 
 	analyze_aggs(q, &an);
 	nkeys = list_length(an.group_exprs);
+	if (list_length(an.aggrefs) > HS_AGG_MAX_CALLS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a query level of a streaming materialized view may have at most %d distinct aggregate calls",
+						HS_AGG_MAX_CALLS)));
 	calls = palloc0(sizeof(HsAggCall) * Max(list_length(an.aggrefs), 1));
 	foreach(lc, an.group_exprs)
 		exprs = lappend(exprs, map_expr(lfirst(lc), from));
@@ -265,12 +309,43 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
 		c->kind = agg_kind(a);
 		c->restype = a->aggtype;
 		c->arg = -1;
+		c->filter = -1;
+		if (c->kind == HS_AGG_RECOMPUTE)
+		{
+			/* the call over the kept rows: its expressions become columns */
+			Aggref	   *na = copyObject(a);
+			ListCell   *la;
+
+			foreach(la, na->args)
+			{
+				TargetEntry *te = lfirst(la);
+
+				te->expr = kept_var(&kept, te->expr);
+			}
+			if (na->aggfilter)
+				na->aggfilter = kept_var(&kept, na->aggfilter);
+			c->aggref = na;
+			need_minmax = true;
+			continue;
+		}
 		/* min, max, bool_and and bool_or are the same over distinct values */
 		c->distinct = a->aggdistinct != NIL &&
 			(c->kind == HS_AGG_COUNT || c->kind == HS_AGG_SUM || c->kind == HS_AGG_AVG);
 		if (c->kind == HS_AGG_MIN || c->kind == HS_AGG_MAX || c->distinct)
-			need_minmax = true;
-		if (c->kind != HS_AGG_COUNT_STAR)
+			need_minmax = need_values = true;
+		if (a->aggfilter)
+		{
+			exprs = lappend(exprs, map_expr(a->aggfilter, from));
+			c->filter = list_length(exprs) - 1;
+			/* count(*) FILTER (WHERE f): the rows where f is true */
+			if (c->kind == HS_AGG_COUNT_STAR)
+			{
+				c->kind = HS_AGG_COUNT;
+				c->arg = c->filter;
+				c->argtype = BOOLOID;
+			}
+		}
+		if (c->kind != HS_AGG_COUNT_STAR && c->arg < 0)
 		{
 			Expr	   *arg = linitial_node(TargetEntry, a->args)->expr;
 
@@ -279,12 +354,24 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
 			c->arg = list_length(exprs) - 1;
 		}
 	}
+	/* the kept rows of RECOMPUTE calls: the last input columns */
+	kept_rows.ncols = list_length(kept);
+	kept_rows.cols = palloc(sizeof(int) * Max(kept_rows.ncols, 1));
+	i = 0;
+	foreach(lc, kept)
+	{
+		exprs = lappend(exprs, map_expr(lfirst(lc), from));
+		kept_rows.cols[i++] = list_length(exprs) - 1;
+	}
 	in = project_level(from, exprs, NIL, false);
 	groups = next_state(ctx, "HashAgg groups");
 	note_operator(ctx, "HashAgg (%d group key%s, %d aggregate%s%s)", nkeys, nkeys == 1 ? "" : "s",
 				  ncalls, ncalls == 1 ? "" : "s", q->havingQual ? ", HAVING" : "");
-	e = HsExecHashAggCreate(in->desc, nkeys, calls, ncalls, groups,
-							need_minmax ? next_state(ctx, "HashAgg min/max and DISTINCT values") : NULL,
+	if (need_minmax)
+		second = next_state(ctx, kept == NIL ? "HashAgg min/max and DISTINCT values" :
+							need_values ? "HashAgg min/max and DISTINCT values, kept rows" :
+							"HashAgg kept rows");
+	e = HsExecHashAggCreate(in->desc, nkeys, calls, ncalls, &kept_rows, groups, second,
 							nkeys == 0);
 	attach(in, e);
 
@@ -383,7 +470,7 @@ distinct_level(PlanCtx *ctx, RelOut *in)
 		in = project_level(in, exprs, NIL, false);
 	}
 	note_operator(ctx, "HashAgg (DISTINCT over %d column%s)", n, n == 1 ? "" : "s");
-	e = HsExecHashAggCreate(in->desc, n, NULL, 0, next_state(ctx, "DISTINCT rows"), NULL, false);
+	e = HsExecHashAggCreate(in->desc, n, NULL, 0, NULL, next_state(ctx, "DISTINCT rows"), NULL, false);
 	attach(in, e);
 	out = relout_of(e, NIL);
 	out->has_ukey = true;

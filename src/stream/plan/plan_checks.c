@@ -12,14 +12,14 @@
  * they meet it (an aggregate, a sort key, a join tree node, a set
  * operation).
  *
- *	the query	a SELECT; no volatile or other non-IMMUTABLE functions (a
- *				worker evaluates expressions at other times, in other
- *				sessions); no system columns; distinct output column names
- *				and at least one
+ *	the query	a SELECT; IMMUTABLE functions, and STABLE built-in ones
+ *				but those of the current time (the settings they depend on
+ *				are recorded with the view: view_settings.c); no system
+ *				columns; distinct output column names and at least one
  *	a level		no window functions (but row_number() <= n, plan_top_n.c),
- *				set-returning functions, LIMIT without ORDER BY, ORDER BY
- *				without LIMIT at the top, DISTINCT ON, grouping sets, FOR
- *				UPDATE, recursive or data-modifying WITH
+ *				set-returning functions, LIMIT without ORDER BY, grouping
+ *				sets, FOR UPDATE, recursive or data-modifying WITH (ORDER
+ *				BY without LIMIT orders nothing: a view has no order)
  *	a source	another streaming view that is created (it is read from
  *				its change log, view_source.c), or an ordinary permanent
  *				table, not partitioned nor a partition (capture triggers
@@ -40,10 +40,14 @@
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_proc.h"
+#include "access/transam.h"
 #include "commands/extension.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/regproc.h"
 #include "utils/rel.h"
 
 #include "hummock_stream/hummock_stream.h"
@@ -88,7 +92,113 @@ system_column_walker(Node *node, void *arg)
 	return expression_tree_walker(node, system_column_walker, arg);
 }
 
-/* The view's query as a whole: a SELECT, immutable, no system columns. */
+/*
+ * Functions of the current time: a view at epoch E would need them to be
+ * E's time (temporal filters are not built yet).
+ */
+static bool
+is_time_function(Oid funcid)
+{
+	switch (funcid)
+	{
+		case F_NOW:
+		case F_TRANSACTION_TIMESTAMP:
+		case F_STATEMENT_TIMESTAMP:
+			return true;
+	}
+	return false;
+}
+
+static void
+refuse_time_function(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("now() and the other functions of the current time are not supported in a streaming materialized view"),
+			 errdetail("A view's rows must be a function of its source rows."),
+			 errhint("Compare with a constant timestamp, or filter on the time when you read the view.")));
+}
+
+/*
+ * May the view call funcid?  IMMUTABLE functions, and STABLE built-in ones
+ * (their results depend on settings, which the view records:
+ * view_settings.c), except those of the current time; not a user's STABLE
+ * function (it may read tables the view does not follow), nor a VOLATILE
+ * one.
+ */
+static bool
+function_refused(Oid funcid, void *context)
+{
+	switch (func_volatile(funcid))
+	{
+		case PROVOLATILE_IMMUTABLE:
+			return false;
+		case PROVOLATILE_STABLE:
+			if (is_time_function(funcid))
+				refuse_time_function();
+			if (funcid == F_CURRENT_SETTING_TEXT || funcid == F_CURRENT_SETTING_TEXT_BOOL)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("current_setting() is not supported in a streaming materialized view"),
+						 errdetail("A view records only the settings its functions depend on (TimeZone, DateStyle, lc_numeric, ...); workers would read another value.")));
+			if (funcid < FirstNormalObjectId)
+				return false;
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("function %s is not IMMUTABLE, which a streaming materialized view needs",
+							format_procedure(funcid)),
+					 errdetail("A STABLE function may read tables the view does not follow."),
+					 errhint("Mark it IMMUTABLE if its result depends only on its arguments.")));
+			break;
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("volatile functions are not supported in a streaming materialized view"),
+					 errdetail("A view's rows must be a function of its source rows; %s is volatile.",
+							   format_procedure(funcid))));
+	}
+	return true;
+}
+
+static bool
+function_check_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	(void) check_functions_in_node(node, function_refused, context);
+	if (IsA(node, SQLValueFunction))
+	{
+		switch (((SQLValueFunction *) node)->op)
+		{
+			case SVFOP_CURRENT_DATE:
+			case SVFOP_CURRENT_TIME:
+			case SVFOP_CURRENT_TIME_N:
+			case SVFOP_CURRENT_TIMESTAMP:
+			case SVFOP_CURRENT_TIMESTAMP_N:
+			case SVFOP_LOCALTIME:
+			case SVFOP_LOCALTIME_N:
+			case SVFOP_LOCALTIMESTAMP:
+			case SVFOP_LOCALTIMESTAMP_N:
+				refuse_time_function();
+				break;
+			default:
+				break;			/* the user: the view's owner, as at creation */
+		}
+	}
+	if (IsA(node, NextValueExpr))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("volatile functions are not supported in a streaming materialized view"),
+				 errdetail("A view's rows must be a function of its source rows; nextval() is volatile.")));
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, function_check_walker, context, 0);
+	return expression_tree_walker(node, function_check_walker, context);
+}
+
+/*
+ * The view's query as a whole: a SELECT, no functions it may not call
+ * (function_refused), no system columns.
+ */
 void
 check_view_query(Query *q)
 {
@@ -96,17 +206,7 @@ check_view_query(Query *q)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("a streaming materialized view is defined by a SELECT query")));
-	if (contain_volatile_functions((Node *) q))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("volatile functions are not supported in a streaming materialized view"),
-				 errdetail("A view's rows must be a function of its source rows; random() or clock_timestamp() are not.")));
-	if (contain_mutable_functions((Node *) q))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("functions that are not IMMUTABLE are not supported in a streaming materialized view"),
-				 errdetail("Workers evaluate the view at other times and in other sessions, so now(), current_setting() or a conversion that depends on settings would give other results than at creation."),
-				 errhint("Use immutable functions, or compare with constants.")));
+	(void) query_tree_walker(q, function_check_walker, NULL, 0);
 	(void) query_tree_walker(q, system_column_walker, NULL, 0);
 }
 
@@ -182,14 +282,6 @@ check_query_level(Query *q, bool top)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("LIMIT and OFFSET without ORDER BY are not supported in a streaming materialized view"),
 				 errdetail("Which rows such a query returns is not defined.")));
-	if (q->sortClause && !q->limitCount && !q->limitOffset && top)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("ORDER BY is not supported in a streaming materialized view"),
-				 errdetail("ORDER BY is supported with LIMIT (a Top-N view)."),
-				 errhint("A view has no order: use ORDER BY when you read it.")));
-	if (q->hasDistinctOn)
-		unsupported("DISTINCT ON", false);
 	if (q->groupingSets)
 		unsupported("GROUPING SETS, ROLLUP and CUBE", true);
 	if (q->rowMarks)

@@ -163,8 +163,14 @@ extern RelOut *distinct_level(PlanCtx *ctx, RelOut *in);
 
 /* ---- plan_top_n.c ---- */
 
-/* The ORDER BY entries of a Top-N level that are not output columns. */
+/*
+ * The ORDER BY entries of a Top-N or DISTINCT ON level that are not
+ * output columns.
+ */
 extern List *top_n_extra(Query *q);
+
+/* DISTINCT ON over in (q's level output), if q has it. */
+extern RelOut *distinct_on_level(PlanCtx *ctx, Query *q, RelOut *in, List *extra);
 
 /* ORDER BY ... LIMIT n [OFFSET m] over in (q's level output), if q has it. */
 extern RelOut *top_n_level(PlanCtx *ctx, Query *q, RelOut *in, List *extra);

@@ -176,7 +176,9 @@ make_join(PlanCtx *ctx, HsJoinKind kind, RelOut *left, Relids lrel,
 							 filter, lstate, rstate, &lport, &rport);
 	attach(left, lport);
 	attach(right, rport);
-	out = relout_of(j, semi ? left->vars : combined.vars);
+	/* FULL: the last column says whether a row has a left row */
+	out = relout_of(j, semi ? left->vars :
+					kind == HS_JOIN_FULL ? lappend(combined.vars, NULL) : combined.vars);
 	if (semi)
 	{
 		out->has_ukey = left->has_ukey;
@@ -188,6 +190,12 @@ make_join(PlanCtx *ctx, HsJoinKind kind, RelOut *left, Relids lrel,
 		out->ukey = list_copy(left->ukey);
 		foreach(lc, right->ukey)
 			out->ukey = lappend_int(out->ukey, lfirst_int(lc) + left->desc->natts);
+		/*
+		 * Both keys can be NULL in a FULL join's NULL-extended rows of either
+		 * side (a group key that is NULL): the flag tells them apart.
+		 */
+		if (kind == HS_JOIN_FULL)
+			out->ukey = lappend_int(out->ukey, left->desc->natts + right->desc->natts);
 	}
 	return out;
 }

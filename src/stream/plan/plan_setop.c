@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * plan_setop.c
- *	  Planning set operations in a streaming view: UNION ALL and UNION.
+ *	  Planning set operations in a streaming view: UNION, INTERSECT and
+ *	  EXCEPT, with or without ALL.
  *
  * The set-operation tree of a query level becomes a tree of Union
  * executors (two ports each) over its inputs, each input a query level of
@@ -9,7 +10,21 @@
  * operation's column types and typmods (coerce_to_target_type, as the
  * analyzer resolved them).  UNION without ALL is then a DISTINCT over all
  * columns (plan_agg.c), at every node that has it, so its rows are unique;
- * UNION ALL rows have no unique key.  INTERSECT and EXCEPT are refused.
+ * UNION ALL rows have no unique key.
+ *
+ * INTERSECT and EXCEPT count the copies of each distinct row on each side:
+ * the two inputs, each with a pair of flags (left, right), go through a
+ * Union into a HashAgg grouped by every column, with count(left) FILTER
+ * (WHERE left) as l and the same for the right as r; then
+ *
+ *		INTERSECT		rows with 0 < l and 0 < r, once each
+ *		EXCEPT			rows with 0 < l and not 0 < r, once each
+ *		INTERSECT ALL	least(l, r) copies
+ *		EXCEPT ALL		l - r copies where r < l
+ *
+ * (SQL's rules, with NULLs equal, as the memcmp encoding of the group key
+ * makes them).  The ALL forms end in a Replicate that turns the counted
+ * rows into copies (no unique key); the others are unique rows.
  *
  * The level's own Vars (its target list, ORDER BY) name the columns of the
  * leftmost input, as the analyzer builds them; over the Union's rows they
@@ -22,14 +37,160 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_operator.h"
+#include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "parser/parse_coerce.h"
 #include "parser/parsetree.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+#include "hummock_stream/row/memcmp_key.h"
 
 #include "plan_internal.h"
+
+/* "-"(int8, int8) in pg_operator (pg_operator_d.h names no constant) */
+#define INT8_MINUS_OPERATOR 685
+
+static RelOut *plan_setop_node(PlanCtx *ctx, Query *q, List *outer, Node *node,
+							   List *types, List *typmods);
+
+/* in's columns, then the constant flags left and right (bool). */
+static RelOut *
+with_side_flags(RelOut *in, bool left)
+{
+	List	   *exprs = NIL;
+
+	for (int i = 0; i < in->desc->natts; i++)
+		exprs = lappend(exprs, var_tle(in->desc, i, i + 1)->expr);
+	exprs = lappend(exprs, makeBoolConst(left, false));
+	exprs = lappend(exprs, makeBoolConst(!left, false));
+	return project_level(in, exprs, NIL, false);
+}
+
+/* 0 < x, over int8 x */
+static Expr *
+positive(Expr *x)
+{
+	return make_opclause(Int8LessOperator, BOOLOID, false,
+						 (Expr *) makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(0), false,
+											FLOAT8PASSBYVAL),
+						 x, InvalidOid, InvalidOid);
+}
+
+/* INTERSECT [ALL] or EXCEPT [ALL] of op's two sides (see the top). */
+static RelOut *
+plan_intersect_except(PlanCtx *ctx, Query *q, List *outer, SetOperationStmt *op,
+					  List *types, List *typmods)
+{
+	RelOut	   *l = plan_setop_node(ctx, q, outer, op->larg, types, typmods);
+	RelOut	   *r = plan_setop_node(ctx, q, outer, op->rarg, types, typmods);
+	int			n = l->desc->natts;
+	HsExec	   *ports[2];
+	HsExec	   *u;
+	HsExec	   *agg;
+	HsAggCall  *calls = palloc0(sizeof(HsAggCall) * 2);
+	RelOut	   *out;
+	Var		   *nl;
+	Var		   *nr;
+	List	   *qual = NIL;
+	List	   *tl = NIL;
+	HsExec	   *p;
+	ListCell   *lc;
+	bool		intersect = op->op == SETOP_INTERSECT;
+
+	for (int i = 0; i < n; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(l->desc, i);
+
+		if (HsMemcmpTypeSupport(att->atttypid) == HS_MEMCMP_NONE ||
+			(OidIsValid(att->attcollation) && !get_collation_isdeterministic(att->attcollation)))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("%s over a column of type %s is not supported in a streaming materialized view",
+							intersect ? "INTERSECT" : "EXCEPT", format_type_be(att->atttypid)),
+					 errdetail("%s compares whole rows.", intersect ? "INTERSECT" : "EXCEPT")));
+	}
+	l = with_side_flags(l, true);
+	r = with_side_flags(r, false);
+	note_operator(ctx, "Union");
+	u = HsExecUnionCreate(l->desc, 2, ports);
+	attach(l, ports[0]);
+	attach(r, ports[1]);
+
+	/* per distinct row: l = its copies on the left, r on the right */
+	for (int k = 0; k < 2; k++)
+	{
+		calls[k].kind = HS_AGG_COUNT;
+		calls[k].arg = n + k;
+		calls[k].filter = n + k;
+		calls[k].argtype = BOOLOID;
+		calls[k].restype = INT8OID;
+	}
+	note_operator(ctx, "HashAgg (%s: copies of each row on each side)",
+				  intersect ? "INTERSECT" : "EXCEPT");
+	agg = HsExecHashAggCreate(l->desc, n, calls, 2, NULL,
+							  next_state(ctx, intersect ? "INTERSECT row counts" : "EXCEPT row counts"),
+							  NULL, false);
+	u->downstream = agg;
+
+	nl = makeVar(1, n + 1, INT8OID, -1, InvalidOid, 0);
+	nr = makeVar(1, n + 2, INT8OID, -1, InvalidOid, 0);
+	for (int i = 0; i < n; i++)
+		tl = lappend(tl, var_tle(agg->out_desc, i, i + 1));
+	if (intersect)
+	{
+		qual = list_make2(positive((Expr *) nl), positive((Expr *) nr));
+		if (op->all)
+		{
+			MinMaxExpr *least = makeNode(MinMaxExpr);
+
+			least->minmaxtype = INT8OID;
+			least->op = IS_LEAST;
+			least->args = list_make2(copyObject(nl), copyObject(nr));
+			least->location = -1;
+			tl = lappend(tl, makeTargetEntry((Expr *) least, n + 1, NULL, false));
+		}
+	}
+	else if (op->all)
+	{
+		/* r < l, then l - r copies */
+		qual = list_make1(make_opclause(Int8LessOperator, BOOLOID, false, (Expr *) nr,
+										(Expr *) nl, InvalidOid, InvalidOid));
+		tl = lappend(tl, makeTargetEntry((Expr *) make_opclause(INT8_MINUS_OPERATOR, INT8OID, false,
+																 (Expr *) copyObject(nl),
+																 (Expr *) copyObject(nr),
+																 InvalidOid, InvalidOid),
+										 n + 1, NULL, false));
+	}
+	else
+		qual = list_make2(positive((Expr *) nl),
+						  makeBoolExpr(NOT_EXPR, list_make1(positive((Expr *) nr)), -1));
+	qual = (List *) expression_planner((Expr *) qual);
+	foreach(lc, tl)
+	{
+		TargetEntry *te = lfirst(lc);
+
+		te->expr = expression_planner(te->expr);
+	}
+	p = HsExecProjectCreate(agg->out_desc, qual, tl);
+	agg->downstream = p;
+	if (op->all)
+	{
+		HsExec	   *rep = HsExecReplicateCreate(p->out_desc);
+
+		note_operator(ctx, "Replicate (copies of counted rows)");
+		p->downstream = rep;
+		return relout_of(rep, NIL);
+	}
+	out = relout_of(p, NIL);
+	out->has_ukey = true;
+	for (int i = 0; i < n; i++)
+		out->ukey = lappend_int(out->ukey, i);
+	return out;
+}
 
 /* UNION [ALL] tree node of a set-operation query, columns coerced to types. */
 static RelOut *
@@ -73,7 +234,7 @@ plan_setop_node(PlanCtx *ctx, Query *q, List *outer, Node *node, List *types,
 		HsExec	   *u;
 
 		if (op->op != SETOP_UNION)
-			unsupported("INTERSECT and EXCEPT", true);
+			return plan_intersect_except(ctx, q, outer, op, types, typmods);
 		l = plan_setop_node(ctx, q, outer, op->larg, types, typmods);
 		r = plan_setop_node(ctx, q, outer, op->rarg, types, typmods);
 		note_operator(ctx, "Union");

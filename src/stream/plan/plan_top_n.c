@@ -4,6 +4,13 @@
  *	  Planning Top-N in a streaming view: ORDER BY ... LIMIT n [OFFSET m]
  *	  [WITH TIES], and row_number() <= n per group.
  *
+ *	DISTINCT ON (d)		a query level with DISTINCT ON: the first row of each
+ *						group of equal d in the ORDER BY order (which begins
+ *						with d; its other keys order within the group), that
+ *						is TopN(group d; the other ORDER BY keys; limit 1).
+ *						Without more ORDER BY keys the row is any of the
+ *						group's (the one with the least unique key), as in
+ *						Postgres, where it is unpredictable.
  *	ORDER BY ... LIMIT	a query level with ORDER BY and LIMIT or OFFSET
  *						ends in TopN(no group; its sort keys) over the
  *						level's rows; ORDER BY expressions that are not
@@ -21,10 +28,10 @@
  *						refused (check_query_level's error).
  *
  * Sort keys are ordered by the bytes of their memcmp encodings (inverted
- * for DESC), so a sort key must use its type's default btree ordering, of
- * a type whose encoding is ordered, text in a collation that orders by
- * bytes, and NULLs where the encoding puts them (last ascending, first
- * descending, Postgres's defaults).  Partition keys need an encoding and
+ * for DESC, with the NULL marker moved for NULLS FIRST ascending and
+ * NULLS LAST descending), so a sort key must use its type's default btree
+ * ordering, of a type whose encoding is ordered, and text in a collation
+ * that orders by bytes.  Partition keys need an encoding and
  * deterministic collations.
  *
  * src/stream/plan/plan_top_n.c
@@ -61,14 +68,13 @@ is_top_n(Query *q)
 	return q->sortClause != NIL && (q->limitCount != NULL || q->limitOffset != NULL);
 }
 
-/* The ORDER BY entries of a Top-N level that are not output columns. */
 List *
 top_n_extra(Query *q)
 {
 	List	   *extra = NIL;
 	ListCell   *lc;
 
-	if (!is_top_n(q))
+	if (!is_top_n(q) && !q->hasDistinctOn)
 		return NIL;
 	foreach(lc, q->sortClause)
 	{
@@ -106,10 +112,11 @@ const_count(Node *n, const char *what)
 
 /*
  * Check that rows can be ordered by expression e as sgc says, in the byte
- * order of its memcmp encoding; returns whether it is descending.
+ * order of its memcmp encoding; returns whether it is descending, and in
+ * *nulls_first whether NULLs come first.
  */
 static bool
-sort_key_desc(Expr *e, SortGroupClause *sgc)
+sort_key_desc(Expr *e, SortGroupClause *sgc, bool *nulls_first)
 {
 	Oid			type = exprType((Node *) e);
 	Oid			coll = exprCollation((Node *) e);
@@ -133,12 +140,7 @@ sort_key_desc(Expr *e, SortGroupClause *sgc)
 				 errdetail("Streaming Top-N orders text by its bytes."),
 				 errhint("Write ORDER BY x COLLATE \"C\".")));
 	desc = strategy == BTGreaterStrategyNumber;
-	if (sgc->nulls_first != desc)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("NULLS %s with %s is not supported in a streaming materialized view",
-						sgc->nulls_first ? "FIRST" : "LAST", desc ? "DESC" : "ASC"),
-				 errdetail("NULLs sort last in ascending and first in descending order.")));
+	*nulls_first = sgc->nulls_first;
 	return desc;
 }
 
@@ -171,6 +173,7 @@ top_n_level(PlanCtx *ctx, Query *q, RelOut *in, List *extra)
 	int			n = list_length(q->sortClause);
 	int		   *cols = palloc(sizeof(int) * Max(n, 1));
 	bool	   *desc = palloc(sizeof(bool) * Max(n, 1));
+	bool	   *nulls_first = palloc(sizeof(bool) * Max(n, 1));
 	int64		limit = -1;
 	int64		offset = 0;
 	int			i = 0;
@@ -190,7 +193,7 @@ top_n_level(PlanCtx *ctx, Query *q, RelOut *in, List *extra)
 		cols[i] = level_column(q, extra, tle);
 		if (cols[i] < 0)
 			elog(ERROR, "ORDER BY column not found while planning a streaming view");
-		desc[i] = sort_key_desc(tle->expr, sgc);
+		desc[i] = sort_key_desc(tle->expr, sgc, &nulls_first[i]);
 		i++;
 	}
 	if (q->limitCount)
@@ -204,7 +207,7 @@ top_n_level(PlanCtx *ctx, Query *q, RelOut *in, List *extra)
 	note_operator(ctx, "TopN (limit %lld%s%s)", (long long) Min(limit, PG_INT64_MAX / 2),
 				  offset > 0 ? ", offset" : "",
 				  q->limitOption == LIMIT_OPTION_WITH_TIES ? ", with ties" : "");
-	e = HsExecTopNCreate(in->desc, NULL, 0, cols, desc, n,
+	e = HsExecTopNCreate(in->desc, NULL, 0, cols, desc, nulls_first, n,
 						 in->has_ukey ? int_array(in->ukey) : NULL, list_length(in->ukey),
 						 limit, Min(offset, PG_INT64_MAX / 2),
 						 q->limitOption == LIMIT_OPTION_WITH_TIES, false, rows, shown);
@@ -213,6 +216,80 @@ top_n_level(PlanCtx *ctx, Query *q, RelOut *in, List *extra)
 	out->nvisible = in->nvisible;
 	out->has_ukey = in->has_ukey;
 	out->ukey = in->ukey;
+	return out;
+}
+
+/* Check that rows can be grouped by e (a partition or DISTINCT ON key). */
+static void
+check_group_key(Expr *e, const char *what)
+{
+	Oid			t = exprType((Node *) e);
+	Oid			coll = exprCollation((Node *) e);
+
+	if (HsMemcmpTypeSupport(t) == HS_MEMCMP_NONE ||
+		(OidIsValid(coll) && !get_collation_isdeterministic(coll)))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s type %s is not supported in a streaming materialized view",
+						what, format_type_be(t))));
+}
+
+RelOut *
+distinct_on_level(PlanCtx *ctx, Query *q, RelOut *in, List *extra)
+{
+	int			ng = list_length(q->distinctClause);
+	int			nsort = list_length(q->sortClause);
+	int		   *gcols = palloc(sizeof(int) * Max(ng, 1));
+	int		   *scols = palloc(sizeof(int) * Max(nsort, 1));
+	bool	   *sdesc = palloc(sizeof(bool) * Max(nsort, 1));
+	bool	   *snulls = palloc(sizeof(bool) * Max(nsort, 1));
+	int			ns = 0;
+	int			i = 0;
+	ListCell   *lc;
+	HsExec	   *e;
+	HsStateTable *rows;
+	HsStateTable *shown;
+	RelOut	   *out;
+
+	if (!q->hasDistinctOn)
+		return in;
+	foreach(lc, q->distinctClause)
+	{
+		TargetEntry *tle = get_sortgroupclause_tle(lfirst(lc), q->targetList);
+
+		check_group_key(tle->expr, "DISTINCT ON");
+		gcols[i] = level_column(q, extra, tle);
+		if (gcols[i] < 0)
+			elog(ERROR, "DISTINCT ON column not found while planning a streaming view");
+		i++;
+	}
+	/* ORDER BY begins with the DISTINCT ON keys; the rest orders a group */
+	foreach(lc, q->sortClause)
+	{
+		SortGroupClause *sgc = lfirst(lc);
+		TargetEntry *tle = get_sortgroupclause_tle(sgc, q->targetList);
+
+		if (get_sortgroupref_clause_noerr(sgc->tleSortGroupRef, q->distinctClause))
+			continue;
+		scols[ns] = level_column(q, extra, tle);
+		if (scols[ns] < 0)
+			elog(ERROR, "ORDER BY column not found while planning a streaming view");
+		sdesc[ns] = sort_key_desc(tle->expr, sgc, &snulls[ns]);
+		ns++;
+	}
+	rows = next_state(ctx, "TopN rows");
+	shown = next_state(ctx, "TopN shown rows");
+	note_operator(ctx, "TopN per group (DISTINCT ON %d column%s)", ng, ng == 1 ? "" : "s");
+	e = HsExecTopNCreate(in->desc, gcols, ng, scols, sdesc, snulls, ns,
+						 in->has_ukey ? int_array(in->ukey) : NULL, list_length(in->ukey),
+						 1, 0, false, false, rows, shown);
+	attach(in, e);
+	out = relout_of(e, NIL);
+	out->nvisible = in->nvisible;
+	/* one row per DISTINCT ON group */
+	out->has_ukey = true;
+	for (i = 0; i < ng; i++)
+		out->ukey = lappend_int(out->ukey, gcols[i]);
 	return out;
 }
 
@@ -299,6 +376,7 @@ plan_group_top_n(PlanCtx *ctx, Query *sub, int rtindex, List *outer, List **qual
 	int		   *gcols;
 	int		   *scols;
 	bool	   *sdesc;
+	bool	   *snulls;
 	int			ng;
 	int			ns;
 	int			i;
@@ -362,20 +440,14 @@ plan_group_top_n(PlanCtx *ctx, Query *sub, int rtindex, List *outer, List **qual
 	gcols = palloc(sizeof(int) * Max(ng, 1));
 	scols = palloc(sizeof(int) * Max(ns, 1));
 	sdesc = palloc(sizeof(bool) * Max(ns, 1));
+	snulls = palloc(sizeof(bool) * Max(ns, 1));
 	i = 0;
 	foreach(lc, wc->partitionClause)
 	{
 		SortGroupClause *sgc = lfirst(lc);
 		TargetEntry *tle = get_sortgroupclause_tle(sgc, sub2->targetList);
-		Oid			t = exprType((Node *) tle->expr);
-		Oid			coll = exprCollation((Node *) tle->expr);
 
-		if (HsMemcmpTypeSupport(t) == HS_MEMCMP_NONE ||
-			(OidIsValid(coll) && !get_collation_isdeterministic(coll)))
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("PARTITION BY type %s is not supported in a streaming materialized view",
-							format_type_be(t))));
+		check_group_key(tle->expr, "PARTITION BY");
 		gcols[i++] = level_column(sub2, NIL, tle);
 	}
 	i = 0;
@@ -385,14 +457,14 @@ plan_group_top_n(PlanCtx *ctx, Query *sub, int rtindex, List *outer, List **qual
 		TargetEntry *tle = get_sortgroupclause_tle(sgc, sub2->targetList);
 
 		scols[i] = level_column(sub2, NIL, tle);
-		sdesc[i] = sort_key_desc(tle->expr, sgc);
+		sdesc[i] = sort_key_desc(tle->expr, sgc, &snulls[i]);
 		i++;
 	}
 	rows = next_state(ctx, "TopN rows");
 	shown = next_state(ctx, "TopN shown rows");
 	note_operator(ctx, "TopN per group (%d partition column%s, limit %lld, row_number)",
 				  ng, ng == 1 ? "" : "s", (long long) limit);
-	e = HsExecTopNCreate(in->desc, gcols, ng, scols, sdesc, ns,
+	e = HsExecTopNCreate(in->desc, gcols, ng, scols, sdesc, snulls, ns,
 						 in->has_ukey ? int_array(in->ukey) : NULL, list_length(in->ukey),
 						 limit, 0, false, true, rows, shown);
 	attach(in, e);

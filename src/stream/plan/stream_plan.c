@@ -571,9 +571,11 @@ plan_query(PlanCtx *ctx, Query *q, List *outer)
 		foreach(lc, extra)
 			exprs = lappend(exprs, map_expr(((TargetEntry *) lfirst(lc))->expr, from));
 		from = project_cols(from, exprs, list_length(exprs) - list_length(extra), NIL,
-							q->distinctClause == NIL);
+							q->distinctClause == NIL || q->hasDistinctOn);
 	}
-	if (q->distinctClause)
+	if (q->hasDistinctOn)
+		from = distinct_on_level(ctx, q, from, extra);
+	else if (q->distinctClause)
 		from = distinct_level(ctx, from);
 	return top_n_level(ctx, q, from, extra);
 }
@@ -634,10 +636,11 @@ plan_view(PlanCtx *ctx, HsStreamPlan *plan, TupleDesc view_desc, HsStateTable *v
 		}
 		count->kind = HS_AGG_COUNT_STAR;
 		count->arg = -1;
+		count->filter = -1;
 		count->restype = INT8OID;
 		note_operator(ctx, "HashAgg (row counts of a multiset)");
 		note_operator(ctx, "Materialize (multiset: copies of each row)");
-		agg = HsExecHashAggCreate(out->desc, nview, count, 1, next_state(ctx, "row counts"),
+		agg = HsExecHashAggCreate(out->desc, nview, count, 1, NULL, next_state(ctx, "row counts"),
 								  NULL, false);
 		attach(out, agg);
 		agg->downstream = HsExecMaterializeCreate(agg->out_desc, view_desc, NULL, 0, true, view);

@@ -213,7 +213,8 @@ typedef struct AggRun
 	int			ncalls;
 	TupleDesc	state_desc;
 	HsStateTable *groups;
-	HsStateTable *values;		/* NULL without min/max and DISTINCT */
+	HsStateTable *values;		/* NULL without min/max, DISTINCT and RECOMPUTE */
+	HsAggKeptRows kept;			/* RECOMPUTE calls: every input column */
 } AggRun;
 
 /*
@@ -269,16 +270,33 @@ agg_state_desc(AggRun *r)
 		TupleDescInitEntry(d, c++, "sum", agg_sum_type(call), -1, 0);
 		TupleDescInitEntry(d, c++, "extreme",
 						   (call->kind == HS_AGG_MIN || call->kind == HS_AGG_MAX) ?
-						   call->argtype : INT8OID, -1, 0);
+						   call->argtype :
+						   call->kind == HS_AGG_RECOMPUTE ? call->restype : INT8OID, -1, 0);
 		TupleDescInitEntry(d, c++, "true", INT8OID, -1, 0);
 		TupleDescInitEntry(d, c++, "special", INT8ARRAYOID, -1, 0);
 	}
 	return d;
 }
 
+/* Shift every Var of an aggregate call one column right (recompute query). */
+static bool
+shift_vars_walker(Node *node, void *arg)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		((Var *) node)->varattno++;
+		return false;
+	}
+	return expression_tree_walker(node, shift_vars_walker, arg);
+}
+
 /*
  * The calls of aggs (aggregate calls over input columns), as the planner
- * makes them (plan_agg.c): DISTINCT kept for count, sum and avg only.
+ * makes them (plan_agg.c): DISTINCT kept for count, sum and avg only; a
+ * FILTER over an input column; any other aggregate (or form) is
+ * RECOMPUTE over kept rows of every input column.
  */
 static void
 parse_agg_calls(AggRun *r, const char *aggs)
@@ -303,11 +321,39 @@ parse_agg_calls(AggRun *r, const char *aggs)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("aggs must be aggregate calls")));
 		name = get_func_name(a->aggfnoid);
-		if (get_func_namespace(a->aggfnoid) != PG_CATALOG_NAMESPACE || a->aggorder ||
-			a->aggfilter || a->aggkind != AGGKIND_NORMAL || list_length(a->args) > 1)
+		c->filter = -1;
+		if (a->aggfilter && !IsA(a->aggfilter, Var))
 			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("the streaming aggregation has no call %s(...) of this form", name)));
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("a FILTER must be an input column")));
+		if (get_func_namespace(a->aggfnoid) != PG_CATALOG_NAMESPACE || a->aggorder ||
+			a->aggkind != AGGKIND_NORMAL || list_length(a->args) > 1 ||
+			(strcmp(name, "count") != 0 && strcmp(name, "sum") != 0 &&
+			 strcmp(name, "avg") != 0 && strcmp(name, "min") != 0 &&
+			 strcmp(name, "max") != 0 && strcmp(name, "bool_and") != 0 &&
+			 strcmp(name, "every") != 0 && strcmp(name, "bool_or") != 0))
+		{
+			Aggref	   *na = copyObject(a);
+
+			(void) shift_vars_walker((Node *) na->args, NULL);
+			(void) shift_vars_walker((Node *) na->aggfilter, NULL);
+			c->kind = HS_AGG_RECOMPUTE;
+			c->restype = a->aggtype;
+			c->arg = -1;
+			c->aggref = na;
+			r->names[i] = psprintf("recompute %s", name);
+			if (r->kept.ncols == 0)
+			{
+				r->kept.ncols = r->in->natts;
+				r->kept.cols = palloc(sizeof(int) * r->in->natts);
+				for (int k = 0; k < r->in->natts; k++)
+					r->kept.cols[k] = k;
+			}
+			i++;
+			continue;
+		}
+		if (a->aggfilter)
+			c->filter = ((Var *) a->aggfilter)->varattno - 1;
 		if (a->args)
 		{
 			arg = (Var *) linitial_node(TargetEntry, a->args)->expr;
@@ -440,6 +486,20 @@ agg_dump(HstHarness *h, void *arg)
 			if (k->keylen < e->keylen && memcmp(k->key, e->key, k->keylen) == 0)
 				g = k;
 		}
+		if (g != NULL && (unsigned char) e->key[g->keylen] == 0xFF)
+		{
+			/* a kept row: its bytes are the key's rest, its count the value */
+			TupleDesc	kd = CreateTemplateTupleDesc(r->in->natts);
+			int64		count;
+
+			for (int k = 0; k < r->in->natts; k++)
+				TupleDescCopyEntry(kd, k + 1, r->in, k + 1);
+			row = HstFormatStoredRow(kd, e->key + g->keylen + 1, e->keylen - g->keylen - 1,
+									 &v, &n);
+			memcpy(&count, e->value, sizeof(count));
+			HstEmitf(h, "kept rows: %s|%s => %lld", g->text, row, (long long) count);
+			continue;
+		}
 		if (g == NULL || (callno = (unsigned char) e->key[g->keylen]) >= r->ncalls)
 		{
 			HstEmitf(h, "values: BAD KEY %s (no group of it) => %s", HstHex(e->key, e->keylen),
@@ -490,13 +550,15 @@ hummock_stream_test_exec_hash_agg(PG_FUNCTION_ARGS)
 				 errmsg("group_keys must be between 0 and the number of input columns")));
 	parse_agg_calls(&r, text_arg_or_null(fcinfo, 2));
 	for (int i = 0; i < r.ncalls; i++)
-		if (r.calls[i].kind == HS_AGG_MIN || r.calls[i].kind == HS_AGG_MAX || r.calls[i].distinct)
+		if (r.calls[i].kind == HS_AGG_MIN || r.calls[i].kind == HS_AGG_MAX || r.calls[i].distinct ||
+			r.calls[i].kind == HS_AGG_RECOMPUTE)
 			need_values = true;
 	r.state_desc = agg_state_desc(&r);
 	r.groups = HstTable(&h, "groups", false);
 	r.values = need_values ? HstTable(&h, "values", false) : NULL;
 	/* as the planner: without group keys the one row always exists */
-	a = HsExecHashAggCreate(r.in, r.nkeys, r.calls, r.ncalls, r.groups, r.values, r.nkeys == 0);
+	a = HsExecHashAggCreate(r.in, r.nkeys, r.calls, r.ncalls, &r.kept, r.groups, r.values,
+							r.nkeys == 0);
 	a->downstream = HstSinkCreate(&h, a->out_desc);
 	memset(&port, 0, sizeof(port));
 	port.name = "input";
@@ -881,7 +943,7 @@ hummock_stream_test_exec_top_n(PG_FUNCTION_ARGS)
 		r.ukey = HstColumnList(r.in, text_arg(fcinfo, 7, "ukey"), &r.nukey);
 	r.rows = HstTable(&h, "rows", false);
 	r.shown = HstTable(&h, "shown", false);
-	t = HsExecTopNCreate(r.in, r.group, r.ngroup, r.sort, r.desc, r.nsort, r.ukey, r.nukey,
+	t = HsExecTopNCreate(r.in, r.group, r.ngroup, r.sort, r.desc, NULL, r.nsort, r.ukey, r.nukey,
 						 Min(limit, PG_INT64_MAX / 2), Min(offset, PG_INT64_MAX / 2),
 						 with_ties, row_number, r.rows, r.shown);
 	r.out = t->out_desc;

@@ -220,3 +220,20 @@ REVOKE ALL ON FUNCTION hummock_stream_test.exec_union(text, integer, text[]) FRO
 REVOKE ALL ON FUNCTION hummock_stream_test.exec_materialize(text, text[], text, boolean, integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION hummock_stream_test.plan_describe(text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION hummock_stream_test.plan_run(text, text[], boolean) FROM PUBLIC;
+
+-- The differential check of regress tests: how many rows a streaming view
+-- and its query (its definition, run by Postgres now) do not share, as
+-- multisets; and that for every view.
+CREATE FUNCTION hummock_stream_test.view_differs(view regclass) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+  def text := (SELECT definition FROM hummock_stream.jobs WHERE name = view);
+  n bigint;
+BEGIN
+  EXECUTE format('SELECT count(*) FROM ((TABLE %s EXCEPT ALL (%s)) UNION ALL ((%s) EXCEPT ALL TABLE %s)) d',
+                 view, def, def, view) INTO n;
+  RETURN n;
+END $$;
+CREATE FUNCTION hummock_stream_test.views_differ() RETURNS TABLE (view regclass, differs bigint)
+LANGUAGE sql AS
+  $$SELECT name, hummock_stream_test.view_differs(name) FROM hummock_stream.jobs ORDER BY name::text$$;

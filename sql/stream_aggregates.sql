@@ -1,0 +1,91 @@
+-- Any aggregate in a streaming view.  count, sum, avg, min, max, bool_and
+-- and bool_or keep retractable accumulators; every other call (array_agg,
+-- string_agg, statistics, ordered-set, bit and user-defined aggregates,
+-- DISTINCT or ORDER BY inside them, min/max under a linguistic collation)
+-- is computed again by Postgres from the rows each group keeps, for every
+-- group an epoch touches.  FILTER works on both kinds.  Each view is
+-- checked against its query after every change.
+CREATE EXTENSION hummock_stream;
+CREATE EXTENSION hummock_stream_test;	-- views_differ(): each view against its query
+CREATE TABLE s (id int PRIMARY KEY, g int, v int, note text, flag bool, amount numeric);
+INSERT INTO s SELECT i, i % 4, (i * 7) % 11 - 3, 'n' || (i % 5), i % 3 = 0, (i % 6) * 1.25
+  FROM generate_series(1, 40) i;
+UPDATE s SET v = NULL WHERE id % 9 = 0;
+UPDATE s SET note = NULL WHERE id % 13 = 0;
+
+
+SELECT hummock_stream.create_materialized_view('a_arrays',
+  $$SELECT g, array_agg(v ORDER BY v NULLS FIRST, id) AS vs, array_agg(DISTINCT note ORDER BY note) AS notes,
+           string_agg(note, ',' ORDER BY id) AS joined, count(*) AS n
+      FROM s GROUP BY g$$);
+SELECT hummock_stream.create_materialized_view('a_filters',
+  $$SELECT g, count(*) FILTER (WHERE flag) AS nflag, sum(v) FILTER (WHERE v > 0) AS pos,
+           min(v) FILTER (WHERE flag) AS lo, count(DISTINCT v) FILTER (WHERE amount > 2) AS nd,
+           avg(amount) FILTER (WHERE NOT flag) AS a, array_agg(id ORDER BY id) FILTER (WHERE v < 0) AS neg_ids
+      FROM s GROUP BY g$$);
+SELECT hummock_stream.create_materialized_view('a_stats',
+  $$SELECT g, stddev(v) AS sd, variance(amount) AS var, var_pop(v) AS vp, regr_count(v, amount) AS rc,
+           bit_and(v) AS ba, bit_or(v) AS bo, bit_xor(v) AS bx, bool_and(flag) FILTER (WHERE v IS NOT NULL) AS all_flag
+      FROM s GROUP BY g$$);
+SELECT hummock_stream.create_materialized_view('a_ordered_set',
+  $$SELECT g, percentile_cont(0.5) WITHIN GROUP (ORDER BY v) AS med,
+           percentile_disc(ARRAY[0.25, 0.75]) WITHIN GROUP (ORDER BY amount) AS quartiles,
+           mode() WITHIN GROUP (ORDER BY note) AS common, rank(2) WITHIN GROUP (ORDER BY v) AS rank_of_2
+      FROM s GROUP BY g$$);
+SELECT hummock_stream.create_materialized_view('a_global',
+  $$SELECT array_agg(id ORDER BY id) AS ids, string_agg(DISTINCT note, '|' ORDER BY note) AS notes,
+           count(*) AS n, sum(v) AS total
+      FROM s WHERE g = 9$$);
+SELECT hummock_stream.create_materialized_view('a_having',
+  $$SELECT g, string_agg(id::text, ',' ORDER BY id) AS ids
+      FROM s GROUP BY g HAVING count(*) FILTER (WHERE flag) > 2 AND array_length(array_agg(id), 1) > 5$$);
+SELECT hummock_stream.create_materialized_view('a_collation',
+  $$SELECT flag, min(note COLLATE "en-x-icu") AS lo, max(note COLLATE "en-x-icu") AS hi FROM s GROUP BY flag$$);
+-- a user's own aggregate: recomputed with its own functions, as its owner
+CREATE FUNCTION my_concat(acc text, x int) RETURNS text LANGUAGE sql IMMUTABLE
+  AS $$SELECT coalesce(acc || '-', '') || x::text$$;
+CREATE AGGREGATE my_agg(int) (SFUNC = my_concat, STYPE = text);
+SELECT hummock_stream.create_materialized_view('a_user',
+  $$SELECT g, my_agg(id ORDER BY id) AS ids FROM s WHERE id <= 12 GROUP BY g$$);
+-- a view over a view of recomputed aggregates
+SELECT hummock_stream.create_materialized_view('a_over',
+  $$SELECT cardinality(vs) AS len, count(*) AS groups FROM a_arrays GROUP BY cardinality(vs)$$);
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM a_arrays ORDER BY g;
+SELECT * FROM a_global;
+SELECT * FROM a_user ORDER BY g;
+
+-- deletes, updates that move rows between groups, NULLs, duplicates
+DELETE FROM s WHERE id IN (1, 2, 3, 17);
+UPDATE s SET g = (g + 1) % 4, v = v + 1 WHERE id % 5 = 0;
+UPDATE s SET note = NULL, flag = NOT flag WHERE id % 7 = 0;
+INSERT INTO s VALUES (41, 9, 5, 'x', true, 1), (42, 9, 5, 'x', true, 1), (43, 9, NULL, NULL, NULL, NULL);
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM a_global;
+-- a group emptied, and filled again in a later epoch
+DELETE FROM s WHERE g = 1;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT count(*) AS groups_of_1 FROM a_arrays WHERE g = 1;
+INSERT INTO s VALUES (50, 1, 2, 'z', false, 3);
+DELETE FROM s WHERE g = 9;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM a_arrays WHERE g = 1;
+SELECT * FROM a_global;	-- over no rows: what Postgres shows over no rows
+
+-- what each keeps: the second state table holds the kept rows
+SELECT job, ordinal, holds FROM hummock_stream.state_tables
+ WHERE job::text IN ('a_arrays', 'a_filters') ORDER BY job::text, ordinal;
+
+-- refused: direct arguments of an ordered-set aggregate that read a column
+SELECT hummock_stream.create_materialized_view('bad',
+  $$SELECT g, percentile_cont(g / 10.0) WITHIN GROUP (ORDER BY v) FROM s GROUP BY g$$);
+
+SET client_min_messages = warning;	-- the capture log's name has an OID
+DROP EXTENSION hummock_stream CASCADE;
+RESET client_min_messages;
+DROP AGGREGATE my_agg(int);
+DROP FUNCTION my_concat(text, int);
+DROP TABLE s;

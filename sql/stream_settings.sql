@@ -1,0 +1,70 @@
+-- STABLE built-in functions and casts whose results depend on settings
+-- (timestamptz::text, date_trunc on timestamptz, to_char, interval and
+-- float output, jsonb_agg): a view records its creator's TimeZone,
+-- DateStyle, IntervalStyle, extra_float_digits, lc_* and so on, and is
+-- maintained with them whatever the settings of the session that writes
+-- its sources or of the workers.  Functions of the current time, a user's
+-- STABLE functions and volatile ones are refused.
+CREATE EXTENSION hummock_stream;
+CREATE EXTENSION hummock_stream_test;	-- views_differ(): each view against its query
+CREATE TABLE ev (id int PRIMARY KEY, at timestamptz, iv interval, x float8, amount numeric);
+INSERT INTO ev VALUES
+  (1, '2026-03-01 23:30:00+00', '1 day 2 hours', 0.1, 12.5),
+  (2, '2026-03-02 01:15:00+00', '-3 mons', 1.0 / 3, 7),
+  (3, '2026-03-02 16:45:00+00', '90 seconds', NULL, 1234.5);
+
+
+SET TimeZone = 'Asia/Manila';
+SET DateStyle = 'SQL, DMY';
+SET IntervalStyle = 'sql_standard';
+SET extra_float_digits = 0;
+SELECT hummock_stream.create_materialized_view('ev_text',
+  $$SELECT id, at::text AS at_text, date_trunc('day', at) AS day,
+           to_char(at, 'YYYY-MM-DD HH24:MI') AS formatted, iv::text AS iv_text, x::text AS x_text,
+           make_timestamptz(2026, 1, 2, 3, 4, 5) AS made, extract(hour FROM at) AS hour,
+           to_char(amount, 'FM9G999D00') AS money
+      FROM ev$$);
+SELECT hummock_stream.create_materialized_view('ev_days',
+  $$SELECT date_trunc('day', at) AS day, count(*) AS n, jsonb_agg(id ORDER BY id) AS ids,
+           string_agg(at::text, ' / ' ORDER BY id) AS ats
+      FROM ev GROUP BY 1$$);
+SELECT * FROM ev_text ORDER BY id;
+SELECT * FROM ev_days ORDER BY day;
+
+-- writers (and the workers) with other settings change nothing
+RESET TimeZone;
+RESET DateStyle;
+RESET IntervalStyle;
+RESET extra_float_digits;
+INSERT INTO ev VALUES (4, '2026-03-02 15:59:00+00', '1 year', 2.5, 0.5);
+UPDATE ev SET at = at + interval '12 hours', x = x * 3 WHERE id = 2;
+DELETE FROM ev WHERE id = 3;
+SELECT hummock_stream.wait();
+SHOW TimeZone;
+SELECT * FROM ev_text ORDER BY id;
+SELECT * FROM ev_days ORDER BY day;
+-- each view equals its query run with its creator's settings
+SET TimeZone = 'Asia/Manila';
+SET DateStyle = 'SQL, DMY';
+SET IntervalStyle = 'sql_standard';
+SET extra_float_digits = 0;
+SELECT hummock_stream_test.view_differs('ev_text') AS ev_text, hummock_stream_test.view_differs('ev_days') AS ev_days;
+RESET TimeZone;
+RESET DateStyle;
+RESET IntervalStyle;
+RESET extra_float_digits;
+
+-- refused: functions of the current time, a user's STABLE function, volatile ones
+CREATE FUNCTION my_stable(int) RETURNS int LANGUAGE sql STABLE AS 'SELECT $1 + 1';
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT id FROM ev WHERE at > now() - interval ''1 hour''');
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT id, CURRENT_DATE AS d FROM ev');
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT id, localtimestamp AS t FROM ev');
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT id, my_stable(id) AS y FROM ev');
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT id, random() AS r FROM ev');
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT id, clock_timestamp() AS c FROM ev');
+
+DROP FUNCTION my_stable(int);
+SET client_min_messages = warning;	-- the capture log's name has an OID
+DROP EXTENSION hummock_stream CASCADE;
+RESET client_min_messages;
+DROP TABLE ev;

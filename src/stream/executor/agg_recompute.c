@@ -1,0 +1,388 @@
+/*-------------------------------------------------------------------------
+ *
+ * agg_recompute.c
+ *	  Aggregate calls the streaming aggregation cannot take rows back out
+ *	  of (array_agg, string_agg, jsonb_agg, bit_xor, stddev, corr,
+ *	  percentile_cont, mode, user-defined aggregates, calls with an ORDER
+ *	  BY or a DISTINCT it does not handle itself): each group keeps the
+ *	  multiset of its input rows, and every group an epoch touches is
+ *	  aggregated again, from those rows, by Postgres's own Agg node.
+ *
+ * Kept rows (persisted), in the aggregation's min/max state table:
+ *
+ *	key   = the group's key (memcmp encoding of its key columns)
+ *			| KEPT_ROWS_MARK (one byte, 0xFF: never a call number)
+ *			| the canonical bytes of the kept row (HsCanonicalTuple of the
+ *			  kept columns, HsAggKeptRows)
+ *	value = how many input rows have it (int64, as the count of a counted
+ *			row: stored_row.h)
+ *
+ * So equal rows share one entry, and a group's rows are one prefix.
+ *
+ * Recomputing: one query per aggregation, planned once when the executor
+ * is built,
+ *
+ *		SELECT ord, call1, call2, ... FROM rows GROUP BY ord
+ *
+ * (SELECT call1, ... FROM rows without group keys: one row even over no
+ * rows, as Postgres aggregates an empty table), where rows is an
+ * ephemeral named relation (a tuplestore, as a trigger's transition
+ * table) of (ord int4, kept columns...): for every touched group its
+ * ordinal and each kept row as many times as it is counted.  Each call is
+ * the view's own Aggref whose arguments, FILTER and ORDER BY expressions
+ * are replaced by columns of rows, so FILTER, DISTINCT, ORDER BY, direct
+ * arguments and the transition and final functions are Postgres's, with
+ * its privilege checks.  A group's rows come in the order of their bytes:
+ * an aggregate whose result depends on the order of its input and that
+ * has no ORDER BY (array_agg(x), string_agg(x, ',')) shows them in that
+ * order, a valid order for the query, not always the one a scan of the
+ * source would give.
+ *
+ * Cost: a touched group's kept rows are read and aggregated again at every
+ * epoch that touches it, so an epoch costs in proportion to the sizes of
+ * the groups it touches (docs/SQL.md).
+ *
+ * src/stream/executor/agg_recompute.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "catalog/pg_operator.h"
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/parsenodes.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "tcop/dest.h"
+#include "tcop/tcopprot.h"
+#include "utils/memutils.h"
+#include "utils/queryenvironment.h"
+#include "utils/snapmgr.h"
+#include "utils/tuplestore.h"
+
+#include "hummock_stream/row/memcmp_key.h"
+#include "hummock_stream/row/stored_row.h"
+
+#include "agg_internal.h"
+
+#define KEPT_ROWS_MARK 0xFF
+
+/* The name of the ephemeral relation of kept rows in the recompute query. */
+#define ROWS_ENR_NAME "hummock_stream_group_rows"
+
+/* ---------------------------------------------------------------------
+ * The recompute query
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * Plan the recompute query of the RECOMPUTE calls among calls[0..ncalls):
+ * their Aggrefs read the kept rows as columns 2.. of the relation (varno
+ * 1); column 1 is the group's ordinal.
+ */
+static PlannedStmt *
+plan_recompute(AggRecompute *r, const HsAggCall *calls, int ncalls)
+{
+	Query	   *q = makeNode(Query);
+	RangeTblEntry *rte = makeNode(RangeTblEntry);
+	RangeTblRef *rtr = makeNode(RangeTblRef);
+	List	   *colnames = NIL;
+	List	   *tlist = NIL;
+
+	rte->rtekind = RTE_NAMEDTUPLESTORE;
+	rte->enrname = pstrdup(ROWS_ENR_NAME);
+	rte->enrtuples = 1000;
+	rte->inFromCl = true;
+	rte->relid = InvalidOid;
+	for (int c = 0; c < r->enr_desc->natts; c++)
+	{
+		Form_pg_attribute att = TupleDescAttr(r->enr_desc, c);
+
+		colnames = lappend(colnames, makeString(pstrdup(NameStr(att->attname))));
+		rte->coltypes = lappend_oid(rte->coltypes, att->atttypid);
+		rte->coltypmods = lappend_int(rte->coltypmods, att->atttypmod);
+		rte->colcollations = lappend_oid(rte->colcollations, att->attcollation);
+	}
+	rte->eref = makeAlias(ROWS_ENR_NAME, colnames);
+	rte->alias = NULL;
+
+	q->commandType = CMD_SELECT;
+	q->querySource = QSRC_ORIGINAL;
+	q->canSetTag = true;
+	q->rtable = list_make1(rte);
+	rtr->rtindex = 1;
+	q->jointree = makeFromExpr(list_make1(rtr), NULL);
+	q->hasAggs = true;
+	if (r->grouped)
+	{
+		TargetEntry *ord = makeTargetEntry((Expr *) makeVar(1, 1, INT4OID, -1, InvalidOid, 0),
+										   1, pstrdup("ord"), false);
+		SortGroupClause *sgc = makeNode(SortGroupClause);
+
+		ord->ressortgroupref = 1;
+		sgc->tleSortGroupRef = 1;
+		sgc->eqop = Int4EqualOperator;
+		sgc->sortop = Int4LessOperator;
+		sgc->nulls_first = false;
+		sgc->hashable = true;
+		q->groupClause = list_make1(sgc);
+		tlist = lappend(tlist, ord);
+	}
+	for (int i = 0; i < ncalls; i++)
+		if (calls[i].kind == HS_AGG_RECOMPUTE)
+			tlist = lappend(tlist, makeTargetEntry((Expr *) copyObject(calls[i].aggref),
+												   list_length(tlist) + 1, NULL, false));
+	q->targetList = tlist;
+	return pg_plan_query(q, "hummock_stream: recompute aggregates", 0, NULL);
+}
+
+void
+AggRecomputeInit(AggRecompute *r, HsStateTable *table, TupleDesc in_desc,
+				 const HsAggKeptRows *kept, const HsAggCall *calls, int ncalls,
+				 bool grouped)
+{
+	r->table = table;
+	r->grouped = grouped;
+	r->ncols = kept->ncols;
+	r->cols = palloc(sizeof(int) * Max(kept->ncols, 1));
+	memcpy(r->cols, kept->cols, sizeof(int) * kept->ncols);
+	r->kept_desc = CreateTemplateTupleDesc(kept->ncols);
+	r->enr_desc = CreateTemplateTupleDesc(kept->ncols + 1);
+	TupleDescInitEntry(r->enr_desc, 1, "ord", INT4OID, -1, 0);
+	for (int c = 0; c < kept->ncols; c++)
+	{
+		Form_pg_attribute att = TupleDescAttr(in_desc, kept->cols[c]);
+		char		name[32];
+
+		snprintf(name, sizeof(name), "c%d", c + 1);
+		TupleDescInitEntry(r->kept_desc, c + 1, name, att->atttypid, att->atttypmod, 0);
+		TupleDescInitEntryCollation(r->kept_desc, c + 1, att->attcollation);
+		TupleDescInitEntry(r->enr_desc, c + 2, name, att->atttypid, att->atttypmod, 0);
+		TupleDescInitEntryCollation(r->enr_desc, c + 2, att->attcollation);
+	}
+	r->ncalls = 0;
+	r->callno = palloc(sizeof(int) * Max(ncalls, 1));
+	for (int i = 0; i < ncalls; i++)
+		if (calls[i].kind == HS_AGG_RECOMPUTE)
+			r->callno[r->ncalls++] = i;
+	r->plan = plan_recompute(r, calls, ncalls);
+	initStringInfo(&r->key);
+}
+
+/* ---------------------------------------------------------------------
+ * Kept rows
+ * ---------------------------------------------------------------------
+ */
+
+/* r->key = group | mark: the prefix of the group's kept rows. */
+static void
+kept_prefix(AggRecompute *r, const HsBytesKey *group)
+{
+	uint8		mark = KEPT_ROWS_MARK;
+
+	resetStringInfo(&r->key);
+	appendBinaryStringInfo(&r->key, group->data, group->len);
+	appendBinaryStringInfo(&r->key, (const char *) &mark, 1);
+}
+
+void
+AggRecomputeApply(AggRecompute *r, const HsBytesKey *group, TupleTableSlot *row, int sign)
+{
+	Datum	   *values = palloc(sizeof(Datum) * Max(r->ncols, 1));
+	bool	   *nulls = palloc(sizeof(bool) * Max(r->ncols, 1));
+	MinimalTuple mt;
+	StringInfoData old;
+	int64		count = 0;
+	int64		now;
+
+	for (int c = 0; c < r->ncols; c++)
+	{
+		values[c] = row->tts_values[r->cols[c]];
+		nulls[c] = row->tts_isnull[r->cols[c]];
+	}
+	mt = HsCanonicalTuple(r->kept_desc, values, nulls);
+	kept_prefix(r, group);
+	appendBinaryStringInfo(&r->key, (const char *) mt, mt->t_len);
+
+	initStringInfo(&old);
+	if (HsStateTableGet(r->table, r->key.data, r->key.len, &old))
+		count = HsCountedRowCount(old.data);
+	now = count + sign;
+	if (now < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("a streaming aggregation was asked to remove a row its group does not hold")));
+	if (now == 0)
+		HsStateTableDelete(r->table, r->key.data, r->key.len, old.data, old.len);
+	else
+		HsStateTablePut(r->table, r->key.data, r->key.len,
+						count > 0 ? old.data : NULL, old.len,
+						(const char *) &now, (int) sizeof(now));
+	pfree(old.data);
+	pfree(mt);
+	pfree(values);
+	pfree(nulls);
+}
+
+/* Adds the kept rows of a group (its ordinal ord) to the tuplestore. */
+typedef struct FillState
+{
+	AggRecompute *r;
+	Tuplestorestate *ts;
+	int			prefix_len;
+	int32		ord;
+	Datum	   *values;			/* enr_desc->natts */
+	bool	   *nulls;
+} FillState;
+
+static bool
+fill_group_row(const char *key, int keylen, const char *value, int vlen, void *arg)
+{
+	FillState  *f = arg;
+	int64		count = HsCountedRowCount(value);
+	MinimalTuple copy;
+
+	copy = HsStoredRowCopyDeform(f->r->kept_desc, key + f->prefix_len, keylen - f->prefix_len,
+								 f->values + 1, f->nulls + 1);
+	f->values[0] = Int32GetDatum(f->ord);
+	f->nulls[0] = false;
+	for (int64 i = 0; i < count; i++)
+		tuplestore_putvalues(f->ts, f->r->enr_desc, f->values, f->nulls);
+	pfree(copy);
+	return true;
+}
+
+/* ---------------------------------------------------------------------
+ * Running the query
+ * ---------------------------------------------------------------------
+ */
+
+/* A DestReceiver that stores each result row's values by its ordinal. */
+typedef struct ResultReceiver
+{
+	DestReceiver pub;
+	AggRecompute *r;
+	int			ngroups;
+	Datum	   *results;
+	bool	   *nulls;
+	MemoryContext cxt;			/* where result values are copied */
+} ResultReceiver;
+
+static bool
+result_receive(TupleTableSlot *slot, DestReceiver *self)
+{
+	ResultReceiver *rr = (ResultReceiver *) self;
+	int			first = rr->r->grouped ? 1 : 0;
+	int			ord = 0;
+	MemoryContext old;
+
+	slot_getallattrs(slot);
+	if (rr->r->grouped)
+		ord = DatumGetInt32(slot->tts_values[0]);
+	if (ord < 0 || ord >= rr->ngroups)
+		elog(ERROR, "recomputed aggregate row for unknown group %d", ord);
+	old = MemoryContextSwitchTo(rr->cxt);
+	for (int k = 0; k < rr->r->ncalls; k++)
+	{
+		Form_pg_attribute att = TupleDescAttr(slot->tts_tupleDescriptor, first + k);
+		int			at = ord * rr->r->ncalls + k;
+
+		rr->nulls[at] = slot->tts_isnull[first + k];
+		rr->results[at] = rr->nulls[at] ? (Datum) 0 :
+			datumCopy(slot->tts_values[first + k], att->attbyval, att->attlen);
+	}
+	MemoryContextSwitchTo(old);
+	return true;
+}
+
+static void
+result_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
+{
+}
+
+static void
+result_shutdown(DestReceiver *self)
+{
+}
+
+static void
+result_destroy(DestReceiver *self)
+{
+}
+
+void
+AggRecomputeRun(AggRecompute *r, const HsBytesKey *const *groups, int ngroups,
+				Datum *results, bool *nulls)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
+											  "hummock_stream recompute",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext caller = MemoryContextSwitchTo(cxt);
+	Tuplestorestate *ts = tuplestore_begin_heap(false, false, work_mem);
+	FillState	f;
+	QueryEnvironment *env;
+	EphemeralNamedRelation enr;
+	ResultReceiver rr;
+	QueryDesc  *qd;
+	int64		nrows = 0;
+
+	Assert(r->grouped || ngroups == 1);
+	/* a group without rows shows what Postgres shows over no rows */
+	for (int i = 0; i < ngroups * r->ncalls; i++)
+	{
+		results[i] = (Datum) 0;
+		nulls[i] = true;
+	}
+
+	f.r = r;
+	f.ts = ts;
+	f.values = palloc(sizeof(Datum) * r->enr_desc->natts);
+	f.nulls = palloc(sizeof(bool) * r->enr_desc->natts);
+	for (int g = 0; g < ngroups; g++)
+	{
+		kept_prefix(r, groups[g]);
+		f.prefix_len = r->key.len;
+		f.ord = g;
+		HsStateTableScanPrefix(r->table, r->key.data, r->key.len, fill_group_row, &f);
+	}
+	nrows = tuplestore_tuple_count(ts);
+
+	env = create_queryEnv();
+	enr = palloc0(sizeof(EphemeralNamedRelationData));
+	enr->md.name = ROWS_ENR_NAME;
+	enr->md.reliddesc = InvalidOid;
+	enr->md.tupdesc = r->enr_desc;
+	enr->md.enrtype = ENR_NAMED_TUPLESTORE;
+	enr->md.enrtuples = (double) nrows;
+	enr->reldata = ts;
+	register_ENR(env, enr);
+
+	memset(&rr, 0, sizeof(rr));
+	rr.pub.receiveSlot = result_receive;
+	rr.pub.rStartup = result_startup;
+	rr.pub.rShutdown = result_shutdown;
+	rr.pub.rDestroy = result_destroy;
+	rr.pub.mydest = DestNone;
+	rr.r = r;
+	rr.ngroups = ngroups;
+	rr.results = results;
+	rr.nulls = nulls;
+	rr.cxt = caller;
+
+	qd = CreateQueryDesc(r->plan, "hummock_stream: recompute aggregates",
+						 ActiveSnapshotSet() ? GetActiveSnapshot() : InvalidSnapshot,
+						 InvalidSnapshot, &rr.pub, NULL, env, 0);
+	ExecutorStart(qd, 0);
+	ExecutorRun(qd, ForwardScanDirection, 0, true);
+	ExecutorFinish(qd);
+	ExecutorEnd(qd);
+	FreeQueryDesc(qd);
+
+	tuplestore_end(ts);
+	MemoryContextSwitchTo(caller);
+	MemoryContextDelete(cxt);
+}
