@@ -330,10 +330,6 @@ SELECT create_error($$SELECT * FROM plain_matview$$);
 SELECT create_error($$SELECT * FROM hummock_table$$);
 SELECT create_error($$SELECT * FROM temp_t$$);
 SELECT create_error($$SELECT * FROM unlogged_t$$);
-SELECT create_error($$SELECT * FROM parted$$);
-SELECT create_error($$SELECT * FROM parted_low$$);
-SELECT create_error($$SELECT * FROM ONLY parted_low$$);
-SELECT create_error($$SELECT o.id FROM orders o JOIN parted_low p ON p.id = o.id$$);
 -- nor may a source become a partition later
 CREATE TABLE parted_high (id int);
 SELECT hummock_stream.create_materialized_view('v_parted_high', 'SELECT id FROM parted_high');

@@ -456,7 +456,8 @@ SELECT q, value FROM (VALUES
   ('INSERT INTO t VALUES (1)'),
   ('SELECT 1; SELECT 2')
 ) q(q), LATERAL plan_describe(q) d WHERE d.item = 'refused';
--- the planner refuses the tables it cannot capture
+-- the planner refuses the tables it cannot capture (a temporary one); a
+-- partitioned table is a source like any table
 CREATE TEMP TABLE tmp (id int);
 CREATE TABLE parted (id int) PARTITION BY RANGE (id);
 SELECT * FROM plan_describe('SELECT id FROM tmp');

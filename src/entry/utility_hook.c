@@ -19,6 +19,9 @@
  *	- ALTER TABLE of a relation USING hummock may not change its columns or
  *	  its access method (the engine writes rows in the view's shape), nor
  *	  change the type of a source column that a view uses.
+ *	- Rows may not enter or leave a captured partitioned table without
+ *	  DML: ATTACH, DETACH, DROP and TRUNCATE of a partition that holds rows
+ *	  are refused while views read the table (capture.c).
  *	- COPY FROM STDIN into a relation USING hummock that nothing has ever
  *	  written (no committed epoch: no view's relation, nothing the test
  *	  module's test_load filled), such as a view's relation that a dump
@@ -48,6 +51,8 @@
 #include "parser/parse_node.h"
 #include "utils/acl.h"
 #include "catalog/indexing.h"
+#include "catalog/partition.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_depend.h"
 #include "catalog/namespace.h"
 #include "commands/extension.h"
@@ -222,13 +227,26 @@ check_alter_table(AlterTableStmt *stmt)
 				/* rows routed through the parent would miss its triggers */
 				Oid			part = RangeVarGetRelid(((PartitionCmd *) cmd->def)->name, NoLock, true);
 
-				if (OidIsValid(part) && OidIsValid(HsCatalogCaptureLogOf(part)))
+				if (OidIsValid(part) && OidIsValid(HsCatalogCaptureLogOf(part)) &&
+					!get_rel_relispartition(part) &&
+					get_rel_relkind(part) == RELKIND_RELATION)
 					ereport(ERROR,
 							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 							 errmsg("cannot attach table \"%s\" as a partition because streaming materialized views read it",
 									get_rel_name(part)),
 							 errdetail("Rows written through the partitioned table would not be captured."),
 							 errhint("Drop the views first (see hummock_stream.jobs).")));
+				/* rows entering a captured partitioned table without DML */
+				if (OidIsValid(part))
+					HsCaptureCheckPartitionMove(relid, part, "attach");
+				continue;
+			}
+			if (cmd->subtype == AT_DetachPartition)
+			{
+				Oid			part = RangeVarGetRelid(((PartitionCmd *) cmd->def)->name, NoLock, true);
+
+				if (OidIsValid(part))
+					HsCaptureCheckPartitionMove(relid, part, "detach");
 				continue;
 			}
 			if (cmd->subtype != AT_AlterColumnType || cmd->name == NULL)
@@ -401,6 +419,10 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 			RangeVar   *rv = makeRangeVarFromNameList(lfirst(lc));
 			Oid			relid = RangeVarGetRelid(rv, NoLock, true);
 
+			/* a partition of a captured partitioned table, with its rows */
+			if (OidIsValid(relid) && get_rel_relispartition(relid))
+				HsCaptureCheckPartitionMove(get_partition_parent(relid, true), relid, "drop");
+
 			if (OidIsValid(relid) && HsRelidIsHummock(relid) &&
 				HsViewCreationCancel(relid) &&
 				!OidIsValid(RangeVarGetRelid(rv, AccessExclusiveLock, true)))
@@ -429,6 +451,10 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 		foreach(lc, ((TruncateStmt *) parsetree)->relations)
 		{
 			Oid			relid = RangeVarGetRelid(lfirst(lc), NoLock, true);
+
+			/* a partition of a captured partitioned table (its own trigger refuses the rest) */
+			if (OidIsValid(relid) && get_rel_relispartition(relid))
+				HsCaptureCheckPartitionMove(get_partition_parent(relid, true), relid, "truncate");
 
 			if (OidIsValid(relid) && HsRelidIsHummock(relid))
 				ereport(ERROR,

@@ -31,6 +31,8 @@
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/transam.h"
+#include "access/tupconvert.h"
+#include "catalog/pg_inherits.h"
 #include "access/xact.h"
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
@@ -351,8 +353,139 @@ HsRelationRowEstimate(Oid relid)
 		return -1;
 	if (rel->rd_rel->relkind == RELKIND_RELATION || rel->rd_rel->relkind == RELKIND_MATVIEW)
 		estimate_rel_size(rel, NULL, &pages, &tuples, &allvisfrac);
+	else if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+	{
+		/* the sum over its partitions that hold rows */
+		ListCell   *lc;
+
+		tuples = 0;
+		foreach(lc, find_all_inheritors(relid, AccessShareLock, NULL))
+		{
+			int64		n;
+
+			if (lfirst_oid(lc) == relid ||
+				get_rel_relkind(lfirst_oid(lc)) != RELKIND_RELATION)
+				continue;
+			n = HsRelationRowEstimate(lfirst_oid(lc));
+			if (n > 0)
+				tuples += (double) n;
+		}
+	}
 	relation_close(rel, AccessShareLock);
 	return (int64) tuples;
+}
+
+/*
+ * A scan of a source table at a snapshot: its rows, or for a partitioned
+ * table the rows of every partition that holds rows, each as a row of the
+ * partitioned table (a heap tuple, so the job flattens its TOAST values).
+ */
+typedef struct SourceScan
+{
+	Relation	root;
+	Snapshot	snapshot;
+	List	   *leaves;			/* Oid: the tables to read */
+	ListCell   *next;			/* the next of them */
+	Relation	cur;			/* the one being read, or NULL */
+	TableScanDesc scan;
+	TupleTableSlot *cur_slot;
+	TupleConversionMap *map;	/* cur's rows -> root's; NULL: the same */
+	TupleTableSlot *root_slot;	/* converted rows */
+} SourceScan;
+
+static SourceScan *
+source_scan_begin(Oid relid, Snapshot snapshot)
+{
+	SourceScan *s = palloc0(sizeof(SourceScan));
+
+	s->root = table_open(relid, AccessShareLock);
+	s->snapshot = snapshot;
+	if (s->root->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+	{
+		ListCell   *lc;
+
+		foreach(lc, find_all_inheritors(relid, AccessShareLock, NULL))
+			if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_RELATION)
+				s->leaves = lappend_oid(s->leaves, lfirst_oid(lc));
+	}
+	else
+		s->leaves = list_make1_oid(relid);
+	s->next = list_head(s->leaves);
+	s->root_slot = MakeSingleTupleTableSlot(RelationGetDescr(s->root), &TTSOpsHeapTuple);
+	return s;
+}
+
+/* Close the table being read, if any. */
+static void
+source_scan_close_cur(SourceScan *s)
+{
+	if (s->cur == NULL)
+		return;
+	ExecDropSingleTupleTableSlot(s->cur_slot);
+	table_endscan(s->scan);
+	if (s->map)
+		free_conversion_map(s->map);
+	if (s->cur != s->root)
+		table_close(s->cur, AccessShareLock);
+	s->cur = NULL;
+	s->map = NULL;
+}
+
+/* The next row (a slot valid until the next call), or NULL at the end. */
+static TupleTableSlot *
+source_scan_next(SourceScan *s)
+{
+	for (;;)
+	{
+		if (s->cur == NULL)
+		{
+			Oid			relid;
+
+			if (s->next == NULL)
+				return NULL;
+			relid = lfirst_oid(s->next);
+			s->next = lnext(s->leaves, s->next);
+			s->cur = relid == RelationGetRelid(s->root) ? s->root :
+				table_open(relid, AccessShareLock);
+			s->scan = table_beginscan(s->cur, s->snapshot, 0, NULL);
+			s->cur_slot = table_slot_create(s->cur, NULL);
+			if (s->cur != s->root)
+				s->map = convert_tuples_by_name(RelationGetDescr(s->cur),
+												RelationGetDescr(s->root));
+		}
+		if (table_scan_getnextslot(s->scan, ForwardScanDirection, s->cur_slot))
+		{
+			bool		should_free;
+			HeapTuple	tup;
+
+			if (s->cur == s->root)
+				return s->cur_slot;
+			tup = ExecFetchSlotHeapTuple(s->cur_slot, false, &should_free);
+			if (s->map)
+			{
+				HeapTuple	conv = execute_attr_map_tuple(tup, s->map);
+
+				if (should_free)
+					heap_freetuple(tup);
+				tup = conv;
+				should_free = true;
+			}
+			else if (!should_free)
+				tup = heap_copytuple(tup);
+			ExecStoreHeapTuple(tup, s->root_slot, true);
+			return s->root_slot;
+		}
+		source_scan_close_cur(s);
+	}
+}
+
+static void
+source_scan_end(SourceScan *s)
+{
+	source_scan_close_cur(s);
+	ExecDropSingleTupleTableSlot(s->root_slot);
+	table_close(s->root, AccessShareLock);
+	pfree(s);
 }
 
 /* The job's inputs, smallest first (ties in input order). */
@@ -417,19 +550,15 @@ HsBackfillAndCommit(HsStreamJob *job, Snapshot snapshot, HsEpoch view_epoch,
 	for (int o = 0; o < job->n_inputs; o++)
 	{
 		int			i = order[o];
-		Relation	src = NULL;
-		TableScanDesc scan = NULL;
+		SourceScan *scan = NULL;
 		HsViewScan *vscan = NULL;
-		TupleTableSlot *slot = NULL;
 		int			counter = progress_input(job->inputs[i].leaf->relid);
 
 		if (job->inputs[i].is_view)
 			vscan = HsViewScanBegin(job, i, job->store.version, view_epoch);
 		else
 		{
-			src = table_open(job->inputs[i].leaf->relid, AccessShareLock);
-			scan = table_beginscan(src, snapshot, 0, NULL);
-			slot = table_slot_create(src, NULL);
+			scan = source_scan_begin(job->inputs[i].leaf->relid, snapshot);
 		}
 		for (;;)
 		{
@@ -439,7 +568,7 @@ HsBackfillAndCommit(HsStreamJob *job, Snapshot snapshot, HsEpoch view_epoch,
 			if (vscan)
 				row = HsViewScanNext(vscan);
 			else
-				row = table_scan_getnextslot(scan, ForwardScanDirection, slot) ? slot : NULL;
+				row = source_scan_next(scan);
 			if (row == NULL)
 				break;
 			if (in_chunk >= BACKFILL_CHUNK_ROWS)
@@ -467,9 +596,7 @@ HsBackfillAndCommit(HsStreamJob *job, Snapshot snapshot, HsEpoch view_epoch,
 			HsViewScanEnd(vscan);
 		else
 		{
-			ExecDropSingleTupleTableSlot(slot);
-			table_endscan(scan);
-			table_close(src, AccessShareLock);
+			source_scan_end(scan);
 		}
 	}
 	pfree(order);

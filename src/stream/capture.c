@@ -43,6 +43,24 @@
  * TRUNCATE of a source is rejected by a BEFORE TRUNCATE trigger (a
  * truncate is not row changes; capturing it as a reset is future work).
  *
+ * Partitioned tables and partitions.  A statement's triggers fire on the
+ * table it names: one naming a partition never reaches its parent's
+ * statement triggers, and rows routed through a parent never reach a
+ * partition's.  So a source that is a partitioned table or a partition is
+ * captured by row-level AFTER triggers instead, which fire on the
+ * partition that holds the row whatever the statement named: Postgres
+ * clones a partitioned table's row triggers to every partition, present
+ * and future.  Their names end with the source's OID (a partition may
+ * hold the clones of an ancestor's triggers beside its own), and the
+ * trigger function finds its source from the trigger itself (the top of
+ * its tgparentid chain), converts the partition's row to the source's row
+ * type, and appends it with its own WAL position as the statement number
+ * (an UPDATE as Delete then Insert; an UPDATE that moves a row to another
+ * partition fires Delete there and Insert here).  Rows that would enter
+ * or leave a partitioned source without DML are refused at the door
+ * (utility_hook.c: TRUNCATE of a partition, ATTACH, DETACH and DROP of a
+ * partition that holds rows).
+ *
  * The trigger writes the log with heap_insert directly: no planning, no
  * name lookups, no permission checks, so it does not depend on the
  * writer's search_path or privileges.  It is therefore not SECURITY
@@ -78,15 +96,21 @@
 #include "access/genam.h"
 #include "access/heapam.h"
 #include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/tupconvert.h"
 #include "access/stratnum.h"
 #include "catalog/index.h"
 #include "access/table.h"
+#include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
+#include "catalog/partition.h"
 #include "catalog/pg_extension.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
+#include "catalog/pg_class.h"
 #include "commands/extension.h"
 #include "access/xlog.h"
 #include "commands/trigger.h"
@@ -135,6 +159,23 @@ typedef struct CaptureLogCacheEntry
 
 static HTAB *capture_log_cache = NULL;
 
+/*
+ * A row trigger (one of a partitioned or partition source's, or a clone of
+ * one on a partition) -> its source and how a row of the table it fires on
+ * becomes a row of the source.  Forgotten on relcache invalidations of
+ * either table.
+ */
+typedef struct RowTriggerEntry
+{
+	Oid			tgoid;			/* hash key */
+	Oid			relid;			/* the table it fires on */
+	Oid			source;
+	TupleDesc	source_desc;	/* in TopMemoryContext */
+	TupleConversionMap *map;	/* relid's rows -> source's; NULL: the same */
+} RowTriggerEntry;
+
+static HTAB *row_trigger_cache = NULL;
+
 /* Sources whose capture goes at pre-commit unless a view reads them. */
 static List *pending_removals = NIL;
 static bool xact_callback_registered = false;
@@ -147,10 +188,13 @@ typedef struct CaptureLog
 	IndexInfo  *index_info;
 } CaptureLog;
 
-/* Append one captured row to the log (and its txid to the index). */
+/*
+ * Append one captured row (a composite datum of the source's row type) to
+ * the log (and its txid to the index).
+ */
 static void
 append_row(CaptureLog *log, FullTransactionId fxid, int64 stmt, int32 ord,
-		   char op, TupleTableSlot *slot)
+		   char op, Datum row)
 {
 	Datum		values[Natts_capture_log];
 	bool		nulls[Natts_capture_log] = {false};
@@ -160,7 +204,7 @@ append_row(CaptureLog *log, FullTransactionId fxid, int64 stmt, int32 ord,
 	values[1] = Int64GetDatum(stmt);
 	values[2] = Int32GetDatum(ord);
 	values[3] = CharGetDatum(op);
-	values[4] = ExecFetchSlotHeapTupleDatum(slot);
+	values[4] = row;
 	tup = heap_form_tuple(RelationGetDescr(log->rel), values, nulls);
 	simple_heap_insert(log->rel, tup);
 	if (log->txid_index)
@@ -176,7 +220,7 @@ append_all(CaptureLog *log, FullTransactionId fxid, int64 stmt, int32 ord,
 {
 	tuplestore_rescan(ts);
 	while (tuplestore_gettupleslot(ts, true, false, slot))
-		append_row(log, fxid, stmt, ord++, op, slot);
+		append_row(log, fxid, stmt, ord++, op, ExecFetchSlotHeapTupleDatum(slot));
 	return ord;
 }
 
@@ -216,6 +260,16 @@ capture_log_cache_invalidate(Datum arg, Oid relid)
 	HASH_SEQ_STATUS status;
 	CaptureLogCacheEntry *e;
 
+	if (row_trigger_cache != NULL)
+	{
+		RowTriggerEntry *r;
+
+		/* (the map and descriptor leak: invalidations are rare) */
+		hash_seq_init(&status, row_trigger_cache);
+		while ((r = hash_seq_search(&status)) != NULL)
+			if (!OidIsValid(relid) || r->relid == relid || r->source == relid)
+				(void) hash_search(row_trigger_cache, &r->tgoid, HASH_REMOVE, NULL);
+	}
 	if (capture_log_cache == NULL)
 		return;
 	if (OidIsValid(relid))
@@ -228,6 +282,25 @@ capture_log_cache_invalidate(Datum arg, Oid relid)
 		(void) hash_search(capture_log_cache, &e->relid, HASH_REMOVE, NULL);
 }
 
+/* Create the caches of the triggers (once per backend). */
+static void
+init_trigger_caches(void)
+{
+	HASHCTL		ctl;
+
+	if (capture_log_cache != NULL)
+		return;
+	ctl.keysize = sizeof(Oid);
+	ctl.entrysize = sizeof(CaptureLogCacheEntry);
+	ctl.hcxt = TopMemoryContext;
+	capture_log_cache = hash_create("hummock_stream capture logs", 64, &ctl,
+									HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	ctl.entrysize = sizeof(RowTriggerEntry);
+	row_trigger_cache = hash_create("hummock_stream capture row triggers", 64, &ctl,
+									HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	CacheRegisterRelcacheCallback(capture_log_cache_invalidate, (Datum) 0);
+}
+
 /* The capture log a trigger on relid writes, or InvalidOid (cached). */
 static Oid
 trigger_capture_log(Oid relid)
@@ -235,17 +308,7 @@ trigger_capture_log(Oid relid)
 	CaptureLogCacheEntry *e;
 	Oid			log_oid;
 
-	if (capture_log_cache == NULL)
-	{
-		HASHCTL		ctl;
-
-		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(CaptureLogCacheEntry);
-		ctl.hcxt = TopMemoryContext;
-		capture_log_cache = hash_create("hummock_stream capture logs", 64, &ctl,
-										HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-		CacheRegisterRelcacheCallback(capture_log_cache_invalidate, (Datum) 0);
-	}
+	init_trigger_caches();
 	e = hash_search(capture_log_cache, &relid, HASH_FIND, NULL);
 	if (e != NULL)
 		return e->log_relid;
@@ -256,10 +319,124 @@ trigger_capture_log(Oid relid)
 	return log_oid;
 }
 
+/* The table of the trigger a clone comes from (the top of tgparentid). */
+static Oid
+trigger_source(Oid tgoid)
+{
+	Relation	tgrel = table_open(TriggerRelationId, AccessShareLock);
+	Oid			relid = InvalidOid;
+
+	for (int depth = 0; OidIsValid(tgoid) && depth < 1000; depth++)
+	{
+		ScanKeyData key;
+		SysScanDesc scan;
+		HeapTuple	tup;
+		Form_pg_trigger t;
+
+		ScanKeyInit(&key, Anum_pg_trigger_oid, BTEqualStrategyNumber, F_OIDEQ,
+					ObjectIdGetDatum(tgoid));
+		scan = systable_beginscan(tgrel, TriggerOidIndexId, true, NULL, 1, &key);
+		tup = systable_getnext(scan);
+		if (!HeapTupleIsValid(tup))
+		{
+			systable_endscan(scan);
+			break;
+		}
+		t = (Form_pg_trigger) GETSTRUCT(tup);
+		relid = t->tgrelid;
+		tgoid = t->tgparentid;
+		systable_endscan(scan);
+	}
+	table_close(tgrel, AccessShareLock);
+	return relid;
+}
+
+/* The source of row trigger tg on rel, and the conversion of rel's rows. */
+static RowTriggerEntry *
+row_trigger(Trigger *tg, Relation rel)
+{
+	RowTriggerEntry *e;
+	Oid			source;
+	Relation	src;
+	TupleDesc	source_desc;
+	TupleDesc	rel_desc;
+	TupleConversionMap *map = NULL;
+	MemoryContext old;
+
+	init_trigger_caches();
+	e = hash_search(row_trigger_cache, &tg->tgoid, HASH_FIND, NULL);
+	if (e != NULL)
+		return e;
+	source = trigger_source(tg->tgoid);
+	src = relation_open(source, AccessShareLock);
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	source_desc = CreateTupleDescCopy(RelationGetDescr(src));
+	if (source != RelationGetRelid(rel))
+	{
+		rel_desc = CreateTupleDescCopy(RelationGetDescr(rel));
+		map = convert_tuples_by_name(rel_desc, source_desc);
+	}
+	MemoryContextSwitchTo(old);
+	relation_close(src, AccessShareLock);
+	/* the lookups may process invalidations: enter the entry only after */
+	e = hash_search(row_trigger_cache, &tg->tgoid, HASH_ENTER, NULL);
+	e->relid = RelationGetRelid(rel);
+	e->source = source;
+	e->source_desc = source_desc;
+	e->map = map;
+	return e;
+}
+
+/* Append a row of the table a row trigger fires on, as the source's row. */
+static void
+append_tuple(CaptureLog *log, RowTriggerEntry *rt, FullTransactionId fxid, int64 stmt,
+			 int32 ord, char op, HeapTuple tup)
+{
+	HeapTuple	converted = rt->map ? execute_attr_map_tuple(tup, rt->map) : tup;
+
+	append_row(log, fxid, stmt, ord, op, heap_copy_tuple_as_datum(converted, rt->source_desc));
+	if (converted != tup)
+		heap_freetuple(converted);
+}
+
+/*
+ * A row trigger of a partitioned or partition source (or its clone on a
+ * partition): the row, as a row of the source, with its WAL position as
+ * the statement number.
+ */
+static Datum
+capture_row(TriggerData *trig)
+{
+	RowTriggerEntry *rt = row_trigger(trig->tg_trigger, trig->tg_relation);
+	Oid			log_oid = trigger_capture_log(rt->source);
+	FullTransactionId fxid;
+	int64		stmt;
+	CaptureLog	log;
+
+	if (!OidIsValid(log_oid))
+		return PointerGetDatum(NULL);	/* not captured (a restored table) */
+	fxid = GetTopFullTransactionId();
+	stmt = (int64) GetXLogInsertRecPtr();
+	HsCaptureMarkWrite(rt->source, fxid);
+	open_log(&log, log_oid);
+	if (TRIGGER_FIRED_BY_INSERT(trig->tg_event))
+		append_tuple(&log, rt, fxid, stmt, 0, HS_CAPTURE_INSERT, trig->tg_trigtuple);
+	else if (TRIGGER_FIRED_BY_DELETE(trig->tg_event))
+		append_tuple(&log, rt, fxid, stmt, 0, HS_CAPTURE_DELETE, trig->tg_trigtuple);
+	else if (TRIGGER_FIRED_BY_UPDATE(trig->tg_event))
+	{
+		append_tuple(&log, rt, fxid, stmt, 0, HS_CAPTURE_DELETE, trig->tg_trigtuple);
+		append_tuple(&log, rt, fxid, stmt, 1, HS_CAPTURE_INSERT, trig->tg_newtuple);
+	}
+	close_log(&log);
+	return PointerGetDatum(NULL);
+}
+
 /*
  * The capture trigger: hummock_stream._capture(), a statement-level AFTER
- * trigger with transition tables.  Arguments are ignored (triggers made by
- * earlier versions name the log's OID; the log is looked up instead).
+ * trigger with transition tables, or (partitioned and partition sources)
+ * an AFTER ... FOR EACH ROW trigger.  Arguments are ignored (triggers made
+ * by earlier versions name the log's OID; the log is looked up instead).
  */
 Datum
 hummock_stream_capture(PG_FUNCTION_ARGS)
@@ -272,12 +449,12 @@ hummock_stream_capture(PG_FUNCTION_ARGS)
 	int64		stmt;
 	int32		ord = 0;
 
-	if (!CALLED_AS_TRIGGER(fcinfo) ||
-		!TRIGGER_FIRED_AFTER(trig->tg_event) ||
-		!TRIGGER_FIRED_FOR_STATEMENT(trig->tg_event))
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_AFTER(trig->tg_event))
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("hummock_stream._capture() must be an AFTER ... FOR EACH STATEMENT trigger")));
+				 errmsg("hummock_stream._capture() must be an AFTER trigger")));
+	if (TRIGGER_FIRED_FOR_ROW(trig->tg_event))
+		return capture_row(trig);
 	if (trig->tg_oldtable == NULL && trig->tg_newtable == NULL)
 		return PointerGetDatum(NULL);
 
@@ -338,6 +515,52 @@ spi_exec(const char *sql, int expected)
 }
 
 
+/* Is relid captured by row triggers (a partitioned table or a partition)? */
+static bool
+captured_by_rows(Oid relid)
+{
+	return get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE || get_rel_relispartition(relid);
+}
+
+/* The name of the row trigger of source relid for event i (in buf). */
+static void
+row_trigger_name(StringInfo buf, int i, Oid relid)
+{
+	resetStringInfo(buf);
+	appendStringInfo(buf, "%s_%u", capture_trigger_names[i], relid);
+}
+
+/*
+ * Drop the capture row triggers of relid that are not (clones) of its
+ * own: a restored dump brings its old ones, named after an old OID, and
+ * they would capture every row a second time.  In SPI, as the extension's
+ * owner.
+ */
+static void
+drop_stale_row_triggers(Oid relid, const char *rel_name)
+{
+	StringInfoData sql;
+	List	   *stale = NIL;
+	ListCell   *lc;
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql,
+					 "SELECT tgname FROM pg_catalog.pg_trigger"
+					 " WHERE tgrelid = %u AND tgparentid = 0"
+					 "   AND tgfoid = 'hummock_stream._capture()'::pg_catalog.regprocedure"
+					 "   AND tgname NOT LIKE '%%\\_%u'", relid, relid);
+	spi_exec(sql.data, SPI_OK_SELECT);
+	for (uint64 i = 0; i < SPI_processed; i++)
+		stale = lappend(stale, SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1));
+	foreach(lc, stale)
+	{
+		resetStringInfo(&sql);
+		appendStringInfo(&sql, "DROP TRIGGER %s ON %s", quote_identifier(lfirst(lc)), rel_name);
+		spi_exec(sql.data, SPI_OK_UTILITY);
+	}
+	pfree(sql.data);
+}
+
 Oid
 HsCaptureEnsure(Oid relid)
 {
@@ -385,16 +608,35 @@ HsCaptureEnsure(Oid relid)
 	/*
 	 * The triggers too: a view's owner needs SELECT on the source, not the
 	 * right to put triggers on it.  OR REPLACE: a table restored from a
-	 * dump may have them already (doing nothing without a log).
+	 * dump may have them already (doing nothing without a log).  Row
+	 * triggers for partitioned tables and partitions (see the top).
 	 */
+	if (captured_by_rows(relid))
+		drop_stale_row_triggers(relid, rel_name);
 	for (int i = 0; i < 3; i++)
 	{
-		resetStringInfo(&sql);
-		appendStringInfo(&sql,
-						 "CREATE OR REPLACE TRIGGER %s AFTER %s ON %s"
-						 " REFERENCING %s FOR EACH STATEMENT"
-						 " EXECUTE FUNCTION hummock_stream._capture()",
-						 capture_trigger_names[i], events[i], rel_name, referencing[i]);
+		if (captured_by_rows(relid))
+		{
+			StringInfoData name;
+
+			initStringInfo(&name);
+			row_trigger_name(&name, i, relid);
+			resetStringInfo(&sql);
+			appendStringInfo(&sql,
+							 "CREATE OR REPLACE TRIGGER %s AFTER %s ON %s FOR EACH ROW"
+							 " EXECUTE FUNCTION hummock_stream._capture()",
+							 quote_identifier(name.data), events[i], rel_name);
+			pfree(name.data);
+		}
+		else
+		{
+			resetStringInfo(&sql);
+			appendStringInfo(&sql,
+							 "CREATE OR REPLACE TRIGGER %s AFTER %s ON %s"
+							 " REFERENCING %s FOR EACH STATEMENT"
+							 " EXECUTE FUNCTION hummock_stream._capture()",
+							 capture_trigger_names[i], events[i], rel_name, referencing[i]);
+		}
 		spi_exec(sql.data, SPI_OK_UTILITY);
 	}
 	resetStringInfo(&sql);
@@ -466,7 +708,10 @@ HsCaptureRemoveIfUnused(Oid relid)
 	source_exists = OidIsValid(get_rel_namespace(relid));
 	if (source_exists)
 	{
+		StringInfoData name;
+
 		LockRelationOid(relid, AccessExclusiveLock);
+		initStringInfo(&name);
 		for (int i = 0; i < (int) lengthof(capture_trigger_names); i++)
 		{
 			Oid			trigger = get_trigger_oid(relid, capture_trigger_names[i], true);
@@ -476,7 +721,16 @@ HsCaptureRemoveIfUnused(Oid relid)
 				ObjectAddressSet(addr, TriggerRelationId, trigger);
 				add_exact_object_address(&addr, objs);
 			}
+			/* a partitioned table's goes with its clones */
+			row_trigger_name(&name, i, relid);
+			trigger = get_trigger_oid(relid, name.data, true);
+			if (OidIsValid(trigger))
+			{
+				ObjectAddressSet(addr, TriggerRelationId, trigger);
+				add_exact_object_address(&addr, objs);
+			}
 		}
+		pfree(name.data);
 	}
 	/* a member of the extension is dropped by leaving it first */
 	(void) deleteDependencyRecordsForSpecific(RelationRelationId, log_oid, DEPENDENCY_EXTENSION,
@@ -493,6 +747,70 @@ HsCaptureRemoveIfUnused(Oid relid)
 	if (source_exists)
 		CacheInvalidateRelcacheByRelid(relid);	/* (dropping it did) */
 	CommandCounterIncrement();
+}
+
+Oid
+HsCaptureSourceAbove(Oid parent)
+{
+	List	   *chain;
+	ListCell   *lc;
+
+	if (!OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)))
+		return InvalidOid;
+	if (OidIsValid(HsCatalogCaptureLogOf(parent)))
+		return parent;
+	chain = get_rel_relispartition(parent) ? get_partition_ancestors(parent) : NIL;
+	foreach(lc, chain)
+		if (OidIsValid(HsCatalogCaptureLogOf(lfirst_oid(lc))))
+			return lfirst_oid(lc);
+	return InvalidOid;
+}
+
+/* Does relid (a table, or a partitioned table's partitions) hold a row? */
+static bool
+holds_rows(Oid relid)
+{
+	bool		found = false;
+	ListCell   *lc;
+
+	foreach(lc, find_all_inheritors(relid, AccessExclusiveLock, NULL))
+	{
+		Relation	rel;
+		TableScanDesc scan;
+		TupleTableSlot *slot;
+		Snapshot	snap;
+
+		if (get_rel_relkind(lfirst_oid(lc)) != RELKIND_RELATION)
+			continue;
+		rel = table_open(lfirst_oid(lc), AccessExclusiveLock);
+		snap = RegisterSnapshot(GetLatestSnapshot());
+		scan = table_beginscan(rel, snap, 0, NULL);
+		slot = table_slot_create(rel, NULL);
+		found = table_scan_getnextslot(scan, ForwardScanDirection, slot);
+		ExecDropSingleTupleTableSlot(slot);
+		table_endscan(scan);
+		UnregisterSnapshot(snap);
+		table_close(rel, NoLock);
+		if (found)
+			break;
+	}
+	return found;
+}
+
+void
+HsCaptureCheckPartitionMove(Oid parent, Oid part, const char *verb)
+{
+	Oid			source = HsCaptureSourceAbove(parent);
+
+	if (!OidIsValid(source) || !holds_rows(part))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("cannot %s \"%s\", which holds rows, because streaming materialized views read \"%s\"",
+					verb, get_rel_name(part), get_rel_name(source)),
+			 errdetail("Its rows would %s \"%s\" without a change the views can follow.",
+					   strcmp(verb, "attach") == 0 ? "enter" : "leave", get_rel_name(source)),
+			 errhint("Move the rows with INSERT or DELETE, which the views follow, while the partition is attached.")));
 }
 
 /* At pre-commit: stop capturing the sources no view reads any more. */

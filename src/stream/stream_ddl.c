@@ -215,9 +215,7 @@ hummock_stream_rebuild(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("streaming materialized view \"%s\" was dropped", name)));
 	sources = HsCatalogJobSources(view);
-	foreach(lc, sources)
-		if (!HsRelidIsHummock(lfirst_oid(lc)))
-			LockRelationOid(lfirst_oid(lc), ShareRowExclusiveLock);
+	HsViewLockSources(sources);
 	foreach(lc, sources)
 		if (!HsRelidIsHummock(lfirst_oid(lc)))
 			HsCheckNoOwnCapturedWrites(lfirst_oid(lc));

@@ -61,6 +61,7 @@
 #include "catalog/objectaddress.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
 #include "commands/dbcommands.h"
 #include "executor/spi.h"
@@ -314,6 +315,85 @@ set_phase(Creation *c, HsCreationPhase phase)
 	HsDbStateCreationSet(db, c->progress_slot, &c->progress);
 }
 
+/*
+ * Lock the tables sources (relation OIDs) are read from against writers,
+ * for capture to be set up: SHARE ROW EXCLUSIVE on each table, and on
+ * every table of a partitioned source's tree (creating its triggers locks
+ * them all).  First wait for their writers without queueing for the lock
+ * (a writer that runs long then holds up only the creation, not the
+ * writers that come after it, which would queue behind our request).
+ * Then take all the locks without waiting, in OID order, or none: a
+ * writer's transaction writes tables in any order, so waiting for one
+ * lock while holding another could deadlock with it.  When one is busy,
+ * the ones taken are given back and the busy one is waited for alone,
+ * queued, so that its new writers wait behind us and we are not starved.
+ */
+void
+HsViewLockSources(List *sources)
+{
+	List	   *rels = NIL;
+	List	   *ours = NIL;		/* the locks taken here, in this round */
+	ListCell   *lc;
+
+	foreach(lc, sources)
+	{
+		Oid			relid = lfirst_oid(lc);
+
+		if (HsRelidIsHummock(relid))
+			continue;
+		if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
+			rels = list_concat_unique_oid(rels, find_all_inheritors(relid, NoLock, NULL));
+		else
+			rels = list_append_unique_oid(rels, relid);
+	}
+	list_sort(rels, list_oid_cmp);
+	foreach(lc, rels)
+	{
+		LOCKTAG		tag;
+
+		SET_LOCKTAG_RELATION(tag, MyDatabaseId, lfirst_oid(lc));
+		WaitForLockers(tag, ShareRowExclusiveLock, false);
+	}
+	for (;;)
+	{
+		Oid			busy = InvalidOid;
+		LOCKTAG		tag;
+
+		foreach(lc, rels)
+		{
+			Oid			relid = lfirst_oid(lc);
+
+			if (list_member_oid(ours, relid))
+				continue;
+			SET_LOCKTAG_RELATION(tag, MyDatabaseId, relid);
+			if (LockHeldByMe(&tag, ShareRowExclusiveLock))
+				continue;		/* (held before: not ours to give back) */
+			if (!ConditionalLockRelationOid(relid, ShareRowExclusiveLock))
+			{
+				busy = relid;
+				break;
+			}
+			ours = lappend_oid(ours, relid);
+		}
+		if (!OidIsValid(busy))
+			break;
+
+		/*
+		 * Give back all we took, then queue for the busy one alone (its new
+		 * writers wait behind us, so we are not starved) and go round again
+		 * holding it.
+		 */
+		foreach(lc, ours)
+			UnlockRelationOid(lfirst_oid(lc), ShareRowExclusiveLock);
+		list_free(ours);
+		ours = NIL;
+		CHECK_FOR_INTERRUPTS();
+		LockRelationOid(busy, ShareRowExclusiveLock);
+		ours = list_make1_oid(busy);
+	}
+	list_free(ours);
+}
+
 /* Step 2: capture and the view's relation, in the current transaction. */
 static void
 create_setup(Creation *c)
@@ -331,18 +411,7 @@ create_setup(Creation *c)
 	 * waited for under the lock.
 	 */
 	set_phase(c, HS_CREATION_WAITING_WRITERS);
-	foreach(lc, c->plan->sources)
-	{
-		LOCKTAG		tag;
-
-		if (HsRelidIsHummock(lfirst_oid(lc)))
-			continue;
-		SET_LOCKTAG_RELATION(tag, MyDatabaseId, lfirst_oid(lc));
-		WaitForLockers(tag, ShareRowExclusiveLock, false);
-	}
-	foreach(lc, c->plan->sources)
-		if (!HsRelidIsHummock(lfirst_oid(lc)))
-			LockRelationOid(lfirst_oid(lc), ShareRowExclusiveLock);
+	HsViewLockSources(c->plan->sources);
 	set_phase(c, HS_CREATION_SETTING_UP);
 	foreach(lc, c->plan->sources)
 	{

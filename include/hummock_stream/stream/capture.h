@@ -42,4 +42,18 @@ extern void HsCaptureRemoveAtCommit(Oid relid);
  */
 extern List *HsCaptureTakeRemovalsAtCommit(void);
 
+/*
+ * The captured table at or above parent in its partition tree (parent
+ * itself, or an ancestor), or InvalidOid.
+ */
+extern Oid	HsCaptureSourceAbove(Oid parent);
+
+/*
+ * Refuse a change that makes the rows of part enter or leave the
+ * partitions of parent (verb: "attach", "detach", "drop", "truncate")
+ * when a captured table is at or above parent and part holds rows:
+ * capture follows only INSERT, UPDATE and DELETE.  Locks part's tables.
+ */
+extern void HsCaptureCheckPartitionMove(Oid parent, Oid part, const char *verb);
+
 #endif							/* HS_STREAM_CAPTURE_H */

@@ -11,6 +11,8 @@
 #ifndef HS_STREAM_VIEW_CREATE_H
 #define HS_STREAM_VIEW_CREATE_H
 
+#include "nodes/pg_list.h"
+
 #include "fmgr.h"
 
 /*
@@ -19,6 +21,15 @@
  * backfill and in the capture log under our xid).
  */
 extern void HsCheckNoOwnCapturedWrites(Oid source);
+
+/*
+ * Lock the tables of sources (relation OIDs; streaming views among them
+ * are skipped) against writers, SHARE ROW EXCLUSIVE, with every table of
+ * a partitioned source's tree: all at once or, while one is busy, none
+ * (waiting for its writers in between), so as never to deadlock with a
+ * writer that writes them in another order.
+ */
+extern void HsViewLockSources(List *sources);
 
 /*
  * The caller, who owns view, is dropping it: if it is being created in the

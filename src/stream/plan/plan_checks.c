@@ -22,8 +22,7 @@
  *				BY without LIMIT orders nothing: a view has no order)
  *	a source	another streaming view that is created (it is read from
  *				its change log, view_source.c), or an ordinary permanent
- *				table, not partitioned nor a partition (capture triggers
- *				would miss rows routed by the parent), without
+ *				table, partitioned table or partition, without
  *				inheritance children unless read with FROM ONLY, not a
  *				system catalog, not one of the extension's own tables;
  *				no other relation USING hummock
@@ -327,21 +326,15 @@ check_relation(RangeTblEntry *rte)
 		relation_close(rel, AccessShareLock);
 		return relid;
 	}
-	/* capture works by triggers of the table: rows routed by a parent miss them */
-	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+	/* partitioned tables and partitions: captured by row triggers (capture.c) */
+	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE && !rte->inh)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("streaming materialized views over partitioned table \"%s\" are not supported",
+				 errmsg("FROM ONLY partitioned table \"%s\" is not supported in a streaming materialized view",
 						RelationGetRelationName(rel)),
-				 errhint("Partitioned tables and their partitions cannot be sources of streaming materialized views yet.")));
-	if (rel->rd_rel->relkind == RELKIND_RELATION && rel->rd_rel->relispartition)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("streaming materialized views over \"%s\", a partition of \"%s\", are not supported",
-						RelationGetRelationName(rel), get_rel_name(get_partition_parent(relid, true))),
-				 errdetail("Rows written through the partitioned table would not be captured."),
-				 errhint("Partitioned tables and their partitions cannot be sources of streaming materialized views yet.")));
-	if (rel->rd_rel->relkind != RELKIND_RELATION)
+				 errdetail("A partitioned table holds no rows of its own.")));
+	if (rel->rd_rel->relkind != RELKIND_RELATION &&
+		rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("\"%s\" is not a table; streaming materialized views read ordinary tables",
@@ -365,7 +358,7 @@ check_relation(RangeTblEntry *rte)
 				 errdetail("Background workers maintain the view after a crash; the table must be permanent.")));
 	if (IsCatalogRelation(rel))
 		unsupported("system catalogs as sources", true);
-	if (rte->inh && has_subclass(relid))
+	if (rte->inh && has_subclass(relid) && rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("table \"%s\" has inheritance children", RelationGetRelationName(rel)),

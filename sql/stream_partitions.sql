@@ -1,0 +1,93 @@
+-- Partitioned tables and partitions as sources.  They are captured by row
+-- triggers, which Postgres clones to every partition, present and future,
+-- so every write is seen whether its statement names the partitioned table
+-- or a partition, and an UPDATE that moves a row between partitions is a
+-- delete there and an insert here.  Rows may not enter or leave a captured
+-- partitioned table without DML.
+CREATE EXTENSION hummock_stream;
+CREATE EXTENSION hummock_stream_test;	-- views_differ(): each view against its query
+CREATE TABLE meas (id int, region text, v int, at date) PARTITION BY RANGE (at);
+CREATE TABLE meas_2025 PARTITION OF meas FOR VALUES FROM ('2025-01-01') TO ('2026-01-01');
+-- a partition that is partitioned itself
+CREATE TABLE meas_2026 PARTITION OF meas FOR VALUES FROM ('2026-01-01') TO ('2027-01-01')
+  PARTITION BY LIST (region);
+CREATE TABLE meas_2026_east PARTITION OF meas_2026 FOR VALUES IN ('east');
+CREATE TABLE meas_2026_rest PARTITION OF meas_2026 DEFAULT;
+-- a partition whose columns lie otherwise (a dropped column, another order)
+CREATE TABLE meas_old (junk int, v int, at date, region text, id int);
+ALTER TABLE meas_old DROP COLUMN junk;
+ALTER TABLE meas ATTACH PARTITION meas_old FOR VALUES FROM ('2000-01-01') TO ('2025-01-01');
+INSERT INTO meas SELECT i, CASE WHEN i % 3 = 0 THEN 'east' ELSE 'west' END, i % 10,
+                        date '2024-12-01' + i * 5
+  FROM generate_series(1, 120) i;
+CREATE TABLE regions (region text PRIMARY KEY, boss text);
+INSERT INTO regions VALUES ('east', 'ann'), ('west', 'bob');
+
+SELECT hummock_stream.create_materialized_view('m_by_region',
+  'SELECT region, count(*) AS n, sum(v) AS s, min(at) AS first_at FROM meas GROUP BY region');
+SELECT hummock_stream.create_materialized_view('m_joined',
+  'SELECT m.id, m.at, r.boss FROM meas m JOIN regions r USING (region) WHERE m.v > 7');
+-- a partition is a source too, and a partitioned partition
+SELECT hummock_stream.create_materialized_view('m_2025', 'SELECT id, v FROM meas_2025');
+SELECT hummock_stream.create_materialized_view('m_2026', 'SELECT region, count(*) AS n FROM meas_2026 GROUP BY region');
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM m_by_region ORDER BY region;
+
+-- writes through the partitioned table and straight into partitions
+INSERT INTO meas VALUES (500, 'east', 3, '2026-05-01'), (501, 'north', 4, '2024-06-01');
+INSERT INTO meas_2025 VALUES (502, 'west', 9, '2025-03-03');
+INSERT INTO meas_2026_rest VALUES (503, 'south', 8, '2026-08-08');
+INSERT INTO meas_old (id, region, v, at) VALUES (504, 'east', 1, '2020-01-01');
+-- UPDATEs that move rows between partitions, through the parent and not
+UPDATE meas SET at = at + 365 WHERE id % 11 = 0;
+UPDATE meas SET region = 'east' WHERE id IN (SELECT id FROM meas_2026_rest LIMIT 3);
+UPDATE meas_2025 SET v = v + 100 WHERE id % 4 = 0;
+DELETE FROM meas WHERE id % 13 = 0;
+DELETE FROM meas_2026_east WHERE id % 2 = 0;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM m_by_region ORDER BY region;
+
+-- a partition created later gets the triggers: rows written into it count
+CREATE TABLE meas_2027 PARTITION OF meas FOR VALUES FROM ('2027-01-01') TO ('2028-01-01');
+INSERT INTO meas_2027 VALUES (600, 'west', 7, '2027-02-02');
+INSERT INTO meas VALUES (601, 'east', 9, '2027-03-03');
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+
+-- rows may not enter or leave without DML: refused while they hold rows
+TRUNCATE meas_2027;
+ALTER TABLE meas DETACH PARTITION meas_2027;
+DROP TABLE meas_2027;
+CREATE TABLE meas_2028 (id int, region text, v int, at date);
+INSERT INTO meas_2028 VALUES (700, 'east', 1, '2028-01-05');
+ALTER TABLE meas ATTACH PARTITION meas_2028 FOR VALUES FROM ('2028-01-01') TO ('2029-01-01');
+TRUNCATE meas;
+-- ... and allowed once empty: the views followed the DELETEs
+DELETE FROM meas_2027;
+DELETE FROM meas_2028;
+ALTER TABLE meas ATTACH PARTITION meas_2028 FOR VALUES FROM ('2028-01-01') TO ('2029-01-01');
+TRUNCATE meas_2027;
+ALTER TABLE meas DETACH PARTITION meas_2027;
+DROP TABLE meas_2027;
+DROP TABLE meas_2028;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+
+-- refused: FROM ONLY a partitioned table (it holds no rows)
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT id FROM ONLY meas');
+
+-- when the last view goes, so do the triggers and their clones
+SELECT count(*) > 0 AS captured FROM pg_trigger WHERE tgname LIKE 'hummock_stream_capture%';
+SELECT hummock_stream.drop_materialized_view('m_by_region');
+SELECT hummock_stream.drop_materialized_view('m_joined');
+SELECT hummock_stream.drop_materialized_view('m_2025');
+SELECT hummock_stream.drop_materialized_view('m_2026');
+SELECT count(*) AS capture_triggers FROM pg_trigger
+ WHERE tgname LIKE 'hummock_stream_capture%' AND tgrelid::regclass::text LIKE 'meas%';
+TRUNCATE meas;
+
+SET client_min_messages = warning;	-- the capture log's name has an OID
+DROP EXTENSION hummock_stream CASCADE;
+RESET client_min_messages;
+DROP TABLE meas, regions;

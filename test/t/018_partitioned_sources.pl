@@ -1,0 +1,124 @@
+# Partitioned tables and partitions as sources under concurrent writers:
+# writes through the partitioned table and straight into partitions, and
+# UPDATEs that move rows between partitions, while views over the
+# partitioned table, over a partition and over a partitioned partition are
+# created concurrently, while compute workers are killed, and across an
+# immediate restart; every view equals its query afterwards.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use IPC::Run;
+
+my $node = PostgreSQL::Test::Cluster->new('partitioned_sources');
+$node->init;
+$node->append_conf('postgresql.conf', q{
+shared_preload_libraries = 'hummock_stream'
+hummock_stream.barrier_interval_ms = 50
+hummock_stream.compute_workers = 2
+max_worker_processes = 16
+});
+$node->start;
+$node->safe_psql('postgres', q{
+	CREATE EXTENSION hummock_stream;
+	CREATE TABLE pt (id int, k int, v int) PARTITION BY RANGE (k);
+	CREATE TABLE pt_low PARTITION OF pt FOR VALUES FROM (0) TO (10);
+	CREATE TABLE pt_mid PARTITION OF pt FOR VALUES FROM (10) TO (20) PARTITION BY HASH (id);
+	CREATE TABLE pt_mid_0 PARTITION OF pt_mid FOR VALUES WITH (MODULUS 2, REMAINDER 0);
+	CREATE TABLE pt_mid_1 PARTITION OF pt_mid FOR VALUES WITH (MODULUS 2, REMAINDER 1);
+	CREATE TABLE pt_high PARTITION OF pt DEFAULT;
+	INSERT INTO pt SELECT i, i % 30, i FROM generate_series(1, 3000) i;
+	-- writers: a transaction each, through the parent and into partitions,
+	-- moving rows between partitions, until stop_at
+	CREATE PROCEDURE churn(seconds float8, w int DEFAULT 0) LANGUAGE plpgsql AS $$
+	DECLARE
+	  stop_at timestamptz := clock_timestamp() + seconds * interval '1 second';
+	  i int := 0;
+	  b int := 100000 * (w + 1);	-- each writer its own rows
+	BEGIN
+	  WHILE clock_timestamp() < stop_at LOOP
+	    i := i + 1;
+	    INSERT INTO pt VALUES (b + i, i % 30, i);
+	    INSERT INTO pt_low VALUES (b + 20000 + i, i % 10, -i);
+	    INSERT INTO pt_mid VALUES (b + 30000 + i, 10 + i % 10, i % 7);
+	    UPDATE pt SET k = (k + 7) % 30, v = v + 1 WHERE id = 1 + (i * 37 + w) % 3000 AND id % 2 = w % 2;
+	    UPDATE pt SET k = k + 15 WHERE id = b + 20000 + i - 5;
+	    UPDATE pt_low SET v = v - 1 WHERE id = b + 20000 + i - 3;
+	    DELETE FROM pt WHERE id = b + i - 20;
+	    DELETE FROM pt_mid_1 WHERE id = b + 30000 + i - 9;
+	    COMMIT;
+	  END LOOP;
+	END $$;
+});
+
+my %def = (
+	p_all  => 'SELECT k, count(*) AS n, sum(v) AS s FROM pt GROUP BY k',
+	p_low  => 'SELECT id, k, v FROM pt_low WHERE v % 3 <> 0',
+	p_mid  => 'SELECT count(*) AS n, max(v) AS hi FROM pt_mid',
+	p_join => 'SELECT a.id, b.id AS other FROM pt_low a JOIN pt_mid b ON b.v = a.k');
+
+my $churn_err = '';
+
+sub churn_start
+{
+	my ($seconds, $w) = @_;
+	$w //= 0;
+	my $out = '';
+	return IPC::Run::start(
+		[ 'psql', '-X', '-qAt', '-v', 'ON_ERROR_STOP=1', '-d', $node->connstr('postgres'),
+		  '-c', "CALL churn($seconds, $w)" ], '>', \$out, '2>>', \$churn_err);
+}
+
+sub all_equal
+{
+	my ($what) = @_;
+	$node->safe_psql('postgres', 'SELECT hummock_stream.wait()');
+	my $bad = 0;
+	foreach my $name (sort keys %def)
+	{
+		my $d = $def{$name};
+		my $n = $node->safe_psql('postgres', qq{
+			SELECT count(*) FROM ((TABLE $name EXCEPT ALL ($d)) UNION ALL (($d) EXCEPT ALL TABLE $name)) x});
+		if ($n ne '0')
+		{
+			$bad++;
+			diag("$what: $name differs from its query in $n rows");
+		}
+	}
+	is($bad, 0, "$what: every view equals its query");
+}
+
+# the views created concurrently while writers run
+my $w1 = churn_start(6, 0);
+my $w2 = churn_start(6, 1);
+foreach my $name (sort keys %def)
+{
+	$node->safe_psql('postgres',
+		"SELECT hummock_stream.create_materialized_view('$name', \$q\$$def{$name}\$q\$)");
+}
+$w1->finish;
+$w2->finish;
+is($w1->result(0) + $w2->result(0), 0, 'the writers ran without errors') or diag($churn_err);
+all_equal('created under writers');
+
+# compute workers killed while writers run
+$w1 = churn_start(4);
+$node->poll_query_until('postgres', q{SELECT count(*) > 3000 FROM pt}) or diag('no writes');
+$node->safe_psql('postgres', q{
+	SELECT pg_terminate_backend(pid) FROM hummock_stream.workers
+	 WHERE role = 'compute worker' AND pid IS NOT NULL});
+$w1->finish;
+all_equal('workers killed under writers');
+
+# an immediate restart in the middle of writes
+$w1 = churn_start(30);
+$node->poll_query_until('postgres', q{SELECT count(*) > 0 FROM pt WHERE id BETWEEN 100100 AND 119999}) or diag('no writes');
+$node->stop('immediate');
+eval { $w1->finish; };		# (its connection is gone)
+$node->start;
+$node->safe_psql('postgres', 'CALL churn(2)');
+all_equal('after an immediate restart');
+
+$node->stop;
+done_testing();
