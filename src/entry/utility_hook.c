@@ -203,6 +203,38 @@ hummock_dependent_on_column(Oid relid, AttrNumber attnum)
  * stops at the view's dependency, as for any view), nor attach a source as
  * a partition (its capture triggers do not see rows routed by the parent).
  */
+/* Is name one of the capture triggers (capture.c)? */
+static bool
+is_capture_trigger(const char *name)
+{
+	return name != NULL && strncmp(name, "hummock_stream_capture", 22) == 0;
+}
+
+/*
+ * Refuse to disable, re-enable in another mode, drop or rename a capture
+ * trigger of relid while it (or a table above it in its partition tree)
+ * is captured: capture would stop, or fire twice, without any error.
+ */
+static void
+refuse_capture_trigger_change(Oid relid, const char *trigger, const char *what)
+{
+	Oid			source;
+
+	if (HsCaptureSettingUp())
+		return;					/* capture.c's own statements */
+	source = HsCaptureSourceAbove(relid);
+	if (!OidIsValid(source))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 trigger ?
+			 errmsg("cannot %s trigger \"%s\" on table \"%s\"", what, trigger, get_rel_name(relid)) :
+			 errmsg("cannot %s all triggers of table \"%s\"", what, get_rel_name(relid)),
+			 errdetail("Streaming materialized views read \"%s\": its capture triggers follow every change of it.",
+					   get_rel_name(source)),
+			 errhint("Name the other triggers one by one, or drop the views first (see hummock_stream.jobs).")));
+}
+
 static void
 check_alter_table(AlterTableStmt *stmt)
 {
@@ -214,6 +246,33 @@ check_alter_table(AlterTableStmt *stmt)
 	relid = RangeVarGetRelid(stmt->relation, NoLock, true);
 	if (!OidIsValid(relid))
 		return;
+	foreach(lc, stmt->cmds)
+	{
+		AlterTableCmd *cmd = lfirst(lc);
+
+		switch (cmd->subtype)
+		{
+			case AT_EnableTrig:
+			case AT_EnableAlwaysTrig:
+			case AT_EnableReplicaTrig:
+			case AT_DisableTrig:
+				if (is_capture_trigger(cmd->name))
+					refuse_capture_trigger_change(relid, cmd->name,
+												  cmd->subtype == AT_DisableTrig ? "disable" : "change");
+				break;
+			case AT_EnableTrigAll:
+			case AT_DisableTrigAll:
+			case AT_EnableTrigUser:
+			case AT_DisableTrigUser:
+				refuse_capture_trigger_change(relid, NULL,
+											  (cmd->subtype == AT_DisableTrigAll ||
+											   cmd->subtype == AT_DisableTrigUser) ?
+											  "disable" : "enable");
+				break;
+			default:
+				break;
+		}
+	}
 	if (!HsRelidIsHummock(relid))
 	{
 		foreach(lc, stmt->cmds)
@@ -401,6 +460,34 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 			restart_on_abort = true;
 			remember_for_commit(false, false);
 		}
+	}
+	else if (IsA(parsetree, DropStmt) && ((DropStmt *) parsetree)->removeType == OBJECT_TRIGGER)
+	{
+		ListCell   *lc;
+
+		/* objects: (schema, table, trigger) name lists */
+		foreach(lc, ((DropStmt *) parsetree)->objects)
+		{
+			List	   *names = lfirst(lc);
+			char	   *trigger = strVal(llast(names));
+			Oid			relid;
+
+			if (!is_capture_trigger(trigger))
+				continue;
+			relid = RangeVarGetRelid(makeRangeVarFromNameList(list_truncate(list_copy(names),
+																		   list_length(names) - 1)),
+									 NoLock, true);
+			if (OidIsValid(relid))
+				refuse_capture_trigger_change(relid, trigger, "drop");
+		}
+	}
+	else if (IsA(parsetree, RenameStmt) && ((RenameStmt *) parsetree)->renameType == OBJECT_TRIGGER &&
+			 is_capture_trigger(((RenameStmt *) parsetree)->subname))
+	{
+		Oid			relid = RangeVarGetRelid(((RenameStmt *) parsetree)->relation, NoLock, true);
+
+		if (OidIsValid(relid))
+			refuse_capture_trigger_change(relid, ((RenameStmt *) parsetree)->subname, "rename");
 	}
 	else if (IsA(parsetree, DropStmt) && ((DropStmt *) parsetree)->removeType == OBJECT_TABLE)
 	{

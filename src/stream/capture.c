@@ -53,13 +53,25 @@
  * and future.  Their names end with the source's OID (a partition may
  * hold the clones of an ancestor's triggers beside its own), and the
  * trigger function finds its source from the trigger itself (the top of
- * its tgparentid chain), converts the partition's row to the source's row
+ * its tgparentid chain; a trigger named after another OID, as a restored
+ * dump's are, does nothing), converts the partition's row to the source's row
  * type, and appends it with its own WAL position as the statement number
  * (an UPDATE as Delete then Insert; an UPDATE that moves a row to another
  * partition fires Delete there and Insert here).  Rows that would enter
  * or leave a partitioned source without DML are refused at the door
  * (utility_hook.c: TRUNCATE of a partition, ATTACH, DETACH and DROP of a
  * partition that holds rows).
+ *
+ * Replicas of the rows.  Under session_replication_role = replica only
+ * triggers enabled REPLICA or ALWAYS fire, and logical replication's apply
+ * workers run so and fire no statement triggers at all.  So an ordinary
+ * source also has row triggers (named as a partitioned source's), enabled
+ * REPLICA: in a session in origin mode its statement triggers capture, in
+ * replica mode (a subscriber's apply worker) its row triggers do, never
+ * both.  A partitioned or partition source's row triggers are enabled
+ * ALWAYS, as is every source's TRUNCATE trigger.  Disabling or dropping a
+ * capture trigger is refused (utility_hook.c), so capture cannot be
+ * switched off while views read the table.
  *
  * The trigger writes the log with heap_insert directly: no planning, no
  * name lookups, no permission checks, so it does not depend on the
@@ -100,6 +112,7 @@
 #include "access/tupconvert.h"
 #include "access/stratnum.h"
 #include "catalog/index.h"
+#include "catalog/indexing.h"
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
@@ -118,6 +131,8 @@
 #include "executor/tuptable.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "parser/parse_func.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
@@ -172,9 +187,19 @@ typedef struct RowTriggerEntry
 	Oid			source;
 	TupleDesc	source_desc;	/* in TopMemoryContext */
 	TupleConversionMap *map;	/* relid's rows -> source's; NULL: the same */
+	bool		stale;			/* named after another source's OID */
 } RowTriggerEntry;
 
 static HTAB *row_trigger_cache = NULL;
+
+/* HsCaptureEnsure is making triggers (its own DDL must pass the hook). */
+static bool setting_up = false;
+
+bool
+HsCaptureSettingUp(void)
+{
+	return setting_up;
+}
 
 /* Sources whose capture goes at pre-commit unless a view reads them. */
 static List *pending_removals = NIL;
@@ -384,6 +409,12 @@ row_trigger(Trigger *tg, Relation rel)
 	e->source = source;
 	e->source_desc = source_desc;
 	e->map = map;
+	/* a restored dump's trigger, named after its source's old OID */
+	{
+		const char *suffix = strrchr(tg->tgname, '_');
+
+		e->stale = suffix == NULL || strtoul(suffix + 1, NULL, 10) != source;
+	}
 	return e;
 }
 
@@ -408,7 +439,7 @@ static Datum
 capture_row(TriggerData *trig)
 {
 	RowTriggerEntry *rt = row_trigger(trig->tg_trigger, trig->tg_relation);
-	Oid			log_oid = trigger_capture_log(rt->source);
+	Oid			log_oid = rt->stale ? InvalidOid : trigger_capture_log(rt->source);
 	FullTransactionId fxid;
 	int64		stmt;
 	CaptureLog	log;
@@ -530,37 +561,6 @@ row_trigger_name(StringInfo buf, int i, Oid relid)
 	appendStringInfo(buf, "%s_%u", capture_trigger_names[i], relid);
 }
 
-/*
- * Drop the capture row triggers of relid that are not (clones) of its
- * own: a restored dump brings its old ones, named after an old OID, and
- * they would capture every row a second time.  In SPI, as the extension's
- * owner.
- */
-static void
-drop_stale_row_triggers(Oid relid, const char *rel_name)
-{
-	StringInfoData sql;
-	List	   *stale = NIL;
-	ListCell   *lc;
-
-	initStringInfo(&sql);
-	appendStringInfo(&sql,
-					 "SELECT tgname FROM pg_catalog.pg_trigger"
-					 " WHERE tgrelid = %u AND tgparentid = 0"
-					 "   AND tgfoid = 'hummock_stream._capture()'::pg_catalog.regprocedure"
-					 "   AND tgname NOT LIKE '%%\\_%u'", relid, relid);
-	spi_exec(sql.data, SPI_OK_SELECT);
-	for (uint64 i = 0; i < SPI_processed; i++)
-		stale = lappend(stale, SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1));
-	foreach(lc, stale)
-	{
-		resetStringInfo(&sql);
-		appendStringInfo(&sql, "DROP TRIGGER %s ON %s", quote_identifier(lfirst(lc)), rel_name);
-		spi_exec(sql.data, SPI_OK_UTILITY);
-	}
-	pfree(sql.data);
-}
-
 Oid
 HsCaptureEnsure(Oid relid)
 {
@@ -609,16 +609,28 @@ HsCaptureEnsure(Oid relid)
 	 * The triggers too: a view's owner needs SELECT on the source, not the
 	 * right to put triggers on it.  OR REPLACE: a table restored from a
 	 * dump may have them already (doing nothing without a log).  Row
-	 * triggers for partitioned tables and partitions (see the top).
+	 * triggers for every source: fired always for partitioned tables and
+	 * partitions, and for ordinary tables only where their statement
+	 * triggers are not, under session_replication_role = replica (logical
+	 * replication's apply workers run so, and fire no statement triggers).
 	 */
-	if (captured_by_rows(relid))
-		drop_stale_row_triggers(relid, rel_name);
-	for (int i = 0; i < 3; i++)
+	setting_up = true;
+	PG_TRY();
 	{
-		if (captured_by_rows(relid))
+		for (int i = 0; i < 3; i++)
 		{
 			StringInfoData name;
 
+			if (!captured_by_rows(relid))
+			{
+				resetStringInfo(&sql);
+				appendStringInfo(&sql,
+								 "CREATE OR REPLACE TRIGGER %s AFTER %s ON %s"
+								 " REFERENCING %s FOR EACH STATEMENT"
+								 " EXECUTE FUNCTION hummock_stream._capture()",
+								 capture_trigger_names[i], events[i], rel_name, referencing[i]);
+				spi_exec(sql.data, SPI_OK_UTILITY);
+			}
 			initStringInfo(&name);
 			row_trigger_name(&name, i, relid);
 			resetStringInfo(&sql);
@@ -626,25 +638,31 @@ HsCaptureEnsure(Oid relid)
 							 "CREATE OR REPLACE TRIGGER %s AFTER %s ON %s FOR EACH ROW"
 							 " EXECUTE FUNCTION hummock_stream._capture()",
 							 quote_identifier(name.data), events[i], rel_name);
+			spi_exec(sql.data, SPI_OK_UTILITY);
+			resetStringInfo(&sql);
+			appendStringInfo(&sql, "ALTER TABLE %s ENABLE %s TRIGGER %s", rel_name,
+							 captured_by_rows(relid) ? "ALWAYS" : "REPLICA",
+							 quote_identifier(name.data));
+			spi_exec(sql.data, SPI_OK_UTILITY);
 			pfree(name.data);
 		}
-		else
-		{
-			resetStringInfo(&sql);
-			appendStringInfo(&sql,
-							 "CREATE OR REPLACE TRIGGER %s AFTER %s ON %s"
-							 " REFERENCING %s FOR EACH STATEMENT"
-							 " EXECUTE FUNCTION hummock_stream._capture()",
-							 capture_trigger_names[i], events[i], rel_name, referencing[i]);
-		}
+		/* TRUNCATE is refused in replica mode too (it would go unnoticed) */
+		resetStringInfo(&sql);
+		appendStringInfo(&sql,
+						 "CREATE OR REPLACE TRIGGER %s BEFORE TRUNCATE ON %s"
+						 " FOR EACH STATEMENT EXECUTE FUNCTION hummock_stream._capture_truncate()",
+						 capture_trigger_names[3], rel_name);
+		spi_exec(sql.data, SPI_OK_UTILITY);
+		resetStringInfo(&sql);
+		appendStringInfo(&sql, "ALTER TABLE %s ENABLE ALWAYS TRIGGER %s", rel_name,
+						 capture_trigger_names[3]);
 		spi_exec(sql.data, SPI_OK_UTILITY);
 	}
-	resetStringInfo(&sql);
-	appendStringInfo(&sql,
-					 "CREATE OR REPLACE TRIGGER %s BEFORE TRUNCATE ON %s"
-					 " FOR EACH STATEMENT EXECUTE FUNCTION hummock_stream._capture_truncate()",
-					 capture_trigger_names[3], rel_name);
-	spi_exec(sql.data, SPI_OK_UTILITY);
+	PG_FINALLY();
+	{
+		setting_up = false;
+	}
+	PG_END_TRY();
 	SPI_finish();
 	HsCatalogAddCaptureLog(relid, log_oid);
 
@@ -674,6 +692,43 @@ HsCaptureEnsure(Oid relid)
 	CommandCounterIncrement();
 	pfree(sql.data);
 	return log_oid;
+}
+
+/*
+ * Add every capture trigger defined on relid to objs: ours and any a
+ * restored dump brought (row triggers named after an old OID); a
+ * partitioned table's go with their clones.
+ */
+static void
+add_capture_triggers(Oid relid, ObjectAddresses *objs)
+{
+	Relation	tgrel = table_open(TriggerRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Oid			capture_fn = LookupFuncName(list_make2(makeString(HS_SCHEMA_NAME),
+													   makeString("_capture")),
+											0, NULL, true);
+	Oid			truncate_fn = LookupFuncName(list_make2(makeString(HS_SCHEMA_NAME),
+														makeString("_capture_truncate")),
+											 0, NULL, true);
+
+	ScanKeyInit(&key, Anum_pg_trigger_tgrelid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(relid));
+	scan = systable_beginscan(tgrel, TriggerRelidNameIndexId, true, NULL, 1, &key);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_trigger t = (Form_pg_trigger) GETSTRUCT(tup);
+		ObjectAddress addr;
+
+		if (OidIsValid(t->tgparentid) ||
+			(t->tgfoid != capture_fn && t->tgfoid != truncate_fn))
+			continue;
+		ObjectAddressSet(addr, TriggerRelationId, t->oid);
+		add_exact_object_address(&addr, objs);
+	}
+	systable_endscan(scan);
+	table_close(tgrel, AccessShareLock);
 }
 
 void
@@ -708,29 +763,8 @@ HsCaptureRemoveIfUnused(Oid relid)
 	source_exists = OidIsValid(get_rel_namespace(relid));
 	if (source_exists)
 	{
-		StringInfoData name;
-
 		LockRelationOid(relid, AccessExclusiveLock);
-		initStringInfo(&name);
-		for (int i = 0; i < (int) lengthof(capture_trigger_names); i++)
-		{
-			Oid			trigger = get_trigger_oid(relid, capture_trigger_names[i], true);
-
-			if (OidIsValid(trigger))
-			{
-				ObjectAddressSet(addr, TriggerRelationId, trigger);
-				add_exact_object_address(&addr, objs);
-			}
-			/* a partitioned table's goes with its clones */
-			row_trigger_name(&name, i, relid);
-			trigger = get_trigger_oid(relid, name.data, true);
-			if (OidIsValid(trigger))
-			{
-				ObjectAddressSet(addr, TriggerRelationId, trigger);
-				add_exact_object_address(&addr, objs);
-			}
-		}
-		pfree(name.data);
+		add_capture_triggers(relid, objs);
 	}
 	/* a member of the extension is dropped by leaving it first */
 	(void) deleteDependencyRecordsForSpecific(RelationRelationId, log_oid, DEPENDENCY_EXTENSION,

@@ -48,6 +48,9 @@ extern List *HsCaptureTakeRemovalsAtCommit(void);
  */
 extern Oid	HsCaptureSourceAbove(Oid parent);
 
+/* Is capture being set up now (its own trigger DDL is running)? */
+extern bool HsCaptureSettingUp(void);
+
 /*
  * Refuse a change that makes the rows of part enter or leave the
  * partitions of parent (verb: "attach", "detach", "drop", "truncate")
