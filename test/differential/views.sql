@@ -112,6 +112,21 @@ vs_full_null_keys|SELECT coalesce(a.k, b.k) AS k, a.n AS an, b.n AS bn FROM (SEL
 vs_pg_view|SELECT grp, count(*) AS n, sum(val) AS s FROM diff_t_pos GROUP BY grp
 vs_stable|SELECT id, ts::text AS t, date_trunc('day', ts) AS day, to_char(amount, 'FM9999D00') AS amt FROM diff_t
 vs_days|SELECT date_trunc('day', ts) AS day, count(*) AS n, jsonb_agg(id ORDER BY id) AS ids FROM diff_t GROUP BY 1
+vs_rollup|SELECT grp, flag, count(*) AS n, sum(val) AS s, GROUPING(grp, flag) AS g FROM diff_t GROUP BY ROLLUP (grp, flag)
+vs_cube_having|SELECT flag, val % 3 AS m, count(*) AS n FROM diff_t GROUP BY CUBE (flag, val % 3) HAVING count(*) > 1
+vs_win_rank|SELECT id, grp, rank() OVER w AS r, dense_rank() OVER w AS dr, lag(val) OVER (PARTITION BY grp ORDER BY val NULLS FIRST, id) AS prev FROM diff_t WINDOW w AS (PARTITION BY grp ORDER BY val NULLS FIRST)
+vs_win_running|SELECT id, flag, sum(val) OVER (PARTITION BY flag ORDER BY id) AS running, count(*) OVER (PARTITION BY flag) AS n, avg(amount) OVER (PARTITION BY flag ORDER BY id ROWS BETWEEN 3 PRECEDING AND 1 FOLLOWING) AS moving FROM diff_t
+vs_win_agg|SELECT grp, count(*) AS n, rank() OVER (ORDER BY count(*) DESC, grp) AS r, sum(count(*)) OVER () AS total FROM diff_t GROUP BY grp
+vs_srf_series|SELECT id, generate_series(1, grp % 4) AS i, grp FROM diff_t
+vs_srf_split|SELECT id, regexp_split_to_table(note, '') AS ch, unnest(ARRAY[val, val * 2]) AS twice FROM diff_t
+vs_sq_above_avg|SELECT id, val FROM diff_t WHERE val > (SELECT avg(val) FROM diff_t)
+vs_sq_share|SELECT grp, sum(amount) AS s, sum(amount) * 100 / nullif((SELECT sum(amount) FROM diff_t), 0) AS pct FROM diff_t GROUP BY grp
+vs_sq_corr_max|SELECT t.id, t.grp, t.val FROM diff_t t WHERE t.val = (SELECT max(i.val) FROM diff_t i WHERE i.grp = t.grp)
+vs_sq_corr_count|SELECT d.id, (SELECT count(*) FROM diff_t t WHERE t.grp = d.id) AS n, (SELECT sum(t.val) FROM diff_t t WHERE t.grp = d.id AND t.flag) AS s FROM diff_d d
+vs_sq_lookup|SELECT t.id, (SELECT d.name FROM diff_d d WHERE d.id = t.grp) AS name FROM diff_t t
+vs_sq_not_in|SELECT id FROM diff_t WHERE val NOT IN (SELECT code FROM diff_d)
+vs_sq_not_in_np|SELECT d.id FROM diff_d d WHERE d.code NOT IN (SELECT val FROM diff_np)
+vs_sq_or_factor|SELECT t.id, d.name FROM diff_t t, diff_d d WHERE (t.grp = d.id AND t.val > 5) OR (t.grp = d.id AND d.active)
 -- Views over views (each line reads views defined above it): chains of
 -- aggregates over joins, diamonds, Top-N over an aggregate view, a view
 -- over a view and a table joined, self-joins of a view, DISTINCT and

@@ -222,6 +222,29 @@ extern HsExec *HsExecHashJoinCreate(HsJoinKind kind,
 									HsExec **left_port, HsExec **right_port);
 
 /*
+ * Set-returning functions of a select list (exec_project_set.c): funcs
+ * are Exprs over the input row that return sets; output rows are [input
+ * columns, one column per function, the row's position (int8, 1..n)
+ * among those its input row made].
+ */
+extern HsExec *HsExecProjectSetCreate(TupleDesc in_desc, List *funcs);
+
+/*
+ * Window functions (exec_over_window.c): input rows are partitioned by
+ * partition_exprs (Exprs over the input row); every partition an epoch
+ * touches is computed again by Postgres.  funcs are WindowFuncs, windows
+ * their WindowClauses (whose PARTITION BY the executor replaces) and
+ * order_exprs the sort expressions their ORDER BY clauses name (refs
+ * 1..n), all over the rows of a relation whose column 1 is the partition
+ * and 2.. the input columns.  Output rows: the input columns, then one
+ * column per function.  rows keeps the input rows, shown what was
+ * emitted.
+ */
+extern HsExec *HsExecOverWindowCreate(TupleDesc in_desc, List *partition_exprs,
+									  List *funcs, List *windows, List *order_exprs,
+									  HsStateTable *rows, HsStateTable *shown);
+
+/*
  * Counted rows to copies (exec_replicate.c): input rows are [columns...,
  * count int8]; each becomes count rows of the columns, with its sign.
  */

@@ -49,7 +49,6 @@
 #include "postgres.h"
 
 #include "access/xact.h"
-#include "catalog/pg_operator.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
@@ -60,14 +59,13 @@
 #include "tcop/dest.h"
 #include "tcop/tcopprot.h"
 #include "utils/memutils.h"
-#include "utils/queryenvironment.h"
-#include "utils/snapmgr.h"
 #include "utils/tuplestore.h"
 
 #include "hummock_stream/row/memcmp_key.h"
 #include "hummock_stream/row/stored_row.h"
 
 #include "agg_internal.h"
+#include "rows_query.h"
 
 #define KEPT_ROWS_MARK 0xFF
 
@@ -87,49 +85,17 @@
 static PlannedStmt *
 plan_recompute(AggRecompute *r, const HsAggCall *calls, int ncalls)
 {
-	Query	   *q = makeNode(Query);
-	RangeTblEntry *rte = makeNode(RangeTblEntry);
-	RangeTblRef *rtr = makeNode(RangeTblRef);
-	List	   *colnames = NIL;
+	Query	   *q = HsRowsQuery(ROWS_ENR_NAME, r->enr_desc);
 	List	   *tlist = NIL;
 
-	rte->rtekind = RTE_NAMEDTUPLESTORE;
-	rte->enrname = pstrdup(ROWS_ENR_NAME);
-	rte->enrtuples = 1000;
-	rte->inFromCl = true;
-	rte->relid = InvalidOid;
-	for (int c = 0; c < r->enr_desc->natts; c++)
-	{
-		Form_pg_attribute att = TupleDescAttr(r->enr_desc, c);
-
-		colnames = lappend(colnames, makeString(pstrdup(NameStr(att->attname))));
-		rte->coltypes = lappend_oid(rte->coltypes, att->atttypid);
-		rte->coltypmods = lappend_int(rte->coltypmods, att->atttypmod);
-		rte->colcollations = lappend_oid(rte->colcollations, att->attcollation);
-	}
-	rte->eref = makeAlias(ROWS_ENR_NAME, colnames);
-	rte->alias = NULL;
-
-	q->commandType = CMD_SELECT;
-	q->querySource = QSRC_ORIGINAL;
-	q->canSetTag = true;
-	q->rtable = list_make1(rte);
-	rtr->rtindex = 1;
-	q->jointree = makeFromExpr(list_make1(rtr), NULL);
 	q->hasAggs = true;
 	if (r->grouped)
 	{
 		TargetEntry *ord = makeTargetEntry((Expr *) makeVar(1, 1, INT4OID, -1, InvalidOid, 0),
 										   1, pstrdup("ord"), false);
-		SortGroupClause *sgc = makeNode(SortGroupClause);
 
 		ord->ressortgroupref = 1;
-		sgc->tleSortGroupRef = 1;
-		sgc->eqop = Int4EqualOperator;
-		sgc->sortop = Int4LessOperator;
-		sgc->nulls_first = false;
-		sgc->hashable = true;
-		q->groupClause = list_make1(sgc);
+		q->groupClause = list_make1(HsRowsByOrdinal(1));
 		tlist = lappend(tlist, ord);
 	}
 	for (int i = 0; i < ncalls; i++)
@@ -243,16 +209,9 @@ static bool
 fill_group_row(const char *key, int keylen, const char *value, int vlen, void *arg)
 {
 	FillState  *f = arg;
-	int64		count = HsCountedRowCount(value);
-	MinimalTuple copy;
 
-	copy = HsStoredRowCopyDeform(f->r->kept_desc, key + f->prefix_len, keylen - f->prefix_len,
-								 f->values + 1, f->nulls + 1);
-	f->values[0] = Int32GetDatum(f->ord);
-	f->nulls[0] = false;
-	for (int64 i = 0; i < count; i++)
-		tuplestore_putvalues(f->ts, f->r->enr_desc, f->values, f->nulls);
-	pfree(copy);
+	HsRowsPut(f->ts, f->r->enr_desc, f->ord, f->r->kept_desc, key + f->prefix_len,
+			  keylen - f->prefix_len, HsCountedRowCount(value), f->values, f->nulls);
 	return true;
 }
 
@@ -299,21 +258,6 @@ result_receive(TupleTableSlot *slot, DestReceiver *self)
 	return true;
 }
 
-static void
-result_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
-{
-}
-
-static void
-result_shutdown(DestReceiver *self)
-{
-}
-
-static void
-result_destroy(DestReceiver *self)
-{
-}
-
 void
 AggRecomputeRun(AggRecompute *r, const HsBytesKey *const *groups, int ngroups,
 				Datum *results, bool *nulls)
@@ -324,11 +268,7 @@ AggRecomputeRun(AggRecompute *r, const HsBytesKey *const *groups, int ngroups,
 	MemoryContext caller = MemoryContextSwitchTo(cxt);
 	Tuplestorestate *ts = tuplestore_begin_heap(false, false, work_mem);
 	FillState	f;
-	QueryEnvironment *env;
-	EphemeralNamedRelation enr;
 	ResultReceiver rr;
-	QueryDesc  *qd;
-	int64		nrows = 0;
 
 	Assert(r->grouped || ngroups == 1);
 	/* a group without rows shows what Postgres shows over no rows */
@@ -349,38 +289,16 @@ AggRecomputeRun(AggRecompute *r, const HsBytesKey *const *groups, int ngroups,
 		f.ord = g;
 		HsStateTableScanPrefix(r->table, r->key.data, r->key.len, fill_group_row, &f);
 	}
-	nrows = tuplestore_tuple_count(ts);
-
-	env = create_queryEnv();
-	enr = palloc0(sizeof(EphemeralNamedRelationData));
-	enr->md.name = ROWS_ENR_NAME;
-	enr->md.reliddesc = InvalidOid;
-	enr->md.tupdesc = r->enr_desc;
-	enr->md.enrtype = ENR_NAMED_TUPLESTORE;
-	enr->md.enrtuples = (double) nrows;
-	enr->reldata = ts;
-	register_ENR(env, enr);
 
 	memset(&rr, 0, sizeof(rr));
-	rr.pub.receiveSlot = result_receive;
-	rr.pub.rStartup = result_startup;
-	rr.pub.rShutdown = result_shutdown;
-	rr.pub.rDestroy = result_destroy;
-	rr.pub.mydest = DestNone;
+	HsRowsReceiverInit(&rr.pub, result_receive);
 	rr.r = r;
 	rr.ngroups = ngroups;
 	rr.results = results;
 	rr.nulls = nulls;
 	rr.cxt = caller;
-
-	qd = CreateQueryDesc(r->plan, "hummock_stream: recompute aggregates",
-						 ActiveSnapshotSet() ? GetActiveSnapshot() : InvalidSnapshot,
-						 InvalidSnapshot, &rr.pub, NULL, env, 0);
-	ExecutorStart(qd, 0);
-	ExecutorRun(qd, ForwardScanDirection, 0, true);
-	ExecutorFinish(qd);
-	ExecutorEnd(qd);
-	FreeQueryDesc(qd);
+	HsRowsQueryRun(r->plan, "hummock_stream: recompute aggregates", ROWS_ENR_NAME,
+				   r->enr_desc, ts, &rr.pub);
 
 	tuplestore_end(ts);
 	MemoryContextSwitchTo(caller);

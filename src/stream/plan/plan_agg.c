@@ -47,6 +47,7 @@
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
+#include "parser/parse_agg.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "utils/builtins.h"
@@ -264,6 +265,61 @@ analyze_aggs(Query *q, AggAnalysis *an)
  * ---------------------------------------------------------------------
  */
 
+/*
+ * Window functions over the groups: HAVING keeps groups, every expression
+ * of q is rewritten over the aggregation's output row (a level whose Vars
+ * are its columns), its window functions computed over those rows
+ * (plan_window.c), then its output columns.
+ */
+static RelOut *
+agg_windows(PlanCtx *ctx, Query *q, HsExec *agg, RewriteContext *rctx, List *extra,
+			int nkeys, bool distinct)
+{
+	List	   *tl = NIL;
+	List	   *vars = NIL;
+	List	   *having = NIL;
+	List	   *targets = NIL;
+	List	   *exprs = NIL;
+	Query	   *q2 = copyObject(q);
+	HsExec	   *p;
+	RelOut	   *groups;
+	ListCell   *lc;
+	int			nvisible = list_length(visible_tlist(q));
+
+	if (q->havingQual)
+		having = make_ands_implicit(expression_planner((Expr *) post_agg_mutator(q->havingQual, rctx)));
+	for (int c = 0; c < agg->out_desc->natts; c++)
+	{
+		TargetEntry *tle = var_tle(agg->out_desc, c, c + 1);
+
+		tl = lappend(tl, tle);
+		vars = lappend(vars, copyObject(tle->expr));	/* Var (1, c + 1) */
+	}
+	p = HsExecProjectCreate(agg->out_desc, having, tl);
+	agg->downstream = p;
+	groups = relout_of(p, vars);
+	groups->has_ukey = !distinct;
+	for (int k = 0; k < nkeys && !distinct; k++)
+		groups->ukey = lappend_int(groups->ukey, k);
+
+	/* q over the groups */
+	foreach(lc, q2->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		tle->expr = (Expr *) post_agg_mutator((Node *) tle->expr, rctx);
+	}
+	foreach(lc, visible_tlist(q2))
+		targets = lappend(targets, ((TargetEntry *) lfirst(lc))->expr);
+	foreach(lc, extra)
+		targets = lappend(targets, post_agg_mutator((Node *) ((TargetEntry *) lfirst(lc))->expr,
+													rctx));
+	groups = window_level(ctx, q2, groups, &targets);
+	foreach(lc, targets)
+		exprs = lappend(exprs, map_expr(lfirst(lc), groups));
+	return project_cols(groups, exprs, nvisible, NIL, !distinct);
+}
+
 /* Aggregation of q over from (WHERE already applied). */
 RelOut *
 agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
@@ -377,6 +433,8 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
 
 	/* view columns (and hidden group key columns) over the aggregation */
 	rctx.an = &an;
+	if (q->hasWindowFuncs)
+		return agg_windows(ctx, q, e, &rctx, extra, nkeys, distinct);
 	foreach(lc, visible_tlist(q))
 	{
 		TargetEntry *tle = lfirst(lc);
@@ -476,5 +534,162 @@ distinct_level(PlanCtx *ctx, RelOut *in)
 	out->has_ukey = true;
 	for (int i = 0; i < n; i++)
 		out->ukey = lappend_int(out->ukey, i);
+	return out;
+}
+
+/* ---------------------------------------------------------------------
+ * GROUPING SETS, ROLLUP, CUBE
+ * ---------------------------------------------------------------------
+ */
+
+typedef struct GroupingSetContext
+{
+	Query	   *q;
+	List	   *set;			/* sortgrouprefs grouped in this set */
+} GroupingSetContext;
+
+/*
+ * A target or HAVING expression of q as it reads in one grouping set:
+ * GROUPING() is the constant its set gives, and a grouping expression not
+ * in the set is NULL (outside aggregate calls, whose arguments see the
+ * rows).
+ */
+static Node *
+grouping_set_mutator(Node *node, GroupingSetContext *gs)
+{
+	ListCell   *lc;
+
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, GroupingFunc))
+	{
+		GroupingFunc *gf = (GroupingFunc *) node;
+		int32		bits = 0;
+
+		foreach(lc, gf->refs)
+			bits = (bits << 1) | (list_member_int(gs->set, lfirst_int(lc)) ? 0 : 1);
+		return (Node *) makeConst(INT4OID, -1, InvalidOid, 4, Int32GetDatum(bits), false, true);
+	}
+	if (IsA(node, Aggref))
+		return node;
+	if (!IsA(node, Const))
+	{
+		foreach(lc, gs->q->groupClause)
+		{
+			SortGroupClause *sgc = lfirst(lc);
+			Node	   *ge = get_sortgroupclause_expr(sgc, gs->q->targetList);
+
+			if (!list_member_int(gs->set, sgc->tleSortGroupRef) && equal(node, ge))
+				return (Node *) makeNullConst(exprType(ge), exprTypmod(ge), exprCollation(ge));
+		}
+	}
+	return expression_tree_mutator(node, grouping_set_mutator, gs);
+}
+
+RelOut *
+grouping_sets_query(PlanCtx *ctx, Query *q, List *outer)
+{
+	List	   *sets = expand_grouping_sets(q->groupingSets, q->groupDistinct, 4096);
+	List	   *visible = visible_tlist(q);
+	List	   *extra = top_n_extra(q);
+	int			nsets = list_length(sets);
+	int			nvis = list_length(visible);
+	int			ncols = nvis + list_length(extra) + list_length(q->groupClause) + 1;
+	HsExec	  **ports = palloc(sizeof(HsExec *) * Max(nsets, 1));
+	HsExec	   *u = NULL;
+	RelOut	   *out;
+	ListCell   *lc;
+	int			i = 0;
+
+	if (sets == NIL)
+		unsupported("GROUPING SETS without sets", true);
+	note_operator(ctx, "GROUPING SETS (%d set%s)", nsets, nsets == 1 ? "" : "s");
+	foreach(lc, sets)
+	{
+		GroupingSetContext gs;
+		Query	   *qi = copyObject(q);
+		List	   *tl = NIL;
+		List	   *exprs = NIL;
+		ListCell   *lt;
+		RelOut	   *r;
+		int			resno = 0;
+
+		gs.q = q;
+		gs.set = lfirst(lc);
+		/* an aggregation level of its own, grouped by the set's expressions */
+		qi->groupingSets = NIL;
+		qi->groupClause = NIL;
+		foreach(lt, q->groupClause)
+			if (list_member_int(gs.set, ((SortGroupClause *) lfirst(lt))->tleSortGroupRef))
+				qi->groupClause = lappend(qi->groupClause, copyObject(lfirst(lt)));
+		qi->sortClause = NIL;
+		qi->limitCount = NULL;
+		qi->limitOffset = NULL;
+		qi->distinctClause = NIL;
+		qi->hasDistinctOn = false;
+		qi->hasAggs = true;		/* (a level with GROUPING SETS is one) */
+		/* its columns: q's, its ORDER BY ones, every grouping expression, the set */
+		foreach(lt, q->targetList)
+		{
+			TargetEntry *tle = lfirst(lt);
+
+			if (tle->resjunk && !list_member_ptr(extra, tle))
+				continue;
+			tle = flatCopyTargetEntry(tle);
+			tle->expr = (Expr *) grouping_set_mutator((Node *) tle->expr, &gs);
+			tle->resjunk = false;
+			tle->resno = ++resno;
+			tl = lappend(tl, tle);
+		}
+		foreach(lt, q->groupClause)
+		{
+			SortGroupClause *sgc = lfirst(lt);
+			TargetEntry *tle = flatCopyTargetEntry(get_sortgroupclause_tle(sgc, q->targetList));
+
+			tle->expr = (Expr *) grouping_set_mutator((Node *) tle->expr, &gs);
+			tle->resjunk = false;
+			tle->resno = ++resno;
+			tle->ressortgroupref = 0;
+			tle->resname = NULL;
+			tl = lappend(tl, tle);
+		}
+		tl = lappend(tl, makeTargetEntry((Expr *) makeConst(INT4OID, -1, InvalidOid, 4,
+															Int32GetDatum(i), false, true),
+										 ++resno, NULL, false));
+		/* the group clause reads the entries that carry its refs */
+		foreach(lt, q->targetList)
+		{
+			TargetEntry *tle = lfirst(lt);
+
+			/* (a grouped column that q does not show, nor orders by) */
+			if (tle->ressortgroupref == 0 ||
+				!list_member_int(gs.set, tle->ressortgroupref) ||
+				!tle->resjunk || list_member_ptr(extra, tle))
+				continue;
+			tle = flatCopyTargetEntry(tle);
+			tle->resno = ++resno;
+			tl = lappend(tl, tle);
+		}
+		qi->targetList = tl;
+		qi->havingQual = grouping_set_mutator(q->havingQual, &gs);
+		r = plan_query(ctx, qi, outer);
+		for (int c = 0; c < ncols; c++)
+			exprs = lappend(exprs, var_tle(r->desc, c, c + 1)->expr);
+		r = project_level(r, exprs, NIL, false);
+		if (u == NULL)
+		{
+			note_operator(ctx, "Union (%d grouping sets)", nsets);
+			u = HsExecUnionCreate(r->desc, nsets, ports);
+		}
+		attach(r, ports[i]);
+		i++;
+	}
+	out = relout_of(u, NIL);
+	out->nvisible = nvis;
+	out->has_ukey = true;
+	for (int c = nvis + list_length(extra); c < ncols; c++)
+		out->ukey = lappend_int(out->ukey, c);
+	if (q->distinctClause)
+		unsupported("DISTINCT with GROUPING SETS", false);
 	return out;
 }

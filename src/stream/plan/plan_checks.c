@@ -16,9 +16,10 @@
  *				but those of the current time (the settings they depend on
  *				are recorded with the view: view_settings.c); no system
  *				columns; distinct output column names and at least one
- *	a level		no window functions (but row_number() <= n, plan_top_n.c),
- *				set-returning functions, LIMIT without ORDER BY, grouping
- *				sets, FOR UPDATE, recursive or data-modifying WITH (ORDER
+ *	a level		no set-returning functions at an aggregating level
+ *				(elsewhere plan_srf.c; window functions: plan_window.c,
+ *				plan_top_n.c), LIMIT without ORDER BY, FOR UPDATE,
+ *				recursive or data-modifying WITH (ORDER
  *				BY without LIMIT orders nothing: a view has no order)
  *	a source	another streaming view that is created (it is read from
  *				its change log, view_source.c), or an ordinary permanent
@@ -269,20 +270,15 @@ check_query_level(Query *q, bool top)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("a streaming materialized view is defined by a SELECT query")));
-	if (q->hasWindowFuncs)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("window functions are not supported in a streaming materialized view"),
-				 errdetail("The supported form is a Top-N per group: a subquery in FROM computing row_number() OVER (PARTITION BY ... ORDER BY ...) and an outer WHERE bounding it (rn <= n).")));
-	if (q->hasTargetSRFs)
-		unsupported("set-returning functions", true);
+
+	if (q->hasTargetSRFs &&
+		(q->hasAggs || q->groupClause != NIL || q->havingQual != NULL))
+		unsupported("set-returning functions in the select list of an aggregating query", true);
 	if ((q->limitCount || q->limitOffset) && q->sortClause == NIL)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("LIMIT and OFFSET without ORDER BY are not supported in a streaming materialized view"),
 				 errdetail("Which rows such a query returns is not defined.")));
-	if (q->groupingSets)
-		unsupported("GROUPING SETS, ROLLUP and CUBE", true);
 	if (q->rowMarks)
 		unsupported("FOR UPDATE and FOR SHARE", true);
 	if (q->hasRecursive)

@@ -74,6 +74,13 @@ extern RelOut *relout_of(HsExec *e, List *vars);
 
 /* e (an expression of the query level) over the rows of in. */
 extern Expr *map_expr(Expr *e, RelOut *in);
+
+/*
+ * node with every occurrence of calls[i] (compared with equal()) replaced
+ * by a copy of vars[i]: calls a later executor computes become Vars of
+ * its output columns.
+ */
+extern Node *replace_calls(Node *node, List *calls, List *vars);
 extern List *map_quals(List *quals, RelOut *in);
 
 /* The range table indexes of the current level's Vars in node. */
@@ -150,6 +157,15 @@ extern RelOut *plan_fromlist(PlanCtx *ctx, Query *q, List *outer, List *items,
  */
 extern List *convert_where_sublinks(PlanCtx *ctx, Query *q);
 
+/* ---- plan_sublinks.c ---- */
+
+/*
+ * Rewrite q's scalar subqueries (uncorrelated, or correlated by
+ * equalities) into joins, and NOT IN conjuncts of its WHERE into NOT
+ * EXISTS and counts; other sublinks are left for convert_where_sublinks.
+ */
+extern void rewrite_sublinks(Query *q);
+
 /* ---- plan_agg.c ---- */
 
 /*
@@ -157,6 +173,13 @@ extern List *convert_where_sublinks(PlanCtx *ctx, Query *q);
  * output columns; extra: hidden Top-N sort columns.
  */
 extern RelOut *agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra);
+
+/*
+ * A query level with GROUPING SETS, ROLLUP or CUBE: an aggregation level
+ * per grouping set over its own inputs, their rows unioned (its output
+ * columns, its ORDER BY columns, the grouping expressions, the set).
+ */
+extern RelOut *grouping_sets_query(PlanCtx *ctx, Query *q, List *outer);
 
 /* DISTINCT over the visible columns of in. */
 extern RelOut *distinct_level(PlanCtx *ctx, RelOut *in);
@@ -181,6 +204,23 @@ extern RelOut *top_n_level(PlanCtx *ctx, Query *q, RelOut *in, List *extra);
  */
 extern RelOut *plan_group_top_n(PlanCtx *ctx, Query *sub, int rtindex, List *outer,
 								List **quals);
+
+/* ---- plan_srf.c ---- */
+
+/*
+ * Set-returning functions among targets (Exprs of the query level, the
+ * List rewritten in place so that each call reads its column): from with
+ * a ProjectSet of the calls after it, or from itself if there are none.
+ */
+extern RelOut *srf_level(PlanCtx *ctx, RelOut *from, List **targets);
+
+/* ---- plan_window.c ---- */
+
+/*
+ * Window functions among targets (as srf_level): from with an OverWindow
+ * of the calls after it, or from itself if there are none.
+ */
+extern RelOut *window_level(PlanCtx *ctx, Query *q, RelOut *from, List **targets);
 
 /* ---- plan_setop.c ---- */
 

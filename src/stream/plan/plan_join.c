@@ -25,9 +25,9 @@
  *
  * Sublinks become joins exactly when Postgres's planner would pull them
  * up: its own convert_ANY_sublink_to_join and
- * convert_EXISTS_sublink_to_join do the conversion (NOT IN is refused: it
- * depends on NULLs in the subquery), and the JoinExprs they return are
- * planned like any other join.  Their quals are remembered (semi_quals):
+ * convert_EXISTS_sublink_to_join do the conversion (plan_sublinks.c has
+ * already rewritten scalar subqueries, and NOT IN into NOT EXISTS), and the
+ * JoinExprs they return are planned like any other join.  Their quals are remembered (semi_quals):
  * they left WHERE, but the leaves must still keep the columns they use.
  *
  * src/stream/plan/plan_join.c
@@ -488,7 +488,7 @@ convert_where_sublinks(PlanCtx *ctx, Query *q)
 			else if (sl->subLinkType == ANY_SUBLINK)
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("NOT IN (SELECT ...) is not supported in a streaming materialized view"),
+						 errmsg("NOT IN (SELECT ...) over several columns or correlated with the outer query is not supported in a streaming materialized view"),
 						 errhint("Write NOT EXISTS (SELECT ... WHERE ...), which does not depend on NULLs in the subquery.")));
 		}
 		if (j != NULL)

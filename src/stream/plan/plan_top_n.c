@@ -384,8 +384,9 @@ plan_group_top_n(PlanCtx *ctx, Query *sub, int rtindex, List *outer, List **qual
 	HsStateTable *rows;
 	HsStateTable *shown;
 
+	/* not the form: a level with window functions (plan_window.c) */
 	if (list_length(sub->windowClause) != 1)
-		check_query_level(sub, false);	/* the error about window functions */
+		return NULL;
 	wc = linitial_node(WindowClause, sub->windowClause);
 	foreach(lc, sub->targetList)
 	{
@@ -401,7 +402,7 @@ plan_group_top_n(PlanCtx *ctx, Query *sub, int rtindex, List *outer, List **qual
 			break;
 	}
 	if (wc == NULL || rn == NULL || wc->orderClause == NIL)
-		check_query_level(sub, false);
+		return NULL;
 	foreach(lc, *quals)
 	{
 		int64		b = row_number_bound(lfirst(lc), rtindex, rn->resno);
@@ -412,7 +413,7 @@ plan_group_top_n(PlanCtx *ctx, Query *sub, int rtindex, List *outer, List **qual
 			kept = lappend(kept, lfirst(lc));
 	}
 	if (limit < 0)
-		check_query_level(sub, false);
+		return NULL;
 	*quals = kept;
 
 	/* sub without the window: partition and order columns become outputs */

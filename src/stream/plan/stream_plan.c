@@ -68,6 +68,7 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/prep.h"
 #include "parser/parsetree.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -181,6 +182,34 @@ map_vars_mutator(Node *node, List *vars)
 	if (IsA(node, SubLink))
 		unsupported_subquery();
 	return expression_tree_mutator(node, map_vars_mutator, vars);
+}
+
+typedef struct ReplaceContext
+{
+	List	   *calls;
+	List	   *vars;
+} ReplaceContext;
+
+static Node *
+replace_calls_mutator(Node *node, ReplaceContext *rc)
+{
+	ListCell   *lc;
+	ListCell   *lv;
+
+	if (node == NULL)
+		return NULL;
+	forboth(lc, rc->calls, lv, rc->vars)
+		if (equal(lfirst(lc), node))
+			return copyObject(lfirst(lv));
+	return expression_tree_mutator(node, replace_calls_mutator, rc);
+}
+
+Node *
+replace_calls(Node *node, List *calls, List *vars)
+{
+	ReplaceContext rc = {calls, vars};
+
+	return replace_calls_mutator(node, &rc);
 }
 
 /* e (an expression of the query level) over the rows of in. */
@@ -504,9 +533,9 @@ plan_subquery(PlanCtx *ctx, Query *sub, int rtindex, List *outer, List *quals)
 	ListCell   *lc;
 	int			i = 0;
 
-	if (sub->hasWindowFuncs)
-		out = plan_group_top_n(ctx, sub, rtindex, outer, &quals);
-	else
+	/* row_number() <= n per group is a Top-N; other windows, a level's */
+	out = sub->hasWindowFuncs ? plan_group_top_n(ctx, sub, rtindex, outer, &quals) : NULL;
+	if (out == NULL)
 		out = plan_query(ctx, sub, outer);
 
 	out->vars = NIL;
@@ -528,6 +557,36 @@ plan_subquery(PlanCtx *ctx, Query *sub, int rtindex, List *outer, List *quals)
 }
 
 /*
+ * Put the conditions of a join tree in the form Postgres's planner gives
+ * them (preprocess_qual_conditions): conjuncts common to every arm of an
+ * OR are pulled out of it, so that "(a.x = b.y AND ...) OR (a.x = b.y AND
+ * ...)" joins on a.x = b.y (TPC-H Q19) instead of meeting every row.
+ */
+static void
+canonicalize_jointree(Node *jt)
+{
+	if (jt == NULL)
+		return;
+	if (IsA(jt, FromExpr))
+	{
+		FromExpr   *f = (FromExpr *) jt;
+		ListCell   *lc;
+
+		f->quals = (Node *) canonicalize_qual((Expr *) f->quals, false);
+		foreach(lc, f->fromlist)
+			canonicalize_jointree(lfirst(lc));
+	}
+	else if (IsA(jt, JoinExpr))
+	{
+		JoinExpr   *j = (JoinExpr *) jt;
+
+		j->quals = (Node *) canonicalize_qual((Expr *) j->quals, false);
+		canonicalize_jointree(j->larg);
+		canonicalize_jointree(j->rarg);
+	}
+}
+
+/*
  * A query level: its FROM items joined, WHERE, aggregation or projection,
  * DISTINCT, Top-N; or its set operation (plan_setop.c).  The result's
  * first nvisible columns are q's output columns; hidden columns after them
@@ -546,9 +605,14 @@ plan_query(PlanCtx *ctx, Query *q, List *outer)
 	check_query_level(q, outer == NIL);
 	if (q->setOperations)
 		return plan_setop_query(ctx, q, outer);
+	if (q->groupingSets)
+		return top_n_level(ctx, q, grouping_sets_query(ctx, q, outer), top_n_extra(q));
 	q->targetList = (List *) flatten_join_alias_vars(q, (Node *) q->targetList);
 	q->jointree = (FromExpr *) flatten_join_alias_vars(q, (Node *) q->jointree);
 	q->havingQual = flatten_join_alias_vars(q, q->havingQual);
+	canonicalize_jointree((Node *) q->jointree);
+	q->havingQual = (Node *) canonicalize_qual((Expr *) q->havingQual, false);
+	rewrite_sublinks(q);
 	semis = convert_where_sublinks(ctx, q);
 	if (contains_sublink((Node *) q->targetList) ||
 		contains_sublink((Node *) q->jointree) ||
@@ -563,13 +627,21 @@ plan_query(PlanCtx *ctx, Query *q, List *outer)
 		from = agg_level(ctx, q, from, extra);
 	else
 	{
+		List	   *targets = NIL;
 		List	   *exprs = NIL;
 		ListCell   *lc;
 
 		foreach(lc, visible_tlist(q))
-			exprs = lappend(exprs, map_expr(((TargetEntry *) lfirst(lc))->expr, from));
+			targets = lappend(targets, ((TargetEntry *) lfirst(lc))->expr);
 		foreach(lc, extra)
-			exprs = lappend(exprs, map_expr(((TargetEntry *) lfirst(lc))->expr, from));
+			targets = lappend(targets, ((TargetEntry *) lfirst(lc))->expr);
+		/* window functions, then set-returning ones, as Postgres evaluates them */
+		if (q->hasWindowFuncs)
+			from = window_level(ctx, q, from, &targets);
+		if (q->hasTargetSRFs)
+			from = srf_level(ctx, from, &targets);
+		foreach(lc, targets)
+			exprs = lappend(exprs, map_expr(lfirst(lc), from));
 		from = project_cols(from, exprs, list_length(exprs) - list_length(extra), NIL,
 							q->distinctClause == NIL || q->hasDistinctOn);
 	}

@@ -1,0 +1,44 @@
+-- GROUPING SETS, ROLLUP and CUBE: one aggregation per grouping set, their
+-- rows together; a grouping column a set does not group by is NULL in its
+-- rows (outside aggregate calls), GROUPING() tells which, HAVING applies
+-- per set, and the empty set is one row even over no rows.
+CREATE EXTENSION hummock_stream;
+CREATE EXTENSION hummock_stream_test;	-- views_differ(): each view against its query
+CREATE TABLE sales (id int PRIMARY KEY, region text, product text, qty int, price numeric);
+INSERT INTO sales SELECT i, CASE WHEN i % 3 = 0 THEN 'east' WHEN i % 3 = 1 THEN 'west' ELSE NULL END,
+                        'p' || (i % 4), i % 7, (i % 5) * 2.5
+  FROM generate_series(1, 60) i;
+
+SELECT hummock_stream.create_materialized_view('g_rollup',
+  'SELECT region, product, sum(qty) AS q, count(*) AS n FROM sales GROUP BY ROLLUP (region, product)');
+SELECT hummock_stream.create_materialized_view('g_cube',
+  $$SELECT region, product, GROUPING(region, product) AS g, max(price) AS top,
+           string_agg(id::text, ',' ORDER BY id) FILTER (WHERE qty = 0) AS zeros
+      FROM sales GROUP BY CUBE (region, product)$$);
+SELECT hummock_stream.create_materialized_view('g_sets',
+  $$SELECT region, product, qty % 2 AS odd, count(*) AS n FROM sales
+     GROUP BY GROUPING SETS ((region), (product, qty % 2), ())
+    HAVING count(*) > 2$$);
+SELECT hummock_stream.create_materialized_view('g_top',
+  'SELECT region, sum(qty) AS q FROM sales GROUP BY ROLLUP (region) ORDER BY sum(qty) DESC, region LIMIT 2');
+SELECT hummock_stream.create_materialized_view('g_empty',
+  'SELECT region, count(*) AS n FROM sales WHERE qty > 100 GROUP BY ROLLUP (region)');
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM g_rollup ORDER BY region NULLS LAST, product NULLS LAST;
+SELECT * FROM g_empty;
+
+-- changes move rows between groups; a NULL region is a group of its own,
+-- told apart from the rolled-up rows
+UPDATE sales SET region = 'west' WHERE id % 10 = 2;
+UPDATE sales SET qty = qty + 3, product = 'p9' WHERE id % 8 = 0;
+DELETE FROM sales WHERE id % 11 = 0;
+INSERT INTO sales VALUES (100, 'north', 'p1', 200, 1), (101, NULL, 'p2', 0, 3);
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM g_empty ORDER BY region NULLS LAST;
+SELECT * FROM g_top;
+
+SET client_min_messages = warning;	-- the capture log's name has an OID
+DROP EXTENSION hummock_stream CASCADE;
+RESET client_min_messages;
+DROP TABLE sales;

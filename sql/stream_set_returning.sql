@@ -1,0 +1,45 @@
+-- Set-returning functions in a view's select list, as Postgres evaluates
+-- them (ProjectSet): each input row makes as many rows as its functions
+-- return, several functions run in lockstep (the shorter ones give NULLs),
+-- a row whose functions return nothing makes none; expressions over their
+-- results; their rows come and go with the input row.
+CREATE EXTENSION hummock_stream;
+CREATE EXTENSION hummock_stream_test;	-- views_differ(): each view against its query
+CREATE TABLE docs (id int PRIMARY KEY, tags text[], body jsonb, n int);
+INSERT INTO docs VALUES
+  (1, '{a,b,c}', '[{"k": "x", "v": 1}, {"k": "y", "v": 2}]', 3),
+  (2, '{}', '[]', 0),
+  (3, NULL, '[{"k": "z", "v": 5}]', 2),
+  (4, '{b,b}', '[{"k": "x", "v": 7}]', 1);
+
+SELECT hummock_stream.create_materialized_view('s_tags', 'SELECT id, unnest(tags) AS tag FROM docs');
+SELECT hummock_stream.create_materialized_view('s_tag_counts',
+  'SELECT tag, count(*) AS n FROM (SELECT unnest(tags) AS tag FROM docs) t GROUP BY tag');
+SELECT hummock_stream.create_materialized_view('s_series',
+  'SELECT id, generate_series(1, n) AS i, generate_series(1, n) * 10 AS ten FROM docs');
+SELECT hummock_stream.create_materialized_view('s_lockstep',
+  'SELECT id, unnest(tags) AS tag, generate_series(1, n) AS i FROM docs');
+SELECT hummock_stream.create_materialized_view('s_json',
+  $$SELECT id, jsonb_array_elements(body)->>'k' AS k, (jsonb_array_elements(body)->>'v')::int AS v FROM docs$$);
+SELECT hummock_stream.create_materialized_view('s_regexp',
+  $$SELECT id, regexp_matches(array_to_string(tags, ' '), '[ab]', 'g') AS m FROM docs$$);
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM s_lockstep ORDER BY id, i NULLS LAST, tag;
+
+UPDATE docs SET tags = '{c,d}', n = 2 WHERE id = 1;
+UPDATE docs SET body = '[{"k": "w", "v": 9}, {"k": "w", "v": 9}]' WHERE id = 3;
+DELETE FROM docs WHERE id = 4;
+INSERT INTO docs VALUES (5, '{a}', '[{"k": "q", "v": 0}]', 4);
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM s_json ORDER BY id, k, v;
+SELECT * FROM s_tag_counts ORDER BY tag;
+
+-- refused
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT id, unnest(ARRAY[generate_series(1, n)]) FROM docs');
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT count(*), unnest(ARRAY[1, 2]) AS x FROM docs');
+
+SET client_min_messages = warning;	-- the capture log's name has an OID
+DROP EXTENSION hummock_stream CASCADE;
+RESET client_min_messages;
+DROP TABLE docs;

@@ -1,0 +1,116 @@
+-- Scalar subqueries and NOT IN: rewritten into joins before planning.
+-- An uncorrelated scalar subquery that always returns one row is a FROM
+-- item every row meets (when its value changes, every row sees the new
+-- one); a correlated one (equalities with the outer query) is the outer
+-- FROM item LEFT JOINed with the subquery grouped by its side of them;
+-- NOT IN keeps SQL's NULL rules.  Every view equals its query.
+CREATE EXTENSION hummock_stream;
+CREATE EXTENSION hummock_stream_test;	-- views_differ(): each view against its query
+CREATE TABLE emp (id int PRIMARY KEY, dept int, salary int, boss int);
+CREATE TABLE dept (id int PRIMARY KEY, name text NOT NULL, budget int);
+CREATE TABLE banned (dept int);
+INSERT INTO dept SELECT i, 'dept' || i, i * 1000 FROM generate_series(1, 5) i;
+INSERT INTO emp SELECT i, 1 + i % 5, 100 + (i * 37) % 200, nullif(i / 4, 0)
+  FROM generate_series(1, 40) i;
+INSERT INTO banned VALUES (2);
+
+-- above the average salary: an uncorrelated scalar subquery in WHERE
+SELECT hummock_stream.create_materialized_view('sq_above_avg',
+  'SELECT id, salary FROM emp WHERE salary > (SELECT avg(salary) FROM emp)');
+-- in the select list, and in HAVING of a grouped query
+SELECT hummock_stream.create_materialized_view('sq_share',
+  'SELECT id, salary * 100.0 / (SELECT sum(salary) FROM emp) AS pct FROM emp');
+SELECT hummock_stream.create_materialized_view('sq_big_depts',
+  $$SELECT dept, sum(salary) AS total, (SELECT max(budget) FROM dept) AS top_budget
+      FROM emp GROUP BY dept
+    HAVING sum(salary) > (SELECT sum(salary) / 6 FROM emp)$$);
+-- correlated: the best paid of each department (TPC-H Q2's shape)
+SELECT hummock_stream.create_materialized_view('sq_best_paid',
+  'SELECT e.id, e.dept, e.salary FROM emp e WHERE e.salary = (SELECT max(salary) FROM emp i WHERE i.dept = e.dept)');
+-- correlated in the select list: count is 0 where nothing matches
+SELECT hummock_stream.create_materialized_view('sq_reports',
+  $$SELECT e.id, (SELECT count(*) FROM emp r WHERE r.boss = e.id) AS reports,
+           (SELECT sum(salary) FROM emp r WHERE r.boss = e.id AND r.salary > 150) AS rich_reports
+      FROM emp e$$);
+-- correlated with two equalities and a condition of the subquery alone
+SELECT hummock_stream.create_materialized_view('sq_two_keys',
+  $$SELECT d.id, d.name FROM dept d
+     WHERE d.budget > (SELECT 10 * sum(salary) FROM emp e WHERE e.dept = d.id AND e.boss IS NOT NULL AND d.id = e.dept)$$);
+-- a lookup by a unique key (at most one row): a LEFT JOIN
+SELECT hummock_stream.create_materialized_view('sq_lookup',
+  $$SELECT e.id, (SELECT d.name FROM dept d WHERE d.id = e.dept) AS dept_name FROM emp e$$);
+-- correlated, the value grouped: a grouped outer query
+SELECT hummock_stream.create_materialized_view('sq_grouped',
+  $$SELECT e.dept, count(*) AS n, (SELECT d.budget FROM dept d WHERE d.id = e.dept) IS NULL AS no_dept
+      FROM emp e GROUP BY e.dept$$);
+SELECT hummock_stream.create_materialized_view('sq_grouped_corr',
+  $$SELECT e.dept, count(*) AS n, (SELECT max(d.budget) FROM dept d WHERE d.id = e.dept) AS budget
+      FROM emp e GROUP BY e.dept$$);
+-- a subquery inside an aggregate's argument is per row
+SELECT hummock_stream.create_materialized_view('sq_in_agg',
+  $$SELECT e.dept, sum(e.salary - (SELECT min(salary) FROM emp)) AS above_min
+      FROM emp e GROUP BY e.dept$$);
+-- NOT IN: with a nullable column, NULLs decide
+SELECT hummock_stream.create_materialized_view('sq_not_in',
+  'SELECT id, dept FROM emp WHERE dept NOT IN (SELECT dept FROM banned)');
+SELECT hummock_stream.create_materialized_view('sq_not_in_boss',
+  'SELECT id FROM emp WHERE boss NOT IN (SELECT id FROM emp WHERE salary < 120)');
+SELECT hummock_stream.create_materialized_view('sq_not_in_grouped',
+  'SELECT id FROM dept WHERE id NOT IN (SELECT dept FROM emp GROUP BY dept HAVING count(*) > 8)');
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM sq_best_paid ORDER BY dept, id;
+SELECT * FROM sq_not_in ORDER BY id LIMIT 5;
+
+-- changes that move the subqueries' values
+UPDATE emp SET salary = salary + 150 WHERE id % 6 = 0;
+DELETE FROM emp WHERE id IN (3, 4, 5);
+INSERT INTO emp VALUES (41, 9, 500, 1), (42, 3, 90, NULL);
+UPDATE dept SET budget = 50000 WHERE id = 4;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM sq_best_paid ORDER BY dept, id;
+SELECT * FROM sq_grouped_corr ORDER BY dept;
+
+-- a NULL in the NOT IN list: no row passes; gone again: they come back
+INSERT INTO banned VALUES (NULL);
+SELECT hummock_stream.wait();
+SELECT count(*) FROM sq_not_in;
+DELETE FROM banned WHERE dept IS NULL;
+SELECT hummock_stream.wait();
+SELECT count(*) FROM sq_not_in;
+-- an empty NOT IN list: every row passes, a NULL one too
+UPDATE emp SET dept = NULL WHERE id = 1;
+DELETE FROM banned;
+SELECT hummock_stream.wait();
+SELECT count(*) FROM sq_not_in;
+SELECT * FROM hummock_stream_test.views_differ();
+-- the NOT IN of the grouped query changes as groups pass HAVING
+INSERT INTO emp SELECT 100 + i, 5, 150, NULL FROM generate_series(1, 10) i;
+SELECT hummock_stream.wait();
+SELECT * FROM sq_not_in_grouped ORDER BY id;
+SELECT * FROM hummock_stream_test.views_differ();
+
+-- refused
+CREATE FUNCTION create_error(query text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM hummock_stream.create_materialized_view('sq_refused', query);
+  RETURN 'created';
+EXCEPTION WHEN OTHERS THEN
+  RETURN format('%s: %s', SQLSTATE, SQLERRM);
+END $$;
+-- may return other than one row
+SELECT create_error('SELECT id FROM emp WHERE salary > (SELECT salary FROM emp WHERE id = 1)');
+-- may return several rows: dept is not a unique key of emp
+SELECT create_error('SELECT id, (SELECT i.salary FROM emp i WHERE i.dept = e.dept) FROM emp e');
+-- correlated other than by equalities
+SELECT create_error('SELECT id FROM emp e WHERE salary > (SELECT avg(salary) FROM emp i WHERE i.id < e.id)');
+-- an aggregating query without GROUP BY
+SELECT create_error('SELECT count(*), (SELECT max(budget) FROM dept) FROM emp');
+-- correlated NOT IN
+SELECT create_error('SELECT id FROM emp e WHERE dept NOT IN (SELECT dept FROM banned b WHERE b.dept > e.id)');
+
+SET client_min_messages = warning;	-- the capture log's name has an OID
+DROP EXTENSION hummock_stream CASCADE;
+RESET client_min_messages;
+DROP FUNCTION create_error(text);
+DROP TABLE emp, dept, banned;

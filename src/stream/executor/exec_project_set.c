@@ -1,0 +1,147 @@
+/*-------------------------------------------------------------------------
+ *
+ * exec_project_set.c
+ *	  Streaming evaluation of set-returning functions in a select list:
+ *	  each input row becomes as many rows as its functions return.
+ *
+ * As Postgres's ProjectSet: every function of the row is called again and
+ * again in lockstep, each call making one output row, until all of them
+ * are done; a function that is done before the others gives NULL in the
+ * rows that follow, and a row for which all return nothing makes none.
+ * Output: the input columns, one column per function, and the row's
+ * position among those of its input row (int8, 1..n), which with the
+ * input's unique key is a unique key of the output.
+ *
+ * Stateless: the functions are immutable (or stable with the view's
+ * settings), so the delete of an input row makes exactly the rows its
+ * insert made, deleted.
+ *
+ * src/stream/executor/exec_project_set.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/memutils.h"
+
+#include "hummock_stream/stream/executor.h"
+
+typedef struct ProjectSetExec
+{
+	HsExec		exec;			/* exec.out: virtual; exec.row_cxt: the
+								 * arguments of one input row's calls */
+	int			ninput;			/* input columns */
+	int			nfuncs;
+	SetExprState **funcs;
+	ExprContext *econtext;		/* its per-query memory keeps the functions'
+								 * state between calls */
+	ExprDoneCond *done;
+} ProjectSetExec;
+
+static void
+project_set_push(HsExec *self, TupleTableSlot *row, int sign)
+{
+	ProjectSetExec *p = (ProjectSetExec *) self;
+	TupleTableSlot *out = p->exec.out;
+	ExprContext *econtext = p->econtext;
+	int64		n = 0;
+
+	slot_getallattrs(row);
+	/* (the values of one input row's output rows, and the calls' arguments) */
+	ResetExprContext(econtext);
+	MemoryContextReset(p->exec.row_cxt);
+	econtext->ecxt_scantuple = row;
+	for (int k = 0; k < p->nfuncs; k++)
+		p->done[k] = ExprSingleResult;	/* not started */
+	for (;;)
+	{
+		bool		any = false;
+
+		ExecClearTuple(out);
+		memcpy(out->tts_values, row->tts_values, sizeof(Datum) * p->ninput);
+		memcpy(out->tts_isnull, row->tts_isnull, sizeof(bool) * p->ninput);
+		for (int k = 0; k < p->nfuncs; k++)
+		{
+			int			c = p->ninput + k;
+			bool		isnull;
+
+			if (p->done[k] == ExprEndResult)
+			{
+				out->tts_values[c] = (Datum) 0;
+				out->tts_isnull[c] = true;
+				continue;
+			}
+			out->tts_values[c] = ExecMakeFunctionResultSet(p->funcs[k], econtext,
+														   p->exec.row_cxt, &isnull,
+														   &p->done[k]);
+			out->tts_isnull[c] = isnull;
+			if (p->done[k] == ExprEndResult)
+			{
+				out->tts_values[c] = (Datum) 0;
+				out->tts_isnull[c] = true;
+			}
+			else
+				any = true;
+		}
+		if (!any)
+			break;
+		out->tts_values[p->ninput + p->nfuncs] = Int64GetDatum(++n);
+		out->tts_isnull[p->ninput + p->nfuncs] = false;
+		ExecStoreVirtualTuple(out);
+		HsExecPush(p->exec.downstream, out, sign);
+		/* a function that returned one value and no set is done */
+		for (int k = 0; k < p->nfuncs; k++)
+			if (p->done[k] == ExprSingleResult)
+				p->done[k] = ExprEndResult;
+	}
+}
+
+static void
+project_set_flush(HsExec *self)
+{
+	HsExecFlush(self->downstream);
+}
+
+static const HsExecMethods project_set_methods = {
+	.name = "ProjectSet",
+	.push = project_set_push,
+	.flush = project_set_flush,
+	.out_ops = &TTSOpsVirtual,
+	.row_context = "hummock_stream project set row",
+};
+
+HsExec *
+HsExecProjectSetCreate(TupleDesc in_desc, List *funcs)
+{
+	int			ninput = in_desc->natts;
+	int			nfuncs = list_length(funcs);
+	TupleDesc	out = CreateTemplateTupleDesc(ninput + nfuncs + 1);
+	ProjectSetExec *p;
+	ListCell   *lc;
+	int			k = 0;
+
+	for (int i = 0; i < ninput; i++)
+		TupleDescCopyEntry(out, i + 1, in_desc, i + 1);
+	foreach(lc, funcs)
+	{
+		Node	   *f = lfirst(lc);
+
+		TupleDescInitEntry(out, ninput + k + 1, NULL, exprType(f), exprTypmod(f), 0);
+		TupleDescInitEntryCollation(out, ninput + k + 1, exprCollation(f));
+		k++;
+	}
+	TupleDescInitEntry(out, ninput + nfuncs + 1, "ordinality", INT8OID, -1, 0);
+	p = HsExecCreate(sizeof(ProjectSetExec), &project_set_methods, out);
+	p->ninput = ninput;
+	p->nfuncs = nfuncs;
+	p->econtext = CreateStandaloneExprContext();
+	p->funcs = palloc(sizeof(SetExprState *) * Max(nfuncs, 1));
+	p->done = palloc(sizeof(ExprDoneCond) * Max(nfuncs, 1));
+	k = 0;
+	foreach(lc, funcs)
+		p->funcs[k++] = ExecInitFunctionResultSet(lfirst(lc), p->econtext, NULL);
+	return &p->exec;
+}

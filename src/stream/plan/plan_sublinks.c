@@ -1,0 +1,747 @@
+/*-------------------------------------------------------------------------
+ *
+ * plan_sublinks.c
+ *	  Scalar subqueries and NOT IN in a streaming view, rewritten into
+ *	  joins the planner knows (before plan_join.c turns IN, EXISTS and NOT
+ *	  EXISTS into semi and anti joins).
+ *
+ *	(SELECT agg(...) FROM ...)		an uncorrelated scalar subquery that
+ *									returns one row whatever its input (an
+ *									aggregation without GROUP BY, HAVING,
+ *									LIMIT or set operations) becomes a FROM
+ *									item joined with no condition (a dynamic
+ *									filter: when its value changes, every
+ *									row meets the new one), the subquery a
+ *									Var of it; at an aggregating level that
+ *									Var is grouped by too (one value).
+ *	(SELECT agg(...) FROM ...		a correlated one whose WHERE relates the
+ *	  WHERE i = outer.o AND ...)	outer query only by equalities with
+ *									expressions of one FROM item of it
+ *									becomes that item LEFT JOINed with the
+ *									subquery grouped by the inner sides, on
+ *									the equalities; an outer row without a
+ *									group sees what the aggregation gives
+ *									over no rows (count 0, the others NULL).
+ *	x NOT IN (SELECT y FROM ...)	(uncorrelated, a WHERE conjunct) is, with
+ *									SQL's NULLs: no y equals x, and x is not
+ *									NULL unless there is no y, and no y is
+ *									NULL:  NOT EXISTS (... AND y = x) AND (x
+ *									IS NOT NULL OR (SELECT count(*) ...) = 0)
+ *									AND (SELECT count(*) ... WHERE y IS NULL)
+ *									= 0.
+ *
+ * src/stream/plan/plan_sublinks.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_attribute.h"
+#include "catalog/pg_index.h"
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/prep.h"
+#include "parser/parse_oper.h"
+#include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/fmgroids.h"
+#include "utils/rel.h"
+#include "utils/relcache.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+#include "utils/typcache.h"
+
+#include "plan_internal.h"
+
+/* ---------------------------------------------------------------------
+ * Building blocks
+ * ---------------------------------------------------------------------
+ */
+
+/* Add sub to q's range table as a subquery item; its index. */
+static int
+add_subquery_rte(Query *q, Query *sub, const char *alias)
+{
+	RangeTblEntry *rte = makeNode(RangeTblEntry);
+	List	   *colnames = NIL;
+	ListCell   *lc;
+
+	rte->rtekind = RTE_SUBQUERY;
+	rte->subquery = sub;
+	rte->inFromCl = true;
+	foreach(lc, sub->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		if (!tle->resjunk)
+			colnames = lappend(colnames,
+							   makeString(pstrdup(tle->resname ? tle->resname : "?column?")));
+	}
+	rte->alias = makeAlias(alias, NIL);
+	rte->eref = makeAlias(alias, colnames);
+	q->rtable = lappend(q->rtable, rte);
+	return list_length(q->rtable);
+}
+
+/* A RangeTblRef to rtindex. */
+static RangeTblRef *
+make_ref(int rtindex)
+{
+	RangeTblRef *r = makeNode(RangeTblRef);
+
+	r->rtindex = rtindex;
+	return r;
+}
+
+/* A Var of column attno (1-based) of sub, the subquery at rtindex. */
+static Var *
+sub_var(Query *sub, int rtindex, AttrNumber attno)
+{
+	TargetEntry *tle = list_nth(sub->targetList, attno - 1);
+
+	return makeVar(rtindex, attno, exprType((Node *) tle->expr), exprTypmod((Node *) tle->expr),
+				   exprCollation((Node *) tle->expr), 0);
+}
+
+/* Does sub return exactly one row whatever its input? */
+static bool
+one_row_always(Query *sub)
+{
+	return sub->hasAggs && sub->groupClause == NIL && sub->groupingSets == NIL &&
+		sub->havingQual == NULL && sub->setOperations == NULL &&
+		!sub->hasTargetSRFs && !sub->hasWindowFuncs && sub->limitCount == NULL &&
+		sub->limitOffset == NULL;
+}
+
+/* count(*), as parse analysis makes it. */
+static Aggref *
+make_count_star(void)
+{
+	Aggref	   *a = makeNode(Aggref);
+
+	a->aggfnoid = F_COUNT_;
+	a->aggtype = INT8OID;
+	a->aggstar = true;
+	a->aggkind = AGGKIND_NORMAL;
+	a->aggsplit = AGGSPLIT_SIMPLE;
+	a->aggno = -1;
+	a->aggtransno = -1;
+	a->location = -1;
+	return a;
+}
+
+/*
+ * SELECT <targets> FROM (sub) AS alias [WHERE quals]: a new query level
+ * over sub; quals and targets are built by the caller over *rt.
+ */
+static Query *
+query_over(Query *sub, const char *alias, int *rt)
+{
+	Query	   *q = makeNode(Query);
+
+	q->commandType = CMD_SELECT;
+	q->querySource = QSRC_ORIGINAL;
+	q->canSetTag = true;
+	*rt = add_subquery_rte(q, copyObject(sub), alias);
+	q->jointree = makeFromExpr(list_make1(make_ref(*rt)), NULL);
+	return q;
+}
+
+/* x IS [NOT] NULL */
+static Node *
+null_test(Node *x, NullTestType type)
+{
+	NullTest   *nt = makeNode(NullTest);
+
+	nt->arg = (Expr *) x;
+	nt->nulltesttype = type;
+	nt->argisrow = false;
+	nt->location = -1;
+	return (Node *) nt;
+}
+
+/* (SELECT count(*) FROM (sub) s [WHERE s.<column 1> IS NULL]) = 0 */
+static Node *
+count_is_zero(Query *sub, bool only_nulls)
+{
+	int			rt;
+	Query	   *count = query_over(sub, "hs_not_in", &rt);
+	SubLink    *sl = makeNode(SubLink);
+
+	if (only_nulls)
+		count->jointree->quals = null_test((Node *) sub_var(sub, rt, 1), IS_NULL);
+	count->targetList = list_make1(makeTargetEntry((Expr *) make_count_star(), 1,
+												   pstrdup("count"), false));
+	count->hasAggs = true;
+	sl->subLinkType = EXPR_SUBLINK;
+	sl->subselect = (Node *) count;
+	sl->location = -1;
+	return (Node *) make_opclause(lookup_type_cache(INT8OID, TYPECACHE_EQ_OPR)->eq_opr, BOOLOID, false, (Expr *) sl,
+								  (Expr *) makeConst(INT8OID, -1, InvalidOid, 8,
+													 Int64GetDatum(0), false,
+													 FLOAT8PASSBYVAL),
+								  InvalidOid, InvalidOid);
+}
+
+/*
+ * Is e a column of a table of q (not under an outer join) declared NOT
+ * NULL, so that it is never NULL there?
+ */
+static bool
+never_null(Query *q, Node *e)
+{
+	Var		   *v = (Var *) e;
+	RangeTblEntry *rte;
+	HeapTuple	tup;
+	bool		result = false;
+	ListCell   *lc;
+	bool		direct = false;
+
+	if (!IsA(e, Var) || v->varlevelsup != 0 || v->varattno <= 0)
+		return false;
+	foreach(lc, q->jointree->fromlist)
+		if (IsA(lfirst(lc), RangeTblRef) && ((RangeTblRef *) lfirst(lc))->rtindex == v->varno)
+			direct = true;
+	rte = rt_fetch(v->varno, q->rtable);
+	if (!direct || rte->rtekind != RTE_RELATION)
+		return false;
+	tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(rte->relid), Int16GetDatum(v->varattno));
+	if (HeapTupleIsValid(tup))
+	{
+		result = ((Form_pg_attribute) GETSTRUCT(tup))->attnotnull;
+		ReleaseSysCache(tup);
+	}
+	return result;
+}
+
+/* ---------------------------------------------------------------------
+ * NOT IN
+ * ---------------------------------------------------------------------
+ */
+
+/* Does node (an expression, or a query at depth 0) read above level top? */
+typedef struct LevelsContext
+{
+	int			top;
+	int			depth;
+} LevelsContext;
+
+static bool
+reads_above_walker(Node *node, LevelsContext *ctx)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+		return (int) ((Var *) node)->varlevelsup - ctx->depth > ctx->top;
+	if (IsA(node, Aggref))
+	{
+		if ((int) ((Aggref *) node)->agglevelsup - ctx->depth > ctx->top)
+			return true;
+	}
+	if (IsA(node, Query))
+	{
+		bool		r;
+
+		ctx->depth++;
+		r = query_tree_walker((Query *) node, reads_above_walker, ctx, 0);
+		ctx->depth--;
+		return r;
+	}
+	return expression_tree_walker(node, reads_above_walker, ctx);
+}
+
+/* Does subquery sub (of a sublink) read levels more than top above it? */
+static bool
+reads_above(Query *sub, int top)
+{
+	LevelsContext ctx = {top, 0};
+
+	return query_tree_walker(sub, reads_above_walker, &ctx, 0);
+}
+
+/*
+ * The conjuncts that replace "NOT (x = ANY (sub))" in q's WHERE (see the
+ * top), or NIL if c is not one this can rewrite.
+ */
+static List *
+rewrite_not_in(Query *q, Node *c)
+{
+	SubLink    *sl;
+	Query	   *sub;
+	OpExpr	   *test;
+	Node	   *x;
+	Node	   *x_inside;
+	Query	   *exists;
+	SubLink    *ex;
+	int			rt;
+	List	   *result;
+
+	if (!is_notclause(c) || !IsA(get_notclausearg((Expr *) c), SubLink))
+		return NIL;
+	sl = (SubLink *) get_notclausearg((Expr *) c);
+	if (sl->subLinkType != ANY_SUBLINK || !IsA(sl->testexpr, OpExpr))
+		return NIL;
+	test = (OpExpr *) sl->testexpr;
+	sub = (Query *) sl->subselect;
+	if (list_length(test->args) != 2 || !IsA(lsecond(test->args), Param) ||
+		((Param *) lsecond(test->args))->paramkind != PARAM_SUBLINK ||
+		((Param *) lsecond(test->args))->paramid != 1 || reads_above(sub, 0) ||
+		contain_subplans(linitial(test->args)) || contains_sublink(linitial(test->args)))
+		return NIL;
+	x = linitial(test->args);
+
+	/* NOT EXISTS (SELECT FROM (sub) s WHERE x = s.y) */
+	exists = query_over(sub, "hs_not_in", &rt);
+	x_inside = copyObject(x);
+	IncrementVarSublevelsUp(x_inside, 1, 0);
+	exists->jointree->quals = (Node *) make_opclause(test->opno, BOOLOID, false,
+													 (Expr *) x_inside,
+													 (Expr *) sub_var(sub, rt, 1),
+													 InvalidOid, test->inputcollid);
+	ex = makeNode(SubLink);
+	ex->subLinkType = EXISTS_SUBLINK;
+	ex->subselect = (Node *) exists;
+	ex->location = -1;
+	result = list_make1(make_notclause((Expr *) ex));
+
+	/* x IS NOT NULL OR there is no y; and no y is NULL */
+	if (!never_null(q, x))
+		result = lappend(result,
+						 make_orclause(list_make2(null_test(copyObject(x), IS_NOT_NULL),
+												  count_is_zero(sub, false))));
+	if (!(sub->setOperations == NULL && !sub->hasAggs && sub->groupClause == NIL &&
+		  !sub->hasTargetSRFs &&
+		  never_null(sub, (Node *) linitial_node(TargetEntry, sub->targetList)->expr)))
+		result = lappend(result, count_is_zero(sub, true));
+	return result;
+}
+
+/* ---------------------------------------------------------------------
+ * Scalar subqueries
+ * ---------------------------------------------------------------------
+ */
+
+/* Does q aggregate (so that a value in its output must be grouped by)? */
+static bool
+aggregating(Query *q)
+{
+	return q->hasAggs || q->groupClause != NIL || q->havingQual != NULL;
+}
+
+typedef struct ScalarContext
+{
+	Query	   *q;				/* the level being rewritten */
+	bool		in_having_or_target;	/* (the value must be grouped by) */
+	int			n;				/* subqueries rewritten so far */
+} ScalarContext;
+
+/* Group q by expression e (a Var of a one-row or grouped FROM item). */
+static void
+group_by_too(Query *q, Expr *e)
+{
+	TargetEntry *tle;
+	SortGroupClause *sgc = makeNode(SortGroupClause);
+	Index		ref = 0;
+	ListCell   *lc;
+	Oid			sortop;
+	Oid			eqop;
+	bool		hashable;
+
+	foreach(lc, q->targetList)
+		ref = Max(ref, ((TargetEntry *) lfirst(lc))->ressortgroupref);
+	ref++;
+	tle = makeTargetEntry((Expr *) copyObject(e), list_length(q->targetList) + 1, NULL, true);
+	tle->ressortgroupref = ref;
+	q->targetList = lappend(q->targetList, tle);
+	get_sort_group_operators(exprType((Node *) e), false, true, false, &sortop, &eqop, NULL,
+							 &hashable);
+	sgc->tleSortGroupRef = ref;
+	sgc->eqop = eqop;
+	sgc->sortop = sortop;
+	sgc->nulls_first = false;
+	sgc->hashable = hashable;
+	q->groupClause = lappend(q->groupClause, sgc);
+}
+
+/* The value of expression e over no rows: count 0, other aggregates NULL. */
+static Node *
+over_no_rows_mutator(Node *node, void *arg)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Aggref))
+	{
+		Aggref	   *a = (Aggref *) node;
+
+		if (a->aggfnoid == F_COUNT_ || a->aggfnoid == F_COUNT_ANY)
+			return (Node *) makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(0), false,
+									  FLOAT8PASSBYVAL);
+		return (Node *) makeNullConst(a->aggtype, -1, a->aggcollid);
+	}
+	return expression_tree_mutator(node, over_no_rows_mutator, arg);
+}
+
+/* Is sub a plain scan of one table: SELECT expr FROM t WHERE ...? */
+static bool
+plain_scan(Query *sub)
+{
+	RangeTblEntry *rte;
+
+	if (sub->hasAggs || sub->groupClause || sub->groupingSets || sub->havingQual ||
+		sub->setOperations || sub->hasTargetSRFs || sub->hasWindowFuncs ||
+		sub->distinctClause || sub->limitCount || sub->limitOffset ||
+		sub->cteList || list_length(sub->rtable) != 1 ||
+		list_length(sub->jointree->fromlist) != 1 ||
+		!IsA(linitial(sub->jointree->fromlist), RangeTblRef))
+		return false;
+	rte = linitial(sub->rtable);
+	return rte->rtekind == RTE_RELATION;
+}
+
+/*
+ * Do the equalities on (their operators; inner: the table's side of each)
+ * pick at most one row of plain_scan sub's table: does a unique index
+ * (no predicate, no expressions, not deferrable) have only key columns
+ * that some equality compares with the index's own equality?
+ */
+static bool
+unique_by(Query *sub, List *inner, List *on)
+{
+	RangeTblEntry *rte = linitial(sub->rtable);
+	Relation	rel = table_open(rte->relid, AccessShareLock);
+	List	   *indexes = RelationGetIndexList(rel);
+	bool		found = false;
+	ListCell   *lc;
+
+	table_close(rel, AccessShareLock);
+	foreach(lc, indexes)
+	{
+		HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
+		Form_pg_index index;
+		bool		covered = true;
+		Datum		d;
+		bool		isnull;
+		oidvector  *classes;
+
+		if (!HeapTupleIsValid(tup))
+			continue;
+		index = (Form_pg_index) GETSTRUCT(tup);
+		if (!index->indisunique || !index->indimmediate || !index->indisvalid ||
+			!heap_attisnull(tup, Anum_pg_index_indpred, NULL) ||
+			!heap_attisnull(tup, Anum_pg_index_indexprs, NULL))
+		{
+			ReleaseSysCache(tup);
+			continue;
+		}
+		d = SysCacheGetAttr(INDEXRELID, tup, Anum_pg_index_indclass, &isnull);
+		classes = (oidvector *) DatumGetPointer(d);
+		for (int k = 0; k < index->indnkeyatts && covered; k++)
+		{
+			Oid			family = get_opclass_family(classes->values[k]);
+			ListCell   *li;
+			ListCell   *lo;
+
+			covered = false;
+			forboth(li, inner, lo, on)
+			{
+				Var		   *v = lfirst(li);
+
+				if (IsA(v, Var) && v->varattno == index->indkey.values[k] &&
+					op_in_opfamily(((OpExpr *) lfirst(lo))->opno, family))
+					covered = true;
+			}
+		}
+		ReleaseSysCache(tup);
+		if (covered)
+		{
+			found = true;
+			break;
+		}
+	}
+	return found;
+}
+
+/*
+ * A correlated scalar subquery sub of q, decorrelated (see the top): the
+ * expression that replaces it, or NULL if it is not of the form.
+ */
+static Node *
+decorrelate(Query *q, Query *sub, ScalarContext *sc)
+{
+	List	   *conds;
+	List	   *local = NIL;
+	List	   *inner = NIL;
+	List	   *outer = NIL;
+	Relids		outer_rels = NULL;
+	ListCell   *lc;
+	Query	   *grouped;
+	int			item = -1;
+	int			rt;
+	int			i;
+	JoinExpr   *j;
+	List	   *on = NIL;
+	List	   *outer_first = NIL;	/* per equality: is the outer side first? */
+	bool		aggregated;
+	Node	   *value;
+	TargetEntry *present;
+	NullTest   *absent;
+
+	if (list_length(sub->targetList) != 1 || sub->rtable == NIL || reads_above(sub, 1))
+		return NULL;
+	aggregated = one_row_always(sub);
+	if (!aggregated && !plain_scan(sub))
+		return NULL;
+	/* the outer query may appear only in the WHERE's equalities */
+	{
+		Query	   *probe = copyObject(sub);
+
+		probe->jointree->quals = NULL;
+		if (contain_vars_of_level((Node *) probe, 1))
+			return NULL;
+	}
+	conds = make_ands_implicit((Expr *) sub->jointree->quals);
+	foreach(lc, conds)
+	{
+		Node	   *c = lfirst(lc);
+		OpExpr	   *op;
+		Node	   *l;
+		Node	   *r;
+
+		if (!contain_vars_of_level(c, 1))
+		{
+			local = lappend(local, c);
+			continue;
+		}
+		if (!IsA(c, OpExpr) || list_length(((OpExpr *) c)->args) != 2 ||
+			!op_mergejoinable(((OpExpr *) c)->opno, exprType(linitial(((OpExpr *) c)->args))))
+			return NULL;
+		op = (OpExpr *) c;
+		l = linitial(op->args);
+		r = lsecond(op->args);
+		if (contain_vars_of_level(l, 1) && !contain_vars_of_level(r, 1) &&
+			!contain_vars_of_level(l, 0))
+		{
+			Node	   *t = l;
+
+			l = r;
+			r = t;
+			outer_first = lappend_int(outer_first, true);
+		}
+		else if (contain_vars_of_level(r, 1) && !contain_vars_of_level(l, 1) &&
+				 !contain_vars_of_level(r, 0))
+			outer_first = lappend_int(outer_first, false);
+		else
+			return NULL;
+		/* l: the subquery's side; r: the outer query's */
+		if (contain_var_clause(l) == false || contain_aggs_of_level(l, 0))
+			return NULL;
+		r = copyObject(r);
+		IncrementVarSublevelsUp(r, -1, 1);
+		inner = lappend(inner, l);
+		outer = lappend(outer, r);
+		on = lappend(on, make_opclause(op->opno, BOOLOID, false, NULL, NULL, InvalidOid,
+									   op->inputcollid));
+	}
+	if (inner == NIL)
+		return NULL;
+	if (!aggregated && !unique_by(sub, inner, on))
+		return NULL;
+	foreach(lc, outer)
+		outer_rels = bms_join(outer_rels, varnos_of(lfirst(lc)));
+	/* the FROM item of q that holds every outer expression */
+	i = 0;
+	foreach(lc, q->jointree->fromlist)
+	{
+		if (bms_is_subset(outer_rels, get_relids_in_jointree(lfirst(lc), false)))
+			item = i;
+		i++;
+	}
+	if (item < 0)
+		return NULL;
+
+	/* SELECT inner..., value, true FROM ... WHERE local GROUP BY inner... */
+	grouped = copyObject(sub);
+	grouped->jointree->quals = local ? (Node *) make_ands_explicit(local) : NULL;
+	value = (Node *) linitial_node(TargetEntry, grouped->targetList)->expr;
+	grouped->targetList = NIL;
+	i = 0;
+	foreach(lc, inner)
+	{
+		TargetEntry *tle;
+
+		i++;
+		tle = makeTargetEntry((Expr *) copyObject(lfirst(lc)), i, psprintf("k%d", i), false);
+
+		grouped->targetList = lappend(grouped->targetList, tle);
+	}
+	for (i = 1; aggregated && i <= list_length(inner); i++)
+	{
+		TargetEntry *tle = list_nth(grouped->targetList, i - 1);
+		SortGroupClause *sgc = makeNode(SortGroupClause);
+		Oid			sortop;
+		Oid			eqop;
+		bool		hashable;
+
+		tle->ressortgroupref = i;
+		get_sort_group_operators(exprType((Node *) tle->expr), false, true, false, &sortop,
+								 &eqop, NULL, &hashable);
+		sgc->tleSortGroupRef = i;
+		sgc->eqop = eqop;
+		sgc->sortop = sortop;
+		sgc->hashable = hashable;
+		grouped->groupClause = lappend(grouped->groupClause, sgc);
+	}
+	grouped->targetList = lappend(grouped->targetList,
+								  makeTargetEntry((Expr *) copyObject(value),
+												  list_length(inner) + 1, pstrdup("value"), false));
+	present = makeTargetEntry((Expr *) makeBoolConst(true, false), list_length(inner) + 2,
+							  pstrdup("present"), false);
+	grouped->targetList = lappend(grouped->targetList, present);
+	rt = add_subquery_rte(q, grouped, psprintf("hs_scalar_%d", ++sc->n));
+
+	/* the FROM item LEFT JOIN the groups ON outer = inner */
+	i = 0;
+	foreach(lc, on)
+	{
+		OpExpr	   *op = lfirst(lc);
+
+		if (list_nth_int(outer_first, i))
+			op->args = list_make2(list_nth(outer, i), sub_var(grouped, rt, i + 1));
+		else
+			op->args = list_make2(sub_var(grouped, rt, i + 1), list_nth(outer, i));
+		i++;
+	}
+	j = makeNode(JoinExpr);
+	j->jointype = JOIN_LEFT;
+	j->larg = list_nth(q->jointree->fromlist, item);
+	j->rarg = (Node *) make_ref(rt);
+	j->quals = (Node *) make_ands_explicit(on);
+	j->rtindex = 0;
+	list_nth_cell(q->jointree->fromlist, item)->ptr_value = j;
+
+	/* a row looked up: its value, NULL where there is none */
+	if (!aggregated)
+	{
+		Var		   *v = sub_var(grouped, rt, list_length(inner) + 1);
+
+		if (sc->in_having_or_target && aggregating(q))
+			group_by_too(q, (Expr *) v);
+		return (Node *) v;
+	}
+
+	/* the value, or what the aggregation gives over no rows */
+	absent = makeNode(NullTest);
+	absent->arg = (Expr *) sub_var(grouped, rt, list_length(inner) + 2);
+	absent->nulltesttype = IS_NULL;
+	absent->location = -1;
+	{
+		CaseExpr   *ce = makeNode(CaseExpr);
+		CaseWhen   *cw = makeNode(CaseWhen);
+		Var		   *v = sub_var(grouped, rt, list_length(inner) + 1);
+
+		cw->expr = (Expr *) absent;
+		cw->result = (Expr *) over_no_rows_mutator(copyObject(value), NULL);
+		cw->location = -1;
+		ce->casetype = v->vartype;
+		ce->casecollid = v->varcollid;
+		ce->args = list_make1(cw);
+		ce->defresult = (Expr *) v;
+		ce->location = -1;
+		if (sc->in_having_or_target && aggregating(q))
+			group_by_too(q, (Expr *) ce);
+		return (Node *) ce;
+	}
+}
+
+static Node *
+scalar_mutator(Node *node, ScalarContext *sc)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, SubLink) && ((SubLink *) node)->subLinkType == EXPR_SUBLINK)
+	{
+		SubLink    *sl = (SubLink *) node;
+		Query	   *sub = (Query *) sl->subselect;
+		int			rt;
+		Var		   *v;
+		Node	   *done;
+
+		if (reads_above(sub, 1))
+			unsupported_subquery();
+		if (contain_vars_of_level((Node *) sub, 1))
+		{
+			done = decorrelate(sc->q, sub, sc);
+			if (done == NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("this correlated scalar subquery is not supported in a streaming materialized view"),
+						 errdetail("A correlated scalar subquery must aggregate without GROUP BY, HAVING or LIMIT, or look one row up by a unique key of its table, and relate to the outer query only by equalities in its WHERE.")));
+			return done;
+		}
+		if (!one_row_always(sub) || list_length(sub->targetList) != 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("a scalar subquery that may return other than one row is not supported in a streaming materialized view"),
+					 errdetail("A scalar subquery must aggregate without GROUP BY, HAVING or LIMIT, so that it always returns one row.")));
+		if (sc->in_having_or_target && sc->q->groupClause == NIL && aggregating(sc->q))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("a scalar subquery in an aggregating query without GROUP BY is not supported in a streaming materialized view")));
+		rt = add_subquery_rte(sc->q, copyObject(sub), psprintf("hs_scalar_%d", ++sc->n));
+		sc->q->jointree->fromlist = lappend(sc->q->jointree->fromlist, make_ref(rt));
+		v = sub_var(sub, rt, 1);
+		if (sc->in_having_or_target && sc->q->groupClause != NIL)
+			group_by_too(sc->q, (Expr *) v);
+		return (Node *) v;
+	}
+	if (IsA(node, SubLink) || IsA(node, Query))
+		return node;			/* (IN and EXISTS: plan_join.c) */
+	if (IsA(node, Aggref) && sc->in_having_or_target)
+	{
+		/* an aggregate's arguments are per input row: not grouped by */
+		Node	   *r;
+
+		sc->in_having_or_target = false;
+		r = expression_tree_mutator(node, scalar_mutator, sc);
+		sc->in_having_or_target = true;
+		return r;
+	}
+	return expression_tree_mutator(node, scalar_mutator, sc);
+}
+
+void
+rewrite_sublinks(Query *q)
+{
+	ScalarContext sc = {q, false, 0};
+	List	   *conds;
+	List	   *kept = NIL;
+	ListCell   *lc;
+
+	if (!q->hasSubLinks || q->jointree == NULL)
+		return;
+	/* NOT IN conjuncts of WHERE */
+	conds = make_ands_implicit((Expr *) q->jointree->quals);
+	foreach(lc, conds)
+	{
+		List	   *instead = rewrite_not_in(q, lfirst(lc));
+
+		kept = instead ? list_concat(kept, instead) : lappend(kept, lfirst(lc));
+	}
+	/* scalar subqueries: WHERE first (a Var there is not grouped by) */
+	kept = (List *) scalar_mutator((Node *) kept, &sc);
+	q->jointree->quals = kept ? (Node *) make_ands_explicit(kept) : NULL;
+	sc.in_having_or_target = true;
+	foreach(lc, q->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		tle->expr = (Expr *) scalar_mutator((Node *) tle->expr, &sc);
+	}
+	q->havingQual = scalar_mutator(q->havingQual, &sc);
+}
