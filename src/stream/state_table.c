@@ -176,23 +176,22 @@ HsStateTableFirstWithPrefix(HsStateTable *t, const char *prefix, int prefixlen,
 }
 
 void
-HsStateTableScanPrefix(HsStateTable *t, const char *prefix, int prefixlen,
-					   HsStateTableVisit visit, void *arg)
+HsStateTableScanRange(HsStateTable *t, const char *lower, int lowerlen,
+					  const char *upper, int upperlen, HsStateTableVisit visit, void *arg)
 {
 	HsIterator *it;
 	HsSlice		tk;
 	HsStatus	st;
-	HsSlice		upper;
-	bool		bounded = prefix_upper(prefix, prefixlen, &upper);
+	HsSlice		up = HsSliceMake(upper, upperlen);
 
-	it = table_iterator(t, HsSliceMake(prefix, prefixlen), bounded ? &upper : NULL);
-	tk = table_key(t, prefix, prefixlen);
+	it = table_iterator(t, HsSliceMake(lower, lowerlen), upper ? &up : NULL);
+	tk = table_key(t, lower, lowerlen);
 	for (HsIterSeek(it, tk); HsIterValid(it); HsIterNext(it))
 	{
 		HsSlice		uk = HsFullKeyUserKey(HsIterKey(it));
 		HsSlice		row;
 
-		if (uk.len < (size_t) prefixlen || memcmp(uk.data, prefix, prefixlen) != 0)
+		if (upper && HsSliceCompare(uk, up) >= 0)
 			break;
 		row = HsUserIterRow(it);
 		if (!visit((const char *) uk.data, (int) uk.len,
@@ -206,8 +205,23 @@ HsStateTableScanPrefix(HsStateTable *t, const char *prefix, int prefixlen,
 	}
 	HsIterDestroy(it);
 	pfree((void *) tk.data);
-	if (bounded)
+}
+
+void
+HsStateTableScanPrefix(HsStateTable *t, const char *prefix, int prefixlen,
+					   HsStateTableVisit visit, void *arg)
+{
+	HsSlice		upper;
+
+	/* the keys that start with prefix: [prefix, its successor) */
+	if (prefix_upper(prefix, prefixlen, &upper))
+	{
+		HsStateTableScanRange(t, prefix, prefixlen, (const char *) upper.data,
+							  (int) upper.len, visit, arg);
 		pfree((void *) upper.data);
+	}
+	else
+		HsStateTableScanRange(t, prefix, prefixlen, NULL, 0, visit, arg);
 }
 
 void

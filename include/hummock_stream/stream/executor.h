@@ -25,6 +25,7 @@
 #define HS_STREAM_EXECUTOR_H
 
 #include "executor/tuptable.h"
+#include "nodes/primnodes.h"
 #include "nodes/pg_list.h"
 
 #include "hummock_stream/stream/state_table.h"
@@ -228,6 +229,17 @@ extern HsExec *HsExecHashJoinCreate(HsJoinKind kind,
  * among those its input row made].
  */
 extern HsExec *HsExecProjectSetCreate(TupleDesc in_desc, List *funcs);
+
+/*
+ * A temporal filter (exec_dynamic_filter.c): the rows for which "key op
+ * bound" holds, key an expression of the row (of key_type, whose memcmp
+ * encoding is ordered), op the btree strategy (< <= > >=), bound an
+ * expression of parameter 1 (timestamptz: the epoch's time).  rows keeps
+ * every row by its key; rows pass from one side to the other as epochs
+ * move the bound.
+ */
+extern HsExec *HsExecDynamicFilterCreate(TupleDesc in_desc, Expr *key, Oid key_type,
+										 int strategy, Expr *bound, HsStateTable *rows);
 
 /*
  * Window functions (exec_over_window.c): input rows are partitioned by

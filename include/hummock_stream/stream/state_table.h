@@ -65,6 +65,14 @@ extern void HsStateTableScanPrefix(HsStateTable *t, const char *prefix,
 								   int prefixlen, HsStateTableVisit visit,
 								   void *arg);
 
+/*
+ * Call visit for every entry whose key is in [lower, upper) (upper NULL:
+ * no end), in key order, until it returns false.
+ */
+extern void HsStateTableScanRange(HsStateTable *t, const char *lower, int lowerlen,
+								  const char *upper, int upperlen,
+								  HsStateTableVisit visit, void *arg);
+
 /* Write key: old_value NULL if the key is absent now. */
 extern void HsStateTablePut(HsStateTable *t, const char *key, int keylen,
 							const char *old_value, int old_len,

@@ -43,6 +43,7 @@
 #include "catalog/pg_proc.h"
 #include "access/transam.h"
 #include "commands/extension.h"
+#include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "utils/fmgroids.h"
@@ -93,33 +94,6 @@ system_column_walker(Node *node, void *arg)
 }
 
 /*
- * Functions of the current time: a view at epoch E would need them to be
- * E's time (temporal filters are not built yet).
- */
-static bool
-is_time_function(Oid funcid)
-{
-	switch (funcid)
-	{
-		case F_NOW:
-		case F_TRANSACTION_TIMESTAMP:
-		case F_STATEMENT_TIMESTAMP:
-			return true;
-	}
-	return false;
-}
-
-static void
-refuse_time_function(void)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("now() and the other functions of the current time are not supported in a streaming materialized view"),
-			 errdetail("A view's rows must be a function of its source rows."),
-			 errhint("Compare with a constant timestamp, or filter on the time when you read the view.")));
-}
-
-/*
  * May the view call funcid?  IMMUTABLE functions, and STABLE built-in ones
  * (their results depend on settings, which the view records:
  * view_settings.c), except those of the current time; not a user's STABLE
@@ -135,7 +109,11 @@ function_refused(Oid funcid, void *context)
 			return false;
 		case PROVOLATILE_STABLE:
 			if (is_time_function(funcid))
-				refuse_time_function();
+			{
+				if (context == NULL || !*(bool *) context)
+					refuse_time_function();
+				return false;
+			}
 			if (funcid == F_CURRENT_SETTING_TEXT || funcid == F_CURRENT_SETTING_TEXT_BOOL)
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -165,26 +143,30 @@ function_check_walker(Node *node, void *context)
 {
 	if (node == NULL)
 		return false;
-	(void) check_functions_in_node(node, function_refused, context);
-	if (IsA(node, SQLValueFunction))
+	if (IsA(node, FromExpr))
 	{
-		switch (((SQLValueFunction *) node)->op)
+		/* a WHERE: the current time only in temporal filters (plan_temporal.c) */
+		FromExpr   *f = (FromExpr *) node;
+		ListCell   *lc;
+
+		foreach(lc, make_ands_implicit((Expr *) f->quals))
 		{
-			case SVFOP_CURRENT_DATE:
-			case SVFOP_CURRENT_TIME:
-			case SVFOP_CURRENT_TIME_N:
-			case SVFOP_CURRENT_TIMESTAMP:
-			case SVFOP_CURRENT_TIMESTAMP_N:
-			case SVFOP_LOCALTIME:
-			case SVFOP_LOCALTIME_N:
-			case SVFOP_LOCALTIMESTAMP:
-			case SVFOP_LOCALTIMESTAMP_N:
-				refuse_time_function();
-				break;
-			default:
-				break;			/* the user: the view's owner, as at creation */
+			TemporalFilter tf;
+			bool		allow_time = true;
+
+			if (temporal_filter(lfirst(lc), &tf))
+			{
+				(void) function_check_walker((Node *) tf.row, context);
+				(void) function_check_walker((Node *) tf.time, &allow_time);
+			}
+			else
+				(void) function_check_walker(lfirst(lc), context);
 		}
+		return function_check_walker((Node *) f->fromlist, context);
 	}
+	(void) check_functions_in_node(node, function_refused, context);
+	if (is_time_value_function(node) && (context == NULL || !*(bool *) context))
+		refuse_time_function();
 	if (IsA(node, NextValueExpr))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),

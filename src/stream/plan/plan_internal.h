@@ -9,10 +9,15 @@
  *					levels, the view, the entry points
  *	plan_checks.c	what a view's query may use (0A000 otherwise)
  *	plan_join.c		join trees, join keys, semi/anti joins from sublinks
+ *	plan_sublinks.c	scalar subqueries and NOT IN, rewritten into joins
+ *	plan_temporal.c	temporal filters (conditions on the current time)
  *	plan_agg.c		aggregation (Aggref analysis, group keys, HAVING),
- *					DISTINCT
- *	plan_top_n.c	ORDER BY ... LIMIT and row_number() <= n
- *	plan_setop.c	UNION [ALL]
+ *					DISTINCT, GROUPING SETS
+ *	plan_top_n.c	ORDER BY ... LIMIT, row_number() <= n, DISTINCT ON
+ *	plan_setop.c	UNION, INTERSECT, EXCEPT [ALL]
+ *	plan_srf.c		set-returning functions of a select list
+ *	plan_window.c	window functions
+ *	plan_views.c	Postgres views in FROM, expanded
  *
  * src/stream/plan/plan_internal.h
  *
@@ -156,6 +161,38 @@ extern RelOut *plan_fromlist(PlanCtx *ctx, Query *q, List *outer, List *items,
  * of it; returns them as semi and anti JoinExprs.
  */
 extern List *convert_where_sublinks(PlanCtx *ctx, Query *q);
+
+/* ---- plan_temporal.c ---- */
+
+/* A temporal filter: row op time, compared in type (plan_temporal.c). */
+typedef struct TemporalFilter
+{
+	Expr	   *row;			/* an expression of the row, of type */
+	Expr	   *time;			/* of the current time and constants */
+	Oid			type;
+	int			strategy;		/* btree strategy of op (< <= > >=) */
+} TemporalFilter;
+
+/* Is funcid now() or another function of the current time? */
+extern bool is_time_function(Oid funcid);
+
+/* Is node CURRENT_DATE, CURRENT_TIMESTAMP, LOCALTIME ...? */
+extern bool is_time_value_function(Node *node);
+
+/* Does node call a function of the current time? */
+extern bool contains_time(Node *node);
+
+/* 0A000: the current time outside a temporal filter. */
+extern void refuse_time_function(void) pg_attribute_noreturn();
+
+/* Is conjunct c a temporal filter?  If so, *tf describes it. */
+extern bool temporal_filter(Node *c, TemporalFilter *tf);
+
+/* conds without their temporal filters, which are appended to *temporal. */
+extern List *take_temporal(List *conds, List **temporal);
+
+/* in through a DynamicFilter per temporal filter (conjuncts over in's rows). */
+extern RelOut *apply_temporal(PlanCtx *ctx, RelOut *in, List *temporal);
 
 /* ---- plan_sublinks.c ---- */
 

@@ -289,6 +289,8 @@ plan_fromlist(PlanCtx *ctx, Query *q, List *outer, List *items, List *conds,
 	Relids	   *rels = palloc(sizeof(Relids) * Max(n, 1));
 	List	  **pushed = palloc0(sizeof(List *) * Max(n, 1));
 	RelOut	  **outs = palloc(sizeof(RelOut *) * Max(n, 1));
+	List	  **item_temporal = palloc0(sizeof(List *) * Max(n, 1));
+	List	   *temporal = NIL;
 	bool	   *done = palloc0(sizeof(bool) * Max(n, 1));
 	RelOut	   *cur;
 	Relids		cur_rel;
@@ -300,17 +302,21 @@ plan_fromlist(PlanCtx *ctx, Query *q, List *outer, List *items, List *conds,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("a streaming materialized view must read a table"),
 				 errdetail("The query has no FROM clause.")));
+	/* temporal filters: DynamicFilters over the item they read, or the join */
+	conds = take_temporal(conds, &temporal);
 	i = 0;
 	foreach(lc, items)
 	{
 		rels[i] = get_relids_in_jointree(lfirst(lc), false);
 		conds = split_pushable(conds, rels[i], &pushed[i]);
+		temporal = split_pushable(temporal, rels[i], &item_temporal[i]);
 		i++;
 	}
 	i = 0;
 	foreach(lc, items)
 	{
-		outs[i] = plan_jtnode(ctx, q, outer, lfirst(lc), pushed[i]);
+		outs[i] = apply_temporal(ctx, plan_jtnode(ctx, q, outer, lfirst(lc), pushed[i]),
+								 item_temporal[i]);
 		i++;
 	}
 	cur = outs[0];
@@ -358,18 +364,25 @@ plan_fromlist(PlanCtx *ctx, Query *q, List *outer, List *items, List *conds,
 		cur_rel = both;
 		done[next] = true;
 	}
-	cur = apply_filter(cur, conds);
+	cur = apply_temporal(ctx, apply_filter(cur, conds), temporal);
 
 	foreach(lc, semis)
 	{
 		JoinExpr   *sj = lfirst(lc);
 		List	   *sconds = make_ands_implicit((Expr *) sj->quals);
 		List	   *rq = NIL;
+		List	   *stemporal = NIL;
+		List	   *rtemporal = NIL;
 		Relids		rrel = get_relids_in_jointree(sj->rarg, false);
 		RelOut	   *right;
 
 		sconds = split_pushable(sconds, rrel, &rq);
-		right = plan_jtnode(ctx, q, outer, sj->rarg, rq);
+		/* a temporal filter of the subquery's own rows filters them */
+		rq = take_temporal(rq, &rtemporal);
+		sconds = take_temporal(sconds, &stemporal);
+		if (stemporal != NIL)
+			refuse_time_function();
+		right = apply_temporal(ctx, plan_jtnode(ctx, q, outer, sj->rarg, rq), rtemporal);
 		cur = make_join(ctx, sj->jointype == JOIN_SEMI ? HS_JOIN_SEMI : HS_JOIN_ANTI,
 						cur, cur_rel, right, rrel, sconds);
 	}

@@ -216,6 +216,9 @@ replace_calls(Node *node, List *calls, List *vars)
 Expr *
 map_expr(Expr *e, RelOut *in)
 {
+	/* (temporal filters become DynamicFilters before anything maps them) */
+	if (contains_time((Node *) e))
+		refuse_time_function();
 	return expression_planner((Expr *) map_vars_mutator(copyObject((Node *) e), in->vars));
 }
 

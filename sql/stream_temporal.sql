@@ -1,0 +1,116 @@
+-- Temporal filters: WHERE conditions comparing a row with the current
+-- time.  A view at epoch E is its query run with now() = E's time, so rows
+-- enter and leave as time passes, without writes.  temporal_differs()
+-- reads a view at its committed epoch and compares it with its query run
+-- with now() replaced by that epoch's time (0: equal).
+CREATE EXTENSION hummock_stream;
+CREATE TABLE ev (id int PRIMARY KEY, ts timestamptz, d date, kind text);
+CREATE TABLE kinds (kind text PRIMARY KEY, name text);
+INSERT INTO kinds VALUES ('k0', 'zero'), ('k1', 'one'), ('k2', 'two');
+INSERT INTO ev SELECT i, now() - i * interval '1 minute', current_date - i % 10, 'k' || i % 3
+  FROM generate_series(1, 100) i;
+INSERT INTO ev VALUES (200, NULL, NULL, 'k0');
+
+CREATE FUNCTION temporal_differs(v regclass, query text) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+  e bigint;
+  t text;
+  q text;
+  n bigint;
+BEGIN
+  SELECT committed_epoch INTO e FROM hummock_stream.committed_epochs() WHERE relation = v;
+  t := quote_literal(hummock_stream.epoch_to_timestamp(e)) || '::timestamptz';
+  q := replace(replace(query, 'now()', t), 'current_date', '(' || t || ')::date');
+  PERFORM set_config('hummock_stream.query_epoch', e::text, true);
+  EXECUTE format('SELECT count(*) FROM ((TABLE %s EXCEPT ALL (%s)) UNION ALL ((%s) EXCEPT ALL TABLE %s)) d',
+                 v, q, q, v) INTO n;
+  PERFORM set_config('hummock_stream.query_epoch', '0', true);
+  RETURN n;
+END $$;
+CREATE TABLE defs (v regclass, query text);
+CREATE FUNCTION make(name text, query text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM hummock_stream.create_materialized_view(name, query);
+  INSERT INTO defs VALUES (name::regclass, query);
+END $$;
+
+SELECT make('t_recent', $$SELECT id, ts FROM ev WHERE ts > now() - interval '30 minutes'$$);
+SELECT make('t_commuted', $$SELECT id FROM ev WHERE now() - interval '20 minutes' <= ts$$);
+SELECT make('t_past', $$SELECT id FROM ev WHERE ts <= now()$$);
+SELECT make('t_between', $$SELECT kind, count(*) AS n FROM ev WHERE ts BETWEEN now() - interval '1 hour' AND now() GROUP BY kind$$);
+SELECT make('t_days', $$SELECT id, d FROM ev WHERE d >= current_date - 3$$);
+-- a date column against a timestamptz bound: compared as timestamptz
+SELECT make('t_date_ts', $$SELECT id FROM ev WHERE d > now() - interval '5 days'$$);
+SELECT make('t_join', $$SELECT e.id, k.name FROM ev e JOIN kinds k ON k.kind = e.kind WHERE e.ts > now() - interval '10 minutes'$$);
+-- over the join: the condition reads both sides
+SELECT make('t_join_both', $$SELECT e.id FROM ev e JOIN kinds k ON k.kind = e.kind WHERE e.ts + length(k.name) * interval '1 minute' > now() - interval '15 minutes'$$);
+SELECT make('t_sub', $$SELECT s.kind, count(*) AS n FROM (SELECT kind FROM ev WHERE ts > now() - interval '45 minutes') s GROUP BY s.kind$$);
+SELECT make('t_exists', $$SELECT k.kind FROM kinds k WHERE EXISTS (SELECT 1 FROM ev e WHERE e.kind = k.kind AND e.ts > now() - interval '2 minutes')$$);
+SELECT v, temporal_differs(v, query) FROM defs ORDER BY v::text;
+SELECT count(*) FROM t_recent;
+SELECT job, ordinal, holds FROM hummock_stream.state_tables WHERE job = 't_join'::regclass ORDER BY ordinal;
+
+-- rows a few seconds in the future enter t_past when their time comes
+INSERT INTO ev SELECT 1000 + i, clock_timestamp() + interval '1 second' + i * interval '200 ms', current_date, 'kf'
+  FROM generate_series(1, 5) i;
+DO $$
+DECLARE
+  deadline timestamptz := clock_timestamp() + interval '60 seconds';
+BEGIN
+  WHILE (SELECT count(*) FROM t_past) < 105 LOOP
+    IF clock_timestamp() > deadline THEN
+      RAISE EXCEPTION 'future rows did not enter t_past';
+    END IF;
+    PERFORM pg_sleep(0.05);
+  END LOOP;
+END $$;
+SELECT count(*) FROM t_past;
+
+-- rows leave t_exists's window (2 minutes) as time passes: make one
+-- that leaves in a second
+UPDATE ev SET ts = clock_timestamp() - interval '2 minutes' + interval '1 second' WHERE id = 1;
+UPDATE ev SET ts = ts - interval '10 minutes' WHERE id IN (2, 3);
+SELECT hummock_stream.wait();
+DO $$
+DECLARE
+  deadline timestamptz := clock_timestamp() + interval '60 seconds';
+BEGIN
+  WHILE EXISTS (SELECT FROM t_exists) LOOP
+    IF clock_timestamp() > deadline THEN
+      RAISE EXCEPTION 't_exists kept its rows';
+    END IF;
+    PERFORM pg_sleep(0.05);
+  END LOOP;
+END $$;
+SELECT count(*) FROM t_exists;
+
+-- writes while time moves
+UPDATE ev SET ts = now() WHERE id BETWEEN 10 AND 20;
+DELETE FROM ev WHERE id BETWEEN 30 AND 35;
+UPDATE ev SET d = current_date WHERE id % 7 = 0;
+INSERT INTO ev VALUES (300, now() - interval '5 minutes', current_date, 'k2');
+SELECT hummock_stream.wait();
+SELECT v, temporal_differs(v, query) FROM defs ORDER BY v::text;
+
+-- refused: the current time outside a temporal filter
+CREATE FUNCTION create_error(query text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM hummock_stream.create_materialized_view('t_refused', query);
+  RETURN 'created';
+EXCEPTION WHEN OTHERS THEN
+  RETURN format('%s: %s', SQLSTATE, SQLERRM);
+END $$;
+SELECT create_error($$SELECT id, now() AS at FROM ev$$);
+SELECT create_error($$SELECT id FROM ev WHERE ts = now()$$);
+SELECT create_error($$SELECT id FROM ev WHERE ts > now() - interval '1 hour' OR id = 1$$);
+SELECT create_error($$SELECT kind FROM ev GROUP BY kind HAVING max(ts) > now() - interval '1 hour'$$);
+SELECT create_error($$SELECT e.id FROM ev e JOIN kinds k ON k.kind = e.kind AND e.ts > now()$$);
+SELECT create_error($$SELECT id FROM ev WHERE ts > clock_timestamp()$$);
+SELECT create_error($$SELECT id FROM ev WHERE kind > to_char(now(), 'YYYY')$$);
+
+SET client_min_messages = warning;	-- the capture log's name has an OID
+DROP EXTENSION hummock_stream CASCADE;
+RESET client_min_messages;
+DROP FUNCTION temporal_differs(regclass, text), make(text, text), create_error(text);
+DROP TABLE ev, kinds, defs;
