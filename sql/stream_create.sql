@@ -62,8 +62,8 @@ DROP ROLE cr_nobody;
 SELECT hummock_stream.create_materialized_view('cr_multi', 'SELECT g FROM cr GROUP BY g') \; SELECT 1 AS after;
 SELECT count(*) FROM cr_multi;
 
-DROP TABLE cr_tx, cr_multi;
+DROP MATERIALIZED VIEW cr_tx, cr_multi;
 SELECT hummock_stream.drop_materialized_view('cr_max');
-DROP TABLE cr_sum;
+DROP MATERIALIZED VIEW cr_sum;
 DROP TABLE cr;
 DROP EXTENSION hummock_stream;

@@ -65,11 +65,11 @@ SELECT * FROM all_differ();
 
 -- an upstream cannot be dropped while views read it
 SELECT hummock_stream.drop_materialized_view('per_customer');
-DROP TABLE big_customers;
+DROP MATERIALIZED VIEW big_customers;
 -- a downstream goes on its own; CASCADE takes the rest
 SELECT hummock_stream.drop_materialized_view('top3');
 SET client_min_messages = warning;
-DROP TABLE per_customer CASCADE;
+DROP MATERIALIZED VIEW per_customer CASCADE;
 RESET client_min_messages;
 SELECT name FROM hummock_stream.jobs ORDER BY name::text;
 

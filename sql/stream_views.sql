@@ -432,8 +432,8 @@ TRUNCATE shrinking;
 
 SELECT hummock_stream.drop_materialized_view('sales."Big Orders"');
 SELECT hummock_stream.drop_materialized_view('v_customers');
--- a view's relation can be dropped with DROP TABLE too
-DROP TABLE v_star;
+-- a view is a materialized view: DROP MATERIALIZED VIEW drops it too
+DROP MATERIALIZED VIEW v_star;
 -- ... which stops capturing a source no other view reads, as
 -- drop_materialized_view does (when the dropping transaction commits)
 CREATE TABLE cap_t (id int PRIMARY KEY, v int);
@@ -446,18 +446,18 @@ SELECT regexp_replace(tgname, '_[0-9]+$', '_<oid>') AS tgname, tgenabled, tgnarg
 -- the capture log is the extension's, named by no trigger
 SELECT count(*) AS member FROM pg_depend d JOIN hummock_stream.capture_logs l ON d.objid = l.log_relid
  WHERE l.relid = 'cap_t'::regclass AND d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e';
-DROP TABLE cap_a;
+DROP MATERIALIZED VIEW cap_a;
 SELECT count(*) AS capture_triggers FROM pg_trigger WHERE tgrelid = 'cap_t'::regclass;
 INSERT INTO cap_t VALUES (1, 10), (2, 20);
 SELECT hummock_stream.wait('cap_b');
 SELECT * FROM cap_b;
 -- a drop that rolls back changes nothing
 BEGIN;
-DROP TABLE cap_b;
+DROP MATERIALIZED VIEW cap_b;
 ROLLBACK;
 SELECT count(*) AS capture_triggers FROM pg_trigger WHERE tgrelid = 'cap_t'::regclass;
 SELECT log_relid AS cap_t_log FROM hummock_stream.capture_logs WHERE relid = 'cap_t'::regclass \gset
-DROP TABLE cap_b;
+DROP MATERIALIZED VIEW cap_b;
 SELECT count(*) AS capture_triggers FROM pg_trigger WHERE tgrelid = 'cap_t'::regclass;
 SELECT count(*) AS captured FROM hummock_stream.capture_logs WHERE relid = 'cap_t'::regclass;
 SELECT count(*) AS log_left FROM pg_class WHERE oid = :cap_t_log;
@@ -469,13 +469,13 @@ TRUNCATE cap_t;
 -- a view dropped in the same statement as its source, or in the same
 -- transaction before it
 SELECT hummock_stream.create_materialized_view('cap_c', 'SELECT id FROM cap_t');
-DROP TABLE cap_c, cap_t;
+DROP TABLE cap_t CASCADE;
 SELECT count(*) AS captured FROM hummock_stream.capture_logs l
  WHERE NOT EXISTS (SELECT FROM pg_class c WHERE c.oid = l.relid);
 CREATE TABLE cap_t (id int PRIMARY KEY, v int);
 SELECT hummock_stream.create_materialized_view('cap_c', 'SELECT id FROM cap_t');
 BEGIN;
-DROP TABLE cap_c;
+DROP MATERIALIZED VIEW cap_c;
 INSERT INTO cap_t VALUES (1, 1);
 DROP TABLE cap_t;
 COMMIT;

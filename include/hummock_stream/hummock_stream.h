@@ -13,6 +13,7 @@
 #define HS_EXTENSION_NAME		"hummock_stream"
 #define HS_EXTENSION_VERSION	"0.1"
 #define HS_SCHEMA_NAME			"hummock_stream"
+#define HS_TABLEAM_NAME			"hummock"	/* the table access method */
 
 /* Directory under $PGDATA that holds every database's objects. */
 #define HS_DATA_DIR				"pg_hummock"

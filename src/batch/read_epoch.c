@@ -289,6 +289,19 @@ HsViewInfoOf(Relation rel)
 	return e;
 }
 
+/* Raise the error of reading a view whose creation has not finished. */
+void
+HsRejectReadOfCreatingView(Relation rel)
+{
+	if (HsViewInfoOf(rel)->creating)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("streaming materialized view \"%s\" is being created",
+						RelationGetRelationName(rel)),
+				 errhint("Wait for it with hummock_stream.wait('%s'), or watch hummock_stream.create_progress.",
+						 RelationGetRelationName(rel))));
+}
+
 /* The epoch to read rel at now; raises the errors of time travel. */
 static HsEpoch
 scan_epoch_now(Relation rel, const HsVersion *v)
@@ -299,13 +312,7 @@ scan_epoch_now(Relation rel, const HsVersion *v)
 
 	if (!HsVersionCommittedEpoch(v, t, &committed))
 	{
-		if (HsViewInfoOf(rel)->creating)
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("streaming materialized view \"%s\" is being created",
-							RelationGetRelationName(rel)),
-					 errhint("Wait for it with hummock_stream.wait('%s'), or watch hummock_stream.create_progress.",
-							 RelationGetRelationName(rel))));
+		HsRejectReadOfCreatingView(rel);
 		return 0;				/* never committed: empty */
 	}
 	if (hs_query_epoch == 0)

@@ -56,6 +56,7 @@
 #include "utils/timestamp.h"
 
 #include "hummock_stream/batch/parallel_scan.h"
+#include "hummock_stream/batch/read_epoch.h"
 #include "hummock_stream/batch/tableam.h"
 #include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/meta/compactor.h"
@@ -88,6 +89,27 @@ hs_executor_start(QueryDesc *queryDesc, int eflags)
 				stmt->commandType == CMD_DELETE ? "delete from" : "modify";
 
 			HsRejectWrite(rel, what);
+		}
+	}
+	/*
+	 * A streaming view is an unpopulated materialized view until its
+	 * creation finishes: say so before the executor's generic error.
+	 */
+	if (!(eflags & (EXEC_FLAG_EXPLAIN_ONLY | EXEC_FLAG_WITH_NO_DATA)))
+	{
+		foreach(lc, stmt->rtable)
+		{
+			RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+
+			if (rte->rtekind == RTE_RELATION && rte->relkind == RELKIND_MATVIEW &&
+				HsRelidIsHummock(rte->relid))
+			{
+				Relation	rel = RelationIdGetRelation(rte->relid);
+
+				if (!RelationIsScannable(rel))
+					HsRejectReadOfCreatingView(rel);
+				RelationClose(rel);
+			}
 		}
 	}
 	/* a parallel plan's scans cannot decide their epochs once it runs */

@@ -16,6 +16,13 @@
  *	  no catalog refers to any more, and mark the database's shared slot
  *	  as free to give away.  If the drop fails or is rolled back, the
  *	  manager is started again.
+ *	- CREATE MATERIALIZED VIEW for the hummock access method (USING hummock
+ *	  or as default_table_access_method) creates a streaming view (WITH NO
+ *	  DATA: checks its query and lets Postgres create it unpopulated);
+ *	  REFRESH MATERIALIZED VIEW of one rebuilds a streaming view, or makes
+ *	  an unpopulated one streaming (how a dump is restored); DROP
+ *	  MATERIALIZED VIEW of a view being created cancels its creator first,
+ *	  as DROP TABLE does (view_create.c, stream_ddl.c).
  *	- ALTER TABLE of a relation USING hummock may not change its columns or
  *	  its access method (the engine writes rows in the view's shape), nor
  *	  change the type of a source column that a view uses.
@@ -70,6 +77,7 @@
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/stream/capture.h"
+#include "hummock_stream/stream/stream_ddl.h"
 #include "hummock_stream/stream/view_create.h"
 
 static ProcessUtility_hook_type prev_utility_hook = NULL;
@@ -489,7 +497,28 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 		if (OidIsValid(relid))
 			refuse_capture_trigger_change(relid, ((RenameStmt *) parsetree)->subname, "rename");
 	}
-	else if (IsA(parsetree, DropStmt) && ((DropStmt *) parsetree)->removeType == OBJECT_TABLE)
+	else if (IsA(parsetree, CreateTableAsStmt))
+	{
+		if (HsCreateMaterializedViewStmt((CreateTableAsStmt *) parsetree))
+		{
+			if (qc)
+				SetQueryCompletion(qc, CMDTAG_CREATE_MATERIALIZED_VIEW, 0);
+			return;
+		}
+	}
+	else if (IsA(parsetree, RefreshMatViewStmt))
+	{
+		if (HsRefreshMaterializedView((RefreshMatViewStmt *) parsetree,
+									  context == PROCESS_UTILITY_TOPLEVEL))
+		{
+			if (qc)
+				SetQueryCompletion(qc, CMDTAG_REFRESH_MATERIALIZED_VIEW, 0);
+			return;
+		}
+	}
+	else if (IsA(parsetree, DropStmt) &&
+			 (((DropStmt *) parsetree)->removeType == OBJECT_TABLE ||
+			  ((DropStmt *) parsetree)->removeType == OBJECT_MATVIEW))
 	{
 		ListCell   *lc;
 		List	   *kept = NIL;
@@ -522,7 +551,8 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 		if (vanished && kept == NIL)
 		{
 			if (qc)
-				SetQueryCompletion(qc, CMDTAG_DROP_TABLE, 0);
+				SetQueryCompletion(qc, ((DropStmt *) parsetree)->removeType == OBJECT_TABLE ?
+								   CMDTAG_DROP_TABLE : CMDTAG_DROP_MATERIALIZED_VIEW, 0);
 			return;
 		}
 		if (vanished)

@@ -48,7 +48,6 @@
 #include "hummock_stream/storage/compaction.h"
 
 /* The name of the table access method (sql: CREATE ACCESS METHOD hummock). */
-#define HS_TABLEAM_NAME "hummock"
 
 /* ---------------------------------------------------------------------
  * Running statements

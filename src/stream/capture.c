@@ -591,7 +591,7 @@ HsCaptureEnsure(Oid relid)
 	appendStringInfo(&sql,
 					 "CREATE TABLE hummock_stream.capture_%u ("
 					 " txid xid8 NOT NULL, stmt bigint NOT NULL, ord integer NOT NULL,"
-					 " op \"char\" NOT NULL, r %s NOT NULL)", relid, row_type);
+					 " op \"char\" NOT NULL, r %s NOT NULL) USING heap", relid, row_type);
 	spi_exec(sql.data, SPI_OK_UTILITY);
 	resetStringInfo(&sql);
 	appendStringInfo(&sql, "REVOKE ALL ON hummock_stream.capture_%u FROM PUBLIC", relid);

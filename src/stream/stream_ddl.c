@@ -41,10 +41,12 @@
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
 #include "catalog/objectaddress.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "commands/dbcommands.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "parser/analyze.h"
 #include "parser/scansup.h"
@@ -61,6 +63,8 @@
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
+#include "rewrite/rewriteHandler.h"
+#include "utils/rel.h"
 #include "utils/rls.h"
 #include "utils/ruleutils.h"
 #include "utils/snapmgr.h"
@@ -171,9 +175,21 @@ wait_graph_stopped(Oid view)
 Datum
 hummock_stream_rebuild(PG_FUNCTION_ARGS)
 {
-	Oid			view = PG_GETARG_OID(0);
 	bool		nonatomic = fcinfo->context && IsA(fcinfo->context, CallContext) &&
 		!castNode(CallContext, fcinfo->context)->atomic;
+
+	if (!nonatomic)
+		ereport(ERROR,
+				(errcode(ERRCODE_ACTIVE_SQL_TRANSACTION),
+				 errmsg("hummock_stream.rebuild() cannot run inside a transaction block"),
+				 errhint("CALL it on its own.")));
+	HsRebuildView(PG_GETARG_OID(0), true);
+	PG_RETURN_VOID();
+}
+
+void
+HsRebuildView(Oid view, bool notice)
+{
 	HsJobRow	row;
 	List	   *sources;
 	ListCell   *lc;
@@ -186,11 +202,6 @@ hummock_stream_rebuild(PG_FUNCTION_ARGS)
 	char	   *position;
 	char	   *name = get_rel_name(view);
 
-	if (!nonatomic)
-		ereport(ERROR,
-				(errcode(ERRCODE_ACTIVE_SQL_TRANSACTION),
-				 errmsg("hummock_stream.rebuild() cannot run inside a transaction block"),
-				 errhint("CALL it on its own.")));
 	if (!HsCatalogReadJob(view, &row))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
@@ -257,12 +268,62 @@ hummock_stream_rebuild(PG_FUNCTION_ARGS)
 	HsCatalogSetPosition(view, position, view_epoch);
 	HsCatalogSetState(view, "created");
 	HsWakeManagerOnCommit();
-	ereport(NOTICE,
-			(errmsg("streaming materialized view \"%s\" was rebuilt at epoch " UINT64_FORMAT,
-					name, (uint64) epoch)));
+	if (notice)
+		ereport(NOTICE,
+				(errmsg("streaming materialized view \"%s\" was rebuilt at epoch " UINT64_FORMAT,
+						name, (uint64) epoch)));
 	SPI_commit();
 	SPI_finish();
-	PG_RETURN_VOID();
+}
+
+/*
+ * REFRESH MATERIALIZED VIEW of a materialized view USING hummock: a
+ * streaming view is rebuilt (as hummock_stream.rebuild(), outside a
+ * transaction block); one that is not streaming yet (created WITH NO
+ * DATA, as pg_dump's script creates it) becomes a streaming view of its
+ * query, backfilled in this transaction.  False if relid is not USING
+ * hummock (Postgres refreshes it).
+ */
+bool
+HsRefreshMaterializedView(RefreshMatViewStmt *stmt, bool is_top_level)
+{
+	Oid			relid = RangeVarGetRelidExtended(stmt->relation, ShareUpdateExclusiveLock, 0,
+												 NULL, NULL);
+	char	   *name = get_rel_name(relid);
+	HsJobRow	row;
+
+	if (!HsRelidIsHummock(relid) || get_rel_relkind(relid) != RELKIND_MATVIEW)
+		return false;
+	if (!pg_class_ownercheck(relid, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_MATVIEW, name);
+	if (stmt->skipData)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("REFRESH MATERIALIZED VIEW ... WITH NO DATA is not supported for streaming materialized view \"%s\"",
+						name),
+				 errdetail("A streaming materialized view is maintained from its sources; it is never left unpopulated."),
+				 errhint("Drop it with DROP MATERIALIZED VIEW.")));
+	if (HsCatalogReadJob(relid, &row))
+	{
+		PreventInTransactionBlock(is_top_level,
+								  "REFRESH MATERIALIZED VIEW of a streaming materialized view");
+		HsRebuildView(relid, false);
+	}
+	else
+	{
+		/* its query as this session reads it (the search_path deparses it) */
+		Relation	rel = table_open(relid, ExclusiveLock);
+		char	   *definition = pg_get_querydef(get_view_query(rel), false);
+		Query	   *as_written;
+		Query	   *query;
+
+		table_close(rel, NoLock);
+		query = HsAnalyzeViewDefinition(definition, &as_written);
+		(void) HsCreateStreamingView(makeRangeVar(get_namespace_name(get_rel_namespace(relid)),
+												  name, -1),
+									 definition, query, as_written, relid, true, false);
+	}
+	return true;
 }
 
 /*

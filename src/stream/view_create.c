@@ -58,6 +58,11 @@
 #include "access/xact.h"
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
+#include "commands/matview.h"
+#include "commands/tablecmds.h"
+#include "commands/view.h"
+#include "access/tableam.h"
+#include "utils/ruleutils.h"
 #include "catalog/objectaddress.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_class.h"
@@ -117,8 +122,13 @@ PG_FUNCTION_INFO_V1(hummock_stream_create_progress);
  * ---------------------------------------------------------------------
  */
 
-static Query *
-analyze_definition(const char *sql)
+/*
+ * The definition analyzed: the view's query as written (what the
+ * materialized view's rule keeps: *as_written, if not NULL), and with the
+ * Postgres views it reads expanded (what is planned; returned).
+ */
+Query *
+HsAnalyzeViewDefinition(const char *sql, Query **as_written)
 {
 	List	   *raw = pg_parse_query(sql);
 	RawStmt    *rs;
@@ -135,6 +145,8 @@ analyze_definition(const char *sql)
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("a streaming materialized view is defined by a SELECT statement")));
 	q = parse_analyze_fixedparams(rs, sql, NULL, 0, NULL);
+	if (as_written)
+		*as_written = copyObject(q);
 	HsStreamPlanExpandViews(q);
 	return q;
 }
@@ -215,37 +227,53 @@ parse_view_name(const char *name)
 	}
 }
 
+/*
+ * The view's relation: a materialized view USING hummock, as CREATE
+ * MATERIALIZED VIEW ... WITH NO DATA makes it (its columns from the plan's
+ * target list, its rule the query as written, so that Postgres records
+ * what it depends on and pg_dump dumps it as a materialized view); it is
+ * marked populated when the backfill commits.
+ */
 static Oid
-create_view_relation(RangeVar *rv, HsStreamPlan *plan)
+create_view_relation(RangeVar *rv, HsStreamPlan *plan, Query *as_written)
 {
-	StringInfoData sql;
+	CreateStmt *create = makeNode(CreateStmt);
+	ObjectAddress addr;
 	ListCell   *lc;
-	bool		first = true;
+	Query	   *rule = copyObject(as_written);
 
-	initStringInfo(&sql);
-	appendStringInfo(&sql, "CREATE TABLE %s (",
-					 quote_qualified_identifier(rv->schemaname, rv->relname));
+	create->relation = rv;
 	foreach(lc, plan->view_tlist)
 	{
 		TargetEntry *tle = lfirst(lc);
 		Node	   *e = (Node *) tle->expr;
-		Oid			coll = exprCollation(e);
+		ColumnDef  *col = makeColumnDef(tle->resname ? tle->resname : "?column?",
+										exprType(e), exprTypmod(e), exprCollation(e));
 
-		appendStringInfo(&sql, "%s%s %s", first ? "" : ", ",
-						 quote_identifier(tle->resname ? tle->resname : "?column?"),
-						 format_type_with_typemod(exprType(e), exprTypmod(e)));
-		if (OidIsValid(coll) && coll != get_typcollation(exprType(e)))
-			appendStringInfo(&sql, " COLLATE %s", generate_collation_name(coll));
-		first = false;
+		create->tableElts = lappend(create->tableElts, col);
 	}
-	appendStringInfoString(&sql, ") USING hummock");
-	SPI_connect();
-	if (SPI_execute(sql.data, false, 0) != SPI_OK_UTILITY)
-		elog(ERROR, "could not create the view's relation");
-	SPI_finish();
+	create->oncommit = ONCOMMIT_NOOP;
+	create->accessMethod = pstrdup(HS_TABLEAM_NAME);
+	create->if_not_exists = false;
+	addr = DefineRelation(create, RELKIND_MATVIEW, InvalidOid, NULL, NULL);
 	CommandCounterIncrement();
-	pfree(sql.data);
-	return RangeVarGetRelid(rv, NoLock, false);
+	/* the rule's output columns are the relation's (an alias list renames them) */
+	{
+		ListCell   *lt = list_head(plan->view_tlist);
+
+		foreach(lc, rule->targetList)
+		{
+			TargetEntry *tle = lfirst(lc);
+
+			if (tle->resjunk || lt == NULL)
+				continue;
+			tle->resname = pstrdup(((TargetEntry *) lfirst(lt))->resname);
+			lt = lnext(plan->view_tlist, lt);
+		}
+	}
+	StoreViewQuery(addr.objectId, rule, false);
+	CommandCounterIncrement();
+	return addr.objectId;
 }
 
 /*
@@ -292,7 +320,11 @@ typedef struct Creation
 {
 	RangeVar   *rv;				/* the view's name (schema-qualified) */
 	char	   *definition;
-	Query	   *query;
+	Query	   *query;			/* with Postgres views expanded */
+	Query	   *as_written;		/* the materialized view's rule */
+	bool		attach;			/* view: an existing materialized view */
+	Oid			owner;			/* the view's: the caller, or the existing
+								 * relation's owner */
 	HsStreamPlan *plan;
 	Oid			view;
 	Oid		   *state_tables;
@@ -420,7 +452,8 @@ create_setup(Creation *c)
 		(void) HsCaptureEnsure(lfirst_oid(lc));
 		HsCheckNoOwnCapturedWrites(lfirst_oid(lc));
 	}
-	c->view = create_view_relation(c->rv, c->plan);
+	if (!c->attach)
+		c->view = create_view_relation(c->rv, c->plan, c->as_written);
 	c->state_tables = palloc(sizeof(Oid) * Max(c->plan->n_state_tables, 1));
 	for (int i = 0; i < c->plan->n_state_tables; i++)
 		c->state_tables[i] = GetNewObjectId();
@@ -497,7 +530,7 @@ create_backfill(Creation *c, char **position, HsEpoch *first_epoch, HsEpoch *vie
 	store.cache = HsHummockSstCache();
 	store.epoch = HsEpochNow();
 	set_phase(c, HS_CREATION_BACKFILLING);
-	HsSwitchToUser(GetUserId(), &as_owner);
+	HsSwitchToUser(c->owner, &as_owner);
 	HsViewSettingsApply(c->settings);
 	job = HsStreamJobCreate(c->view, c->query, c->state_tables, c->plan->n_state_tables,
 							&store, c->change_log, CurrentMemoryContext);
@@ -507,6 +540,13 @@ create_backfill(Creation *c, char **position, HsEpoch *first_epoch, HsEpoch *vie
 	*first_epoch = HsBackfillAndCommit(job, s0, *view_epoch, false);
 	HsBackfillSetProgress(NULL, -1, NULL);
 	HsRestoreUser(&as_owner);
+	/* readable from the commit on (before, Postgres says "not populated") */
+	{
+		Relation	rel = table_open(c->view, ShareUpdateExclusiveLock);
+
+		SetMatViewPopulatedState(rel, true);
+		table_close(rel, NoLock);
+	}
 	set_phase(c, HS_CREATION_COMMITTING);
 	UnregisterSnapshot(s0);
 	HsVersionUnref(store.version);
@@ -547,8 +587,10 @@ typedef struct CreatorShared
 	char		message[1024];
 	char		detail[1024];
 	char		hint[512];
-	Size		query_len;		/* bytes of query tree text, then the definition,
-								 * then the settings ('name=value' lines) */
+	Size		query_len;		/* bytes of query tree text, then the rule's
+								 * tree text, the definition, the settings
+								 * ('name=value' lines), each NUL-ended */
+	Size		rule_len;
 	Size		definition_len;
 	char		data[FLEXIBLE_ARRAY_MEMBER];
 } CreatorShared;
@@ -711,9 +753,11 @@ HsViewCreatorMain(Datum main_arg)
 		PushActiveSnapshot(GetTransactionSnapshot());
 		MemoryContextSwitchTo(cxt);
 		tree = pnstrdup(sh->data, sh->query_len);
-		c.definition = pstrdup(sh->data + sh->query_len + 1);
+		c.as_written = (Query *) stringToNode(pstrdup(sh->data + sh->query_len + 1));
+		c.definition = pstrdup(sh->data + sh->query_len + 1 + sh->rule_len + 1);
 		{
-			char	   *lines = pstrdup(sh->data + sh->query_len + 1 + sh->definition_len + 1);
+			char	   *lines = pstrdup(sh->data + sh->query_len + 1 + sh->rule_len + 1 +
+										sh->definition_len + 1);
 			char	   *line;
 			char	   *save = NULL;
 
@@ -724,6 +768,7 @@ HsViewCreatorMain(Datum main_arg)
 		c.query = (Query *) stringToNode(tree);
 		c.rv = makeRangeVar(pstrdup(sh->schema), pstrdup(sh->relname), -1);
 		c.change_log = sh->change_log;
+		c.owner = GetUserId();
 		HsSwitchToUser(GetUserId(), &as_owner);
 		c.plan = HsStreamPlanCreate(c.query);
 		HsRestoreUser(&as_owner);
@@ -824,11 +869,13 @@ raise_creator_error(CreatorShared *sh)
  * no creator can start, *no_worker (and nothing was done).
  */
 static Oid
-create_concurrently(RangeVar *rv, const char *definition, Query *q, bool wait,
-					bool change_log, List *settings, bool *no_worker)
+create_concurrently(RangeVar *rv, const char *definition, Query *q, Query *as_written,
+					bool wait, bool change_log, List *settings, bool *no_worker)
 {
 	char	   *tree = nodeToString(q);
 	Size		tlen = strlen(tree);
+	char	   *rule = nodeToString(as_written);
+	Size		rlen = strlen(rule);
 	Size		dlen = strlen(definition);
 	StringInfoData set;
 	ListCell   *lc;
@@ -856,7 +903,7 @@ create_concurrently(RangeVar *rv, const char *definition, Query *q, bool wait,
 	initStringInfo(&set);
 	foreach(lc, settings)
 		appendStringInfo(&set, "%s\n", (char *) lfirst(lc));
-	seg = dsm_create(offsetof(CreatorShared, data) + tlen + dlen + set.len + 3, 0);
+	seg = dsm_create(offsetof(CreatorShared, data) + tlen + rlen + dlen + set.len + 4, 0);
 	sh = dsm_segment_address(seg);
 	memset(sh, 0, offsetof(CreatorShared, data));
 	sh->dboid = MyDatabaseId;
@@ -867,10 +914,12 @@ create_concurrently(RangeVar *rv, const char *definition, Query *q, bool wait,
 	sh->backfill_rate_limit = hs_backfill_rate_limit;
 	sh->change_log = change_log;
 	sh->query_len = tlen;
+	sh->rule_len = rlen;
 	sh->definition_len = dlen;
 	memcpy(sh->data, tree, tlen + 1);
-	memcpy(sh->data + tlen + 1, definition, dlen + 1);
-	memcpy(sh->data + tlen + 1 + dlen + 1, set.data, set.len + 1);
+	memcpy(sh->data + tlen + 1, rule, rlen + 1);
+	memcpy(sh->data + tlen + 1 + rlen + 1, definition, dlen + 1);
+	memcpy(sh->data + tlen + 1 + rlen + 1 + dlen + 1, set.data, set.len + 1);
 
 	memset(&bw, 0, sizeof(bw));
 	bw.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
@@ -982,8 +1031,9 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 	char	   *definition;
 	bool		wait;
 	List	   *names;
-	Creation	c;
-	HsUserContext as_owner;
+	RangeVar   *rv;
+	Query	   *query;
+	Query	   *as_written;
 
 	/* not STRICT: a NULL argument is an error, not a NULL view */
 	if (PG_ARGISNULL(0))
@@ -1008,27 +1058,150 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 	name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	definition = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	names = parse_view_name(name);
-	memset(&c, 0, sizeof(c));
-	c.progress_slot = -1;
-	c.definition = definition;
-	c.change_log = PG_NARGS() > 3 ? PG_GETARG_BOOL(3) : false;
-	c.settings = HsViewSettingsCapture();
-	c.rv = makeRangeVarFromNameList(names);
+	rv = makeRangeVarFromNameList(names);
 	/* as Postgres's own name lookups: a database name must be this one's */
-	if (c.rv->catalogname != NULL && strcmp(c.rv->catalogname, get_database_name(MyDatabaseId)) != 0)
+	if (rv->catalogname != NULL && strcmp(rv->catalogname, get_database_name(MyDatabaseId)) != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cross-database references are not implemented: %s",
 						NameListToString(names))));
 
 	/* step 1, in the caller's session */
-	c.query = analyze_definition(definition);
+	query = HsAnalyzeViewDefinition(definition, &as_written);
+	PG_RETURN_OID(HsCreateStreamingView(rv, definition, query, as_written, InvalidOid, wait,
+										PG_NARGS() > 3 ? PG_GETARG_BOOL(3) : false));
+}
+
+/* Does node read a relation USING hummock that is not a streaming view (yet)? */
+static bool
+reads_unstreamed_walker(Node *node, void *arg)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, RangeTblEntry))
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) node;
+		HsJobRow	job;
+
+		return rte->rtekind == RTE_RELATION && HsRelidIsHummock(rte->relid) &&
+			!HsCatalogReadJob(rte->relid, &job);
+	}
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, reads_unstreamed_walker, arg,
+								 QTW_EXAMINE_RTES_BEFORE);
+	return expression_tree_walker(node, reads_unstreamed_walker, arg);
+}
+
+bool
+HsCreateMaterializedViewStmt(CreateTableAsStmt *stmt)
+{
+	IntoClause *into = stmt->into;
+	const char *am = into->accessMethod ? into->accessMethod : default_table_access_method;
+	Query	   *as_written;
+	Query	   *query;
+	ListCell   *lc;
+	ListCell   *ln;
+
+	if (stmt->objtype != OBJECT_MATVIEW || am == NULL || strcmp(am, HS_TABLEAM_NAME) != 0)
+		return false;
+	if (into->options != NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("storage parameters are not supported for streaming materialized views")));
+	if (into->tableSpaceName != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("tablespaces are not supported for streaming materialized views"),
+				 errdetail("Their rows live in the hummock store under $PGDATA/%s.", HS_DATA_DIR)));
+	if (stmt->if_not_exists)
+	{
+		Oid			nsp = RangeVarGetCreationNamespace(into->rel);
+
+		if (OidIsValid(get_relname_relid(into->rel->relname, nsp)))
+		{
+			ereport(NOTICE,
+					(errcode(ERRCODE_DUPLICATE_TABLE),
+					 errmsg("relation \"%s\" already exists, skipping", into->rel->relname)));
+			return true;
+		}
+	}
+
+	/* CREATE MATERIALIZED VIEW v (a, b) AS ...: the output columns renamed */
+	as_written = copyObject(castNode(Query, stmt->query));
+	ln = list_head(into->colNames);
+	foreach(lc, as_written->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		if (tle->resjunk || ln == NULL)
+			continue;
+		tle->resname = pstrdup(strVal(lfirst(ln)));
+		ln = lnext(into->colNames, ln);
+	}
+	if (ln != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("too many column names were specified")));
+	query = copyObject(as_written);
+	HsStreamPlanExpandViews(query);
+
+	if (into->skipData)
+	{
+		HsUserContext as_owner;
+
+		/*
+		 * WITH NO DATA (as pg_dump's script creates it): Postgres makes the
+		 * materialized view, unpopulated; REFRESH makes it streaming.  Its
+		 * query is checked now, so that a view that cannot stream is
+		 * refused at once (unless it reads a materialized view USING
+		 * hummock that is not streaming yet either: then at REFRESH).
+		 */
+		if (!reads_unstreamed_walker((Node *) query, NULL))
+		{
+			HsSwitchToUser(GetUserId(), &as_owner);
+			(void) HsStreamPlanCreate(query);
+			HsRestoreUser(&as_owner);
+		}
+		return false;
+	}
+	(void) HsCreateStreamingView(into->rel, pg_get_querydef(as_written, false), query,
+								 as_written, InvalidOid, true, false);
+	return true;
+}
+
+/*
+ * Create a streaming view named rv from query (Postgres views expanded)
+ * and as_written (the same before the expansion: the rule of its
+ * materialized view), analyzed in this session; definition is its text.
+ * existing: instead of creating the relation, make the (unpopulated)
+ * materialized view USING hummock of that OID streaming, in this
+ * transaction.  Returns the view's OID.
+ */
+Oid
+HsCreateStreamingView(RangeVar *rv, const char *definition, Query *query, Query *as_written,
+					  Oid existing, bool wait, bool change_log)
+{
+	Creation	c;
+	HsUserContext as_owner;
+
+	memset(&c, 0, sizeof(c));
+	c.progress_slot = -1;
+	c.definition = pstrdup(definition);
+	c.change_log = change_log;
+	c.settings = HsViewSettingsCapture();
+	c.rv = rv;
+	c.query = query;
+	c.as_written = as_written;
+	c.attach = OidIsValid(existing);
+	c.view = existing;
+	c.owner = c.attach ? HsStreamJobOwner(existing) : GetUserId();
 
 	/*
 	 * From here on, what the query evaluates runs as the view's owner (the
-	 * caller) as maintenance will: restricted, with a pinned search_path.
+	 * caller, or a restored view's owner) as maintenance will: restricted,
+	 * with a pinned search_path.
 	 */
-	HsSwitchToUser(GetUserId(), &as_owner);
+	HsSwitchToUser(c.owner, &as_owner);
 	c.plan = HsStreamPlanCreate(c.query);
 	HsRestoreUser(&as_owner);
 	if (c.plan->n_state_tables > HS_ACTOR_MAX_STATE_TABLES)
@@ -1038,19 +1211,21 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 						c.plan->n_state_tables, HS_ACTOR_MAX_STATE_TABLES),
 				 errdetail("Each join needs two, each aggregation or DISTINCT one or two.")));
 
-	/* the caller, who will own the view, may read all it reads (as SELECT) */
+	/* the view's owner may read all it reads (as SELECT) */
+	HsSwitchToUser(c.owner, &as_owner);
 	HsViewCheckPrivileges(HsViewReadsOf(c.query), c.rv->relname, false);
+	HsRestoreUser(&as_owner);
 
-	if (!IsTransactionBlock() && !caller_blocks_creator(c.plan->sources))
+	if (!c.attach && !IsTransactionBlock() && !caller_blocks_creator(c.plan->sources))
 	{
 		bool		no_worker = false;
-		Oid			view = create_concurrently(c.rv, definition, c.query, wait,
+		Oid			view = create_concurrently(c.rv, definition, c.query, c.as_written, wait,
 											   c.change_log, c.settings, &no_worker);
 
 		if (!no_worker)
 		{
 			HsWarnIfNoWorkerSlots(view);
-			PG_RETURN_OID(view);
+			return view;
 		}
 		ereport(NOTICE,
 				(errmsg("no background worker could start to create streaming materialized view \"%s\"; it is created in this transaction",
@@ -1078,7 +1253,7 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 		HsCatalogInsertJob(&row);
 		HsWakeManagerOnCommit();
 		HsWarnIfNoWorkerSlots(c.view);
-		PG_RETURN_OID(c.view);
+		return c.view;
 	}
 }
 

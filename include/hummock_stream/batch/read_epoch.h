@@ -47,6 +47,7 @@ typedef struct HsViewInfo
 	AttrNumber	key_columns[HS_VIEW_MAX_KEY_COLUMNS];
 } HsViewInfo;
 extern const HsViewInfo *HsViewInfoOf(Relation rel);
+extern void HsRejectReadOfCreatingView(Relation rel);
 
 /*
  * The version (a new reference) and epoch a new scan of rel reads, with

@@ -11,9 +11,38 @@
 #ifndef HS_STREAM_VIEW_CREATE_H
 #define HS_STREAM_VIEW_CREATE_H
 
+#include "nodes/parsenodes.h"
 #include "nodes/pg_list.h"
+#include "nodes/primnodes.h"
 
 #include "fmgr.h"
+
+/*
+ * Parse and analyze a view's definition (one SELECT): the query to plan
+ * (Postgres views it reads expanded), and in *as_written (if not NULL) the
+ * query as written, the rule of the view's materialized view.
+ */
+extern Query *HsAnalyzeViewDefinition(const char *sql, Query **as_written);
+
+/*
+ * Create streaming view rv from query and as_written (as
+ * HsAnalyzeViewDefinition gives them) and its definition text: from
+ * autocommit in the background (concurrent protocol), else in this
+ * transaction; wait: return once it is created (else once it is set up).
+ * existing: make that unpopulated materialized view USING hummock (a
+ * restored one) streaming instead of creating a relation, in this
+ * transaction.  Returns the view's OID.
+ */
+extern Oid	HsCreateStreamingView(RangeVar *rv, const char *definition, Query *query,
+								  Query *as_written, Oid existing, bool wait, bool change_log);
+
+/*
+ * CREATE MATERIALIZED VIEW ... USING hummock (or with hummock as
+ * default_table_access_method): create it as a streaming view (true,
+ * done), or, WITH NO DATA, check its query and let Postgres create it
+ * unpopulated (false, as for any other statement).
+ */
+extern bool HsCreateMaterializedViewStmt(CreateTableAsStmt *stmt);
 
 /*
  * Refuse to create a view in a transaction that already wrote to its

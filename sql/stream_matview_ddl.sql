@@ -1,0 +1,96 @@
+-- Streaming views with Postgres's own DDL: a streaming view is a
+-- materialized view USING hummock.  CREATE MATERIALIZED VIEW ... USING
+-- hummock (or with default_table_access_method = hummock) creates one;
+-- WITH NO DATA leaves it unpopulated until REFRESH makes it streaming (as
+-- a pg_dump script does); REFRESH of a streaming view rebuilds it;
+-- ALTER/DROP MATERIALIZED VIEW, \dm and pg_matviews work as for any
+-- materialized view.
+CREATE EXTENSION hummock_stream;
+CREATE TABLE sales (id int PRIMARY KEY, region text, amount numeric);
+INSERT INTO sales SELECT i, 'r' || i % 3, i * 1.5 FROM generate_series(1, 30) i;
+
+CREATE MATERIALIZED VIEW by_region USING hummock AS
+  SELECT region, count(*) AS n, sum(amount) AS total FROM sales GROUP BY region;
+SELECT * FROM by_region ORDER BY region;
+SELECT relkind, amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE c.oid = 'by_region'::regclass;
+SELECT name, state FROM hummock_stream.jobs ORDER BY name::text;
+INSERT INTO sales VALUES (100, 'r0', 1000);
+SELECT hummock_stream.wait('by_region');
+SELECT * FROM by_region WHERE region = 'r0';
+SELECT matviewname, ispopulated, definition FROM pg_matviews WHERE matviewname = 'by_region';
+\dm
+
+-- the default access method; column names; IF NOT EXISTS
+SET default_table_access_method = hummock;
+CREATE MATERIALIZED VIEW big_sales (sale, amt) AS SELECT id, amount FROM sales WHERE amount > 40;
+RESET default_table_access_method;
+SELECT * FROM big_sales ORDER BY sale LIMIT 3;
+CREATE MATERIALIZED VIEW IF NOT EXISTS big_sales USING hummock AS SELECT 1 AS x FROM sales;
+-- a view over it
+CREATE MATERIALIZED VIEW big_count USING hummock AS SELECT count(*) AS n FROM big_sales;
+SELECT * FROM big_count;
+
+-- WITH NO DATA: not populated (not streaming) until REFRESH
+CREATE MATERIALIZED VIEW later USING hummock AS
+  SELECT region, max(amount) AS top FROM sales GROUP BY region WITH NO DATA;
+SELECT count(*) FROM later;
+SELECT count(*) AS jobs FROM hummock_stream.jobs WHERE name = 'later'::regclass;
+INSERT INTO sales VALUES (101, 'r1', 2000);
+REFRESH MATERIALIZED VIEW later;
+SELECT * FROM later ORDER BY region;
+SELECT state FROM hummock_stream.jobs WHERE name = 'later'::regclass;
+INSERT INTO sales VALUES (102, 'r2', 3000);
+SELECT hummock_stream.wait('later');
+SELECT * FROM later ORDER BY region;
+-- a query that cannot stream is refused WITH NO DATA too
+CREATE MATERIALIZED VIEW bad USING hummock AS SELECT id FROM sales LIMIT 3 WITH NO DATA;
+
+-- REFRESH of a streaming view rebuilds it (outside a transaction block)
+REFRESH MATERIALIZED VIEW by_region;
+SELECT * FROM by_region ORDER BY region;
+REFRESH MATERIALIZED VIEW CONCURRENTLY by_region;
+BEGIN;
+REFRESH MATERIALIZED VIEW by_region;
+ROLLBACK;
+REFRESH MATERIALIZED VIEW by_region WITH NO DATA;
+
+-- ALTER and DROP as for any materialized view
+ALTER MATERIALIZED VIEW big_sales RENAME TO large_sales;
+ALTER MATERIALIZED VIEW large_sales RENAME COLUMN amt TO amount;
+CREATE SCHEMA reports;
+ALTER MATERIALIZED VIEW by_region SET SCHEMA reports;
+CREATE ROLE matview_owner;
+GRANT SELECT ON sales TO matview_owner;	-- (a view's owner reads its sources)
+ALTER MATERIALIZED VIEW reports.by_region OWNER TO matview_owner;
+INSERT INTO sales VALUES (103, 'r1', 5);
+SELECT hummock_stream.wait();
+SELECT * FROM reports.by_region ORDER BY region;
+SELECT * FROM large_sales ORDER BY sale DESC LIMIT 2;
+SELECT name, state FROM hummock_stream.jobs ORDER BY name::text;
+-- rows of a view are the engine's: DML and TRUNCATE are refused
+INSERT INTO large_sales VALUES (1, 1);
+TRUNCATE large_sales;
+-- a source column a view uses keeps its type (Postgres's own rule for views)
+ALTER TABLE sales ALTER COLUMN amount TYPE float8;
+DROP TABLE sales;
+DROP MATERIALIZED VIEW large_sales;
+DROP MATERIALIZED VIEW large_sales CASCADE;
+DROP MATERIALIZED VIEW reports.by_region, later;
+SELECT name FROM hummock_stream.jobs;
+
+-- refused
+CREATE MATERIALIZED VIEW m_ts USING hummock TABLESPACE pg_default AS SELECT id FROM sales;
+CREATE MATERIALIZED VIEW m_opt USING hummock WITH (fillfactor = 50) AS SELECT id FROM sales;
+CREATE MATERIALIZED VIEW m_cols (a, b) USING hummock AS SELECT id FROM sales;
+-- a materialized view of another access method is Postgres's own
+CREATE MATERIALIZED VIEW plain AS SELECT count(*) AS n FROM sales;
+REFRESH MATERIALIZED VIEW plain;
+SELECT * FROM plain;
+DROP MATERIALIZED VIEW plain;
+
+SET client_min_messages = warning;	-- the capture log's name has an OID
+DROP EXTENSION hummock_stream CASCADE;
+RESET client_min_messages;
+DROP TABLE sales;
+DROP SCHEMA reports;
+DROP ROLE matview_owner;
