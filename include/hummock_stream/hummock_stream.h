@@ -11,7 +11,7 @@
 #define HUMMOCK_STREAM_H
 
 #define HS_EXTENSION_NAME		"hummock_stream"
-#define HS_EXTENSION_VERSION	"0.1"
+#define HS_EXTENSION_VERSION	"0.2"
 #define HS_SCHEMA_NAME			"hummock_stream"
 #define HS_TABLEAM_NAME			"hummock"	/* the table access method */
 

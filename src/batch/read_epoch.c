@@ -242,7 +242,8 @@ statement_global_epoch(const HsVersion *v)
  * What the catalog says of a streaming view (stream_jobs): its first epoch
  * and its key columns; first_epoch 0 if rel is not a view.  Neither ever
  * changes, so it is cached for the session (by relid and relfilenode,
- * which a reused OID would not share).
+ * which a reused OID would not share, and whether rel is populated: an
+ * unpopulated materialized view has no job until REFRESH attaches one).
  */
 const HsViewInfo *
 HsViewInfoOf(Relation rel)
@@ -262,9 +263,12 @@ HsViewInfoOf(Relation rel)
 							HASH_ELEM | HASH_BLOBS);
 	}
 	e = hash_search(cache, &relid, HASH_ENTER, &found);
-	if (found && e->relfilenode == rel->rd_node.relNode)
+	if (found && e->relfilenode == rel->rd_node.relNode &&
+		e->populated == RelationIsPopulated(rel))
 		return e;
 	e->relfilenode = rel->rd_node.relNode;
+	/* REFRESH of a materialized view made WITH NO DATA makes it a view */
+	e->populated = RelationIsPopulated(rel);
 	e->first_epoch = 0;
 	e->creating = false;
 	e->n_key_columns = 0;

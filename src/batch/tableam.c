@@ -823,38 +823,6 @@ hummock_relation_toast_am(Relation rel)
  * ------------------------------------------------------------------------
  */
 
-void
-HsTableSizeEstimate(const HsVersion *v, HsTableId t, double *keys, uint64 *bytes)
-{
-	*keys = 0;
-	*bytes = 0;
-	/* key counts of the SSTs that hold the table: versions overcount */
-	for (int i = 0; i < v->n_sub_levels; i++)
-		for (int j = 0; j < v->sub_levels[i].n_ssts; j++)
-		{
-			HsSstInfo  *s = v->sub_levels[i].ssts[j];
-
-			for (uint32 k = 0; k < s->table_count; k++)
-				if (s->table_ids[k] == t)
-				{
-					*keys += s->table_key_counts[k];
-					*bytes += s->file_size / Max(s->table_count, 1);
-				}
-		}
-	for (int l = 0; l < HS_MAX_LEVEL; l++)
-		for (int j = 0; j < v->levels[l].n_ssts; j++)
-		{
-			HsSstInfo  *s = v->levels[l].ssts[j];
-
-			for (uint32 k = 0; k < s->table_count; k++)
-				if (s->table_ids[k] == t)
-				{
-					*keys += s->table_key_counts[k];
-					*bytes += s->file_size / Max(s->table_count, 1);
-				}
-		}
-}
-
 static void
 hummock_relation_estimate_size(Relation rel, int32 *attr_widths,
 							   BlockNumber *pages, double *tuples,
@@ -864,7 +832,7 @@ hummock_relation_estimate_size(Relation rel, int32 *attr_widths,
 	double		keys;
 	uint64		bytes;
 
-	HsTableSizeEstimate(v, (HsTableId) RelationGetRelid(rel), &keys, &bytes);
+	HsVersionTableSize(v, (HsTableId) RelationGetRelid(rel), &keys, &bytes);
 	HsVersionUnref(v);
 	*tuples = keys;
 	*pages = (BlockNumber) Max(1, bytes / BLCKSZ);

@@ -79,7 +79,7 @@ PG_FUNCTION_INFO_V1(hummock_stream_estimated_rows);
 PG_FUNCTION_INFO_V1(hummock_stream_estimated_size);
 
 /*
- * The SST statistics of relid in the newest version (HsTableSizeEstimate);
+ * The SST statistics of relid in the newest version (HsVersionTableSize);
  * false if relid is not a relation USING hummock.
  */
 static bool
@@ -90,7 +90,7 @@ relation_size_estimate(Oid relid, double *keys, uint64 *bytes)
 	if (!HsRelidIsHummock(relid))
 		return false;
 	v = HsHummockCurrentVersion();
-	HsTableSizeEstimate(v, (HsTableId) relid, keys, bytes);
+	HsVersionTableSize(v, (HsTableId) relid, keys, bytes);
 	HsVersionUnref(v);
 	return true;
 }

@@ -25,6 +25,7 @@
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/stream/backfill.h"
+#include "hummock_stream/stream/job_stats.h"
 #include "hummock_stream/meta/launcher.h"
 #include "hummock_stream/pg/shared_block_cache.h"
 #include "hummock_stream/stream/compute_worker.h"
@@ -231,6 +232,15 @@ HsGucDefine(void)
 							0, 0, INT_MAX,
 							PGC_USERSET,
 							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("hummock_stream.log_min_epoch_duration",
+							"Logs a view's epoch that takes at least this long to maintain (-1: none).",
+							"The line names the view, the epoch, the time and the rows read and written; hummock_stream.job_stats has the totals.",
+							&hs_log_min_epoch_duration,
+							10000, -1, INT_MAX,
+							PGC_SIGHUP,
+							GUC_UNIT_MS,
 							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved(HS_EXTENSION_NAME);

@@ -30,12 +30,14 @@
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/pg/shared_block_cache.h"
 #include "hummock_stream/stream/capture_marks.h"
+#include "hummock_stream/stream/job_stats.h"
 
 static const HsShmemItem shmem_items[] = {
 	{"global", HsGlobalShmemSize, HsGlobalShmemInit},
 	{"databases and pins", HsDbStateShmemSize, HsDbStateShmemInit},
 	{"shared block cache", HsSharedBlockCacheShmemSize, HsSharedBlockCacheShmemInit},
 	{"capture marks", HsCaptureMarksShmemSize, HsCaptureMarksShmemInit},
+	{"job statistics", HsJobStatsShmemSize, HsJobStatsShmemInit},
 };
 
 #define HS_SHMEM_NITEMS lengthof(shmem_items)

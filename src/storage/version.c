@@ -880,3 +880,35 @@ fail:
 	HsVersionUnref(v);
 	return false;
 }
+
+void
+HsVersionTableSize(const HsVersion *v, HsTableId t, double *keys, uint64_t *bytes)
+{
+	*keys = 0;
+	*bytes = 0;
+	/* key counts of the SSTs that hold the table: versions overcount */
+	for (int i = 0; i < v->n_sub_levels; i++)
+		for (int j = 0; j < v->sub_levels[i].n_ssts; j++)
+		{
+			HsSstInfo  *s = v->sub_levels[i].ssts[j];
+
+			for (uint32_t k = 0; k < s->table_count; k++)
+				if (s->table_ids[k] == t)
+				{
+					*keys += s->table_key_counts[k];
+					*bytes += s->file_size / (s->table_count > 0 ? s->table_count : 1);
+				}
+		}
+	for (int l = 0; l < HS_MAX_LEVEL; l++)
+		for (int j = 0; j < v->levels[l].n_ssts; j++)
+		{
+			HsSstInfo  *s = v->levels[l].ssts[j];
+
+			for (uint32_t k = 0; k < s->table_count; k++)
+				if (s->table_ids[k] == t)
+				{
+					*keys += s->table_key_counts[k];
+					*bytes += s->file_size / (s->table_count > 0 ? s->table_count : 1);
+				}
+		}
+}

@@ -23,6 +23,7 @@
  */
 #include "postgres.h"
 
+#include "portability/instr_time.h"
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
@@ -31,6 +32,7 @@
 #include "hummock_stream/storage/shared_buffer.h"
 #include "hummock_stream/stream/actor.h"
 #include "hummock_stream/stream/compute_worker.h"
+#include "hummock_stream/stream/job_stats.h"
 #include "hummock_stream/stream/stream_job.h"
 #include "hummock_stream/stream/view_settings.h"
 
@@ -96,8 +98,24 @@ job_on_barrier(HsActor *a, const HsActorBarrier *b, bool paused, TimestampTz *wa
 	HsStreamJobSetChangeLog(job, a->write_old_values);
 	PG_TRY();
 	{
+		instr_time	start,
+					elapsed;
+		int64		rows_before = job->rows_in;
+
+		INSTR_TIME_SET_CURRENT(start);
 		HsStreamJobConsume(job, b->snapshot);
 		HsStreamJobFlush(job);
+		INSTR_TIME_SET_CURRENT(elapsed);
+		INSTR_TIME_SUBTRACT(elapsed, start);
+		HsJobStatsReport(job, b->prev_epoch, INSTR_TIME_GET_MILLISEC(elapsed));
+		if (hs_log_min_epoch_duration >= 0 &&
+			INSTR_TIME_GET_MILLISEC(elapsed) >= hs_log_min_epoch_duration)
+			ereport(LOG,
+					(errmsg("streaming materialized view \"%s\" took %.3f ms to maintain epoch %llu",
+							get_rel_name(job->job_id), INSTR_TIME_GET_MILLISEC(elapsed),
+							(unsigned long long) b->prev_epoch),
+					 errdetail("%lld input rows read.",
+							   (long long) (job->rows_in - rows_before))));
 	}
 	PG_FINALLY();
 	{

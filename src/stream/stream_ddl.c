@@ -78,6 +78,7 @@
 #include "hummock_stream/stream/backfill.h"
 #include "hummock_stream/stream/capture.h"
 #include "hummock_stream/stream/compute_worker.h"
+#include "hummock_stream/stream/job_stats.h"
 #include "hummock_stream/stream/stream_ddl.h"
 #include "hummock_stream/stream/stream_job.h"
 #include "hummock_stream/stream/view_settings.h"
@@ -381,6 +382,9 @@ HsStreamJobDropped(Oid relid)
 	foreach(lc, sources)
 		HsCaptureRemoveAtCommit(lfirst_oid(lc));
 	if (tables != NIL)
+	{
+		HsJobStatsForget(relid);
 		HsWakeManagerOnCommit();
+	}
 	return tables;
 }

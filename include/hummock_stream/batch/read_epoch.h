@@ -41,6 +41,7 @@ typedef struct HsViewInfo
 {
 	Oid			relid;			/* hash key */
 	Oid			relfilenode;
+	bool		populated;		/* RelationIsPopulated when it was read */
 	uint64		first_epoch;	/* 0: not a streaming view (or being created) */
 	bool		creating;		/* a view being created (not cached) */
 	int			n_key_columns;	/* see stream_plan.h, key_columns */

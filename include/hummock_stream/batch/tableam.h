@@ -16,13 +16,6 @@
 
 struct HsVersion;
 
-/*
- * Keys and bytes of table t in the SSTs of v (an estimate: every version
- * and tombstone of a key counts).
- */
-extern void HsTableSizeEstimate(const struct HsVersion *v, uint32 t,
-								double *keys, uint64 *bytes);
-
 /* Is rel a relation USING hummock? */
 extern bool HsRelationIsHummock(Relation rel);
 

@@ -201,6 +201,14 @@ extern const HsTableChangeLog *HsVersionChangeLog(const HsVersion *v,
 extern bool HsVersionTableDropped(const HsVersion *v, HsTableId table_id);
 
 /*
+ * Keys and bytes of table t in the SSTs of v (an estimate: every version
+ * and tombstone of a key counts; an SST shared by several tables counts for
+ * each a share by its table count).
+ */
+extern void HsVersionTableSize(const HsVersion *v, HsTableId t, double *keys,
+							   uint64_t *bytes);
+
+/*
  * Check that table_id can be read at epoch: the table exists and epoch is
  * not older than its safe epoch.  HS_INVALID_ARGUMENT naming the table
  * otherwise.  (An epoch above the committed epoch reads the committed

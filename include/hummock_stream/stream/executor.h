@@ -47,6 +47,16 @@ struct HsExec
 	HsExecResetFunc reset;
 	TupleTableSlot *out;		/* the slot it emits rows in, or NULL */
 	MemoryContext row_cxt;		/* reset per pushed row, or NULL */
+
+	/*
+	 * Statistics (job_stats): rows pushed in and emitted.  A port (an input
+	 * of a join or union) counts its rows in its executor's rows_in: its
+	 * counter points there (HsExecCountInto), and its downstream is that
+	 * executor, so a walk from the leaves meets every executor.
+	 */
+	uint64	   *rows_in_counter;	/* &rows_in, or the owner's */
+	uint64		rows_in;
+	uint64		rows_out;
 };
 
 /*
@@ -97,7 +107,24 @@ HsExecPush(HsExec *e, TupleTableSlot *row, int sign)
 {
 	if (unlikely(++hs_exec_pushes >= HS_EXEC_PUSHES_PER_CHECK))
 		HsExecCheckInterrupts();
+	(*e->rows_in_counter)++;
 	e->push(e, row, sign);
+}
+
+/* Emit a row of self's downstream (what every executor does with a result). */
+static inline void
+HsExecEmit(HsExec *self, TupleTableSlot *row, int sign)
+{
+	self->rows_out++;
+	HsExecPush(self->downstream, row, sign);
+}
+
+/* A port of owner: its rows count as owner's, and a walk goes on to owner. */
+static inline void
+HsExecCountInto(HsExec *port, HsExec *owner)
+{
+	port->rows_in_counter = &owner->rows_in;
+	port->downstream = owner;
 }
 
 static inline void

@@ -48,6 +48,7 @@ typedef struct HsStreamJob
 								 * checks at every epoch */
 	List	   *settings;		/* 'name=value': in force while it is
 								 * evaluated (view_settings.h) */
+	struct HsJobStatsCursor *stats; /* what job_stats.c reported so far */
 } HsStreamJob;
 
 /*

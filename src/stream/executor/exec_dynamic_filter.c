@@ -144,7 +144,7 @@ flip_row(const char *key, int keylen, const char *value, int vlen, void *arg)
 	memcpy(out->tts_values, s->values, sizeof(Datum) * f->in_desc->natts);
 	memcpy(out->tts_isnull, s->nulls, sizeof(bool) * f->in_desc->natts);
 	ExecStoreVirtualTuple(out);
-	HsExecPush(f->exec.downstream, out,
+	HsExecEmit(&f->exec, out,
 			   (int) (is ? HsCountedRowCount(value) : -HsCountedRowCount(value)));
 	pfree(copy);
 	return true;
@@ -311,7 +311,7 @@ dynamic_filter_push(HsExec *self, TupleTableSlot *row, int sign)
 	}
 	MemoryContextSwitchTo(old);
 	if (passes(f, key.data + 1, key.len - 1, &f->bound_bytes))
-		HsExecPush(f->exec.downstream, row, sign);
+		HsExecEmit(&f->exec, row, sign);
 }
 
 static void

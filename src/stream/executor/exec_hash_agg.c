@@ -394,7 +394,7 @@ emit(HashAggExec *a, Datum *values, bool *nulls, int sign)
 	memcpy(out->tts_values, values, sizeof(Datum) * out->tts_tupleDescriptor->natts);
 	memcpy(out->tts_isnull, nulls, sizeof(bool) * out->tts_tupleDescriptor->natts);
 	ExecStoreVirtualTuple(out);
-	HsExecPush(a->exec.downstream, out, sign);
+	HsExecEmit(&a->exec, out, sign);
 }
 
 static void

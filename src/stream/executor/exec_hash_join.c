@@ -446,7 +446,7 @@ emit(HashJoinExec *j, Datum *lv, bool *ln, Datum *rv, bool *rn,
 			o->tts_isnull[nl + nr] = false;
 		}
 		ExecStoreVirtualTuple(o);
-		HsExecPush(j->exec.downstream, o, sign);
+		HsExecEmit(&j->exec, o, sign);
 	}
 }
 
@@ -734,6 +734,7 @@ init_side(HashJoinExec *j, int s, TupleDesc desc, List *keys, const int *ukey,
 	cache_create(side);
 	HsExecInit(&side->port.exec, &join_port_methods[s], j->exec.out_desc);
 	side->port.join = j;
+	HsExecCountInto(&side->port.exec, &j->exec);
 	side->port.side = s;
 }
 

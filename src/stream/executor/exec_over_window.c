@@ -336,7 +336,7 @@ emit_row(OverWindowExec *w, const HsBytesKey *bytes, int64 count, int sign)
 								 out->tts_values, out->tts_isnull);
 	ExecStoreVirtualTuple(out);
 	for (int64 i = 0; i < count; i++)
-		HsExecPush(w->exec.downstream, out, sign);
+		HsExecEmit(&w->exec, out, sign);
 	pfree(copy);
 }
 

@@ -39,7 +39,7 @@ project_push(HsExec *self, TupleTableSlot *row, int sign)
 	if (p->qual && !ExecQual(p->qual, econtext))
 		return;
 	out = ExecProject(p->proj);
-	HsExecPush(self->downstream, out, sign);
+	HsExecEmit(self, out, sign);
 }
 
 static void

@@ -91,7 +91,7 @@ project_set_push(HsExec *self, TupleTableSlot *row, int sign)
 		out->tts_values[p->ninput + p->nfuncs] = Int64GetDatum(++n);
 		out->tts_isnull[p->ninput + p->nfuncs] = false;
 		ExecStoreVirtualTuple(out);
-		HsExecPush(p->exec.downstream, out, sign);
+		HsExecEmit(&p->exec, out, sign);
 		/* a function that returned one value and no set is done */
 		for (int k = 0; k < p->nfuncs; k++)
 			if (p->done[k] == ExprSingleResult)

@@ -43,7 +43,7 @@ replicate_push(HsExec *self, TupleTableSlot *row, int sign)
 	memcpy(out->tts_isnull, row->tts_isnull, sizeof(bool) * r->ncols);
 	ExecStoreVirtualTuple(out);
 	for (int64 i = 0; i < count; i++)
-		HsExecPush(r->exec.downstream, out, sign);
+		HsExecEmit(&r->exec, out, sign);
 }
 
 static void

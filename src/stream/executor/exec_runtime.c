@@ -50,6 +50,9 @@ HsExecInit(HsExec *e, const HsExecMethods *m, TupleDesc out_desc)
 	e->name = m->name;
 	e->out_desc = out_desc;
 	e->downstream = NULL;
+	e->rows_in_counter = &e->rows_in;
+	e->rows_in = 0;
+	e->rows_out = 0;
 	e->push = m->push;
 	e->flush = m->flush;
 	e->reset = m->reset ? m->reset : exec_reset_nothing;

@@ -279,7 +279,7 @@ static void
 emit_tuple(TopNExec *t, MinimalTuple mt, int sign)
 {
 	ExecStoreMinimalTuple(mt, t->exec.out, false);
-	HsExecPush(t->exec.downstream, t->exec.out, sign);
+	HsExecEmit(&t->exec, t->exec.out, sign);
 	ExecClearTuple(t->exec.out);
 }
 

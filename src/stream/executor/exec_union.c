@@ -33,7 +33,7 @@ struct UnionExec
 static void
 port_push(HsExec *self, TupleTableSlot *row, int sign)
 {
-	HsExecPush(((UnionPort *) self)->u->exec.downstream, row, sign);
+	HsExecEmit(&((UnionPort *) self)->u->exec, row, sign);
 }
 
 static void
@@ -96,6 +96,7 @@ HsExecUnionCreate(TupleDesc desc, int ninputs, HsExec **ports)
 	{
 		HsExecInit(&u->ports[i].exec, &union_port_methods, desc);
 		u->ports[i].u = u;
+		HsExecCountInto(&u->ports[i].exec, &u->exec);
 		ports[i] = &u->ports[i].exec;
 	}
 	return &u->exec;
