@@ -293,6 +293,18 @@ HsViewInfoOf(Relation rel)
 	return e;
 }
 
+/* Scans recorded for EXPLAIN ANALYZE (HsScanRecordingStart). */
+#define RECORDED_SCANS 64
+typedef struct RecordedScan
+{
+	Oid			relid;
+	uint64		epoch;
+} RecordedScan;
+static bool recording = false;
+static int	n_recorded = 0;
+static RecordedScan recorded[RECORDED_SCANS];
+static void record_scan(Oid relid, uint64 epoch);
+
 /* Raise the error of reading a view whose creation has not finished. */
 void
 HsRejectReadOfCreatingView(Relation rel)
@@ -407,5 +419,50 @@ HsScanResolve(Relation rel, struct HsVersion **version, uint64 *epoch)
 	*epoch = scan_epoch(rel, *version);
 	if (*epoch != 0)
 		HsPinVersion(MyDatabaseId, (*version)->id, *epoch);
+	if (recording)
+		record_scan(RelationGetRelid(rel), *epoch);
+}
+
+/*
+ * The epochs scans read while a recording is on (EXPLAIN ANALYZE shows
+ * them): the first one of each relation, up to RECORDED_SCANS relations.
+ */
+static void
+record_scan(Oid relid, uint64 epoch)
+{
+	for (int i = 0; i < n_recorded; i++)
+		if (recorded[i].relid == relid)
+			return;
+	if (n_recorded < RECORDED_SCANS)
+	{
+		recorded[n_recorded].relid = relid;
+		recorded[n_recorded].epoch = epoch;
+		n_recorded++;
+	}
+}
+
+void
+HsScanRecordingStart(void)
+{
+	recording = true;
+	n_recorded = 0;
+}
+
+bool
+HsScanRecorded(Oid relid, uint64 *epoch)
+{
+	for (int i = 0; i < n_recorded; i++)
+		if (recorded[i].relid == relid)
+		{
+			*epoch = recorded[i].epoch;
+			return true;
+		}
+	return false;
+}
+
+void
+HsScanRecordingStop(void)
+{
+	recording = false;
 }
 

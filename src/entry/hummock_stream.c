@@ -22,6 +22,7 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
+#include "hummock_stream/batch/explain.h"
 #include "hummock_stream/batch/tableam.h"
 #include "hummock_stream/entry/guc.h"
 #include "hummock_stream/entry/shmem.h"
@@ -52,6 +53,7 @@ _PG_init(void)
 	HsTableAmInstallHooks(HsStreamJobDropped);	/* a view's job goes with it */
 	HsKeyScanInstall();
 	HsBackwardScanInstall();
+	HsExplainInstall();
 	HsLauncherRegister();
 }
 

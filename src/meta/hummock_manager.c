@@ -852,3 +852,16 @@ HsHummockTrimDeltas(void)
 	SPI_finish();
 	return n;
 }
+
+/* Hits and misses of this process's block cache since it started. */
+void
+HsHummockBlockCacheStats(uint64 *hits, uint64 *misses)
+{
+	uint64_t	h = 0,
+				m = 0;
+
+	if (block_cache != NULL)
+		HsBlockCacheStats(block_cache, &h, &m);
+	*hits = h;
+	*misses = m;
+}

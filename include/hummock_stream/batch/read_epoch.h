@@ -57,4 +57,12 @@ extern void HsRejectReadOfCreatingView(Relation rel);
 extern void HsScanResolve(Relation rel, struct HsVersion **version,
 						  uint64 *epoch);
 
+/*
+ * Record the epoch each relation's first scan reads from now on (EXPLAIN
+ * ANALYZE), look one up, stop.  A new start forgets what was recorded.
+ */
+extern void HsScanRecordingStart(void);
+extern bool HsScanRecorded(Oid relid, uint64 *epoch);
+extern void HsScanRecordingStop(void);
+
 #endif							/* HS_BATCH_READ_EPOCH_H */

@@ -129,4 +129,7 @@ extern uint64 HsHummockTrimDeltas(void);
 /* The env of hummock memory: CurrentMemoryContext, files tracked. */
 extern HsEnv *HsHummockEnv(void);
 
+/* Hits and misses of this process's block cache since it started. */
+extern void HsHummockBlockCacheStats(uint64 *hits, uint64 *misses);
+
 #endif							/* HS_META_HUMMOCK_MANAGER_H */
