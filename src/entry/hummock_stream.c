@@ -29,6 +29,7 @@
 #include "hummock_stream/entry/utility_hook.h"
 #include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/meta/launcher.h"
+#include "hummock_stream/pg/wal_files.h"
 #include "hummock_stream/stream/stream_ddl.h"
 
 PG_MODULE_MAGIC;
@@ -48,6 +49,7 @@ _PG_init(void)
 				 errhint("Add hummock_stream to shared_preload_libraries in postgresql.conf and restart the server.")));
 
 	HsGucDefine();
+	HsWalRegister();			/* before any WAL is replayed */
 	HsShmemInstallHooks();
 	HsUtilityHookInstall();
 	HsTableAmInstallHooks(HsStreamJobDropped);	/* a view's job goes with it */

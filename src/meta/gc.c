@@ -40,6 +40,7 @@
 #include "hummock_stream/meta/gc.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/pg/env_pg.h"
+#include "hummock_stream/pg/wal_files.h"
 
 typedef struct OrphanScan
 {
@@ -164,7 +165,10 @@ HsHummockCollectGarbage(HsGcResult *result)
 		hash_search(scan.referenced, &id, HASH_FIND, &found);
 		if (stale[i].stale_since <= keep_since && !found)
 		{
+			/* standby queries older than the staleness conflict (wal_files.c) */
+			HsWalSetRemoveConflict(stale[i].stale_xid);
 			remove_object(store, id, false);
+			HsWalSetRemoveConflict(InvalidTransactionId);
 			HsHummockForgetStaleObject(id);
 			result->stale_deleted++;
 		}

@@ -43,6 +43,7 @@
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "commands/extension.h"
@@ -276,11 +277,32 @@ refresh_cache(uint64 want)
 	cached_version = cu.v;
 }
 
+/*
+ * On a standby nothing commits versions, so nothing publishes them: a
+ * reader rolls its cache forward over the deltas the WAL replayed into the
+ * catalog, and publishes what it found (so pins and waits see it).
+ */
+static void
+standby_catch_up(void)
+{
+	HsDbState  *db = HsDbStateGet(MyDatabaseId, true);
+
+	check_incarnation();
+	refresh_cache(cached_version ? cached_version->id + 1 : 1);
+	if (cached_version->id > pg_atomic_read_u64(&db->version_id))
+		HsDbStatePublishVersion(db, cached_version->id);
+}
+
 HsVersion *
 HsHummockCurrentVersion(void)
 {
-	HsDbState  *db = HsDbStateGet(MyDatabaseId, true);
-	uint64		published = pg_atomic_read_u64(&db->version_id);
+	HsDbState  *db;
+	uint64		published;
+
+	if (RecoveryInProgress())
+		standby_catch_up();
+	db = HsDbStateGet(MyDatabaseId, true);
+	published = pg_atomic_read_u64(&db->version_id);
 
 	check_incarnation();
 	refresh_cache(published);
@@ -296,7 +318,11 @@ HsHummockCurrentVersion(void)
 HsVersion *
 HsHummockPinnedVersion(HsEpoch epoch)
 {
-	uint64		pinned = HsPinPublishedVersion(MyDatabaseId, epoch);
+	uint64		pinned;
+
+	if (RecoveryInProgress())
+		standby_catch_up();
+	pinned = HsPinPublishedVersion(MyDatabaseId, epoch);
 
 	check_incarnation();
 	refresh_cache(pinned);
@@ -795,7 +821,7 @@ HsHummockStaleObjects(HsStaleObject **out)
 	int			n;
 
 	SPI_connect();
-	if (SPI_execute("SELECT object_id, stale_since FROM hummock_stream.stale_objects",
+	if (SPI_execute("SELECT object_id, stale_since, xmin::text::bigint FROM hummock_stream.stale_objects",
 					true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read hummock stale objects");
 	n = (int) SPI_processed;
@@ -808,6 +834,9 @@ HsHummockStaleObjects(HsStaleObject **out)
 																   SPI_tuptable->tupdesc, 1, &isnull));
 		(*out)[i].stale_since = (uint64) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
 																	 SPI_tuptable->tupdesc, 2, &isnull));
+		/* the transaction that made it stale (it inserted the row) */
+		(*out)[i].stale_xid = (TransactionId) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
+																		  SPI_tuptable->tupdesc, 3, &isnull));
 	}
 	SPI_finish();
 	return n;

@@ -20,7 +20,10 @@
  *	  for readers kept in a cache across transactions;
  *	- a rename is durable: the file is fsynced, renamed, and its directory
  *	  fsynced (as durable_rename does, but returning a status instead of
- *	  raising an error).
+ *	  raising an error);
+ *	- every change to a file under pg_hummock/ (create, write, rename,
+ *	  remove, mkdir) is WAL-logged (wal_files.c), so standbys and PITR
+ *	  restores have the objects their version catalog names.
  *
  * src/pg/env_pg.c
  *
@@ -43,6 +46,7 @@
 #include "utils/resowner.h"
 
 #include "hummock_stream/pg/env_pg.h"
+#include "hummock_stream/pg/wal_files.h"
 
 struct HsFile
 {
@@ -182,8 +186,10 @@ new_file(HsEnv *env, File vfd, const char *path, bool writable)
 static bool
 env_open_writable(HsEnv *env, const char *path, HsFile **out, HsStatus *st)
 {
-	File		vfd = PathNameOpenFile(path, O_RDWR | O_CREAT | O_TRUNC | PG_BINARY);
+	File		vfd;
 
+	HsWalLogFileCreate(path);
+	vfd = PathNameOpenFile(path, O_RDWR | O_CREAT | O_TRUNC | PG_BINARY);
 	if (vfd < 0)
 		return io_error(st, errno, "create", path);
 	*out = new_file(env, vfd, path, true);
@@ -206,6 +212,7 @@ env_append(HsEnv *env, HsFile *file, const void *buf, size_t len, HsStatus *st)
 {
 	const char *p = buf;
 
+	HsWalLogFileWrite(file->path, (uint64) file->write_pos, buf, len);
 	while (len > 0)
 	{
 		int			chunk = (int) Min(len, (size_t) (1 << 30));
@@ -302,6 +309,7 @@ env_rename(HsEnv *env, const char *from, const char *to, HsStatus *st)
 {
 	if (fsync_fname_ext(from, false, false, DEBUG1) != 0)
 		return io_error(st, errno, "fsync", from);
+	HsWalLogFileRename(from, to);
 	if (rename(from, to) < 0)
 		return io_error(st, errno, "rename", from);
 	return sync_parent_dir(to, st);
@@ -310,6 +318,7 @@ env_rename(HsEnv *env, const char *from, const char *to, HsStatus *st)
 static bool
 env_remove(HsEnv *env, const char *path, HsStatus *st)
 {
+	HsWalLogFileRemove(path);
 	if (unlink(path) < 0)
 		return io_error(st, errno, "remove", path);
 	return true;
@@ -351,6 +360,7 @@ env_make_dir(HsEnv *env, const char *dir, HsStatus *st)
 {
 	char		path[MAXPGPATH];
 
+	HsWalLogMakeDir(dir);
 	strlcpy(path, dir, MAXPGPATH);
 	/* create each missing component, like mkdir -p */
 	for (char *p = path + 1;; p++)

@@ -120,6 +120,7 @@ typedef struct HsStaleObject
 {
 	uint64		object_id;
 	uint64		stale_since;
+	TransactionId stale_xid;	/* the transaction that made it stale */
 } HsStaleObject;
 extern uint64 HsHummockObjectIdHighWater(void);
 extern int	HsHummockStaleObjects(HsStaleObject **out);
