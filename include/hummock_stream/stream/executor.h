@@ -253,9 +253,12 @@ extern HsExec *HsExecHashJoinCreate(HsJoinKind kind,
  * Set-returning functions of a select list (exec_project_set.c): funcs
  * are Exprs over the input row that return sets; output rows are [input
  * columns, one column per function, the row's position (int8, 1..n)
- * among those its input row made].
+ * among those its input row made].  keep_empty: an input row for which
+ * no function returns a row makes one row, NULL in the function columns
+ * and the position (a LEFT JOIN LATERAL to a function in FROM).
  */
-extern HsExec *HsExecProjectSetCreate(TupleDesc in_desc, List *funcs);
+extern HsExec *HsExecProjectSetCreate(TupleDesc in_desc, List *funcs,
+									  bool keep_empty);
 
 /*
  * A temporal filter (exec_dynamic_filter.c): the rows for which "key op

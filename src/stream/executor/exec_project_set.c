@@ -7,7 +7,9 @@
  * As Postgres's ProjectSet: every function of the row is called again and
  * again in lockstep, each call making one output row, until all of them
  * are done; a function that is done before the others gives NULL in the
- * rows that follow, and a row for which all return nothing makes none.
+ * rows that follow, and a row for which all return nothing makes none (or,
+ * for a LEFT JOIN LATERAL to a function in FROM, one row whose function
+ * columns and position are NULL).
  * Output: the input columns, one column per function, and the row's
  * position among those of its input row (int8, 1..n), which with the
  * input's unique key is a unique key of the output.
@@ -39,6 +41,8 @@ typedef struct ProjectSetExec
 	ExprContext *econtext;		/* its per-query memory keeps the functions'
 								 * state between calls */
 	ExprDoneCond *done;
+	bool		keep_empty;		/* an input row with no function rows makes
+								 * one row of NULLs (LEFT JOIN LATERAL) */
 } ProjectSetExec;
 
 static void
@@ -97,6 +101,20 @@ project_set_push(HsExec *self, TupleTableSlot *row, int sign)
 			if (p->done[k] == ExprSingleResult)
 				p->done[k] = ExprEndResult;
 	}
+	if (n == 0 && p->keep_empty)
+	{
+		/* NULL functions, NULL position (the ordinality of such a row) */
+		ExecClearTuple(out);
+		memcpy(out->tts_values, row->tts_values, sizeof(Datum) * p->ninput);
+		memcpy(out->tts_isnull, row->tts_isnull, sizeof(bool) * p->ninput);
+		for (int c = p->ninput; c <= p->ninput + p->nfuncs; c++)
+		{
+			out->tts_values[c] = (Datum) 0;
+			out->tts_isnull[c] = true;
+		}
+		ExecStoreVirtualTuple(out);
+		HsExecEmit(&p->exec, out, sign);
+	}
 }
 
 static void
@@ -114,7 +132,7 @@ static const HsExecMethods project_set_methods = {
 };
 
 HsExec *
-HsExecProjectSetCreate(TupleDesc in_desc, List *funcs)
+HsExecProjectSetCreate(TupleDesc in_desc, List *funcs, bool keep_empty)
 {
 	int			ninput = in_desc->natts;
 	int			nfuncs = list_length(funcs);
@@ -137,6 +155,7 @@ HsExecProjectSetCreate(TupleDesc in_desc, List *funcs)
 	p = HsExecCreate(sizeof(ProjectSetExec), &project_set_methods, out);
 	p->ninput = ninput;
 	p->nfuncs = nfuncs;
+	p->keep_empty = keep_empty;
 	p->econtext = CreateStandaloneExprContext();
 	p->funcs = palloc(sizeof(SetExprState *) * Max(nfuncs, 1));
 	p->done = palloc(sizeof(ExprDoneCond) * Max(nfuncs, 1));

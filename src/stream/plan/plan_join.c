@@ -220,6 +220,121 @@ split_pushable(List *conds, Relids rels, List **pushed)
 }
 
 /* ---------------------------------------------------------------------
+ * Functions in FROM
+ * ---------------------------------------------------------------------
+ */
+
+/* The function FROM item jt stands for, or NULL. */
+static RangeTblEntry *
+function_item(Query *q, Node *jt)
+{
+	RangeTblEntry *rte;
+
+	if (!IsA(jt, RangeTblRef))
+		return NULL;
+	rte = rt_fetch(((RangeTblRef *) jt)->rtindex, q->rtable);
+	return rte->rtekind == RTE_FUNCTION ? rte : NULL;
+}
+
+/*
+ * A set-returning function in FROM, inner-joined (laterally or not) with
+ * what in has: for each row of in, the function's rows, as ProjectSet
+ * gives a select-list call's (one function of one column, and WITH
+ * ORDINALITY, whose ordinal is ProjectSet's position).  Its arguments may
+ * use in's columns (LATERAL).  The rows' unique key is in's plus the
+ * position.  For a LEFT JOIN an input row without function rows keeps one
+ * row, NULL in the function's columns.
+ */
+static RelOut *
+apply_function(PlanCtx *ctx, RelOut *in, Query *q, int rtindex, bool left_join)
+{
+	RangeTblEntry *rte = rt_fetch(rtindex, q->rtable);
+	RangeTblFunction *rtf;
+	Node	   *call;
+	HsExec	   *e;
+	RelOut	   *out;
+	List	   *vars;
+	Oid			type;
+
+	if (list_length(rte->functions) != 1)
+		unsupported("ROWS FROM with several functions", false);
+	rtf = linitial_node(RangeTblFunction, rte->functions);
+	call = rtf->funcexpr;
+	type = exprType(call);
+	if (!expression_returns_set(call))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a function in FROM that returns one row is not supported in a streaming materialized view"),
+				 errhint("Call it in the select list.")));
+	if (rtf->funccolcount != 1 || type_is_rowtype(type))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("functions in FROM returning several columns are not supported in a streaming materialized view"),
+				 errhint("Call it in the select list and take its fields with (f).name.")));
+	note_operator(ctx, "ProjectSet (function in FROM%s%s)", rte->funcordinality ? ", with ordinality" : "",
+				  left_join ? ", left join" : "");
+	e = HsExecProjectSetCreate(in->desc, list_make1(map_expr((Expr *) call, in)), left_join);
+	attach(in, e);
+	vars = lappend(list_copy(in->vars),
+				   makeVar(rtindex, 1, type, exprTypmod(call), exprCollation(call), 0));
+	vars = lappend(vars, rte->funcordinality ? makeVar(rtindex, 2, INT8OID, -1, InvalidOid, 0) : NULL);
+	out = relout_of(e, vars);
+	out->nvisible = in->nvisible;
+	out->has_ukey = in->has_ukey;
+	if (in->has_ukey)
+		out->ukey = lappend_int(list_copy(in->ukey), e->out_desc->natts - 1);
+	return out;
+}
+
+/*
+ * A FROM list with functions: the other items joined first (with the
+ * conditions that do not use a function's columns), then each function
+ * over their rows, then the rest of the conditions.
+ */
+static RelOut *
+plan_fromlist_with_functions(PlanCtx *ctx, Query *q, List *outer, List *items,
+							 List *conds, List *semis)
+{
+	List	   *plain = NIL;
+	List	   *funcs = NIL;
+	Relids		func_rels = NULL;
+	List	   *before = NIL;
+	List	   *after = NIL;
+	RelOut	   *cur;
+	ListCell   *lc;
+
+	foreach(lc, items)
+	{
+		if (function_item(q, lfirst(lc)))
+		{
+			funcs = lappend(funcs, lfirst(lc));
+			func_rels = bms_add_member(func_rels, ((RangeTblRef *) lfirst(lc))->rtindex);
+		}
+		else
+			plain = lappend(plain, lfirst(lc));
+	}
+	if (plain == NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a streaming materialized view must read a table"),
+				 errdetail("Its FROM clause has only functions.")));
+	foreach(lc, conds)
+	{
+		if (bms_overlap(varnos_of(lfirst(lc)), func_rels))
+			after = lappend(after, lfirst(lc));
+		else
+			before = lappend(before, lfirst(lc));
+	}
+	foreach(lc, semis)
+		if (bms_overlap(varnos_of(((JoinExpr *) lfirst(lc))->quals), func_rels))
+			unsupported("EXISTS or IN over the columns of a function in FROM", false);
+	cur = plan_fromlist(ctx, q, outer, plain, before, semis);
+	foreach(lc, funcs)
+		cur = apply_function(ctx, cur, q, ((RangeTblRef *) lfirst(lc))->rtindex, false);
+	return apply_filter(cur, after);
+}
+
+/* ---------------------------------------------------------------------
  * Join trees
  * ---------------------------------------------------------------------
  */
@@ -264,6 +379,21 @@ plan_joinexpr(PlanCtx *ctx, Query *q, List *outer, JoinExpr *j, List *quals)
 			unsupported("this kind of join", false);
 			kind = HS_JOIN_INNER;	/* keep the compiler quiet */
 	}
+	/* an inner join with a function in FROM: the function over the other side */
+	if (kind == HS_JOIN_INNER && (function_item(q, larg) || function_item(q, rarg)))
+		return plan_fromlist(ctx, q, outer, list_make2(larg, rarg),
+							 list_concat(conds, quals), NIL);
+	/* LEFT JOIN LATERAL f(...) ON true: rows without function rows stay */
+	if (kind == HS_JOIN_LEFT && j->jointype == JOIN_LEFT && function_item(q, rarg) &&
+		!function_item(q, larg) && conds == NIL)
+		return apply_filter(apply_function(ctx, plan_jtnode(ctx, q, outer, larg, NIL), q,
+										   ((RangeTblRef *) rarg)->rtindex, true),
+							quals);
+	if (function_item(q, larg) || function_item(q, rarg))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("this join with a function in FROM is not supported in a streaming materialized view"),
+				 errdetail("Inner joins and LEFT JOIN LATERAL ... ON true are.")));
 	lrel = get_relids_in_jointree(larg, false);
 	rrel = get_relids_in_jointree(rarg, false);
 	/* ON conditions over one input filter it, if that keeps the join's meaning */
@@ -302,6 +432,9 @@ plan_fromlist(PlanCtx *ctx, Query *q, List *outer, List *items, List *conds,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("a streaming materialized view must read a table"),
 				 errdetail("The query has no FROM clause.")));
+	foreach(lc, items)
+		if (function_item(q, lfirst(lc)))
+			return plan_fromlist_with_functions(ctx, q, outer, items, conds, semis);
 	/* temporal filters: DynamicFilters over the item they read, or the join */
 	conds = take_temporal(conds, &temporal);
 	i = 0;

@@ -1,0 +1,61 @@
+-- Set-returning functions in FROM: unnest, generate_series,
+-- jsonb_array_elements, regexp_split_to_table ... inner-joined with the
+-- other FROM items (LATERAL or not), WITH ORDINALITY, and LEFT JOIN
+-- LATERAL ... ON true.  Each view equals its query after changes.
+CREATE EXTENSION hummock_stream;
+CREATE TABLE docs (id int PRIMARY KEY, author int, tags text[], body jsonb, words text);
+CREATE TABLE authors (id int PRIMARY KEY, name text, langs text[]);
+INSERT INTO authors VALUES (1, 'ann', '{en,fr}'), (2, 'bob', '{}'), (3, 'cy', NULL);
+INSERT INTO docs VALUES
+  (1, 1, '{a,b}', '[1, 2, 3]', 'the quick fox'),
+  (2, 2, '{b}', '[]', 'lazy dog'),
+  (3, 1, NULL, '[4]', NULL),
+  (4, 3, '{a,a,c}', '[5, 5]', 'a a a');
+
+-- a view and its query: rows in one and not the other, both ways
+CREATE FUNCTION differs(v regclass, q text) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE n bigint;
+BEGIN
+  EXECUTE format('SELECT count(*) FROM ((TABLE %s EXCEPT ALL (%s)) UNION ALL ((%s) EXCEPT ALL TABLE %s)) d',
+                 v, q, q, v) INTO n;
+  RETURN n;
+END $$;
+CREATE TABLE queries (v text PRIMARY KEY, q text);
+INSERT INTO queries VALUES
+  ('doc_tags', 'SELECT d.id, t FROM docs d, unnest(d.tags) AS t'),
+  ('tag_counts', 'SELECT t AS tag, count(*) AS n FROM docs CROSS JOIN LATERAL unnest(tags) AS t GROUP BY t'),
+  ('doc_elems', 'SELECT d.id, e.value, e.n FROM docs d, jsonb_array_elements(d.body) WITH ORDINALITY AS e(value, n) WHERE e.value::int > 1'),
+  ('doc_series', 'SELECT id, g FROM docs, generate_series(1, id) AS g'),
+  ('doc_words', 'SELECT id, w FROM docs JOIN LATERAL regexp_split_to_table(words, '' '') AS w ON true WHERE w <> ''a'''),
+  ('author_langs', 'SELECT d.id, a.name, l FROM docs d JOIN authors a ON a.id = d.author, unnest(a.langs || d.tags) AS l'),
+  ('doc_tags_all', 'SELECT d.id, t, n FROM docs d LEFT JOIN LATERAL unnest(d.tags) WITH ORDINALITY AS u(t, n) ON true'),
+  ('constant_series', 'SELECT d.id, k FROM docs d, generate_series(1, 2) AS k WHERE d.id < 3');
+SELECT hummock_stream.create_materialized_view(v, q) FROM queries ORDER BY v;
+SELECT v, differs(v::regclass, q) FROM queries ORDER BY v;
+SELECT * FROM doc_tags_all ORDER BY id, n;
+-- the operator a function in FROM becomes
+SELECT f.job, f.operators FROM hummock_stream.fragments f
+ WHERE f.job::text IN ('doc_elems', 'doc_tags_all') ORDER BY 1;
+
+-- changes: inserts, updates moving elements, deletes, NULLs and empty arrays
+INSERT INTO docs VALUES (5, 2, '{c,d}', '[7, 8]', 'up up');
+UPDATE docs SET tags = '{}' WHERE id = 1;
+UPDATE docs SET tags = '{z,z}', body = '[9]' WHERE id = 2;
+UPDATE authors SET langs = '{de}' WHERE id = 2;
+DELETE FROM docs WHERE id = 4;
+SELECT hummock_stream.wait();
+SELECT v, differs(v::regclass, q) FROM queries ORDER BY v;
+SELECT * FROM doc_tags_all ORDER BY id, n;
+
+-- refused, with the reason
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM docs d, jsonb_each(d.body) AS e');
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM docs d, ROWS FROM (unnest(d.tags), generate_series(1, 2)) AS r');
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM generate_series(1, 3) AS g');
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM docs d LEFT JOIN LATERAL unnest(d.tags) AS t ON t > ''a''');
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM docs d, lower(d.words) AS l');
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT d.id, s.name FROM docs d, LATERAL (SELECT * FROM authors a WHERE a.id = d.author) s');
+
+SELECT hummock_stream.drop_materialized_view(v::regclass) FROM queries ORDER BY v;
+DROP FUNCTION differs(regclass, text);
+DROP TABLE docs, authors, queries;
+DROP EXTENSION hummock_stream;
