@@ -76,6 +76,7 @@
 #include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/hummock_manager.h"
+#include "hummock_stream/pg/wal_files.h"
 #include "hummock_stream/stream/capture.h"
 #include "hummock_stream/stream/stream_ddl.h"
 #include "hummock_stream/stream/view_create.h"
@@ -118,6 +119,8 @@ utility_xact_callback(XactEvent event, void *arg)
 			struct stat sb;
 
 			HsHummockObjectDir(MyDatabaseId, remove_store_on_commit, dir, sizeof(dir));
+			if (stat(dir, &sb) == 0)
+				HsWalLogRemoveTree(dir);
 			if (stat(dir, &sb) == 0 && !rmtree(dir, true))
 				ereport(WARNING,
 						(errmsg("could not remove hummock_stream objects in \"%s\"", dir)));
@@ -543,6 +546,7 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 				HsViewCreationCancel(relid) &&
 				!OidIsValid(RangeVarGetRelid(rv, AccessExclusiveLock, true)))
 			{
+				HsViewCreationAwaitExit(relid);
 				vanished = true;
 				continue;
 			}
@@ -636,6 +640,8 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 		remember_for_commit(false, false);
 		dropped_db_on_commit = dropped_db;
 		snprintf(dir, sizeof(dir), "%s/%u", HS_DATA_DIR, dropped_db);
+		if (stat(dir, &sb) == 0)
+			HsWalLogRemoveTree(dir);
 		if (stat(dir, &sb) == 0 && !rmtree(dir, true))
 			ereport(WARNING,
 					(errmsg("could not remove hummock_stream objects in \"%s\"", dir)));

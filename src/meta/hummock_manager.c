@@ -64,6 +64,7 @@
 #include "hummock_stream/pg/env_pg.h"
 #include "hummock_stream/pg/iter_owner.h"
 #include "hummock_stream/pg/shared_block_cache.h"
+#include "hummock_stream/pg/wal_files.h"
 #include "hummock_stream/storage/coding.h"
 #include "hummock_stream/storage/version_apply.h"
 
@@ -626,8 +627,12 @@ check_incarnation(void)
 	uint64		incarnation = db ? pg_atomic_read_u64(&db->incarnation) : 0;
 	Oid			ext;
 
-	/* the catalog lookup only when CREATE or DROP EXTENSION committed since */
-	if (db && OidIsValid(cached_ext_oid) && incarnation == cached_incarnation)
+	/*
+	 * The catalog lookup only when CREATE or DROP EXTENSION committed since
+	 * (on a standby, where replayed DDL tells no one, every time).
+	 */
+	if (db && OidIsValid(cached_ext_oid) && incarnation == cached_incarnation &&
+		!RecoveryInProgress())
 		return;
 	cached_incarnation = incarnation;
 	ext = get_extension_oid(HS_EXTENSION_NAME, true);
@@ -687,6 +692,7 @@ HsHummockRemoveOldIncarnations(void)
 		ereport(LOG,
 				(errmsg("removing objects of a dropped hummock_stream store in \"%s\"",
 						(char *) lfirst(lc))));
+		HsWalLogRemoveTree((char *) lfirst(lc));
 		if (!rmtree((char *) lfirst(lc), true))
 			ereport(WARNING,
 					(errmsg("could not remove \"%s\"", (char *) lfirst(lc))));

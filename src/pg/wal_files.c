@@ -16,6 +16,8 @@
  *	RENAME	from, to					durable: file and directory fsynced
  *	REMOVE	path, conflict xid			a stale object deleted by GC
  *	MKDIR	path						with every missing parent
+ *	REMOVE_TREE	path					a store or database directory
+ *										(DROP EXTENSION, DROP DATABASE)
  *
  * Every record is replayed idempotently: a write rewrites the same bytes,
  * a rename whose source is gone was done already, a remove of a missing
@@ -59,6 +61,7 @@
 #include "access/xloginsert.h"
 #include "access/xlogreader.h"
 #include "access/xlogutils.h"
+#include "common/file_utils.h"
 #include "miscadmin.h"
 #include "storage/fd.h"
 #include "storage/standby.h"
@@ -74,6 +77,7 @@
 #define XLOG_HS_FILE_RENAME			0x20
 #define XLOG_HS_FILE_REMOVE			0x30
 #define XLOG_HS_FILE_MKDIR			0x40
+#define XLOG_HS_REMOVE_TREE			0x50
 
 /* Bytes of a file write per record. */
 #define WAL_WRITE_CHUNK				(128 * 1024)
@@ -200,6 +204,17 @@ HsWalLogMakeDir(const char *path)
 		return;
 	init_record(&rec, path);
 	log_record(XLOG_HS_FILE_MKDIR, &rec, path, NULL, NULL, 0);
+}
+
+void
+HsWalLogRemoveTree(const char *path)
+{
+	HsWalFileRecord rec;
+
+	if (!logged_path(path))
+		return;
+	init_record(&rec, path);
+	log_record(XLOG_HS_REMOVE_TREE, &rec, path, NULL, NULL, 0);
 }
 
 /* ---------------------------------------------------------------------
@@ -332,6 +347,15 @@ hs_rmgr_redo(XLogReaderState *record)
 		case XLOG_HS_FILE_MKDIR:
 			make_dirs(path);
 			break;
+		case XLOG_HS_REMOVE_TREE:
+			{
+				struct stat sb;
+
+				if (stat(path, &sb) == 0 && !rmtree(path, true))
+					ereport(WARNING,
+							(errmsg("could not remove directory \"%s\"", path)));
+				break;
+			}
 		default:
 			elog(PANIC, "hummock_stream redo: unknown op code %u", info);
 	}
@@ -373,6 +397,8 @@ hs_rmgr_identify(uint8 info)
 			return "FILE_REMOVE";
 		case XLOG_HS_FILE_MKDIR:
 			return "MKDIR";
+		case XLOG_HS_REMOVE_TREE:
+			return "REMOVE_TREE";
 	}
 	return NULL;
 }

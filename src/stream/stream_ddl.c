@@ -109,7 +109,11 @@ hummock_stream_drop_materialized_view(PG_FUNCTION_ARGS)
 
 	/* a creator dropping the view as it stops is waited for */
 	if (HsViewCreationCancel(view))
+	{
 		LockRelationOid(view, AccessExclusiveLock);
+		if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(view)))
+			HsViewCreationAwaitExit(view);
+	}
 	if (SearchSysCacheExists1(RELOID, ObjectIdGetDatum(view)))
 	{
 		ObjectAddressSet(addr, RelationRelationId, view);

@@ -674,13 +674,22 @@ remove_unused_capture(List *sources)
 	CommitTransactionCommand();
 }
 
+/* The creator's progress slot, until it is given back (-1). */
+static int	held_creation_slot = -1;
+
+/*
+ * Give the progress slot back: once the view is created (so that a DROP
+ * right after it does not take the exiting creator for a creation to
+ * cancel), or at exit.
+ */
 static void
 creation_slot_release(int code, Datum arg)
 {
 	HsDbState  *db = HsDbStateGet(MyDatabaseId, false);
 
-	if (db != NULL)
-		HsDbStateCreationEnd(db, DatumGetInt32(arg));
+	if (db != NULL && held_creation_slot >= 0)
+		HsDbStateCreationEnd(db, held_creation_slot);
+	held_creation_slot = -1;
 }
 
 void
@@ -723,7 +732,10 @@ HsViewCreatorMain(Datum main_arg)
 	memset(&c, 0, sizeof(c));
 	c.progress_slot = HsDbStateCreationBegin(db, sh->userid);
 	if (c.progress_slot >= 0)
-		before_shmem_exit(creation_slot_release, Int32GetDatum(c.progress_slot));
+	{
+		held_creation_slot = c.progress_slot;
+		before_shmem_exit(creation_slot_release, (Datum) 0);
+	}
 	c.progress.phase = HS_CREATION_WAITING_WRITERS;
 	c.progress.pid = MyProcPid;
 	c.progress.userid = sh->userid;
@@ -793,6 +805,7 @@ HsViewCreatorMain(Datum main_arg)
 		HsWakeManagerOnCommit();
 		PopActiveSnapshot();
 		CommitTransactionCommand();
+		creation_slot_release(0, (Datum) 0);
 		pg_write_barrier();
 		sh->state = CREATOR_DONE;
 	}
@@ -850,6 +863,33 @@ HsViewCreationCancel(Oid view)
 					get_rel_name(view))));
 	(void) kill(pid, SIGTERM);
 	return true;
+}
+
+/*
+ * After a cancel: wait until the creator has finished cleaning up (it
+ * drops the view, then stops capturing the sources no view reads, then
+ * exits and frees its slot), so the DROP that canceled it leaves nothing.
+ * At most CREATOR_EXIT_WAIT_MS: the caller may hold a lock on a source
+ * that the clean-up needs (then the capture goes when the caller's
+ * transaction ends and the creator gets its lock).
+ */
+#define CREATOR_EXIT_WAIT_MS 5000
+
+void
+HsViewCreationAwaitExit(Oid view)
+{
+	HsDbState  *db = HsDbStateGet(MyDatabaseId, false);
+	TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+													   CREATOR_EXIT_WAIT_MS);
+
+	while (db != NULL && HsDbStateCreating(db, view, NULL) &&
+		   GetCurrentTimestamp() < deadline)
+	{
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 10, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
 }
 
 /* Re-raise the creator's error in the caller. */

@@ -119,6 +119,9 @@ vs_win_running|SELECT id, flag, sum(val) OVER (PARTITION BY flag ORDER BY id) AS
 vs_win_agg|SELECT grp, count(*) AS n, rank() OVER (ORDER BY count(*) DESC, grp) AS r, sum(count(*)) OVER () AS total FROM diff_t GROUP BY grp
 vs_srf_series|SELECT id, generate_series(1, grp % 4) AS i, grp FROM diff_t
 vs_srf_split|SELECT id, regexp_split_to_table(note, '') AS ch, unnest(ARRAY[val, val * 2]) AS twice FROM diff_t
+vs_from_series|SELECT t.id, g, d.name FROM diff_t t JOIN diff_d d ON d.id = t.grp, generate_series(1, t.grp % 3) WITH ORDINALITY AS s(g, n) WHERE n < 3
+vs_from_split|SELECT t.id, c.ch, c.pos FROM diff_t t LEFT JOIN LATERAL regexp_split_to_table(t.note, '') WITH ORDINALITY AS c(ch, pos) ON true
+vs_from_counts|SELECT ch, count(*) AS n FROM diff_t CROSS JOIN LATERAL unnest(string_to_array(note, NULL)) AS ch GROUP BY ch
 vs_sq_above_avg|SELECT id, val FROM diff_t WHERE val > (SELECT avg(val) FROM diff_t)
 vs_sq_share|SELECT grp, sum(amount) AS s, sum(amount) * 100 / nullif((SELECT sum(amount) FROM diff_t), 0) AS pct FROM diff_t GROUP BY grp
 vs_sq_corr_max|SELECT t.id, t.grp, t.val FROM diff_t t WHERE t.val = (SELECT max(i.val) FROM diff_t i WHERE i.grp = t.grp)

@@ -123,6 +123,22 @@ caught_up($standby);
 is(objects($standby), objects($primary), 'the standby holds exactly the primary\'s objects');
 is(views_equal($standby), 'equal', 'views on the standby equal their queries after compaction and GC');
 
+# DROP DATABASE of a database with views removes its store on the standby too
+$primary->safe_psql('postgres', 'CREATE DATABASE extra');
+$primary->safe_psql('extra', q{
+	CREATE EXTENSION hummock_stream;
+	CREATE TABLE x (id int PRIMARY KEY);
+	INSERT INTO x SELECT generate_series(1, 100);
+	SELECT hummock_stream.create_materialized_view('xv', 'SELECT count(*) AS n FROM x');
+});
+my $extra_oid = $primary->safe_psql('postgres', q{SELECT oid FROM pg_database WHERE datname = 'extra'});
+my $store_of_extra = qq{SELECT count(*) FROM pg_ls_dir('pg_hummock') d WHERE d = '$extra_oid'};
+caught_up($standby);
+is($standby->safe_psql('postgres', $store_of_extra), '1', 'the standby has the store of a new database');
+$primary->safe_psql('postgres', 'DROP DATABASE extra');
+caught_up($standby);
+is($standby->safe_psql('postgres', $store_of_extra), '0', 'and removes it with the database');
+
 # promotion: the new primary maintains every view from its committed epochs
 $standby->promote;
 $standby->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()')

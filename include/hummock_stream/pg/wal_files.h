@@ -25,6 +25,7 @@ extern void HsWalLogFileWrite(const char *path, uint64 offset, const void *buf,
 extern void HsWalLogFileRename(const char *from, const char *to);
 extern void HsWalLogFileRemove(const char *path);
 extern void HsWalLogMakeDir(const char *path);
+extern void HsWalLogRemoveTree(const char *path);
 
 /*
  * The xid standby queries that may still read the files removed next

@@ -68,6 +68,9 @@ extern void HsViewLockSources(List *sources);
  */
 extern bool HsViewCreationCancel(Oid view);
 
+/* After a cancel, wait until the creator has cleaned up and exited. */
+extern void HsViewCreationAwaitExit(Oid view);
+
 /* The creator background worker of a concurrent creation. */
 extern PGDLLEXPORT void HsViewCreatorMain(Datum main_arg);
 
