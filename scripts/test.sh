@@ -10,7 +10,8 @@
 # failed, a suite could not run, or no test ran at all.
 #
 # Environment: SUITES="unit regress isolation tap" selects suites;
-# SUITE_TIMEOUT (seconds, default 1800) bounds each suite; KEEP_WORK=1 keeps
+# SUITE_TIMEOUT (seconds, default 3600: the TAP suite takes 8-30 minutes
+# on 2 cores, depending on load) bounds each suite; KEEP_WORK=1 keeps
 # the work directory; PG_CONFIG selects the PostgreSQL 15 installation.
 set -Eeuo pipefail
 
@@ -18,7 +19,7 @@ PG_MAJOR=15
 # PG_CONFIG may point at another (relocated) installation of the same major
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/$PG_MAJOR/bin/pg_config}
 SUITES=${SUITES:-unit regress isolation tap}
-SUITE_TIMEOUT=${SUITE_TIMEOUT:-1800}
+SUITE_TIMEOUT=${SUITE_TIMEOUT:-3600}
 export DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8 LC_ALL=C.UTF-8
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 T0=$(date +%s)
