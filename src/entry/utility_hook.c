@@ -24,8 +24,10 @@
  *	  MATERIALIZED VIEW of a view being created cancels its creator first,
  *	  as DROP TABLE does (view_create.c, stream_ddl.c).
  *	- ALTER TABLE of a relation USING hummock may not change its columns or
- *	  its access method (the engine writes rows in the view's shape), nor
- *	  change the type of a source column that a view uses.
+ *	  its access method (the engine writes rows in the view's shape); ALTER
+ *	  TABLE of a source may not change what its views depend on, and
+ *	  reshapes its capture log when it changes a column type
+ *	  (source_alter.c).
  *	- Rows may not enter or leave a captured partitioned table without
  *	  DML: ATTACH, DETACH, DROP and TRUNCATE of a partition that holds rows
  *	  are refused while views read the table (capture.c).
@@ -78,6 +80,7 @@
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/pg/wal_files.h"
 #include "hummock_stream/stream/capture.h"
+#include "hummock_stream/stream/source_alter.h"
 #include "hummock_stream/stream/stream_ddl.h"
 #include "hummock_stream/stream/view_create.h"
 
@@ -173,47 +176,6 @@ drops_our_extension(DropStmt *stmt)
 	return false;
 }
 
-/*
- * A relation USING hummock (a streaming view) that depends on column
- * attnum of relid, or InvalidOid.  Views record a dependency on every
- * source column their query uses (stream_ddl.c).
- */
-static Oid
-hummock_dependent_on_column(Oid relid, AttrNumber attnum)
-{
-	Relation	dep = table_open(DependRelationId, AccessShareLock);
-	ScanKeyData key[3];
-	SysScanDesc scan;
-	HeapTuple	tup;
-	Oid			found = InvalidOid;
-
-	ScanKeyInit(&key[0], Anum_pg_depend_refclassid, BTEqualStrategyNumber,
-				F_OIDEQ, ObjectIdGetDatum(RelationRelationId));
-	ScanKeyInit(&key[1], Anum_pg_depend_refobjid, BTEqualStrategyNumber,
-				F_OIDEQ, ObjectIdGetDatum(relid));
-	ScanKeyInit(&key[2], Anum_pg_depend_refobjsubid, BTEqualStrategyNumber,
-				F_INT4EQ, Int32GetDatum((int32) attnum));
-	scan = systable_beginscan(dep, DependReferenceIndexId, true, NULL, 3, key);
-	while (!OidIsValid(found) && HeapTupleIsValid(tup = systable_getnext(scan)))
-	{
-		Form_pg_depend d = (Form_pg_depend) GETSTRUCT(tup);
-
-		if (d->classid == RelationRelationId && HsRelidIsHummock(d->objid))
-			found = d->objid;
-	}
-	systable_endscan(scan);
-	table_close(dep, AccessShareLock);
-	return found;
-}
-
-/*
- * ALTER TABLE may not change the columns of a relation USING hummock (nor
- * its access method): the streaming engine writes rows shaped by the
- * view's query, and the rows already stored keep their old shape.  Nor
- * may it change the type of a source column a view uses (dropping one
- * stops at the view's dependency, as for any view), nor attach a source as
- * a partition (its capture triggers do not see rows routed by the parent).
- */
 /* Is name one of the capture triggers (capture.c)? */
 static bool
 is_capture_trigger(const char *name)
@@ -246,17 +208,26 @@ refuse_capture_trigger_change(Oid relid, const char *trigger, const char *what)
 			 errhint("Name the other triggers one by one, or drop the views first (see hummock_stream.jobs).")));
 }
 
-static void
+/*
+ * ALTER TABLE may not switch a capture trigger off, nor change the columns
+ * of a relation USING hummock (nor its access method): the streaming
+ * engine writes rows shaped by the view's query, and the rows already
+ * stored keep their old shape.  Nor may it attach a source as a partition
+ * (its capture triggers do not see rows routed by the parent), nor change
+ * what the views of a source depend on (source_alter.c).  Returns what
+ * must be done after the statement (HsSourceAlterDone), or NULL.
+ */
+static void *
 check_alter_table(AlterTableStmt *stmt)
 {
 	Oid			relid;
 	ListCell   *lc;
 
 	if (stmt->relation == NULL)
-		return;
+		return NULL;
 	relid = RangeVarGetRelid(stmt->relation, NoLock, true);
 	if (!OidIsValid(relid))
-		return;
+		return NULL;
 	foreach(lc, stmt->cmds)
 	{
 		AlterTableCmd *cmd = lfirst(lc);
@@ -289,8 +260,6 @@ check_alter_table(AlterTableStmt *stmt)
 		foreach(lc, stmt->cmds)
 		{
 			AlterTableCmd *cmd = lfirst(lc);
-			AttrNumber	attnum;
-			Oid			view;
 
 			if (cmd->subtype == AT_AttachPartition)
 			{
@@ -319,21 +288,9 @@ check_alter_table(AlterTableStmt *stmt)
 					HsCaptureCheckPartitionMove(relid, part, "detach");
 				continue;
 			}
-			if (cmd->subtype != AT_AlterColumnType || cmd->name == NULL)
-				continue;
-			attnum = get_attnum(relid, cmd->name);
-			if (attnum == InvalidAttrNumber)
-				continue;		/* ALTER TABLE reports it */
-			view = hummock_dependent_on_column(relid, attnum);
-			if (OidIsValid(view))
-				ereport(ERROR,
-						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("cannot alter type of a column used by a streaming materialized view"),
-						 errdetail("View \"%s\" depends on column \"%s\" of table \"%s\".",
-								   get_rel_name(view), cmd->name, get_rel_name(relid)),
-						 errhint("Drop the view, alter the column, and create the view again.")));
 		}
-		return;
+		/* columns and keys the views of relid depend on (source_alter.c) */
+		return HsSourceAlterBegin(relid, stmt);
 	}
 	foreach(lc, stmt->cmds)
 	{
@@ -365,6 +322,7 @@ check_alter_table(AlterTableStmt *stmt)
 				 errdetail("The streaming engine writes the rows of a relation USING hummock in the shape its view's query gives them."),
 				 errhint("Drop the view and create it again with the new query.")));
 	}
+	return NULL;
 }
 
 /* Has a relation USING hummock committed anything (a view always has)? */
@@ -442,6 +400,8 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	PlannedStmt *volatile run = pstmt;	/* what runs: pstmt, or an edited copy */
 	volatile Oid dropped_db = InvalidOid;
 	volatile bool creates_ours = false;
+	void	   *volatile source_alter = NULL;
+	volatile Oid renamed = InvalidOid;
 
 	if (IsA(parsetree, CreateExtensionStmt) &&
 		strcmp(((CreateExtensionStmt *) parsetree)->extname, HS_EXTENSION_NAME) == 0)
@@ -602,7 +562,16 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 					 errdetail("Relations USING hummock are written only by the streaming engine.")));
 	}
 	else if (IsA(parsetree, AlterTableStmt))
-		check_alter_table((AlterTableStmt *) parsetree);
+		source_alter = check_alter_table((AlterTableStmt *) parsetree);
+	else if (IsA(parsetree, RenameStmt) && ((RenameStmt *) parsetree)->relation &&
+			 (((RenameStmt *) parsetree)->renameType == OBJECT_COLUMN ||
+			  ((RenameStmt *) parsetree)->renameType == OBJECT_TABLE ||
+			  ((RenameStmt *) parsetree)->renameType == OBJECT_MATVIEW))
+		renamed = RangeVarGetRelid(((RenameStmt *) parsetree)->relation, NoLock, true);
+	else if (IsA(parsetree, AlterObjectSchemaStmt) && ((AlterObjectSchemaStmt *) parsetree)->relation &&
+			 (((AlterObjectSchemaStmt *) parsetree)->objectType == OBJECT_TABLE ||
+			  ((AlterObjectSchemaStmt *) parsetree)->objectType == OBJECT_MATVIEW))
+		renamed = RangeVarGetRelid(((AlterObjectSchemaStmt *) parsetree)->relation, NoLock, true);
 	else if (IsA(parsetree, DropdbStmt))
 	{
 		dropped_db = get_database_oid(((DropdbStmt *) parsetree)->dbname, true);
@@ -626,6 +595,13 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+
+	/* captured rows in the shape the ALTER TABLE gave its tables */
+	if (source_alter)
+		HsSourceAlterDone(source_alter);
+	/* definitions that name it, deparsed again */
+	if (OidIsValid(renamed))
+		HsSourceRenamed(renamed);
 
 	/* tell at once if the new extension's processes will lack worker slots */
 	if (creates_ours)

@@ -465,6 +465,37 @@ HsCatalogSetState(Oid job_id, const char *state)
 	end(&cs);
 }
 
+void
+HsCatalogSetDefinition(Oid job_id, const char *definition)
+{
+	CatalogStatement cs;
+	Datum		args[2];
+	Oid			types[2] = {TEXTOID, OIDOID};
+
+	args[0] = CStringGetTextDatum(definition);
+	args[1] = ObjectIdGetDatum(job_id);
+	begin(&cs);
+	run("UPDATE hummock_stream.stream_jobs SET definition = $1 WHERE job_id = $2",
+		2, types, args, NULL, SPI_OK_UPDATE);
+	end(&cs);
+}
+
+List *
+HsCatalogReaders(Oid relid)
+{
+	CatalogStatement cs;
+	Datum		arg = ObjectIdGetDatum(relid);
+	Oid			argtype = OIDOID;
+	List	   *jobs;
+
+	begin(&cs);
+	run("SELECT DISTINCT job_id FROM hummock_stream.stream_sources WHERE relid = $1 ORDER BY job_id",
+		1, &argtype, &arg, NULL, SPI_OK_SELECT);
+	jobs = oid_column(cs.caller);
+	end(&cs);
+	return jobs;
+}
+
 bool
 HsCatalogIsSource(Oid relid)
 {

@@ -13,7 +13,8 @@
  *						   trigger ran
  *		ord   integer,	-- position within the statement
  *		op    "char",	-- 'I' insert, 'D' delete
- *		r     <the source's row type>)
+ *		r     bytea)	-- the row: a composite datum of the source's
+ *						   row type as the trigger formed it
  *
  * An UPDATE is captured as the Delete of each old row followed by the
  * Insert of each new row (ord orders them).  The triggers append to the log
@@ -87,11 +88,27 @@
  * triggers, which invalidates it).  A table with triggers but no log, such
  * as a former source restored from a dump, is not captured: the triggers
  * do nothing and TRUNCATE works.  The logs are members of the extension,
- * so pg_dump leaves them and their rows out; a log depends on its source
- * only through its row column (an AUTO dependency on the source's row
- * type, so that dropping the source drops the column instead of failing,
- * and never reaches the extension), and the log itself goes when its
- * source stops being captured (HsCaptureRemoveIfUnused).
+ * so pg_dump leaves them and their rows out; a log does not depend on its
+ * source at all (a member's dependency would turn a drop of the source
+ * into a drop of the extension), and goes when its source stops being
+ * captured (HsCaptureRemoveIfUnused).
+ *
+ * Schema changes of a source.  The row column is bytea, not the source's
+ * row type, so ALTER TABLE of the source is not refused for it (a column
+ * of a table's row type freezes the table's columns).  It holds exactly
+ * the bytes of the composite datum (a varlena whose header is the tuple
+ * header), formed with the source's descriptor of the writer's statement.
+ * ADD COLUMN, DROP COLUMN and RENAME leave those images readable with the
+ * new descriptor (a shorter image reads the added columns as missing; a
+ * dropped column keeps its storage).  ALTER COLUMN TYPE of a column no
+ * view uses (utility_hook.c refuses the others) changes the storage: in
+ * the same transaction HsCaptureReshapeLog re-forms every image of the log
+ * with the new descriptor, the altered columns set to NULL (no view reads
+ * them).  Readers lock the source before they read the log (stream_job.c),
+ * so they see either the old descriptor and the old images or the new and
+ * the new.  Logs made before this format (row column of the row type)
+ * keep working, and keep the old restriction until their source stops
+ * being captured.
  *
  * Capture stops when the last view of a source goes.  A view's relation
  * may be dropped in the middle of a larger deletion (DROP TABLE, DROP
@@ -150,6 +167,7 @@
 #include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/meta/hummock_manager.h"
+#include "hummock_stream/row/row_shape.h"
 #include "hummock_stream/stream/capture.h"
 #include "hummock_stream/stream/capture_marks.h"
 
@@ -567,11 +585,8 @@ HsCaptureEnsure(Oid relid)
 	Oid			log_oid = HsCatalogCaptureLogOf(relid);
 	HsUserContext owner;
 	char	   *rel_name;
-	char	   *row_type;
 	StringInfoData sql;
 	ObjectAddress log_addr,
-				row_addr,
-				type_addr,
 				ext_addr;
 	static const char *const events[] = {"INSERT", "UPDATE", "DELETE"};
 	static const char *const referencing[] = {
@@ -583,7 +598,6 @@ HsCaptureEnsure(Oid relid)
 
 	rel_name = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
 										  get_rel_name(relid));
-	row_type = format_type_be_qualified(get_rel_type_id(relid));
 
 	initStringInfo(&sql);		/* in our context: it outlives each SPI_finish */
 	HsBecomeExtensionOwner(&owner);
@@ -591,7 +605,7 @@ HsCaptureEnsure(Oid relid)
 	appendStringInfo(&sql,
 					 "CREATE TABLE hummock_stream.capture_%u ("
 					 " txid xid8 NOT NULL, stmt bigint NOT NULL, ord integer NOT NULL,"
-					 " op \"char\" NOT NULL, r %s NOT NULL) USING heap", relid, row_type);
+					 " op \"char\" NOT NULL, r bytea NOT NULL) USING heap", relid);
 	spi_exec(sql.data, SPI_OK_UTILITY);
 	resetStringInfo(&sql);
 	appendStringInfo(&sql, "REVOKE ALL ON hummock_stream.capture_%u FROM PUBLIC", relid);
@@ -669,22 +683,14 @@ HsCaptureEnsure(Oid relid)
 	/*
 	 * The log is a member of the extension (pg_dump leaves it out), with
 	 * its privileges as the extension's initial ones (so none are dumped
-	 * either).  Its row column's dependency on the source's row type
-	 * becomes AUTO: dropping the source drops the column, and the log goes
-	 * when capture stops; a dependency of the log itself on the source
+	 * either).  It depends on nothing else: a dependency on the source
 	 * would turn a drop of the source into a drop of the extension, whose
-	 * member the log is.  ALTER TABLE of the source still sees the column
-	 * (and refuses to change the row type under it).
+	 * member the log is.
 	 */
 	ObjectAddressSet(log_addr, RelationRelationId, log_oid);
-	ObjectAddressSubSet(row_addr, RelationRelationId, log_oid, Natts_capture_log);
-	ObjectAddressSet(type_addr, TypeRelationId, get_rel_type_id(relid));
 	ObjectAddressSet(ext_addr, ExtensionRelationId, get_extension_oid(HS_EXTENSION_NAME, false));
 	recordDependencyOn(&log_addr, &ext_addr, DEPENDENCY_EXTENSION);
 	recordExtObjInitPriv(log_oid, RelationRelationId);
-	(void) deleteDependencyRecordsForSpecific(RelationRelationId, log_oid, DEPENDENCY_NORMAL,
-											  TypeRelationId, get_rel_type_id(relid));
-	recordDependencyOn(&row_addr, &type_addr, DEPENDENCY_AUTO);
 	HsRestoreUser(&owner);
 
 	/* backends forget what their triggers knew of relid's log */
@@ -756,7 +762,7 @@ HsCaptureRemoveIfUnused(Oid relid)
 
 	/*
 	 * The triggers (if the source still exists: a source dropped with its
-	 * views took them along, and its log's row column) and the log, in one
+	 * views took them along) and the log, in one
 	 * deletion of our own objects: no DDL statements, no event triggers.
 	 */
 	objs = new_object_addresses();
@@ -845,6 +851,94 @@ HsCaptureCheckPartitionMove(Oid parent, Oid part, const char *verb)
 			 errdetail("Its rows would %s \"%s\" without a change the views can follow.",
 					   strcmp(verb, "attach") == 0 ? "enter" : "leave", get_rel_name(source)),
 			 errhint("Move the rows with INSERT or DELETE, which the views follow, while the partition is attached.")));
+}
+
+/*
+ * Re-form image, a row of old, as a row of new: the columns whose storage
+ * changed (and those new adds) become NULL.
+ */
+static Datum
+reshape_image(Datum image, TupleDesc old, TupleDesc new)
+{
+	HeapTupleHeader th = (HeapTupleHeader) PG_DETOAST_DATUM(image);
+	HeapTupleData row;
+	Datum	   *ov = palloc(sizeof(Datum) * old->natts);
+	bool	   *on = palloc(sizeof(bool) * old->natts);
+	Datum	   *nv = palloc0(sizeof(Datum) * new->natts);
+	bool	   *nn = palloc(sizeof(bool) * new->natts);
+	HeapTuple	formed;
+
+	row.t_len = HeapTupleHeaderGetDatumLength(th);
+	row.t_data = th;
+	ItemPointerSetInvalid(&row.t_self);
+	row.t_tableOid = InvalidOid;
+	heap_deform_tuple(&row, old, ov, on);
+	for (int i = 0; i < new->natts; i++)
+	{
+		nn[i] = !HsRowColumnCarries(old, new, i) || on[i];
+		if (!nn[i])
+			nv[i] = ov[i];
+	}
+	formed = heap_form_tuple(new, nv, nn);
+	return heap_copy_tuple_as_datum(formed, new);
+}
+
+void
+HsCaptureReshapeLog(Oid relid, TupleDesc old_desc)
+{
+	Oid			log_oid = HsCatalogCaptureLogOf(relid);
+	Relation	source;
+	Relation	log;
+	TupleDesc	new_desc;
+	TupleDesc	log_desc;
+	TableScanDesc scan;
+	Snapshot	snap;
+	HeapTuple	tup;
+	MemoryContext per_row,
+				old;
+	int64		reshaped = 0;
+
+	if (!OidIsValid(log_oid))
+		return;
+	source = table_open(relid, NoLock); /* the ALTER holds it */
+	new_desc = CreateTupleDescCopy(RelationGetDescr(source));
+	table_close(source, NoLock);
+	if (HsRowImagesReadable(old_desc, new_desc))
+		return;
+
+	/* no trim (a DELETE) runs meanwhile; readers (ACCESS SHARE) may */
+	log = table_open(log_oid, ExclusiveLock);
+	log_desc = RelationGetDescr(log);
+	if (TupleDescAttr(log_desc, Natts_capture_log - 1)->atttypid != BYTEAOID)
+		elog(ERROR, "capture log of \"%s\" has no bytea row column", get_rel_name(relid));
+	per_row = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream reshape",
+									ALLOCSET_DEFAULT_SIZES);
+	snap = RegisterSnapshot(GetLatestSnapshot());
+	scan = table_beginscan(log, snap, 0, NULL);
+	while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
+	{
+		Datum		values[Natts_capture_log];
+		bool		nulls[Natts_capture_log];
+		HeapTuple	updated;
+
+		old = MemoryContextSwitchTo(per_row);
+		heap_deform_tuple(tup, log_desc, values, nulls);
+		values[Natts_capture_log - 1] = reshape_image(values[Natts_capture_log - 1],
+													  old_desc, new_desc);
+		updated = heap_form_tuple(log_desc, values, nulls);
+		/* (the updated versions are newer than snap: the scan skips them) */
+		CatalogTupleUpdate(log, &tup->t_self, updated);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(per_row);
+		reshaped++;
+	}
+	table_endscan(scan);
+	UnregisterSnapshot(snap);
+	MemoryContextDelete(per_row);
+	table_close(log, NoLock);
+	CommandCounterIncrement();
+	elog(DEBUG1, "hummock_stream: reshaped %lld captured rows of \"%s\"",
+		 (long long) reshaped, get_rel_name(relid));
 }
 
 /* At pre-commit: stop capturing the sources no view reads any more. */

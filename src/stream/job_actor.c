@@ -12,6 +12,10 @@
  * waits).  Its table (the view's relation) keeps a change log while the
  * worker says so (write_old_values: a view reads it, or its owner asked).
  *
+ * A job whose source table is being altered waits for the ALTER TABLE
+ * the same way, and is built again if the table's columns changed
+ * (source_alter.c).
+ *
  * A view over other streaming views writes its epoch prev from theirs at
  * prev (view_source.h), so it passes the barrier only once every upstream
  * has committed prev: until then it asks to be offered the barrier again
@@ -73,6 +77,25 @@ job_on_barrier(HsActor *a, const HsActorBarrier *b, bool paused, TimestampTz *wa
 		return true;
 	}
 	job = a->state;
+
+	/*
+	 * Its tables stay locked for the round: an ALTER TABLE of one waits
+	 * for this epoch or has committed (then the job is built again for the
+	 * table's new columns); one that runs now holds the epoch back.
+	 */
+	switch (HsStreamJobLockSources(job))
+	{
+		case HS_SOURCES_BUSY:
+			HsRestoreUser(&owner);
+			*wake_at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), UPSTREAM_POLL_MS);
+			return false;
+		case HS_SOURCES_CHANGED:
+			job = HsStreamJobRebuild(job, HsComputeWorkerContext());
+			a->state = job;
+			break;
+		case HS_SOURCES_UNCHANGED:
+			break;
+	}
 	/* the creator's settings, as the view's expressions were created with */
 	HsViewSettingsApply(job->settings);
 	if (hs_stream_job_epoch_hook)

@@ -318,7 +318,7 @@ HsRefreshMaterializedView(RefreshMatViewStmt *stmt, bool is_top_level)
 	{
 		/* its query as this session reads it (the search_path deparses it) */
 		Relation	rel = table_open(relid, ExclusiveLock);
-		char	   *definition = pg_get_querydef(get_view_query(rel), false);
+		char	   *definition = pg_get_querydef(copyObject(get_view_query(rel)), false);
 		Query	   *as_written;
 		Query	   *query;
 

@@ -19,6 +19,7 @@
 
 #include "access/heaptoast.h"
 #include "access/htup_details.h"
+#include "access/relation.h"
 #include "access/table.h"
 #include "access/tableam.h"
 #include "catalog/pg_class.h"
@@ -26,6 +27,7 @@
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "nodes/readfuncs.h"
+#include "storage/lmgr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
@@ -33,10 +35,12 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
 #include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/meta/hummock_manager.h"
+#include "hummock_stream/row/row_shape.h"
 #include "hummock_stream/stream/capture.h"
 #include "hummock_stream/stream/capture_marks.h"
 #include "hummock_stream/stream/stream_job.h"
@@ -109,7 +113,7 @@ HsStreamJobCreate(Oid job_id, Query *query, const Oid *state_tables,
 		Relation	src = table_open(((HsStreamLeaf *) lfirst(lc))->relid, AccessShareLock);
 
 		in->leaf = lfirst(lc);
-		in->desc = CreateTupleDescCopy(RelationGetDescr(src));
+		in->desc = CreateTupleDescCopyConstr(RelationGetDescr(src));
 		/* an upstream view's rows are MinimalTuples (view_source.c) */
 		in->is_view = HsAmIsHummock(src->rd_rel->relam);
 		in->slot = MakeSingleTupleTableSlot(in->desc, in->is_view ? &TTSOpsMinimalTuple :
@@ -186,6 +190,45 @@ HsStreamJobPush(HsStreamJob *job, int i, TupleTableSlot *row, int sign)
 		heap_freetuple(flat);
 	}
 	job->rows_in++;
+}
+
+HsStreamJobSources
+HsStreamJobLockSources(HsStreamJob *job)
+{
+	HsStreamJobSources result = HS_SOURCES_UNCHANGED;
+
+	for (int i = 0; i < job->n_inputs; i++)
+	{
+		HsStreamJobInput *in = &job->inputs[i];
+		Relation	src;
+
+		if (in->is_view)
+			continue;
+		if (!ConditionalLockRelationOid(in->leaf->relid, AccessShareLock))
+			return HS_SOURCES_BUSY;
+		src = try_relation_open(in->leaf->relid, NoLock);
+		if (src == NULL)
+			continue;			/* dropped: the view goes with it */
+		if (!HsRowShapeEqual(in->desc, RelationGetDescr(src)))
+			result = HS_SOURCES_CHANGED;
+		relation_close(src, NoLock);
+	}
+	return result;
+}
+
+HsStreamJob *
+HsStreamJobRebuild(HsStreamJob *old, MemoryContext parent)
+{
+	HsStreamJob *job = HsStreamJobLoad(old->job_id, &old->store, parent);
+
+	/* where the old one got to, not the committed position */
+	pfree(job->position);
+	job->position = MemoryContextStrdup(job->cxt, old->position);
+	job->views_consumed = old->views_consumed;
+	job->rows_in = old->rows_in;
+	job->log_reads_skipped = old->log_reads_skipped;
+	HsStreamJobFree(old);
+	return job;
 }
 
 /* Prepare the query that reads input i's capture log between two snapshots. */
@@ -321,6 +364,13 @@ HsStreamJobConsume(HsStreamJob *job, const char *snapshot)
 	if (tables_moved)
 	{
 		SPI_connect();
+
+		/*
+		 * A snapshot taken now, after HsStreamJobLockSources: the log rows
+		 * are in the shape of the descriptors the job was built with (an
+		 * ALTER TABLE that reshaped them committed before, capture.c).
+		 */
+		PushActiveSnapshot(GetLatestSnapshot());
 		args[0] = DirectFunctionCall1(pg_snapshot_in, CStringGetDatum(job->position));
 		args[1] = DirectFunctionCall1(pg_snapshot_in, CStringGetDatum(snapshot));
 	}
@@ -336,6 +386,7 @@ HsStreamJobConsume(HsStreamJob *job, const char *snapshot)
 		job->views_consumed = to;
 	if (!tables_moved)
 		return;
+	PopActiveSnapshot();
 	SPI_finish();
 	elog(DEBUG1, "hummock_stream job %u consumed (%s, %s]: %lld rows so far, %lld capture-log reads skipped",
 		 job->job_id, job->position, snapshot, (long long) job->rows_in,

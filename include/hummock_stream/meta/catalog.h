@@ -97,6 +97,12 @@ extern void HsCatalogFinishCreation(Oid job_id, HsEpoch first_epoch);
 /* Set job_id's state ('created', 'rebuilding', ...). */
 extern void HsCatalogSetState(Oid job_id, const char *state);
 
+/* Set a job's definition (its query as text, shown by hummock_stream.jobs). */
+extern void HsCatalogSetDefinition(Oid job_id, const char *definition);
+
+/* The jobs that read relid (a table or a view's relation), by OID. */
+extern List *HsCatalogReaders(Oid relid);
+
 /* Is relid read by some job? */
 extern bool HsCatalogIsSource(Oid relid);
 

@@ -12,6 +12,8 @@
 #ifndef HS_STREAM_CAPTURE_H
 #define HS_STREAM_CAPTURE_H
 
+#include "access/tupdesc.h"
+
 /* Op codes stored in a capture log's "op" column. */
 #define HS_CAPTURE_INSERT	'I'
 #define HS_CAPTURE_DELETE	'D'
@@ -47,6 +49,14 @@ extern List *HsCaptureTakeRemovalsAtCommit(void);
  * itself, or an ancestor), or InvalidOid.
  */
 extern Oid	HsCaptureSourceAbove(Oid parent);
+
+/*
+ * After ALTER TABLE changed the storage of relid's columns (old_desc: its
+ * descriptor before, with its missing values): re-form the rows of its
+ * capture log with the new descriptor (capture.c, "Schema changes").  The
+ * caller holds ACCESS EXCLUSIVE on relid.
+ */
+extern void HsCaptureReshapeLog(Oid relid, TupleDesc old_desc);
 
 /* Is capture being set up now (its own trigger DDL is running)? */
 extern bool HsCaptureSettingUp(void);

@@ -98,6 +98,28 @@ extern bool HsStreamJobReady(HsStreamJob *job, const HsVersion *v, HsEpoch epoch
 							 Oid *waiting_for);
 
 /*
+ * Lock the job's source tables for the rest of the transaction, without
+ * waiting: BUSY if one is locked against readers (an ALTER TABLE runs:
+ * try again later), CHANGED if the columns of one are not those the job
+ * was built with (build it again, HsStreamJobRebuild), else UNCHANGED.
+ */
+typedef enum HsStreamJobSources
+{
+	HS_SOURCES_UNCHANGED,
+	HS_SOURCES_CHANGED,
+	HS_SOURCES_BUSY
+} HsStreamJobSources;
+
+extern HsStreamJobSources HsStreamJobLockSources(HsStreamJob *job);
+
+/*
+ * The job built again from the catalog and its sources' present columns,
+ * at the position the old one reached (which is freed).  Between epochs
+ * only: the old one's state is sealed.
+ */
+extern HsStreamJob *HsStreamJobRebuild(HsStreamJob *old, MemoryContext parent);
+
+/*
  * Feed the sources' captured changes of transactions visible in snapshot
  * and not in the job's position, then make snapshot the position; and the
  * changes of upstream views up to the epoch being written

@@ -1,0 +1,32 @@
+/*-------------------------------------------------------------------------
+ *
+ * source_alter.h
+ *	  ALTER TABLE of a table that streaming views read.
+ *
+ * src/stream/source_alter.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef HS_STREAM_SOURCE_ALTER_H
+#define HS_STREAM_SOURCE_ALTER_H
+
+#include "nodes/parsenodes.h"
+
+/*
+ * Before ALTER TABLE relid runs: refuse what would change a column or the
+ * primary key the views of relid (or of its inheritors) depend on.
+ * Returns what HsSourceAlterDone needs after the statement (NULL: nothing).
+ */
+extern void *HsSourceAlterBegin(Oid relid, AlterTableStmt *stmt);
+
+/* After the ALTER TABLE succeeded: reshape the capture logs it changed. */
+extern void HsSourceAlterDone(void *state);
+
+/*
+ * After relid (a source table or a view's relation) or one of its columns
+ * was renamed or moved to another schema: deparse the definitions of the
+ * views that read it again.
+ */
+extern void HsSourceRenamed(Oid relid);
+
+#endif							/* HS_STREAM_SOURCE_ALTER_H */

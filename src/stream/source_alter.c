@@ -1,0 +1,304 @@
+/*-------------------------------------------------------------------------
+ *
+ * source_alter.c
+ *	  ALTER TABLE of a table that streaming views read (a "source").
+ *
+ * A view depends on the source columns its query uses (stream_ddl.c
+ * records them, as Postgres does for a view), and its job's leaf also
+ * keeps the source's primary key columns (stream_plan.c: rows are keyed
+ * by them in the view's and the executors' state).  So, on a captured
+ * table and its inheritors:
+ *
+ *	- ADD COLUMN (with any default), DROP COLUMN and RENAME of columns no
+ *	  view uses, and RENAME of any column, work: the capture log's images
+ *	  stay readable (capture.c) and the jobs build their executors again
+ *	  at their next epoch (stream_job.c);
+ *	- ALTER COLUMN TYPE of a column no view uses works: the log's images
+ *	  are re-formed in the same transaction (HsCaptureReshapeLog);
+ *	- ALTER COLUMN TYPE of a column a view uses, or of a primary key
+ *	  column, is refused in Postgres's words for views; DROP COLUMN of a
+ *	  used column stops at the view's dependency (Postgres's own check),
+ *	  and of a primary key column here, with the same words;
+ *	- DROP CONSTRAINT of the primary key, and adding one where there is
+ *	  none, are refused: either would change how the views key their
+ *	  rows.
+ *
+ * A view's stored definition (hummock_stream.jobs.definition, the text
+ * its query was created from) names the source's columns and the source;
+ * after a RENAME or SET SCHEMA of either it is deparsed again from the
+ * view's rule, as pg_matviews would show it (HsSourceRenamed).
+ *
+ * src/stream/source_alter.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/table.h"
+#include "catalog/dependency.h"
+#include "catalog/index.h"
+#include "catalog/indexing.h"
+#include "catalog/objectaddress.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_constraint.h"
+#include "catalog/pg_depend.h"
+#include "catalog/pg_inherits.h"
+#include "commands/extension.h"
+#include "nodes/bitmapset.h"
+#include "storage/lmgr.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/ruleutils.h"
+#include "rewrite/rewriteHandler.h"
+
+#include "hummock_stream/hummock_stream.h"
+#include "hummock_stream/meta/catalog.h"
+#include "hummock_stream/stream/capture.h"
+#include "hummock_stream/stream/source_alter.h"
+
+/* A captured table whose column types an ALTER TABLE may change. */
+typedef struct ReshapeTarget
+{
+	Oid			relid;
+	TupleDesc	before;			/* with its missing values */
+} ReshapeTarget;
+
+/*
+ * A relation USING hummock (a streaming view) that depends on column
+ * attnum of relid (0: on relid itself, as every view of it does), or
+ * InvalidOid.
+ */
+static Oid
+view_depending_on(Oid relid, AttrNumber attnum)
+{
+	Relation	dep = table_open(DependRelationId, AccessShareLock);
+	ScanKeyData key[3];
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Oid			found = InvalidOid;
+
+	ScanKeyInit(&key[0], Anum_pg_depend_refclassid, BTEqualStrategyNumber,
+				F_OIDEQ, ObjectIdGetDatum(RelationRelationId));
+	ScanKeyInit(&key[1], Anum_pg_depend_refobjid, BTEqualStrategyNumber,
+				F_OIDEQ, ObjectIdGetDatum(relid));
+	ScanKeyInit(&key[2], Anum_pg_depend_refobjsubid, BTEqualStrategyNumber,
+				F_INT4EQ, Int32GetDatum((int32) attnum));
+	scan = systable_beginscan(dep, DependReferenceIndexId, true, NULL, 3, key);
+	while (!OidIsValid(found) && HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_depend d = (Form_pg_depend) GETSTRUCT(tup);
+
+		if (d->classid == RelationRelationId && HsRelidIsHummock(d->objid))
+			found = d->objid;
+	}
+	systable_endscan(scan);
+	table_close(dep, AccessShareLock);
+	return found;
+}
+
+/* "materialized view v", as Postgres's dependency messages name it. */
+static char *
+describe(Oid view)
+{
+	ObjectAddress addr;
+
+	ObjectAddressSet(addr, RelationRelationId, view);
+	return getObjectDescription(&addr, false);
+}
+
+/* The primary key's columns of relid (attnums) and its constraint. */
+static Bitmapset *
+primary_key_columns(Oid relid, Oid *constraint)
+{
+	Relation	rel = table_open(relid, AccessShareLock);
+	Oid			pk = RelationGetPrimaryKeyIndex(rel);
+	Bitmapset  *cols = NULL;
+
+	*constraint = InvalidOid;
+	if (OidIsValid(pk))
+	{
+		Relation	idx = index_open(pk, AccessShareLock);
+
+		for (int i = 0; i < idx->rd_index->indnkeyatts; i++)
+			cols = bms_add_member(cols, idx->rd_index->indkey.values[i]);
+		index_close(idx, AccessShareLock);
+		*constraint = get_index_constraint(pk);
+	}
+	table_close(rel, AccessShareLock);
+	return cols;
+}
+
+/* Does cmd add a primary key (ADD PRIMARY KEY, ADD COLUMN ... PRIMARY KEY)? */
+static bool
+adds_primary_key(AlterTableCmd *cmd)
+{
+	ListCell   *lc;
+
+	switch (cmd->subtype)
+	{
+		case AT_AddConstraint:
+		case AT_AddConstraintRecurse:
+			return IsA(cmd->def, Constraint) &&
+				((Constraint *) cmd->def)->contype == CONSTR_PRIMARY;
+		case AT_AddIndex:
+		case AT_AddIndexConstraint:
+			return IsA(cmd->def, IndexStmt) && ((IndexStmt *) cmd->def)->primary;
+		case AT_AddColumn:
+		case AT_AddColumnRecurse:
+			if (!IsA(cmd->def, ColumnDef))
+				return false;
+			foreach(lc, ((ColumnDef *) cmd->def)->constraints)
+				if (IsA(lfirst(lc), Constraint) &&
+					((Constraint *) lfirst(lc))->contype == CONSTR_PRIMARY)
+					return true;
+			return false;
+		default:
+			return false;
+	}
+}
+
+/* Check one command against captured table c (read by view reader). */
+static void
+check_command(Oid c, Oid reader, AlterTableCmd *cmd, bool is_target)
+{
+	Oid			pk_constraint;
+	Bitmapset  *pk = primary_key_columns(c, &pk_constraint);
+	AttrNumber	attnum = cmd->name ? get_attnum(c, cmd->name) : InvalidAttrNumber;
+	Oid			view;
+
+	switch (cmd->subtype)
+	{
+		case AT_AlterColumnType:
+			if (attnum == InvalidAttrNumber)
+				break;			/* ALTER TABLE reports it */
+			view = view_depending_on(c, attnum);
+			if (OidIsValid(view) || bms_is_member(attnum, pk))
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot alter type of a column used by a view or rule"),
+						 errdetail("%s depends on column \"%s\"",
+								   describe(OidIsValid(view) ? view : reader), cmd->name),
+						 OidIsValid(view) ? 0 :
+						 errhint("The view keeps its rows of \"%s\" by its primary key.",
+								 get_rel_name(c))));
+			break;
+		case AT_DropColumn:
+		case AT_DropColumnRecurse:
+			/* a column a view uses stops at the view's dependency */
+			if (attnum != InvalidAttrNumber && bms_is_member(attnum, pk))
+				ereport(ERROR,
+						(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
+						 errmsg("cannot drop column %s of table %s because other objects depend on it",
+								cmd->name, get_rel_name(c)),
+						 errdetail("%s depends on column %s of table %s",
+								   describe(reader), cmd->name, get_rel_name(c)),
+						 errhint("The view keeps its rows of \"%s\" by its primary key: drop the view first.",
+								 get_rel_name(c))));
+			break;
+		case AT_DropConstraint:
+		case AT_DropConstraintRecurse:
+			if (is_target && OidIsValid(pk_constraint) && cmd->name &&
+				get_relation_constraint_oid(c, cmd->name, true) == pk_constraint)
+				ereport(ERROR,
+						(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
+						 errmsg("cannot drop constraint %s on table %s because other objects depend on it",
+								cmd->name, get_rel_name(c)),
+						 errdetail("%s depends on constraint %s on table %s",
+								   describe(reader), cmd->name, get_rel_name(c)),
+						 errhint("The view keeps its rows of \"%s\" by its primary key: drop the view first.",
+								 get_rel_name(c))));
+			break;
+		default:
+			if (pk == NULL && adds_primary_key(cmd))
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot add a primary key to table \"%s\" while streaming materialized views read it",
+								get_rel_name(c)),
+						 errdetail("%s keeps its rows of \"%s\" without a key; with one it would key them differently.",
+								   describe(reader), get_rel_name(c)),
+						 errhint("Drop the views, add the key, and create the views again.")));
+			break;
+	}
+	bms_free(pk);
+}
+
+void *
+HsSourceAlterBegin(Oid relid, AlterTableStmt *stmt)
+{
+	List	   *tree;
+	List	   *reshape = NIL;
+	bool		alters_types = false;
+	ListCell   *lc;
+	ListCell   *lc2;
+
+	if (!OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)) || !HsCatalogExists())
+		return NULL;
+	foreach(lc, stmt->cmds)
+		alters_types |= ((AlterTableCmd *) lfirst(lc))->subtype == AT_AlterColumnType;
+
+	/* the statement reaches relid and (unless ONLY) its inheritors */
+	tree = stmt->relation->inh ? find_all_inheritors(relid, NoLock, NULL) : list_make1_oid(relid);
+	foreach(lc, tree)
+	{
+		Oid			c = lfirst_oid(lc);
+		Oid			reader;
+
+		if (!OidIsValid(HsCatalogCaptureLogOf(c)))
+			continue;
+		reader = view_depending_on(c, 0);
+		if (!OidIsValid(reader))
+			continue;
+		foreach(lc2, stmt->cmds)
+			check_command(c, reader, lfirst(lc2), c == relid);
+		if (alters_types)
+		{
+			ReshapeTarget *t = palloc(sizeof(ReshapeTarget));
+			Relation	rel;
+
+			/* (the ALTER takes this lock too; its descriptor is final now) */
+			LockRelationOid(c, AccessExclusiveLock);
+			rel = table_open(c, NoLock);
+			t->relid = c;
+			t->before = CreateTupleDescCopyConstr(RelationGetDescr(rel));
+			table_close(rel, NoLock);
+			reshape = lappend(reshape, t);
+		}
+	}
+	return reshape;
+}
+
+void
+HsSourceAlterDone(void *state)
+{
+	ListCell   *lc;
+
+	foreach(lc, (List *) state)
+	{
+		ReshapeTarget *t = lfirst(lc);
+
+		HsCaptureReshapeLog(t->relid, t->before);
+	}
+}
+
+void
+HsSourceRenamed(Oid relid)
+{
+	ListCell   *lc;
+
+	if (!OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)) || !HsCatalogExists())
+		return;
+	foreach(lc, HsCatalogReaders(relid))
+	{
+		Oid			job = lfirst_oid(lc);
+		Relation	view = table_open(job, AccessShareLock);
+
+		/*
+		 * The view's rule holds its query as written, by OIDs and attnums;
+		 * deparsed from a copy (deparsing edits the tree it is given).
+		 */
+		HsCatalogSetDefinition(job, pg_get_querydef(copyObject(get_view_query(view)), false));
+		table_close(view, AccessShareLock);
+	}
+}
