@@ -11,15 +11,15 @@ CREATE TABLE items (id int PRIMARY KEY, grp int, v int, note text, price numeric
 INSERT INTO items SELECT i, i % 5, i, 'n' || i, i * 1.5, i FROM generate_series(1, 200) i;
 CREATE TABLE grps (grp int PRIMARY KEY, label text);
 INSERT INTO grps SELECT g, 'g' || g FROM generate_series(0, 4) g;
-CREATE TABLE plain (a int, b text);	-- no primary key
-INSERT INTO plain SELECT i, 'b' || i FROM generate_series(1, 50) i;
+CREATE TABLE keyless (a int, b text);	-- no primary key
+INSERT INTO keyless SELECT i, 'b' || i FROM generate_series(1, 50) i;
 CREATE MATERIALIZED VIEW by_grp USING hummock AS
   SELECT grp, count(*) AS n, sum(v) AS s FROM items GROUP BY grp;
 CREATE MATERIALIZED VIEW some_items USING hummock AS
   SELECT id, v, note FROM items WHERE v % 3 = 0;
 CREATE MATERIALIZED VIEW labelled USING hummock AS
   SELECT i.id, g.label FROM items i JOIN grps g ON g.grp = i.grp WHERE i.v > 150;
-SELECT hummock_stream.create_materialized_view('plain_a', 'SELECT a FROM plain WHERE a > 10');
+SELECT hummock_stream.create_materialized_view('keyless_a', 'SELECT a FROM keyless WHERE a > 10');
 SELECT * FROM hummock_stream_test.views_differ();
 
 -- ADD COLUMN with a constant default (no rewrite) and a volatile one (a rewrite)
@@ -44,8 +44,8 @@ SELECT hummock_stream.wait(NULL, NULL);
 SELECT * FROM hummock_stream_test.views_differ();
 -- a type change without a rewrite (the same storage)
 ALTER TABLE items ALTER COLUMN added TYPE integer;
-ALTER TABLE plain ALTER COLUMN b TYPE varchar(40);
-UPDATE plain SET a = a + 100 WHERE a % 2 = 0;
+ALTER TABLE keyless ALTER COLUMN b TYPE varchar(40);
+UPDATE keyless SET a = a + 100 WHERE a % 2 = 0;
 SELECT hummock_stream.wait(NULL, NULL);
 SELECT * FROM hummock_stream_test.views_differ();
 
@@ -78,14 +78,14 @@ ALTER TABLE things ALTER COLUMN id TYPE bigint;
 ALTER TABLE things DROP COLUMN val;
 ALTER TABLE things DROP COLUMN id;
 ALTER TABLE things DROP CONSTRAINT items_pkey;
-ALTER TABLE plain ADD PRIMARY KEY (a);
-ALTER TABLE plain ADD COLUMN k serial PRIMARY KEY;
-ALTER TABLE plain ALTER COLUMN a TYPE bigint;
+ALTER TABLE keyless ADD PRIMARY KEY (a);
+ALTER TABLE keyless ADD COLUMN k serial PRIMARY KEY;
+ALTER TABLE keyless ALTER COLUMN a TYPE bigint;
 \set VERBOSITY default
 -- allowed on a table no view reads any more
-DROP MATERIALIZED VIEW plain_a;
-ALTER TABLE plain ADD PRIMARY KEY (a);
-ALTER TABLE plain ALTER COLUMN a TYPE bigint;
+DROP MATERIALIZED VIEW keyless_a;
+ALTER TABLE keyless ADD PRIMARY KEY (a);
+ALTER TABLE keyless ALTER COLUMN a TYPE bigint;
 
 -- a partitioned source: the ALTER reaches every partition
 CREATE TABLE parts (id int, region text, v int, memo text) PARTITION BY LIST (region);
@@ -107,5 +107,7 @@ ALTER TABLE parts ALTER COLUMN v TYPE bigint;
 \set VERBOSITY default
 
 DROP MATERIALIZED VIEW by_grp, some_items, labelled, by_region;
+DROP TABLE things, elsewhere.grps, keyless, parts;
+DROP SCHEMA elsewhere;
 DROP EXTENSION hummock_stream_test;
 DROP EXTENSION hummock_stream;

@@ -19,9 +19,10 @@
  *	  column, is refused in Postgres's words for views; DROP COLUMN of a
  *	  used column stops at the view's dependency (Postgres's own check),
  *	  and of a primary key column here, with the same words;
- *	- DROP CONSTRAINT of the primary key, and adding one where there is
- *	  none, are refused: either would change how the views key their
- *	  rows.
+ *	- DROP CONSTRAINT of the primary key the views key rows by, and adding
+ *	  one where there is none, are refused: either would change how the
+ *	  views key their rows (a job built again after a restart would not
+ *	  find its state).
  *
  * A view's stored definition (hummock_stream.jobs.definition, the text
  * its query was created from) names the source's columns and the source;
@@ -35,6 +36,7 @@
 #include "postgres.h"
 
 #include "access/genam.h"
+#include "access/sysattr.h"
 #include "access/table.h"
 #include "catalog/dependency.h"
 #include "catalog/index.h"
@@ -50,6 +52,7 @@
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/relcache.h"
 #include "utils/ruleutils.h"
 #include "rewrite/rewriteHandler.h"
 
@@ -57,6 +60,7 @@
 #include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/stream/capture.h"
 #include "hummock_stream/stream/source_alter.h"
+#include "hummock_stream/stream/stream_plan.h"
 
 /* A captured table whose column types an ALTER TABLE may change. */
 typedef struct ReshapeTarget
@@ -108,25 +112,24 @@ describe(Oid view)
 	return getObjectDescription(&addr, false);
 }
 
-/* The primary key's columns of relid (attnums) and its constraint. */
+/*
+ * The primary key's columns of relid (attnums), its constraint, and
+ * whether the views key relid's rows by it (the key has an encoding).
+ */
 static Bitmapset *
-primary_key_columns(Oid relid, Oid *constraint)
+primary_key_columns(Oid relid, Oid *constraint, bool *keys_rows)
 {
 	Relation	rel = table_open(relid, AccessShareLock);
 	Oid			pk = RelationGetPrimaryKeyIndex(rel);
+	Bitmapset  *offset = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_PRIMARY_KEY);
 	Bitmapset  *cols = NULL;
+	int			a = -1;
 
-	*constraint = InvalidOid;
-	if (OidIsValid(pk))
-	{
-		Relation	idx = index_open(pk, AccessShareLock);
-
-		for (int i = 0; i < idx->rd_index->indnkeyatts; i++)
-			cols = bms_add_member(cols, idx->rd_index->indkey.values[i]);
-		index_close(idx, AccessShareLock);
-		*constraint = get_index_constraint(pk);
-	}
 	table_close(rel, AccessShareLock);
+	while ((a = bms_next_member(offset, a)) >= 0)
+		cols = bms_add_member(cols, a + FirstLowInvalidHeapAttributeNumber);
+	*constraint = OidIsValid(pk) ? get_index_constraint(pk) : InvalidOid;
+	*keys_rows = HsStreamPlanSourceKey(relid) != NIL;
 	return cols;
 }
 
@@ -164,7 +167,8 @@ static void
 check_command(Oid c, Oid reader, AlterTableCmd *cmd, bool is_target)
 {
 	Oid			pk_constraint;
-	Bitmapset  *pk = primary_key_columns(c, &pk_constraint);
+	bool		keys_rows;
+	Bitmapset  *pk = primary_key_columns(c, &pk_constraint, &keys_rows);
 	AttrNumber	attnum = cmd->name ? get_attnum(c, cmd->name) : InvalidAttrNumber;
 	Oid			view;
 
@@ -199,7 +203,7 @@ check_command(Oid c, Oid reader, AlterTableCmd *cmd, bool is_target)
 			break;
 		case AT_DropConstraint:
 		case AT_DropConstraintRecurse:
-			if (is_target && OidIsValid(pk_constraint) && cmd->name &&
+			if (is_target && keys_rows && cmd->name &&
 				get_relation_constraint_oid(c, cmd->name, true) == pk_constraint)
 				ereport(ERROR,
 						(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
@@ -211,7 +215,7 @@ check_command(Oid c, Oid reader, AlterTableCmd *cmd, bool is_target)
 								 get_rel_name(c))));
 			break;
 		default:
-			if (pk == NULL && adds_primary_key(cmd))
+			if (!OidIsValid(pk_constraint) && adds_primary_key(cmd))
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						 errmsg("cannot add a primary key to table \"%s\" while streaming materialized views read it",

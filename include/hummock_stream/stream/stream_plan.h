@@ -45,6 +45,14 @@ typedef struct HsStreamLeaf
 extern HsStreamPlan *HsStreamPlanCreate(Query *query);
 
 /*
+ * The columns (attnums) a job's leaf keys the rows of source table relid
+ * by: its primary key when every column of it has a key encoding, else
+ * NIL (rows are kept as a multiset).  ALTER TABLE may not change them
+ * while views read relid (source_alter.c).
+ */
+extern List *HsStreamPlanSourceKey(Oid relid);
+
+/*
  * Expand the Postgres views query reads into the subqueries they are (in
  * place), as the rewriter does, before the query is planned and stored:
  * the streaming view keeps this expansion (plan_views.c).

@@ -376,9 +376,8 @@ project_level(RelOut *in, List *exprs, List *qual, bool add_key)
  * ---------------------------------------------------------------------
  */
 
-/* Primary key columns of relid whose types have a key encoding, or NIL. */
-static List *
-primary_key(Oid relid)
+List *
+HsStreamPlanSourceKey(Oid relid)
 {
 	Relation	rel = table_open(relid, AccessShareLock);
 	Oid			pk = RelationGetPrimaryKeyIndex(rel);
@@ -451,7 +450,7 @@ plan_leaf(PlanCtx *ctx, Query *q, int rtindex, List *quals)
 	Oid			relid = check_relation(rte);
 	Relation	rel = table_open(relid, AccessShareLock);
 	TupleDesc	rdesc = CreateTupleDescCopy(RelationGetDescr(rel));
-	List	   *pk = primary_key(relid);
+	List	   *pk = HsStreamPlanSourceKey(relid);
 	AttnoCtx	ac = {rtindex, 0, NULL};
 	List	   *full_vars = NIL;
 	List	   *vars = NIL;
