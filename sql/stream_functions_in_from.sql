@@ -1,7 +1,9 @@
 -- Set-returning functions in FROM: unnest, generate_series,
--- jsonb_array_elements, regexp_split_to_table ... inner-joined with the
--- other FROM items (LATERAL or not), WITH ORDINALITY, and LEFT JOIN
--- LATERAL ... ON true.  Each view equals its query after changes.
+-- jsonb_array_elements, regexp_split_to_table, functions returning several
+-- columns (jsonb_each, jsonb_populate_recordset), ROWS FROM with several
+-- functions, and VALUES lists, inner-joined with the other FROM items
+-- (LATERAL or not), WITH ORDINALITY, and LEFT JOIN LATERAL ... ON true.
+-- Each view equals its query after changes.
 CREATE EXTENSION hummock_stream;
 CREATE TABLE docs (id int PRIMARY KEY, author int, tags text[], body jsonb, words text);
 CREATE TABLE authors (id int PRIMARY KEY, name text, langs text[]);
@@ -29,13 +31,19 @@ INSERT INTO queries VALUES
   ('doc_words', 'SELECT id, w FROM docs JOIN LATERAL regexp_split_to_table(words, '' '') AS w ON true WHERE w <> ''a'''),
   ('author_langs', 'SELECT d.id, a.name, l FROM docs d JOIN authors a ON a.id = d.author, unnest(a.langs || d.tags) AS l'),
   ('doc_tags_all', 'SELECT d.id, t, n FROM docs d LEFT JOIN LATERAL unnest(d.tags) WITH ORDINALITY AS u(t, n) ON true'),
-  ('constant_series', 'SELECT d.id, k FROM docs d, generate_series(1, 2) AS k WHERE d.id < 3');
+  ('constant_series', 'SELECT d.id, k FROM docs d, generate_series(1, 2) AS k WHERE d.id < 3'),
+  ('doc_kv', 'SELECT d.id, e.key, e.value FROM docs d, jsonb_each_text(jsonb_build_object(''w'', d.words, ''n'', d.id)) AS e'),
+  ('doc_people', 'SELECT d.id, p.id AS aid, p.name, p.langs FROM docs d, jsonb_populate_recordset(NULL::authors, jsonb_build_array(jsonb_build_object(''id'', d.author, ''name'', d.words))) AS p'),
+  ('doc_zip', 'SELECT d.id, r.t, r.g, r.o FROM docs d, ROWS FROM (unnest(d.tags), generate_series(1, 2)) WITH ORDINALITY AS r(t, g, o)'),
+  ('doc_kinds', 'SELECT d.id, v.kind, v.w FROM docs d JOIN (VALUES (1, ''one'', 1.5), (2, ''two'', NULL), (5, ''five'', 5.0)) AS v(k, kind, w) ON v.k = d.id'),
+  ('doc_values', 'SELECT d.id, v.x FROM docs d, LATERAL (VALUES (d.id), (d.author), (NULL::int)) AS v(x)');
 SELECT hummock_stream.create_materialized_view(v, q) FROM queries ORDER BY v;
 SELECT v, differs(v::regclass, q) FROM queries ORDER BY v;
 SELECT * FROM doc_tags_all ORDER BY id, n;
+SELECT * FROM doc_zip ORDER BY id, o;
 -- the operator a function in FROM becomes
 SELECT f.job, f.operators FROM hummock_stream.fragments f
- WHERE f.job::text IN ('doc_elems', 'doc_tags_all') ORDER BY 1;
+ WHERE f.job::text IN ('doc_elems', 'doc_tags_all', 'doc_kv', 'doc_zip', 'doc_kinds') ORDER BY 1;
 
 -- changes: inserts, updates moving elements, deletes, NULLs and empty arrays
 INSERT INTO docs VALUES (5, 2, '{c,d}', '[7, 8]', 'up up');
@@ -48,8 +56,8 @@ SELECT v, differs(v::regclass, q) FROM queries ORDER BY v;
 SELECT * FROM doc_tags_all ORDER BY id, n;
 
 -- refused, with the reason
-SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM docs d, jsonb_each(d.body) AS e');
-SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM docs d, ROWS FROM (unnest(d.tags), generate_series(1, 2)) AS r');
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM docs d, jsonb_to_recordset(d.body) AS r(a int)');
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM (VALUES (1), (2)) AS v(x)');
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM generate_series(1, 3) AS g');
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM docs d LEFT JOIN LATERAL unnest(d.tags) AS t ON t > ''a''');
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM docs d, lower(d.words) AS l');

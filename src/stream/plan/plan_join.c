@@ -38,13 +38,17 @@
 
 #include "access/stratnum.h"
 #include "catalog/pg_type.h"
+#include "funcapi.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/prep.h"
 #include "optimizer/subselect.h"
+#include "rewrite/rewriteManip.h"
 #include "parser/parse_coerce.h"
 #include "parser/parsetree.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/typcache.h"
 
@@ -224,7 +228,40 @@ split_pushable(List *conds, Relids rels, List **pushed)
  * ---------------------------------------------------------------------
  */
 
-/* The function FROM item jt stands for, or NULL. */
+/*
+ * The VALUES list that query sub is, as the parser makes `(VALUES ...) AS
+ * v` in FROM: a subquery selecting every column of one VALUES entry and
+ * nothing else.  NULL if it is something else.
+ */
+static RangeTblEntry *
+values_of_subquery(Query *sub)
+{
+	RangeTblEntry *v;
+	ListCell   *lc;
+	int			i = 0;
+
+	if (sub->commandType != CMD_SELECT || sub->hasAggs || sub->hasWindowFuncs ||
+		sub->hasTargetSRFs || sub->hasSubLinks || sub->groupClause || sub->groupingSets ||
+		sub->havingQual || sub->sortClause || sub->distinctClause || sub->limitCount ||
+		sub->limitOffset || sub->setOperations || sub->cteList || sub->rowMarks ||
+		list_length(sub->rtable) != 1 || sub->jointree == NULL ||
+		list_length(sub->jointree->fromlist) != 1 || sub->jointree->quals != NULL)
+		return NULL;
+	v = linitial_node(RangeTblEntry, sub->rtable);
+	if (v->rtekind != RTE_VALUES)
+		return NULL;
+	foreach(lc, sub->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		if (te->resjunk || !IsA(te->expr, Var) || ((Var *) te->expr)->varattno != ++i ||
+			((Var *) te->expr)->varlevelsup != 0)
+			return NULL;
+	}
+	return i == list_length(v->coltypes) ? v : NULL;
+}
+
+/* The function (or VALUES) FROM item jt stands for, or NULL. */
 static RangeTblEntry *
 function_item(Query *q, Node *jt)
 {
@@ -233,51 +270,187 @@ function_item(Query *q, Node *jt)
 	if (!IsA(jt, RangeTblRef))
 		return NULL;
 	rte = rt_fetch(((RangeTblRef *) jt)->rtindex, q->rtable);
+	if (rte->rtekind == RTE_SUBQUERY)
+		return values_of_subquery(rte->subquery);
 	return rte->rtekind == RTE_FUNCTION ? rte : NULL;
 }
 
 /*
- * A set-returning function in FROM, inner-joined (laterally or not) with
- * what in has: for each row of in, the function's rows, as ProjectSet
- * gives a select-list call's (one function of one column, and WITH
- * ORDINALITY, whose ordinal is ProjectSet's position).  Its arguments may
- * use in's columns (LATERAL).  The rows' unique key is in's plus the
- * position.  For a LEFT JOIN an input row without function rows keeps one
- * row, NULL in the function's columns.
+ * VALUES (a1, b1), (a2, b2), ... as the set-returning calls
+ * unnest(ARRAY[a1, a2, ...]), unnest(ARRAY[b1, b2, ...]), which ProjectSet
+ * runs in lockstep: one row per VALUES row, in order.
+ */
+static List *
+values_as_calls(RangeTblEntry *rte)
+{
+	List	   *calls = NIL;
+	int			ncols = list_length(rte->coltypes);
+
+	for (int k = 0; k < ncols; k++)
+	{
+		Oid			type = list_nth_oid(rte->coltypes, k);
+		Oid			coll = list_nth_oid(rte->colcollations, k);
+		ArrayExpr  *arr = makeNode(ArrayExpr);
+		FuncExpr   *call;
+		ListCell   *lc;
+
+		arr->array_typeid = get_array_type(type);
+		if (!OidIsValid(arr->array_typeid))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("a VALUES list with a column of type %s is not supported in a streaming materialized view",
+							format_type_be(type)),
+					 errdetail("The type has no array type.")));
+		arr->array_collid = coll;
+		arr->element_typeid = type;
+		/* (the list is one level down, in its subquery: LATERAL references up) */
+		foreach(lc, rte->values_lists)
+		{
+			Node	   *elem = copyObject(list_nth(lfirst(lc), k));
+
+			IncrementVarSublevelsUp(elem, -1, 1);
+			arr->elements = lappend(arr->elements, elem);
+		}
+		arr->multidims = false;
+		arr->location = -1;
+		call = makeFuncExpr(F_UNNEST_ANYARRAY, type, list_make1(arr), coll, coll,
+							COERCE_EXPLICIT_CALL);
+		call->funcretset = true;
+		calls = lappend(calls, call);
+	}
+	return calls;
+}
+
+/*
+ * The set-returning calls of a function FROM item (one per function of
+ * ROWS FROM), each with the descriptor of its columns when it returns a
+ * composite (NULL: one column).
+ */
+static List *
+function_calls(RangeTblEntry *rte, List **fields)
+{
+	List	   *calls = NIL;
+	ListCell   *lc;
+
+	*fields = NIL;
+	if (rte->rtekind == RTE_VALUES)
+	{
+		calls = values_as_calls(rte);
+		foreach(lc, calls)
+			*fields = lappend(*fields, NULL);
+		return calls;
+	}
+	foreach(lc, rte->functions)
+	{
+		RangeTblFunction *rtf = lfirst_node(RangeTblFunction, lc);
+		Node	   *call = rtf->funcexpr;
+
+		if (!expression_returns_set(call))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("a function in FROM that returns one row is not supported in a streaming materialized view"),
+					 errhint("Call it in the select list.")));
+		/* (a select-list call cannot take a column definition list) */
+		if (rtf->funccolnames != NIL)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("functions in FROM with a column definition list are not supported in a streaming materialized view"),
+					 errhint("Use a function whose result type names its columns, such as jsonb_each or jsonb_populate_recordset.")));
+		calls = lappend(calls, call);
+		*fields = lappend(*fields, type_is_rowtype(exprType(call)) ?
+						  get_expr_result_tupdesc(call, false) : NULL);
+	}
+	return calls;
+}
+
+/*
+ * A set-returning function in FROM (or ROWS FROM with several, or a
+ * VALUES list), inner-joined (laterally or not) with what in has: for each
+ * row of in, the function's rows, as ProjectSet gives select-list calls'
+ * (several functions in lockstep, NULL-padded, as ROWS FROM zips them;
+ * WITH ORDINALITY's ordinal is ProjectSet's position).  A function
+ * returning a composite is spread over its columns by a Project.  Its
+ * arguments may use in's columns (LATERAL).  The rows' unique key is in's
+ * plus the position.  For a LEFT JOIN an input row without function rows
+ * keeps one row, NULL in the function's columns.
  */
 static RelOut *
 apply_function(PlanCtx *ctx, RelOut *in, Query *q, int rtindex, bool left_join)
 {
-	RangeTblEntry *rte = rt_fetch(rtindex, q->rtable);
-	RangeTblFunction *rtf;
-	Node	   *call;
+	RangeTblRef ref = {T_RangeTblRef, rtindex};
+	RangeTblEntry *rte = function_item(q, (Node *) &ref);
+	List	   *fields;
+	List	   *calls = function_calls(rte, &fields);
+	List	   *mapped = NIL;
+	List	   *vars;
+	List	   *tl = NIL;
 	HsExec	   *e;
 	RelOut	   *out;
-	List	   *vars;
-	Oid			type;
+	ListCell   *lc;
+	ListCell   *lc2;
+	int			ninput = in->desc->natts;
+	int			col = 1;		/* the FROM item's column */
+	int			k = 0;
 
-	if (list_length(rte->functions) != 1)
-		unsupported("ROWS FROM with several functions", false);
-	rtf = linitial_node(RangeTblFunction, rte->functions);
-	call = rtf->funcexpr;
-	type = exprType(call);
-	if (!expression_returns_set(call))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("a function in FROM that returns one row is not supported in a streaming materialized view"),
-				 errhint("Call it in the select list.")));
-	if (rtf->funccolcount != 1 || type_is_rowtype(type))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("functions in FROM returning several columns are not supported in a streaming materialized view"),
-				 errhint("Call it in the select list and take its fields with (f).name.")));
-	note_operator(ctx, "ProjectSet (function in FROM%s%s)", rte->funcordinality ? ", with ordinality" : "",
+	foreach(lc, calls)
+		mapped = lappend(mapped, map_expr(lfirst(lc), in));
+	note_operator(ctx, "ProjectSet (%s%s%s)",
+				  rte->rtekind == RTE_VALUES ? "VALUES in FROM" :
+				  list_length(calls) > 1 ? "ROWS FROM" : "function in FROM",
+				  rte->funcordinality ? ", with ordinality" : "",
 				  left_join ? ", left join" : "");
-	e = HsExecProjectSetCreate(in->desc, list_make1(map_expr((Expr *) call, in)), left_join);
+	e = HsExecProjectSetCreate(in->desc, mapped, left_join);
 	attach(in, e);
-	vars = lappend(list_copy(in->vars),
-				   makeVar(rtindex, 1, type, exprTypmod(call), exprCollation(call), 0));
-	vars = lappend(vars, rte->funcordinality ? makeVar(rtindex, 2, INT8OID, -1, InvalidOid, 0) : NULL);
+
+	/* the input's columns, then each call's, spread; then the position */
+	vars = list_copy(in->vars);
+	for (int i = 0; i < ninput; i++)
+		tl = lappend(tl, var_tle(e->out_desc, i, i + 1));
+	forboth(lc, calls, lc2, fields)
+	{
+		Node	   *call = lfirst(lc);
+		TupleDesc	f = lfirst(lc2);
+		int			c = ninput + k++;
+
+		if (f == NULL)
+		{
+			tl = lappend(tl, var_tle(e->out_desc, c, list_length(tl) + 1));
+			vars = lappend(vars, makeVar(rtindex, col++, exprType(call), exprTypmod(call),
+										 exprCollation(call), 0));
+			continue;
+		}
+		for (int a = 0; a < f->natts; a++, col++)
+		{
+			Form_pg_attribute att = TupleDescAttr(f, a);
+			FieldSelect *fs;
+
+			if (att->attisdropped)
+				continue;
+			fs = makeNode(FieldSelect);
+			fs->arg = (Expr *) makeVar(1, c + 1, exprType(call), exprTypmod(call), InvalidOid, 0);
+			fs->fieldnum = a + 1;
+			fs->resulttype = att->atttypid;
+			fs->resulttypmod = att->atttypmod;
+			fs->resultcollid = att->attcollation;
+			tl = lappend(tl, makeTargetEntry((Expr *) fs, list_length(tl) + 1, NULL, false));
+			vars = lappend(vars, makeVar(rtindex, col, att->atttypid, att->atttypmod,
+										 att->attcollation, 0));
+		}
+	}
+	tl = lappend(tl, var_tle(e->out_desc, e->out_desc->natts - 1, list_length(tl) + 1));
+	vars = lappend(vars, rte->funcordinality ? makeVar(rtindex, col, INT8OID, -1, InvalidOid, 0) : NULL);
+	foreach(lc, fields)
+	{
+		/* a composite to spread over its columns */
+		if (lfirst(lc) != NULL)
+		{
+			RelOut	   *set = relout_of(e, NIL);
+
+			e = HsExecProjectCreate(e->out_desc, NIL, tl);
+			attach(set, e);
+			break;
+		}
+	}
 	out = relout_of(e, vars);
 	out->nvisible = in->nvisible;
 	out->has_ukey = in->has_ukey;
@@ -317,7 +490,7 @@ plan_fromlist_with_functions(PlanCtx *ctx, Query *q, List *outer, List *items,
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("a streaming materialized view must read a table"),
-				 errdetail("Its FROM clause has only functions.")));
+				 errdetail("Its FROM clause has only functions or VALUES lists.")));
 	foreach(lc, conds)
 	{
 		if (bms_overlap(varnos_of(lfirst(lc)), func_rels))
@@ -565,7 +738,10 @@ plan_jtnode(PlanCtx *ctx, Query *q, List *outer, Node *jt, List *quals)
 				unsupported("functions in FROM", true);
 				break;
 			case RTE_VALUES:
-				unsupported("VALUES lists", true);
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("a streaming materialized view must read a table"),
+						 errdetail("Its FROM clause has only VALUES lists or functions.")));
 				break;
 			default:
 				unsupported("this kind of FROM item", false);
