@@ -38,6 +38,7 @@
 #include "catalog/pg_extension.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
 
 #include "access/genam.h"
 #include "access/htup_details.h"
@@ -64,6 +65,7 @@
 #include "hummock_stream/pg/env_pg.h"
 #include "hummock_stream/pg/iter_owner.h"
 #include "hummock_stream/pg/shared_block_cache.h"
+#include "hummock_stream/pg/user_context.h"
 #include "hummock_stream/pg/wal_files.h"
 #include "hummock_stream/storage/coding.h"
 #include "hummock_stream/storage/version_apply.h"
@@ -660,6 +662,82 @@ check_incarnation(void)
 }
 
 /*
+ * Has this incarnation's store ever allocated an object id?  (Its catalog
+ * says so: object_id_seq has been called.)
+ */
+static bool
+store_allocated_objects(void)
+{
+	HsUserContext owner;
+	bool		isnull;
+	bool		called;
+
+	HsBecomeExtensionOwner(&owner);
+	SPI_connect();
+	if (SPI_execute("SELECT is_called FROM hummock_stream.object_id_seq", true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the hummock object id sequence");
+	called = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_finish();
+	HsRestoreUser(&owner);
+	return called;
+}
+
+/*
+ * pg_upgrade keeps a database's OID and the extension's catalog (versions,
+ * object id sequence) but gives the extension a new OID, and copies nothing
+ * under pg_hummock.  Once the old data directory's pg_hummock is copied
+ * into the new one (README, Operations), the store sits under the old
+ * extension OID: if this incarnation's directory is missing although its
+ * catalog has allocated objects, and exactly one other incarnation's
+ * directory is there, that is the store, and it is renamed.  (A freshly
+ * created extension allocates its first object id just before its
+ * directory is made, so a directory a crash left behind after DROP
+ * EXTENSION is not taken for it.)  Caller must be in a transaction.
+ */
+static void
+adopt_upgraded_store(void)
+{
+	char		base[MAXPGPATH];
+	char		dir[MAXPGPATH];
+	char	   *found = NULL;
+	int			n = 0;
+	struct stat sb;
+	DIR		   *d;
+	struct dirent *de;
+
+	object_dir(dir, sizeof(dir));
+	if (stat(dir, &sb) == 0 || RecoveryInProgress())
+		return;
+	snprintf(base, sizeof(base), "%s/%u", HS_DATA_DIR, MyDatabaseId);
+	d = AllocateDir(base);
+	if (d == NULL)
+		return;
+	while ((de = ReadDirExtended(d, base, LOG)) != NULL)
+	{
+		if (de->d_name[0] == '\0' || strspn(de->d_name, "0123456789") != strlen(de->d_name))
+			continue;
+		found = psprintf("%s/%s", base, de->d_name);
+		n++;
+	}
+	FreeDir(d);
+	if (n != 1 || !store_allocated_objects())
+		return;
+	if (rename(found, dir) != 0)
+	{
+		/* another process may have adopted it meanwhile */
+		if (stat(dir, &sb) == 0)
+			return;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not rename \"%s\" to \"%s\": %m", found, dir)));
+	}
+	fsync_fname(base, true);
+	ereport(LOG,
+			(errmsg("hummock_stream store \"%s\" taken over as \"%s\"", found, dir),
+			 errdetail("The extension's catalog refers to objects and its own directory was missing, as after pg_upgrade.")));
+}
+
+/*
  * Remove the object directories of earlier incarnations of the extension
  * in this database (left behind by a crash between DROP EXTENSION's commit
  * and its cleanup).  Caller must be in a transaction.
@@ -674,6 +752,7 @@ HsHummockRemoveOldIncarnations(void)
 	ListCell   *lc;
 
 	check_incarnation();
+	adopt_upgraded_store();
 	snprintf(base, sizeof(base), "%s/%u", HS_DATA_DIR, MyDatabaseId);
 	d = AllocateDir(base);
 	if (d == NULL)
@@ -704,6 +783,8 @@ static HsObjectStore *
 open_store(HsObjectStore **store, HsEnv *env)
 {
 	check_incarnation();
+	if (*store == NULL)
+		adopt_upgraded_store();
 	if (*store == NULL)
 	{
 		char		dir[MAXPGPATH];
