@@ -88,6 +88,20 @@ REFRESH MATERIALIZED VIEW plain;
 SELECT * FROM plain;
 DROP MATERIALIZED VIEW plain;
 
+-- a view created in a transaction is maintained once it commits: waiting
+-- for it inside the transaction is refused, and a wait for all views
+-- passes over it
+BEGIN;
+CREATE MATERIALIZED VIEW m_in_xact USING hummock AS SELECT count(*) AS n FROM sales;
+SELECT * FROM m_in_xact;
+SELECT hummock_stream.wait(NULL, NULL);
+SAVEPOINT s;
+SELECT hummock_stream.wait('m_in_xact');
+ROLLBACK TO s;
+COMMIT;
+SELECT hummock_stream.wait('m_in_xact');
+SELECT * FROM m_in_xact;
+
 SET client_min_messages = warning;	-- the capture log's name has an OID
 DROP EXTENSION hummock_stream CASCADE;
 RESET client_min_messages;

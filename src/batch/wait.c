@@ -41,6 +41,7 @@
  */
 #include "postgres.h"
 
+#include "access/relation.h"
 #include "access/table.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -132,6 +133,23 @@ hummock_stream_estimated_size(PG_FUNCTION_ARGS)
  * The views wait(NULL) waits for: every streaming view the caller may
  * SELECT from, with its first epoch.
  */
+/*
+ * Was relid created by this transaction?  Such a view is maintained only
+ * once the transaction commits: waiting for it inside would never end.
+ */
+static bool
+created_in_this_transaction(Oid relid)
+{
+	Relation	rel = try_relation_open(relid, AccessShareLock);
+	bool		created;
+
+	if (rel == NULL)
+		return false;
+	created = rel->rd_createSubid != InvalidSubTransactionId;
+	relation_close(rel, AccessShareLock);
+	return created;
+}
+
 static List *
 all_views(void)
 {
@@ -144,7 +162,8 @@ all_views(void)
 		HsJobRow   *job = lfirst(lc);
 		WaitView   *w;
 
-		if (pg_class_aclcheck(job->job_id, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+		if (pg_class_aclcheck(job->job_id, GetUserId(), ACL_SELECT) != ACLCHECK_OK ||
+			created_in_this_transaction(job->job_id))
 			continue;
 		w = palloc(sizeof(WaitView));
 		w->relid = job->job_id;
@@ -275,6 +294,13 @@ hummock_stream_wait(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 					 errmsg("\"%s\" is not a relation USING hummock", get_rel_name(relid))));
+		if (created_in_this_transaction(relid))
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("cannot wait for \"%s\" in the transaction that created it",
+							get_rel_name(relid)),
+					 errdetail("It is maintained once the transaction commits; until then it holds what its creation computed."),
+					 errhint("Commit first, then wait.")));
 	}
 	if (timeout)
 	{
