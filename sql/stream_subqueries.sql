@@ -57,6 +57,11 @@ SELECT hummock_stream.create_materialized_view('sq_not_in_boss',
   'SELECT id FROM emp WHERE boss NOT IN (SELECT id FROM emp WHERE salary < 120)');
 SELECT hummock_stream.create_materialized_view('sq_not_in_grouped',
   'SELECT id FROM dept WHERE id NOT IN (SELECT dept FROM emp GROUP BY dept HAVING count(*) > 8)');
+-- correlated NOT IN: the NULL rules over the rows of the outer row's group
+SELECT hummock_stream.create_materialized_view('sq_not_in_corr',
+  'SELECT e.id FROM emp e WHERE e.boss NOT IN (SELECT r.id FROM emp r WHERE r.dept = e.dept AND r.salary < 150)');
+SELECT hummock_stream.create_materialized_view('sq_not_in_corr_nulls',
+  'SELECT d.id, d.name FROM dept d WHERE d.budget / 10 NOT IN (SELECT e.salary FROM emp e WHERE e.dept = d.id AND e.boss IS DISTINCT FROM 3)');
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM sq_best_paid ORDER BY dept, id;
 SELECT * FROM sq_not_in ORDER BY id LIMIT 5;
@@ -84,6 +89,12 @@ DELETE FROM banned;
 SELECT hummock_stream.wait();
 SELECT count(*) FROM sq_not_in;
 SELECT * FROM hummock_stream_test.views_differ();
+-- a NULL in one group's list: that group's rows drop out of the correlated NOT IN
+UPDATE emp SET salary = NULL WHERE id = 7;
+UPDATE dept SET budget = 1500 WHERE id = 1;
+SELECT hummock_stream.wait();
+SELECT * FROM sq_not_in_corr_nulls ORDER BY id;
+SELECT * FROM hummock_stream_test.views_differ();
 -- the NOT IN of the grouped query changes as groups pass HAVING
 INSERT INTO emp SELECT 100 + i, 5, 150, NULL FROM generate_series(1, 10) i;
 SELECT hummock_stream.wait();
@@ -106,8 +117,9 @@ SELECT create_error('SELECT id, (SELECT i.salary FROM emp i WHERE i.dept = e.dep
 SELECT create_error('SELECT id FROM emp e WHERE salary > (SELECT avg(salary) FROM emp i WHERE i.id < e.id)');
 -- an aggregating query without GROUP BY
 SELECT create_error('SELECT count(*), (SELECT max(budget) FROM dept) FROM emp');
--- correlated NOT IN
+-- correlated NOT IN other than by equalities, or over a grouped subquery
 SELECT create_error('SELECT id FROM emp e WHERE dept NOT IN (SELECT dept FROM banned b WHERE b.dept > e.id)');
+SELECT create_error('SELECT id FROM emp e WHERE dept NOT IN (SELECT dept FROM banned b WHERE b.dept = e.dept GROUP BY dept)');
 
 SET client_min_messages = warning;	-- the capture log's name has an OID
 DROP EXTENSION hummock_stream CASCADE;

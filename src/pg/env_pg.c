@@ -359,24 +359,12 @@ static bool
 env_make_dir(HsEnv *env, const char *dir, HsStatus *st)
 {
 	char		path[MAXPGPATH];
+	int			err;
 
 	HsWalLogMakeDir(dir);
-	strlcpy(path, dir, MAXPGPATH);
-	/* create each missing component, like mkdir -p */
-	for (char *p = path + 1;; p++)
-	{
-		bool		last = (*p == '\0');
-
-		if (*p == '/' || last)
-		{
-			*p = '\0';
-			if (MakePGDirectory(path) < 0 && errno != EEXIST)
-				return io_error(st, errno, "create directory", path);
-			if (last)
-				break;
-			*p = '/';
-		}
-	}
+	err = HsMakeDirectories(dir, path, sizeof(path));
+	if (err != 0)
+		return io_error(st, err, "create directory", path);
 	return true;
 }
 

@@ -223,8 +223,8 @@ HsWalLogRemoveTree(const char *path)
  */
 
 /* mkdir -p of dir (a copy is cut at each '/') */
-static void
-make_dirs(const char *dir)
+int
+HsMakeDirectories(const char *dir, char *failed, size_t failed_len)
 {
 	char		path[MAXPGPATH];
 
@@ -237,13 +237,32 @@ make_dirs(const char *dir)
 		{
 			*p = '\0';
 			if (MakePGDirectory(path) < 0 && errno != EEXIST)
-				ereport(ERROR,
-						(errcode_for_file_access(),
-						 errmsg("could not create directory \"%s\": %m", path)));
+			{
+				int			err = errno;
+
+				strlcpy(failed, path, failed_len);
+				return err;
+			}
 			if (last)
 				break;
 			*p = '/';
 		}
+	}
+	return 0;
+}
+
+static void
+make_dirs(const char *dir)
+{
+	char		failed[MAXPGPATH];
+	int			err = HsMakeDirectories(dir, failed, sizeof(failed));
+
+	if (err != 0)
+	{
+		errno = err;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not create directory \"%s\": %m", failed)));
 	}
 }
 

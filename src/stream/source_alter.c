@@ -261,7 +261,11 @@ HsSourceAlterBegin(Oid relid, AlterTableStmt *stmt)
 			ReshapeTarget *t = palloc(sizeof(ReshapeTarget));
 			Relation	rel;
 
-			/* (the ALTER takes this lock too; its descriptor is final now) */
+			/*
+			 * The ALTER takes these locks too (the named table first, as it
+			 * does); the descriptor is final once they are held.
+			 */
+			LockRelationOid(relid, AccessExclusiveLock);
 			LockRelationOid(c, AccessExclusiveLock);
 			rel = table_open(c, NoLock);
 			t->relid = c;

@@ -131,6 +131,7 @@ vs_sq_corr_max|SELECT t.id, t.grp, t.val FROM diff_t t WHERE t.val = (SELECT max
 vs_sq_corr_count|SELECT d.id, (SELECT count(*) FROM diff_t t WHERE t.grp = d.id) AS n, (SELECT sum(t.val) FROM diff_t t WHERE t.grp = d.id AND t.flag) AS s FROM diff_d d
 vs_sq_lookup|SELECT t.id, (SELECT d.name FROM diff_d d WHERE d.id = t.grp) AS name FROM diff_t t
 vs_sq_not_in|SELECT id FROM diff_t WHERE val NOT IN (SELECT code FROM diff_d)
+vs_sq_not_in_corr|SELECT d.id, d.name FROM diff_d d WHERE d.code NOT IN (SELECT t.val FROM diff_t t WHERE t.grp = d.id AND t.flag)
 vs_sq_not_in_np|SELECT d.id FROM diff_d d WHERE d.code NOT IN (SELECT val FROM diff_np)
 vs_sq_or_factor|SELECT t.id, d.name FROM diff_t t, diff_d d WHERE (t.grp = d.id AND t.val > 5) OR (t.grp = d.id AND d.active)
 -- Views over views (each line reads views defined above it): chains of

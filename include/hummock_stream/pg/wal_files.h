@@ -28,6 +28,12 @@ extern void HsWalLogMakeDir(const char *path);
 extern void HsWalLogRemoveTree(const char *path);
 
 /*
+ * mkdir -p of dir (what a MKDIR record's redo does too): 0, or the errno
+ * of the component that could not be made (its path in failed).
+ */
+extern int	HsMakeDirectories(const char *dir, char *failed, size_t failed_len);
+
+/*
  * The xid standby queries that may still read the files removed next
  * conflict with (the transaction that made them stale); invalid: none.
  */

@@ -810,7 +810,7 @@ convert_where_sublinks(PlanCtx *ctx, Query *q)
 			else if (sl->subLinkType == ANY_SUBLINK)
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("NOT IN (SELECT ...) over several columns or correlated with the outer query is not supported in a streaming materialized view"),
+						 errmsg("NOT IN (SELECT ...) over several columns, correlated other than by equalities, or correlated over a grouped or limited subquery is not supported in a streaming materialized view"),
 						 errhint("Write NOT EXISTS (SELECT ... WHERE ...), which does not depend on NULLs in the subquery.")));
 		}
 		if (j != NULL)

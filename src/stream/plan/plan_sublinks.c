@@ -29,6 +29,10 @@
  *									IS NOT NULL OR (SELECT count(*) ...) = 0)
  *									AND (SELECT count(*) ... WHERE y IS NULL)
  *									= 0.
+ *	x NOT IN (SELECT y FROM ...		the same over the rows the subquery has
+ *	  WHERE i = outer.o AND ...)	for the outer row: a correlated NOT
+ *									EXISTS and correlated counts (see
+ *									rewrite_correlated_not_in).
  *
  * src/stream/plan/plan_sublinks.c
  *
@@ -266,6 +270,134 @@ reads_above(Query *sub, int top)
 }
 
 /*
+ * A subquery that only filters rows of its FROM (no aggregation, grouping,
+ * set operation, set-returning function, window or LIMIT): its rows exist
+ * exactly where its WHERE holds, which the correlated rewrite relies on.
+ */
+static bool
+plain_filter(Query *sub)
+{
+	return sub->commandType == CMD_SELECT && !sub->hasAggs && sub->groupClause == NIL &&
+		sub->groupingSets == NIL && sub->havingQual == NULL && sub->setOperations == NULL &&
+		!sub->hasTargetSRFs && !sub->hasWindowFuncs && sub->limitCount == NULL &&
+		sub->limitOffset == NULL && sub->cteList == NIL && sub->jointree != NULL;
+}
+
+/* Does expression e read the query level above its own? */
+static bool
+expr_reads_above(Node *e)
+{
+	LevelsContext ctx = {0, 0};
+
+	return reads_above_walker(e, &ctx);
+}
+
+/*
+ * Does sub reach the level above only through equalities <its expression>
+ * = <the outer query's expression> among the conjuncts of its WHERE (what
+ * the correlated scalar subquery rewrite accepts)?
+ */
+static bool
+correlated_by_equalities(Query *sub)
+{
+	Query	   *rest = copyObject(sub);
+	List	   *kept = NIL;
+	ListCell   *lc;
+
+	foreach(lc, make_ands_implicit((Expr *) rest->jointree->quals))
+	{
+		Node	   *c = lfirst(lc);
+		OpExpr	   *op = (OpExpr *) c;
+
+		if (!expr_reads_above(c))
+			kept = lappend(kept, c);
+		else if (!IsA(c, OpExpr) || list_length(op->args) != 2 ||
+				 !op_mergejoinable(op->opno, exprType(linitial(op->args))) ||
+				 expr_reads_above(linitial(op->args)) == expr_reads_above(lsecond(op->args)))
+			return false;
+	}
+	rest->jointree->quals = kept ? (Node *) make_ands_explicit(kept) : NULL;
+	return !reads_above(rest, 0);
+}
+
+/* sub with qual added to its WHERE, and no DISTINCT or ORDER BY (a copy) */
+static Query *
+sub_where(Query *sub, Node *qual)
+{
+	Query	   *c = copyObject(sub);
+
+	c->distinctClause = NIL;
+	c->hasDistinctOn = false;
+	c->sortClause = NIL;
+	/* (one flat AND: the decorrelation reads the WHERE's conjuncts) */
+	if (qual)
+		c->jointree->quals = (Node *) make_ands_explicit(lappend(make_ands_implicit((Expr *) c->jointree->quals),
+																 qual));
+	return c;
+}
+
+/* (SELECT count(*) FROM <sub's FROM> WHERE <sub's WHERE> [AND qual]) = 0 */
+static Node *
+correlated_count_is_zero(Query *sub, Node *qual)
+{
+	Query	   *count = sub_where(sub, qual);
+	SubLink    *sl = makeNode(SubLink);
+
+	count->targetList = list_make1(makeTargetEntry((Expr *) make_count_star(), 1,
+												   pstrdup("count"), false));
+	count->hasAggs = true;
+	sl->subLinkType = EXPR_SUBLINK;
+	sl->subselect = (Node *) count;
+	sl->location = -1;
+	return (Node *) make_opclause(lookup_type_cache(INT8OID, TYPECACHE_EQ_OPR)->eq_opr, BOOLOID,
+								  false, (Expr *) sl,
+								  (Expr *) makeConst(INT8OID, -1, InvalidOid, 8,
+													 Int64GetDatum(0), false,
+													 FLOAT8PASSBYVAL),
+								  InvalidOid, InvalidOid);
+}
+
+/*
+ * x NOT IN (SELECT y FROM ... WHERE <correlated>), with SQL's NULLs, over
+ * the rows the subquery has for the outer row:
+ *
+ *	NOT EXISTS (SELECT FROM ... WHERE <correlated> AND y = x)
+ *	AND (x IS NOT NULL OR (SELECT count(*) FROM ... WHERE <correlated>) = 0)
+ *	AND (SELECT count(*) FROM ... WHERE <correlated> AND y IS NULL) = 0
+ *
+ * The counts are correlated scalar subqueries, rewritten into grouped
+ * LEFT JOINs like any other (so the correlation must be by equalities).
+ */
+static List *
+rewrite_correlated_not_in(Query *q, OpExpr *test, Query *sub, Node *x)
+{
+	Node	   *y = (Node *) linitial_node(TargetEntry, sub->targetList)->expr;
+	Node	   *x_inside = copyObject(x);
+	SubLink    *ex = makeNode(SubLink);
+	List	   *result;
+
+	if (!plain_filter(sub) || reads_above(sub, 1) || !correlated_by_equalities(sub))
+		return NIL;
+	IncrementVarSublevelsUp(x_inside, 1, 0);
+	ex->subLinkType = EXISTS_SUBLINK;
+	ex->subselect = (Node *) sub_where(sub, (Node *) make_opclause(test->opno, BOOLOID, false,
+																	(Expr *) x_inside,
+																	(Expr *) copyObject(y),
+																	InvalidOid,
+																	test->inputcollid));
+	ex->location = -1;
+	result = list_make1(make_notclause((Expr *) ex));
+	if (!never_null(q, x))
+		result = lappend(result,
+						 make_orclause(list_make2(null_test(copyObject(x), IS_NOT_NULL),
+												  correlated_count_is_zero(sub, NULL))));
+	if (!never_null(sub, y))
+		result = lappend(result,
+						 correlated_count_is_zero(sub, null_test(copyObject(y), IS_NULL)));
+	return result;
+}
+
+/*
  * The conjuncts that replace "NOT (x = ANY (sub))" in q's WHERE (see the
  * top), or NIL if c is not one this can rewrite.
  */
@@ -291,10 +423,12 @@ rewrite_not_in(Query *q, Node *c)
 	sub = (Query *) sl->subselect;
 	if (list_length(test->args) != 2 || !IsA(lsecond(test->args), Param) ||
 		((Param *) lsecond(test->args))->paramkind != PARAM_SUBLINK ||
-		((Param *) lsecond(test->args))->paramid != 1 || reads_above(sub, 0) ||
+		((Param *) lsecond(test->args))->paramid != 1 ||
 		contain_subplans(linitial(test->args)) || contains_sublink(linitial(test->args)))
 		return NIL;
 	x = linitial(test->args);
+	if (reads_above(sub, 0))
+		return rewrite_correlated_not_in(q, test, sub, x);
 
 	/* NOT EXISTS (SELECT FROM (sub) s WHERE x = s.y) */
 	exists = query_over(sub, "hs_not_in", &rt);
