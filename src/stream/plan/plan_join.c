@@ -810,7 +810,8 @@ convert_where_sublinks(PlanCtx *ctx, Query *q)
 			else if (sl->subLinkType == ANY_SUBLINK)
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("NOT IN (SELECT ...) over several columns, correlated other than by equalities, or correlated over a grouped or limited subquery is not supported in a streaming materialized view"),
+						 errmsg("this NOT IN (SELECT ...) is not supported in a streaming materialized view"),
+						 errdetail("NOT IN is supported over one column, with a subquery that is uncorrelated, or correlated by equalities in its WHERE and only filtering rows."),
 						 errhint("Write NOT EXISTS (SELECT ... WHERE ...), which does not depend on NULLs in the subquery.")));
 		}
 		if (j != NULL)

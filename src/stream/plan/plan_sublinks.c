@@ -170,27 +170,36 @@ null_test(Node *x, NullTestType type)
 	return (Node *) nt;
 }
 
-/* (SELECT count(*) FROM (sub) s [WHERE s.<column 1> IS NULL]) = 0 */
+/* (SELECT count(*) FROM <count's FROM> WHERE <count's WHERE>) = 0 */
 static Node *
-count_is_zero(Query *sub, bool only_nulls)
+counts_zero(Query *count)
 {
-	int			rt;
-	Query	   *count = query_over(sub, "hs_not_in", &rt);
 	SubLink    *sl = makeNode(SubLink);
 
-	if (only_nulls)
-		count->jointree->quals = null_test((Node *) sub_var(sub, rt, 1), IS_NULL);
 	count->targetList = list_make1(makeTargetEntry((Expr *) make_count_star(), 1,
 												   pstrdup("count"), false));
 	count->hasAggs = true;
 	sl->subLinkType = EXPR_SUBLINK;
 	sl->subselect = (Node *) count;
 	sl->location = -1;
-	return (Node *) make_opclause(lookup_type_cache(INT8OID, TYPECACHE_EQ_OPR)->eq_opr, BOOLOID, false, (Expr *) sl,
+	return (Node *) make_opclause(lookup_type_cache(INT8OID, TYPECACHE_EQ_OPR)->eq_opr, BOOLOID,
+								  false, (Expr *) sl,
 								  (Expr *) makeConst(INT8OID, -1, InvalidOid, 8,
 													 Int64GetDatum(0), false,
 													 FLOAT8PASSBYVAL),
 								  InvalidOid, InvalidOid);
+}
+
+/* (SELECT count(*) FROM (sub) s [WHERE s.<column 1> IS NULL]) = 0 */
+static Node *
+count_is_zero(Query *sub, bool only_nulls)
+{
+	int			rt;
+	Query	   *count = query_over(sub, "hs_not_in", &rt);
+
+	if (only_nulls)
+		count->jointree->quals = null_test((Node *) sub_var(sub, rt, 1), IS_NULL);
+	return counts_zero(count);
 }
 
 /*
@@ -340,21 +349,7 @@ sub_where(Query *sub, Node *qual)
 static Node *
 correlated_count_is_zero(Query *sub, Node *qual)
 {
-	Query	   *count = sub_where(sub, qual);
-	SubLink    *sl = makeNode(SubLink);
-
-	count->targetList = list_make1(makeTargetEntry((Expr *) make_count_star(), 1,
-												   pstrdup("count"), false));
-	count->hasAggs = true;
-	sl->subLinkType = EXPR_SUBLINK;
-	sl->subselect = (Node *) count;
-	sl->location = -1;
-	return (Node *) make_opclause(lookup_type_cache(INT8OID, TYPECACHE_EQ_OPR)->eq_opr, BOOLOID,
-								  false, (Expr *) sl,
-								  (Expr *) makeConst(INT8OID, -1, InvalidOid, 8,
-													 Int64GetDatum(0), false,
-													 FLOAT8PASSBYVAL),
-								  InvalidOid, InvalidOid);
+	return counts_zero(sub_where(sub, qual));
 }
 
 /*
