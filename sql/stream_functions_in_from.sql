@@ -1,8 +1,10 @@
 -- Set-returning functions in FROM: unnest, generate_series,
 -- jsonb_array_elements, regexp_split_to_table, functions returning several
 -- columns (jsonb_each, jsonb_populate_recordset), ROWS FROM with several
--- functions, and VALUES lists, inner-joined with the other FROM items
--- (LATERAL or not), WITH ORDINALITY, and LEFT JOIN LATERAL ... ON true.
+-- functions, functions returning record with a column definition list
+-- (jsonb_to_recordset, a SQL function), and VALUES lists, inner-joined
+-- with the other FROM items (LATERAL or not), WITH ORDINALITY, and LEFT
+-- JOIN LATERAL ... ON true.
 -- Each view equals its query after changes.
 CREATE EXTENSION hummock_stream;
 CREATE TABLE docs (id int PRIMARY KEY, author int, tags text[], body jsonb, words text);
@@ -22,6 +24,9 @@ BEGIN
                  v, q, q, v) INTO n;
   RETURN n;
 END $$;
+-- a function returning record, one row per call (SQL, value per call)
+CREATE FUNCTION pairs(int) RETURNS SETOF record LANGUAGE sql IMMUTABLE
+  AS 'SELECT $1, $1 * 2 UNION ALL SELECT $1 + 10, NULL::int';
 CREATE TABLE queries (v text PRIMARY KEY, q text);
 INSERT INTO queries VALUES
   ('doc_tags', 'SELECT d.id, t FROM docs d, unnest(d.tags) AS t'),
@@ -36,14 +41,18 @@ INSERT INTO queries VALUES
   ('doc_people', 'SELECT d.id, p.id AS aid, p.name, p.langs FROM docs d, jsonb_populate_recordset(NULL::authors, jsonb_build_array(jsonb_build_object(''id'', d.author, ''name'', d.words))) AS p'),
   ('doc_zip', 'SELECT d.id, r.t, r.g, r.o FROM docs d, ROWS FROM (unnest(d.tags), generate_series(1, 2)) WITH ORDINALITY AS r(t, g, o)'),
   ('doc_kinds', 'SELECT d.id, v.kind, v.w FROM docs d JOIN (VALUES (1, ''one'', 1.5), (2, ''two'', NULL), (5, ''five'', 5.0)) AS v(k, kind, w) ON v.k = d.id'),
-  ('doc_values', 'SELECT d.id, v.x FROM docs d, LATERAL (VALUES (d.id), (d.author), (NULL::int)) AS v(x)');
+  ('doc_values', 'SELECT d.id, v.x FROM docs d, LATERAL (VALUES (d.id), (d.author), (NULL::int)) AS v(x)'),
+  ('doc_recs', 'SELECT d.id, r.a, r.b FROM docs d, jsonb_to_recordset(jsonb_build_array(jsonb_build_object(''a'', d.id, ''b'', d.words), jsonb_build_object(''a'', d.author))) AS r(a int, b text) WHERE r.a IS NOT NULL'),
+  ('doc_rec_zip', 'SELECT d.id, r.* FROM docs d LEFT JOIN LATERAL ROWS FROM (jsonb_to_recordset(jsonb_build_array(jsonb_build_object(''x'', d.words), ''{}''::jsonb)) AS (x text), pairs(d.id) AS (p int, q int), unnest(d.tags)) WITH ORDINALITY AS r(x, p, q, t, o) ON true'),
+  ('doc_pairs', 'SELECT d.id, p.x, p.y FROM docs d, pairs(d.author) AS p(x int, y int)');
 SELECT hummock_stream.create_materialized_view(v, q) FROM queries ORDER BY v;
 SELECT v, differs(v::regclass, q) FROM queries ORDER BY v;
 SELECT * FROM doc_tags_all ORDER BY id, n;
 SELECT * FROM doc_zip ORDER BY id, o;
+SELECT * FROM doc_recs ORDER BY id, a, b;
 -- the operator a function in FROM becomes
 SELECT f.job, f.operators FROM hummock_stream.fragments f
- WHERE f.job::text IN ('doc_elems', 'doc_tags_all', 'doc_kv', 'doc_zip', 'doc_kinds') ORDER BY 1;
+ WHERE f.job::text IN ('doc_elems', 'doc_tags_all', 'doc_kv', 'doc_zip', 'doc_kinds', 'doc_recs') ORDER BY 1;
 
 -- changes: inserts, updates moving elements, deletes, NULLs and empty arrays
 INSERT INTO docs VALUES (5, 2, '{c,d}', '[7, 8]', 'up up');
@@ -54,9 +63,12 @@ DELETE FROM docs WHERE id = 4;
 SELECT hummock_stream.wait();
 SELECT v, differs(v::regclass, q) FROM queries ORDER BY v;
 SELECT * FROM doc_tags_all ORDER BY id, n;
+SELECT * FROM doc_recs ORDER BY id, a, b;
 
 -- refused, with the reason
-SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM docs d, jsonb_to_recordset(d.body) AS r(a int)');
+-- a column definition list that does not match the rows: Postgres's error
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM docs d, pairs(d.id) AS p(x int)');
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM docs d, pairs(d.id) AS p(x int, y date)');
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM (VALUES (1), (2)) AS v(x)');
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM generate_series(1, 3) AS g');
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM docs d LEFT JOIN LATERAL unnest(d.tags) AS t ON t > ''a''');
@@ -65,5 +77,6 @@ SELECT hummock_stream.create_materialized_view('bad', 'SELECT d.id, s.name FROM 
 
 SELECT hummock_stream.drop_materialized_view(v::regclass) FROM queries ORDER BY v;
 DROP FUNCTION differs(regclass, text);
+DROP FUNCTION pairs(int);
 DROP TABLE docs, authors, queries;
 DROP EXTENSION hummock_stream;

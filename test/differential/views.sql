@@ -125,6 +125,7 @@ vs_from_counts|SELECT ch, count(*) AS n FROM diff_t CROSS JOIN LATERAL unnest(st
 vs_from_kv|SELECT t.id, e.key, e.value FROM diff_t t, jsonb_each_text(jsonb_build_object('v', t.val, 'g', t.grp, 'n', t.note)) AS e WHERE e.value IS NOT NULL
 vs_from_zip|SELECT t.id, r.a, r.b, r.o FROM diff_t t, ROWS FROM (generate_series(1, t.grp % 3), unnest(ARRAY[t.val, t.grp])) WITH ORDINALITY AS r(a, b, o)
 vs_from_values|SELECT t.id, v.label, v.w * t.val AS weighted FROM diff_t t JOIN (VALUES (1, 'one', 10), (2, 'two', NULL), (3, 'three', 30)) AS v(g, label, w) ON v.g = t.grp
+vs_from_recordset|SELECT t.id, r.k, r.w FROM diff_t t, jsonb_to_recordset(jsonb_build_array(jsonb_build_object('k', t.grp, 'w', t.val), jsonb_build_object('k', t.id % 5))) AS r(k int, w int) WHERE r.k IS NOT NULL
 vs_sq_above_avg|SELECT id, val FROM diff_t WHERE val > (SELECT avg(val) FROM diff_t)
 vs_sq_share|SELECT grp, sum(amount) AS s, sum(amount) * 100 / nullif((SELECT sum(amount) FROM diff_t), 0) AS pct FROM diff_t GROUP BY grp
 vs_sq_corr_max|SELECT t.id, t.grp, t.val FROM diff_t t WHERE t.val = (SELECT max(i.val) FROM diff_t i WHERE i.grp = t.grp)

@@ -256,9 +256,12 @@ extern HsExec *HsExecHashJoinCreate(HsJoinKind kind,
  * among those its input row made].  keep_empty: an input row for which
  * no function returns a row makes one row, NULL in the function columns
  * and the position (a LEFT JOIN LATERAL to a function in FROM).
+ * row_types: NIL, or per function the blessed descriptor of the rows a
+ * function returning record makes (its column definition list), NULL for
+ * the others.
  */
 extern HsExec *HsExecProjectSetCreate(TupleDesc in_desc, List *funcs,
-									  bool keep_empty);
+									  List *row_types, bool keep_empty);
 
 /*
  * A temporal filter (exec_dynamic_filter.c): the rows for which "key op

@@ -132,7 +132,8 @@ static const HsExecMethods project_set_methods = {
 };
 
 HsExec *
-HsExecProjectSetCreate(TupleDesc in_desc, List *funcs, bool keep_empty)
+HsExecProjectSetCreate(TupleDesc in_desc, List *funcs, List *row_types,
+					   bool keep_empty)
 {
 	int			ninput = in_desc->natts;
 	int			nfuncs = list_length(funcs);
@@ -147,7 +148,10 @@ HsExecProjectSetCreate(TupleDesc in_desc, List *funcs, bool keep_empty)
 	{
 		Node	   *f = lfirst(lc);
 
-		TupleDescInitEntry(out, ninput + k + 1, NULL, exprType(f), exprTypmod(f), 0);
+		TupleDesc	rt = row_types ? list_nth(row_types, k) : NULL;
+
+		TupleDescInitEntry(out, ninput + k + 1, NULL, exprType(f),
+						   rt ? rt->tdtypmod : exprTypmod(f), 0);
 		TupleDescInitEntryCollation(out, ninput + k + 1, exprCollation(f));
 		k++;
 	}
@@ -161,6 +165,22 @@ HsExecProjectSetCreate(TupleDesc in_desc, List *funcs, bool keep_empty)
 	p->done = palloc(sizeof(ExprDoneCond) * Max(nfuncs, 1));
 	k = 0;
 	foreach(lc, funcs)
-		p->funcs[k++] = ExecInitFunctionResultSet(lfirst(lc), p->econtext, NULL);
+	{
+		TupleDesc	rt = row_types ? list_nth(row_types, k) : NULL;
+
+		p->funcs[k] = ExecInitFunctionResultSet(lfirst(lc), p->econtext, NULL);
+		if (rt)
+		{
+			/*
+			 * What a function scan tells a function returning record: the
+			 * rows the query expects (rsinfo.expectedDesc, checked against
+			 * the one it returns), which also types the composite it hands
+			 * on.
+			 */
+			p->funcs[k]->funcResultDesc = rt;
+			p->funcs[k]->funcReturnsTuple = true;
+		}
+		k++;
+	}
 	return &p->exec;
 }

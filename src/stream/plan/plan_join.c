@@ -324,20 +324,25 @@ values_as_calls(RangeTblEntry *rte)
 /*
  * The set-returning calls of a function FROM item (one per function of
  * ROWS FROM), each with the descriptor of its columns when it returns a
- * composite (NULL: one column).
+ * composite (NULL: one column), and in *row_types the blessed descriptor
+ * of a column definition list (NULL for a function without one).
  */
 static List *
-function_calls(RangeTblEntry *rte, List **fields)
+function_calls(RangeTblEntry *rte, List **fields, List **row_types)
 {
 	List	   *calls = NIL;
 	ListCell   *lc;
 
 	*fields = NIL;
+	*row_types = NIL;
 	if (rte->rtekind == RTE_VALUES)
 	{
 		calls = values_as_calls(rte);
 		foreach(lc, calls)
+		{
 			*fields = lappend(*fields, NULL);
+			*row_types = lappend(*row_types, NULL);
+		}
 		return calls;
 	}
 	foreach(lc, rte->functions)
@@ -350,15 +355,22 @@ function_calls(RangeTblEntry *rte, List **fields)
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("a function in FROM that returns one row is not supported in a streaming materialized view"),
 					 errhint("Call it in the select list.")));
-		/* (a select-list call cannot take a column definition list) */
-		if (rtf->funccolnames != NIL)
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("functions in FROM with a column definition list are not supported in a streaming materialized view"),
-					 errhint("Use a function whose result type names its columns, such as jsonb_each or jsonb_populate_recordset.")));
 		calls = lappend(calls, call);
+		if (rtf->funccolnames != NIL)
+		{
+			/* a function returning record: its rows as the list defines them */
+			TupleDesc	rt = BuildDescFromLists(rtf->funccolnames, rtf->funccoltypes,
+												rtf->funccoltypmods,
+												rtf->funccolcollations);
+
+			BlessTupleDesc(rt);
+			*fields = lappend(*fields, rt);
+			*row_types = lappend(*row_types, rt);
+			continue;
+		}
 		*fields = lappend(*fields, type_is_rowtype(exprType(call)) ?
 						  get_expr_result_tupdesc(call, false) : NULL);
+		*row_types = lappend(*row_types, NULL);
 	}
 	return calls;
 }
@@ -380,7 +392,8 @@ apply_function(PlanCtx *ctx, RelOut *in, Query *q, int rtindex, bool left_join)
 	RangeTblRef ref = {T_RangeTblRef, rtindex};
 	RangeTblEntry *rte = function_item(q, (Node *) &ref);
 	List	   *fields;
-	List	   *calls = function_calls(rte, &fields);
+	List	   *row_types;
+	List	   *calls = function_calls(rte, &fields, &row_types);
 	List	   *mapped = NIL;
 	List	   *vars;
 	List	   *tl = NIL;
@@ -399,7 +412,7 @@ apply_function(PlanCtx *ctx, RelOut *in, Query *q, int rtindex, bool left_join)
 				  list_length(calls) > 1 ? "ROWS FROM" : "function in FROM",
 				  rte->funcordinality ? ", with ordinality" : "",
 				  left_join ? ", left join" : "");
-	e = HsExecProjectSetCreate(in->desc, mapped, left_join);
+	e = HsExecProjectSetCreate(in->desc, mapped, row_types, left_join);
 	attach(in, e);
 
 	/* the input's columns, then each call's, spread; then the position */
@@ -427,7 +440,8 @@ apply_function(PlanCtx *ctx, RelOut *in, Query *q, int rtindex, bool left_join)
 			if (att->attisdropped)
 				continue;
 			fs = makeNode(FieldSelect);
-			fs->arg = (Expr *) makeVar(1, c + 1, exprType(call), exprTypmod(call), InvalidOid, 0);
+			fs->arg = (Expr *) makeVar(1, c + 1, exprType(call), TupleDescAttr(e->out_desc, c)->atttypmod,
+									   InvalidOid, 0);
 			fs->fieldnum = a + 1;
 			fs->resulttype = att->atttypid;
 			fs->resulttypmod = att->atttypmod;

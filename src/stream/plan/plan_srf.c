@@ -84,7 +84,7 @@ srf_level(PlanCtx *ctx, RelOut *from, List **targets)
 		k++;
 	}
 	note_operator(ctx, "ProjectSet (%d set-returning function%s)", k, k == 1 ? "" : "s");
-	e = HsExecProjectSetCreate(from->desc, funcs, false);
+	e = HsExecProjectSetCreate(from->desc, funcs, NIL, false);
 	attach(from, e);
 	vars = list_concat_copy(from->vars, call_vars);
 	vars = lappend(vars, NULL);	/* the position */
