@@ -5,9 +5,13 @@
  *
  * A view committed at epoch E contains every transaction visible in the
  * snapshot of the barrier that ended E, which the barrier manager took
- * when it injected the next barrier, after E's millisecond.  So once the
- * epoch a read of a view would use has a millisecond later than the one
- * wait() was called in, everything committed before the call is in it.
+ * when it injected that barrier, after reading the clock for its epoch.
+ * So once the epoch a read of a view would use was ended by a barrier
+ * whose epoch has a millisecond later than the one wait() was called in,
+ * everything committed before the call is in it (epoch_covers_call: the
+ * database's ring of recent barriers says which checkpoint barrier
+ * committed the view's epoch; when it does not, the epoch's own
+ * millisecond must be later).
  *
  * What is waited for:
  *	- wait(NULL): every streaming view the caller may SELECT from that
@@ -196,6 +200,33 @@ view_read_epoch(const HsVersion *v, HsEpoch g, const WaitView *w, HsEpoch *epoch
 }
 
 /*
+ * Does a read of view w at epoch e see every transaction committed before
+ * wait() was called (in epoch `called`)?  Yes if e began after that
+ * millisecond.  And yes if e is the view's committed epoch and the
+ * checkpoint barrier that committed it has a later millisecond: the view
+ * then holds every transaction visible in that barrier's snapshot, which
+ * the manager takes after it reads the clock for the barrier's epoch.
+ * That second test saves the caller a barrier interval; it does not hold
+ * for an epoch a backfill committed (creation, rebuild), whose snapshot
+ * is older than the barriers around it, and the ring of barriers tells
+ * those apart.
+ */
+static bool
+epoch_covers_call(HsDbState *db, const HsVersion *v, const WaitView *w, HsEpoch e,
+				  HsEpoch called)
+{
+	HsEpoch		c;
+	HsEpoch		by;
+
+	if ((e >> HS_EPOCH_SEQ_BITS) > (called >> HS_EPOCH_SEQ_BITS))
+		return true;
+	if (!HsVersionCommittedEpoch(v, (HsTableId) w->relid, &c) || c != e)
+		return false;
+	by = HsDbStateCommittedBy(db, (uint32) w->relid, e);
+	return by != 0 && (by >> HS_EPOCH_SEQ_BITS) > (called >> HS_EPOCH_SEQ_BITS);
+}
+
+/*
  * Is view w, being created when wait() began, created now (it has a
  * committed epoch in version v)?  Then it is waited for as any other, from
  * its first epoch.  A creation that failed or was canceled dropped the
@@ -369,8 +400,7 @@ hummock_stream_wait(PG_FUNCTION_ARGS)
 				}
 				continue;
 			}
-			if (!view_read_epoch(v, g, w, &e) ||
-				(e >> HS_EPOCH_SEQ_BITS) > (called >> HS_EPOCH_SEQ_BITS))
+			if (!view_read_epoch(v, g, w, &e) || epoch_covers_call(db, v, w, e, called))
 			{
 				w->done = true;
 				continue;

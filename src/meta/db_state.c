@@ -375,6 +375,27 @@ HsDbStateNewIncarnation(HsDbState *db)
 						pg_atomic_fetch_add_u64(&db_shared->next_incarnation, 1));
 }
 
+HsEpoch
+HsDbStateCommittedBy(HsDbState *db, uint32 graph_id, HsEpoch e)
+{
+	HsEpoch		by = 0;
+
+	SpinLockAcquire(&db->barrier_mutex);
+	for (int i = 0; i < HS_BARRIER_RING; i++)
+	{
+		const HsBarrierRecord *r = &db->ring[i];
+
+		/* (only a committed checkpoint has a commit time) */
+		if (r->graph_id == graph_id && r->prev_epoch == e && r->committed_at != 0)
+		{
+			by = r->curr_epoch;
+			break;
+		}
+	}
+	SpinLockRelease(&db->barrier_mutex);
+	return by;
+}
+
 bool
 HsDbStateGraphStatus(HsDbState *db, uint32 graph_id, HsGraphStatus *out)
 {

@@ -43,6 +43,7 @@
 #include "hummock_stream/row/row_shape.h"
 #include "hummock_stream/stream/capture.h"
 #include "hummock_stream/stream/capture_marks.h"
+#include "hummock_stream/stream/capture_reader.h"
 #include "hummock_stream/stream/stream_job.h"
 #include "hummock_stream/stream/view_source.h"
 
@@ -231,6 +232,18 @@ HsStreamJobRebuild(HsStreamJob *old, MemoryContext parent)
 	return job;
 }
 
+static Oid
+capture_log_of(Oid relid)
+{
+	Oid			log_relid = HsCatalogCaptureLogOf(relid);
+
+	if (!OidIsValid(log_relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("table \"%s\" has no capture log", get_rel_name(relid))));
+	return log_relid;
+}
+
 /* Prepare the query that reads input i's capture log between two snapshots. */
 static void
 prepare_log_plan(HsStreamJob *job, int i)
@@ -243,11 +256,9 @@ prepare_log_plan(HsStreamJob *job, int i)
 
 	if (in->log_plan)
 		return;
-	log_relid = HsCatalogCaptureLogOf(relid);
-	if (!OidIsValid(log_relid))
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("table \"%s\" has no capture log", get_rel_name(relid))));
+	if (!OidIsValid(in->log_relid))
+		in->log_relid = capture_log_of(relid);
+	log_relid = in->log_relid;
 	snprintf(sql, sizeof(sql),
 			 "SELECT op, r FROM hummock_stream.%s"
 			 " WHERE txid >= pg_snapshot_xmin($1)"
@@ -263,33 +274,52 @@ prepare_log_plan(HsStreamJob *job, int i)
 	SPI_keepplan(in->log_plan);
 }
 
+/* Push one captured row into input i's leaf. */
+static void
+push_log_row(HsStreamJob *job, int i, char op, HeapTupleHeader row)
+{
+	HsStreamJobInput *in = &job->inputs[i];
+	HeapTupleData tmp;
+
+	tmp.t_len = HeapTupleHeaderGetDatumLength(row);
+	tmp.t_data = row;
+	ItemPointerSetInvalid(&tmp.t_self);
+	tmp.t_tableOid = InvalidOid;
+	ExecStoreHeapTuple(&tmp, in->slot, false);
+	HsStreamJobPush(job, i, in->slot, op == HS_CAPTURE_INSERT ? +1 : -1);
+	ExecClearTuple(in->slot);
+}
+
+typedef struct LogRowTarget
+{
+	HsStreamJob *job;
+	int			input;
+} LogRowTarget;
+
+static void
+push_log_row_cb(void *arg, char op, HeapTupleHeader row)
+{
+	LogRowTarget *target = arg;
+
+	push_log_row(target->job, target->input, op, row);
+}
+
 /*
- * Feed input i the changes of its table between the position and snapshot
- * (args: the two as pg_snapshot values, parsed once, not per log row).
- * The sort by (stmt, ord) may use maintenance_work_mem, as other
- * maintenance work does, instead of work_mem: a large transaction's
- * changes then sort in memory rather than on temporary files.
+ * Read input i's log with the query (args: the position and the snapshot
+ * as pg_snapshot values), when the direct reader cannot.  The sort by
+ * (stmt, ord) may use maintenance_work_mem, as other maintenance work
+ * does, instead of work_mem: a large transaction's changes then sort in
+ * memory rather than on temporary files.
  */
 static void
-consume_input(HsStreamJob *job, int i, Datum *args)
+consume_input_by_query(HsStreamJob *job, int i, Datum *args)
 {
 	HsStreamJobInput *in = &job->inputs[i];
 	Portal		portal;
-	HeapTupleData tmp;
 	int			nest;
 	char		mem[32];
-
 	HsUserContext ext;
 
-	/*
-	 * Nobody wrote the log since the position's xmin: every row it has is
-	 * visible in the position, and the query would return nothing.
-	 */
-	if (HsCaptureUnwrittenSince(in->leaf->relid, strtou64(job->position, NULL, 10)))
-	{
-		job->log_reads_skipped++;
-		return;
-	}
 	nest = NewGUCNestLevel();
 	snprintf(mem, sizeof(mem), "%d", Max(work_mem, maintenance_work_mem));
 	(void) set_config_option("work_mem", mem, PGC_USERSET, PGC_S_SESSION,
@@ -315,21 +345,41 @@ consume_input(HsStreamJob *job, int i, Datum *args)
 			HeapTuple	t = SPI_tuptable->vals[r];
 			bool		isnull;
 			char		op = DatumGetChar(SPI_getbinval(t, SPI_tuptable->tupdesc, 1, &isnull));
-			HeapTupleHeader th = DatumGetHeapTupleHeader(SPI_getbinval(t, SPI_tuptable->tupdesc,
-																		2, &isnull));
 
-			tmp.t_len = HeapTupleHeaderGetDatumLength(th);
-			tmp.t_data = th;
-			ItemPointerSetInvalid(&tmp.t_self);
-			tmp.t_tableOid = InvalidOid;
-			ExecStoreHeapTuple(&tmp, in->slot, false);
-			HsStreamJobPush(job, i, in->slot, op == HS_CAPTURE_INSERT ? +1 : -1);
-			ExecClearTuple(in->slot);
+			push_log_row(job, i, op,
+						 DatumGetHeapTupleHeader(SPI_getbinval(t, SPI_tuptable->tupdesc, 2, &isnull)));
 		}
 		SPI_freetuptable(SPI_tuptable);
 	}
 	SPI_cursor_close(portal);
 	AtEOXact_GUC(true, nest);
+}
+
+/*
+ * Feed input i the changes of its table between the position and snapshot:
+ * straight from the log (capture_reader.c), or with the query when the
+ * epoch is too large for that.  The direct read checks no privilege: the
+ * log is the extension's, and only its jobs read it here.
+ */
+static void
+consume_input(HsStreamJob *job, int i, const char *snapshot, Datum *args)
+{
+	HsStreamJobInput *in = &job->inputs[i];
+	LogRowTarget target = {job, i};
+
+	/*
+	 * Nobody wrote the log since the position's xmin: every row it has is
+	 * visible in the position, and the query would return nothing.
+	 */
+	if (HsCaptureUnwrittenSince(in->leaf->relid, strtou64(job->position, NULL, 10)))
+	{
+		job->log_reads_skipped++;
+		return;
+	}
+	if (!OidIsValid(in->log_relid))
+		in->log_relid = capture_log_of(in->leaf->relid);
+	if (!HsCaptureReadBetween(in->log_relid, job->position, snapshot, push_log_row_cb, &target))
+		consume_input_by_query(job, i, args);
 }
 
 bool
@@ -380,7 +430,7 @@ HsStreamJobConsume(HsStreamJob *job, const char *snapshot)
 		if (job->inputs[i].is_view)
 			HsViewSourceConsume(job, i, job->store.version, job->views_consumed, to);
 		else if (tables_moved)
-			consume_input(job, i, args);
+			consume_input(job, i, snapshot, args);
 	}
 	if (job->n_view_inputs > 0 && to > job->views_consumed)
 		job->views_consumed = to;

@@ -271,6 +271,14 @@ extern void HsDbStateLogRequestsRelease(HsDbState *db);
 extern int	HsDbStateLogRequestsTake(HsDbState *db, HsEpoch injected, Oid *relids,
 									  int max);
 
+/*
+ * The epoch of the checkpoint barrier whose collection committed graph
+ * graph_id's tables at epoch e (the barrier that ended e: its snapshot
+ * bounds what they hold at e), or 0 when the ring does not show such a
+ * commit (too old, or e was committed by a backfill, not a barrier).
+ */
+extern HsEpoch HsDbStateCommittedBy(HsDbState *db, uint32 graph_id, HsEpoch e);
+
 /* Copy the published status of graph_id; false if the manager shows none. */
 extern bool HsDbStateGraphStatus(HsDbState *db, uint32 graph_id, HsGraphStatus *out);
 

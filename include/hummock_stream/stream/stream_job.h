@@ -23,7 +23,9 @@ typedef struct HsStreamJobInput
 	HsStreamLeaf *leaf;
 	TupleDesc	desc;			/* the table's row type */
 	TupleTableSlot *slot;
-	SPIPlanPtr	log_plan;		/* reads the log between two snapshots */
+	Oid			log_relid;		/* the table's capture log, once known */
+	SPIPlanPtr	log_plan;		/* reads the log between two snapshots
+								 * when capture_reader.c cannot */
 	bool		is_view;		/* an upstream view: read its change log
 								 * between epochs (view_source.h) */
 } HsStreamJobInput;

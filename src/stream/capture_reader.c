@@ -1,0 +1,407 @@
+/*-------------------------------------------------------------------------
+ *
+ * capture_reader.c
+ *	  Read the rows a capture log holds between two barrier snapshots, in
+ *	  replay order, straight from the log's heap and txid index.
+ *
+ * An epoch's input from a source is the log rows whose transaction is
+ * visible in the barrier snapshot that ends the epoch and not in the one
+ * that began it, replayed in (stmt, ord) order (capture.c).  A query says
+ * that in one statement, but costs per row what the executor costs: the
+ * visibility functions called through fmgr, every row copied into a
+ * tuplestore, and a sort of the whole rows, which spills to temporary
+ * files as soon as an epoch holds a large transaction.  This reader does
+ * the same in two passes:
+ *
+ * 1. An index scan of the txid index over [from.xmin, to.xmax), with the
+ *    transaction tests done in C against the two snapshots parsed once,
+ *    keeps only each row's sort key and its heap TID: 24 bytes a row.
+ *    Rows come in (txid, TID) order, and a transaction's rows are
+ *    appended in (stmt, ord) order, so the keys are usually sorted
+ *    already (one transaction, or transactions that did not overlap); the
+ *    scan notes whether they are, and they are sorted only if not.
+ * 2. The rows are fetched by TID in that order, one buffer pin kept while
+ *    consecutive rows share a page, each copied out under the share lock
+ *    and handed to the caller with the lock released.
+ *
+ * No row can go between the passes: a log row is deleted only when every
+ * job's position is past its transaction (capture.c, trimming), which the
+ * reading job's position is not; pruning may move a live row within its
+ * page but keeps its line pointer.  The keys are bounded by
+ * maintenance_work_mem; an epoch with more rows than that allows (about
+ * 2.8 million at the default 64 MB) is left to the caller's query, whose
+ * sort spills.
+ *
+ * src/stream/capture_reader.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/relscan.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "nodes/tidbitmap.h"
+#include "storage/bufmgr.h"
+#include "utils/fmgroids.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/xid8.h"
+
+#include "hummock_stream/stream/capture_reader.h"
+
+/* Columns of a capture log (capture.c). */
+#define LOG_ATT_TXID	1
+#define LOG_ATT_STMT	2
+#define LOG_ATT_ORD		3
+#define LOG_ATT_OP		4
+#define LOG_ATT_ROW		5
+
+/* A pg_snapshot, parsed: xip ascending, as pg_snapshot_out prints it. */
+typedef struct TxidSnapshot
+{
+	uint64		xmin;
+	uint64		xmax;
+	int			nxip;
+	uint64	   *xip;
+} TxidSnapshot;
+
+/* A row of the epoch in pass 1: its replay position and where it is. */
+typedef struct LogEntry
+{
+	int64		stmt;
+	int32		ord;
+	ItemPointerData tid;
+} LogEntry;
+
+static void
+parse_snapshot(const char *text, TxidSnapshot *s)
+{
+	const char *p = text;
+	char	   *end;
+	int			cap = 8;
+
+	s->xmin = strtou64(p, &end, 10);
+	if (end == p || *end != ':')
+		goto bad;
+	p = end + 1;
+	s->xmax = strtou64(p, &end, 10);
+	if (end == p || *end != ':')
+		goto bad;
+	p = end + 1;
+	s->nxip = 0;
+	s->xip = palloc(sizeof(uint64) * cap);
+	while (*p != '\0')
+	{
+		uint64		xid = strtou64(p, &end, 10);
+
+		if (end == p || (*end != ',' && *end != '\0') ||
+			(s->nxip > 0 && xid <= s->xip[s->nxip - 1]))
+			goto bad;
+		if (s->nxip == cap)
+		{
+			cap *= 2;
+			s->xip = repalloc(s->xip, sizeof(uint64) * cap);
+		}
+		s->xip[s->nxip++] = xid;
+		p = *end == ',' ? end + 1 : end;
+	}
+	return;
+bad:
+	elog(ERROR, "invalid barrier snapshot \"%s\"", text);
+}
+
+/* pg_visible_in_snapshot(xid, s) */
+static bool
+visible_in(const TxidSnapshot *s, uint64 xid)
+{
+	int			lo = 0,
+				hi = s->nxip - 1;
+
+	if (xid < s->xmin)
+		return true;
+	if (xid >= s->xmax)
+		return false;
+	while (lo <= hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (s->xip[mid] == xid)
+			return false;
+		if (s->xip[mid] < xid)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return true;
+}
+
+static int
+entry_cmp(const LogEntry *a, const LogEntry *b)
+{
+	if (a->stmt != b->stmt)
+		return a->stmt < b->stmt ? -1 : 1;
+	if (a->ord != b->ord)
+		return a->ord < b->ord ? -1 : 1;
+	return ItemPointerCompare((ItemPointer) &a->tid, (ItemPointer) &b->tid);
+}
+
+static int
+entry_qsort_cmp(const void *a, const void *b)
+{
+	return entry_cmp((const LogEntry *) a, (const LogEntry *) b);
+}
+
+/*
+ * Pass 1: the keys of the epoch's rows into *out (n of them); false if
+ * there are more than max_entries.  A bitmap scan: the index gives the
+ * pages of the txid range, and each page's rows are tested for
+ * visibility under one lock (a lossy page is read whole; the tests in C
+ * are the recheck).
+ */
+static bool
+collect_entries(Relation log, Relation index, const TxidSnapshot *from,
+				const TxidSnapshot *to, Size max_entries,
+				LogEntry **out, Size *n, bool *sorted)
+{
+	Snapshot	snapshot = GetActiveSnapshot();
+	ScanKeyData keys[2];
+	IndexScanDesc iscan;
+	TIDBitmap  *tbm = tbm_create(work_mem * 1024L, NULL);
+	TBMIterator *it;
+	TBMIterateResult *page;
+	TableScanDesc hscan;
+	TupleTableSlot *slot = table_slot_create(log, NULL);
+	Size		cap = 1024;
+	LogEntry   *entries = palloc(sizeof(LogEntry) * cap);
+	bool		fits = true;
+
+	*n = 0;
+	*sorted = true;
+	ScanKeyInit(&keys[0], 1, BTGreaterEqualStrategyNumber, F_XID8GE,
+				FullTransactionIdGetDatum(FullTransactionIdFromU64(from->xmin)));
+	ScanKeyInit(&keys[1], 1, BTLessStrategyNumber, F_XID8LT,
+				FullTransactionIdGetDatum(FullTransactionIdFromU64(to->xmax)));
+	iscan = index_beginscan_bitmap(index, snapshot, 2);
+	index_rescan(iscan, keys, 2, NULL, 0);
+	(void) index_getbitmap(iscan, tbm);
+	index_endscan(iscan);
+
+	it = tbm_begin_iterate(tbm);
+	hscan = table_beginscan_bm(log, snapshot, 0, NULL);
+	while (fits && (page = tbm_iterate(it)) != NULL)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (!table_scan_bitmap_next_block(hscan, page))
+			continue;
+		while (table_scan_bitmap_next_tuple(hscan, page, slot))
+		{
+			uint64		txid;
+			LogEntry   *e;
+
+			slot_getsomeattrs(slot, LOG_ATT_ORD);
+			txid = U64FromFullTransactionId(DatumGetFullTransactionId(slot->tts_values[LOG_ATT_TXID - 1]));
+			if (!visible_in(to, txid) || visible_in(from, txid))
+				continue;
+			if (*n == max_entries)
+			{
+				fits = false;
+				break;
+			}
+			if (*n == cap)
+			{
+				cap = Min(cap * 2, max_entries);
+				entries = repalloc_huge(entries, sizeof(LogEntry) * cap);
+			}
+			e = &entries[(*n)++];
+			e->stmt = DatumGetInt64(slot->tts_values[LOG_ATT_STMT - 1]);
+			e->ord = DatumGetInt32(slot->tts_values[LOG_ATT_ORD - 1]);
+			e->tid = slot->tts_tid;
+			if (*sorted && *n > 1 && entry_cmp(e - 1, e) > 0)
+				*sorted = false;
+		}
+	}
+	table_endscan(hscan);
+	tbm_end_iterate(it);
+	tbm_free(tbm);
+	ExecDropSingleTupleTableSlot(slot);
+	*out = entries;
+	return fits;
+}
+
+/*
+ * The row image of a log tuple as an aligned composite datum: copied into
+ * *buf (grown as needed) unless it is compressed or stored out of line,
+ * when it is detoasted into new memory (*detoasted set).
+ */
+static HeapTupleHeader
+row_image(Datum d, char **buf, Size *buf_size, bool *detoasted)
+{
+	struct varlena *v = (struct varlena *) DatumGetPointer(d);
+	Size		len;
+	const char *data;
+
+	*detoasted = false;
+	if (VARATT_IS_SHORT(v))
+	{
+		len = VARSIZE_SHORT(v) - VARHDRSZ_SHORT;
+		data = VARDATA_SHORT(v);
+	}
+	else if (!VARATT_IS_EXTENDED(v))
+	{
+		len = VARSIZE(v) - VARHDRSZ;
+		data = VARDATA(v);
+	}
+	else
+	{
+		*detoasted = true;
+		return (HeapTupleHeader) PG_DETOAST_DATUM(d);
+	}
+	if (len + VARHDRSZ > *buf_size)
+	{
+		*buf_size = Max(len + VARHDRSZ, *buf_size * 2);
+		*buf = repalloc(*buf, *buf_size);
+	}
+	SET_VARSIZE(*buf, len + VARHDRSZ);
+	memcpy(*buf + VARHDRSZ, data, len);
+	return (HeapTupleHeader) *buf;
+}
+
+/*
+ * Pass 2: fetch the rows by TID in entry order and hand them to cb: each
+ * run of entries on one page is copied out under one share lock, then
+ * handed over with the lock released.
+ */
+static void
+replay_entries(Relation log, const LogEntry *entries, Size n,
+			   HsCaptureRowCallback cb, void *arg)
+{
+	TupleDesc	desc = RelationGetDescr(log);
+	Buffer		buf = InvalidBuffer;
+	BlockNumber cur = InvalidBlockNumber;
+	Size		arena_size = BLCKSZ,
+				row_size = 256;
+	char	   *arena = palloc(arena_size);
+	char	   *row_copy = palloc(row_size);
+	Size		starts[MaxHeapTuplesPerPage];
+	uint32		lens[MaxHeapTuplesPerPage];
+	Size		i = 0;
+
+	while (i < n)
+	{
+		BlockNumber blk = ItemPointerGetBlockNumber(&entries[i].tid);
+		Page		page;
+		Size		run = 0,
+					used = 0;
+
+		CHECK_FOR_INTERRUPTS();
+		if (blk != cur)
+		{
+			if (BufferIsValid(buf))
+				ReleaseBuffer(buf);
+			buf = ReadBuffer(log, blk);
+			cur = blk;
+		}
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		while (i + run < n && run < MaxHeapTuplesPerPage &&
+			   ItemPointerGetBlockNumber(&entries[i + run].tid) == blk)
+		{
+			OffsetNumber off = ItemPointerGetOffsetNumber(&entries[i + run].tid);
+			ItemId		lp;
+			Size		len;
+
+			if (off > PageGetMaxOffsetNumber(page) ||
+				!ItemIdIsNormal(lp = PageGetItemId(page, off)))
+				elog(ERROR, "capture log \"%s\" lost its row (%u,%u) while it was read",
+					 RelationGetRelationName(log), blk, off);
+			len = ItemIdGetLength(lp);
+			if (used + MAXALIGN(len) > arena_size)
+			{
+				arena_size = Max(arena_size * 2, used + MAXALIGN(len));
+				arena = repalloc(arena, arena_size);
+			}
+			memcpy(arena + used, PageGetItem(page, lp), len);
+			starts[run] = used;
+			lens[run++] = len;
+			used += MAXALIGN(len);
+		}
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+
+		for (Size r = 0; r < run; r++)
+		{
+			HeapTupleData tup;
+			bool		isnull;
+			char		op;
+			HeapTupleHeader row;
+			bool		detoasted;
+
+			tup.t_data = (HeapTupleHeader) (arena + starts[r]);
+			tup.t_len = lens[r];
+			tup.t_self = entries[i + r].tid;
+			tup.t_tableOid = RelationGetRelid(log);
+			op = DatumGetChar(heap_getattr(&tup, LOG_ATT_OP, desc, &isnull));
+			row = row_image(heap_getattr(&tup, LOG_ATT_ROW, desc, &isnull),
+							&row_copy, &row_size, &detoasted);
+			cb(arg, op, row);
+			if (detoasted)
+				pfree(row);
+		}
+		i += run;
+	}
+	if (BufferIsValid(buf))
+		ReleaseBuffer(buf);
+	pfree(arena);
+	pfree(row_copy);
+}
+
+bool
+HsCaptureReadBetween(Oid log_relid, const char *from, const char *to,
+					 HsCaptureRowCallback cb, void *arg)
+{
+	TxidSnapshot from_snap,
+				to_snap;
+	Relation	log;
+	Relation	index;
+	List	   *indexes;
+	LogEntry   *entries;
+	Size		n;
+	bool		sorted;
+	bool		fits;
+
+	parse_snapshot(from, &from_snap);
+	parse_snapshot(to, &to_snap);
+	log = table_open(log_relid, AccessShareLock);
+	indexes = RelationGetIndexList(log);
+	if (indexes == NIL)
+	{
+		table_close(log, AccessShareLock);
+		return false;
+	}
+	index = index_open(linitial_oid(indexes), AccessShareLock);
+	list_free(indexes);
+	fits = collect_entries(log, index, &from_snap, &to_snap,
+						   Max((Size) maintenance_work_mem * 1024 / sizeof(LogEntry), 1024),
+						   &entries, &n, &sorted);
+	index_close(index, AccessShareLock);
+	if (fits)
+	{
+		if (!sorted)
+			qsort(entries, n, sizeof(LogEntry), entry_qsort_cmp);
+		replay_entries(log, entries, n, cb, arg);
+	}
+	else
+		elog(DEBUG1, "capture log \"%s\" has more rows for this epoch than maintenance_work_mem holds the keys of: read with a sort",
+			 RelationGetRelationName(log));
+	pfree(entries);
+	pfree(from_snap.xip);
+	pfree(to_snap.xip);
+	table_close(log, AccessShareLock);
+	return fits;
+}
