@@ -60,7 +60,6 @@ declare -A Q=(
 	[join3]="SELECT f.id, d.name, r.rname FROM facts f JOIN dim d ON d.k = f.k JOIN region r ON r.r = d.r"
 )
 
-now() { date +%s.%N; }
 PMPID=$(head -n 1 "$DIR/data/postmaster.pid")
 # CPU seconds (user + system) the compute workers of this server used so far
 worker_cpu() {
@@ -86,24 +85,29 @@ COMMIT;"
 	fi
 }
 undo_sql="BEGIN; DELETE FROM facts WHERE id > $BASE; DELETE FROM notes WHERE id > $BASE; COMMIT;"
-# seconds from the commit of sql until the view has applied it, and the
-# compute worker's CPU seconds meanwhile ("wall cpu")
+# seconds from the commit of sql until the view has applied it, timed by
+# the server in the session that committed it (no client start counted),
+# and the compute worker's CPU seconds meanwhile ("wall cpu"; the worker
+# has nothing to do before the commit)
 apply_seconds() {
-	local t0 t1 c0 c1
-	$PSQL -c "$1"
-	t0=$(now)
+	local secs c0 c1
 	c0=$(worker_cpu)
-	$PSQL -c "SELECT hummock_stream.wait('bv', interval '1 hour')" >/dev/null
-	t1=$(now)
+	secs=$($PSQL <<SQL
+$1;
+SELECT clock_timestamp() AS t0 \gset
+SELECT hummock_stream.wait('bv', interval '1 hour') \g /dev/null
+SELECT extract(epoch FROM clock_timestamp() - :'t0');
+SQL
+)
 	c1=$(worker_cpu)
-	echo "$(echo "$t1 - $t0" | bc) $(echo "$c1 - $c0" | bc)"
+	echo "$secs $(echo "$c1 - $c0" | bc)"
 }
-refresh_seconds() {
-	local t0 t1
-	t0=$(now)
-	$PSQL -c "REFRESH MATERIALIZED VIEW pv"
-	t1=$(now)
-	echo "$t1 - $t0" | bc
+refresh_seconds() {	# timed the same way
+	$PSQL <<SQL
+SELECT clock_timestamp() AS t0 \gset
+REFRESH MATERIALIZED VIEW pv;
+SELECT extract(epoch FROM clock_timestamp() - :'t0');
+SQL
 }
 views_create() {	# the streaming view bv and the Postgres one pv of query $1
 	$PSQL -c "SELECT hummock_stream.create_materialized_view('bv', \$q\$$1\$q\$, change_log => $CHANGE_LOG)" >/dev/null
