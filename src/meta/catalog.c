@@ -397,16 +397,42 @@ HsCatalogDeleteJob(Oid job_id, List **sources)
 void
 HsCatalogSetPosition(Oid job_id, const char *snapshot, HsEpoch view_position)
 {
+	HsCatalogSetPositions(1, &job_id, &snapshot, &view_position);
+}
+
+void
+HsCatalogSetPositions(int n, const Oid *job_ids, const char *const *snapshots,
+					  const HsEpoch *view_positions)
+{
 	CatalogStatement cs;
 	Datum		args[3];
-	Oid			types[3] = {TEXTOID, OIDOID, INT8OID};
+	Oid			types[3] = {OIDARRAYOID, TEXTARRAYOID, INT8ARRAYOID};
+	Datum	   *ids;
+	Datum	   *snaps;
+	Datum	   *views;
 
-	args[0] = CStringGetTextDatum(snapshot);
-	args[1] = ObjectIdGetDatum(job_id);
-	args[2] = Int64GetDatum((int64) view_position);
+	if (n == 0)
+		return;
+	ids = palloc(sizeof(Datum) * n);
+	snaps = palloc(sizeof(Datum) * n);
+	views = palloc(sizeof(Datum) * n);
+	for (int i = 0; i < n; i++)
+	{
+		ids[i] = ObjectIdGetDatum(job_ids[i]);
+		snaps[i] = CStringGetTextDatum(snapshots[i]);
+		views[i] = Int64GetDatum((int64) view_positions[i]);
+	}
+	args[0] = PointerGetDatum(construct_array(ids, n, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
+	args[1] = PointerGetDatum(construct_array(snaps, n, TEXTOID, -1, false, TYPALIGN_INT));
+	args[2] = PointerGetDatum(construct_array(views, n, INT8OID, sizeof(int64),
+											  FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	/* one statement for every job a commit round moves */
 	begin(&cs);
-	run("UPDATE hummock_stream.stream_jobs SET position = $1::pg_catalog.pg_snapshot,"
-		" view_position = $3 WHERE job_id = $2", 3, types, args, NULL, SPI_OK_UPDATE);
+	run("UPDATE hummock_stream.stream_jobs j"
+		"   SET position = u.position::pg_catalog.pg_snapshot, view_position = u.view_position"
+		"  FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2), pg_catalog.unnest($3))"
+		"       AS u(job_id, position, view_position)"
+		" WHERE j.job_id = u.job_id", 3, types, args, NULL, SPI_OK_UPDATE);
 	end(&cs);
 }
 

@@ -299,7 +299,10 @@ HsGraphInject(HsGraph *g, HsEpoch curr, HsBarrierKind kind, TimestampTz now,
 	b->snapshot = MemoryContextStrdup(hs_manager.cxt, snapshot);
 	b->tables_exist = g->is_stream_job;
 
-	msg = palloc0(sizeof(HsMsgInject) + snap_len);
+	/* the actor arrays only when the barrier carries a mutation */
+	msg = palloc0((g->pending_add != NIL || g->pending_update != NIL ||
+				   g->pending_stop != NIL ? sizeof(HsMsgInject) :
+				   offsetof(HsMsgInject, add)) + snap_len);
 	for (int i = 0; i < hs_manager.nworkers; i++)
 	{
 		ListCell   *lc;
@@ -456,6 +459,11 @@ static void
 commit_positions(List *per_graph)
 {
 	ListCell   *lc;
+	int			n = 0;
+	int			max = list_length(per_graph);
+	Oid		   *ids = palloc(sizeof(Oid) * Max(max, 1));
+	const char **snapshots = palloc(sizeof(char *) * Max(max, 1));
+	HsEpoch    *views = palloc(sizeof(HsEpoch) * Max(max, 1));
 
 	foreach(lc, per_graph)
 	{
@@ -473,8 +481,15 @@ commit_positions(List *per_graph)
 		}
 		if (g == NULL || !g->is_stream_job || b->snapshot == NULL)
 			continue;
-		HsCatalogSetPosition(g->graph_id, b->snapshot, b->prev_epoch);
+		ids[n] = g->graph_id;
+		snapshots[n] = b->snapshot;
+		views[n] = b->prev_epoch;
+		n++;
 	}
+	HsCatalogSetPositions(n, ids, snapshots, views);
+	pfree(ids);
+	pfree(snapshots);
+	pfree(views);
 }
 
 /*

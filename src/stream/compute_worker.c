@@ -99,10 +99,11 @@ typedef struct WorkerActor
 
 typedef struct PendingBarrier
 {
-	HsMsgInject msg;
 	char	   *snapshot;		/* pg_snapshot text of the barrier */
 	TimestampTz arrived_at;
 	dlist_node	node;
+	HsMsgInject msg;			/* last: allocated without its actor arrays
+								 * when the barrier carries no mutation */
 } PendingBarrier;
 
 typedef struct WorkerGraph
@@ -632,13 +633,25 @@ handle_message(const void *data, Size len)
 
 	if (type == HS_MSG_INJECT)
 	{
-		PendingBarrier *b = MemoryContextAllocZero(WorkerContext, sizeof(PendingBarrier));
+		HsMsgInject head;
+		Size		snap_len;
+		Size		body;
+		PendingBarrier *b;
 		WorkerGraph *g;
 
-		memcpy(&b->msg, data, Min(len, sizeof(HsMsgInject)));
-		if (b->msg.snapshot_len > 0 && b->msg.snapshot_len <= len)
+		/* the message: the header, the actor arrays if any, the snapshot */
+		if (len < offsetof(HsMsgInject, add))
+			elog(ERROR, "barrier message of %zu bytes is too short", len);
+		memcpy(&head, data, offsetof(HsMsgInject, add));
+		snap_len = head.snapshot_len <= len - offsetof(HsMsgInject, add) ? head.snapshot_len : 0;
+		body = Min(len - snap_len, sizeof(HsMsgInject));
+		if ((head.n_add || head.n_stop || head.n_update) && body < sizeof(HsMsgInject))
+			elog(ERROR, "barrier message with a mutation of %zu bytes is too short", len);
+		b = MemoryContextAllocZero(WorkerContext, offsetof(PendingBarrier, msg) + body);
+		memcpy(&b->msg, data, body);
+		if (snap_len > 0)
 			b->snapshot = MemoryContextStrdup(WorkerContext,
-											  (const char *) data + len - b->msg.snapshot_len);
+											  (const char *) data + len - snap_len);
 		g = find_graph(b->msg.graph_id, true);
 		if (g->failed)
 			free_barrier(b);	/* suspended: wait for RESET */

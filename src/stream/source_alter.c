@@ -72,7 +72,8 @@ typedef struct ReshapeTarget
 /*
  * A relation USING hummock (a streaming view) that depends on column
  * attnum of relid (0: on relid itself, as every view of it does), or
- * InvalidOid.
+ * InvalidOid: the oldest one (lowest OID), so the message does not depend
+ * on where pg_depend's rows happen to lie.
  */
 static Oid
 view_depending_on(Oid relid, AttrNumber attnum)
@@ -90,11 +91,12 @@ view_depending_on(Oid relid, AttrNumber attnum)
 	ScanKeyInit(&key[2], Anum_pg_depend_refobjsubid, BTEqualStrategyNumber,
 				F_INT4EQ, Int32GetDatum((int32) attnum));
 	scan = systable_beginscan(dep, DependReferenceIndexId, true, NULL, 3, key);
-	while (!OidIsValid(found) && HeapTupleIsValid(tup = systable_getnext(scan)))
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
 	{
 		Form_pg_depend d = (Form_pg_depend) GETSTRUCT(tup);
 
-		if (d->classid == RelationRelationId && HsRelidIsHummock(d->objid))
+		if (d->classid == RelationRelationId &&
+			(!OidIsValid(found) || d->objid < found) && HsRelidIsHummock(d->objid))
 			found = d->objid;
 	}
 	systable_endscan(scan);

@@ -83,6 +83,10 @@ extern List *HsCatalogDeleteJob(Oid job_id, List **sources);
  */
 extern void HsCatalogSetPosition(Oid job_id, const char *snapshot, HsEpoch view_position);
 
+/* The same for n jobs at once, in one statement. */
+extern void HsCatalogSetPositions(int n, const Oid *job_ids, const char *const *snapshots,
+								  const HsEpoch *view_positions);
+
 /*
  * For each streaming view that other views read, the oldest epoch a
  * reader still reads its change log from (its view_position): HsLogFloor
