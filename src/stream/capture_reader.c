@@ -13,16 +13,17 @@
  * files as soon as an epoch holds a large transaction.  This reader does
  * the same in two passes:
  *
- * 1. An index scan of the txid index over [from.xmin, to.xmax), with the
+ * 1. A bitmap scan of the txid index over [from.xmin, to.xmax) (each
+ *    heap page's rows tested for visibility under one lock), with the
  *    transaction tests done in C against the two snapshots parsed once,
  *    keeps only each row's sort key and its heap TID: 24 bytes a row.
- *    Rows come in (txid, TID) order, and a transaction's rows are
- *    appended in (stmt, ord) order, so the keys are usually sorted
- *    already (one transaction, or transactions that did not overlap); the
- *    scan notes whether they are, and they are sorted only if not.
+ *    Rows come in TID order, and a transaction's rows are appended in
+ *    (stmt, ord) order, so the keys are usually sorted already (one
+ *    transaction, or transactions that did not overlap); the scan notes
+ *    whether they are, and they are sorted only if not.
  * 2. The rows are fetched by TID in that order, one buffer pin kept while
- *    consecutive rows share a page, each copied out under the share lock
- *    and handed to the caller with the lock released.
+ *    consecutive rows share a page, each run of them copied out under one
+ *    share lock and handed to the caller with the lock released.
  *
  * No row can go between the passes: a log row is deleted only when every
  * job's position is past its transaction (capture.c, trimming), which the
