@@ -26,6 +26,7 @@ HsCompactionConfigInit(HsCompactionConfig *cfg)
 	cfg->l0_trigger = 4;
 	cfg->l0_max_sub_levels = 32;
 	cfg->l0_min_ratio = 8;
+	cfg->l0_tier_min_size = UINT64_C(64) << 10;
 	cfg->level_base_size = UINT64_C(256) << 20;
 	cfg->level_multiplier = 10;
 }
@@ -130,42 +131,157 @@ widen(const HsSstInfo *s, HsSlice *lo, HsSlice *hi)
 }
 
 /*
- * L0 -> L1 for one key range: starting from the first SST of the oldest
- * sub-level, the range grows until it holds every L0 and L1 SST that
- * overlaps it.  Every version of a key in the range is then an input, and
- * no L1 SST left out overlaps the outputs.  L0 SSTs of other ranges (other
- * graphs' tables) stay for later tasks, so a compaction rewrites only the
- * L1 data of the tables that changed, not all of L1.
+ * L0 membership flags of a range: in[i][j] for SST j of sub-level i.
  */
-static HsCompactionTask *
-pick_l0_range(const HsVersion *v)
+typedef struct L0Marks
 {
-	HsCompactionTask *t;
-	bool	  **in_l0;
-	bool	   *in_l1;
-	const HsLevel *l1 = &v->levels[0];
-	HsSlice		lo;
-	HsSlice		hi;
+	bool	  **in;
+	int			n_sub;			/* sub-levels holding a marked SST */
+	uint64_t	bytes;			/* of the marked SSTs */
+} L0Marks;
+
+static void
+marks_init(const HsVersion *v, L0Marks *m)
+{
+	int			i;
+
+	m->in = HsAllocZero(v->env, sizeof(bool *) * (v->n_sub_levels + 1));
+	for (i = 0; i < v->n_sub_levels; i++)
+		m->in[i] = HsAllocZero(v->env, sizeof(bool) * (v->sub_levels[i].n_ssts + 1));
+	m->n_sub = 0;
+	m->bytes = 0;
+}
+
+static void
+marks_free(const HsVersion *v, L0Marks *m)
+{
+	int			i;
+
+	for (i = 0; i < v->n_sub_levels; i++)
+		HsFree(v->env, m->in[i]);
+	HsFree(v->env, m->in);
+}
+
+/* The table ids an SST's keys span: [*lo, *hi]. */
+static void
+table_span(const HsSstInfo *s, HsTableId *lo, HsTableId *hi)
+{
+	*lo = HsFullKeyTableId(HsSstInfoSmallest(s));
+	*hi = HsFullKeyTableId(HsSstInfoLargest(s));
+}
+
+/* Counts m's sub-levels and bytes. */
+static void
+marks_count(const HsVersion *v, L0Marks *m)
+{
+	int			i;
+	int			j;
+
+	m->n_sub = 0;
+	m->bytes = 0;
+	for (i = 0; i < v->n_sub_levels; i++)
+	{
+		bool		any = false;
+
+		for (j = 0; j < v->sub_levels[i].n_ssts; j++)
+			if (m->in[i][j])
+			{
+				any = true;
+				m->bytes += v->sub_levels[i].ssts[j]->file_size;
+			}
+		m->n_sub += any;
+	}
+}
+
+/*
+ * An L0 group: from L0 SST (si, sj), every L0 SST whose tables overlap the
+ * group's table-id span, grown until none is left (marked in m).  Groups
+ * are by table, not by key, so the SSTs a graph commits every barrier for
+ * a table whose keys only grow (disjoint key ranges) are one group that
+ * merges, instead of as many groups of one SST that never do.
+ */
+static void
+l0_group(const HsVersion *v, int si, int sj, L0Marks *m)
+{
+	HsTableId	lo;
+	HsTableId	hi;
 	bool		grew = true;
 	int			i;
 	int			j;
 
-	if (v->n_sub_levels == 0 || v->sub_levels[0].n_ssts == 0)
-		return HsCompactionPickL0(v);
-	in_l0 = HsAllocZero(v->env, sizeof(bool *) * v->n_sub_levels);
-	for (i = 0; i < v->n_sub_levels; i++)
-		in_l0[i] = HsAllocZero(v->env, sizeof(bool) * (v->sub_levels[i].n_ssts + 1));
-	in_l1 = HsAllocZero(v->env, sizeof(bool) * (l1->n_ssts + 1));
-	lo = HsFullKeyTableKey(HsSstInfoSmallest(v->sub_levels[0].ssts[0]));
-	hi = HsFullKeyTableKey(HsSstInfoLargest(v->sub_levels[0].ssts[0]));
+	table_span(v->sub_levels[si].ssts[sj], &lo, &hi);
 	while (grew)
 	{
 		grew = false;
 		for (i = 0; i < v->n_sub_levels; i++)
 			for (j = 0; j < v->sub_levels[i].n_ssts; j++)
-				if (!in_l0[i][j] && overlaps(v->sub_levels[i].ssts[j], lo, hi))
+			{
+				HsTableId	a;
+				HsTableId	b;
+
+				if (m->in[i][j])
+					continue;
+				table_span(v->sub_levels[i].ssts[j], &a, &b);
+				if (a > hi || b < lo)
+					continue;
+				m->in[i][j] = true;
+				lo = a < lo ? a : lo;
+				hi = b > hi ? b : hi;
+				grew = true;
+			}
+	}
+	marks_count(v, m);
+}
+
+/*
+ * L0 -> L1 for an L0 group (g): the table-key range of its SSTs grows
+ * until it holds every L0 and L1 SST that overlaps it.  Every version of a
+ * key in the range is then an input, and no L1 SST left out overlaps the
+ * outputs.  L0 SSTs of other groups (other graphs' tables) stay for later
+ * tasks, so a compaction rewrites only the L1 data of the tables that
+ * changed, not all of L1, and of a table whose keys only grow only the
+ * end.
+ */
+static HsCompactionTask *
+pick_l0_range(const HsVersion *v, const L0Marks *g)
+{
+	HsCompactionTask *t;
+	L0Marks		m;
+	const HsLevel *l1 = &v->levels[0];
+	bool	   *in_l1;
+	HsSlice		lo = {0};
+	HsSlice		hi = {0};
+	bool		first = true;
+	bool		grew = true;
+	int			i;
+	int			j;
+
+	marks_init(v, &m);
+	for (i = 0; i < v->n_sub_levels; i++)
+		for (j = 0; j < v->sub_levels[i].n_ssts; j++)
+			if (g->in[i][j])
+			{
+				const HsSstInfo *s = v->sub_levels[i].ssts[j];
+
+				m.in[i][j] = true;
+				if (first)
 				{
-					in_l0[i][j] = true;
+					lo = HsFullKeyTableKey(HsSstInfoSmallest(s));
+					hi = HsFullKeyTableKey(HsSstInfoLargest(s));
+					first = false;
+				}
+				else
+					widen(s, &lo, &hi);
+			}
+	in_l1 = HsAllocZero(v->env, sizeof(bool) * (l1->n_ssts + 1));
+	while (grew)
+	{
+		grew = false;
+		for (i = 0; i < v->n_sub_levels; i++)
+			for (j = 0; j < v->sub_levels[i].n_ssts; j++)
+				if (!m.in[i][j] && overlaps(v->sub_levels[i].ssts[j], lo, hi))
+				{
+					m.in[i][j] = true;
 					widen(v->sub_levels[i].ssts[j], &lo, &hi);
 					grew = true;
 				}
@@ -180,15 +296,131 @@ pick_l0_range(const HsVersion *v)
 	t = task_new(v, 0);
 	for (i = v->n_sub_levels - 1; i >= 0; i--)
 		for (j = 0; j < v->sub_levels[i].n_ssts; j++)
-			if (in_l0[i][j])
+			if (m.in[i][j])
 				task_add(t->env, &t->upper, &t->n_upper, v->sub_levels[i].ssts[j]);
 	for (j = 0; j < l1->n_ssts; j++)
 		if (in_l1[j])
 			task_add(t->env, &t->lower, &t->n_lower, l1->ssts[j]);
-	for (i = 0; i < v->n_sub_levels; i++)
-		HsFree(v->env, in_l0[i]);
-	HsFree(v->env, in_l0);
+	marks_free(v, &m);
 	HsFree(v->env, in_l1);
+	return t;
+}
+
+/*
+ * Intra-L0 for an L0 group (m): the group's newest sub-levels, taken
+ * newest first while each next older one is no larger than all those
+ * taken so far or than tier_min bytes (size tiers: a big merged SST is
+ * rewritten only once the small data above it has grown as large), merged
+ * into one run that stays in L0, in the newest of them.  Every SST of the
+ * group in a sub-level at or above the oldest one taken is an input, and
+ * no other L0 SST shares a table with them, so for any key of the outputs
+ * the sub-levels above still hold only newer versions and those below only
+ * older ones, as reads require.  NULL unless at least min_sub sub-levels
+ * would be merged.
+ */
+static HsCompactionTask *
+pick_intra_l0(const HsVersion *v, const L0Marks *m, int min_sub,
+			  uint64_t tier_min)
+{
+	HsCompactionTask *t;
+	uint64_t	taken = 0;
+	int			n_taken = 0;
+	int			cut = v->n_sub_levels;
+	int			newest = -1;
+	int			i;
+	int			j;
+
+	for (i = v->n_sub_levels - 1; i >= 0; i--)
+	{
+		uint64_t	b = 0;
+		bool		any = false;
+
+		for (j = 0; j < v->sub_levels[i].n_ssts; j++)
+			if (m->in[i][j])
+			{
+				any = true;
+				b += v->sub_levels[i].ssts[j]->file_size;
+			}
+		if (!any)
+			continue;
+		if (n_taken > 0 && b > taken && b > tier_min)
+			break;
+		if (newest < 0)
+			newest = i;
+		taken += b;
+		n_taken++;
+		cut = i;
+	}
+	if (n_taken < min_sub || n_taken < 2)
+		return NULL;
+	t = task_new(v, 0);
+	t->output_level = 0;
+	t->l0_target = v->sub_levels[newest].sub_level_id;
+	for (i = v->n_sub_levels - 1; i >= cut; i--)
+		for (j = 0; j < v->sub_levels[i].n_ssts; j++)
+			if (m->in[i][j])
+				task_add(t->env, &t->upper, &t->n_upper, v->sub_levels[i].ssts[j]);
+	return t;
+}
+
+static uint64_t
+task_bytes(HsSstInfo *const *ssts, int n)
+{
+	uint64_t	b = 0;
+	int			i;
+
+	for (i = 0; i < n; i++)
+		b += ssts[i]->file_size;
+	return b;
+}
+
+/*
+ * The first L0 task due, group by group (l0_group, from the oldest
+ * sub-level's SSTs up): a group spanning at least l0_trigger
+ * sub-levels goes to L1 if its L0 bytes are at least 1/l0_min_ratio of the
+ * L1 bytes that would be rewritten (or it spans l0_max_sub_levels);
+ * otherwise its newest sub-levels are merged within L0 (pick_intra_l0).
+ * Counting sub-levels per group, not in all of L0, keeps graphs that
+ * commit often from forcing each other's big L1 ranges to be rewritten
+ * for a little new data.
+ */
+static HsCompactionTask *
+pick_l0(const HsVersion *v, const HsCompactionConfig *cfg)
+{
+	L0Marks		seen;
+	HsCompactionTask *t = NULL;
+	int			i;
+	int			j;
+
+	marks_init(v, &seen);
+	for (i = 0; i < v->n_sub_levels && t == NULL; i++)
+		for (j = 0; j < v->sub_levels[i].n_ssts && t == NULL; j++)
+		{
+			L0Marks		m;
+			int			a;
+			int			b;
+
+			if (seen.in[i][j])
+				continue;
+			marks_init(v, &m);
+			l0_group(v, i, j, &m);
+			for (a = 0; a < v->n_sub_levels; a++)
+				for (b = 0; b < v->sub_levels[a].n_ssts; b++)
+					seen.in[a][b] |= m.in[a][b];
+			if (m.n_sub >= cfg->l0_trigger)
+			{
+				t = pick_l0_range(v, &m);
+				if (!(m.n_sub >= cfg->l0_max_sub_levels || cfg->l0_min_ratio <= 0 ||
+					  task_bytes(t->upper, t->n_upper) * (uint64_t) cfg->l0_min_ratio >=
+					  task_bytes(t->lower, t->n_lower)))
+				{
+					HsCompactionTaskFree(t);
+					t = pick_intra_l0(v, &m, cfg->l0_trigger, cfg->l0_tier_min_size);
+				}
+			}
+			marks_free(v, &m);
+		}
+	marks_free(v, &seen);
 	return t;
 }
 
@@ -198,27 +430,12 @@ HsCompactionPick(const HsVersion *v, const HsCompactionConfig *cfg)
 	uint64_t	target = cfg->level_base_size;
 	int			level;
 
-	if (v->n_sub_levels > 0 && v->n_sub_levels >= cfg->l0_trigger)
+	if (v->n_sub_levels > 0)
 	{
-		HsCompactionTask *t = pick_l0_range(v);
-		uint64_t	upper = 0;
-		uint64_t	lower = 0;
-		int			i;
+		HsCompactionTask *t = pick_l0(v, cfg);
 
-		for (i = 0; i < t->n_upper; i++)
-			upper += t->upper[i]->file_size;
-		for (i = 0; i < t->n_lower; i++)
-			lower += t->lower[i]->file_size;
-
-		/*
-		 * Small L0 data over a big L1 range waits (up to l0_max_sub_levels
-		 * sub-levels): merging it now would rewrite the whole range for a
-		 * little new data.
-		 */
-		if (v->n_sub_levels >= cfg->l0_max_sub_levels || cfg->l0_min_ratio <= 0 ||
-			upper * (uint64_t) cfg->l0_min_ratio >= lower)
+		if (t != NULL)
 			return t;
-		HsCompactionTaskFree(t);
 	}
 	/* push keys of dropped tables down and out */
 	if (v->n_dropped > 0)
@@ -297,7 +514,7 @@ HsCompactionRun(const HsVersion *v, HsSstCache *cache,
 	HsBuf		cur;
 	bool		have_cur = false;
 	bool		kept_old = false;	/* kept the newest <= safe of cur */
-	bool		bottom = true;
+	bool		bottom = task->output_level > 0;	/* L0 output: L1.. may hold more */
 	uint64_t	entries = 0;
 	int			n = 0;
 	int			i;
@@ -382,10 +599,15 @@ HsCompactionRun(const HsVersion *v, HsSstCache *cache,
 		ids[i] = task->upper[i]->object_id;
 	HsVersionDeltaAddLevelChange(d, task->input_level, ids, task->n_upper,
 								 NULL, 0);
-	for (i = 0; i < task->n_lower; i++)
-		ids[i] = task->lower[i]->object_id;
-	HsVersionDeltaAddLevelChange(d, task->output_level, ids, task->n_lower,
-								 outs, n_outs);
+	if (task->output_level == 0)
+		HsVersionDeltaAddL0Insert(d, task->l0_target, outs, n_outs);
+	else
+	{
+		for (i = 0; i < task->n_lower; i++)
+			ids[i] = task->lower[i]->object_id;
+		HsVersionDeltaAddLevelChange(d, task->output_level, ids, task->n_lower,
+									 outs, n_outs);
+	}
 	d->safe_epoch = safe_epoch;
 	HsFree(env, ids);
 	HsSstInfoArrayFree(env, outs, n_outs);

@@ -20,7 +20,8 @@
  *	  always reported by the same one: the delta's ids, its kind and the
  *	  parts that kind may carry (check_parts), then each part in the order
  *	  of the delta (commits: epochs, the new L0 sub-level, change-log
- *	  appends; compactions: each level change), then the truncations.
+ *	  appends; compactions: the L0 insertion, each level change), then
+ *	  the truncations.
  *	  The result is finally run through HsVersionValidate, the structural
  *	  checks a decoded checkpoint gets; a delta that would fail them is
  *	  refused, not published.
@@ -573,9 +574,58 @@ apply_level_change(const HsVersion *v, HsVersion *c, const HsVersionDelta *d,
 }
 
 /*
- * Applies a COMPACTION delta: its level changes, then its safe epoch (each
- * table's safe epoch rises to it, capped by the committed epoch, and never
- * falls), then forgets dropped tables whose keys it compacted away.
+ * Inserts an intra-L0 compaction's outputs into the L0 sub-level it names,
+ * which must exist: the newest sub-level its inputs came from, so that for
+ * every key of the outputs a newer sub-level still holds only newer
+ * versions (the task took every L0 SST of its range from the oldest input
+ * sub-level up).  Done before the level changes remove the inputs, so
+ * the sub-level is not emptied and dropped meanwhile.
+ */
+static bool
+apply_l0_insert(const HsVersion *v, HsVersion *c, const HsVersionDelta *d,
+				HsStatus *st)
+{
+	HsSubLevel *sl = NULL;
+	int			i;
+	int			j;
+
+	if (d->n_l0_inserted == 0)
+		return true;
+	for (j = 0; j < c->n_sub_levels && sl == NULL; j++)
+		if (c->sub_levels[j].sub_level_id == d->l0_target)
+			sl = &c->sub_levels[j];
+	if (sl == NULL)
+	{
+		invalid(st, d->id, "compaction inserts into an L0 sub-level the version does not have");
+		return HsStatusDetail(st, "Sub-level %" PRIu64 " is not in version %" PRIu64 ".",
+							  d->l0_target, v->id);
+	}
+	for (i = 0; i < d->n_l0_inserted; i++)
+	{
+		if (HsVersionLevelsReferenceObject(v, d->l0_inserted[i]->object_id))
+		{
+			invalid(st, d->id, "compaction inserts an object the version already references");
+			return HsStatusDetail(st, "Object %" PRIu64 ".",
+								  d->l0_inserted[i]->object_id);
+		}
+		for (j = 0; j < i; j++)
+			if (d->l0_inserted[j]->object_id == d->l0_inserted[i]->object_id)
+			{
+				invalid(st, d->id, "compaction lists an object twice");
+				return HsStatusDetail(st, "Object %" PRIu64 ".",
+									  d->l0_inserted[i]->object_id);
+			}
+	}
+	HsSstInfoArrayAppend(c->env, &sl->ssts, &sl->n_ssts, d->l0_inserted,
+						 d->n_l0_inserted);
+	qsort(sl->ssts, sl->n_ssts, sizeof(HsSstInfo *), HsSstInfoCompareSmallest);
+	return true;
+}
+
+/*
+ * Applies a COMPACTION delta: its L0 insertion and level changes, then its
+ * safe epoch (each table's safe epoch rises to it, capped by the committed
+ * epoch, and never falls), then forgets dropped tables whose keys it compacted away.
  */
 static bool
 apply_compaction(const HsVersion *v, HsVersion *c, const HsVersionDelta *d,
@@ -583,6 +633,8 @@ apply_compaction(const HsVersion *v, HsVersion *c, const HsVersionDelta *d,
 {
 	int			i;
 
+	if (!apply_l0_insert(v, c, d, st))
+		return false;
 	for (i = 0; i < d->n_level_changes; i++)
 		if (!apply_level_change(v, c, d, &d->level_changes[i], st))
 			return false;
@@ -658,7 +710,7 @@ check_parts(const HsVersionDelta *d, HsStatus *st)
 		return HsStatusDetail(st, "The delta is of kind %s.",
 							  HsDeltaKindName(d->kind));
 	}
-	if (!compaction && (d->n_level_changes || d->safe_epoch))
+	if (!compaction && (d->n_level_changes || d->safe_epoch || d->n_l0_inserted))
 	{
 		invalid(st, d->id, "only a compaction delta may change levels");
 		return HsStatusDetail(st, "The delta is of kind %s.",

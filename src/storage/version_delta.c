@@ -23,6 +23,8 @@
  *		tag 6 SAFE_EPOCH		epoch varint64		(at most once)
  *		tag 7 TRUNCATE_LOG		table_id varint32 | epoch varint64
  *		tag 8 REMOVE_TABLE		table_id varint32
+ *		tag 9 L0_INSERT			sub_level_id varint64 | SST list of the SSTs
+ *								inserted into that L0 sub-level (at most once)
  *
  * where an SST list is "n varint32 | n SST infos", encoded and decoded by
  * HsSstInfoListEncode/Decode.  Fields are written in tag order, repeated
@@ -58,6 +60,7 @@
 #define TAG_SAFE_EPOCH			6
 #define TAG_TRUNCATE_LOG		7
 #define TAG_REMOVE_TABLE		8
+#define TAG_L0_INSERT			9
 
 /* Returns the name of a delta kind ("unknown" for a value it does not know). */
 const char *
@@ -107,6 +110,7 @@ HsVersionDeltaFree(HsVersionDelta *d)
 	if (d->commits)
 		HsFree(env, d->commits);
 	HsSstInfoArrayFree(env, d->new_l0, d->n_new_l0);
+	HsSstInfoArrayFree(env, d->l0_inserted, d->n_l0_inserted);
 	for (i = 0; i < d->n_log_appends; i++)
 		HsChangeLogEntryUnref(d->log_appends[i].entry);
 	if (d->log_appends)
@@ -194,6 +198,15 @@ HsVersionDeltaAddLevelChange(HsVersionDelta *d, int level,
 		memcpy(lc->removed, removed, sizeof(uint64_t) * n_removed);
 	lc->n_inserted = n_inserted;
 	lc->inserted = HsSstInfoArrayCopy(d->env, inserted, n_inserted);
+}
+
+/* Adds references to ssts to the SSTs inserted into L0 sub-level sub_level_id. */
+void
+HsVersionDeltaAddL0Insert(HsVersionDelta *d, uint64_t sub_level_id,
+						  HsSstInfo *const *ssts, int n)
+{
+	d->l0_target = sub_level_id;
+	HsSstInfoArrayAppend(d->env, &d->l0_inserted, &d->n_l0_inserted, ssts, n);
 }
 
 /* Records that table_id's change log drops checkpoints below epoch. */
@@ -289,6 +302,13 @@ HsVersionDeltaEncode(const HsVersionDelta *d, HsBuf *buf)
 		HsBufPutVarint32(&body, d->removed_tables[i]);
 		HsMetaRecordField(buf, TAG_REMOVE_TABLE, HsBufSlice(&body));
 	}
+	if (d->n_l0_inserted > 0)
+	{
+		HsBufReset(&body);
+		HsBufPutVarint64(&body, d->l0_target);
+		HsSstInfoListEncode(d->l0_inserted, d->n_l0_inserted, &body);
+		HsMetaRecordField(buf, TAG_L0_INSERT, HsBufSlice(&body));
+	}
 	HsMetaRecordFinish(buf);
 	HsBufFree(&body);
 }
@@ -313,6 +333,7 @@ HsVersionDeltaDecode(HsEnv *env, HsSlice data, HsVersionDelta **out,
 	HsVersionDelta *d = NULL;
 	bool		seen_l0 = false;
 	bool		seen_safe = false;
+	bool		seen_l0_insert = false;
 
 	*out = NULL;
 	if (!HsMetaRecordOpen(data, DELTA_MAGIC, DELTA_FORMAT, DELTA_WHAT,
@@ -468,6 +489,24 @@ HsVersionDeltaDecode(HsEnv *env, HsSlice data, HsVersionDelta **out,
 				if (!body_done(&c, tag, st))
 					goto fail;
 				HsVersionDeltaAddRemovedTable(d, u32);
+				break;
+			case TAG_L0_INSERT:
+				if (seen_l0_insert)
+				{
+					HsMetaRecordBadBody(st, DELTA_WHAT, tag,
+										"The L0 insertion appears twice.");
+					goto fail;
+				}
+				seen_l0_insert = true;
+				if (!HsCursorGetVarint64(&c, &d->l0_target))
+				{
+					body_done(&c, tag, st);
+					goto fail;
+				}
+				if (!HsSstInfoListDecode(env, &c, DELTA_WHAT, &d->l0_inserted,
+										 &d->n_l0_inserted, st) ||
+					!body_done(&c, tag, st))
+					goto fail;
 				break;
 			default:
 				HsMetaRecordUnknownTag(st, DELTA_WHAT, tag);

@@ -104,6 +104,7 @@ typedef struct Model
 	/* counters */
 	int			n_commits;
 	int			n_compactions;
+	int			n_intra_l0;		/* of them, merges within L0 */
 	int			n_spills;
 	int			n_truncs;
 	int			n_drops;
@@ -398,6 +399,8 @@ compact(void)
 	if (task == NULL)
 		return;
 	MOK(HsCompactionRun(M->cur, M->cache, task, M->safe, &M->ctx, &d, &st), &st);
+	if (task->output_level == 0)
+		M->n_intra_l0++;
 	HsCompactionTaskFree(task);
 	apply_delta(d);
 	M->n_compactions++;
@@ -771,7 +774,7 @@ check_all(void)
 }
 
 static void
-run_model(uint64_t seed, int n_epochs)
+run_model(uint64_t seed, int n_epochs, bool big_l1)
 {
 	Model		model;
 	char		dir[512];
@@ -798,6 +801,13 @@ run_model(uint64_t seed, int n_epochs)
 	HsCompactionConfigInit(&M->ccfg);
 	M->ccfg.l0_trigger = 3;
 	M->ccfg.level_base_size = 8 * 1024;
+	if (big_l1)
+	{
+		/* L1 outgrows L0's data, which then merges within L0 (intra-L0) */
+		M->ccfg.level_base_size = 256 * 1024;
+		M->ccfg.l0_min_ratio = 1;
+		M->ccfg.l0_tier_min_size = 1024;
+	}
 	M->ccfg.level_multiplier = 3;
 	M->cur = HsVersionCreateEmpty(M->env);
 	for (ti = 0; ti < N_TABLES; ti++)
@@ -834,11 +844,12 @@ run_model(uint64_t seed, int n_epochs)
 	/* the run must have exercised every mechanism */
 	if (n_epochs >= 200)
 	{
-		if (M->n_commits < 10 || M->n_compactions < 3 || M->n_spills < 1 ||
+		if (M->n_commits < 10 || M->n_compactions < 3 || (big_l1 && M->n_intra_l0 < 1) ||
+			M->n_spills < 1 ||
 			M->n_drops < 1 || M->n_recreates < 1 ||
 			M->n_truncs < 1 || M->n_gc_deleted < 1 || M->n_log_checks < 10)
-			MFAIL("weak run: %d commits, %d compactions, %d spills, %d truncations, %d drops, %d recreates, %d objects collected, %d log checks",
-				  M->n_commits, M->n_compactions, M->n_spills, M->n_truncs,
+			MFAIL("weak run: %d commits, %d compactions (%d intra-L0), %d spills, %d truncations, %d drops, %d recreates, %d objects collected, %d log checks",
+				  M->n_commits, M->n_compactions, M->n_intra_l0, M->n_spills, M->n_truncs,
 				  M->n_drops, M->n_recreates, M->n_gc_deleted,
 				  M->n_log_checks);
 	}
@@ -860,8 +871,9 @@ run_model(uint64_t seed, int n_epochs)
 		for (i = 0; i < N_KEYS; i++)
 			free(M->t[ti].keys[i].v);
 	if (getenv("HS_MODEL_VERBOSE"))
-		fprintf(stderr, "seed %" PRIu64 ": %d writes, %d commits, %d compactions, %d spills, %d truncations, %d drops, %d recreates, %d objects collected, %d scans, %d log checks\n",
+		fprintf(stderr, "seed %" PRIu64 ": %d writes, %d commits, %d compactions (%d intra-L0), %d spills, %d truncations, %d drops, %d recreates, %d objects collected, %d scans, %d log checks\n",
 				seed, model.n_writes, model.n_commits, model.n_compactions,
+				model.n_intra_l0,
 				model.n_spills, model.n_truncs, model.n_drops,
 				model.n_recreates, model.n_gc_deleted, model.n_reads,
 				model.n_log_checks);
@@ -876,12 +888,17 @@ test_version_model(void **state)
 	int			n_epochs = e ? atoi(e) : 300;
 
 	if (s)
-		run_model(strtoull(s, NULL, 10), n_epochs);
+	{
+		run_model(strtoull(s, NULL, 10), n_epochs, false);
+		run_model(strtoull(s, NULL, 10), n_epochs, true);
+	}
 	else
 	{
-		run_model(1, n_epochs);
-		run_model(20251129, n_epochs);
-		run_model(777, n_epochs);
+		run_model(1, n_epochs, false);
+		run_model(20251129, n_epochs, false);
+		run_model(777, n_epochs, false);
+		run_model(1, n_epochs, true);
+		run_model(4242, n_epochs, true);
 	}
 }
 

@@ -4,13 +4,21 @@
  *	  Picking and running compactions, and change-log trimming.
  *
  * Pick (HsCompactionPick):
- *	- L0 -> L1 when L0 has at least l0_trigger sub-levels and its SSTs in
- *	  the range are at least 1/l0_min_ratio of the L1 bytes the task would
- *	  rewrite, or when it has l0_max_sub_levels sub-levels, one key range
- *	  at a time: from the first SST of the oldest sub-level, the range
- *	  grows until it holds every L0 and L1 SST overlapping it (L0 SSTs of
- *	  other ranges, such as other graphs' tables, wait for the next task;
- *	  HsCompactionPickL0 takes all of L0 and what of L1 overlaps it);
+ *	- L0 first, one group at a time, oldest first: a group is the L0 SSTs
+ *	  of a set of tables (an L0 SST, then every L0 SST sharing a table-id
+ *	  span with the group, until none is left; other graphs' tables are
+ *	  other groups).  A group spanning at least l0_trigger sub-levels goes
+ *	  L0 -> L1 (its key range grown over L0 and L1: every SST overlapping
+ *	  it) when its L0 bytes are at least 1/l0_min_ratio of the L1 bytes
+ *	  the task would rewrite, or when it spans l0_max_sub_levels;
+ *	  otherwise its newest sub-levels are merged within L0 (intra-L0,
+ *	  output level 0): taken newest first while the next older one is no
+ *	  larger than those taken (or than l0_tier_min_size), at least
+ *	  l0_trigger of them, the outputs joining the newest one.  A view
+ *	  committing every barrier thus rewrites its big L1 range only once
+ *	  its new data is 1/l0_min_ratio of it, and its L0 stays a few size
+ *	  tiers deep;
+ *	  HsCompactionPickL0 takes all of L0 and what of L1 overlaps it;
  *	- otherwise, while the version lists dropped tables, Ln -> Ln+1 for the
  *	  first SST of L1..L<max-1> that holds keys of one (plus the overlapping
  *	  SSTs of Ln+1), so that their keys are eventually compacted away;
@@ -24,9 +32,10 @@
  * keeps every version with epoch > safe_epoch and the newest version at or
  * below it, drops the rest, drops a tombstone kept that way when the
  * output level is the bottom (no deeper level holds data, so nothing older
- * can reappear), and drops every key of a table the version no longer
- * knows (dropped tables).  The result is a COMPACTION delta: the inputs
- * removed from their levels, the outputs inserted into the output level,
+ * can reappear; an intra-L0 output never is), and drops every key of a
+ * table the version no longer knows (dropped tables).  The result is a
+ * COMPACTION delta: the inputs removed from their levels, the outputs
+ * inserted into the output level (intra-L0: into the task's L0 sub-level),
  * the safe epoch recorded.  The delta's ids are those of the version the
  * task was picked from; a caller that applied other deltas meanwhile sets
  * prev_id/id to the current version (removals are by object id and are
@@ -57,17 +66,23 @@ typedef struct HsCompactionConfig
 	int			l0_max_sub_levels;	/* ... whatever the sizes, from this many */
 	int			l0_min_ratio;	/* below l0_max_sub_levels, only if the L0
 								 * bytes x this >= the L1 bytes rewritten */
+	uint64_t	l0_tier_min_size;	/* intra-L0 merges sub-levels up to this
+									 * size whatever the tiers */
 	uint64_t	level_base_size;	/* target size of L1 in bytes */
 	int			level_multiplier;	/* each level this many times larger */
 } HsCompactionConfig;
 
-/* Defaults: 4 sub-levels (ratio 8, at most 32), 256 MiB L1, multiplier 10. */
+/*
+ * Defaults: 4 sub-levels (ratio 8, at most 32), tiers from 64 KiB, 256 MiB
+ * L1, multiplier 10.
+ */
 extern void HsCompactionConfigInit(HsCompactionConfig *cfg);
 
 typedef struct HsCompactionTask
 {
 	int			input_level;	/* 0..HS_MAX_LEVEL-1 */
-	int			output_level;	/* input_level + 1 */
+	int			output_level;	/* input_level + 1, or 0 for intra-L0 */
+	uint64_t	l0_target;		/* intra-L0: the sub-level the outputs join */
 	int			n_upper;
 	HsSstInfo **upper;			/* inputs from input_level, newest first */
 	int			n_lower;

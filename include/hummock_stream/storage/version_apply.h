@@ -22,8 +22,9 @@
  *	  (one per table), its epochs ascend, start after the table's previous
  *	  committed epoch and end at the new committed epoch;
  *	- compaction names a level 0..HS_MAX_LEVEL, removes only SSTs present
- *	  at that level, never inserts into L0, inserts no object the levels
- *	  already reference, and leaves every level L1+ sorted and disjoint;
+ *	  at that level, inserts into L0 only through its L0 insertion (into a
+ *	  sub-level the version has), inserts no object the levels already
+ *	  reference, and leaves every level L1+ sorted and disjoint;
  *	- the result passes HsVersionValidate.
  * A logged table committed without an append loses its change log (stop
  * rule, see version.h).

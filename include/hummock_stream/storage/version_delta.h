@@ -16,6 +16,8 @@
  *					change-log appends {table, epochs, new SSTs, old SSTs};
  *					change-log truncations.
  *	COMPACTION		level changes {level, removed object ids, inserted SSTs};
+ *					SSTs inserted into one existing L0 sub-level (an
+ *					intra-L0 compaction: L0 SSTs merged stay in L0);
  *					the safe epoch the compaction used;
  *					change-log truncations.
  *	TRUNCATE_LOG	change-log truncations {table, drop entries whose
@@ -81,6 +83,9 @@ typedef struct HsVersionDelta
 	HsChangeLogAppend *log_appends;
 	int			n_level_changes;
 	HsLevelChange *level_changes;
+	uint64_t	l0_target;		/* COMPACTION: the sub-level l0_inserted join */
+	int			n_l0_inserted;
+	HsSstInfo **l0_inserted;	/* owned references */
 	HsEpoch		safe_epoch;		/* COMPACTION; 0 = none */
 	int			n_truncates;
 	HsTableEpoch *truncates;
@@ -112,6 +117,9 @@ extern void HsVersionDeltaAddLevelChange(HsVersionDelta *d, int level,
 										 int n_removed,
 										 HsSstInfo *const *inserted,
 										 int n_inserted);
+/* Insert SSTs into L0 sub-level sub_level_id (at most once per delta). */
+extern void HsVersionDeltaAddL0Insert(HsVersionDelta *d, uint64_t sub_level_id,
+									  HsSstInfo *const *ssts, int n);
 extern void HsVersionDeltaAddTruncate(HsVersionDelta *d, HsTableId table_id,
 									  HsEpoch epoch);
 extern void HsVersionDeltaAddRemovedTable(HsVersionDelta *d,
