@@ -33,6 +33,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -472,4 +473,12 @@ HsStatusReport(int elevel, const HsStatus *st)
 			(errcode(code),
 			 errmsg_internal("%s", st->msg),
 			 st->detail[0] ? errdetail_internal("%s", st->detail) : 0));
+}
+
+void
+HsKeepFreedMemory(void)
+{
+	/* blocks up to 32 MB from the heap, and no trimming below 512 MB */
+	mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+	mallopt(M_TRIM_THRESHOLD, 512 * 1024 * 1024);
 }

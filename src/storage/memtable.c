@@ -372,8 +372,19 @@ pending_cmp(const void *a, const void *b)
 	return HsSliceCompare(node_key(x->node), node_key(y->node));
 }
 
+/* Are the pending nodes in key order already (written in order)? */
+static bool
+pending_sorted(const HsMemtable *mt)
+{
+	for (size_t p = 1; p < mt->n_pending; p++)
+		if (pending_cmp(&mt->pending[p - 1], &mt->pending[p]) > 0)
+			return false;
+	return true;
+}
+
 /*
- * Link the pending nodes into the skip list: sorted, then placed in one
+ * Link the pending nodes into the skip list: sorted (unless written in
+ * order), then placed in one
  * forward pass (prev[level] is the last node before the key on level;
  * the keys ascend, so it only moves ahead, and a level may start from the
  * level above's predecessor when that one is further).
@@ -385,7 +396,7 @@ link_pending(HsMemtable *mt)
 
 	if (mt->n_pending == 0)
 		return;
-	if (mt->n_pending > 1)
+	if (mt->n_pending > 1 && !pending_sorted(mt))
 		qsort(mt->pending, mt->n_pending, sizeof(PendingNode), pending_cmp);
 	for (int i = 0; i < MAX_HEIGHT; i++)
 		prev[i] = mt->head;

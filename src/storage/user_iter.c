@@ -79,7 +79,13 @@ typedef struct HsUserIter
 	uint8_t    *ikey;
 	size_t		ikey_len;
 	size_t		ikey_cap;
+
+	/* inner entries stepped over, seeks counted as USER_ITER_SEEK_WORK */
+	uint64_t	work;
 } HsUserIter;
+
+/* What a seek of the inner iterator counts for in HsUserIterWork. */
+#define USER_ITER_SEEK_WORK 16
 
 /* ----------------------------------------------------------------
  *		the inner position, through a borrowed cursor when there is one
@@ -130,6 +136,7 @@ in_value(HsUserIter *ui)
 static inline void
 in_next(HsUserIter *ui)
 {
+	ui->work++;
 	if (ui->bi)
 	{
 		HsBlockIterNext(ui->bi);
@@ -149,6 +156,7 @@ in_next(HsUserIter *ui)
 static void
 in_seek(HsUserIter *ui, HsSlice target)
 {
+	ui->work += USER_ITER_SEEK_WORK;
 	in_return(ui);
 	HsIterSeek(ui->inner, target);
 	in_borrow(ui);
@@ -493,6 +501,7 @@ user_fill_in_block(HsUserIter *ui, HsSlice *values, int max, int *np)
 			r = IN_BLOCK_SKIP;	/* the block ends: go on in the next */
 			goto out;
 		}
+		ui->work++;
 		/* blocks read in place are not in any cache yet: stream ahead */
 		HS_PREFETCH(e + USER_ITER_PREFETCH_AHEAD);
 		{
@@ -731,6 +740,7 @@ HsUserIterCreate(HsEnv *env, HsIterator *inner, HsEpoch read_epoch,
 	ui->bi = NULL;
 	ui->pending = IN_BLOCK_DONE;
 	ui->read_epoch = read_epoch;
+	ui->work = 0;
 	ui->base.cur_valid = false;
 
 	ui->has_lower = lower != NULL;
@@ -766,4 +776,10 @@ HsUserIterCreateForTable(HsEnv *env, HsIterator *inner, HsEpoch read_epoch,
 		return HsUserIterCreate(env, inner, read_epoch, &lower, NULL);
 	HsPutBE32(hi, table_id + 1);
 	return HsUserIterCreate(env, inner, read_epoch, &lower, &upper);
+}
+
+uint64_t
+HsUserIterWork(HsIterator *it)
+{
+	return ((HsUserIter *) it)->work;
 }

@@ -706,6 +706,7 @@ HsComputeWorkerMain(Datum main_arg)
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
+	HsKeepFreedMemory();
 
 	channel = HsChannelAttach(DatumGetUInt32(main_arg));
 	BackgroundWorkerInitializeConnectionByOid(channel->header->dboid, InvalidOid, 0);

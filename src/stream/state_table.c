@@ -175,6 +175,97 @@ HsStateTableFirstWithPrefix(HsStateTable *t, const char *prefix, int prefixlen,
 	return found;
 }
 
+/* Steps a multi-get takes forward before it seeks to the next key instead. */
+#define MULTI_GET_MAX_STEPS 64
+
+/*
+ * Every this many keys a multi-get checks what its iterator read per key:
+ * above MULTI_GET_MAX_WORK (sparse keys needing seeks, or keys among many
+ * deleted entries or old versions), the rest are point gets.
+ */
+#define MULTI_GET_CHECK_KEYS 256
+#define MULTI_GET_MAX_WORK 48
+
+void
+HsStateTableMultiGet(HsStateTable *t, const HsSlice *keys, int n,
+					 HsStateTableFound found, void *arg)
+{
+	HsIterator *it;
+	HsStatus	st;
+	HsSlice		upper;
+	uint8	   *tk_buf;
+	int			i;
+	size_t		maxlen = 0;
+	StringInfoData value;
+
+	if (n <= 0)
+		return;
+	for (i = 0; i < n; i++)
+		maxlen = Max(maxlen, keys[i].len);
+	/* [keys[0], keys[n-1] || 0x00): the last key is the largest in range */
+	upper.len = keys[n - 1].len + 1;
+	upper.data = palloc(upper.len);
+	memcpy((uint8 *) upper.data, keys[n - 1].data, keys[n - 1].len);
+	((uint8 *) upper.data)[upper.len - 1] = 0;
+	it = table_iterator(t, keys[0], &upper);
+	tk_buf = palloc(maxlen + HS_TABLE_ID_LEN);
+	for (i = 0; i < n; i++)
+	{
+		HsSlice		k = keys[i];
+		int			steps = 0;
+		int			cmp = -1;
+
+		if (i > 0 && i % MULTI_GET_CHECK_KEYS == 0 &&
+			HsUserIterWork(it) > (uint64) i * MULTI_GET_MAX_WORK)
+			break;				/* cheaper by point gets from here */
+		if (i > 0 && HsIterValid(it))
+		{
+			/* step forward while the iterator stands before k, a few times */
+			while ((cmp = HsSliceCompare(HsFullKeyUserKey(HsIterKey(it)), k)) < 0 &&
+				   steps < MULTI_GET_MAX_STEPS)
+			{
+				HsIterNext(it);
+				steps++;
+				if (!HsIterValid(it))
+					break;
+			}
+		}
+		if (i == 0 || (HsIterValid(it) && cmp < 0))
+		{
+			HsIterSeek(it, HsTableKeyMake(tk_buf, t->table_id, k));
+			cmp = HsIterValid(it) ?
+				HsSliceCompare(HsFullKeyUserKey(HsIterKey(it)), k) : 1;
+		}
+		if (!HsIterValid(it))
+		{
+			i = n;				/* nothing at or after k: the rest are absent */
+			break;
+		}
+		if (cmp == 0)
+		{
+			HsSlice		row = HsUserIterRow(it);
+
+			found(i, (const char *) row.data, (int) row.len, arg);
+		}
+	}
+	if (!HsIterStatus(it, &st))
+	{
+		HsIterDestroy(it);
+		HsStatusReport(ERROR, &st);
+	}
+	HsIterDestroy(it);
+	pfree(tk_buf);
+	pfree((void *) upper.data);
+	if (i < n)
+	{
+		initStringInfo(&value);
+		for (; i < n; i++)
+			if (HsStateTableGet(t, (const char *) keys[i].data, (int) keys[i].len, &value))
+				found(i, value.data, value.len, arg);
+		pfree(value.data);
+	}
+}
+
 void
 HsStateTableScanRange(HsStateTable *t, const char *lower, int lowerlen,
 					  const char *upper, int upperlen, HsStateTableVisit visit, void *arg)

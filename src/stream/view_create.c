@@ -704,6 +704,7 @@ HsViewCreatorMain(Datum main_arg)
 
 	pqsignal(SIGTERM, creator_sigterm);
 	BackgroundWorkerUnblockSignals();
+	HsKeepFreedMemory();
 	seg = dsm_attach(DatumGetUInt32(main_arg));
 	if (seg == NULL)
 		proc_exit(0);			/* the caller is gone before we began */

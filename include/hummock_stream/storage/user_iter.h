@@ -63,6 +63,15 @@ extern HsIterator *HsUserIterCreateForTable(HsEnv *env, HsIterator *inner,
  */
 extern int	HsUserIterFill(HsIterator *it, HsSlice *values, int max);
 
+/*
+ * How much the user iterator it has read so far: the inner entries it
+ * stepped over (hidden versions and tombstones included), a seek counted
+ * as several.  A caller that steps from key to key can tell from it when
+ * the keys lie among so many hidden entries that point reads, which skip
+ * them through bloom filters, are cheaper.
+ */
+extern uint64_t HsUserIterWork(HsIterator *it);
+
 /* The row bytes of the current visible version (its value after the kind). */
 static inline HsSlice
 HsUserIterRow(HsIterator *it)

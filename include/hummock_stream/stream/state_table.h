@@ -73,6 +73,21 @@ extern void HsStateTableScanRange(HsStateTable *t, const char *lower, int lowerl
 								  const char *upper, int upperlen,
 								  HsStateTableVisit visit, void *arg);
 
+/*
+ * The values of many keys at once, keys[0..n) sorted ascending (memcmp,
+ * then length) without duplicates: found(i, value, vlen, arg) is called,
+ * in order, for each key present now; absent keys are skipped.  One
+ * iterator walks the table forward, stepping from key to key where they
+ * lie close together and seeking where they do not; when it reads too much
+ * per key (the keys are sparse in the table, or lie among many deleted
+ * entries and old versions), the rest are read by point gets, whose bloom
+ * filters skip SSTs.  The caller must not write the table
+ * from found.
+ */
+typedef void (*HsStateTableFound) (int i, const char *value, int vlen, void *arg);
+extern void HsStateTableMultiGet(HsStateTable *t, const HsSlice *keys, int n,
+								 HsStateTableFound found, void *arg);
+
 /* Write key: old_value NULL if the key is absent now. */
 extern void HsStateTablePut(HsStateTable *t, const char *key, int keylen,
 							const char *old_value, int old_len,

@@ -123,18 +123,63 @@ typedef struct AggValueCounts
 	uint8		callno;
 	Oid			argtype;
 	bool		descending;		/* max: values encoded descending */
+	bool		distinct;		/* a DISTINCT call (else min/max) */
 } AggValueCounts;
+
+/*
+ * The value-count changes of an aggregation not yet applied to its table
+ * (agg_ordered_state.c): every input pushed since the last apply, with
+ * its key (group, call, value) and sign.
+ */
+typedef struct AggPendingCounts
+{
+	MemoryContext cxt;			/* the changes, emptied by each apply */
+	struct PendingChange *changes;	/* in push order */
+	uint32		n;
+	uint32		cap;
+	char	   *keys;			/* their keys, one after another */
+	Size		keys_len;
+	Size		keys_cap;
+	StringInfoData scratch;
+	StringInfoData scratch2;
+} AggPendingCounts;
 
 extern void AggValueCountsInit(AggValueCounts *vc, HsStateTable *table, int callno,
 							   const HsAggCall *call);
 
+extern void AggPendingInit(AggPendingCounts *p, MemoryContext parent);
+
 /*
- * A min/max call: count one more (sign > 0) or one fewer input with value
- * v in the group whose key is group; a new extreme is copied into
- * group_cxt, and an extreme whose last input went is marked for rescan.
+ * A min/max or DISTINCT call vc: count one more (sign > 0) or one fewer
+ * input with value v in the group whose key is group, acc its
+ * accumulators there (which must stay where they are until the apply).
+ * A min/max input below the extreme becomes the extreme (copied into
+ * group_cxt).
  */
-extern void AggMinMaxApply(const AggValueCounts *vc, const HsBytesKey *group, AggAcc *acc,
-						   Datum v, int sign, MemoryContext group_cxt);
+extern void AggValueCountsAdd(AggPendingCounts *p, const AggValueCounts *vc,
+							  const HsBytesKey *group, AggAcc *acc, Datum v, int sign,
+							  MemoryContext group_cxt);
+
+/* Do the pending changes hold enough memory to be applied now? */
+extern bool AggPendingFull(const AggPendingCounts *p);
+
+/*
+ * A DISTINCT call's set of values changed: value v of call callno joined
+ * (sign > 0) or left (sign < 0) the group whose accumulators are acc.
+ */
+typedef void (*AggDistinctChanged) (void *arg, int callno, AggAcc *acc, Datum v, int sign);
+
+/*
+ * Apply the pending changes to the table (see agg_ordered_state.c):
+ * DISTINCT set changes go to changed, a min/max extreme whose last input
+ * went is marked for rescan (AggMinMaxRescan, after the last apply of the
+ * epoch), and one that stays is set to the value as stored (in group_cxt).
+ */
+extern void AggPendingApply(AggPendingCounts *p, AggDistinctChanged changed, void *arg,
+							MemoryContext group_cxt);
+
+/* Forget the pending changes (error recovery). */
+extern void AggPendingDiscard(AggPendingCounts *p);
 
 /* Find a min/max call's extreme again from its state table. */
 extern void AggMinMaxRescan(const AggValueCounts *vc, const HsBytesKey *group, AggAcc *acc,

@@ -16,11 +16,27 @@
  *				the accumulator sees a value when its count goes 0 -> 1
  *				and loses it at 1 -> 0.
  *
+ * Access pattern.  A pushed row does not read the table: its key and +1
+ * or -1 are appended to the pending changes (AggValueCountsAdd), and an
+ * insert below a min/max extreme becomes the extreme at once.  At the
+ * flush, or within the epoch once the pending changes hold
+ * maintenance_work_mem, they are applied (AggPendingApply): sorted by key
+ * (16-byte integer prefixes, then the rest) and summed per key,
+ * their current counts read in one forward pass over the table
+ * (HsStateTableMultiGet: dense keys cost a step each, not a point get
+ * through every SST's bloom filter), and every changed value written
+ * once, in key order (so the memtable links them without a sort).  Then
+ * a DISTINCT accumulator gains the values whose count left 0 and loses
+ * those that reached 0, and a min/max whose extreme's count reached 0 is
+ * found again by the flush.  A value pushed and taken back in one round
+ * costs nothing in the table.
+ *
  * Rows of the min/max state table (persisted): key = the group's key (the
  * memcmp encoding of its key columns) | call number (1 byte) |
  * memcmp(value), descending for max; value = a stored row (stored_row.c)
  * of (value, count int8).  Equal values, such as numeric 1.0 and 1.00, share
- * a row, whose value is the one stored for the first of them.
+ * a row, whose value is the one stored for the first of them (the first
+ * pushed in the round that created the row).
  *
  * src/stream/executor/agg_ordered_state.c
  *
@@ -29,6 +45,7 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "miscadmin.h"
 #include "utils/memutils.h"
 
 #include "hummock_stream/row/memcmp_key.h"
@@ -47,53 +64,82 @@ AggValueCountsInit(AggValueCounts *vc, HsStateTable *table, int callno,
 	vc->callno = (uint8) callno;
 	vc->argtype = call->argtype;
 	vc->descending = call->kind == HS_AGG_MAX;
+	vc->distinct = call->distinct;
 }
 
 /*
- * Add sign to the count of value *v of the call in group.  Returns the
- * count before; when the row existed, *v becomes the value stored for it
- * (in memory of the current context).  key gets the row's key; *prefix_len
- * the length of its group | call part.
+ * Pending changes are applied within the epoch once they take more than
+ * maintenance_work_mem (the memory a worker may take per epoch to sort,
+ * as the capture reader does; about 60 bytes a change).
  */
-static int64
-value_count_apply(const AggValueCounts *vc, const HsBytesKey *group, Datum *v, int sign,
-				  StringInfo key, int *prefix_len)
+#define PENDING_MAX_BYTES ((Size) maintenance_work_mem * 1024)
+
+/* One pushed input not yet applied to the state table. */
+typedef struct PendingChange
 {
-	StringInfoData val;
-	int64		count = 0;
-	Datum		mv[2];
-	bool		mn[2] = {false, false};
+	const AggValueCounts *vc;
+	AggAcc	   *acc;			/* the call's accumulators in the group */
+	Datum		value;			/* as pushed (a copy in the pending context) */
+	uint32		key_off;		/* group | call | memcmp(value), in p->keys */
+	uint32		key_len;
+	uint32		prefix_len;		/* of group | call */
+	int32		sign;
+} PendingChange;
 
-	resetStringInfo(key);
-	appendBinaryStringInfo(key, group->data, group->len);
-	appendBinaryStringInfo(key, (const char *) &vc->callno, 1);
-	*prefix_len = key->len;
-	HsMemcmpEncode(key, *v, false, vc->argtype, vc->descending);
-	initStringInfo(&val);
-	if (HsStateTableGet(vc->table, key->data, key->len, &val))
-	{
-		HsStoredRowDeform(vc->desc, val.data, mv, mn);
-		count = DatumGetInt64(mv[1]);
-		*v = mv[0];				/* in val, which lives until the context resets */
-	}
-	if (count + sign < 0)
-		return count;			/* nothing to take back (never expected) */
-	if (count + sign == 0)
-		HsStateTableDelete(vc->table, key->data, key->len, val.data, val.len);
-	else
-	{
-		MinimalTuple mt;
+/*
+ * What the sort moves: the first 16 key bytes as two big-endian integers
+ * (most comparisons end there) and the change's number.
+ */
+typedef struct PendingSortItem
+{
+	uint64		p1;
+	uint64		p2;
+	uint32		idx;
+} PendingSortItem;
 
-		mv[0] = *v;
-		mv[1] = Int64GetDatum(count + sign);
-		mn[0] = mn[1] = false;
-		mt = HsStoredRowForm(vc->desc, mv, mn);
-		HsStateTablePut(vc->table, key->data, key->len,
-						count > 0 ? val.data : NULL, val.len,
-						(char *) mt, mt->t_len);
-		pfree(mt);
-	}
-	return count;
+/* One key of the apply: its changes summed, and what the table holds. */
+typedef struct PendingKey
+{
+	PendingChange *first;		/* its first change (its value is the one kept) */
+	int64		delta;
+	bool		found;
+	int64		old_count;
+	Datum		stored;			/* the value stored with the row, if found */
+} PendingKey;
+
+void
+AggPendingInit(AggPendingCounts *p, MemoryContext parent)
+{
+	p->cxt = AllocSetContextCreate(parent, "hummock_stream agg value counts",
+								   ALLOCSET_DEFAULT_SIZES);
+	p->changes = NULL;
+	p->n = p->cap = 0;
+	p->keys = NULL;
+	p->keys_len = p->keys_cap = 0;
+	initStringInfo(&p->scratch);
+	initStringInfo(&p->scratch2);
+}
+
+static void
+pending_reset(AggPendingCounts *p)
+{
+	MemoryContextReset(p->cxt);
+	p->changes = NULL;
+	p->n = p->cap = 0;
+	p->keys = NULL;
+	p->keys_len = p->keys_cap = 0;
+}
+
+void
+AggPendingDiscard(AggPendingCounts *p)
+{
+	pending_reset(p);
+}
+
+bool
+AggPendingFull(const AggPendingCounts *p)
+{
+	return p->n > 0 && MemoryContextMemAllocated(p->cxt, false) > PENDING_MAX_BYTES;
 }
 
 /* Set acc->val to v (a copy in group_cxt) with encoding key. */
@@ -111,32 +157,236 @@ set_extreme(const AggValueCounts *vc, AggAcc *acc, Datum v, const char *key, int
 	MemoryContextSwitchTo(old);
 }
 
-void
-AggMinMaxApply(const AggValueCounts *vc, const HsBytesKey *group, AggAcc *acc, Datum v,
-			   int sign, MemoryContext group_cxt)
+/* Is the value encoding enc (of a key's value part) acc's current extreme? */
+static bool
+is_extreme(const AggAcc *acc, const char *enc, int len)
 {
-	StringInfoData key;
-	int			prefix_len;
-	int64		count;
+	return !acc->val_null && acc->val_key_len == len && memcmp(acc->val_key, enc, len) == 0;
+}
 
-	initStringInfo(&key);
-	count = value_count_apply(vc, group, &v, sign, &key, &prefix_len);
-	if (count + sign <= 0)
+void
+AggValueCountsAdd(AggPendingCounts *p, const AggValueCounts *vc, const HsBytesKey *group,
+				  AggAcc *acc, Datum v, int sign, MemoryContext group_cxt)
+{
+	StringInfo	key = &p->scratch;
+	PendingChange *pc;
+	MemoryContext old;
+	int			prefix_len;
+
+	resetStringInfo(key);
+	appendBinaryStringInfo(key, group->data, group->len);
+	appendBinaryStringInfo(key, (const char *) &vc->callno, 1);
+	prefix_len = key->len;
+	HsMemcmpEncode(key, v, false, vc->argtype, vc->descending);
+
+	old = MemoryContextSwitchTo(p->cxt);
+	if (p->n == p->cap)
 	{
-		/* the current extreme's last row went: find the next one later */
-		if (!acc->val_null && acc->val_key_len == key.len - prefix_len &&
-			memcmp(acc->val_key, key.data + prefix_len, acc->val_key_len) == 0)
-			acc->rescan = true;
+		p->cap = Max(p->cap * 2, 1024);
+		p->changes = p->changes ? repalloc_huge(p->changes, sizeof(PendingChange) * p->cap)
+			: palloc(sizeof(PendingChange) * p->cap);
 	}
-	else if (sign > 0 &&
-			 (acc->val_null ||
-			  memcmp(key.data + prefix_len, acc->val_key,
-					 Min(acc->val_key_len, key.len - prefix_len)) < 0))
+	if (p->keys_len + key->len > p->keys_cap)
 	{
-		/* encodings are prefix-free: memcmp over the shorter length decides */
-		set_extreme(vc, acc, v, key.data + prefix_len, key.len - prefix_len, group_cxt);
+		p->keys_cap = Max(Max(p->keys_cap * 2, 64 * 1024), p->keys_len + key->len);
+		p->keys = p->keys ? repalloc_huge(p->keys, p->keys_cap) : palloc(p->keys_cap);
 	}
-	pfree(key.data);
+	pc = &p->changes[p->n++];
+	pc->vc = vc;
+	pc->acc = acc;
+	pc->value = copy_att_datum(v, TupleDescAttr(vc->desc, 0));
+	pc->key_off = (uint32) p->keys_len;
+	pc->key_len = (uint32) key->len;
+	pc->prefix_len = (uint32) prefix_len;
+	pc->sign = sign;
+	memcpy(p->keys + p->keys_len, key->data, key->len);
+	p->keys_len += key->len;
+	MemoryContextSwitchTo(old);
+
+	/*
+	 * min/max: a new input below the extreme is the new extreme now (the
+	 * encodings are prefix-free: memcmp over the shorter length decides);
+	 * an extreme whose last input goes is found again after the apply.
+	 */
+	if (!vc->distinct && sign > 0 &&
+		(acc->val_null ||
+		 memcmp(key->data + prefix_len, acc->val_key,
+				Min(acc->val_key_len, key->len - prefix_len)) < 0))
+		set_extreme(vc, acc, v, key->data + prefix_len, key->len - prefix_len, group_cxt);
+}
+
+/* Bytes from..from+8 of a key as a big-endian integer, zero-padded. */
+static inline uint64
+key_prefix(const uint8 *k, uint32 len, uint32 from)
+{
+	uint64		r = 0;
+
+	for (uint32 i = from; i < from + 8; i++)
+		r = (r << 8) | (i < len ? k[i] : 0);
+	return r;
+}
+
+/* Key order (memcmp, then length); equal keys in push order. */
+static inline int
+pending_cmp(const PendingSortItem *a, const PendingSortItem *b, AggPendingCounts *p)
+{
+	const PendingChange *x;
+	const PendingChange *y;
+	uint32		len;
+	int			r;
+
+	if (a->p1 != b->p1)
+		return a->p1 < b->p1 ? -1 : 1;
+	if (a->p2 != b->p2)
+		return a->p2 < b->p2 ? -1 : 1;
+	x = &p->changes[a->idx];
+	y = &p->changes[b->idx];
+	len = Min(x->key_len, y->key_len);
+	if (len > 16 &&
+		(r = memcmp(p->keys + x->key_off + 16, p->keys + y->key_off + 16, len - 16)) != 0)
+		return r;
+	if (x->key_len != y->key_len)
+		return x->key_len < y->key_len ? -1 : 1;
+	return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+#define ST_SORT sort_pending
+#define ST_ELEMENT_TYPE PendingSortItem
+#define ST_COMPARE(a, b, arg) pending_cmp(a, b, arg)
+#define ST_COMPARE_ARG_TYPE AggPendingCounts
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+/* HsStateTableMultiGet callback: the count and value stored for keys[i]. */
+static void
+pending_found(int i, const char *value, int vlen, void *arg)
+{
+	PendingKey *pk = &((PendingKey *) arg)[i];
+	Datum		mv[2];
+	bool		mn[2];
+
+	HsStoredRowDeform(pk->first->vc->desc, value, mv, mn);
+	pk->found = true;
+	pk->old_count = DatumGetInt64(mv[1]);
+	/* the deformed value points into the iterator's block: keep a copy */
+	pk->stored = copy_att_datum(mv[0], TupleDescAttr(pk->first->vc->desc, 0));
+}
+
+/* Write pk's new count (count, of value v) over what the table holds. */
+static void
+write_count(AggPendingCounts *p, const PendingKey *pk, HsSlice key, Datum v, int64 count)
+{
+	const AggValueCounts *vc = pk->first->vc;
+	StringInfo	oldrow = &p->scratch;
+	StringInfo	newrow = &p->scratch2;
+	Datum		cv[2];
+	bool		cn[2] = {false, false};
+
+	resetStringInfo(oldrow);
+	resetStringInfo(newrow);
+	cv[0] = v;
+	if (pk->found)
+	{
+		cv[1] = Int64GetDatum(pk->old_count);
+		HsStoredRowFormInto(oldrow, vc->desc, cv, cn);
+	}
+	if (count == 0)
+	{
+		if (pk->found)
+			HsStateTableDelete(vc->table, (const char *) key.data, (int) key.len,
+							   oldrow->data, oldrow->len);
+		return;
+	}
+	cv[1] = Int64GetDatum(count);
+	HsStoredRowFormInto(newrow, vc->desc, cv, cn);
+	HsStateTablePut(vc->table, (const char *) key.data, (int) key.len,
+					pk->found ? oldrow->data : NULL, oldrow->len, newrow->data, newrow->len);
+}
+
+void
+AggPendingApply(AggPendingCounts *p, AggDistinctChanged changed, void *arg,
+				MemoryContext group_cxt)
+{
+	PendingSortItem *items;
+	PendingKey *pks;
+	HsSlice    *keys;
+	int			nkeys = 0;
+	MemoryContext old;
+
+	if (p->n == 0)
+		return;
+	old = MemoryContextSwitchTo(p->cxt);
+	items = palloc_extended(sizeof(PendingSortItem) * p->n, MCXT_ALLOC_HUGE);
+	for (uint32 i = 0; i < p->n; i++)
+	{
+		const uint8 *k = (const uint8 *) p->keys + p->changes[i].key_off;
+		uint32		len = p->changes[i].key_len;
+
+		items[i].p1 = key_prefix(k, len, 0);
+		items[i].p2 = key_prefix(k, len, 8);
+		items[i].idx = i;
+	}
+	sort_pending(items, p->n, p);
+
+	/* the distinct keys, each with its changes summed */
+	pks = palloc_extended(sizeof(PendingKey) * p->n, MCXT_ALLOC_HUGE);
+	keys = palloc_extended(sizeof(HsSlice) * p->n, MCXT_ALLOC_HUGE);
+	for (uint32 i = 0; i < p->n; i++)
+	{
+		PendingChange *pc = &p->changes[items[i].idx];
+		HsSlice		k = HsSliceMake(p->keys + pc->key_off, pc->key_len);
+
+		if (nkeys == 0 || HsSliceCompare(keys[nkeys - 1], k) != 0)
+		{
+			keys[nkeys] = k;
+			pks[nkeys].first = pc;
+			pks[nkeys].delta = 0;
+			pks[nkeys].found = false;
+			pks[nkeys].old_count = 0;
+			nkeys++;
+		}
+		pks[nkeys - 1].delta += pc->sign;
+	}
+	pfree(items);
+
+	/* every call of the aggregation keeps its counts in the one table */
+	HsStateTableMultiGet(pks[0].first->vc->table, keys, nkeys, pending_found, pks);
+
+	for (int i = 0; i < nkeys; i++)
+	{
+		PendingKey *pk = &pks[i];
+		const AggValueCounts *vc = pk->first->vc;
+		AggAcc	   *acc = pk->first->acc;
+		int64		count;
+		Datum		v;
+		const char *enc;
+		int			enclen;
+
+		/* below zero is never expected: there is nothing to take back */
+		count = Max(pk->old_count + pk->delta, 0);
+		v = pk->found ? pk->stored : pk->first->value;
+		enc = (const char *) keys[i].data + pk->first->prefix_len;
+		enclen = (int) keys[i].len - pk->first->prefix_len;
+		if (count != pk->old_count)
+			write_count(p, pk, keys[i], v, count);
+		if (vc->distinct)
+		{
+			if (pk->old_count == 0 && count > 0)
+				changed(arg, vc->callno, acc, v, +1);
+			else if (pk->old_count > 0 && count == 0)
+				changed(arg, vc->callno, acc, v, -1);
+		}
+		else if (is_extreme(acc, enc, enclen))
+		{
+			if (count == 0)
+				acc->rescan = true; /* its last input went */
+			else if (pk->found)
+				set_extreme(vc, acc, v, enc, enclen, group_cxt);	/* as stored */
+		}
+	}
+	MemoryContextSwitchTo(old);
+	pending_reset(p);
 }
 
 void
@@ -172,19 +422,4 @@ AggMinMaxRescan(const AggValueCounts *vc, const HsBytesKey *group, AggAcc *acc,
 	pfree(prefix.data);
 	pfree(key.data);
 	pfree(val.data);
-}
-
-bool
-AggDistinctApply(const AggValueCounts *vc, const HsBytesKey *group, Datum *v, int sign)
-{
-	StringInfoData key;
-	int			prefix_len;
-	int64		count;
-
-	initStringInfo(&key);
-	count = value_count_apply(vc, group, v, sign, &key, &prefix_len);
-	pfree(key.data);
-	if (count + sign < 0)
-		return false;
-	return (count == 0) != (count + sign == 0);
 }

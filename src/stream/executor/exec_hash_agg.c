@@ -82,6 +82,7 @@ typedef struct HashAggExec
 	HsAggCall  *calls;
 	AggSumOps  *sums;			/* per call */
 	AggValueCounts *vcs;		/* per min/max or DISTINCT call */
+	AggPendingCounts pending;	/* their changes not yet in the table */
 	AggRecompute *recompute;	/* the RECOMPUTE calls, or NULL */
 	TupleDesc	state_desc;
 	HsStateTable *state;
@@ -258,6 +259,34 @@ touch_group(HashAggExec *a, AggGroup *g)
 	MemoryContextSwitchTo(old);
 }
 
+/* Add (sign > 0) or take out the input v of call i to its accumulators acc. */
+static void
+acc_add(HashAggExec *a, int i, AggAcc *acc, Datum v, int sign)
+{
+	acc->count += sign;
+	switch (a->calls[i].kind)
+	{
+		case HS_AGG_SUM:
+		case HS_AGG_AVG:
+			AggAccAddSum(acc, &a->sums[i], a->calls[i].argtype, v, sign, a->group_cxt);
+			break;
+		case HS_AGG_BOOL_AND:
+		case HS_AGG_BOOL_OR:
+			if (DatumGetBool(v))
+				acc->ntrue += sign;
+			break;
+		default:
+			break;
+	}
+}
+
+/* AggDistinctChanged: a DISTINCT call's value joined or left a group. */
+static void
+distinct_changed(void *arg, int callno, AggAcc *acc, Datum v, int sign)
+{
+	acc_add((HashAggExec *) arg, callno, acc, v, sign);
+}
+
 static void
 hash_agg_push(HsExec *self, TupleTableSlot *row, int sign)
 {
@@ -291,31 +320,21 @@ hash_agg_push(HsExec *self, TupleTableSlot *row, int sign)
 		if (row->tts_isnull[call->arg])
 			continue;
 		v = row->tts_values[call->arg];
-		if (call->distinct && !AggDistinctApply(&a->vcs[i], &g->key, &v, sign))
-			continue;			/* the value was already (is still) there */
-		acc->count += sign;
-		switch (call->kind)
+		if (call->distinct)
 		{
-			case HS_AGG_SUM:
-			case HS_AGG_AVG:
-				AggAccAddSum(acc, &a->sums[i], call->argtype, v, sign, a->group_cxt);
-				break;
-			case HS_AGG_MIN:
-			case HS_AGG_MAX:
-				AggMinMaxApply(&a->vcs[i], &g->key, acc, v, sign, a->group_cxt);
-				break;
-			case HS_AGG_BOOL_AND:
-			case HS_AGG_BOOL_OR:
-				if (DatumGetBool(v))
-					acc->ntrue += sign;
-				break;
-			default:
-				break;
+			/* the accumulator sees the value when its count leaves or reaches 0 */
+			AggValueCountsAdd(&a->pending, &a->vcs[i], &g->key, acc, v, sign, a->group_cxt);
+			continue;
 		}
+		acc_add(a, i, acc, v, sign);
+		if (call->kind == HS_AGG_MIN || call->kind == HS_AGG_MAX)
+			AggValueCountsAdd(&a->pending, &a->vcs[i], &g->key, acc, v, sign, a->group_cxt);
 	}
 	if (a->recompute)
 		AggRecomputeApply(a->recompute, &g->key, row, sign);
 	MemoryContextSwitchTo(old);
+	if (AggPendingFull(&a->pending))
+		AggPendingApply(&a->pending, distinct_changed, a, a->group_cxt);
 }
 
 /*
@@ -418,6 +437,7 @@ hash_agg_flush(HsExec *self)
 			touch_group(a, g);
 		MemoryContextSwitchTo(old);
 	}
+	AggPendingApply(&a->pending, distinct_changed, a, a->group_cxt);
 	if (a->recompute)
 		recompute_dirty(a);
 	for (g = a->dirty; g != NULL; g = g->next_dirty)
@@ -476,7 +496,10 @@ hash_agg_flush(HsExec *self)
 static void
 hash_agg_reset(HsExec *self)
 {
-	create_groups((HashAggExec *) self);
+	HashAggExec *a = (HashAggExec *) self;
+
+	AggPendingDiscard(&a->pending);
+	create_groups(a);
 }
 
 static const HsExecMethods hash_agg_methods = {
@@ -542,6 +565,7 @@ HsExecHashAggCreate(TupleDesc in_desc, int nkeys, HsAggCall *calls, int ncalls,
 		}
 	a->group_cxt = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream agg groups",
 										 ALLOCSET_DEFAULT_SIZES);
+	AggPendingInit(&a->pending, CurrentMemoryContext);
 	initStringInfo(&a->buf);
 	initStringInfo(&a->buf2);
 	create_groups(a);

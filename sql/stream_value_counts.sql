@@ -1,0 +1,89 @@
+-- The value counts behind min/max and DISTINCT calls are changed once per
+-- key and epoch: a row's +1/-1 waits with the epoch's other changes, which
+-- are applied sorted at the flush, or within the epoch once they fill
+-- maintenance_work_mem (1MB on the test servers: about 16,000 changes).
+-- Each case below happens inside one transaction, so inside one epoch.
+CREATE EXTENSION hummock_stream;
+CREATE EXTENSION hummock_stream_test;	-- views_differ(): each view against its query
+CREATE TABLE vc (id int PRIMARY KEY, g int, v int, n numeric, t text);
+INSERT INTO vc SELECT i, i % 3, i, i % 4 + 0.5, 't' || i % 7 FROM generate_series(1, 30) i;
+SELECT hummock_stream.create_materialized_view('vc_minmax',
+  $$SELECT g, count(*) AS rows, min(v) AS lo, max(v) AS hi, min(t) AS tlo, max(n) AS nhi FROM vc GROUP BY g$$);
+SELECT hummock_stream.create_materialized_view('vc_distinct',
+  $$SELECT g, count(DISTINCT v) AS dv, sum(DISTINCT n) AS dn, avg(DISTINCT v % 5) AS da,
+           count(DISTINCT t) AS dt FROM vc GROUP BY g$$);
+SELECT hummock_stream.create_materialized_view('vc_global',
+  $$SELECT min(v) AS lo, max(v) AS hi, count(DISTINCT t) AS dt, sum(DISTINCT n) AS dn FROM vc$$);
+SELECT * FROM hummock_stream_test.views_differ();
+
+-- the extreme goes and comes back; a new extreme comes and goes again
+BEGIN;
+DELETE FROM vc WHERE id = 3;			-- min of group 0
+INSERT INTO vc VALUES (3, 0, 3, 3.5, 't3');
+DELETE FROM vc WHERE id = 30;			-- max of group 0
+INSERT INTO vc VALUES (100, 1, -5, 9.5, 'a');	-- new min of group 1 ...
+DELETE FROM vc WHERE id = 100;			-- ... gone in the same epoch
+INSERT INTO vc VALUES (101, 2, 1000, 0.5, 'z');	-- new max of group 2, stays
+COMMIT;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM vc_minmax ORDER BY g;
+
+-- a value counted twice, then once, then again; a group's last value goes
+BEGIN;
+INSERT INTO vc VALUES (200, 5, 7, 1.0, 'x'), (201, 5, 7, 1.0, 'x');
+DELETE FROM vc WHERE id = 200;
+UPDATE vc SET v = 8 WHERE id = 201;
+UPDATE vc SET v = 7 WHERE id = 201;
+INSERT INTO vc VALUES (202, 6, 1, 1, 'y');
+DELETE FROM vc WHERE id = 202;
+COMMIT;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM vc_distinct WHERE g >= 5 ORDER BY g;
+
+-- equal numerics of different scales share a value count
+BEGIN;
+INSERT INTO vc VALUES (300, 7, 1, 2.50, 'q'), (301, 7, 1, 2.5, 'q');
+COMMIT;
+SELECT hummock_stream.wait();
+SELECT * FROM vc_distinct WHERE g = 7;
+DELETE FROM vc WHERE id = 300;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+DELETE FROM vc WHERE id = 301;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT count(*) FROM vc_distinct WHERE g = 7;
+
+-- one transaction larger than the memory for pending changes: they are
+-- applied several times within the epoch (moves between groups included)
+BEGIN;
+INSERT INTO vc SELECT i, i % 50, (i * 7919) % 100003, (i % 13) / 4.0, 't' || i % 101
+  FROM generate_series(1000, 60999) i;
+UPDATE vc SET g = g + 1, v = v - 1 WHERE id % 7 = 0 AND id >= 1000;
+DELETE FROM vc WHERE id % 11 = 0 AND id >= 1000;
+COMMIT;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+BEGIN;
+DELETE FROM vc WHERE id % 3 = 0 AND id >= 1000;
+UPDATE vc SET v = -v WHERE id % 5 = 0;
+INSERT INTO vc SELECT i, i % 50, i % 977, 1.25, 'u' FROM generate_series(70000, 99999) i;
+COMMIT;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT count(*), sum(rows) FROM vc_minmax;
+SELECT * FROM vc_global;
+
+-- everything goes
+DELETE FROM vc;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT count(*) FROM vc_minmax;
+SELECT * FROM vc_global;
+
+SET client_min_messages = warning;	-- the capture log's name has an OID
+DROP EXTENSION hummock_stream CASCADE;
+RESET client_min_messages;
+DROP TABLE vc;
