@@ -461,6 +461,28 @@ HsCatalogLogFloors(HsLogFloor **floors)
 	return n;
 }
 
+int
+HsCatalogStateTables(Oid **tables)
+{
+	CatalogStatement cs;
+	int			n;
+
+	begin(&cs);
+	run("SELECT DISTINCT pg_catalog.unnest(state_tables) AS t"
+		"  FROM hummock_stream.stream_jobs ORDER BY t",
+		0, NULL, NULL, NULL, SPI_OK_SELECT);
+	n = (int) SPI_processed;
+	*tables = MemoryContextAlloc(cs.caller, sizeof(Oid) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		bool		isnull;
+
+		(*tables)[i] = DatumGetObjectId(column(i, 1, &isnull));
+	}
+	end(&cs);
+	return n;
+}
+
 void
 HsCatalogFinishCreation(Oid job_id, HsEpoch first_epoch)
 {

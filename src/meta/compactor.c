@@ -20,6 +20,11 @@
  * Versions a reader may still need are kept: every version of a key newer
  * than the safe epoch (the oldest pinned epoch, or now minus
  * hummock_stream.time_travel_retention) and the newest one at or below it.
+ * The internal state tables of streaming views are read only at their
+ * newest committed epoch (time travel reads views, not operators' state),
+ * so their safe epoch is the oldest pinned epoch alone: an aggregation's
+ * value counts or a join side under heavy churn do not carry ten minutes
+ * of dead versions that every read must step over.
  *
  * src/meta/compactor.c
  *
@@ -94,6 +99,31 @@ safe_epoch(void)
 }
 
 /*
+ * The safe epochs of a compaction: safe_epoch() for every table, the
+ * oldest pinned epoch for the views' internal state tables (in the current
+ * memory context).
+ */
+static void
+compaction_safe_epochs(HsSafeEpochs *safe)
+{
+	HsPinSummary pins;
+	Oid		   *tables;
+	int			n = HsCatalogStateTables(&tables);
+	HsTableEpoch *te = palloc(sizeof(HsTableEpoch) * Max(n, 1));
+
+	HsPinSummarize(MyDatabaseId, &pins);
+	safe->epoch = Min(pins.min_epoch, HsEpochMsAgo(hs_time_travel_retention_ms));
+	for (int i = 0; i < n; i++)
+	{
+		te[i].table_id = (HsTableId) tables[i];
+		te[i].epoch = pins.min_epoch;
+	}
+	safe->n_tables = n;
+	safe->tables = te;
+	pfree(tables);
+}
+
+/*
  * Drop change-log entries older than the retention (and than any pinned
  * epoch) in the current transaction; true if there were any.
  */
@@ -124,6 +154,7 @@ HsCompactOnce(bool force_l0, int *input_level, int *output_level, int *inputs,
 	HsCompactionTask *task;
 	HsVersionDelta *delta;
 	HsSstWriteContext ctx;
+	HsSafeEpochs safe;
 	HsStatus	st;
 
 	HsCompactionConfigInit(&cfg);
@@ -134,7 +165,8 @@ HsCompactOnce(bool force_l0, int *input_level, int *output_level, int *inputs,
 		return false;
 	}
 	HsHummockWriteContext(&ctx);
-	HS_CHECK(HsCompactionRun(v, HsHummockSstCache(), task, safe_epoch(), &ctx,
+	compaction_safe_epochs(&safe);
+	HS_CHECK(HsCompactionRun(v, HsHummockSstCache(), task, &safe, &ctx,
 							 &delta, &st), &st);
 	*input_level = task->input_level;
 	*output_level = task->output_level;

@@ -501,9 +501,33 @@ table_live(const HsVersion *v, HsTableId t)
 	return HsVersionTableInfo(v, t) != NULL && !HsVersionTableDropped(v, t);
 }
 
+/*
+ * The safe epoch of table t, and whether it is one of its own (listed in
+ * safe); the list is sorted.
+ */
+static HsEpoch
+table_safe_epoch(const HsSafeEpochs *safe, HsTableId t, bool *own)
+{
+	int			lo = 0;
+	int			hi = safe->n_tables;
+
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		if (safe->tables[mid].table_id < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*own = lo < safe->n_tables && safe->tables[lo].table_id == t &&
+		safe->tables[lo].epoch > safe->epoch;
+	return *own ? safe->tables[lo].epoch : safe->epoch;
+}
+
 bool
 HsCompactionRun(const HsVersion *v, HsSstCache *cache,
-				const HsCompactionTask *task, HsEpoch safe_epoch,
+				const HsCompactionTask *task, const HsSafeEpochs *safe,
 				const HsSstWriteContext *ctx, HsVersionDelta **delta,
 				HsStatus *st)
 {
@@ -523,6 +547,11 @@ HsCompactionRun(const HsVersion *v, HsSstCache *cache,
 	int			n_outs;
 	uint64_t   *ids;
 	HsVersionDelta *d;
+	HsTableId	cur_table = 0;
+	bool		have_table = false;
+	HsEpoch		safe_epoch = safe->epoch;	/* of cur_table */
+	int			n_own = 0;		/* tables compacted to their own safe epoch */
+	HsTableEpoch *own;
 
 	*delta = NULL;
 	for (i = task->output_level; i < HS_MAX_LEVEL; i++)
@@ -549,6 +578,7 @@ HsCompactionRun(const HsVersion *v, HsSstCache *cache,
 	}
 	merged = HsMergeIterCreate(env, children, n);
 	HsFree(env, children);
+	own = HsAlloc(env, sizeof(HsTableEpoch) * (safe->n_tables + 1));
 
 	HsBufInit(&cur, env);
 	w = HsSstWriterCreate(env, ctx);
@@ -562,6 +592,20 @@ HsCompactionRun(const HsVersion *v, HsSstCache *cache,
 
 		if (++entries % HS_ENTRIES_PER_INTERRUPT_CHECK == 0)
 			HsCheckInterrupts(env);
+		if (!have_table || HsFullKeyTableId(fk) != cur_table)
+		{
+			bool		is_own;
+
+			/* keys come in table order: one lookup per table */
+			cur_table = HsFullKeyTableId(fk);
+			have_table = true;
+			safe_epoch = table_safe_epoch(safe, cur_table, &is_own);
+			if (is_own)
+			{
+				own[n_own].table_id = cur_table;
+				own[n_own++].epoch = safe_epoch;
+			}
+		}
 
 		if (!have_cur || HsSliceCompare(tk, HsBufSlice(&cur)) != 0)
 		{
@@ -588,10 +632,14 @@ HsCompactionRun(const HsVersion *v, HsSstCache *cache,
 	if (!ok)
 	{
 		HsSstWriterAbandon(w);
+		HsFree(env, own);
 		return false;
 	}
 	if (!HsSstWriterFinish(w, &outs, &n_outs, st))
+	{
+		HsFree(env, own);
 		return false;
+	}
 
 	d = HsVersionDeltaCreate(env, HS_DELTA_COMPACTION, v->id);
 	ids = HsAlloc(env, sizeof(uint64_t) * (task->n_upper + task->n_lower + 1));
@@ -608,7 +656,10 @@ HsCompactionRun(const HsVersion *v, HsSstCache *cache,
 		HsVersionDeltaAddLevelChange(d, task->output_level, ids, task->n_lower,
 									 outs, n_outs);
 	}
-	d->safe_epoch = safe_epoch;
+	d->safe_epoch = safe->epoch;
+	for (i = 0; i < n_own; i++)
+		HsVersionDeltaAddTableSafeEpoch(d, own[i].table_id, own[i].epoch);
+	HsFree(env, own);
 	HsFree(env, ids);
 	HsSstInfoArrayFree(env, outs, n_outs);
 	*delta = d;

@@ -650,6 +650,20 @@ apply_compaction(const HsVersion *v, HsVersion *c, const HsVersionDelta *d,
 				ti->safe_epoch = s;
 		}
 	}
+	/* tables compacted further: their own, later safe epoch */
+	for (i = 0; i < d->n_table_safe; i++)
+		for (int k = 0; k < c->n_tables; k++)
+		{
+			HsTableInfo *ti = &c->tables[k];
+			HsEpoch		s;
+
+			if (ti->table_id != d->table_safe[i].table_id)
+				continue;
+			s = d->table_safe[i].epoch < ti->committed_epoch ?
+				d->table_safe[i].epoch : ti->committed_epoch;
+			if (s > ti->safe_epoch)
+				ti->safe_epoch = s;
+		}
 	prune_dropped(c);
 	return true;
 }
@@ -710,7 +724,8 @@ check_parts(const HsVersionDelta *d, HsStatus *st)
 		return HsStatusDetail(st, "The delta is of kind %s.",
 							  HsDeltaKindName(d->kind));
 	}
-	if (!compaction && (d->n_level_changes || d->safe_epoch || d->n_l0_inserted))
+	if (!compaction && (d->n_level_changes || d->safe_epoch || d->n_l0_inserted ||
+						d->n_table_safe))
 	{
 		invalid(st, d->id, "only a compaction delta may change levels");
 		return HsStatusDetail(st, "The delta is of kind %s.",

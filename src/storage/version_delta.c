@@ -25,6 +25,9 @@
  *		tag 8 REMOVE_TABLE		table_id varint32
  *		tag 9 L0_INSERT			sub_level_id varint64 | SST list of the SSTs
  *								inserted into that L0 sub-level (at most once)
+ *		tag 10 TABLE_SAFE_EPOCH table_id varint32 | epoch varint64: a table
+ *								whose older versions the compaction dropped
+ *								up to a later epoch than SAFE_EPOCH
  *
  * where an SST list is "n varint32 | n SST infos", encoded and decoded by
  * HsSstInfoListEncode/Decode.  Fields are written in tag order, repeated
@@ -61,6 +64,7 @@
 #define TAG_TRUNCATE_LOG		7
 #define TAG_REMOVE_TABLE		8
 #define TAG_L0_INSERT			9
+#define TAG_TABLE_SAFE_EPOCH	10
 
 /* Returns the name of a delta kind ("unknown" for a value it does not know). */
 const char *
@@ -127,6 +131,8 @@ HsVersionDeltaFree(HsVersionDelta *d)
 		HsFree(env, d->level_changes);
 	if (d->truncates)
 		HsFree(env, d->truncates);
+	if (d->table_safe)
+		HsFree(env, d->table_safe);
 	if (d->removed_tables)
 		HsFree(env, d->removed_tables);
 	HsFree(env, d);
@@ -221,6 +227,16 @@ HsVersionDeltaAddTruncate(HsVersionDelta *d, HsTableId table_id,
 	te->epoch = epoch;
 }
 
+void
+HsVersionDeltaAddTableSafeEpoch(HsVersionDelta *d, HsTableId table_id, HsEpoch epoch)
+{
+	HsTableEpoch *te = grow_one(d->env, (void **) &d->table_safe,
+								&d->n_table_safe, sizeof(HsTableEpoch));
+
+	te->table_id = table_id;
+	te->epoch = epoch;
+}
+
 /* Records that the delta removes table_id. */
 void
 HsVersionDeltaAddRemovedTable(HsVersionDelta *d, HsTableId table_id)
@@ -308,6 +324,13 @@ HsVersionDeltaEncode(const HsVersionDelta *d, HsBuf *buf)
 		HsBufPutVarint64(&body, d->l0_target);
 		HsSstInfoListEncode(d->l0_inserted, d->n_l0_inserted, &body);
 		HsMetaRecordField(buf, TAG_L0_INSERT, HsBufSlice(&body));
+	}
+	for (i = 0; i < d->n_table_safe; i++)
+	{
+		HsBufReset(&body);
+		HsBufPutVarint32(&body, d->table_safe[i].table_id);
+		HsBufPutVarint64(&body, d->table_safe[i].epoch);
+		HsMetaRecordField(buf, TAG_TABLE_SAFE_EPOCH, HsBufSlice(&body));
 	}
 	HsMetaRecordFinish(buf);
 	HsBufFree(&body);
@@ -507,6 +530,13 @@ HsVersionDeltaDecode(HsEnv *env, HsSlice data, HsVersionDelta **out,
 										 &d->n_l0_inserted, st) ||
 					!body_done(&c, tag, st))
 					goto fail;
+				break;
+			case TAG_TABLE_SAFE_EPOCH:
+				HsCursorGetVarint32(&c, &u32);
+				HsCursorGetVarint64(&c, &u64);
+				if (!body_done(&c, tag, st))
+					goto fail;
+				HsVersionDeltaAddTableSafeEpoch(d, u32, u64);
 				break;
 			default:
 				HsMetaRecordUnknownTag(st, DELTA_WHAT, tag);

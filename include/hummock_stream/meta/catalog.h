@@ -95,6 +95,12 @@ extern void HsCatalogSetPositions(int n, const Oid *job_ids, const char *const *
 struct HsLogFloor;
 extern int	HsCatalogLogFloors(struct HsLogFloor **floors);
 
+/*
+ * The internal state tables of every streaming view (operators' state,
+ * not the views' own tables), ascending, palloc'd; returns how many.
+ */
+extern int	HsCatalogStateTables(Oid **tables);
+
 /* A job created in the background is created, with its first epoch. */
 extern void HsCatalogFinishCreation(Oid job_id, HsEpoch first_epoch);
 

@@ -29,14 +29,14 @@
  * Run (HsCompactionRun): a merge iterator over the inputs (L0 sub-levels
  * newest first, then the upper level, then the lower level) feeds an
  * HsSstWriter cutting SSTs at the target size.  For each table key it
- * keeps every version with epoch > safe_epoch and the newest version at or
- * below it, drops the rest, drops a tombstone kept that way when the
+ * keeps every version with epoch > the table's safe epoch and the newest
+ * version at or below it, drops the rest, drops a tombstone kept that way when the
  * output level is the bottom (no deeper level holds data, so nothing older
  * can reappear; an intra-L0 output never is), and drops every key of a
  * table the version no longer knows (dropped tables).  The result is a
  * COMPACTION delta: the inputs removed from their levels, the outputs
  * inserted into the output level (intra-L0: into the task's L0 sub-level),
- * the safe epoch recorded.  The delta's ids are those of the version the
+ * the safe epochs recorded.  The delta's ids are those of the version the
  * task was picked from; a caller that applied other deltas meanwhile sets
  * prev_id/id to the current version (removals are by object id and are
  * checked when applied).
@@ -105,8 +105,22 @@ extern void HsCompactionTaskFree(HsCompactionTask *task);
  * that still holds the inputs) and produce the delta (kind COMPACTION,
  * prev_id = v->id).
  */
+/*
+ * What a compaction must keep readable: every table back to epoch, except
+ * the tables listed (sorted by table id, each epoch later than epoch),
+ * which readers need only back to their own epoch, such as the internal
+ * state of streaming operators, read only at its newest committed epoch,
+ * while time travel keeps views readable back to the retention.
+ */
+typedef struct HsSafeEpochs
+{
+	HsEpoch		epoch;
+	int			n_tables;
+	const HsTableEpoch *tables;
+} HsSafeEpochs;
+
 extern bool HsCompactionRun(const HsVersion *v, HsSstCache *cache,
-							const HsCompactionTask *task, HsEpoch safe_epoch,
+							const HsCompactionTask *task, const HsSafeEpochs *safe,
 							const HsSstWriteContext *ctx,
 							HsVersionDelta **delta, HsStatus *st);
 

@@ -18,7 +18,8 @@
  *	COMPACTION		level changes {level, removed object ids, inserted SSTs};
  *					SSTs inserted into one existing L0 sub-level (an
  *					intra-L0 compaction: L0 SSTs merged stay in L0);
- *					the safe epoch the compaction used;
+ *					the safe epoch the compaction used, and the tables it
+ *					compacted further (a later safe epoch of their own);
  *					change-log truncations.
  *	TRUNCATE_LOG	change-log truncations {table, drop entries whose
  *					checkpoint epoch < epoch}.
@@ -87,6 +88,8 @@ typedef struct HsVersionDelta
 	int			n_l0_inserted;
 	HsSstInfo **l0_inserted;	/* owned references */
 	HsEpoch		safe_epoch;		/* COMPACTION; 0 = none */
+	int			n_table_safe;	/* COMPACTION: tables with a later safe epoch */
+	HsTableEpoch *table_safe;
 	int			n_truncates;
 	HsTableEpoch *truncates;
 	int			n_removed_tables;
@@ -120,6 +123,9 @@ extern void HsVersionDeltaAddLevelChange(HsVersionDelta *d, int level,
 /* Insert SSTs into L0 sub-level sub_level_id (at most once per delta). */
 extern void HsVersionDeltaAddL0Insert(HsVersionDelta *d, uint64_t sub_level_id,
 									  HsSstInfo *const *ssts, int n);
+/* A compaction kept of table_id only the versions back to epoch. */
+extern void HsVersionDeltaAddTableSafeEpoch(HsVersionDelta *d, HsTableId table_id,
+											HsEpoch epoch);
 extern void HsVersionDeltaAddTruncate(HsVersionDelta *d, HsTableId table_id,
 									  HsEpoch epoch);
 extern void HsVersionDeltaAddRemovedTable(HsVersionDelta *d,
