@@ -19,9 +19,18 @@
  *
  * Writes and point gets go through the hash index (open addressing,
  * linear probing, at most half full; a slot keeps its key's hash, so a
- * probe touches no node but the one it finds): a write of a key new to
- * the epoch makes its node and puts it on the pending list instead of
- * searching the skip list, where keys written in no order cost a cache
+ * probe touches no node but the one it finds), which is built only when
+ * first needed: while a memtable has seen nothing but inserts, an insert
+ * just makes its node (a probe of a large index is a cache and TLB miss,
+ * a fifth of a join's worker), and the first other write or point get
+ * indexes every node so far.  Two inserts of one key then meet when the
+ * pending nodes are sorted (or indexed): the second is left out and the
+ * double insert is reported by HsMemtableFinish (the shared buffer's seal
+ * calls it) and by the next write.  A finished memtable without an index
+ * answers point gets from the skip list, so its memory stays what the
+ * seal counted.  A write of a key new to the epoch
+ * makes its node and puts it on the pending list instead of searching the
+ * skip list, where keys written in no order cost a cache
  * miss per level.  The first ordered access (an iterator's seek or step,
  * HsMemtableForEachKey) sorts the pending nodes (by an 8-byte key prefix,
  * then the whole key) and links them in one forward pass, every level's
@@ -97,6 +106,9 @@ struct HsMemtable
 	size_t		next_chunk;		/* size of the next chunk */
 	IndexSlot  *slots;			/* hash index: n_slots (a power of 2) */
 	size_t		n_slots;
+	bool		indexed;		/* slots index every node (else none yet) */
+	bool		finished;		/* HsMemtableFinish: no more writes */
+	Node	   *duplicate;		/* the second insert of a key, or NULL */
 	PendingNode *pending;		/* nodes not linked yet, in write order */
 	size_t		n_pending;
 	size_t		pending_cap;
@@ -218,9 +230,7 @@ HsMemtableCreate(HsEnv *env, HsTableId table_id, HsEpoch epoch,
 	mt->memory = sizeof(HsMemtable);
 	mt->next_chunk = ARENA_FIRST_CHUNK;
 	mt->head = node_new(mt, MAX_HEIGHT, HsSliceMake(NULL, 0));
-	mt->n_slots = INITIAL_SLOTS;
-	mt->slots = HsAllocZero(env, sizeof(IndexSlot) * mt->n_slots);
-	mt->memory += sizeof(IndexSlot) * mt->n_slots;
+	/* no index until a write other than an insert, or a point get */
 	return mt;
 }
 
@@ -264,7 +274,8 @@ HsMemtableDestroy(HsMemtable *mt)
 	}
 	if (mt->pending)
 		HsFree(mt->env, mt->pending);
-	HsFree(mt->env, mt->slots);
+	if (mt->slots)
+		HsFree(mt->env, mt->slots);
 	HsFree(mt->env, mt);
 }
 
@@ -323,6 +334,44 @@ index_add(HsMemtable *mt, Node *n, uint64_t h)
 		mt->n_slots = grown;
 	}
 	index_place(mt->slots, mt->n_slots, n, h);
+}
+
+/*
+ * Index every node (linked and pending) of a memtable that has none yet.
+ * A key found twice is a double insert: the later node is left out (its
+ * op cleared, so iterators skip it) and remembered in mt->duplicate.
+ */
+static void
+ensure_index(HsMemtable *mt)
+{
+	size_t		n_slots = INITIAL_SLOTS;
+
+	if (mt->indexed)
+		return;
+	while (n_slots < mt->n_keys * 2 + 2)
+		n_slots *= 2;
+	mt->slots = HsAllocZero(mt->env, sizeof(IndexSlot) * n_slots);
+	mt->n_slots = n_slots;
+	mt->memory += sizeof(IndexSlot) * n_slots;
+	mt->indexed = true;
+	/* linked nodes were inserted before the pending ones */
+	for (Node *n = mt->head->next[0]; n != NULL; n = n->next[0])
+		index_place(mt->slots, mt->n_slots, n, HsHash64(n->key, n->key_len, 0));
+	for (size_t p = 0; p < mt->n_pending; p++)
+	{
+		Node	   *n = mt->pending[p].node;
+		uint64_t	h = HsHash64(n->key, n->key_len, 0);
+
+		if (index_find(mt, node_key(n), h) != NULL)
+		{
+			if (mt->duplicate == NULL)
+				mt->duplicate = n;
+			n->kind = HS_KEY_OP_NONE;
+			mt->n_keys--;
+			continue;
+		}
+		index_place(mt->slots, mt->n_slots, n, h);
+	}
 }
 
 /* ----------------------------------------------------------------
@@ -419,6 +468,18 @@ link_pending(HsMemtable *mt)
 				   HsSliceCompare(node_key(next), key) < 0)
 				prev[level] = next;
 		}
+		/* without an index, a second insert of a key meets the first here */
+		if (!mt->indexed &&
+			((prev[0] != mt->head && HsSliceCompare(node_key(prev[0]), key) == 0) ||
+			 (prev[0]->next[0] != NULL &&
+			  HsSliceCompare(node_key(prev[0]->next[0]), key) == 0)))
+		{
+			if (mt->duplicate == NULL)
+				mt->duplicate = n;
+			n->kind = HS_KEY_OP_NONE;
+			mt->n_keys--;
+			continue;
+		}
 		for (int i = 0; i < n->height; i++)
 		{
 			n->next[i] = prev[i]->next[i];
@@ -506,6 +567,19 @@ HsMemtableApply(HsMemtable *mt, HsSlice key, const HsKeyOp *op, HsStatus *st)
 	if (key.len > UINT32_MAX)
 		return HsStatusSet(st, HS_INVALID_ARGUMENT, "user key is too long");
 
+	if (!mt->indexed && op->kind == HS_KEY_OP_INSERT)
+	{
+		/* only inserts so far: no index to probe (a repeat shows at the sort) */
+		n = node_new(mt, random_height(mt), key);
+		pending_add(mt, n);
+		n->kind = HS_KEY_OP_INSERT;
+		set_value(mt, &n->new_v, &n->new_len, op->new_value);
+		mt->n_keys++;
+		return true;
+	}
+	ensure_index(mt);
+	if (mt->duplicate)
+		return inconsistent(mt, node_key(mt->duplicate), "double insert", st);
 	h = HsHash64(key.data, key.len, 0);
 	n = index_find(mt, key, h);
 	if (n == NULL)
@@ -625,11 +699,34 @@ node_op(const Node *n, HsKeyOp *op)
 bool
 HsMemtableGet(HsMemtable *mt, HsSlice key, HsKeyOp *op)
 {
-	Node	   *n = index_find(mt, key, HsHash64(key.data, key.len, 0));
+	Node	   *n;
+
+	if (!mt->indexed && mt->finished)
+	{
+		/* sealed without an index: its memory was counted, search the list */
+		link_pending(mt);
+		n = find_ge(mt, key);
+		if (n == NULL || HsSliceCompare(node_key(n), key) != 0)
+			return false;
+		node_op(n, op);
+		return true;
+	}
+	ensure_index(mt);
+	n = index_find(mt, key, HsHash64(key.data, key.len, 0));
 
 	if (n == NULL)
 		return false;
 	node_op(n, op);
+	return true;
+}
+
+bool
+HsMemtableFinish(HsMemtable *mt, HsStatus *st)
+{
+	mt->finished = true;
+	link_pending(mt);
+	if (mt->duplicate)
+		return inconsistent(mt, node_key(mt->duplicate), "double insert", st);
 	return true;
 }
 

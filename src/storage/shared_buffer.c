@@ -260,6 +260,11 @@ HsSharedBufferSeal(HsSharedBuffer *b, HsMemtable *mt, HsStatus *st)
 	TableMark  *m = mark_of(b, t, true);
 	Piece	   *p;
 
+	if (!HsMemtableFinish(mt, st))
+	{
+		HsMemtableDestroy(mt);
+		return false;
+	}
 	if (e <= m->max_sealed)
 	{
 		HsMemtableDestroy(mt);

@@ -109,6 +109,15 @@ extern bool HsMemtableApply(HsMemtable *mt, HsSlice user_key,
 /* The buffered operation of user_key; false if the key was not written. */
 extern bool HsMemtableGet(HsMemtable *mt, HsSlice user_key, HsKeyOp *op);
 
+/*
+ * No more writes: report a write that contradicted an earlier one but
+ * could not be told when it was made, an insert of a key already
+ * inserted while the memtable had no index yet (see memtable.c;
+ * HS_INVALID_ARGUMENT, as the write itself would have been).  Its memory
+ * usage does not change afterwards.
+ */
+extern bool HsMemtableFinish(HsMemtable *mt, HsStatus *st);
+
 extern HsTableId HsMemtableTableId(const HsMemtable *mt);
 extern HsEpoch HsMemtableEpoch(const HsMemtable *mt);
 extern bool HsMemtableLogsOldValues(const HsMemtable *mt);
