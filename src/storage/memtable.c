@@ -22,8 +22,10 @@
  * probe touches no node but the one it finds), which is built only when
  * first needed: while a memtable has seen nothing but inserts, an insert
  * just makes its node (a probe of a large index is a cache and TLB miss,
- * a fifth of a join's worker), and the first other write or point get
- * indexes every node so far.  Two inserts of one key then meet when the
+ * a fifth of a join's worker); so does any write of a key above every key
+ * the memtable holds (writes in key order: an epoch's value counts, which
+ * update some keys and insert the rest).  The first other write or point
+ * get indexes every node so far.  Two inserts of one key then meet when the
  * pending nodes are sorted (or indexed): the second is left out and the
  * double insert is reported by HsMemtableFinish (the shared buffer's seal
  * calls it) and by the next write.  A finished memtable without an index
@@ -109,6 +111,8 @@ struct HsMemtable
 	bool		indexed;		/* slots index every node (else none yet) */
 	bool		finished;		/* HsMemtableFinish: no more writes */
 	Node	   *duplicate;		/* the second insert of a key, or NULL */
+	Node	   *greatest;		/* the node of the greatest key, or NULL */
+	bool		only_inserts;	/* every node (if not indexed) an insert */
 	PendingNode *pending;		/* nodes not linked yet, in write order */
 	size_t		n_pending;
 	size_t		pending_cap;
@@ -227,6 +231,7 @@ HsMemtableCreate(HsEnv *env, HsTableId table_id, HsEpoch epoch,
 	if (mt->rng == 0)
 		mt->rng = 1;
 	mt->height = 1;
+	mt->only_inserts = true;
 	mt->memory = sizeof(HsMemtable);
 	mt->next_chunk = ARENA_FIRST_CHUNK;
 	mt->head = node_new(mt, MAX_HEIGHT, HsSliceMake(NULL, 0));
@@ -567,15 +572,33 @@ HsMemtableApply(HsMemtable *mt, HsSlice key, const HsKeyOp *op, HsStatus *st)
 	if (key.len > UINT32_MAX)
 		return HsStatusSet(st, HS_INVALID_ARGUMENT, "user key is too long");
 
-	if (!mt->indexed && op->kind == HS_KEY_OP_INSERT)
+	if (!mt->indexed)
 	{
-		/* only inserts so far: no index to probe (a repeat shows at the sort) */
-		n = node_new(mt, random_height(mt), key);
-		pending_add(mt, n);
-		n->kind = HS_KEY_OP_INSERT;
-		set_value(mt, &n->new_v, &n->new_len, op->new_value);
-		mt->n_keys++;
-		return true;
+		bool		above = mt->greatest == NULL ||
+			HsSliceCompare(key, node_key(mt->greatest)) > 0;
+
+		/*
+		 * No index to probe: an insert while all are inserts (a repeat
+		 * shows at the sort), or a key above every key here (new to the
+		 * epoch).
+		 */
+		if (above || (op->kind == HS_KEY_OP_INSERT && mt->only_inserts))
+		{
+			n = node_new(mt, random_height(mt), key);
+			pending_add(mt, n);
+			n->kind = op->kind;
+			if (op->kind != HS_KEY_OP_INSERT)
+			{
+				set_value(mt, &n->old_v, &n->old_len, op->old_value);
+				mt->only_inserts = false;
+			}
+			if (op->kind != HS_KEY_OP_DELETE)
+				set_value(mt, &n->new_v, &n->new_len, op->new_value);
+			if (above)
+				mt->greatest = n;
+			mt->n_keys++;
+			return true;
+		}
 	}
 	ensure_index(mt);
 	if (mt->duplicate)

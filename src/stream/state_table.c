@@ -99,33 +99,47 @@ table_key(HsStateTable *t, const char *key, int keylen)
 	return HsTableKeyMake(buf, t->table_id, HsSliceMake(key, keylen));
 }
 
+/*
+ * The answer of the data not yet in the version (this epoch's memtable,
+ * then the shared buffer's sealed, spilled and synced epochs, which a
+ * filter of their keys lets a get skip): false if none of it knows the
+ * key; else *found says whether it is there, its row in *buf.
+ */
+static bool
+unsynced_get(HsStateTable *t, HsSlice k, bool *found, HsBuf *buf)
+{
+	HsStreamStore *s = t->store;
+	HsKeyOp		op;
+	bool		resolved;
+	HsStatus	st;
+
+	/* (an empty memtable is not asked: a get would build its hash index) */
+	if (t->memtable && HsMemtableKeyCount(t->memtable) > 0 &&
+		HsMemtableGet(t->memtable, k, &op))
+	{
+		*found = op.kind == HS_KEY_OP_INSERT || op.kind == HS_KEY_OP_UPDATE;
+		if (*found)
+			HsBufAssign(buf, op.new_value.data, op.new_value.len);
+		return true;
+	}
+	HS_CHECK(HsSharedBufferGet(s->shared_buffer, s->cache, t->table_id, k, HS_EPOCH_MAX,
+							   &resolved, found, buf, &st), &st);
+	return resolved;
+}
+
 bool
 HsStateTableGet(HsStateTable *t, const char *key, int keylen, StringInfo value)
 {
 	HsStreamStore *s = t->store;
 	HsSlice		k = HsSliceMake(key, keylen);
-	HsKeyOp		op;
-	bool		resolved;
 	bool		found;
 	HsBuf		buf;
 	HsStatus	st;
 
 	resetStringInfo(value);
-	if (t->memtable && HsMemtableGet(t->memtable, k, &op))
-	{
-		if (op.kind == HS_KEY_OP_INSERT || op.kind == HS_KEY_OP_UPDATE)
-		{
-			appendBinaryStringInfo(value, (const char *) op.new_value.data,
-								   (int) op.new_value.len);
-			return true;
-		}
-		return false;
-	}
-	/* point reads: bloom filters skip the SSTs without the key */
 	HsBufInit(&buf, s->env);
-	HS_CHECK(HsSharedBufferGet(s->shared_buffer, s->cache, t->table_id, k, HS_EPOCH_MAX,
-							   &resolved, &found, &buf, &st), &st);
-	if (!resolved)
+	/* point reads: bloom filters skip the SSTs without the key */
+	if (!unsynced_get(t, k, &found, &buf))
 		HS_CHECK(HsVersionGet(s->version, s->cache, t->table_id, k, HS_EPOCH_MAX,
 							  &found, &buf, &st), &st);
 	if (found)
@@ -186,84 +200,159 @@ HsStateTableFirstWithPrefix(HsStateTable *t, const char *prefix, int prefixlen,
 #define MULTI_GET_CHECK_KEYS 256
 #define MULTI_GET_MAX_WORK 48
 
+/* A multi-get key's answer from the unsynced data: an offset, or these. */
+#define MULTI_GET_ASK_VERSION (-1)
+#define MULTI_GET_ABSENT (-2)
+
+/*
+ * Two passes.  The unsynced data answers each key first, through its hash
+ * indexes and key filter: a forward pass over it would merge every epoch
+ * not yet committed (a backfill's whole first state, twenty epochs and
+ * more), while a key none of them holds costs a filter probe.  Then one
+ * iterator over the version (its sorted runs: a step per key where the
+ * keys lie dense) answers the rest, and found() sees all keys in order.
+ */
 void
 HsStateTableMultiGet(HsStateTable *t, const HsSlice *keys, int n,
 					 HsStateTableFound found, void *arg)
 {
-	HsIterator *it;
-	HsStatus	st;
-	HsSlice		upper;
-	uint8	   *tk_buf;
+	HsStreamStore *s = t->store;
+	int		   *answer;			/* per key: offset in rows, or ASK_VERSION/ABSENT */
+	int		   *answer_len;
+	StringInfoData rows;		/* the rows the unsynced data holds */
+	HsBuf		buf;
+	int			first_ask = -1;
+	int			last_ask = -1;
 	int			i;
-	size_t		maxlen = 0;
-	StringInfoData value;
+	HsStatus	st;
 
 	if (n <= 0)
 		return;
-	for (i = 0; i < n; i++)
-		maxlen = Max(maxlen, keys[i].len);
-	/* [keys[0], keys[n-1] || 0x00): the last key is the largest in range */
-	upper.len = keys[n - 1].len + 1;
-	upper.data = palloc(upper.len);
-	memcpy((uint8 *) upper.data, keys[n - 1].data, keys[n - 1].len);
-	((uint8 *) upper.data)[upper.len - 1] = 0;
-	it = table_iterator(t, keys[0], &upper);
-	tk_buf = palloc(maxlen + HS_TABLE_ID_LEN);
+	answer = palloc(sizeof(int) * n);
+	answer_len = palloc(sizeof(int) * n);
+	initStringInfo(&rows);
+	HsBufInit(&buf, s->env);
 	for (i = 0; i < n; i++)
 	{
-		HsSlice		k = keys[i];
-		int			steps = 0;
-		int			cmp = -1;
+		bool		present;
 
-		if (i > 0 && i % MULTI_GET_CHECK_KEYS == 0 &&
-			HsUserIterWork(it) > (uint64) i * MULTI_GET_MAX_WORK)
-			break;				/* cheaper by point gets from here */
-		if (i > 0 && HsIterValid(it))
+		answer[i] = MULTI_GET_ASK_VERSION;
+		if (!unsynced_get(t, keys[i], &present, &buf))
 		{
-			/* step forward while the iterator stands before k, a few times */
-			while ((cmp = HsSliceCompare(HsFullKeyUserKey(HsIterKey(it)), k)) < 0 &&
-				   steps < MULTI_GET_MAX_STEPS)
+			if (first_ask < 0)
+				first_ask = i;
+			last_ask = i;
+			continue;
+		}
+		answer[i] = MULTI_GET_ABSENT;
+		if (present)
+		{
+			answer[i] = rows.len;
+			answer_len[i] = (int) buf.len;
+			appendBinaryStringInfo(&rows, (const char *) buf.data, (int) buf.len);
+		}
+	}
+
+	if (first_ask >= 0)
+	{
+		HsIterator *it;
+		HsSlice		lower = keys[first_ask];
+		HsSlice		upper;
+		uint8	   *tk_buf;
+		size_t		maxlen = 0;
+		int			asked = 0;
+		bool		ended = false;	/* nothing at or after the iterator */
+		bool		point_gets = false;
+
+		for (i = first_ask; i <= last_ask; i++)
+			maxlen = Max(maxlen, keys[i].len);
+		/* [first, last || 0x00): the last key is the largest in range */
+		upper.len = keys[last_ask].len + 1;
+		upper.data = palloc(upper.len);
+		memcpy((uint8 *) upper.data, keys[last_ask].data, keys[last_ask].len);
+		((uint8 *) upper.data)[upper.len - 1] = 0;
+		HS_CHECK(HsVersionTableIterator(s->version, s->cache, t->table_id, HS_EPOCH_MAX,
+										&lower, &upper, NULL, &it, &st), &st);
+		tk_buf = palloc(maxlen + HS_TABLE_ID_LEN);
+		for (i = first_ask; i <= last_ask && !ended; i++)
+		{
+			HsSlice		k = keys[i];
+			int			steps = 0;
+			int			cmp = -1;
+
+			if (answer[i] != MULTI_GET_ASK_VERSION)
+				continue;
+			if (asked > 0 && asked % MULTI_GET_CHECK_KEYS == 0 &&
+				HsUserIterWork(it) > (uint64) asked * MULTI_GET_MAX_WORK)
 			{
-				HsIterNext(it);
-				steps++;
-				if (!HsIterValid(it))
-					break;
+				point_gets = true;	/* cheaper from here */
+				break;
+			}
+			if (asked > 0)
+			{
+				/* step forward while the iterator stands before k, a few times */
+				while ((cmp = HsSliceCompare(HsFullKeyUserKey(HsIterKey(it)), k)) < 0 &&
+					   steps < MULTI_GET_MAX_STEPS)
+				{
+					HsIterNext(it);
+					steps++;
+					if (!HsIterValid(it))
+						break;
+				}
+			}
+			asked++;
+			if (asked == 1 || (HsIterValid(it) && cmp < 0))
+			{
+				HsIterSeek(it, HsTableKeyMake(tk_buf, t->table_id, k));
+				cmp = HsIterValid(it) ?
+					HsSliceCompare(HsFullKeyUserKey(HsIterKey(it)), k) : 1;
+			}
+			answer[i] = MULTI_GET_ABSENT;
+			if (!HsIterValid(it))
+				ended = true;	/* the rest asked are absent */
+			else if (cmp == 0)
+			{
+				HsSlice		row = HsUserIterRow(it);
+
+				answer[i] = rows.len;
+				answer_len[i] = (int) row.len;
+				appendBinaryStringInfo(&rows, (const char *) row.data, (int) row.len);
 			}
 		}
-		if (i == 0 || (HsIterValid(it) && cmp < 0))
+		if (!HsIterStatus(it, &st))
 		{
-			HsIterSeek(it, HsTableKeyMake(tk_buf, t->table_id, k));
-			cmp = HsIterValid(it) ?
-				HsSliceCompare(HsFullKeyUserKey(HsIterKey(it)), k) : 1;
+			HsIterDestroy(it);
+			HsStatusReport(ERROR, &st);
 		}
-		if (!HsIterValid(it))
-		{
-			i = n;				/* nothing at or after k: the rest are absent */
-			break;
-		}
-		if (cmp == 0)
-		{
-			HsSlice		row = HsUserIterRow(it);
-
-			found(i, (const char *) row.data, (int) row.len, arg);
-		}
-	}
-	if (!HsIterStatus(it, &st))
-	{
 		HsIterDestroy(it);
-		HsStatusReport(ERROR, &st);
+		pfree(tk_buf);
+		pfree((void *) upper.data);
+		for (; i <= last_ask; i++)
+		{
+			bool		present = false;
+
+			if (answer[i] != MULTI_GET_ASK_VERSION)
+				continue;
+			answer[i] = MULTI_GET_ABSENT;
+			if (point_gets)
+				HS_CHECK(HsVersionGet(s->version, s->cache, t->table_id, keys[i],
+									  HS_EPOCH_MAX, &present, &buf, &st), &st);
+			if (present)
+			{
+				answer[i] = rows.len;
+				answer_len[i] = (int) buf.len;
+				appendBinaryStringInfo(&rows, (const char *) buf.data, (int) buf.len);
+			}
+		}
 	}
-	HsIterDestroy(it);
-	pfree(tk_buf);
-	pfree((void *) upper.data);
-	if (i < n)
-	{
-		initStringInfo(&value);
-		for (; i < n; i++)
-			if (HsStateTableGet(t, (const char *) keys[i].data, (int) keys[i].len, &value))
-				found(i, value.data, value.len, arg);
-		pfree(value.data);
-	}
+	HsBufFree(&buf);
+
+	for (i = 0; i < n; i++)
+		if (answer[i] >= 0)
+			found(i, rows.data + answer[i], answer_len[i], arg);
+	pfree(rows.data);
+	pfree(answer);
+	pfree(answer_len);
 }
 
 void

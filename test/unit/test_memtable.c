@@ -901,6 +901,79 @@ test_memtable_lazy_index(void **state)
 	HsMemtableDestroy(mt);
 }
 
+/*
+ * Writes in key order need no index whatever their kind: updates and
+ * deletes of keys above every key held go straight to the pending list;
+ * a write below or at the greatest key (a delete then insert of one key,
+ * merged into an update) indexes them first, and every op reads back as
+ * written.
+ */
+static void
+test_memtable_ordered_writes(void **state)
+{
+	HsEnv	   *env = HsEnvPosix();
+	HsMemtable *mt = HsMemtableCreate(env, 3, 1, true, true);
+	HsStatus	st;
+	HsKeyOp		op;
+	char		key[16];
+	HsIterator *it;
+	int			n;
+
+	for (int i = 0; i < 3000; i++)
+	{
+		snprintf(key, sizeof(key), "%05d", i);
+		if (i % 3 == 0)
+			assert_status_ok(HsMemtableInsert(mt, S(key), S("new"), &st), &st);
+		else if (i % 3 == 1)
+			assert_status_ok(HsMemtableUpdate(mt, S(key), S("old"), S("new"), &st), &st);
+		else
+			assert_status_ok(HsMemtableDelete(mt, S(key), S("old"), &st), &st);
+	}
+	/* a repeat of the greatest key: merged (delete + insert = update) */
+	assert_status_ok(HsMemtableInsert(mt, S("02999"), S("again"), &st), &st);
+	/* one below: merged too (insert + delete = nothing) */
+	assert_status_ok(HsMemtableDelete(mt, S("00003"), S("new"), &st), &st);
+	assert_int_equal(HsMemtableKeyCount(mt), 3000);
+	for (int i = 0; i < 3000; i++)
+	{
+		snprintf(key, sizeof(key), "%05d", i);
+		assert_true(HsMemtableGet(mt, S(key), &op));
+		if (i == 2999)
+		{
+			assert_int_equal(op.kind, HS_KEY_OP_UPDATE);
+			assert_memory_equal(op.new_value.data, "again", 5);
+			assert_memory_equal(op.old_value.data, "old", 3);
+		}
+		else if (i == 3)
+			assert_int_equal(op.kind, HS_KEY_OP_NONE);
+		else
+			assert_int_equal(op.kind, i % 3 == 0 ? HS_KEY_OP_INSERT :
+							 i % 3 == 1 ? HS_KEY_OP_UPDATE : HS_KEY_OP_DELETE);
+	}
+	assert_status_ok(HsMemtableFinish(mt, &st), &st);
+	it = HsMemtableNewIterator(mt, HS_MEMTABLE_NEW_VALUES);
+	n = 0;
+	for (HsIterSeekToFirst(it); HsIterValid(it); HsIterNext(it))
+		n++;
+	assert_true(HsIterStatus(it, &st));
+	HsIterDestroy(it);
+	assert_true(n > 0);
+	HsMemtableDestroy(mt);
+
+	/* an update below the greatest key of an insert-only memtable */
+	mt = HsMemtableCreate(env, 3, 2, false, true);
+	assert_status_ok(HsMemtableInsert(mt, S("m"), S("1"), &st), &st);
+	assert_status_ok(HsMemtableInsert(mt, S("c"), S("1"), &st), &st);
+	assert_status_ok(HsMemtableUpdate(mt, S("c"), S("1"), S("2"), &st), &st);
+	assert_status_ok(HsMemtableUpdate(mt, S("z"), S("0"), S("2"), &st), &st);
+	assert_false(HsMemtableInsert(mt, S("z"), S("3"), &st));
+	assert_int_equal(st.code, HS_INVALID_ARGUMENT);
+	assert_true(HsMemtableGet(mt, S("c"), &op));
+	assert_int_equal(op.kind, HS_KEY_OP_INSERT);
+	assert_memory_equal(op.new_value.data, "2", 1);
+	HsMemtableDestroy(mt);
+}
+
 static void
 test_missing_object_is_corruption(void **state)
 {
@@ -935,6 +1008,7 @@ static const struct CMUnitTest memtable_tests[] = {
 	cmocka_unit_test(test_memtable_pending_link),
 	cmocka_unit_test(test_memtable_iterator_sees_writes),
 	cmocka_unit_test(test_memtable_lazy_index),
+	cmocka_unit_test(test_memtable_ordered_writes),
 	cmocka_unit_test(test_missing_object_is_corruption),
 };
 

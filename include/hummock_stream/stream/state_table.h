@@ -76,13 +76,14 @@ extern void HsStateTableScanRange(HsStateTable *t, const char *lower, int lowerl
 /*
  * The values of many keys at once, keys[0..n) sorted ascending (memcmp,
  * then length) without duplicates: found(i, value, vlen, arg) is called,
- * in order, for each key present now; absent keys are skipped.  One
- * iterator walks the table forward, stepping from key to key where they
- * lie close together and seeking where they do not; when it reads too much
- * per key (the keys are sparse in the table, or lie among many deleted
- * entries and old versions), the rest are read by point gets, whose bloom
- * filters skip SSTs.  The caller must not write the table
- * from found.
+ * in order, for each key present now; absent keys are skipped.  The data
+ * not yet committed to the version answers each key by its hash indexes
+ * and key filter; one iterator walks the version forward for the rest,
+ * stepping from key to key where they lie close together and seeking
+ * where they do not; when it reads too much per key (the keys are sparse
+ * in the table, or lie among many deleted entries and old versions), the
+ * rest are read by point gets, whose bloom filters skip SSTs.  The caller
+ * must not write the table from found.
  */
 typedef void (*HsStateTableFound) (int i, const char *value, int vlen, void *arg);
 extern void HsStateTableMultiGet(HsStateTable *t, const HsSlice *keys, int n,
