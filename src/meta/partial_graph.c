@@ -538,6 +538,12 @@ HsGraphsComplete(void)
 
 		StartTransactionCommand();
 		PushActiveSnapshot(GetTransactionSnapshot());
+		/*
+		 * The head first, as a DROP does: a drop that committed meanwhile
+		 * is in the version read next, and none can commit until these
+		 * commits do (else a commit of a dropped table would fail).
+		 */
+		HsHummockLockVersionHead();
 		current = HsHummockCurrentVersion();
 		for (int round = 0;; round++)
 		{

@@ -125,6 +125,32 @@ HsKeyFilterMayContain(const HsKeyFilter *f, uint64_t hash)
 	return false;
 }
 
+/*
+ * Lookups of many hashes: their lines a few hashes ahead are prefetched,
+ * so the cache misses of consecutive lookups overlap instead of following
+ * one another (a multi-get asks this for every key it reads).
+ */
+#define KEY_FILTER_PREFETCH_AHEAD 8
+
+void
+HsKeyFilterMayContainMany(const HsKeyFilter *f, const uint64_t *hashes, size_t n,
+						  bool *out)
+{
+	for (size_t i = 0; i < n; i++)
+	{
+		if (i + KEY_FILTER_PREFETCH_AHEAD < n)
+		{
+			uint64_t	h = hashes[i + KEY_FILTER_PREFETCH_AHEAD];
+
+			for (int k = 0; k < f->n_stages; k++)
+				__builtin_prefetch(f->stages[k].bloom.lines +
+								   (size_t) HsBloomLineOf(h, f->stages[k].bloom.num_lines) *
+								   HS_BLOOM_LINE_BYTES);
+		}
+		out[i] = HsKeyFilterMayContain(f, hashes[i]);
+	}
+}
+
 size_t
 HsKeyFilterMemoryUsage(const HsKeyFilter *f)
 {

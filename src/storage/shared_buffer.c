@@ -16,9 +16,9 @@
  * outgrow the buffer) also gets a key index: a filter of the hashes of
  * every key its SEALED and SPILLED pieces hold (key_filter.c, a few bits
  * a key).  It is started at the seal that gives the table
- * KEY_INDEX_MIN_PIECES unsynced pieces, all still in memory (when one
- * already spilled, the table goes without until its pieces are synced),
- * grows with every seal, keeps the keys of what spills, and is dropped
+ * KEY_INDEX_MIN_PIECES unsynced pieces, or at its first spill (a
+ * backfill's state may outgrow the buffer at its first chunk), while all
+ * its pieces are still in memory, grows with every seal, keeps the keys of what spills, and is dropped
  * when a sync leaves the table no unsynced piece.  A key the filter lacks
  * skips every sealed memtable and spilled SST of the table, so a get for
  * a new key costs a few probes instead of one skip-list search or bloom
@@ -163,6 +163,33 @@ index_memtable(HsSharedBuffer *b, TableMark *m, HsMemtable *mt)
 	b->memory += HsKeyFilterMemoryUsage(m->keys);
 }
 
+/* Start m's key index over its sealed pieces (in memory, none spilled). */
+static void
+start_key_index(HsSharedBuffer *b, TableMark *m)
+{
+	size_t		keys = 0;
+	int			i;
+
+	for (i = 0; i < b->n_pieces; i++)
+		if (b->pieces[i].table_id == m->table_id && b->pieces[i].state == PIECE_SEALED)
+			keys += HsMemtableKeyCount(b->pieces[i].mt);
+	m->keys = HsKeyFilterCreate(b->env, keys * 2);
+	b->memory += HsKeyFilterMemoryUsage(m->keys);
+	for (i = 0; i < b->n_pieces; i++)
+		if (b->pieces[i].table_id == m->table_id && b->pieces[i].state == PIECE_SEALED)
+			index_memtable(b, m, b->pieces[i].mt);
+}
+
+/* Has table t a spilled piece? */
+static bool
+has_spilled_piece(const HsSharedBuffer *b, HsTableId t)
+{
+	for (int i = 0; i < b->n_pieces; i++)
+		if (b->pieces[i].table_id == t && b->pieces[i].state == PIECE_SPILLED)
+			return true;
+	return false;
+}
+
 /*
  * A piece of m's table was just sealed: grow its key index, or start one
  * once the table has enough unsynced pieces, all in memory.
@@ -170,9 +197,7 @@ index_memtable(HsSharedBuffer *b, TableMark *m, HsMemtable *mt)
 static void
 index_sealed(HsSharedBuffer *b, TableMark *m, HsMemtable *mt)
 {
-	size_t		keys = 0;
 	int			n = 0;
-	int			i;
 
 	if (m->keys != NULL)
 	{
@@ -181,30 +206,18 @@ index_sealed(HsSharedBuffer *b, TableMark *m, HsMemtable *mt)
 	}
 	if (m->unindexed)
 		return;
-	for (i = 0; i < b->n_pieces; i++)
-	{
-		Piece	   *p = &b->pieces[i];
-
-		if (p->table_id != m->table_id || p->state == PIECE_SYNCED)
-			continue;
-		n++;
-		if (p->state == PIECE_SEALED)
-			keys += HsMemtableKeyCount(p->mt);
-	}
+	for (int i = 0; i < b->n_pieces; i++)
+		if (b->pieces[i].table_id == m->table_id && b->pieces[i].state != PIECE_SYNCED)
+			n++;
 	if (n < KEY_INDEX_MIN_PIECES)
 		return;
-	for (i = 0; i < b->n_pieces; i++)
-		if (b->pieces[i].table_id == m->table_id && b->pieces[i].state == PIECE_SPILLED)
-		{
-			/* its keys are in SSTs only: no index until they are synced */
-			m->unindexed = true;
-			return;
-		}
-	m->keys = HsKeyFilterCreate(b->env, keys * 2);
-	b->memory += HsKeyFilterMemoryUsage(m->keys);
-	for (i = 0; i < b->n_pieces; i++)
-		if (b->pieces[i].table_id == m->table_id && b->pieces[i].state == PIECE_SEALED)
-			index_memtable(b, m, b->pieces[i].mt);
+	if (has_spilled_piece(b, m->table_id))
+	{
+		/* its keys are in SSTs only: no index until they are synced */
+		m->unindexed = true;
+		return;
+	}
+	start_key_index(b, m);
 }
 
 /* Forget table t's key index if it has no unsynced piece left (or always). */
@@ -346,6 +359,14 @@ HsSharedBufferSpill(HsSharedBuffer *b, size_t target,
 		}
 		if (best == NULL)
 			break;
+		/* the table's first spill: index its keys while they are in memory */
+		{
+			TableMark  *m = mark_of(b, best->table_id, false);
+
+			if (m != NULL && m->keys == NULL && !m->unindexed &&
+				!has_spilled_piece(b, best->table_id))
+				start_key_index(b, m);
+		}
 		if (!write_memtables(b->env, &best->mt, 1, HS_MEMTABLE_NEW_VALUES,
 							 ctx, &news, &n_new, st))
 			return false;
@@ -754,6 +775,36 @@ HsSharedBufferNewIterator(HsSharedBuffer *b, HsSstCache *cache,
 		HsFree(b->env, seen);
 	HsTableBoundsFree(&bounds);
 	return true;
+}
+
+void
+HsSharedBufferMayHold(HsSharedBuffer *b, HsTableId table_id, const HsSlice *keys,
+					  size_t n, bool *maybe)
+{
+	TableMark  *m = mark_of(b, table_id, false);
+	bool		pieces = false;
+	bool		synced = false;
+	uint64_t   *hashes;
+
+	for (int i = 0; i < b->n_pieces; i++)
+		if (b->pieces[i].table_id == table_id)
+		{
+			pieces = true;
+			synced = synced || b->pieces[i].state == PIECE_SYNCED;
+		}
+	if (!pieces || synced || m == NULL || m->keys == NULL)
+	{
+		/* nothing here: no key; synced SSTs (or no filter): any key */
+		memset(maybe, pieces, n * sizeof(bool));
+		return;
+	}
+	hashes = HsAlloc(b->env, sizeof(uint64_t) * (n > 0 ? n : 1));
+	for (size_t i = 0; i < n; i++)
+		hashes[i] = HsKeyFilterHash(keys[i]);
+	HsKeyFilterMayContainMany(m->keys, hashes, n, maybe);
+	HsFree(b->env, hashes);
+	for (size_t i = 0; i < n; i++)
+		b->index_misses += !maybe[i];
 }
 
 bool

@@ -102,15 +102,16 @@ table_key(HsStateTable *t, const char *key, int keylen)
 /*
  * The answer of the data not yet in the version (this epoch's memtable,
  * then the shared buffer's sealed, spilled and synced epochs, which a
- * filter of their keys lets a get skip): false if none of it knows the
+ * filter of their keys lets a get skip; in_buffer false: the caller knows
+ * the buffer holds no version of the key): false if none of it knows the
  * key; else *found says whether it is there, its row in *buf.
  */
 static bool
-unsynced_get(HsStateTable *t, HsSlice k, bool *found, HsBuf *buf)
+unsynced_get(HsStateTable *t, HsSlice k, bool in_buffer, bool *found, HsBuf *buf)
 {
 	HsStreamStore *s = t->store;
 	HsKeyOp		op;
-	bool		resolved;
+	bool		resolved = false;
 	HsStatus	st;
 
 	/* (an empty memtable is not asked: a get would build its hash index) */
@@ -122,8 +123,9 @@ unsynced_get(HsStateTable *t, HsSlice k, bool *found, HsBuf *buf)
 			HsBufAssign(buf, op.new_value.data, op.new_value.len);
 		return true;
 	}
-	HS_CHECK(HsSharedBufferGet(s->shared_buffer, s->cache, t->table_id, k, HS_EPOCH_MAX,
-							   &resolved, found, buf, &st), &st);
+	if (in_buffer)
+		HS_CHECK(HsSharedBufferGet(s->shared_buffer, s->cache, t->table_id, k, HS_EPOCH_MAX,
+								   &resolved, found, buf, &st), &st);
 	return resolved;
 }
 
@@ -139,7 +141,7 @@ HsStateTableGet(HsStateTable *t, const char *key, int keylen, StringInfo value)
 	resetStringInfo(value);
 	HsBufInit(&buf, s->env);
 	/* point reads: bloom filters skip the SSTs without the key */
-	if (!unsynced_get(t, k, &found, &buf))
+	if (!unsynced_get(t, k, true, &found, &buf))
 		HS_CHECK(HsVersionGet(s->version, s->cache, t->table_id, k, HS_EPOCH_MAX,
 							  &found, &buf, &st), &st);
 	if (found)
@@ -208,7 +210,8 @@ HsStateTableFirstWithPrefix(HsStateTable *t, const char *prefix, int prefixlen,
  * Two passes.  The unsynced data answers each key first, through its hash
  * indexes and key filter: a forward pass over it would merge every epoch
  * not yet committed (a backfill's whole first state, twenty epochs and
- * more), while a key none of them holds costs a filter probe.  Then one
+ * more), while a key none of them holds costs a filter probe (all keys'
+ * probes made in one pass that prefetches).  Then one
  * iterator over the version (its sorted runs: a step per key where the
  * keys lie dense) answers the rest, and found() sees all keys in order.
  */
@@ -219,6 +222,7 @@ HsStateTableMultiGet(HsStateTable *t, const HsSlice *keys, int n,
 	HsStreamStore *s = t->store;
 	int		   *answer;			/* per key: offset in rows, or ASK_VERSION/ABSENT */
 	int		   *answer_len;
+	bool	   *in_buffer;		/* may the shared buffer hold the key? */
 	StringInfoData rows;		/* the rows the unsynced data holds */
 	HsBuf		buf;
 	int			first_ask = -1;
@@ -230,6 +234,8 @@ HsStateTableMultiGet(HsStateTable *t, const HsSlice *keys, int n,
 		return;
 	answer = palloc(sizeof(int) * n);
 	answer_len = palloc(sizeof(int) * n);
+	in_buffer = palloc(sizeof(bool) * n);
+	HsSharedBufferMayHold(s->shared_buffer, t->table_id, keys, n, in_buffer);
 	initStringInfo(&rows);
 	HsBufInit(&buf, s->env);
 	for (i = 0; i < n; i++)
@@ -237,7 +243,7 @@ HsStateTableMultiGet(HsStateTable *t, const HsSlice *keys, int n,
 		bool		present;
 
 		answer[i] = MULTI_GET_ASK_VERSION;
-		if (!unsynced_get(t, keys[i], &present, &buf))
+		if (!unsynced_get(t, keys[i], in_buffer[i], &present, &buf))
 		{
 			if (first_ask < 0)
 				first_ask = i;
@@ -353,6 +359,7 @@ HsStateTableMultiGet(HsStateTable *t, const HsSlice *keys, int n,
 	pfree(rows.data);
 	pfree(answer);
 	pfree(answer_len);
+	pfree(in_buffer);
 }
 
 void

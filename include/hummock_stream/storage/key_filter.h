@@ -28,6 +28,10 @@ extern void HsKeyFilterAdd(HsKeyFilter *f, uint64_t hash);
 /* False only if no key with this hash was added (no false negatives). */
 extern bool HsKeyFilterMayContain(const HsKeyFilter *f, uint64_t hash);
 
+/* out[i] = HsKeyFilterMayContain(f, hashes[i]) for i < n, faster. */
+extern void HsKeyFilterMayContainMany(const HsKeyFilter *f, const uint64_t *hashes,
+									  size_t n, bool *out);
+
 /* Bytes of memory held. */
 extern size_t HsKeyFilterMemoryUsage(const HsKeyFilter *f);
 

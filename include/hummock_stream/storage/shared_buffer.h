@@ -161,6 +161,14 @@ extern bool HsSharedBufferGet(HsSharedBuffer *buf, HsSstCache *cache,
 							  HsEpoch read_epoch, bool *resolved, bool *found,
 							  HsBuf *value, HsStatus *st);
 
+/*
+ * For keys[0..n) of table_id: maybe[i] false if the buffer certainly holds
+ * no version of keys[i] (HsSharedBufferGet would leave it unresolved), by
+ * the table's key filter, probed for all keys in one pass.
+ */
+extern void HsSharedBufferMayHold(HsSharedBuffer *buf, HsTableId table_id,
+								  const HsSlice *keys, size_t n, bool *maybe);
+
 /* Bytes held by sealed memtables. */
 extern size_t HsSharedBufferMemoryUsage(const HsSharedBuffer *buf);
 
