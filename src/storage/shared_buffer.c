@@ -16,9 +16,11 @@
  * outgrow the buffer) also gets a key index: a filter of the hashes of
  * every key its SEALED and SPILLED pieces hold (key_filter.c, a few bits
  * a key).  It is started at the seal that gives the table
- * KEY_INDEX_MIN_PIECES unsynced pieces, or at its first spill (a
- * backfill's state may outgrow the buffer at its first chunk), while all
- * its pieces are still in memory, grows with every seal, keeps the keys of what spills, and is dropped
+ * KEY_INDEX_MIN_PIECES unsynced pieces, or (HsSharedBufferSetIndexAtSpill:
+ * a backfill, whose state may outgrow the buffer at its first chunk) at
+ * its first spill, while all its pieces are still in memory (a table that
+ * spills before goes without until its pieces are synced), grows with
+ * every seal, keeps the keys of what spills, and is dropped
  * when a sync leaves the table no unsynced piece.  A key the filter lacks
  * skips every sealed memtable and spilled SST of the table, so a get for
  * a new key costs a few probes instead of one skip-list search or bloom
@@ -83,6 +85,7 @@ struct HsSharedBuffer
 	TableMark  *marks;
 	uint64_t	spills;
 	uint64_t	index_misses;	/* gets the key index settled */
+	bool		index_at_spill; /* a table's first spill starts its index */
 };
 
 HsSharedBuffer *
@@ -360,6 +363,7 @@ HsSharedBufferSpill(HsSharedBuffer *b, size_t target,
 		if (best == NULL)
 			break;
 		/* the table's first spill: index its keys while they are in memory */
+		if (b->index_at_spill)
 		{
 			TableMark  *m = mark_of(b, best->table_id, false);
 
@@ -775,6 +779,15 @@ HsSharedBufferNewIterator(HsSharedBuffer *b, HsSstCache *cache,
 		HsFree(b->env, seen);
 	HsTableBoundsFree(&bounds);
 	return true;
+}
+
+bool
+HsSharedBufferSetIndexAtSpill(HsSharedBuffer *b, bool on)
+{
+	bool		was = b->index_at_spill;
+
+	b->index_at_spill = on;
+	return was;
 }
 
 void

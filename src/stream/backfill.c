@@ -530,6 +530,10 @@ HsBackfillAndCommit(HsStreamJob *job, Snapshot snapshot, HsEpoch view_epoch,
 	HsSyncResult *res;
 	HsVersionDelta *delta;
 	HsStatus	st;
+	bool		index_at_spill;
+
+	/* many epochs before one sync: index what spills (multi-gets probe it) */
+	index_at_spill = HsSharedBufferSetIndexAtSpill(job->store.shared_buffer, true);
 
 	/*
 	 * A rebuild replaces the job's state: every row its tables have now
@@ -602,6 +606,7 @@ HsBackfillAndCommit(HsStreamJob *job, Snapshot snapshot, HsEpoch view_epoch,
 	pfree(order);
 	HsStreamJobFlush(job);
 
+	(void) HsSharedBufferSetIndexAtSpill(job->store.shared_buffer, index_at_spill);
 	HsHummockWriteContext(&ctx);
 	HS_CHECK(HsSharedBufferSync(job->store.shared_buffer, job->store.epoch, tables,
 								ntables, &ctx, &res, &st), &st);

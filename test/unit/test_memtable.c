@@ -368,8 +368,7 @@ test_shared_buffer_sync_and_spill(void **state)
 	assert_status_ok(HsSharedBufferSeal(buf, mt, &st), &st);
 	/* spill everything sealed so far */
 	assert_status_ok(HsSharedBufferSpill(buf, 0, &ctx, &st), &st);
-	/* what stays: the key indexes the spills started, a few KB */
-	assert_true(HsSharedBufferMemoryUsage(buf) < 32 * 1024);
+	assert_int_equal(HsSharedBufferMemoryUsage(buf), 0);
 	assert_int_equal(HsSharedBufferSpillCount(buf), 2);
 	assert_true(HsSharedBufferMinObjectId(buf) == 1);
 
@@ -698,9 +697,10 @@ seal_epoch(HsSharedBuffer *buf, HsTableId t, HsEpoch e, const char *prefix, int 
  * Many unsynced epochs of one table (as a backfill leaves them): gets find
  * the newest write of a key in any of them, the key index settles gets of
  * absent keys once there are three, and everything stays right as epochs
- * are sealed, spilled and synced.  A table's first spill starts its index
- * (its keys then are in memory for the last time); many keys are asked at
- * once without a false negative.
+ * are sealed, spilled and synced.  A table that spills before its index
+ * began goes without one, unless the buffer is set to start it at a first
+ * spill (its keys then are in memory for the last time); many keys are
+ * asked at once without a false negative.
  */
 static void
 test_shared_buffer_key_index(void **state)
@@ -808,7 +808,27 @@ test_shared_buffer_key_index(void **state)
 			assert_false(maybe[i]);
 	}
 
-	/* table 2 spills its first epoch: the spill starts its index first */
+	/* table 4 spills its first epoch before it has three: no index */
+	seal_epoch(buf, 4, 1, "i", 50);
+	assert_status_ok(HsSharedBufferSpill(buf, 0, &ctx, &st), &st);
+	seal_epoch(buf, 4, 2, "i", 50);
+	seal_epoch(buf, 4, 3, "i", 50);
+	misses = HsSharedBufferIndexMisses(buf);
+	expect_get(buf, cache, 4, "i1-10", 3, true, "new");
+	expect_get(buf, cache, 4, "nope", 3, false, NULL);
+	assert_int_equal(HsSharedBufferIndexMisses(buf), misses);
+	{
+		HsSlice		nope = S("nope");
+		bool		maybe = false;
+
+		/* without an index, any key may be here */
+		HsSharedBufferMayHold(buf, 4, &nope, 1, &maybe);
+		assert_true(maybe);
+	}
+	HsSharedBufferDropTable(buf, 4);
+
+	/* as a backfill's buffer, table 2's first spill starts its index first */
+	assert_false(HsSharedBufferSetIndexAtSpill(buf, true));
 	seal_epoch(buf, t2, 1, "j", 50);
 	assert_status_ok(HsSharedBufferSpill(buf, 0, &ctx, &st), &st);
 	seal_epoch(buf, t2, 2, "j", 50);
@@ -828,6 +848,7 @@ test_shared_buffer_key_index(void **state)
 		assert_true(maybe[0]);
 		assert_false(maybe[1]);
 	}
+	assert_true(HsSharedBufferSetIndexAtSpill(buf, false));
 
 	/* a sync of table 1 up to epoch 5 keeps the index for epochs 6..9 */
 	assert_status_ok(HsSharedBufferSync(buf, 5, &t1, 1, &ctx, &res, &st), &st);

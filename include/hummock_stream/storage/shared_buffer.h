@@ -162,6 +162,13 @@ extern bool HsSharedBufferGet(HsSharedBuffer *buf, HsSstCache *cache,
 							  HsBuf *value, HsStatus *st);
 
 /*
+ * Whether a table's first spill starts its key index (else only its third
+ * unsynced piece does): for a buffer that takes many epochs of a table
+ * before a sync, as a backfill's.  Returns the previous setting.
+ */
+extern bool HsSharedBufferSetIndexAtSpill(HsSharedBuffer *buf, bool on);
+
+/*
  * For keys[0..n) of table_id: maybe[i] false if the buffer certainly holds
  * no version of keys[i] (HsSharedBufferGet would leave it unresolved), by
  * the table's key filter, probed for all keys in one pass.
