@@ -206,6 +206,16 @@ HsStateTableFirstWithPrefix(HsStateTable *t, const char *prefix, int prefixlen,
 #define MULTI_GET_ASK_VERSION (-1)
 #define MULTI_GET_ABSENT (-2)
 
+/* Keep keys[i]'s row for found(): its offset in rows and its length. */
+static void
+keep_row(StringInfo rows, int *answer, int *answer_len, int i,
+		 const uint8 *data, size_t len)
+{
+	answer[i] = rows->len;
+	answer_len[i] = (int) len;
+	appendBinaryStringInfo(rows, (const char *) data, (int) len);
+}
+
 /*
  * Two passes.  The unsynced data answers each key first, through its hash
  * indexes and key filter: a forward pass over it would merge every epoch
@@ -252,11 +262,7 @@ HsStateTableMultiGet(HsStateTable *t, const HsSlice *keys, int n,
 		}
 		answer[i] = MULTI_GET_ABSENT;
 		if (present)
-		{
-			answer[i] = rows.len;
-			answer_len[i] = (int) buf.len;
-			appendBinaryStringInfo(&rows, (const char *) buf.data, (int) buf.len);
-		}
+			keep_row(&rows, answer, answer_len, i, buf.data, buf.len);
 	}
 
 	if (first_ask >= 0)
@@ -320,9 +326,7 @@ HsStateTableMultiGet(HsStateTable *t, const HsSlice *keys, int n,
 			{
 				HsSlice		row = HsUserIterRow(it);
 
-				answer[i] = rows.len;
-				answer_len[i] = (int) row.len;
-				appendBinaryStringInfo(&rows, (const char *) row.data, (int) row.len);
+				keep_row(&rows, answer, answer_len, i, row.data, row.len);
 			}
 		}
 		if (!HsIterStatus(it, &st))
@@ -344,11 +348,7 @@ HsStateTableMultiGet(HsStateTable *t, const HsSlice *keys, int n,
 				HS_CHECK(HsVersionGet(s->version, s->cache, t->table_id, keys[i],
 									  HS_EPOCH_MAX, &present, &buf, &st), &st);
 			if (present)
-			{
-				answer[i] = rows.len;
-				answer_len[i] = (int) buf.len;
-				appendBinaryStringInfo(&rows, (const char *) buf.data, (int) buf.len);
-			}
+				keep_row(&rows, answer, answer_len, i, buf.data, buf.len);
 		}
 	}
 	HsBufFree(&buf);
