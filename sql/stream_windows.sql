@@ -1,6 +1,7 @@
 -- Window functions: rank(), dense_rank(), percent_rank(), ntile(), lag(),
 -- lead(), first_value(), last_value(), nth_value() and aggregates OVER
--- (PARTITION BY ... ORDER BY ... ROWS|RANGE|GROUPS ...).  Every partition
+-- (PARTITION BY ... ORDER BY ... ROWS|RANGE|GROUPS ...), also over
+-- different PARTITION BY lists in one query.  Every partition
 -- an epoch touches is computed again by Postgres's WindowAgg; the view
 -- equals its query (ORDER BY keys here are unique where ties would make
 -- the result depend on the order rows are read in).
@@ -41,6 +42,20 @@ SELECT hummock_stream.create_materialized_view('w_agg_rank',
   $$SELECT dept, sum(amount) AS total, rank() OVER (ORDER BY sum(amount) DESC, dept) AS r,
            sum(sum(amount)) OVER () AS grand, lag(dept) OVER (ORDER BY dept) AS prev_dept
       FROM pay GROUP BY dept HAVING count(*) > 2$$);
+-- windows over different PARTITION BY lists: one OverWindow each, stacked
+SELECT hummock_stream.create_materialized_view('w_mixed',
+  $$SELECT id, dept, rank() OVER (PARTITION BY dept ORDER BY amount, id) AS in_dept,
+           rank() OVER (ORDER BY amount, id) AS overall,
+           sum(amount) OVER (PARTITION BY at) AS same_day,
+           count(*) OVER (PARTITION BY dept, at) AS dept_day,
+           lag(id) OVER (PARTITION BY dept ORDER BY id) AS prev_in_dept
+      FROM pay$$);
+SELECT hummock_stream.create_materialized_view('w_mixed_groups',
+  $$SELECT dept, at, sum(amount) AS total,
+           sum(sum(amount)) OVER (PARTITION BY dept) AS dept_total,
+           rank() OVER (PARTITION BY at ORDER BY sum(amount) DESC, dept) AS day_rank
+      FROM pay GROUP BY dept, at$$);
+SELECT operators FROM hummock_stream.fragments WHERE job = 'w_mixed'::regclass;
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM w_rank WHERE dept = 'd1' ORDER BY r, id;
 
@@ -56,10 +71,7 @@ SELECT * FROM w_agg_rank ORDER BY r;
 
 -- what it keeps
 SELECT job, ordinal, holds FROM hummock_stream.state_tables WHERE job = 'w_rank'::regclass ORDER BY ordinal;
-
--- refused
-SELECT hummock_stream.create_materialized_view('bad',
-  'SELECT id, rank() OVER (PARTITION BY dept ORDER BY amount) AS a, rank() OVER (ORDER BY amount) AS b FROM pay');
+SELECT * FROM w_mixed WHERE id IN (4, 5, 6, 100) ORDER BY id;
 
 SET client_min_messages = warning;	-- the capture log's name has an OID
 DROP EXTENSION hummock_stream CASCADE;

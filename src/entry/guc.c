@@ -197,6 +197,15 @@ HsGucDefine(void)
 							GUC_UNIT_KB,
 							NULL, NULL, NULL);
 
+	DefineCustomIntVariable("hummock_stream.view_memory_limit",
+							"Memory a process may hold while it maintains or creates streaming views.",
+							"An epoch (or a backfill) that needs more fails with an error and its view is retried later, instead of the server running out of memory. -1: a quarter of the machine's memory; 0: no limit.",
+							&hs_view_memory_limit_mb,
+							-1, -1, INT_MAX,
+							PGC_SIGHUP,
+							GUC_UNIT_MB,
+							NULL, NULL, NULL);
+
 	DefineCustomEnumVariable("hummock_stream.query_consistency",
 							 "Which epoch reads of hummock relations see.",
 							 "global: every relation of a statement at one epoch, the oldest committed one (mutually consistent); per_table: each relation at its own committed epoch (freshest).",

@@ -190,9 +190,7 @@ want_actor(HsGraph *g, const HsActorSpec *spec)
 	}
 	else
 	{
-		a = palloc(sizeof(HsPlacedActor));
-		a->spec = *spec;
-		a->worker = (int) (spec->actor_id % hs_manager.nworkers);
+		a = HsPlacedActorMake(spec, (int) (spec->actor_id % hs_manager.nworkers));
 		g->pending_add = lappend(g->pending_add, a);
 	}
 }
@@ -255,8 +253,8 @@ reload_graphs(HsEpoch injected)
 			log = log || log_wanted[k] == job->job_id;
 		if (log)
 			spec.flags |= HS_ACTOR_KEEP_CHANGE_LOG;
-		for (int k = 0; k < job->n_state_tables && k < HS_ACTOR_MAX_STATE_TABLES; k++)
-			spec.state_tables[spec.n_state_tables++] = job->state_tables[k];
+		spec.n_state_tables = (uint32) job->n_state_tables;
+		spec.state_tables = (const HsTableId *) job->state_tables;
 		g = HsGraphFind(spec.actor_id, true);
 		g->is_stream_job = true;
 		seen = lappend_int(seen, (int) spec.actor_id);
@@ -344,14 +342,13 @@ reload_graphs(HsEpoch injected)
 			foreach(la, g->pending_add)
 			{
 				HsPlacedActor *a = lfirst(la);
-				HsTableId	tables[HS_ACTOR_MAX_STATE_TABLES + 1];
-				int			n = HsActorSpecTables(&a->spec, tables);
+				int			n = HsActorSpecNumTables(&a->spec);
 
 				for (int k = 0; k < n; k++)
 				{
 					HsEpoch		e = 0;
 
-					(void) HsVersionCommittedEpoch(v, tables[k], &e);
+					(void) HsVersionCommittedEpoch(v, HsActorSpecTable(&a->spec, k), &e);
 					if (first || e < min_committed)
 						min_committed = e;
 					first = false;

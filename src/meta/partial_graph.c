@@ -119,6 +119,20 @@ HsGraphFind(uint32 graph_id, bool create)
 }
 
 HsPlacedActor *
+HsPlacedActorMake(const HsActorSpec *spec, int worker)
+{
+	HsPlacedActor *a = palloc(offsetof(HsPlacedActor, tables) +
+							  sizeof(HsTableId) * spec->n_state_tables);
+
+	a->spec = *spec;
+	a->worker = worker;
+	if (spec->n_state_tables > 0)
+		memcpy(a->tables, spec->state_tables, sizeof(HsTableId) * spec->n_state_tables);
+	a->spec.state_tables = a->tables;
+	return a;
+}
+
+HsPlacedActor *
 HsGraphFindActor(List *actors, uint32 actor_id)
 {
 	ListCell   *lc;
@@ -299,14 +313,30 @@ HsGraphInject(HsGraph *g, HsEpoch curr, HsBarrierKind kind, TimestampTz now,
 	b->snapshot = MemoryContextStrdup(hs_manager.cxt, snapshot);
 	b->tables_exist = g->is_stream_job;
 
-	/* the actor arrays only when the barrier carries a mutation */
-	msg = palloc0((g->pending_add != NIL || g->pending_update != NIL ||
-				   g->pending_stop != NIL ? sizeof(HsMsgInject) :
-				   offsetof(HsMsgInject, add)) + snap_len);
+	/*
+	 * The actor arrays (and the added actors' state tables after them) only
+	 * when the barrier carries a mutation; the snapshot text last.
+	 */
+	{
+		Size		max_len = offsetof(HsMsgInject, add);
+
+		if (g->pending_add != NIL || g->pending_update != NIL ||
+			g->pending_stop != NIL)
+		{
+			ListCell   *lc;
+
+			max_len = sizeof(HsMsgInject);
+			foreach(lc, g->pending_add)
+				max_len += sizeof(HsTableId) *
+					((HsPlacedActor *) lfirst(lc))->spec.n_state_tables;
+		}
+		msg = palloc0(max_len + snap_len);
+	}
 	for (int i = 0; i < hs_manager.nworkers; i++)
 	{
 		ListCell   *lc;
 		Size		len;
+		HsTableId  *add_tables = (HsTableId *) (msg + 1);
 
 		if (!(mask & (UINT64CONST(1) << i)))
 			continue;
@@ -316,6 +346,7 @@ HsGraphInject(HsGraph *g, HsEpoch curr, HsBarrierKind kind, TimestampTz now,
 		msg->prev_epoch = b->prev_epoch;
 		msg->curr_epoch = curr;
 		msg->n_add = msg->n_stop = msg->n_update = 0;
+		msg->n_add_tables = 0;
 		/* an Initial barrier rebuilds the actors in the graph's pause state */
 		if (g->want_paused != g->paused || kind == HS_BARRIER_INITIAL)
 			msg->pause = g->want_paused ? HS_PAUSE : HS_RESUME;
@@ -326,14 +357,29 @@ HsGraphInject(HsGraph *g, HsEpoch curr, HsBarrierKind kind, TimestampTz now,
 			HsPlacedActor *a = lfirst(lc);
 
 			if (a->worker == i && msg->n_update < HS_MSG_MAX_ACTORS)
-				msg->update[msg->n_update++] = a->spec;
+			{
+				HsActorSpec *u = &msg->update[msg->n_update++];
+
+				*u = a->spec;
+				u->n_state_tables = 0;
+				u->state_tables = NULL;
+			}
 		}
 		foreach(lc, g->pending_add)
 		{
 			HsPlacedActor *a = lfirst(lc);
 
 			if (a->worker == i && msg->n_add < HS_MSG_MAX_ACTORS)
-				msg->add[msg->n_add++] = a->spec;
+			{
+				HsActorSpec *s = &msg->add[msg->n_add++];
+
+				*s = a->spec;
+				s->state_tables = NULL;
+				if (a->spec.n_state_tables > 0)
+					memcpy(add_tables + msg->n_add_tables, a->spec.state_tables,
+						   sizeof(HsTableId) * a->spec.n_state_tables);
+				msg->n_add_tables += a->spec.n_state_tables;
+			}
 		}
 		foreach(lc, g->pending_stop)
 		{
@@ -342,7 +388,8 @@ HsGraphInject(HsGraph *g, HsEpoch curr, HsBarrierKind kind, TimestampTz now,
 			if (a->worker == i && msg->n_stop < HS_MSG_MAX_ACTORS)
 				msg->stop[msg->n_stop++] = a->spec.actor_id;
 		}
-		len = (msg->n_add || msg->n_stop || msg->n_update) ? sizeof(HsMsgInject) :
+		len = (msg->n_add || msg->n_stop || msg->n_update) ?
+			sizeof(HsMsgInject) + sizeof(HsTableId) * msg->n_add_tables :
 			offsetof(HsMsgInject, add);
 		msg->snapshot_len = (uint32) snap_len;
 		memcpy((char *) msg + len, snapshot, snap_len);
@@ -366,7 +413,10 @@ HsGraphInject(HsGraph *g, HsEpoch curr, HsBarrierKind kind, TimestampTz now,
 			HsPlacedActor *a = HsGraphFindActor(g->actors, u->spec.actor_id);
 
 			if (a)
-				a->spec = u->spec;
+			{
+				a->spec.param = u->spec.param;
+				a->spec.flags = u->spec.flags;
+			}
 		}
 		list_free_deep(g->pending_update);
 		g->pending_update = NIL;
@@ -381,11 +431,10 @@ HsGraphInject(HsGraph *g, HsEpoch curr, HsBarrierKind kind, TimestampTz now,
 			{
 				HsPlacedActor *a = lfirst(lc);
 
-				HsTableId	tables[HS_ACTOR_MAX_STATE_TABLES + 1];
-				int			n = HsActorSpecTables(&a->spec, tables);
+				int			n = HsActorSpecNumTables(&a->spec);
 
 				for (int k = 0; k < n; k++)
-					b->tables = lappend_int(b->tables, (int) tables[k]);
+					b->tables = lappend_int(b->tables, (int) HsActorSpecTable(&a->spec, k));
 			}
 		}
 		g->inflight = lappend(g->inflight, b);

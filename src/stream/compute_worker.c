@@ -199,6 +199,8 @@ free_actor(WorkerActor *a)
 {
 	if (a->actor.ops->free)
 		a->actor.ops->free(&a->actor);
+	if (a->actor.spec.state_tables)
+		pfree((void *) a->actor.spec.state_tables);
 	pfree(a);
 }
 
@@ -249,6 +251,9 @@ set_log_state(WorkerActor *a, bool initial)
 static void
 apply_mutation(WorkerGraph *g, const HsMsgInject *msg)
 {
+	/* the added actors' state tables follow the fixed part */
+	const HsTableId *add_tables = (const HsTableId *) (msg + 1);
+
 	if (msg->pause == HS_PAUSE)
 		g->paused = true;
 	else if (msg->pause == HS_RESUME)
@@ -263,7 +268,9 @@ apply_mutation(WorkerGraph *g, const HsMsgInject *msg)
 
 			if (a->actor.spec.actor_id == msg->update[i].actor_id)
 			{
-				a->actor.spec = msg->update[i];
+				/* an Update changes these only (it carries no tables) */
+				a->actor.spec.param = msg->update[i].param;
+				a->actor.spec.flags = msg->update[i].flags;
 				set_log_state(a, false);
 			}
 		}
@@ -289,6 +296,7 @@ apply_mutation(WorkerGraph *g, const HsMsgInject *msg)
 	{
 		const HsActorOps *ops = HsActorKindLookup(msg->add[i].kind);
 		WorkerActor *a;
+		uint32		nt = msg->add[i].n_state_tables;
 
 		if (ops == NULL)
 			ereport(ERROR,
@@ -297,6 +305,15 @@ apply_mutation(WorkerGraph *g, const HsMsgInject *msg)
 							msg->add[i].actor_id, g->graph_id, msg->add[i].kind)));
 		a = MemoryContextAllocZero(WorkerContext, sizeof(WorkerActor));
 		a->actor.spec = msg->add[i];
+		a->actor.spec.state_tables = NULL;
+		if (nt > 0)
+		{
+			HsTableId  *t = MemoryContextAlloc(WorkerContext, sizeof(HsTableId) * nt);
+
+			memcpy(t, add_tables, sizeof(HsTableId) * nt);
+			a->actor.spec.state_tables = t;
+			add_tables += nt;
+		}
 		a->actor.ops = ops;
 		a->actor.graph_id = g->graph_id;
 		set_log_state(a, msg->kind == HS_BARRIER_INITIAL);
@@ -361,23 +378,27 @@ HsComputeWorkerMaybeSpill(void)
 	HS_CHECK(HsSharedBufferMaybeSpill(shared_buffer, &ctx, &st), &st);
 }
 
-/* Tables of the graph's actors on this worker. */
-static int
-graph_tables(WorkerGraph *g, HsTableId *tables, int max)
+/* Tables of the graph's actors on this worker (palloc'd; *n of them). */
+static HsTableId *
+graph_tables(WorkerGraph *g, int *n)
 {
 	dlist_iter	it;
-	int			n = 0;
+	int			count = 0;
+	HsTableId  *tables;
 
+	dlist_foreach(it, &g->actors)
+		count += HsActorSpecNumTables(&dlist_container(WorkerActor, node, it.cur)->actor.spec);
+	tables = palloc(sizeof(HsTableId) * Max(count, 1));
+	*n = 0;
 	dlist_foreach(it, &g->actors)
 	{
 		WorkerActor *a = dlist_container(WorkerActor, node, it.cur);
-		HsTableId	mine[HS_ACTOR_MAX_STATE_TABLES + 1];
-		int			k = HsActorSpecTables(&a->actor.spec, mine);
+		int			k = HsActorSpecNumTables(&a->actor.spec);
 
-		for (int i = 0; i < k && n < max; i++)
-			tables[n++] = mine[i];
+		for (int i = 0; i < k; i++)
+			tables[(*n)++] = HsActorSpecTable(&a->actor.spec, i);
 	}
-	return n;
+	return tables;
 }
 
 /*
@@ -453,8 +474,8 @@ graph_logged_tables(WorkerGraph *g, HsTableId *tables, int max)
 static void
 collect_checkpoint(WorkerGraph *g, const PendingBarrier *b)
 {
-	HsTableId	tables[HS_MSG_MAX_ACTORS];
-	int			n = graph_tables(g, tables, HS_MSG_MAX_ACTORS);
+	int			n;
+	HsTableId  *tables = graph_tables(g, &n);
 	HsSstWriteContext ctx;
 	HsSyncResult *res = NULL;
 	HsStatus	st;
@@ -491,6 +512,7 @@ collect_checkpoint(WorkerGraph *g, const PendingBarrier *b)
 		memcpy(done->payload, payload.data, payload.len);
 	queue_up(done, offsetof(HsMsgCollected, payload) + payload.len);
 	pfree(done);
+	pfree(tables);
 	HsBufFree(&payload);
 }
 
@@ -639,16 +661,32 @@ handle_message(const void *data, Size len)
 		PendingBarrier *b;
 		WorkerGraph *g;
 
-		/* the message: the header, the actor arrays if any, the snapshot */
+		/*
+		 * The message: the header, with a mutation the actor arrays and the
+		 * added actors' state tables, then the snapshot.
+		 */
 		if (len < offsetof(HsMsgInject, add))
 			elog(ERROR, "barrier message of %zu bytes is too short", len);
 		memcpy(&head, data, offsetof(HsMsgInject, add));
 		snap_len = head.snapshot_len <= len - offsetof(HsMsgInject, add) ? head.snapshot_len : 0;
-		body = Min(len - snap_len, sizeof(HsMsgInject));
-		if ((head.n_add || head.n_stop || head.n_update) && body < sizeof(HsMsgInject))
-			elog(ERROR, "barrier message with a mutation of %zu bytes is too short", len);
+		body = len - snap_len;
+		if (!(head.n_add || head.n_stop || head.n_update))
+			body = Min(body, offsetof(HsMsgInject, add));
+		else if (body != sizeof(HsMsgInject) + sizeof(HsTableId) * (Size) head.n_add_tables)
+			elog(ERROR, "barrier message with a mutation of %zu bytes has a wrong length", len);
 		b = MemoryContextAllocZero(WorkerContext, offsetof(PendingBarrier, msg) + body);
 		memcpy(&b->msg, data, body);
+		if (body > offsetof(HsMsgInject, add))
+		{
+			uint64		sum = 0;
+
+			for (int i = 0; i < b->msg.n_add && i < HS_MSG_MAX_ACTORS; i++)
+				sum += b->msg.add[i].n_state_tables;
+			if (b->msg.n_add > HS_MSG_MAX_ACTORS || b->msg.n_stop > HS_MSG_MAX_ACTORS ||
+				b->msg.n_update > HS_MSG_MAX_ACTORS || sum != b->msg.n_add_tables)
+				elog(ERROR, "barrier message of graph %u has inconsistent actor arrays",
+					 b->msg.graph_id);
+		}
 		if (snap_len > 0)
 			b->snapshot = MemoryContextStrdup(WorkerContext,
 											  (const char *) data + len - snap_len);
@@ -666,12 +704,13 @@ handle_message(const void *data, Size len)
 
 		if (g)
 		{
-			HsTableId	tables[HS_MSG_MAX_ACTORS];
-			int			n = graph_tables(g, tables, HS_MSG_MAX_ACTORS);
+			int			n;
+			HsTableId  *tables = graph_tables(g, &n);
 
 			/* its uncommitted state goes with it */
 			for (int i = 0; i < n; i++)
 				HsSharedBufferDropTable(shared_buffer, tables[i]);
+			pfree(tables);
 			drop_graph(g);
 		}
 		done.type = HS_MSG_RESET_DONE;
@@ -686,11 +725,12 @@ handle_message(const void *data, Size len)
 		/* synced data of the graph's tables up to the epoch can go */
 		if (g)
 		{
-			HsTableId	tables[HS_MSG_MAX_ACTORS];
-			int			n = graph_tables(g, tables, HS_MSG_MAX_ACTORS);
+			int			n;
+			HsTableId  *tables = graph_tables(g, &n);
 
 			for (int i = 0; i < n; i++)
 				HsSharedBufferAckCommitted(shared_buffer, tables[i], m->epoch);
+			pfree(tables);
 		}
 		/* the synced objects are referenced now */
 		if (uncommitted_syncs > 0 && --uncommitted_syncs == 0)

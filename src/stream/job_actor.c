@@ -156,11 +156,10 @@ job_on_barrier(HsActor *a, const HsActorBarrier *b, bool paused, TimestampTz *wa
 static void
 job_on_stop(HsActor *a)
 {
-	HsTableId	tables[HS_ACTOR_MAX_STATE_TABLES + 1];
-	int			n = HsActorSpecTables(&a->spec, tables);
+	int			n = HsActorSpecNumTables(&a->spec);
 
 	for (int k = 0; k < n; k++)
-		HsSharedBufferDropTable(HsComputeWorkerSharedBuffer(), tables[k]);
+		HsSharedBufferDropTable(HsComputeWorkerSharedBuffer(), HsActorSpecTable(&a->spec, k));
 }
 
 static void

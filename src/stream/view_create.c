@@ -1245,13 +1245,6 @@ HsCreateStreamingView(RangeVar *rv, const char *definition, Query *query, Query 
 	HsSwitchToUser(c.owner, &as_owner);
 	c.plan = HsStreamPlanCreate(c.query);
 	HsRestoreUser(&as_owner);
-	if (c.plan->n_state_tables > HS_ACTOR_MAX_STATE_TABLES)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("the view's query needs %d internal state tables; at most %d are supported",
-						c.plan->n_state_tables, HS_ACTOR_MAX_STATE_TABLES),
-				 errdetail("Each join needs two, each aggregation or DISTINCT one or two.")));
-
 	/* the view's owner may read all it reads (as SELECT) */
 	HsSwitchToUser(c.owner, &as_owner);
 	HsViewCheckPrivileges(HsViewReadsOf(c.query), c.rv->relname, false);

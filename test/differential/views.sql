@@ -159,3 +159,10 @@ vv_top_of_top|SELECT id, val FROM v_top WHERE val > 0 ORDER BY id LIMIT 3
 vv_count_distinct|SELECT count(DISTINCT n) AS nd, count(*) AS groups FROM v_group_stats
 vv_exists|SELECT d.id FROM diff_d d WHERE EXISTS (SELECT 1 FROM vv_stats_filter f WHERE f.grp = d.id)
 vv_array_len|SELECT grp, cardinality(vals) AS n, flags FROM va_array
+-- Windows over different PARTITION BY lists (one OverWindow each,
+-- stacked), IS NOT DISTINCT FROM join keys (NULL matches NULL), and a
+-- chain of outer joins (consolidated between the joins)
+vs_win_mixed|SELECT id, grp, rank() OVER (PARTITION BY grp ORDER BY val NULLS FIRST, id) AS in_grp, sum(val) OVER (PARTITION BY flag) AS by_flag, count(*) OVER () AS n FROM diff_t
+vs_j_not_distinct|SELECT t.id, d.id AS did FROM diff_t t JOIN diff_d d ON d.code IS NOT DISTINCT FROM t.val
+vs_j_not_distinct_left|SELECT d.id, t.id AS tid FROM diff_d d LEFT JOIN diff_t t ON t.val IS NOT DISTINCT FROM d.code AND t.grp = d.region
+vs_j_outer_chain|SELECT t.id, d.id AS did, r.region AS rid, m.w FROM diff_t t LEFT JOIN diff_d d ON d.id = t.grp FULL JOIN diff_r r ON r.region = d.region LEFT JOIN diff_mk m ON m.a = t.grp AND m.b = r.region

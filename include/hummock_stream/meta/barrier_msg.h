@@ -63,13 +63,19 @@ typedef enum HsActorKind
 	HS_ACTOR_STREAM_JOB = 4		/* a streaming view's executors (job = table_id) */
 } HsActorKind;
 
-#define HS_ACTOR_MAX_STATE_TABLES 32
-
 /* HsActorSpec.flags */
 #define HS_ACTOR_KEEP_CHANGE_LOG 0x1	/* its table keeps a change log (a
 										 * view with a downstream or a
 										 * change_log() reader) */
 
+/*
+ * An actor: what it is and the tables it writes.  Its state tables are as
+ * many as its plan needs (no fixed limit): state_tables points into
+ * memory of whoever holds the spec (the manager's placed actor, the
+ * worker's actor); in an INJECT message the tables of the added actors
+ * travel after the fixed part (HsMsgInject) and the pointers are fixed up
+ * by the receiver.
+ */
 typedef struct HsActorSpec
 {
 	uint32		actor_id;
@@ -78,20 +84,27 @@ typedef struct HsActorSpec
 	uint32		flags;			/* HS_ACTOR_*; an Update may change them */
 	uint32		table_id;		/* 0 if none */
 	uint32		n_state_tables;
-	uint32		state_tables[HS_ACTOR_MAX_STATE_TABLES];	/* more tables it writes */
+	const HsTableId *state_tables;	/* more tables it writes */
 } HsActorSpec;
 
-/* Every table an actor writes (table_id, then state tables); how many. */
+/* How many tables an actor writes (table_id, then state tables). */
 static inline int
-HsActorSpecTables(const HsActorSpec *a, HsTableId *out)
+HsActorSpecNumTables(const HsActorSpec *a)
 {
-	int			n = 0;
+	return (a->table_id != 0 ? 1 : 0) + (int) a->n_state_tables;
+}
 
+/* Table i (0 .. HsActorSpecNumTables - 1) an actor writes. */
+static inline HsTableId
+HsActorSpecTable(const HsActorSpec *a, int i)
+{
 	if (a->table_id != 0)
-		out[n++] = a->table_id;
-	for (uint32 i = 0; i < a->n_state_tables && i < HS_ACTOR_MAX_STATE_TABLES; i++)
-		out[n++] = a->state_tables[i];
-	return n;
+	{
+		if (i == 0)
+			return a->table_id;
+		i--;
+	}
+	return a->state_tables[i];
 }
 
 #define HS_MSG_MAX_ACTORS 256
@@ -117,6 +130,12 @@ typedef struct HsMsgInject
 	uint32		snapshot_len;	/* the last snapshot_len bytes of the message:
 								 * the pg_snapshot text taken when the barrier
 								 * was injected (NUL-terminated) */
+	uint32		n_add_tables;	/* with a mutation: after the fixed part, the
+								 * state tables of add[0], add[1], ... in
+								 * order (add[i].n_state_tables each; their
+								 * state_tables pointers mean nothing); the
+								 * updates carry none (an Update changes
+								 * param and flags only) */
 	HsActorSpec add[HS_MSG_MAX_ACTORS];
 	uint32		stop[HS_MSG_MAX_ACTORS];
 	HsActorSpec update[HS_MSG_MAX_ACTORS];

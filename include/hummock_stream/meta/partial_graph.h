@@ -76,9 +76,14 @@ typedef struct HsSyncedLog
 
 typedef struct HsPlacedActor
 {
-	HsActorSpec spec;
+	HsActorSpec spec;			/* spec.state_tables: tables[] below (an
+								 * update's copy: its actor's) */
 	int			worker;			/* worker index */
+	HsTableId	tables[FLEXIBLE_ARRAY_MEMBER];
 } HsPlacedActor;
+
+/* A placed actor of spec on worker, its state tables copied into it. */
+extern HsPlacedActor *HsPlacedActorMake(const HsActorSpec *spec, int worker);
 
 typedef struct HsGraph
 {

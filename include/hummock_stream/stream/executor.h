@@ -102,6 +102,16 @@ extern uint32 hs_exec_pushes;
  */
 extern void HsExecCheckInterrupts(void);
 
+/* hummock_stream.view_memory_limit (MB; -1: a quarter of RAM; 0: none) */
+extern int	hs_view_memory_limit_mb;
+
+/*
+ * ERROR (out of memory) if the process's memory contexts hold more than
+ * hummock_stream.view_memory_limit; HsExecCheckInterrupts calls it now and
+ * then.
+ */
+extern void HsExecCheckMemory(void);
+
 static inline void
 HsExecPush(HsExec *e, TupleTableSlot *row, int sign)
 {
@@ -235,7 +245,9 @@ typedef enum HsJoinKind
  * are Exprs over each side's row (Var varno 1), pairwise of one type;
  * filter (implicitly ANDed Exprs over the left row's columns followed by
  * the right row's, or NIL) is part of the join condition.  *_ukey: the
- * columns of a unique key of that side, or NULL.  Upstream executors push
+ * columns of a unique key of that side, or NULL.  null_safe_keys: per key
+ * pair, whether NULL matches NULL (IS NOT DISTINCT FROM), or NULL for
+ * none (a NULL key matches nothing).  Upstream executors push
  * into *left_port and *right_port.  Output: left ++ right columns (INNER,
  * LEFT), the same and a bool saying whether the row has a left row (FULL),
  * or the left columns (SEMI, ANTI).
@@ -245,9 +257,17 @@ extern HsExec *HsExecHashJoinCreate(HsJoinKind kind,
 									const int *left_ukey, int left_nukey,
 									TupleDesc right_desc, List *right_keys,
 									const int *right_ukey, int right_nukey,
-									List *filter, HsStateTable *left_state,
+									List *filter, const bool *null_safe_keys,
+									HsStateTable *left_state,
 									HsStateTable *right_state,
 									HsExec **left_port, HsExec **right_port);
+
+/*
+ * Consolidation (exec_consolidate.c): rows of desc pass through with the
+ * inserts and deletes of equal rows within a chunk cancelled (net deletes
+ * of a chunk first, then net inserts).
+ */
+extern HsExec *HsExecConsolidateCreate(TupleDesc desc);
 
 /*
  * Set-returning functions of a select list (exec_project_set.c): funcs

@@ -26,7 +26,9 @@
  * type's default equality (the planner casts both sides to one type and
  * accepts only operators and collations for which that holds).  A row
  * with a NULL join key matches nothing and is not stored; on an outer
- * side it is NULL-extended at once.
+ * side it is NULL-extended at once.  A key of IS NOT DISTINCT FROM
+ * (null_safe_keys) encodes NULL as a value of its own, which matches
+ * NULL only.
  *
  * Outer, semi and anti joins.  A row of a preserved side (left of LEFT,
  * both of FULL, left of SEMI/ANTI) appears NULL-extended (or, for
@@ -118,6 +120,7 @@ typedef struct JoinSide
 	int			natts;
 	List	   *key_states;		/* ExprState per key column, over the side */
 	Oid		   *key_types;
+	bool	   *key_null_safe;	/* per key: NULL matches NULL */
 	int			nkeys;
 	const int  *ukey;			/* unique key columns, or NULL */
 	int			nukey;
@@ -153,7 +156,10 @@ static CacheEntry *cache_lookup(JoinSide *s, StringInfo jkey);
 static SideRow *make_row(JoinSide *s, int64 count, const char *mt_bytes, int mt_len,
 						 const char *ident, int ident_len);
 
-/* The join key of row into key; false if any of its columns is NULL. */
+/*
+ * The join key of row into key; false if one of its columns is NULL where
+ * NULL matches nothing (an IS NOT DISTINCT FROM key encodes it instead).
+ */
 static bool
 encode_join_key(JoinSide *s, TupleTableSlot *row, StringInfo key)
 {
@@ -167,9 +173,10 @@ encode_join_key(JoinSide *s, TupleTableSlot *row, StringInfo key)
 		bool		isnull;
 		Datum		d = ExecEvalExpr((ExprState *) lfirst(lc), s->econtext, &isnull);
 
-		if (isnull)
+		if (isnull && !s->key_null_safe[i])
 			return false;
-		HsMemcmpEncode(key, d, false, s->key_types[i++], false);
+		HsMemcmpEncode(key, d, isnull, s->key_types[i], false);
+		i++;
 	}
 	return true;
 }
@@ -687,7 +694,7 @@ static const HsExecMethods join_port_methods[2] = {
 
 static void
 init_side(HashJoinExec *j, int s, TupleDesc desc, List *keys, const int *ukey,
-		  int nukey, bool preserved, HsStateTable *state)
+		  int nukey, const bool *null_safe, bool preserved, HsStateTable *state)
 {
 	JoinSide   *side = &j->side[s];
 	ListCell   *lc;
@@ -697,10 +704,12 @@ init_side(HashJoinExec *j, int s, TupleDesc desc, List *keys, const int *ukey,
 	side->natts = desc->natts;
 	side->nkeys = list_length(keys);
 	side->key_types = palloc(sizeof(Oid) * Max(side->nkeys, 1));
+	side->key_null_safe = palloc0(sizeof(bool) * Max(side->nkeys, 1));
 	foreach(lc, keys)
 	{
 		Expr	   *e = lfirst(lc);
 
+		side->key_null_safe[i] = null_safe != NULL && null_safe[i];
 		side->key_types[i++] = exprType((Node *) e);
 		side->key_states = lappend(side->key_states, ExecInitExpr(e, NULL));
 	}
@@ -742,7 +751,8 @@ HsExec *
 HsExecHashJoinCreate(HsJoinKind kind,
 					 TupleDesc left_desc, List *left_keys, const int *left_ukey, int left_nukey,
 					 TupleDesc right_desc, List *right_keys, const int *right_ukey, int right_nukey,
-					 List *filter, HsStateTable *left_state, HsStateTable *right_state,
+					 List *filter, const bool *null_safe_keys,
+					 HsStateTable *left_state, HsStateTable *right_state,
 					 HsExec **left_port, HsExec **right_port)
 {
 	HashJoinExec *j;
@@ -777,9 +787,9 @@ HsExecHashJoinCreate(HsJoinKind kind,
 	j->filter = filter ? ExecInitQual(filter, NULL) : NULL;
 	j->filter_econtext = CreateStandaloneExprContext();
 	j->combined = MakeSingleTupleTableSlot(combined, &TTSOpsVirtual);
-	init_side(j, LEFT, left_desc, left_keys, left_ukey, left_nukey,
+	init_side(j, LEFT, left_desc, left_keys, left_ukey, left_nukey, null_safe_keys,
 			  kind != HS_JOIN_INNER, left_state);
-	init_side(j, RIGHT, right_desc, right_keys, right_ukey, right_nukey,
+	init_side(j, RIGHT, right_desc, right_keys, right_ukey, right_nukey, null_safe_keys,
 			  kind == HS_JOIN_FULL, right_state);
 	*left_port = &j->side[LEFT].port.exec;
 	*right_port = &j->side[RIGHT].port.exec;

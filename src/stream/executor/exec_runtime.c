@@ -17,11 +17,21 @@
  * in the common case (CHECK_FOR_INTERRUPTS; PostmasterIsAlive reads a flag
  * set by the parent-death signal on Linux).
  *
+ * Memory.  Every HS_EXEC_CHECKS_PER_MEMORY_CHECK of those checks the
+ * process's memory (what its memory contexts hold, all of them) is
+ * compared with hummock_stream.view_memory_limit: an epoch that would
+ * exhaust the machine (a plan whose one change fans out without bound)
+ * fails with an error, so its view fails and is retried with backoff,
+ * instead of the kernel killing a worker and the postmaster resetting
+ * every session of the server, again at every retry.
+ *
  * src/stream/executor/exec_runtime.c
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+
+#include <unistd.h>
 
 #include "miscadmin.h"
 #include "storage/ipc.h"
@@ -31,6 +41,12 @@
 #include "hummock_stream/stream/executor.h"
 
 uint32		hs_exec_pushes = 0;
+
+/* hummock_stream.view_memory_limit (MB): -1 a quarter of RAM, 0 none */
+int			hs_view_memory_limit_mb = -1;
+
+#define HS_EXEC_CHECKS_PER_MEMORY_CHECK 8
+static uint32 checks_since_memory = 0;
 
 /* ---------------------------------------------------------------------
  * Construction
@@ -79,6 +95,45 @@ HsExecCreate(Size size, const HsExecMethods *m, TupleDesc out_desc)
  * ---------------------------------------------------------------------
  */
 
+/* The limit in bytes (0: none). */
+static Size
+memory_limit_bytes(void)
+{
+	static Size quarter_of_ram = 0;
+
+	if (hs_view_memory_limit_mb == 0)
+		return 0;
+	if (hs_view_memory_limit_mb > 0)
+		return (Size) hs_view_memory_limit_mb * 1024 * 1024;
+	if (quarter_of_ram == 0)
+	{
+		long		pages = sysconf(_SC_PHYS_PAGES);
+		long		page_size = sysconf(_SC_PAGESIZE);
+
+		quarter_of_ram = pages > 0 && page_size > 0 ?
+			(Size) pages * (Size) page_size / 4 : (Size) 4 << 30;
+	}
+	return quarter_of_ram;
+}
+
+void
+HsExecCheckMemory(void)
+{
+	Size		limit = memory_limit_bytes();
+	Size		used;
+
+	if (limit == 0)
+		return;
+	used = MemoryContextMemAllocated(TopMemoryContext, true);
+	if (used > limit)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("maintaining streaming views needs more than hummock_stream.view_memory_limit (%zu MB) in this process",
+						limit / (1024 * 1024)),
+				 errdetail("The process holds %zu MB.", used / (1024 * 1024)),
+				 errhint("A view whose changes fan out (a join of many rows per key, a chain of outer joins) can need more; raise the limit if the machine has the memory.")));
+}
+
 void
 HsExecCheckInterrupts(void)
 {
@@ -86,4 +141,9 @@ HsExecCheckInterrupts(void)
 	CHECK_FOR_INTERRUPTS();
 	if (!PostmasterIsAlive())
 		proc_exit(1);
+	if (++checks_since_memory >= HS_EXEC_CHECKS_PER_MEMORY_CHECK)
+	{
+		checks_since_memory = 0;
+		HsExecCheckMemory();
+	}
 }

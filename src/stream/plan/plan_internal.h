@@ -46,6 +46,10 @@ typedef struct RelOut
 	List	   *ukey;			/* column indexes (int, 0-based) */
 	int			nvisible;		/* query levels: the tlist columns come
 								 * first, hidden key columns after */
+	bool		churns;			/* may delete and re-insert a row within an
+								 * epoch (an outer, semi or anti join's
+								 * output): a join over it consolidates it
+								 * first (exec_consolidate.c) */
 } RelOut;
 
 /* One planning of a view: what it hands out and what it records. */

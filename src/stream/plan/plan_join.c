@@ -62,12 +62,13 @@
  */
 
 /*
- * Is clause an equality usable as a hash join key between the rows of
- * lrel and rrel?  If so, set *lexpr and *rexpr to its two sides (cast to
- * one type) over lrel and rrel.
+ * Is clause an equality (or an IS NOT DISTINCT FROM: *null_safe) usable as
+ * a hash join key between the rows of lrel and rrel?  If so, set *lexpr
+ * and *rexpr to its two sides (cast to one type) over lrel and rrel.
  */
 static bool
-equi_key(Expr *clause, Relids lrel, Relids rrel, Expr **lexpr, Expr **rexpr)
+equi_key(Expr *clause, Relids lrel, Relids rrel, Expr **lexpr, Expr **rexpr,
+		 bool *null_safe)
 {
 	OpExpr	   *op;
 	Expr	   *a;
@@ -79,7 +80,16 @@ equi_key(Expr *clause, Relids lrel, Relids rrel, Expr **lexpr, Expr **rexpr)
 	Oid			t;
 	TypeCacheEntry *tc;
 
-	if (!IsA(clause, OpExpr) || list_length(((OpExpr *) clause)->args) != 2)
+	*null_safe = false;
+	/* a IS NOT DISTINCT FROM b: NOT over a DistinctExpr of the equality */
+	if (is_notclause(clause) && IsA(get_notclausearg(clause), DistinctExpr))
+	{
+		clause = get_notclausearg(clause);
+		*null_safe = true;
+	}
+	else if (!IsA(clause, OpExpr))
+		return false;
+	if (list_length(((OpExpr *) clause)->args) != 2)
 		return false;
 	op = (OpExpr *) clause;
 	a = linitial(op->args);
@@ -127,6 +137,25 @@ equi_key(Expr *clause, Relids lrel, Relids rrel, Expr **lexpr, Expr **rexpr)
 }
 
 /*
+ * Make port (a join's input) the downstream of in's rows, through a
+ * consolidation if in may churn: in a chain of outer joins each level
+ * would otherwise double the rows one change makes.
+ */
+static void
+attach_join_input(RelOut *in, HsExec *port)
+{
+	if (in->churns)
+	{
+		HsExec	   *c = HsExecConsolidateCreate(in->desc);
+
+		attach(in, c);
+		c->downstream = port;
+	}
+	else
+		attach(in, port);
+}
+
+/*
  * Join left (the rows of lrel) and right (of rrel) on conds (clauses of
  * the query level, implicitly ANDed): equalities become the hash key, the
  * rest the join filter.
@@ -138,6 +167,8 @@ make_join(PlanCtx *ctx, HsJoinKind kind, RelOut *left, Relids lrel,
 	List	   *lkeys = NIL;
 	List	   *rkeys = NIL;
 	List	   *filter = NIL;
+	bool	   *null_safe = palloc0(sizeof(bool) * (list_length(conds) + 1));
+	bool		any_null_safe = false;
 	RelOut		combined;
 	HsExec	   *j;
 	HsExec	   *lport;
@@ -155,8 +186,12 @@ make_join(PlanCtx *ctx, HsJoinKind kind, RelOut *left, Relids lrel,
 		Expr	   *l;
 		Expr	   *r;
 
-		if (equi_key(lfirst(lc), lrel, rrel, &l, &r))
+		bool		ns;
+
+		if (equi_key(lfirst(lc), lrel, rrel, &l, &r, &ns))
 		{
+			null_safe[list_length(lkeys)] = ns;
+			any_null_safe |= ns;
 			lkeys = lappend(lkeys, map_expr(l, left));
 			rkeys = lappend(rkeys, map_expr(r, right));
 		}
@@ -177,12 +212,14 @@ make_join(PlanCtx *ctx, HsJoinKind kind, RelOut *left, Relids lrel,
 							 right->desc, rkeys,
 							 right->has_ukey ? int_array(right->ukey) : NULL,
 							 list_length(right->ukey),
-							 filter, lstate, rstate, &lport, &rport);
-	attach(left, lport);
-	attach(right, rport);
+							 filter, any_null_safe ? null_safe : NULL,
+							 lstate, rstate, &lport, &rport);
+	attach_join_input(left, lport);
+	attach_join_input(right, rport);
 	/* FULL: the last column says whether a row has a left row */
 	out = relout_of(j, semi ? left->vars :
 					kind == HS_JOIN_FULL ? lappend(combined.vars, NULL) : combined.vars);
+	out->churns = kind != HS_JOIN_INNER;
 	if (semi)
 	{
 		out->has_ukey = left->has_ukey;
@@ -658,8 +695,9 @@ plan_fromlist(PlanCtx *ctx, Query *q, List *outer, List *items, List *conds,
 			{
 				Expr	   *l;
 				Expr	   *r;
+				bool		ns;
 
-				if (equi_key(lfirst(lc), cur_rel, rels[i], &l, &r))
+				if (equi_key(lfirst(lc), cur_rel, rels[i], &l, &r, &ns))
 				{
 					next = i;
 					break;

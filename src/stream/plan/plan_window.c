@@ -17,8 +17,8 @@
  * every touched partition again with Postgres's WindowAgg; the calls, the
  * windows' ORDER BY keys and frames are handed to it as expressions over
  * its input columns, shifted one column right (its relation's column 1 is
- * the partition).  Windows with different PARTITION BY, and window
- * functions at an aggregating level, are refused.
+ * the partition).  Windows with different PARTITION BY lists make one
+ * OverWindow each, stacked (window_level).
  *
  * src/stream/plan/plan_window.c
  *
@@ -87,52 +87,63 @@ partition_exprs(Query *q, WindowClause *wc)
 	return out;
 }
 
-RelOut *
-window_level(PlanCtx *ctx, Query *q, RelOut *from, List **targets)
+/* The window clause of call f. */
+static WindowClause *
+window_of(Query *q, WindowFunc *f)
 {
-	List	   *calls = NIL;
-	List	   *call_vars = NIL;	/* the Var standing for each call */
-	List	   *windows = NIL;	/* the windows the calls use */
+	ListCell   *lw;
+
+	foreach(lw, q->windowClause)
+	{
+		WindowClause *wc = lfirst(lw);
+
+		if (wc->winref == f->winref)
+			return wc;
+	}
+	elog(ERROR, "window function refers to window %u, which the query does not have",
+		 f->winref);
+	return NULL;				/* keep compiler quiet */
+}
+
+/* The number (1..n) of window wc in windows. */
+static Index
+window_number(List *windows, WindowClause *wc)
+{
+	ListCell   *lc;
+
+	foreach(lc, windows)
+	{
+		if (lfirst(lc) == wc)
+			return foreach_current_index(lc) + 1;
+	}
+	elog(ERROR, "window %u is not among the windows of this OverWindow", wc->winref);
+	return 0;					/* keep compiler quiet */
+}
+
+/*
+ * One OverWindow over from computing calls (all of windows partitioned by
+ * parts); their Vars (WINDOW_VARNO + first_call + i) are appended to
+ * *call_vars.
+ */
+static RelOut *
+over_window(PlanCtx *ctx, Query *q, RelOut *from, List *calls, List *parts,
+			int first_call, List **call_vars)
+{
+	List	   *windows = NIL;
 	List	   *funcs = NIL;
 	List	   *order_exprs = NIL;
 	List	   *new_windows = NIL;
-	List	   *parts = NULL;
 	List	   *part_mapped = NIL;
+	List	   *my_vars = NIL;
 	ListCell   *lc;
 	HsExec	   *e;
 	HsStateTable *rows;
 	HsStateTable *shown;
 	RelOut	   *out;
-	List	   *vars;
-	int			k = 0;
+	int			k = first_call;
 
-	foreach(lc, *targets)
-		(void) collect_calls_walker(lfirst(lc), &calls);
-	if (calls == NIL)
-		return from;
-
-	/* the windows, which must share their PARTITION BY */
 	foreach(lc, calls)
-	{
-		WindowFunc *f = lfirst(lc);
-		ListCell   *lw;
-
-		foreach(lw, q->windowClause)
-		{
-			WindowClause *wc = lfirst(lw);
-
-			if (wc->winref != f->winref || list_member_ptr(windows, wc))
-				continue;
-			if (windows == NIL)
-				parts = partition_exprs(q, wc);
-			windows = lappend(windows, wc);
-			if (!equal(parts, partition_exprs(q, wc)))
-				ereport(ERROR,
-						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("window functions over different PARTITION BY lists are not supported in a streaming materialized view"),
-						 errhint("Compute each partitioning in its own subquery and join them.")));
-		}
-	}
+		windows = list_append_unique_ptr(windows, window_of(q, lfirst(lc)));
 	foreach(lc, parts)
 	{
 		Node	   *p = lfirst(lc);
@@ -176,6 +187,8 @@ window_level(PlanCtx *ctx, Query *q, RelOut *from, List **targets)
 			sgc->tleSortGroupRef = ref;
 		}
 		wc->partitionClause = NIL;
+		/* Postgres numbers a query's windows 1..n: the calls follow below */
+		wc->winref = list_length(new_windows) + 1;
 		if (wc->startOffset)
 			wc->startOffset = (Node *) over_relation((Expr *) wc->startOffset, from);
 		if (wc->endOffset)
@@ -187,28 +200,89 @@ window_level(PlanCtx *ctx, Query *q, RelOut *from, List **targets)
 		WindowFunc *f = copyObject(lfirst(lc));
 		ListCell   *la;
 
+		f->winref = window_number(windows, window_of(q, lfirst(lc)));
 		foreach(la, f->args)
 			lfirst(la) = over_relation(lfirst(la), from);
 		if (f->aggfilter)
 			f->aggfilter = over_relation(f->aggfilter, from);
 		funcs = lappend(funcs, f);
-		call_vars = lappend(call_vars, makeVar(WINDOW_VARNO + k, 1, f->wintype, -1, f->wincollid, 0));
+		my_vars = lappend(my_vars, makeVar(WINDOW_VARNO + k, 1, f->wintype, -1, f->wincollid, 0));
 		k++;
 	}
 
 	rows = next_state(ctx, "OverWindow rows");
 	shown = next_state(ctx, "OverWindow shown rows");
 	note_operator(ctx, "OverWindow (%d function%s, %d partition column%s)",
-				  k, k == 1 ? "" : "s", list_length(parts), list_length(parts) == 1 ? "" : "s");
+				  list_length(calls), list_length(calls) == 1 ? "" : "s",
+				  list_length(parts), list_length(parts) == 1 ? "" : "s");
 	e = HsExecOverWindowCreate(from->desc, part_mapped, funcs, new_windows, order_exprs,
 							   rows, shown);
 	attach(from, e);
-	vars = list_concat_copy(from->vars, call_vars);
-	out = relout_of(e, vars);
+	out = relout_of(e, list_concat_copy(from->vars, my_vars));
 	out->nvisible = from->desc->natts;
 	out->has_ukey = from->has_ukey;
 	out->ukey = from->ukey;
+	*call_vars = list_concat(*call_vars, my_vars);
+	return out;
+}
+
+/*
+ * The level's window calls: one OverWindow per distinct PARTITION BY list
+ * (in the order the calls name them), each over the rows of the one
+ * before with its results as more columns, as Postgres stacks WindowAggs.
+ * A change the first one makes to a row's results reaches the next as the
+ * row's delete and insert, so each computes again only the partitions of
+ * its own that the epoch touched.
+ */
+RelOut *
+window_level(PlanCtx *ctx, Query *q, RelOut *from, List **targets)
+{
+	List	   *calls = NIL;
+	List	   *ordered = NIL;	/* the calls, grouped by PARTITION BY */
+	List	   *call_vars = NIL;	/* the Var standing for each call there */
+	List	   *groups = NIL;	/* per group: its PARTITION BY expressions */
+	List	   *group_calls = NIL;	/* per group: List of its calls */
+	ListCell   *lc;
+	ListCell   *lg;
+	ListCell   *lp;
+	RelOut	   *out = from;
+	int			first = 0;
+
 	foreach(lc, *targets)
-		lfirst(lc) = replace_calls(lfirst(lc), calls, call_vars);
+		(void) collect_calls_walker(lfirst(lc), &calls);
+	if (calls == NIL)
+		return from;
+
+	foreach(lc, calls)
+	{
+		WindowFunc *f = lfirst(lc);
+		List	   *parts = partition_exprs(q, window_of(q, f));
+		bool		placed = false;
+
+		forboth(lp, groups, lg, group_calls)
+		{
+			if (equal(lfirst(lp), parts))
+			{
+				lfirst(lg) = lappend(lfirst(lg), f);
+				placed = true;
+				break;
+			}
+		}
+		if (!placed)
+		{
+			groups = lappend(groups, parts);
+			group_calls = lappend(group_calls, list_make1(f));
+		}
+	}
+	forboth(lp, groups, lg, group_calls)
+	{
+		out = over_window(ctx, q, out, lfirst(lg), lfirst(lp), first, &call_vars);
+		first += list_length(lfirst(lg));
+		ordered = list_concat(ordered, lfirst(lg));
+	}
+	/* (out->nvisible: the columns before the first OverWindow's) */
+	out->nvisible = from->desc->natts;
+	foreach(lc, *targets)
+		lfirst(lc) = replace_calls(lfirst(lc), ordered, call_vars);
 	return out;
 }

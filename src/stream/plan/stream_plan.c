@@ -282,6 +282,7 @@ apply_filter(RelOut *in, List *quals)
 	out->has_ukey = in->has_ukey;
 	out->ukey = in->ukey;
 	out->nvisible = in->nvisible;
+	out->churns = in->churns;
 	return out;
 }
 

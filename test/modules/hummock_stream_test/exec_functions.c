@@ -748,7 +748,7 @@ hummock_stream_test_exec_hash_join(PG_FUNCTION_ARGS)
 	r.econtext = CreateStandaloneExprContext();
 	j = HsExecHashJoinCreate(kind, r.side[0].desc, r.side[0].keys, r.side[0].ukey, r.side[0].nukey,
 							 r.side[1].desc, r.side[1].keys, r.side[1].ukey, r.side[1].nukey,
-							 filter, r.side[0].state, r.side[1].state, &lport, &rport);
+							 filter, NULL, r.side[0].state, r.side[1].state, &lport, &rport);
 	j->downstream = HstSinkCreate(&h, j->out_desc);
 	memset(ports, 0, sizeof(ports));
 	ports[0].name = "l";
