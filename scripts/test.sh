@@ -69,7 +69,7 @@ make -C "$TESTMOD" -s PG_CONFIG="$PG_CONFIG" PG_CFLAGS="-Werror" install
 chown -R postgres:postgres "$WORK"
 
 # ------------------------------------------------------------------ suites
-PASSED=0; FAILED=0; RC=0
+PASSED=0; FAILED=0; RC=0; FAILED_SUITES=
 
 # the structure: dependencies point down, only prefixed symbols exported
 step "structure: check-layering, check-symbols"
@@ -108,11 +108,35 @@ run_suite() {	# name, then the command (run as postgres in $BUILD)
 	PASSED=$((PASSED + p)); FAILED=$((FAILED + f))
 	printf -- '--- %s: %d passed, %d failed (rc=%d)\n' "$name" "$p" "$f" "$rc"
 	if [ "$rc" -ne 0 ]; then
-		RC=1
-		head -n 300 "$BUILD/regression.diffs" "$BUILD/output_iso/regression.diffs" 2>/dev/null || true
-		tail -n 80 "$BUILD"/tmp_check/log/* "$BUILD"/log/* 2>/dev/null || true
+		RC=1; FAILED_SUITES="$FAILED_SUITES $name"
+		report_failure "$name" "$log"
 	fi
 	return 0
+}
+# What failed, last (a CI excerpt shows the end of the output): the diffs
+# or the failed TAP scripts' own logs, then the names of what failed.
+report_failure() {	# name, log
+	local name=$1 log=$2 t
+	case $name in
+	tap)
+		for t in $(sed -nE 's#^(t/[0-9A-Za-z_]+)\.pl +\(Wstat.*#\1#p' "$log"); do
+			t=${t#t/}
+			tail -n 60 "$BUILD/tmp_check/log/regress_log_$t" 2>/dev/null || true
+			tail -n 40 "$BUILD"/tmp_check/log/"$t"_*.log 2>/dev/null || true
+		done
+		echo "--- tap: failed scripts:"
+		sed -n '/^Test Summary Report/,$p' "$log" | head -n 40
+		;;
+	unit)
+		grep -E '^\[  FAILED  \]|^\[  ERROR   \]' "$log" | head -n 40 || true
+		;;
+	*)
+		head -n 300 "$BUILD/regression.diffs" "$BUILD/output_iso/regression.diffs" 2>/dev/null || true
+		tail -n 60 "$BUILD"/log/* "$BUILD"/output_iso/log/* 2>/dev/null || true
+		echo "--- $name: failed tests:"
+		grep -E '\.\.\. +(FAILED|failed)' "$log" || true
+		;;
+	esac
 }
 
 MK=(make -C "$BUILD" PG_CONFIG="$PG_CONFIG")
@@ -133,5 +157,6 @@ if [ "$RC" -eq 0 ] && [ -z "${KEEP_WORK:-}" ]; then
 else
 	echo "work dir kept: $WORK"
 fi
+[ -z "$FAILED_SUITES" ] || echo "failed suites:$FAILED_SUITES (their failures are listed above)"
 echo "$PASSED passed, $FAILED failed"
 exit "$RC"
