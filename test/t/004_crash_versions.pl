@@ -9,6 +9,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
+use HummockStream::Crash;
 use IPC::Run;
 use Time::HiRes qw(time sleep);
 
@@ -45,24 +48,6 @@ my %state;
 my $next = $base + 1000;
 my $violations = 0;
 my $counter_backwards = 0;
-
-# After kill -9 of the postmaster its children notice and exit; start again
-# once the old postmaster is gone and the new one can take over.
-sub restart_after_kill
-{
-	my ($pm) = @_;
-	for (1 .. 100)
-	{
-		last unless kill(0, $pm);
-		sleep(0.1);
-	}
-	for (1 .. 50)
-	{
-		return if $node->start(fail_ok => 1);
-		sleep(0.2);
-	}
-	BAIL_OUT('the node did not restart after kill -9');
-}
 
 sub commit42
 {
@@ -119,7 +104,8 @@ for my $iter (1 .. $iterations)
 	my $pm = $node->{_pid};
 	$node->kill9;
 	$h->finish;
-	restart_after_kill($pm);
+	restart_after_kill9($node, $pm)
+	  or BAIL_OUT('the node did not restart after kill -9');
 
 	# the table is at an epoch that is either acknowledged or a whole
 	# in-flight commit; never half of one

@@ -10,6 +10,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
+use HummockStream::Crash;
 use IPC::Run;
 use File::Basename;
 use Time::HiRes qw(sleep);
@@ -66,22 +69,6 @@ foreach my $v (@views)
 		"SELECT hummock_stream.create_materialized_view('$v->[0]', \$q\$$v->[1]\$q\$)");
 }
 
-sub restart_after_kill
-{
-	my ($pm) = @_;
-	for (1 .. 100)
-	{
-		last unless kill(0, $pm);
-		sleep(0.1);
-	}
-	for (1 .. 50)
-	{
-		return if $node->start(fail_ok => 1);
-		sleep(0.2);
-	}
-	BAIL_OUT('the node did not restart after kill -9');
-}
-
 my $mismatches = 0;
 my $checks = 0;
 for my $i (1 .. $iterations)
@@ -105,7 +92,8 @@ for my $i (1 .. $iterations)
 	$node->kill9;
 	$h->finish;
 	$creating->finish if $creating;
-	restart_after_kill($pm);
+	restart_after_kill9($node, $pm)
+	  or BAIL_OUT('the node did not restart after kill -9');
 
 	$node->safe_psql('postgres', "SELECT hummock_stream.wait(NULL, '60s')");
 	my @all = @views;

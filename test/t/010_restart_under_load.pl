@@ -11,6 +11,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
+use HummockStream::Crash;
 use IPC::Run;
 use Time::HiRes qw(time sleep);
 
@@ -74,13 +77,7 @@ while (time - $t0 < 60)
 ok(defined $gone_after, 'every old hummock_stream process exits after kill -9');
 diag(sprintf('old processes gone %.2f s after kill -9', $gone_after // -1));
 cmp_ok($gone_after // 99, '<', 5, 'no worker ran on for long after the postmaster died');
-my $started = 0;
-for (1 .. 100)
-{
-	last if ($started = $node->start(fail_ok => 1));
-	sleep(0.2);
-}
-ok($started, 'the server restarts');
+ok(restart_after_kill9($node, $pm), 'the server restarts');
 diag(sprintf('restarted %.2f s after kill -9', time - $t0));
 
 # the view recovers and equals its query

@@ -10,6 +10,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
+use HummockStream::Crash;
 use IPC::Run;
 
 my $node = PostgreSQL::Test::Cluster->new('temporal');
@@ -94,18 +97,7 @@ $node->poll_query_until('postgres', 'SELECT count(*) > 1500 FROM ev')
 my $pm = $node->{_pid};
 $node->kill9;
 $writer->finish;
-for (1 .. 100)
-{
-	last unless kill(0, $pm);
-	sleep(0.1);
-}
-my $started = 0;
-for (1 .. 50)
-{
-	last if ($started = $node->start(fail_ok => 1));
-	sleep(0.2);
-}
-ok($started, 'restarted after kill -9');
+ok(restart_after_kill9($node, $pm), 'restarted after kill -9');
 check_all('after the crash');
 
 $node->safe_psql('postgres', 'CALL churn(300, 200000)');

@@ -12,6 +12,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
+use HummockStream::Crash;
 use IPC::Run;
 use Time::HiRes qw(time sleep);
 
@@ -100,16 +103,7 @@ foreach my $ddl (@changes)
 my $pm = $node->{_pid};
 $node->kill9;
 $bench->kill_kill;
-# the old processes go, then the server starts (both polled, 60 s deadline)
-my $deadline = time + 60;
-sleep(0.1) while kill(0, $pm) && time < $deadline;
-my $started = 0;
-until ($started = $node->start(fail_ok => 1))
-{
-	last if time > $deadline;
-	sleep(0.2);
-}
-ok($started, 'the server restarts after kill -9') or BAIL_OUT('no restart');
+ok(restart_after_kill9($node, $pm), 'the server restarts after kill -9') or BAIL_OUT('no restart');
 start_writers();
 written_since(ids_now() + 200);
 foreach my $ddl ('ALTER TABLE t ALTER COLUMN added TYPE bigint',
