@@ -188,7 +188,7 @@ END $$;
 SELECT create_error($$SELECT o.id FROM orders o WHERE o.customer NOT IN (SELECT id FROM customers c WHERE c.id > o.id)$$);
 SELECT create_error($$SELECT c.id, (SELECT count(*) FROM orders o WHERE o.customer > c.id) FROM customers c$$);
 SELECT create_error($$SELECT id FROM customers c WHERE EXISTS (SELECT 1 FROM orders o WHERE o.customer = c.id) OR id = 1$$);
-SELECT create_error($$SELECT c.id FROM customers c, LATERAL (SELECT o.id FROM orders o WHERE o.customer = c.id) l$$);
+SELECT create_error($$SELECT c.id FROM customers c, LATERAL (SELECT o.id FROM orders o WHERE o.customer < c.id) l$$);
 
 DROP VIEW diffs;
 DROP FUNCTION view_diff(regclass, text);

@@ -166,3 +166,8 @@ vs_win_mixed|SELECT id, grp, rank() OVER (PARTITION BY grp ORDER BY val NULLS FI
 vs_j_not_distinct|SELECT t.id, d.id AS did FROM diff_t t JOIN diff_d d ON d.code IS NOT DISTINCT FROM t.val
 vs_j_not_distinct_left|SELECT d.id, t.id AS tid FROM diff_d d LEFT JOIN diff_t t ON t.val IS NOT DISTINCT FROM d.code AND t.grp = d.region
 vs_j_outer_chain|SELECT t.id, d.id AS did, r.region AS rid, m.w FROM diff_t t LEFT JOIN diff_d d ON d.id = t.grp FULL JOIN diff_r r ON r.region = d.region LEFT JOIN diff_mk m ON m.a = t.grp AND m.b = r.region
+-- LATERAL subqueries decorrelated into joins: a Top-N per outer row, an
+-- aggregation without GROUP BY (count 0 where none), GROUP BY inside
+vs_lat_top|SELECT d.id, x.id AS tid, x.val FROM diff_d d CROSS JOIN LATERAL (SELECT id, val FROM diff_t WHERE grp = d.id ORDER BY val, id LIMIT 2) x
+vs_lat_agg|SELECT d.id, s.n, s.total FROM diff_d d LEFT JOIN LATERAL (SELECT count(*) AS n, sum(amount) AS total FROM diff_t t WHERE t.grp = d.id) s ON true
+vs_lat_group|SELECT d.id, g.flag, g.n FROM diff_d d, LATERAL (SELECT flag, count(*) AS n FROM diff_t WHERE grp = d.code GROUP BY flag) g

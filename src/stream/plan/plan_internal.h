@@ -206,6 +206,8 @@ extern RelOut *apply_temporal(PlanCtx *ctx, RelOut *in, List *temporal);
  * EXISTS and counts; other sublinks are left for convert_where_sublinks.
  */
 extern void rewrite_sublinks(Query *q);
+extern void rewrite_lateral(Query *q);
+extern RangeTblEntry *values_of_subquery(Query *sub);
 
 /* ---- plan_agg.c ---- */
 

@@ -270,7 +270,7 @@ split_pushable(List *conds, Relids rels, List **pushed)
  * v` in FROM: a subquery selecting every column of one VALUES entry and
  * nothing else.  NULL if it is something else.
  */
-static RangeTblEntry *
+RangeTblEntry *
 values_of_subquery(Query *sub)
 {
 	RangeTblEntry *v;

@@ -1,9 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * plan_sublinks.c
- *	  Scalar subqueries and NOT IN in a streaming view, rewritten into
- *	  joins the planner knows (before plan_join.c turns IN, EXISTS and NOT
- *	  EXISTS into semi and anti joins).
+ *	  Scalar subqueries, NOT IN and LATERAL subqueries in a streaming
+ *	  view, rewritten into joins the planner knows (before plan_join.c
+ *	  turns IN, EXISTS and NOT EXISTS into semi and anti joins).
  *
  *	(SELECT agg(...) FROM ...)		an uncorrelated scalar subquery that
  *									returns one row whatever its input (an
@@ -33,6 +33,11 @@
  *	  WHERE i = outer.o AND ...)	for the outer row: a correlated NOT
  *									EXISTS and correlated counts (see
  *									rewrite_correlated_not_in).
+ *	FROM a, LATERAL (SELECT ...		a LATERAL subquery related to the items
+ *	  WHERE i = a.o ...) s			before it by equalities in its WHERE
+ *									becomes a subquery computing per value
+ *									of i what it computed per row of a,
+ *									joined on i = a.o (decorrelate_lateral).
  *
  * src/stream/plan/plan_sublinks.c
  *
@@ -41,10 +46,12 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/stratnum.h"
 #include "access/table.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_attribute.h"
 #include "catalog/pg_index.h"
+#include "catalog/pg_opfamily.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -597,13 +604,83 @@ unique_by(Query *sub, List *inner, List *on)
 }
 
 /*
+ * Split the WHERE of sub, which reaches the query level above it only by
+ * equalities <its expression> = <the outer query's expression> among the
+ * conjuncts of its WHERE, into *local (the other conjuncts) and, per
+ * equality, *inner (sub's side), *outer (the outer side, as an expression
+ * of the outer level), *on (the operator, its arguments unset) and
+ * *outer_first (whether the outer side was first).  False if sub reads
+ * the level above in any other way.
+ */
+static bool
+split_correlation(Query *sub, List **local, List **inner, List **outer, List **on,
+				  List **outer_first)
+{
+	List	   *conds;
+	ListCell   *lc;
+
+	*local = *inner = *outer = *on = *outer_first = NIL;
+	/* the outer query may appear only in the WHERE's equalities */
+	{
+		Query	   *probe = copyObject(sub);
+
+		probe->jointree->quals = NULL;
+		if (contain_vars_of_level((Node *) probe, 1))
+			return false;
+	}
+	conds = make_ands_implicit((Expr *) sub->jointree->quals);
+	foreach(lc, conds)
+	{
+		Node	   *c = lfirst(lc);
+		OpExpr	   *op;
+		Node	   *l;
+		Node	   *r;
+
+		if (!contain_vars_of_level(c, 1))
+		{
+			*local = lappend(*local, c);
+			continue;
+		}
+		if (!IsA(c, OpExpr) || list_length(((OpExpr *) c)->args) != 2 ||
+			!op_mergejoinable(((OpExpr *) c)->opno, exprType(linitial(((OpExpr *) c)->args))))
+			return false;
+		op = (OpExpr *) c;
+		l = linitial(op->args);
+		r = lsecond(op->args);
+		if (contain_vars_of_level(l, 1) && !contain_vars_of_level(r, 1) &&
+			!contain_vars_of_level(l, 0))
+		{
+			Node	   *t = l;
+
+			l = r;
+			r = t;
+			*outer_first = lappend_int(*outer_first, true);
+		}
+		else if (contain_vars_of_level(r, 1) && !contain_vars_of_level(l, 1) &&
+				 !contain_vars_of_level(r, 0))
+			*outer_first = lappend_int(*outer_first, false);
+		else
+			return false;
+		/* l: the subquery's side; r: the outer query's */
+		if (contain_var_clause(l) == false || contain_aggs_of_level(l, 0))
+			return false;
+		r = copyObject(r);
+		IncrementVarSublevelsUp(r, -1, 1);
+		*inner = lappend(*inner, l);
+		*outer = lappend(*outer, r);
+		*on = lappend(*on, make_opclause(op->opno, BOOLOID, false, NULL, NULL, InvalidOid,
+									   op->inputcollid));
+	}
+	return *inner != NIL;
+}
+
+/*
  * A correlated scalar subquery sub of q, decorrelated (see the top): the
  * expression that replaces it, or NULL if it is not of the form.
  */
 static Node *
 decorrelate(Query *q, Query *sub, ScalarContext *sc)
 {
-	List	   *conds;
 	List	   *local = NIL;
 	List	   *inner = NIL;
 	List	   *outer = NIL;
@@ -626,58 +703,7 @@ decorrelate(Query *q, Query *sub, ScalarContext *sc)
 	aggregated = one_row_always(sub);
 	if (!aggregated && !plain_scan(sub))
 		return NULL;
-	/* the outer query may appear only in the WHERE's equalities */
-	{
-		Query	   *probe = copyObject(sub);
-
-		probe->jointree->quals = NULL;
-		if (contain_vars_of_level((Node *) probe, 1))
-			return NULL;
-	}
-	conds = make_ands_implicit((Expr *) sub->jointree->quals);
-	foreach(lc, conds)
-	{
-		Node	   *c = lfirst(lc);
-		OpExpr	   *op;
-		Node	   *l;
-		Node	   *r;
-
-		if (!contain_vars_of_level(c, 1))
-		{
-			local = lappend(local, c);
-			continue;
-		}
-		if (!IsA(c, OpExpr) || list_length(((OpExpr *) c)->args) != 2 ||
-			!op_mergejoinable(((OpExpr *) c)->opno, exprType(linitial(((OpExpr *) c)->args))))
-			return NULL;
-		op = (OpExpr *) c;
-		l = linitial(op->args);
-		r = lsecond(op->args);
-		if (contain_vars_of_level(l, 1) && !contain_vars_of_level(r, 1) &&
-			!contain_vars_of_level(l, 0))
-		{
-			Node	   *t = l;
-
-			l = r;
-			r = t;
-			outer_first = lappend_int(outer_first, true);
-		}
-		else if (contain_vars_of_level(r, 1) && !contain_vars_of_level(l, 1) &&
-				 !contain_vars_of_level(r, 0))
-			outer_first = lappend_int(outer_first, false);
-		else
-			return NULL;
-		/* l: the subquery's side; r: the outer query's */
-		if (contain_var_clause(l) == false || contain_aggs_of_level(l, 0))
-			return NULL;
-		r = copyObject(r);
-		IncrementVarSublevelsUp(r, -1, 1);
-		inner = lappend(inner, l);
-		outer = lappend(outer, r);
-		on = lappend(on, make_opclause(op->opno, BOOLOID, false, NULL, NULL, InvalidOid,
-									   op->inputcollid));
-	}
-	if (inner == NIL)
+	if (!split_correlation(sub, &local, &inner, &outer, &on, &outer_first))
 		return NULL;
 	if (!aggregated && !unique_by(sub, inner, on))
 		return NULL;
@@ -873,4 +899,369 @@ rewrite_sublinks(Query *q)
 		tle->expr = (Expr *) scalar_mutator((Node *) tle->expr, &sc);
 	}
 	q->havingQual = scalar_mutator(q->havingQual, &sc);
+}
+
+/* ---------------------------------------------------------------------
+ * LATERAL subqueries
+ * ---------------------------------------------------------------------
+ */
+
+static void
+refuse_lateral(const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("this LATERAL subquery is not supported in a streaming materialized view"),
+			 errdetail_internal("%s", detail)));
+}
+
+/*
+ * The first LATERAL subquery under join tree node jt (whose parent is
+ * parent) that reads the level above it: its range table index, 0 if
+ * none.  *list is set to the FROM list holding it, or *join to the join
+ * whose right input it is (its only other place).  LATERAL subqueries
+ * that read nothing above are only unmarked.
+ */
+static int
+find_lateral(Query *q, Node *jt, Node *parent, FromExpr **list, JoinExpr **join)
+{
+	ListCell   *lc;
+	int			rt = 0;
+
+	if (IsA(jt, RangeTblRef))
+	{
+		RangeTblEntry *rte = rt_fetch(((RangeTblRef *) jt)->rtindex, q->rtable);
+
+		/* (a VALUES list is a function item: plan_join.c) */
+		if (rte->rtekind != RTE_SUBQUERY || !rte->lateral || values_of_subquery(rte->subquery))
+			return 0;
+		if (!contain_vars_of_level((Node *) rte->subquery, 1))
+		{
+			rte->lateral = false;
+			return 0;
+		}
+		if (IsA(parent, FromExpr))
+			*list = (FromExpr *) parent;
+		else if (((JoinExpr *) parent)->rarg == jt &&
+				 (((JoinExpr *) parent)->jointype == JOIN_INNER ||
+				  ((JoinExpr *) parent)->jointype == JOIN_LEFT))
+			*join = (JoinExpr *) parent;
+		else
+			refuse_lateral("A LATERAL subquery must be an item of FROM or the right side of an inner join or LEFT JOIN.");
+		return ((RangeTblRef *) jt)->rtindex;
+	}
+	if (IsA(jt, FromExpr))
+	{
+		foreach(lc, ((FromExpr *) jt)->fromlist)
+			if ((rt = find_lateral(q, lfirst(lc), jt, list, join)) != 0)
+				return rt;
+	}
+	else if (IsA(jt, JoinExpr))
+	{
+		if ((rt = find_lateral(q, ((JoinExpr *) jt)->larg, jt, list, join)) == 0)
+			rt = find_lateral(q, ((JoinExpr *) jt)->rarg, jt, list, join);
+	}
+	return rt;
+}
+
+/* Insert tle among sub's output columns (after the last one); its resno. */
+static AttrNumber
+add_output_column(Query *sub, RangeTblEntry *rte, Expr *e, const char *name)
+{
+	ListCell   *lc;
+	int			pos = 0;
+	AttrNumber	resno = 1;
+
+	foreach(lc, sub->targetList)
+		if (!((TargetEntry *) lfirst(lc))->resjunk)
+			pos = foreach_current_index(lc) + 1;
+	sub->targetList = list_insert_nth(sub->targetList, pos,
+									  makeTargetEntry(e, 0, pstrdup(name), false));
+	foreach(lc, sub->targetList)
+		((TargetEntry *) lfirst(lc))->resno = resno++;
+	rte->eref->colnames = lappend(rte->eref->colnames, makeString(pstrdup(name)));
+	return pos + 1;
+}
+
+/* A SortGroupClause of the default ordering of tle's type, numbering tle. */
+static SortGroupClause *
+sort_group_of(Query *sub, TargetEntry *tle)
+{
+	SortGroupClause *sgc = makeNode(SortGroupClause);
+	Oid			type = exprType((Node *) tle->expr);
+	ListCell   *lc;
+	bool		hashable;
+
+	if (tle->ressortgroupref == 0)
+	{
+		Index		ref = 0;
+
+		foreach(lc, sub->targetList)
+			ref = Max(ref, ((TargetEntry *) lfirst(lc))->ressortgroupref);
+		tle->ressortgroupref = ref + 1;
+	}
+	get_sort_group_operators(type, false, true, false, &sgc->sortop, &sgc->eqop, NULL,
+							 &hashable);
+	sgc->tleSortGroupRef = tle->ressortgroupref;
+	sgc->hashable = hashable;
+	return sgc;
+}
+
+/*
+ * row_number() OVER (PARTITION BY keys ORDER BY <sub's ORDER BY>) as a new
+ * output column of sub (which then has no ORDER BY or LIMIT); its resno.
+ */
+static AttrNumber
+number_rows_by(Query *sub, RangeTblEntry *rte, List *keys)
+{
+	WindowClause *wc = makeNode(WindowClause);
+	WindowFunc *f = makeNode(WindowFunc);
+	ListCell   *lc;
+
+	foreach(lc, keys)
+		wc->partitionClause = lappend(wc->partitionClause, sort_group_of(sub, lfirst(lc)));
+	wc->orderClause = sub->sortClause;
+	wc->frameOptions = FRAMEOPTION_DEFAULTS;
+	wc->winref = 1;
+	f->winfnoid = F_ROW_NUMBER;
+	f->wintype = INT8OID;
+	f->winref = 1;
+	f->location = -1;
+	sub->windowClause = list_make1(wc);
+	sub->hasWindowFuncs = true;
+	sub->sortClause = NIL;
+	sub->limitCount = NULL;
+	return add_output_column(sub, rte, (Expr *) f, "hs_row_number");
+}
+
+/*
+ * LATERAL subquery rt of q, related to the items before it only by
+ * equalities in its WHERE, becomes a subquery of its own: the inner sides
+ * of the equalities become more output columns, and the equalities (over
+ * them) conditions of the FROM list or join that holds it, which then
+ * joins it like any other item.  What the subquery computed per outer row
+ * it computes per value of those columns:
+ *
+ *	no aggregation		its rows, filtered by the rest of its WHERE;
+ *	GROUP BY g			grouped by g and the columns;
+ *	ORDER BY o LIMIT n	numbered by row_number() OVER (PARTITION BY the
+ *						columns ORDER BY o), and rn <= n joins the
+ *						conditions (a per-group Top-N, plan_top_n.c);
+ *	windows				each partitioned by the columns too;
+ *	aggregation only	grouped by the columns, LEFT JOINed to the item
+ *						holding the outer side, and an outer row without a
+ *						group sees what the aggregation gives over no rows
+ *						(count 0, the others NULL) as the scalar subquery
+ *						rewrite does.
+ */
+static void
+decorrelate_lateral(Query *q, int rt, FromExpr *list, JoinExpr *join)
+{
+	RangeTblEntry *rte = rt_fetch(rt, q->rtable);
+	Query	   *sub = copyObject(rte->subquery);
+	List	   *local;
+	List	   *inner;
+	List	   *outer;
+	List	   *on;
+	List	   *outer_first;
+	List	   *keys = NIL;
+	List	   *conds = NIL;
+	Relids		outer_rels = NULL;
+	ListCell   *lc;
+	bool		one_row;
+	int			n_visible = list_length(visible_tlist(sub));
+	AttrNumber	present = 0;
+	int			i;
+
+	if (reads_above(sub, 1) ||
+		!split_correlation(sub, &local, &inner, &outer, &on, &outer_first))
+		refuse_lateral("A LATERAL subquery must relate to the items before it only by equalities in its WHERE.");
+	if (sub->setOperations || sub->groupingSets || sub->hasDistinctOn || sub->limitOffset ||
+		sub->limitOption == LIMIT_OPTION_WITH_TIES ||
+		(sub->limitCount && (sub->hasTargetSRFs || sub->distinctClause || sub->hasWindowFuncs)))
+		refuse_lateral("Set operations, GROUPING SETS, DISTINCT ON, OFFSET and FETCH ... WITH TIES are not supported in it, nor LIMIT together with DISTINCT, window functions or set-returning functions.");
+	if (sub->hasAggs && sub->groupClause == NIL && (sub->havingQual || sub->limitCount))
+		refuse_lateral("HAVING or LIMIT in an aggregation without GROUP BY is not supported in it.");
+	if (sub->limitCount)
+	{
+		Node	   *c = eval_const_expressions(NULL, copyObject(sub->limitCount));
+
+		if (!IsA(c, Const))
+			refuse_lateral("Its LIMIT must be a constant.");
+		if (((Const *) c)->constisnull)
+			sub->limitCount = NULL; /* LIMIT ALL */
+		else if (sub->sortClause == NIL)
+			refuse_lateral("LIMIT without ORDER BY is not supported in it.");
+		else
+			sub->limitCount = c;
+	}
+	one_row = one_row_always(sub);
+	foreach(lc, outer)
+		outer_rels = bms_join(outer_rels, varnos_of(lfirst(lc)));
+	if (join && !bms_is_subset(outer_rels, get_relids_in_jointree(join->larg, false)))
+		refuse_lateral("A LATERAL subquery on the right of a join may read only that join's left side.");
+
+	/* the subquery per value of its sides of the equalities */
+	sub->jointree->quals = local ? (Node *) make_ands_explicit(local) : NULL;
+	i = 0;
+	foreach(lc, inner)
+	{
+		AttrNumber	resno = add_output_column(sub, rte, (Expr *) copyObject(lfirst(lc)),
+											  psprintf("hs_key_%d", ++i));
+		TargetEntry *tle = list_nth(sub->targetList, resno - 1);
+
+		keys = lappend(keys, tle);
+		if (sub->groupClause != NIL || one_row)
+			sub->groupClause = lappend(sub->groupClause, sort_group_of(sub, tle));
+		if (sub->distinctClause != NIL)
+			sub->distinctClause = lappend(sub->distinctClause, sort_group_of(sub, tle));
+	}
+	/* its windows: over the outer row's rows, i.e. partitioned by the keys too */
+	foreach(lc, sub->windowClause)
+	{
+		WindowClause *wc = lfirst(lc);
+		List	   *by_keys = NIL;
+		ListCell   *lk;
+
+		foreach(lk, keys)
+			by_keys = lappend(by_keys, sort_group_of(sub, lfirst(lk)));
+		wc->partitionClause = list_concat(by_keys, wc->partitionClause);
+	}
+	if (one_row)
+		present = add_output_column(sub, rte, (Expr *) makeBoolConst(true, false),
+									"hs_present");
+	if (sub->limitCount)
+	{
+		Const	   *limit = (Const *) sub->limitCount;
+		AttrNumber	rn = number_rows_by(sub, rte, keys);
+		Var		   *rn_var = makeVar(rt, rn, INT8OID, -1, InvalidOid, 0);
+		Oid			le = get_opfamily_member(INTEGER_BTREE_FAM_OID, INT8OID,
+											 limit->consttype, BTLessEqualStrategyNumber);
+
+		conds = lappend(conds, make_opclause(le, BOOLOID, false, (Expr *) rn_var,
+											 (Expr *) limit, InvalidOid, InvalidOid));
+	}
+	else
+		sub->sortClause = NIL;
+
+	/* the equalities, over the new columns */
+	i = 0;
+	foreach(lc, on)
+	{
+		OpExpr	   *op = lfirst(lc);
+		Var		   *k = sub_var(sub, rt, ((TargetEntry *) list_nth(keys, i))->resno);
+
+		op->args = list_nth_int(outer_first, i) ? list_make2(list_nth(outer, i), k) :
+			list_make2(k, list_nth(outer, i));
+		conds = lappend(conds, op);
+		i++;
+	}
+	rte->subquery = sub;
+	rte->lateral = false;
+
+	if (!one_row)
+	{
+		/* joined like any item, on the equalities (and the row numbers) */
+		Node	  **quals = list ? &list->quals : &join->quals;
+
+		*quals = (Node *) make_ands_explicit(list_concat(make_ands_implicit((Expr *) *quals),
+														 conds));
+		return;
+	}
+
+	/* one row per outer row: LEFT JOINed to what holds the outer side */
+	if (list)
+	{
+		int			item = -1;
+		JoinExpr   *j = makeNode(JoinExpr);
+
+		foreach(lc, list->fromlist)
+		{
+			Node	   *n = lfirst(lc);
+
+			if (!(IsA(n, RangeTblRef) && ((RangeTblRef *) n)->rtindex == rt) &&
+				bms_is_subset(outer_rels, get_relids_in_jointree(n, false)))
+				item = foreach_current_index(lc);
+		}
+		if (item < 0)
+			refuse_lateral("An aggregating LATERAL subquery must relate to one item before it.");
+		j->jointype = JOIN_LEFT;
+		j->larg = list_nth(list->fromlist, item);
+		j->rarg = (Node *) make_ref(rt);
+		j->quals = (Node *) make_ands_explicit(conds);
+		list_nth_cell(list->fromlist, item)->ptr_value = j;
+		foreach(lc, list->fromlist)
+		{
+			Node	   *n = lfirst(lc);
+
+			if (IsA(n, RangeTblRef) && ((RangeTblRef *) n)->rtindex == rt)
+			{
+				list->fromlist = foreach_delete_current(list->fromlist, lc);
+				break;
+			}
+		}
+	}
+	else
+	{
+		if (join->quals && !(IsA(join->quals, Const) &&
+							 DatumGetBool(((Const *) join->quals)->constvalue) &&
+							 !((Const *) join->quals)->constisnull))
+			refuse_lateral("An aggregating LATERAL subquery must be joined ON true.");
+		join->jointype = JOIN_LEFT;
+		join->quals = (Node *) make_ands_explicit(conds);
+	}
+
+	/* its columns: the group's values, or the aggregation's over no rows */
+	{
+		List	   *tlist = NIL;
+		NullTest   *absent = makeNode(NullTest);
+
+		absent->arg = (Expr *) sub_var(sub, rt, present);
+		absent->nulltesttype = IS_NULL;
+		absent->location = -1;
+		for (AttrNumber a = 1; a <= n_visible; a++)
+		{
+			TargetEntry *tle = list_nth(sub->targetList, a - 1);
+			CaseExpr   *ce = makeNode(CaseExpr);
+			CaseWhen   *cw = makeNode(CaseWhen);
+			Var		   *v = sub_var(sub, rt, a);
+
+			cw->expr = (Expr *) copyObject(absent);
+			cw->result = (Expr *) over_no_rows_mutator(copyObject((Node *) tle->expr), NULL);
+			cw->location = -1;
+			ce->casetype = v->vartype;
+			ce->casecollid = v->varcollid;
+			ce->args = list_make1(cw);
+			ce->defresult = (Expr *) v;
+			ce->location = -1;
+			tlist = lappend(tlist, makeTargetEntry((Expr *) ce, a, NULL, false));
+		}
+		q->targetList = (List *)
+			ReplaceVarsFromTargetList((Node *) q->targetList, rt, 0, rte, tlist,
+									  REPLACEVARS_CHANGE_VARNO, rt, NULL);
+		q->jointree = (FromExpr *)
+			ReplaceVarsFromTargetList((Node *) q->jointree, rt, 0, rte, tlist,
+									  REPLACEVARS_CHANGE_VARNO, rt, NULL);
+		q->havingQual = ReplaceVarsFromTargetList(q->havingQual, rt, 0, rte, tlist,
+												  REPLACEVARS_CHANGE_VARNO, rt, NULL);
+	}
+}
+
+/*
+ * Every LATERAL subquery of q (after its join alias Vars are flattened)
+ * decorrelated into a join (decorrelate_lateral), or refused.
+ */
+void
+rewrite_lateral(Query *q)
+{
+	for (;;)
+	{
+		FromExpr   *list = NULL;
+		JoinExpr   *join = NULL;
+		int			rt = find_lateral(q, (Node *) q->jointree, NULL, &list, &join);
+
+		if (rt == 0)
+			return;
+		decorrelate_lateral(q, rt, list, join);
+	}
 }

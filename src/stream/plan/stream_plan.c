@@ -615,6 +615,7 @@ plan_query(PlanCtx *ctx, Query *q, List *outer)
 	q->havingQual = flatten_join_alias_vars(q, q->havingQual);
 	canonicalize_jointree((Node *) q->jointree);
 	q->havingQual = (Node *) canonicalize_qual((Expr *) q->havingQual, false);
+	rewrite_lateral(q);
 	rewrite_sublinks(q);
 	semis = convert_where_sublinks(ctx, q);
 	if (contains_sublink((Node *) q->targetList) ||

@@ -1,0 +1,117 @@
+-- LATERAL subqueries: related to the items before them by equalities in
+-- their WHERE, they become subqueries of their own joined on those
+-- equalities (a plain filter, GROUP BY, ORDER BY ... LIMIT n as a Top-N
+-- per outer value, and aggregation without GROUP BY, which gives one row
+-- per outer row: count 0 and the other aggregates NULL where the outer
+-- row has no rows).  Each view follows inserts, updates (of the
+-- correlating columns too) and deletes on both sides and equals its query.
+CREATE EXTENSION hummock_stream;
+CREATE EXTENSION hummock_stream_test;	-- views_differ(): each view against its query
+CREATE TABLE customer (id int PRIMARY KEY, name text, region int);
+CREATE TABLE purchase (id int PRIMARY KEY, customer int, amount int, note text);
+INSERT INTO customer SELECT i, 'c' || i, i % 3 FROM generate_series(1, 12) i;
+INSERT INTO purchase SELECT i, nullif(i % 11, 0), (i * 37) % 100, CASE WHEN i % 4 = 0 THEN NULL ELSE 'p' || i END
+  FROM generate_series(1, 80) i;
+
+-- a plain filter: a join on the equality
+SELECT hummock_stream.create_materialized_view('l_plain',
+  $$SELECT c.id, p.id AS pid, p.amount
+      FROM customer c, LATERAL (SELECT id, amount FROM purchase WHERE purchase.customer = c.id AND amount > 50) p$$);
+-- the three largest purchases of each customer (ties broken by id)
+SELECT hummock_stream.create_materialized_view('l_top',
+  $$SELECT c.id, c.name, p.id AS pid, p.amount
+      FROM customer c CROSS JOIN LATERAL
+           (SELECT id, amount FROM purchase WHERE customer = c.id ORDER BY amount DESC, id LIMIT 3) p$$);
+-- the latest purchase, or NULLs: LEFT JOIN LATERAL ... ON true
+SELECT hummock_stream.create_materialized_view('l_latest',
+  $$SELECT c.id, p.id AS pid, p.note
+      FROM customer c LEFT JOIN LATERAL
+           (SELECT id, note FROM purchase WHERE customer = c.id ORDER BY id DESC LIMIT 1) p ON true$$);
+-- aggregation without GROUP BY: one row per customer, count 0 where none
+SELECT hummock_stream.create_materialized_view('l_agg',
+  $$SELECT c.id, s.n, s.total, s.notes, coalesce(s.total, 0) + c.region AS score
+      FROM customer c,
+           LATERAL (SELECT count(*) AS n, sum(amount) AS total, count(note) AS notes
+                      FROM purchase p WHERE p.customer = c.id) s$$);
+-- the same as a LEFT JOIN ON true, over a grouping outer query
+SELECT hummock_stream.create_materialized_view('l_agg_grouped',
+  $$SELECT c.region, sum(s.n) AS n, max(s.top) AS top
+      FROM customer c LEFT JOIN LATERAL
+           (SELECT count(*) AS n, max(amount) AS top FROM purchase p WHERE p.customer = c.id) s ON true
+     GROUP BY c.region$$);
+-- GROUP BY inside: the notes of each customer counted
+SELECT hummock_stream.create_materialized_view('l_group',
+  $$SELECT c.id, g.has_note, g.n
+      FROM customer c JOIN LATERAL
+           (SELECT note IS NOT NULL AS has_note, count(*) AS n FROM purchase
+             WHERE customer = c.id GROUP BY 1 HAVING count(*) > 1) g ON g.n < 100$$);
+-- the two best-selling notes-or-not groups per customer: GROUP BY and LIMIT
+SELECT hummock_stream.create_materialized_view('l_group_top',
+  $$SELECT c.id, t.bucket, t.total
+      FROM customer c, LATERAL
+           (SELECT amount / 25 AS bucket, sum(amount) AS total FROM purchase
+             WHERE customer = c.id GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 2) t$$);
+-- correlated with two items, by an expression
+SELECT hummock_stream.create_materialized_view('l_two',
+  $$SELECT c.id, d.id AS did, x.amount
+      FROM customer c JOIN customer d ON d.region = c.region AND d.id <> c.id,
+           LATERAL (SELECT amount FROM purchase WHERE customer = d.id AND amount + 0 = c.id * 7) x$$);
+-- window functions inside: over the outer row's rows (each window
+-- partitioned by the correlating columns too)
+SELECT hummock_stream.create_materialized_view('l_window',
+  $$SELECT c.id, w.pid, w.r, w.share
+      FROM customer c, LATERAL
+           (SELECT id AS pid, rank() OVER (ORDER BY amount DESC, id) AS r,
+                   amount * 100 / sum(amount) OVER () AS share
+              FROM purchase WHERE customer = c.id) w$$);
+-- DISTINCT inside
+SELECT hummock_stream.create_materialized_view('l_distinct',
+  $$SELECT c.id, d.bucket
+      FROM customer c, LATERAL (SELECT DISTINCT amount / 20 AS bucket FROM purchase WHERE customer = c.id) d$$);
+SELECT job::text, operators FROM hummock_stream.fragments
+ WHERE job::text IN ('l_top', 'l_agg') ORDER BY 1;
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM l_agg WHERE id IN (11, 12) ORDER BY id;
+
+-- changes on both sides, of the correlating columns too
+INSERT INTO purchase VALUES (100, 11, 99, 'new'), (101, 11, 98, NULL), (102, 12, 5, 'x');
+UPDATE purchase SET customer = 3 WHERE id IN (1, 2);
+UPDATE purchase SET amount = 100 - amount WHERE id % 5 = 0;
+DELETE FROM purchase WHERE id % 7 = 0;
+INSERT INTO customer VALUES (13, 'c13', 1);
+UPDATE customer SET region = 2 WHERE id = 4;
+DELETE FROM customer WHERE id = 5;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM l_agg WHERE id IN (11, 12, 13) ORDER BY id;
+DELETE FROM purchase WHERE customer = 11;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM l_agg WHERE id = 11;
+
+-- refused, each with what is supported
+CREATE FUNCTION create_error(def text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  detail text;
+BEGIN
+  PERFORM hummock_stream.create_materialized_view('bad', def);
+  RETURN 'created';
+EXCEPTION WHEN OTHERS THEN
+  GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
+  RETURN format('%s: %s (%s)', SQLSTATE, SQLERRM, detail);
+END $$;
+SELECT create_error($$SELECT c.id, p.amount FROM customer c, LATERAL (SELECT amount FROM purchase WHERE customer > c.id) p$$);
+SELECT create_error($$SELECT c.id, p.x FROM customer c, LATERAL (SELECT amount + c.region AS x FROM purchase WHERE customer = c.id) p$$);
+SELECT create_error($$SELECT c.id, p.amount FROM customer c, LATERAL (SELECT amount FROM purchase WHERE customer = c.id ORDER BY amount LIMIT 2 OFFSET 1) p$$);
+SELECT create_error($$SELECT c.id, p.amount FROM customer c, LATERAL (SELECT amount FROM purchase WHERE customer = c.id LIMIT 2) p$$);
+SELECT create_error($$SELECT c.id, p.n FROM customer c, LATERAL (SELECT count(*) AS n FROM purchase WHERE customer = c.id HAVING count(*) > 1) p$$);
+SELECT create_error($$SELECT c.id, p.n FROM customer c JOIN LATERAL (SELECT count(*) AS n FROM purchase WHERE customer = c.id) p ON p.n > 1$$);
+SELECT create_error($$SELECT c.id, p.r FROM customer c, LATERAL (SELECT rank() OVER (ORDER BY amount) AS r FROM purchase WHERE customer = c.id ORDER BY amount LIMIT 1) p$$);
+SELECT create_error($$SELECT c.id, p.amount FROM customer c RIGHT JOIN LATERAL (SELECT amount FROM purchase WHERE customer = c.id) p ON true$$);
+DROP FUNCTION create_error(text);
+
+SET client_min_messages = warning;	-- the capture logs' names have OIDs
+DROP EXTENSION hummock_stream CASCADE;
+RESET client_min_messages;
+DROP TABLE customer, purchase;
