@@ -523,6 +523,33 @@ over_no_rows_mutator(Node *node, void *arg)
 	return expression_tree_mutator(node, over_no_rows_mutator, arg);
 }
 
+/*
+ * CASE WHEN <present> IS NULL THEN <value over no rows> ELSE v END: the
+ * value v of an aggregation LEFT JOINed by groups, or where no group
+ * matched (present, a column that is true in every group, NULL), what the
+ * aggregation value gives over no rows.
+ */
+static Node *
+value_or_over_no_rows(Var *v, Node *value, Var *present)
+{
+	CaseExpr   *ce = makeNode(CaseExpr);
+	CaseWhen   *cw = makeNode(CaseWhen);
+	NullTest   *absent = makeNode(NullTest);
+
+	absent->arg = (Expr *) present;
+	absent->nulltesttype = IS_NULL;
+	absent->location = -1;
+	cw->expr = (Expr *) absent;
+	cw->result = (Expr *) over_no_rows_mutator(copyObject(value), NULL);
+	cw->location = -1;
+	ce->casetype = v->vartype;
+	ce->casecollid = v->varcollid;
+	ce->args = list_make1(cw);
+	ce->defresult = (Expr *) v;
+	ce->location = -1;
+	return (Node *) ce;
+}
+
 /* Is sub a plain scan of one table: SELECT expr FROM t WHERE ...? */
 static bool
 plain_scan(Query *sub)
@@ -696,7 +723,6 @@ decorrelate(Query *q, Query *sub, ScalarContext *sc)
 	bool		aggregated;
 	Node	   *value;
 	TargetEntry *present;
-	NullTest   *absent;
 
 	if (list_length(sub->targetList) != 1 || sub->rtable == NIL || reads_above(sub, 1))
 		return NULL;
@@ -791,26 +817,14 @@ decorrelate(Query *q, Query *sub, ScalarContext *sc)
 	}
 
 	/* the value, or what the aggregation gives over no rows */
-	absent = makeNode(NullTest);
-	absent->arg = (Expr *) sub_var(grouped, rt, list_length(inner) + 2);
-	absent->nulltesttype = IS_NULL;
-	absent->location = -1;
 	{
-		CaseExpr   *ce = makeNode(CaseExpr);
-		CaseWhen   *cw = makeNode(CaseWhen);
-		Var		   *v = sub_var(grouped, rt, list_length(inner) + 1);
+		Node	   *ce = value_or_over_no_rows(sub_var(grouped, rt, list_length(inner) + 1),
+											   value,
+											   sub_var(grouped, rt, list_length(inner) + 2));
 
-		cw->expr = (Expr *) absent;
-		cw->result = (Expr *) over_no_rows_mutator(copyObject(value), NULL);
-		cw->location = -1;
-		ce->casetype = v->vartype;
-		ce->casecollid = v->varcollid;
-		ce->args = list_make1(cw);
-		ce->defresult = (Expr *) v;
-		ce->location = -1;
 		if (sc->in_having_or_target && aggregating(q))
 			group_by_too(q, (Expr *) ce);
-		return (Node *) ce;
+		return ce;
 	}
 }
 
@@ -1214,26 +1228,13 @@ decorrelate_lateral(Query *q, int rt, FromExpr *list, JoinExpr *join)
 	/* its columns: the group's values, or the aggregation's over no rows */
 	{
 		List	   *tlist = NIL;
-		NullTest   *absent = makeNode(NullTest);
 
-		absent->arg = (Expr *) sub_var(sub, rt, present);
-		absent->nulltesttype = IS_NULL;
-		absent->location = -1;
 		for (AttrNumber a = 1; a <= n_visible; a++)
 		{
 			TargetEntry *tle = list_nth(sub->targetList, a - 1);
-			CaseExpr   *ce = makeNode(CaseExpr);
-			CaseWhen   *cw = makeNode(CaseWhen);
-			Var		   *v = sub_var(sub, rt, a);
+			Node	   *ce = value_or_over_no_rows(sub_var(sub, rt, a), (Node *) tle->expr,
+												   sub_var(sub, rt, present));
 
-			cw->expr = (Expr *) copyObject(absent);
-			cw->result = (Expr *) over_no_rows_mutator(copyObject((Node *) tle->expr), NULL);
-			cw->location = -1;
-			ce->casetype = v->vartype;
-			ce->casecollid = v->varcollid;
-			ce->args = list_make1(cw);
-			ce->defresult = (Expr *) v;
-			ce->location = -1;
 			tlist = lappend(tlist, makeTargetEntry((Expr *) ce, a, NULL, false));
 		}
 		q->targetList = (List *)
