@@ -22,6 +22,13 @@ SELECT hummock_stream.create_materialized_view('l_top',
   $$SELECT c.id, c.name, p.id AS pid, p.amount
       FROM customer c CROSS JOIN LATERAL
            (SELECT id, amount FROM purchase WHERE customer = c.id ORDER BY amount DESC, id LIMIT 3) p$$);
+-- OFFSET: the second and third largest; all but the two first
+SELECT hummock_stream.create_materialized_view('l_offset',
+  $$SELECT c.id, p.id AS pid FROM customer c, LATERAL
+           (SELECT id FROM purchase WHERE customer = c.id ORDER BY amount DESC, id LIMIT 2 OFFSET 1) p$$);
+SELECT hummock_stream.create_materialized_view('l_offset_only',
+  $$SELECT c.id, p.id AS pid FROM customer c, LATERAL
+           (SELECT id FROM purchase WHERE customer = c.id ORDER BY id OFFSET 2) p$$);
 -- the latest purchase, or NULLs: LEFT JOIN LATERAL ... ON true
 SELECT hummock_stream.create_materialized_view('l_latest',
   $$SELECT c.id, p.id AS pid, p.note
@@ -99,11 +106,12 @@ BEGIN
   RETURN 'created';
 EXCEPTION WHEN OTHERS THEN
   GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
-  RETURN format('%s: %s (%s)', SQLSTATE, SQLERRM, detail);
+  RETURN format('%s: %s', SQLSTATE, SQLERRM) || CASE WHEN detail <> '' THEN format(' (%s)', detail) ELSE '' END;
 END $$;
 SELECT create_error($$SELECT c.id, p.amount FROM customer c, LATERAL (SELECT amount FROM purchase WHERE customer > c.id) p$$);
 SELECT create_error($$SELECT c.id, p.x FROM customer c, LATERAL (SELECT amount + c.region AS x FROM purchase WHERE customer = c.id) p$$);
-SELECT create_error($$SELECT c.id, p.amount FROM customer c, LATERAL (SELECT amount FROM purchase WHERE customer = c.id ORDER BY amount LIMIT 2 OFFSET 1) p$$);
+SELECT create_error($$SELECT c.id, p.amount FROM customer c, LATERAL (SELECT DISTINCT amount FROM purchase WHERE customer = c.id ORDER BY amount LIMIT 2) p$$);
+SELECT create_error($$SELECT c.id, p.amount FROM customer c, LATERAL (SELECT amount FROM purchase WHERE customer = c.id ORDER BY amount LIMIT -1) p$$);
 SELECT create_error($$SELECT c.id, p.amount FROM customer c, LATERAL (SELECT amount FROM purchase WHERE customer = c.id LIMIT 2) p$$);
 SELECT create_error($$SELECT c.id, p.n FROM customer c, LATERAL (SELECT count(*) AS n FROM purchase WHERE customer = c.id HAVING count(*) > 1) p$$);
 SELECT create_error($$SELECT c.id, p.n FROM customer c JOIN LATERAL (SELECT count(*) AS n FROM purchase WHERE customer = c.id) p ON p.n > 1$$);

@@ -171,3 +171,4 @@ vs_j_outer_chain|SELECT t.id, d.id AS did, r.region AS rid, m.w FROM diff_t t LE
 vs_lat_top|SELECT d.id, x.id AS tid, x.val FROM diff_d d CROSS JOIN LATERAL (SELECT id, val FROM diff_t WHERE grp = d.id ORDER BY val, id LIMIT 2) x
 vs_lat_agg|SELECT d.id, s.n, s.total FROM diff_d d LEFT JOIN LATERAL (SELECT count(*) AS n, sum(amount) AS total FROM diff_t t WHERE t.grp = d.id) s ON true
 vs_lat_group|SELECT d.id, g.flag, g.n FROM diff_d d, LATERAL (SELECT flag, count(*) AS n FROM diff_t WHERE grp = d.code GROUP BY flag) g
+vs_lat_offset|SELECT d.id, x.id AS tid FROM diff_d d, LATERAL (SELECT id FROM diff_t WHERE grp = d.id ORDER BY id DESC LIMIT 3 OFFSET 1) x

@@ -1022,6 +1022,42 @@ sort_group_of(Query *sub, TargetEntry *tle)
 }
 
 /*
+ * The value of a LATERAL subquery's LIMIT or OFFSET (what names it), which
+ * must be a constant: -1 if there is none or it is NULL (LIMIT ALL).
+ */
+static int64
+lateral_bound(Node *n, const char *what)
+{
+	Const	   *c;
+
+	if (n == NULL)
+		return -1;
+	c = (Const *) eval_const_expressions(NULL, copyObject(n));
+	if (!IsA(c, Const) || c->consttype != INT8OID)
+		refuse_lateral(psprintf("Its %s must be a constant.", what));
+	if (c->constisnull)
+		return -1;
+	if (DatumGetInt64(c->constvalue) < 0)
+		ereport(ERROR,
+				(errcode(strcmp(what, "LIMIT") == 0 ? ERRCODE_INVALID_ROW_COUNT_IN_LIMIT_CLAUSE :
+						 ERRCODE_INVALID_ROW_COUNT_IN_RESULT_OFFSET_CLAUSE),
+				 errmsg("%s must not be negative", what)));
+	return DatumGetInt64(c->constvalue);
+}
+
+/* v <op> n, op the bigint comparison of btree strategy strategy. */
+static Expr *
+compare_int8(Var *v, int strategy, int64 n)
+{
+	Oid			op = get_opfamily_member(INTEGER_BTREE_FAM_OID, INT8OID, INT8OID, strategy);
+
+	return make_opclause(op, BOOLOID, false, (Expr *) v,
+						 (Expr *) makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(n),
+											false, FLOAT8PASSBYVAL),
+						 InvalidOid, InvalidOid);
+}
+
+/*
  * row_number() OVER (PARTITION BY keys ORDER BY <sub's ORDER BY>) as a new
  * output column of sub (which then has no ORDER BY or LIMIT); its resno.
  */
@@ -1045,6 +1081,7 @@ number_rows_by(Query *sub, RangeTblEntry *rte, List *keys)
 	sub->hasWindowFuncs = true;
 	sub->sortClause = NIL;
 	sub->limitCount = NULL;
+	sub->limitOffset = NULL;
 	return add_output_column(sub, rte, (Expr *) f, "hs_row_number");
 }
 
@@ -1059,8 +1096,9 @@ number_rows_by(Query *sub, RangeTblEntry *rte, List *keys)
  *	no aggregation		its rows, filtered by the rest of its WHERE;
  *	GROUP BY g			grouped by g and the columns;
  *	ORDER BY o LIMIT n	numbered by row_number() OVER (PARTITION BY the
- *						columns ORDER BY o), and rn <= n joins the
- *						conditions (a per-group Top-N, plan_top_n.c);
+ *	  [OFFSET m]		columns ORDER BY o), and rn <= m + n [AND rn >
+ *						m] join the conditions (a per-group Top-N,
+ *						plan_top_n.c, then a filter);
  *	windows				each partitioned by the columns too;
  *	aggregation only	grouped by the columns, LEFT JOINed to the item
  *						holding the outer side, and an outer row without a
@@ -1083,6 +1121,8 @@ decorrelate_lateral(Query *q, int rt, FromExpr *list, JoinExpr *join)
 	Relids		outer_rels = NULL;
 	ListCell   *lc;
 	bool		one_row;
+	int64		limit = lateral_bound(sub->limitCount, "LIMIT");	/* -1: none */
+	int64		offset = Max(lateral_bound(sub->limitOffset, "OFFSET"), 0);
 	int			n_visible = list_length(visible_tlist(sub));
 	AttrNumber	present = 0;
 	int			i;
@@ -1090,25 +1130,20 @@ decorrelate_lateral(Query *q, int rt, FromExpr *list, JoinExpr *join)
 	if (reads_above(sub, 1) ||
 		!split_correlation(sub, &local, &inner, &outer, &on, &outer_first))
 		refuse_lateral("A LATERAL subquery must relate to the items before it only by equalities in its WHERE.");
-	if (sub->setOperations || sub->groupingSets || sub->hasDistinctOn || sub->limitOffset ||
+	if (sub->limitCount == NULL || limit < 0)
+		sub->limitCount = NULL; /* (LIMIT ALL) */
+	if (offset == 0)
+		sub->limitOffset = NULL;
+	if (sub->setOperations || sub->groupingSets || sub->hasDistinctOn ||
 		sub->limitOption == LIMIT_OPTION_WITH_TIES ||
-		(sub->limitCount && (sub->hasTargetSRFs || sub->distinctClause || sub->hasWindowFuncs)))
-		refuse_lateral("Set operations, GROUPING SETS, DISTINCT ON, OFFSET and FETCH ... WITH TIES are not supported in it, nor LIMIT together with DISTINCT, window functions or set-returning functions.");
-	if (sub->hasAggs && sub->groupClause == NIL && (sub->havingQual || sub->limitCount))
-		refuse_lateral("HAVING or LIMIT in an aggregation without GROUP BY is not supported in it.");
-	if (sub->limitCount)
-	{
-		Node	   *c = eval_const_expressions(NULL, copyObject(sub->limitCount));
-
-		if (!IsA(c, Const))
-			refuse_lateral("Its LIMIT must be a constant.");
-		if (((Const *) c)->constisnull)
-			sub->limitCount = NULL; /* LIMIT ALL */
-		else if (sub->sortClause == NIL)
-			refuse_lateral("LIMIT without ORDER BY is not supported in it.");
-		else
-			sub->limitCount = c;
-	}
+		((sub->limitCount || sub->limitOffset) &&
+		 (sub->hasTargetSRFs || sub->distinctClause || sub->hasWindowFuncs)))
+		refuse_lateral("Set operations, GROUPING SETS, DISTINCT ON and FETCH ... WITH TIES are not supported in it, nor LIMIT or OFFSET together with DISTINCT, window functions or set-returning functions.");
+	if (sub->hasAggs && sub->groupClause == NIL &&
+		(sub->havingQual || sub->limitCount || sub->limitOffset))
+		refuse_lateral("HAVING, LIMIT or OFFSET in an aggregation without GROUP BY is not supported in it.");
+	if ((sub->limitCount || sub->limitOffset) && sub->sortClause == NIL)
+		refuse_lateral("LIMIT or OFFSET without ORDER BY is not supported in it.");
 	one_row = one_row_always(sub);
 	foreach(lc, outer)
 		outer_rels = bms_join(outer_rels, varnos_of(lfirst(lc)));
@@ -1144,16 +1179,18 @@ decorrelate_lateral(Query *q, int rt, FromExpr *list, JoinExpr *join)
 	if (one_row)
 		present = add_output_column(sub, rte, (Expr *) makeBoolConst(true, false),
 									"hs_present");
-	if (sub->limitCount)
+	if (sub->limitCount || sub->limitOffset)
 	{
-		Const	   *limit = (Const *) sub->limitCount;
+		/* rows offset+1 .. offset+limit of each value's, numbered */
 		AttrNumber	rn = number_rows_by(sub, rte, keys);
 		Var		   *rn_var = makeVar(rt, rn, INT8OID, -1, InvalidOid, 0);
-		Oid			le = get_opfamily_member(INTEGER_BTREE_FAM_OID, INT8OID,
-											 limit->consttype, BTLessEqualStrategyNumber);
 
-		conds = lappend(conds, make_opclause(le, BOOLOID, false, (Expr *) rn_var,
-											 (Expr *) limit, InvalidOid, InvalidOid));
+		if (limit >= 0)
+			conds = lappend(conds, compare_int8(rn_var, BTLessEqualStrategyNumber,
+												limit > PG_INT64_MAX - offset ?
+												PG_INT64_MAX : limit + offset));
+		if (offset > 0)
+			conds = lappend(conds, compare_int8(rn_var, BTGreaterStrategyNumber, offset));
 	}
 	else
 		sub->sortClause = NIL;
