@@ -413,7 +413,20 @@ wait_for_query_epoch(Relation rel, HsVersion *v)
 void
 HsScanResolve(Relation rel, struct HsVersion **version, uint64 *epoch)
 {
+	HsEpoch		committed;
+
 	*version = HsHummockPinnedVersion(HS_EPOCH_MAX);
+	if (!HsVersionCommittedEpoch(*version, (HsTableId) RelationGetRelid(rel), &committed))
+	{
+		/*
+		 * Never committed, as far as the published version says: a view
+		 * whose creation committed after the last publish would read as
+		 * empty.  The newest version has it (the pin above keeps older
+		 * objects; this one's newer objects are referenced).
+		 */
+		HsVersionUnref(*version);
+		*version = HsHummockNewestVersion();
+	}
 	if (hs_query_epoch != 0)
 		*version = wait_for_query_epoch(rel, *version);
 	*epoch = scan_epoch(rel, *version);

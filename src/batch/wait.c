@@ -28,6 +28,10 @@
  * relations USING hummock that committed within the retention), or its
  * own when it is behind that (or its first epoch, if it was created after).
  *
+ * wait() reads the newest version the catalog has, not only the published
+ * one: a committer publishes after its transaction became visible, and a
+ * view whose creation committed in between would otherwise look dropped.
+ *
  * wait() sleeps on the database's version condition variable, which the
  * committer of each new version broadcasts, and so does the barrier
  * manager when a graph fails or heals; it rechecks at least every second.
@@ -373,7 +377,8 @@ hummock_stream_wait(PG_FUNCTION_ARGS)
 	ConditionVariablePrepareToSleep(&db->version_cv);
 	for (;;)
 	{
-		HsVersion  *v = HsHummockCurrentVersion();
+		/* (newest: a creation seen 'created' in the catalog is in it) */
+		HsVersion  *v = HsHummockNewestVersion();
 		HsEpoch		g = HsGlobalReadEpoch(v);
 		WaitView   *laggard = NULL;
 		HsEpoch		laggard_epoch = 0;

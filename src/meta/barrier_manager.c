@@ -325,9 +325,11 @@ reload_graphs(HsEpoch injected)
 	/*
 	 * A graph that (re)starts begins at its tables' committed epoch: its
 	 * Initial barrier has that prev epoch and its actors restore that state.
+	 * (The newest version: a creation whose job row was read above may not
+	 * have published its first commit yet.)
 	 */
 	{
-		HsVersion  *v = HsHummockCurrentVersion();
+		HsVersion  *v = HsHummockNewestVersion();
 
 		foreach(lc, hs_manager.graphs)
 		{

@@ -281,19 +281,29 @@ refresh_cache(uint64 want)
 }
 
 /*
- * On a standby nothing commits versions, so nothing publishes them: a
- * reader rolls its cache forward over the deltas the WAL replayed into the
- * catalog, and publishes what it found (so pins and waits see it).
+ * Roll the cache forward over every delta the catalog has now (a fresh
+ * snapshot), and publish what it found (so pins and waits see it), unless
+ * the cache holds this transaction's own, uncommitted, versions.  On a
+ * standby nothing commits versions, so nothing publishes them: readers
+ * catch up this way over the deltas the WAL replayed into the catalog.
  */
 static void
-standby_catch_up(void)
+catch_up_with_catalog(void)
 {
 	HsDbState  *db = HsDbStateGet(MyDatabaseId, true);
 
 	check_incarnation();
 	refresh_cache(cached_version ? cached_version->id + 1 : 1);
-	if (cached_version->id > pg_atomic_read_u64(&db->version_id))
+	if (cached_version->id > pg_atomic_read_u64(&db->version_id) &&
+		xact_last_version_id == 0)
 		HsDbStatePublishVersion(db, cached_version->id);
+}
+
+HsVersion *
+HsHummockNewestVersion(void)
+{
+	catch_up_with_catalog();
+	return HsVersionRef(cached_version);
 }
 
 HsVersion *
@@ -303,7 +313,7 @@ HsHummockCurrentVersion(void)
 	uint64		published;
 
 	if (RecoveryInProgress())
-		standby_catch_up();
+		catch_up_with_catalog();
 	db = HsDbStateGet(MyDatabaseId, true);
 	published = pg_atomic_read_u64(&db->version_id);
 
@@ -324,7 +334,7 @@ HsHummockPinnedVersion(HsEpoch epoch)
 	uint64		pinned;
 
 	if (RecoveryInProgress())
-		standby_catch_up();
+		catch_up_with_catalog();
 	pinned = HsPinPublishedVersion(MyDatabaseId, epoch);
 
 	check_incarnation();

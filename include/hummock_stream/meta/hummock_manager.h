@@ -31,6 +31,15 @@
 extern HsVersion *HsHummockCurrentVersion(void);
 
 /*
+ * Like HsHummockCurrentVersion, but brought up to every delta committed
+ * now, published or not.  A committer publishes its version only after its
+ * transaction became visible, so a process that saw a commit's catalog
+ * rows (a view 'created') may not see its version yet: it asks this one
+ * (one catalog index scan) where a missing commit would mislead it.
+ */
+extern HsVersion *HsHummockNewestVersion(void);
+
+/*
  * Like HsHummockCurrentVersion, for reading objects: first pins the
  * published version (and epoch) for the rest of the transaction, so GC
  * keeps every object the returned version references.
