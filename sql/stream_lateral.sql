@@ -3,8 +3,10 @@
 -- equalities (a plain filter, GROUP BY, ORDER BY ... LIMIT n as a Top-N
 -- per outer value, and aggregation without GROUP BY, which gives one row
 -- per outer row: count 0 and the other aggregates NULL where the outer
--- row has no rows).  Each view follows inserts, updates (of the
--- correlating columns too) and deletes on both sides and equals its query.
+-- row has no rows).  Related otherwise, they are computed per distinct
+-- value of the outer columns they read and joined back on those.  Each
+-- view follows inserts, updates (of the correlating columns too) and
+-- deletes on both sides and equals its query.
 CREATE EXTENSION hummock_stream;
 CREATE EXTENSION hummock_stream_test;	-- views_differ(): each view against its query
 CREATE TABLE customer (id int PRIMARY KEY, name text, region int);
@@ -75,8 +77,28 @@ SELECT hummock_stream.create_materialized_view('l_window',
 SELECT hummock_stream.create_materialized_view('l_distinct',
   $$SELECT c.id, d.bucket
       FROM customer c, LATERAL (SELECT DISTINCT amount / 20 AS bucket FROM purchase WHERE customer = c.id) d$$);
+-- related otherwise than by equalities, or with the outer row in the
+-- select list: computed per distinct value of the outer columns read (the
+-- domain) and joined back on them
+SELECT hummock_stream.create_materialized_view('l_cheap_later',
+  $$SELECT c.id, p.amount FROM customer c,
+           LATERAL (SELECT amount FROM purchase WHERE customer > c.id AND amount < 10) p$$);
+SELECT hummock_stream.create_materialized_view('l_shifted',
+  $$SELECT c.id, p.x FROM customer c,
+           LATERAL (SELECT amount + c.region AS x FROM purchase WHERE customer = c.id) p$$);
+SELECT hummock_stream.create_materialized_view('l_agg_before',
+  $$SELECT c.id, s.n, s.top, s.n + c.region AS score FROM customer c,
+           LATERAL (SELECT count(*) AS n, max(amount) AS top FROM purchase p
+                     WHERE p.customer < c.id AND p.amount > c.region * 30) s$$);
+SELECT hummock_stream.create_materialized_view('l_top_before',
+  $$SELECT c.id, p.pid FROM customer c,
+           LATERAL (SELECT id AS pid FROM purchase WHERE customer < c.id ORDER BY amount DESC, id LIMIT 2) p$$);
+SELECT hummock_stream.create_materialized_view('l_agg_outer_value',
+  $$SELECT c.id, s.m FROM customer c,
+           LATERAL (SELECT coalesce(max(amount), -c.id) AS m FROM purchase
+                     WHERE customer = c.id AND amount > c.id * 9) s$$);
 SELECT job::text, operators FROM hummock_stream.fragments
- WHERE job::text IN ('l_top', 'l_agg') ORDER BY 1;
+ WHERE job::text IN ('l_top', 'l_agg', 'l_agg_before') ORDER BY 1;
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM l_agg WHERE id IN (11, 12) ORDER BY id;
 
@@ -108,8 +130,8 @@ EXCEPTION WHEN OTHERS THEN
   GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
   RETURN format('%s: %s', SQLSTATE, SQLERRM) || CASE WHEN detail <> '' THEN format(' (%s)', detail) ELSE '' END;
 END $$;
-SELECT create_error($$SELECT c.id, p.amount FROM customer c, LATERAL (SELECT amount FROM purchase WHERE customer > c.id) p$$);
-SELECT create_error($$SELECT c.id, p.x FROM customer c, LATERAL (SELECT amount + c.region AS x FROM purchase WHERE customer = c.id) p$$);
+SELECT create_error($$SELECT c.id, p.amount FROM customer c, customer d, LATERAL (SELECT amount FROM purchase WHERE customer > c.id AND amount < d.id) p$$);
+SELECT create_error($$SELECT c.id, p.amount FROM customer c LEFT JOIN customer d ON d.id = c.id + 1, LATERAL (SELECT amount FROM purchase WHERE customer > d.id) p$$);
 SELECT create_error($$SELECT c.id, p.amount FROM customer c, LATERAL (SELECT DISTINCT amount FROM purchase WHERE customer = c.id ORDER BY amount LIMIT 2) p$$);
 SELECT create_error($$SELECT c.id, p.amount FROM customer c, LATERAL (SELECT amount FROM purchase WHERE customer = c.id ORDER BY amount LIMIT -1) p$$);
 SELECT create_error($$SELECT c.id, p.amount FROM customer c, LATERAL (SELECT amount FROM purchase WHERE customer = c.id LIMIT 2) p$$);

@@ -62,9 +62,31 @@ SELECT hummock_stream.create_materialized_view('sq_not_in_corr',
   'SELECT e.id FROM emp e WHERE e.boss NOT IN (SELECT r.id FROM emp r WHERE r.dept = e.dept AND r.salary < 150)');
 SELECT hummock_stream.create_materialized_view('sq_not_in_corr_nulls',
   'SELECT d.id, d.name FROM dept d WHERE d.budget / 10 NOT IN (SELECT e.salary FROM emp e WHERE e.dept = d.id AND e.boss IS DISTINCT FROM 3)');
+-- correlated otherwise than by equalities: computed per distinct value of
+-- the outer columns it reads (its domain) and joined back on them
+SELECT hummock_stream.create_materialized_view('sq_earlier_avg',
+  'SELECT id FROM emp e WHERE salary > (SELECT avg(salary) FROM emp i WHERE i.id < e.id)');
+SELECT hummock_stream.create_materialized_view('sq_better_paid',
+  $$SELECT e.id, (SELECT count(*) FROM emp i
+                   WHERE i.salary > e.salary OR (i.salary = e.salary AND i.id < e.id)) AS better
+      FROM emp e$$);
+-- equalities and an inequality together
+SELECT hummock_stream.create_materialized_view('sq_capped',
+  $$SELECT d.id, (SELECT max(salary) FROM emp e WHERE e.dept = d.id AND e.salary * 10 < d.budget) AS capped
+      FROM dept d$$);
+-- the outer row in the value too, and NULLs that match (IS NOT DISTINCT FROM)
+SELECT hummock_stream.create_materialized_view('sq_next_peer',
+  $$SELECT e.id, (SELECT coalesce(min(i.salary), -e.salary) FROM emp i
+                   WHERE i.boss IS NOT DISTINCT FROM e.boss AND i.id > e.id) AS next_peer
+      FROM emp e$$);
+-- over a grouped subquery in FROM
+SELECT hummock_stream.create_materialized_view('sq_above_dept_avg',
+  $$SELECT s.dept, (SELECT count(*) FROM emp i WHERE i.salary > s.avg_salary) AS above
+      FROM (SELECT dept, avg(salary) AS avg_salary FROM emp GROUP BY dept) s$$);
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM sq_best_paid ORDER BY dept, id;
 SELECT * FROM sq_not_in ORDER BY id LIMIT 5;
+SELECT * FROM sq_next_peer ORDER BY id LIMIT 6;
 
 -- changes that move the subqueries' values
 UPDATE emp SET salary = salary + 150 WHERE id % 6 = 0;
@@ -113,8 +135,10 @@ END $$;
 SELECT create_error('SELECT id FROM emp WHERE salary > (SELECT salary FROM emp WHERE id = 1)');
 -- may return several rows: dept is not a unique key of emp
 SELECT create_error('SELECT id, (SELECT i.salary FROM emp i WHERE i.dept = e.dept) FROM emp e');
--- correlated other than by equalities
-SELECT create_error('SELECT id FROM emp e WHERE salary > (SELECT avg(salary) FROM emp i WHERE i.id < e.id)');
+-- correlated otherwise than by equalities, with two outer relations, or
+-- with one an outer join may null
+SELECT create_error('SELECT e.id FROM emp e JOIN dept d ON d.id = e.dept WHERE e.salary > (SELECT avg(salary) FROM emp i WHERE i.id < e.id AND i.salary < d.budget)');
+SELECT create_error('SELECT d.id FROM dept d LEFT JOIN emp e ON e.dept = d.id WHERE (SELECT count(*) FROM emp i WHERE i.id < e.id) > 2');
 -- an aggregating query without GROUP BY
 SELECT create_error('SELECT count(*), (SELECT max(budget) FROM dept) FROM emp');
 -- correlated NOT IN other than by equalities, or over a grouped subquery

@@ -220,6 +220,19 @@ reload_graphs(HsEpoch injected)
 
 	n_log_wanted = HsDbStateLogRequestsTake(hs_manager.db, injected, log_wanted,
 											HS_MAX_LOG_REQUESTS);
+
+	/*
+	 * Graphs that run no actor now (a view being rebuilt stopped its
+	 * actor): noted before the catalog may give them actors again, for
+	 * the same reload may be the first since they emptied.
+	 */
+	foreach(lc, hs_manager.graphs)
+	{
+		HsGraph    *g = lfirst(lc);
+
+		if (g->actors == NIL && g->pending_add == NIL && g->inflight == NIL)
+			g->emptied = true;
+	}
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
 	HsGraphSourcesCollect(&src_actors, &src_graphs);

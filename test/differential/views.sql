@@ -172,3 +172,9 @@ vs_lat_top|SELECT d.id, x.id AS tid, x.val FROM diff_d d CROSS JOIN LATERAL (SEL
 vs_lat_agg|SELECT d.id, s.n, s.total FROM diff_d d LEFT JOIN LATERAL (SELECT count(*) AS n, sum(amount) AS total FROM diff_t t WHERE t.grp = d.id) s ON true
 vs_lat_group|SELECT d.id, g.flag, g.n FROM diff_d d, LATERAL (SELECT flag, count(*) AS n FROM diff_t WHERE grp = d.code GROUP BY flag) g
 vs_lat_offset|SELECT d.id, x.id AS tid FROM diff_d d, LATERAL (SELECT id FROM diff_t WHERE grp = d.id ORDER BY id DESC LIMIT 3 OFFSET 1) x
+-- Correlated otherwise than by equalities: through the domain (the
+-- distinct values of the outer columns read), joined back on them with
+-- IS NOT DISTINCT FROM (region is NULL for some rows of diff_d)
+vs_sq_domain|SELECT d.id, (SELECT count(*) FROM diff_t t WHERE t.grp < d.code AND t.val > coalesce(d.region, 0)) AS n, (SELECT coalesce(max(t.amount), -d.id) FROM diff_t t WHERE t.grp = d.id AND t.val < d.code * 10) AS top FROM diff_d d
+vs_lat_domain|SELECT d.id, x.id AS tid FROM diff_d d, LATERAL (SELECT t.id FROM diff_t t WHERE t.grp > d.id AND t.val IS NOT DISTINCT FROM d.region ORDER BY t.val, t.id LIMIT 2) x
+vs_lat_domain_agg|SELECT d.id, s.n, s.low FROM diff_d d, LATERAL (SELECT count(*) AS n, min(t.val) + d.code AS low FROM diff_t t WHERE t.grp <= d.region) s

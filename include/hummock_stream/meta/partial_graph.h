@@ -110,9 +110,9 @@ typedef struct HsGraph
 	bool		waits_for_worker;	/* FAILED: a worker of it is not running */
 	bool		dropping;		/* remove once its Stop barrier is collected */
 	bool		is_stream_job;	/* a view's job: commits its capture position */
-	bool		emptied;		/* ran no actor at a reload (a view being
-								 * rebuilt): actors it gets again start it
-								 * over */
+	bool		emptied;		/* ran no actor when a reload began (a view
+								 * being rebuilt): actors it gets again
+								 * start it over */
 } HsGraph;
 
 /* Workers hosting some actor of the graph (running or about to be added). */

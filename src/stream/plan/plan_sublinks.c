@@ -38,6 +38,14 @@
  *									becomes a subquery computing per value
  *									of i what it computed per row of a,
  *									joined on i = a.o (decorrelate_lateral).
+ *	(SELECT agg(...) FROM t			an aggregating scalar subquery or a
+ *	  WHERE t.x < a.o ...),			LATERAL one related otherwise (any
+ *	LATERAL (... a.o ...)			condition, a.o in its select list) first
+ *									reads the distinct values of the columns
+ *									of a it uses, its domain, instead of a,
+ *									and is related to a by IS NOT DISTINCT
+ *									FROM on them (correlate_through_domain);
+ *									then the rewrites above apply.
  *
  * src/stream/plan/plan_sublinks.c
  *
@@ -568,6 +576,51 @@ plain_scan(Query *sub)
 }
 
 /*
+ * The equality of clause (or of the DistinctExpr under an IS NOT DISTINCT
+ * FROM, *null_safe), if it is one with two arguments; else NULL.
+ */
+static OpExpr *
+equality_of(Node *clause, bool *null_safe)
+{
+	OpExpr	   *op;
+
+	*null_safe = false;
+	if (is_notclause(clause) && IsA(get_notclausearg(clause), DistinctExpr))
+	{
+		*null_safe = true;
+		clause = (Node *) get_notclausearg(clause);
+	}
+	else if (!IsA(clause, OpExpr))
+		return NULL;
+	op = (OpExpr *) clause;
+	if (list_length(op->args) != 2 ||
+		!op_mergejoinable(op->opno, exprType(linitial(op->args))))
+		return NULL;
+	return op;
+}
+
+/* The operator of an equality template (split_correlation's *on). */
+static OpExpr *
+template_op(Node *tmpl, bool *null_safe)
+{
+	*null_safe = is_notclause(tmpl);
+	if (*null_safe)
+		tmpl = (Node *) get_notclausearg(tmpl);
+	Assert(IsA(tmpl, OpExpr) || IsA(tmpl, DistinctExpr));
+	return (OpExpr *) tmpl;
+}
+
+/* The equality template tmpl over a and b. */
+static Node *
+equality_over(Node *tmpl, Node *a, Node *b)
+{
+	bool		null_safe;
+
+	template_op(tmpl, &null_safe)->args = list_make2(a, b);
+	return tmpl;
+}
+
+/*
  * Do the equalities on (their operators; inner: the table's side of each)
  * pick at most one row of plain_scan sub's table: does a unique index
  * (no predicate, no expressions, not deferrable) have only key columns
@@ -614,9 +667,12 @@ unique_by(Query *sub, List *inner, List *on)
 			forboth(li, inner, lo, on)
 			{
 				Var		   *v = lfirst(li);
+				bool		null_safe;
+				OpExpr	   *op = template_op(lfirst(lo), &null_safe);
 
-				if (IsA(v, Var) && v->varattno == index->indkey.values[k] &&
-					op_in_opfamily(((OpExpr *) lfirst(lo))->opno, family))
+				/* (NULL IS NOT DISTINCT FROM every NULL a unique index has) */
+				if (IsA(v, Var) && v->varattno == index->indkey.values[k] && !null_safe &&
+					op_in_opfamily(op->opno, family))
 					covered = true;
 			}
 		}
@@ -632,12 +688,13 @@ unique_by(Query *sub, List *inner, List *on)
 
 /*
  * Split the WHERE of sub, which reaches the query level above it only by
- * equalities <its expression> = <the outer query's expression> among the
- * conjuncts of its WHERE, into *local (the other conjuncts) and, per
- * equality, *inner (sub's side), *outer (the outer side, as an expression
- * of the outer level), *on (the operator, its arguments unset) and
- * *outer_first (whether the outer side was first).  False if sub reads
- * the level above in any other way.
+ * equalities <its expression> = <the outer query's expression> (or IS NOT
+ * DISTINCT FROM) among the conjuncts of its WHERE, into *local (the other
+ * conjuncts) and, per equality, *inner (sub's side), *outer (the outer
+ * side, as an expression of the outer level), *on (the equality, to be
+ * given its arguments by equality_over) and *outer_first (whether the
+ * outer side was first).  False if sub reads the level above in any other
+ * way.
  */
 static bool
 split_correlation(Query *sub, List **local, List **inner, List **outer, List **on,
@@ -662,16 +719,16 @@ split_correlation(Query *sub, List **local, List **inner, List **outer, List **o
 		OpExpr	   *op;
 		Node	   *l;
 		Node	   *r;
+		bool		null_safe;
+		Node	   *tmpl;
 
 		if (!contain_vars_of_level(c, 1))
 		{
 			*local = lappend(*local, c);
 			continue;
 		}
-		if (!IsA(c, OpExpr) || list_length(((OpExpr *) c)->args) != 2 ||
-			!op_mergejoinable(((OpExpr *) c)->opno, exprType(linitial(((OpExpr *) c)->args))))
+		if ((op = equality_of(c, &null_safe)) == NULL)
 			return false;
-		op = (OpExpr *) c;
 		l = linitial(op->args);
 		r = lsecond(op->args);
 		if (contain_vars_of_level(l, 1) && !contain_vars_of_level(r, 1) &&
@@ -695,10 +752,214 @@ split_correlation(Query *sub, List **local, List **inner, List **outer, List **o
 		IncrementVarSublevelsUp(r, -1, 1);
 		*inner = lappend(*inner, l);
 		*outer = lappend(*outer, r);
-		*on = lappend(*on, make_opclause(op->opno, BOOLOID, false, NULL, NULL, InvalidOid,
-									   op->inputcollid));
+		tmpl = (Node *) copyObject(op);
+		((OpExpr *) tmpl)->args = NIL;
+		if (null_safe)
+			tmpl = (Node *) makeBoolExpr(NOT_EXPR, list_make1(tmpl), -1);
+		*on = lappend(*on, tmpl);
 	}
 	return *inner != NIL;
+}
+
+/* A SortGroupClause of the default ordering of tle's type, numbering tle. */
+static SortGroupClause *
+sort_group_of(Query *sub, TargetEntry *tle)
+{
+	SortGroupClause *sgc = makeNode(SortGroupClause);
+	Oid			type = exprType((Node *) tle->expr);
+	ListCell   *lc;
+	bool		hashable;
+
+	if (tle->ressortgroupref == 0)
+	{
+		Index		ref = 0;
+
+		foreach(lc, sub->targetList)
+			ref = Max(ref, ((TargetEntry *) lfirst(lc))->ressortgroupref);
+		tle->ressortgroupref = ref + 1;
+	}
+	get_sort_group_operators(type, false, true, false, &sgc->sortop, &sgc->eqop, NULL,
+							 &hashable);
+	sgc->tleSortGroupRef = tle->ressortgroupref;
+	sgc->hashable = hashable;
+	return sgc;
+}
+
+/* Is relation rt on the nullable side of an outer join in jointree node jt? */
+static bool
+nullable_in(Node *jt, int rt, bool nullable)
+{
+	if (jt == NULL)
+		return false;
+	if (IsA(jt, RangeTblRef))
+		return nullable && ((RangeTblRef *) jt)->rtindex == rt;
+	if (IsA(jt, FromExpr))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((FromExpr *) jt)->fromlist)
+			if (nullable_in(lfirst(lc), rt, nullable))
+				return true;
+		return false;
+	}
+	if (IsA(jt, JoinExpr))
+	{
+		JoinExpr   *j = (JoinExpr *) jt;
+
+		return nullable_in(j->larg, rt, nullable ||
+						   j->jointype == JOIN_RIGHT || j->jointype == JOIN_FULL) ||
+			nullable_in(j->rarg, rt, nullable ||
+						j->jointype == JOIN_LEFT || j->jointype == JOIN_FULL ||
+						j->jointype == JOIN_ANTI);
+	}
+	return true;				/* (unknown: say so, to be safe) */
+}
+
+/* The columns of the domain, for replace_rte_variables */
+typedef struct DomainColumns
+{
+	int			rt;				/* the domain's range table index in sub */
+	List	   *attnos;			/* the outer relation's columns, in order */
+} DomainColumns;
+
+static Node *
+domain_column(Var *var, replace_rte_variables_context *context)
+{
+	DomainColumns *dc = context->callback_arg;
+	int			pos = 0;
+	ListCell   *lc;
+
+	foreach(lc, dc->attnos)
+	{
+		if (lfirst_int(lc) == var->varattno)
+			pos = foreach_current_index(lc) + 1;
+	}
+	Assert(pos > 0);
+	return (Node *) makeVar(dc->rt, pos, var->vartype, var->vartypmod, var->varcollid,
+							var->varlevelsup - 1);
+}
+
+/*
+ * Sub, which reads columns of one relation r of q (its outer query) in
+ * any way, rewritten to relate to q only by IS NOT DISTINCT FROM
+ * equalities, so that the rewrites by equalities apply (what is called
+ * decorrelation through the domain, or magic sets):
+ *
+ *		(... FROM t WHERE t.ts <= r.ts ...)
+ *	becomes
+ *		(... FROM t, (SELECT DISTINCT r.ts FROM r) d
+ *		  WHERE t.ts <= d.ts AND d.ts IS NOT DISTINCT FROM r.ts ...)
+ *
+ * For each row of r exactly one row of the domain d has its values (r is
+ * read whole, and no outer join of q may null it), so sub computes for d
+ * what it computed for r's row; computed per distinct value, it is joined
+ * back on the equalities.  (Values equal but told apart by a function,
+ * numeric 1.0 and 1.00 in text, are one domain row: sub sees one of them.)
+ * NULL if sub reads more than one relation of q, a whole row, or one that
+ * is not a table or a self-contained subquery.
+ */
+static Query *
+correlate_through_domain(Query *q, Query *sub)
+{
+	List	   *vars = pull_vars_of_level((Node *) sub, 1);
+	DomainColumns dc = {0, NIL};
+	int			r = 0;
+	RangeTblEntry *rte;
+	Query	   *dom;
+	Query	   *out;
+	List	   *conds = NIL;
+	ListCell   *lc;
+	bool		has_sublinks = false;
+	int			i;
+
+	if (vars == NIL)
+		return NULL;
+	foreach(lc, vars)
+	{
+		Var		   *v = lfirst(lc);
+
+		if (!IsA(v, Var) || v->varattno <= 0 || (r != 0 && v->varno != r))
+			return NULL;
+		r = v->varno;
+		if (!list_member_int(dc.attnos, v->varattno))
+		{
+			TypeCacheEntry *tc = lookup_type_cache(v->vartype, TYPECACHE_EQ_OPR);
+
+			if (!OidIsValid(tc->eq_opr))
+				return NULL;	/* (no equality: no domain) */
+			dc.attnos = lappend_int(dc.attnos, v->varattno);
+		}
+	}
+	rte = rt_fetch(r, q->rtable);
+	if (!(rte->rtekind == RTE_RELATION ||
+		  (rte->rtekind == RTE_SUBQUERY && !rte->lateral && !reads_above(rte->subquery, 0))) ||
+		nullable_in((Node *) q->jointree, r, false))
+		return NULL;
+
+	/* the domain: SELECT DISTINCT <the columns> FROM r */
+	dom = makeNode(Query);
+	dom->commandType = CMD_SELECT;
+	dom->querySource = QSRC_ORIGINAL;
+	dom->canSetTag = true;
+	dom->rtable = list_make1(copyObject(rte));
+	((RangeTblEntry *) linitial(dom->rtable))->inFromCl = true;
+	dom->jointree = makeFromExpr(list_make1(make_ref(1)), NULL);
+	i = 0;
+	foreach(lc, dc.attnos)
+	{
+		AttrNumber	a = (AttrNumber) lfirst_int(lc);
+		Oid			type;
+		int32		typmod;
+		Oid			coll;
+		TargetEntry *tle;
+
+		if (rte->rtekind == RTE_RELATION)
+			get_atttypetypmodcoll(rte->relid, a, &type, &typmod, &coll);
+		else
+		{
+			Node	   *e = (Node *) ((TargetEntry *) list_nth(rte->subquery->targetList, a - 1))->expr;
+
+			type = exprType(e);
+			typmod = exprTypmod(e);
+			coll = exprCollation(e);
+		}
+		i++;
+		tle = makeTargetEntry((Expr *) makeVar(1, a, type, typmod, coll, 0), i,
+							  psprintf("hs_domain_%d", i), false);
+		dom->targetList = lappend(dom->targetList, tle);
+		dom->distinctClause = lappend(dom->distinctClause, sort_group_of(dom, tle));
+	}
+
+	/* sub over the domain, and the domain equal to r's row */
+	dc.rt = list_length(sub->rtable) + 1;
+	out = (Query *) replace_rte_variables((Node *) copyObject(sub), r, 1, domain_column, &dc,
+										  &has_sublinks);
+	(void) add_subquery_rte(out, dom, "hs_domain");
+	out->jointree->fromlist = lappend(out->jointree->fromlist, make_ref(dc.rt));
+	i = 0;
+	foreach(lc, dc.attnos)
+	{
+		TargetEntry *tle = list_nth(dom->targetList, i++);
+		Var		   *d = makeVar(dc.rt, i, exprType((Node *) tle->expr),
+								exprTypmod((Node *) tle->expr),
+								exprCollation((Node *) tle->expr), 0);
+		Var		   *o = copyObject(d);
+		DistinctExpr *de;
+
+		o->varno = r;
+		o->varattno = (AttrNumber) lfirst_int(lc);
+		o->varlevelsup = 1;
+		de = (DistinctExpr *) make_opclause(lookup_type_cache(d->vartype, TYPECACHE_EQ_OPR)->eq_opr,
+											BOOLOID, false, (Expr *) d, (Expr *) o,
+											InvalidOid, d->varcollid);
+		NodeSetTag(de, T_DistinctExpr);
+		de->opfuncid = get_opcode(de->opno);
+		conds = lappend(conds, makeBoolExpr(NOT_EXPR, list_make1(de), -1));
+	}
+	out->jointree->quals = (Node *)
+		make_ands_explicit(list_concat(make_ands_implicit((Expr *) out->jointree->quals),
+									   conds));
+	return out;
 }
 
 /*
@@ -722,6 +983,7 @@ decorrelate(Query *q, Query *sub, ScalarContext *sc)
 	List	   *outer_first = NIL;	/* per equality: is the outer side first? */
 	bool		aggregated;
 	Node	   *value;
+	Node	   *no_rows_value;
 	TargetEntry *present;
 
 	if (list_length(sub->targetList) != 1 || sub->rtable == NIL || reads_above(sub, 1))
@@ -729,8 +991,17 @@ decorrelate(Query *q, Query *sub, ScalarContext *sc)
 	aggregated = one_row_always(sub);
 	if (!aggregated && !plain_scan(sub))
 		return NULL;
+	/* over no rows the value is the outer row's: as written, one level up */
+	no_rows_value = copyObject((Node *) linitial_node(TargetEntry, sub->targetList)->expr);
+	IncrementVarSublevelsUp(no_rows_value, -1, 1);
 	if (!split_correlation(sub, &local, &inner, &outer, &on, &outer_first))
-		return NULL;
+	{
+		/* an aggregation related otherwise: through its domain */
+		if (!aggregated || contain_subplans(no_rows_value) ||
+			(sub = correlate_through_domain(q, sub)) == NULL ||
+			!split_correlation(sub, &local, &inner, &outer, &on, &outer_first))
+			return NULL;
+	}
 	if (!aggregated && !unique_by(sub, inner, on))
 		return NULL;
 	foreach(lc, outer)
@@ -790,12 +1061,10 @@ decorrelate(Query *q, Query *sub, ScalarContext *sc)
 	i = 0;
 	foreach(lc, on)
 	{
-		OpExpr	   *op = lfirst(lc);
-
 		if (list_nth_int(outer_first, i))
-			op->args = list_make2(list_nth(outer, i), sub_var(grouped, rt, i + 1));
+			equality_over(lfirst(lc), list_nth(outer, i), (Node *) sub_var(grouped, rt, i + 1));
 		else
-			op->args = list_make2(sub_var(grouped, rt, i + 1), list_nth(outer, i));
+			equality_over(lfirst(lc), (Node *) sub_var(grouped, rt, i + 1), list_nth(outer, i));
 		i++;
 	}
 	j = makeNode(JoinExpr);
@@ -819,7 +1088,7 @@ decorrelate(Query *q, Query *sub, ScalarContext *sc)
 	/* the value, or what the aggregation gives over no rows */
 	{
 		Node	   *ce = value_or_over_no_rows(sub_var(grouped, rt, list_length(inner) + 1),
-											   value,
+											   no_rows_value,
 											   sub_var(grouped, rt, list_length(inner) + 2));
 
 		if (sc->in_having_or_target && aggregating(q))
@@ -850,7 +1119,7 @@ scalar_mutator(Node *node, ScalarContext *sc)
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						 errmsg("this correlated scalar subquery is not supported in a streaming materialized view"),
-						 errdetail("A correlated scalar subquery must aggregate without GROUP BY, HAVING or LIMIT, or look one row up by a unique key of its table, and relate to the outer query only by equalities in its WHERE.")));
+						 errdetail("A correlated scalar subquery must look one row up by a unique key of its table, by equalities with the outer query in its WHERE, or aggregate without GROUP BY, HAVING or LIMIT; an aggregating one related otherwise than by such equalities must read columns of only one item of the outer query, a table or a subquery that no outer join nulls.")));
 			return done;
 		}
 		if (!one_row_always(sub) || list_length(sub->targetList) != 1)
@@ -997,30 +1266,6 @@ add_output_column(Query *sub, RangeTblEntry *rte, Expr *e, const char *name)
 	return pos + 1;
 }
 
-/* A SortGroupClause of the default ordering of tle's type, numbering tle. */
-static SortGroupClause *
-sort_group_of(Query *sub, TargetEntry *tle)
-{
-	SortGroupClause *sgc = makeNode(SortGroupClause);
-	Oid			type = exprType((Node *) tle->expr);
-	ListCell   *lc;
-	bool		hashable;
-
-	if (tle->ressortgroupref == 0)
-	{
-		Index		ref = 0;
-
-		foreach(lc, sub->targetList)
-			ref = Max(ref, ((TargetEntry *) lfirst(lc))->ressortgroupref);
-		tle->ressortgroupref = ref + 1;
-	}
-	get_sort_group_operators(type, false, true, false, &sgc->sortop, &sgc->eqop, NULL,
-							 &hashable);
-	sgc->tleSortGroupRef = tle->ressortgroupref;
-	sgc->hashable = hashable;
-	return sgc;
-}
-
 /*
  * The value of a LATERAL subquery's LIMIT or OFFSET (what names it), which
  * must be a constant: -1 if there is none or it is NULL (LIMIT ALL).
@@ -1111,6 +1356,7 @@ decorrelate_lateral(Query *q, int rt, FromExpr *list, JoinExpr *join)
 {
 	RangeTblEntry *rte = rt_fetch(rt, q->rtable);
 	Query	   *sub = copyObject(rte->subquery);
+	Query	   *written = rte->subquery;
 	List	   *local;
 	List	   *inner;
 	List	   *outer;
@@ -1127,9 +1373,17 @@ decorrelate_lateral(Query *q, int rt, FromExpr *list, JoinExpr *join)
 	AttrNumber	present = 0;
 	int			i;
 
-	if (reads_above(sub, 1) ||
-		!split_correlation(sub, &local, &inner, &outer, &on, &outer_first))
-		refuse_lateral("A LATERAL subquery must relate to the items before it only by equalities in its WHERE.");
+	if (reads_above(sub, 1))
+		refuse_lateral("A LATERAL subquery may read only the query level it is in.");
+	if (!split_correlation(sub, &local, &inner, &outer, &on, &outer_first))
+	{
+		/* related otherwise than by equalities: through its domain */
+		Query	   *d = correlate_through_domain(q, sub);
+
+		if (d == NULL || !split_correlation(d, &local, &inner, &outer, &on, &outer_first))
+			refuse_lateral("A LATERAL subquery related to the items before it otherwise than by equalities in its WHERE must read columns of only one of them, a table or a subquery that no outer join nulls.");
+		sub = d;
+	}
 	if (sub->limitCount == NULL || limit < 0)
 		sub->limitCount = NULL; /* (LIMIT ALL) */
 	if (offset == 0)
@@ -1199,12 +1453,11 @@ decorrelate_lateral(Query *q, int rt, FromExpr *list, JoinExpr *join)
 	i = 0;
 	foreach(lc, on)
 	{
-		OpExpr	   *op = lfirst(lc);
-		Var		   *k = sub_var(sub, rt, ((TargetEntry *) list_nth(keys, i))->resno);
+		Node	   *k = (Node *) sub_var(sub, rt, ((TargetEntry *) list_nth(keys, i))->resno);
 
-		op->args = list_nth_int(outer_first, i) ? list_make2(list_nth(outer, i), k) :
-			list_make2(k, list_nth(outer, i));
-		conds = lappend(conds, op);
+		conds = lappend(conds, list_nth_int(outer_first, i) ?
+						equality_over(lfirst(lc), list_nth(outer, i), k) :
+						equality_over(lfirst(lc), k, list_nth(outer, i)));
 		i++;
 	}
 	rte->subquery = sub;
@@ -1268,9 +1521,13 @@ decorrelate_lateral(Query *q, int rt, FromExpr *list, JoinExpr *join)
 
 		for (AttrNumber a = 1; a <= n_visible; a++)
 		{
-			TargetEntry *tle = list_nth(sub->targetList, a - 1);
-			Node	   *ce = value_or_over_no_rows(sub_var(sub, rt, a), (Node *) tle->expr,
-												   sub_var(sub, rt, present));
+			/* over no rows: the column as written, the outer row's values in it */
+			TargetEntry *tle = list_nth(written->targetList, a - 1);
+			Node	   *value = copyObject((Node *) tle->expr);
+			Node	   *ce;
+
+			IncrementVarSublevelsUp(value, -1, 1);
+			ce = value_or_over_no_rows(sub_var(sub, rt, a), value, sub_var(sub, rt, present));
 
 			tlist = lappend(tlist, makeTargetEntry((Expr *) ce, a, NULL, false));
 		}
