@@ -73,7 +73,7 @@ SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM (VALUES (1)
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM generate_series(1, 3) AS g');
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM docs d LEFT JOIN LATERAL unnest(d.tags) AS t ON t > ''a''');
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM docs d, lower(d.words) AS l');
-SELECT hummock_stream.create_materialized_view('bad', 'SELECT d.id, s.name FROM docs d, LATERAL (SELECT * FROM authors a WHERE a.id > d.author) s');
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT d.id, s.name FROM docs d, authors b, LATERAL (SELECT * FROM authors a WHERE a.id > d.author AND a.id < b.id) s');
 
 SELECT hummock_stream.drop_materialized_view(v::regclass) FROM queries ORDER BY v;
 DROP FUNCTION differs(regclass, text);

@@ -185,7 +185,7 @@ BEGIN
 EXCEPTION WHEN OTHERS THEN
   RETURN sqlstate || ': ' || sqlerrm;
 END $$;
-SELECT create_error($$SELECT o.id FROM orders o WHERE o.customer NOT IN (SELECT id FROM customers c WHERE c.id > o.id)$$);
+SELECT create_error($$SELECT o.id FROM orders o WHERE o.customer NOT IN (SELECT id FROM customers c WHERE c.id > o.id GROUP BY id)$$);
 SELECT create_error($$SELECT c.id, (SELECT o.id FROM orders o WHERE o.customer > c.id) AS oid FROM customers c$$);
 SELECT create_error($$SELECT id FROM customers c WHERE EXISTS (SELECT 1 FROM orders o WHERE o.customer = c.id) OR id = 1$$);
 SELECT create_error($$SELECT c.id FROM customers c, customers d, LATERAL (SELECT o.id FROM orders o WHERE o.customer < c.id AND o.id > d.id) l$$);

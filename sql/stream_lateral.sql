@@ -97,6 +97,11 @@ SELECT hummock_stream.create_materialized_view('l_agg_outer_value',
   $$SELECT c.id, s.m FROM customer c,
            LATERAL (SELECT coalesce(max(amount), -c.id) AS m FROM purchase
                      WHERE customer = c.id AND amount > c.id * 9) s$$);
+-- DISTINCT ON inside: the latest purchase of each amount bucket per customer
+SELECT hummock_stream.create_materialized_view('l_distinct_on',
+  $$SELECT c.id, x.bucket, x.pid FROM customer c, LATERAL
+           (SELECT DISTINCT ON (amount / 25) amount / 25 AS bucket, id AS pid FROM purchase
+             WHERE customer = c.id ORDER BY amount / 25, id DESC) x$$);
 SELECT job::text, operators FROM hummock_stream.fragments
  WHERE job::text IN ('l_top', 'l_agg', 'l_agg_before') ORDER BY 1;
 SELECT * FROM hummock_stream_test.views_differ();
@@ -133,6 +138,7 @@ END $$;
 SELECT create_error($$SELECT c.id, p.amount FROM customer c, customer d, LATERAL (SELECT amount FROM purchase WHERE customer > c.id AND amount < d.id) p$$);
 SELECT create_error($$SELECT c.id, p.amount FROM customer c LEFT JOIN customer d ON d.id = c.id + 1, LATERAL (SELECT amount FROM purchase WHERE customer > d.id) p$$);
 SELECT create_error($$SELECT c.id, p.amount FROM customer c, LATERAL (SELECT DISTINCT amount FROM purchase WHERE customer = c.id ORDER BY amount LIMIT 2) p$$);
+SELECT create_error($$SELECT c.id, p.amount FROM customer c, LATERAL (SELECT DISTINCT ON (amount) amount FROM purchase WHERE customer = c.id ORDER BY amount LIMIT 2) p$$);
 SELECT create_error($$SELECT c.id, p.amount FROM customer c, LATERAL (SELECT amount FROM purchase WHERE customer = c.id ORDER BY amount LIMIT -1) p$$);
 SELECT create_error($$SELECT c.id, p.amount FROM customer c, LATERAL (SELECT amount FROM purchase WHERE customer = c.id LIMIT 2) p$$);
 SELECT create_error($$SELECT c.id, p.n FROM customer c, LATERAL (SELECT count(*) AS n FROM purchase WHERE customer = c.id HAVING count(*) > 1) p$$);

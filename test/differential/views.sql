@@ -178,3 +178,5 @@ vs_lat_offset|SELECT d.id, x.id AS tid FROM diff_d d, LATERAL (SELECT id FROM di
 vs_sq_domain|SELECT d.id, (SELECT count(*) FROM diff_t t WHERE t.grp < d.code AND t.val > coalesce(d.region, 0)) AS n, (SELECT coalesce(max(t.amount), -d.id) FROM diff_t t WHERE t.grp = d.id AND t.val < d.code * 10) AS top FROM diff_d d
 vs_lat_domain|SELECT d.id, x.id AS tid FROM diff_d d, LATERAL (SELECT t.id FROM diff_t t WHERE t.grp > d.id AND t.val IS NOT DISTINCT FROM d.region ORDER BY t.val, t.id LIMIT 2) x
 vs_lat_domain_agg|SELECT d.id, s.n, s.low FROM diff_d d, LATERAL (SELECT count(*) AS n, min(t.val) + d.code AS low FROM diff_t t WHERE t.grp <= d.region) s
+vs_sq_not_in_domain|SELECT d.id FROM diff_d d WHERE d.code NOT IN (SELECT t.val FROM diff_t t WHERE t.grp > d.id AND t.flag)
+vs_lat_distinct_on|SELECT d.id, x.grp, x.tid FROM diff_d d, LATERAL (SELECT DISTINCT ON (t.grp) t.grp, t.id AS tid FROM diff_t t WHERE t.val > d.code ORDER BY t.grp, t.val DESC, t.id) x

@@ -863,7 +863,7 @@ convert_where_sublinks(PlanCtx *ctx, Query *q)
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						 errmsg("this NOT IN (SELECT ...) is not supported in a streaming materialized view"),
-						 errdetail("NOT IN is supported over one column, with a subquery that is uncorrelated, or correlated by equalities in its WHERE and only filtering rows."),
+						 errdetail("NOT IN is supported over one column, with a subquery that is uncorrelated, or correlated in its WHERE (by equalities, or through columns of one outer table or self-contained subquery that no outer join nulls) and only filtering rows."),
 						 errhint("Write NOT EXISTS (SELECT ... WHERE ...), which does not depend on NULLs in the subquery.")));
 		}
 		if (j != NULL)

@@ -30,7 +30,7 @@
  *									AND (SELECT count(*) ... WHERE y IS NULL)
  *									= 0.
  *	x NOT IN (SELECT y FROM ...		the same over the rows the subquery has
- *	  WHERE i = outer.o AND ...)	for the outer row: a correlated NOT
+ *	  WHERE <correlated> ...)		for the outer row: a correlated NOT
  *									EXISTS and correlated counts (see
  *									rewrite_correlated_not_in).
  *	FROM a, LATERAL (SELECT ...		a LATERAL subquery related to the items
@@ -248,6 +248,8 @@ never_null(Query *q, Node *e)
 	return result;
 }
 
+static Query *correlate_through_domain(Query *q, Query *sub);
+
 /* ---------------------------------------------------------------------
  * NOT IN
  * ---------------------------------------------------------------------
@@ -376,7 +378,8 @@ correlated_count_is_zero(Query *sub, Node *qual)
  *	AND (SELECT count(*) FROM ... WHERE <correlated> AND y IS NULL) = 0
  *
  * The counts are correlated scalar subqueries, rewritten into grouped
- * LEFT JOINs like any other (so the correlation must be by equalities).
+ * LEFT JOINs like any other (so the correlation must be by equalities,
+ * or go through the domain: correlate_through_domain).
  */
 static List *
 rewrite_correlated_not_in(Query *q, OpExpr *test, Query *sub, Node *x)
@@ -386,7 +389,8 @@ rewrite_correlated_not_in(Query *q, OpExpr *test, Query *sub, Node *x)
 	SubLink    *ex = makeNode(SubLink);
 	List	   *result;
 
-	if (!plain_filter(sub) || reads_above(sub, 1) || !correlated_by_equalities(sub))
+	if (!plain_filter(sub) || reads_above(sub, 1) ||
+		!(correlated_by_equalities(sub) || correlate_through_domain(q, sub) != NULL))
 		return NIL;
 	IncrementVarSublevelsUp(x_inside, 1, 0);
 	ex->subLinkType = EXISTS_SUBLINK;
@@ -1345,6 +1349,8 @@ number_rows_by(Query *sub, RangeTblEntry *rte, List *keys)
  *						m] join the conditions (a per-group Top-N,
  *						plan_top_n.c, then a filter);
  *	windows				each partitioned by the columns too;
+ *	DISTINCT [ON (d)]	distinct on the columns too (the first row of
+ *						each (d, columns) in its ORDER BY);
  *	aggregation only	grouped by the columns, LEFT JOINed to the item
  *						holding the outer side, and an outer row without a
  *						group sees what the aggregation gives over no rows
@@ -1388,11 +1394,11 @@ decorrelate_lateral(Query *q, int rt, FromExpr *list, JoinExpr *join)
 		sub->limitCount = NULL; /* (LIMIT ALL) */
 	if (offset == 0)
 		sub->limitOffset = NULL;
-	if (sub->setOperations || sub->groupingSets || sub->hasDistinctOn ||
+	if (sub->setOperations || sub->groupingSets ||
 		sub->limitOption == LIMIT_OPTION_WITH_TIES ||
 		((sub->limitCount || sub->limitOffset) &&
 		 (sub->hasTargetSRFs || sub->distinctClause || sub->hasWindowFuncs)))
-		refuse_lateral("Set operations, GROUPING SETS, DISTINCT ON and FETCH ... WITH TIES are not supported in it, nor LIMIT or OFFSET together with DISTINCT, window functions or set-returning functions.");
+		refuse_lateral("Set operations, GROUPING SETS and FETCH ... WITH TIES are not supported in it, nor LIMIT or OFFSET together with DISTINCT, DISTINCT ON, window functions or set-returning functions.");
 	if (sub->hasAggs && sub->groupClause == NIL &&
 		(sub->havingQual || sub->limitCount || sub->limitOffset))
 		refuse_lateral("HAVING, LIMIT or OFFSET in an aggregation without GROUP BY is not supported in it.");
@@ -1446,8 +1452,8 @@ decorrelate_lateral(Query *q, int rt, FromExpr *list, JoinExpr *join)
 		if (offset > 0)
 			conds = lappend(conds, compare_int8(rn_var, BTGreaterStrategyNumber, offset));
 	}
-	else
-		sub->sortClause = NIL;
+	else if (!sub->hasDistinctOn)
+		sub->sortClause = NIL;	/* (DISTINCT ON's picks the first row of each) */
 
 	/* the equalities, over the new columns */
 	i = 0;
