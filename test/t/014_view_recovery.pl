@@ -82,15 +82,16 @@ sub all_equal
 	is(scalar(@bad), 0, "$when: every view equals its query") or diag("differ: @bad");
 }
 
-# commits of graph $v during a window in which $cond holds, polled
-sub commits_while
+# Poll until view $v has committed $n more times and $cond (a boolean
+# query) holds as well: the order of events, with the harness's deadline;
+# what one view's failures cost the others is a matter for benchmarks.
+sub gains_commits
 {
-	my ($v, $secs) = @_;
+	my ($v, $n, $cond) = @_;
 	my $c0 = graph($v, 'commits');
-	my $t0 = time;
-	$node->safe_psql('postgres', 'UPDATE t SET v = v + 1 WHERE id % 7 = 0') for (1 .. 3);
-	sleep(0.05) while time - $t0 < $secs;
-	return (graph($v, 'commits') - $c0) / (time - $t0);
+	return $node->poll_query_until('postgres',
+		"SELECT (SELECT commits >= $c0 + $n FROM hummock_stream.partial_graphs
+		          WHERE graph_id = '$v'::regclass::oid) AND ($cond)");
 }
 
 all_equal('after creation', keys %views);
@@ -98,15 +99,17 @@ all_equal('after creation', keys %views);
 # ---------------------------------------------------------------------
 # (b) a failing downstream never delays its upstream
 # ---------------------------------------------------------------------
-my $up_rate0 = commits_while('up', 2);
 my $up_resets0 = graph('up', 'resets');
 $node->safe_psql('postgres', "SELECT hummock_stream_test.fail_view('down', 1000000)");
 ok($node->poll_query_until('postgres',
 		q{SELECT state = 'failed' AND last_error LIKE 'injected fault%' FROM hummock_stream.jobs WHERE name = 'down'::regclass}),
 	'(b) the downstream fails');
-my $up_rate = commits_while('up', 3);
-diag(sprintf('(b) upstream commits/s: %.1f alone, %.1f while its downstream fails', $up_rate0, $up_rate));
-cmp_ok($up_rate, '>', 0.5 * $up_rate0, '(b) the upstream keeps committing while its downstream fails');
+# (it fails until told otherwise: it commits nothing meanwhile)
+my $down_commits = graph('down', 'commits');
+$node->safe_psql('postgres', 'UPDATE t SET v = v + 1 WHERE id % 7 = 0');
+ok(gains_commits('up', 20, "SELECT commits = $down_commits FROM hummock_stream.partial_graphs
+                             WHERE graph_id = 'down'::regclass::oid"),
+	'(b) the upstream keeps committing while its downstream fails');
 is(graph('up', 'resets'), $up_resets0, '(b) the upstream is never reset');
 is(state_of('up'), 'created', '(b) the upstream stays created');
 like(state_of('down2'), qr/^created/, "(b) the downstream's downstream waits without failing");
@@ -115,7 +118,7 @@ my $failures = $node->safe_psql('postgres',
 	q{SELECT failures FROM hummock_stream.jobs WHERE name = 'down'::regclass});
 cmp_ok($failures, '>=', 1, "(d) jobs counts the downstream's failures ($failures)");
 my $resets = graph('down', 'resets');
-cmp_ok($resets, '<', 10, "(d) it backs off: $resets resets in about 3 s at 100 ms barriers");
+cmp_ok($resets, '<', 10, "(d) it backs off: $resets resets (at 100 ms barriers, without backoff one a barrier)");
 $node->safe_psql('postgres', "SELECT hummock_stream_test.fail_view('down', 0)");
 ok($node->poll_query_until('postgres',
 		q{SELECT state = 'created' FROM hummock_stream.jobs WHERE name = 'down'::regclass}, 't'),
@@ -128,19 +131,20 @@ all_equal('(b) after the downstream recovered', qw(up down down2));
 # ---------------------------------------------------------------------
 my $down_resets0 = graph('down', 'resets');
 my $down2_resets0 = graph('down2', 'resets');
-my $apart_rate0 = commits_while('apart', 2);
 $node->safe_psql('postgres', "SELECT hummock_stream_test.fail_view('up', 3)");
 $node->safe_psql('postgres', 'INSERT INTO t SELECT i, i % 10, 7 FROM generate_series(2000, 2050) i');
 ok($node->poll_query_until('postgres',
 		q{SELECT state = 'failed' FROM hummock_stream.jobs WHERE name = 'up'::regclass}),
 	'(c) the upstream fails');
-my $apart_rate = commits_while('apart', 2);
-diag(sprintf('(a) unconnected view commits/s: %.1f before, %.1f while another fails', $apart_rate0, $apart_rate));
-cmp_ok($apart_rate, '>', 0.5 * $apart_rate0, '(a) a view not connected to the failing one keeps committing');
+# Its three failures in a row take at least 1 + 2 s of backoff, during
+# which the unconnected view commits (at 100 ms barriers, dozens of times)
+my $apart_commits = graph('apart', 'commits');
 like(state_of('down'), qr/^created/, '(c) the downstream waits, it does not fail');
 ok($node->poll_query_until('postgres',
 		q{SELECT state = 'created' FROM hummock_stream.jobs WHERE name = 'up'::regclass}),
 	'(c) the upstream recovers after its three failures');
+cmp_ok(graph('apart', 'commits'), '>', $apart_commits + 3,
+	'(a) a view not connected to the failing one kept committing meanwhile');
 all_equal('(c) after the upstream recovered', qw(up down down2 apart));
 is(graph('down', 'resets'), $down_resets0, '(c) the downstream was never reset');
 is(graph('down2', 'resets'), $down2_resets0, "(c) nor the downstream's downstream");
