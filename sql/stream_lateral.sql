@@ -97,6 +97,15 @@ SELECT hummock_stream.create_materialized_view('l_agg_outer_value',
   $$SELECT c.id, s.m FROM customer c,
            LATERAL (SELECT coalesce(max(amount), -c.id) AS m FROM purchase
                      WHERE customer = c.id AND amount > c.id * 9) s$$);
+-- an aggregation joined ON a condition: inner (a filter over its values)
+-- and LEFT (NULLs where the condition fails)
+SELECT hummock_stream.create_materialized_view('l_agg_on',
+  $$SELECT c.id, p.n FROM customer c JOIN LATERAL
+           (SELECT count(*) AS n FROM purchase WHERE customer = c.id) p ON p.n > 5$$);
+SELECT hummock_stream.create_materialized_view('l_agg_left_on',
+  $$SELECT c.id, p.n, p.top FROM customer c LEFT JOIN LATERAL
+           (SELECT count(*) AS n, max(amount) AS top FROM purchase WHERE customer = c.id) p
+           ON p.n > c.region * 3$$);
 -- DISTINCT ON inside: the latest purchase of each amount bucket per customer
 SELECT hummock_stream.create_materialized_view('l_distinct_on',
   $$SELECT c.id, x.bucket, x.pid FROM customer c, LATERAL
@@ -142,7 +151,7 @@ SELECT create_error($$SELECT c.id, p.amount FROM customer c, LATERAL (SELECT DIS
 SELECT create_error($$SELECT c.id, p.amount FROM customer c, LATERAL (SELECT amount FROM purchase WHERE customer = c.id ORDER BY amount LIMIT -1) p$$);
 SELECT create_error($$SELECT c.id, p.amount FROM customer c, LATERAL (SELECT amount FROM purchase WHERE customer = c.id LIMIT 2) p$$);
 SELECT create_error($$SELECT c.id, p.n FROM customer c, LATERAL (SELECT count(*) AS n FROM purchase WHERE customer = c.id HAVING count(*) > 1) p$$);
-SELECT create_error($$SELECT c.id, p.n FROM customer c JOIN LATERAL (SELECT count(*) AS n FROM purchase WHERE customer = c.id) p ON p.n > 1$$);
+SELECT create_error($$SELECT d.id FROM customer d LEFT JOIN (customer c JOIN LATERAL (SELECT count(*) AS n FROM purchase WHERE customer = c.id) p ON p.n > 1) ON d.id = c.id$$);
 SELECT create_error($$SELECT c.id, p.r FROM customer c, LATERAL (SELECT rank() OVER (ORDER BY amount) AS r FROM purchase WHERE customer = c.id ORDER BY amount LIMIT 1) p$$);
 SELECT create_error($$SELECT c.id, p.amount FROM customer c RIGHT JOIN LATERAL (SELECT amount FROM purchase WHERE customer = c.id) p ON true$$);
 DROP FUNCTION create_error(text);

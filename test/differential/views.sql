@@ -180,3 +180,4 @@ vs_lat_domain|SELECT d.id, x.id AS tid FROM diff_d d, LATERAL (SELECT t.id FROM 
 vs_lat_domain_agg|SELECT d.id, s.n, s.low FROM diff_d d, LATERAL (SELECT count(*) AS n, min(t.val) + d.code AS low FROM diff_t t WHERE t.grp <= d.region) s
 vs_sq_not_in_domain|SELECT d.id FROM diff_d d WHERE d.code NOT IN (SELECT t.val FROM diff_t t WHERE t.grp > d.id AND t.flag)
 vs_lat_distinct_on|SELECT d.id, x.grp, x.tid FROM diff_d d, LATERAL (SELECT DISTINCT ON (t.grp) t.grp, t.id AS tid FROM diff_t t WHERE t.val > d.code ORDER BY t.grp, t.val DESC, t.id) x
+vs_lat_agg_on|SELECT d.id, s.n, s.top FROM diff_d d LEFT JOIN LATERAL (SELECT count(*) AS n, max(t.val) AS top FROM diff_t t WHERE t.grp = d.id) s ON s.n > coalesce(d.region, 0) * 4

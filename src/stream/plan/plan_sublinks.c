@@ -789,20 +789,23 @@ sort_group_of(Query *sub, TargetEntry *tle)
 	return sgc;
 }
 
-/* Is relation rt on the nullable side of an outer join in jointree node jt? */
+/*
+ * Is the jointree node target, or the relation rt, within jointree node jt
+ * on the nullable side of an outer join?
+ */
 static bool
-nullable_in(Node *jt, int rt, bool nullable)
+on_nullable_side(Node *jt, Node *target, int rt, bool nullable)
 {
 	if (jt == NULL)
 		return false;
-	if (IsA(jt, RangeTblRef))
-		return nullable && ((RangeTblRef *) jt)->rtindex == rt;
+	if (jt == target || (IsA(jt, RangeTblRef) && ((RangeTblRef *) jt)->rtindex == rt))
+		return nullable;
 	if (IsA(jt, FromExpr))
 	{
 		ListCell   *lc;
 
 		foreach(lc, ((FromExpr *) jt)->fromlist)
-			if (nullable_in(lfirst(lc), rt, nullable))
+			if (on_nullable_side(lfirst(lc), target, rt, nullable))
 				return true;
 		return false;
 	}
@@ -810,13 +813,13 @@ nullable_in(Node *jt, int rt, bool nullable)
 	{
 		JoinExpr   *j = (JoinExpr *) jt;
 
-		return nullable_in(j->larg, rt, nullable ||
-						   j->jointype == JOIN_RIGHT || j->jointype == JOIN_FULL) ||
-			nullable_in(j->rarg, rt, nullable ||
-						j->jointype == JOIN_LEFT || j->jointype == JOIN_FULL ||
-						j->jointype == JOIN_ANTI);
+		return on_nullable_side(j->larg, target, rt, nullable ||
+								j->jointype == JOIN_RIGHT || j->jointype == JOIN_FULL) ||
+			on_nullable_side(j->rarg, target, rt, nullable ||
+							 j->jointype == JOIN_LEFT || j->jointype == JOIN_FULL ||
+							 j->jointype == JOIN_ANTI);
 	}
-	return true;				/* (unknown: say so, to be safe) */
+	return false;
 }
 
 /* The columns of the domain, for replace_rte_variables */
@@ -897,7 +900,7 @@ correlate_through_domain(Query *q, Query *sub)
 	rte = rt_fetch(r, q->rtable);
 	if (!(rte->rtekind == RTE_RELATION ||
 		  (rte->rtekind == RTE_SUBQUERY && !rte->lateral && !reads_above(rte->subquery, 0))) ||
-		nullable_in((Node *) q->jointree, r, false))
+		on_nullable_side((Node *) q->jointree, NULL, r, false))
 		return NULL;
 
 	/* the domain: SELECT DISTINCT <the columns> FROM r */
@@ -1377,6 +1380,8 @@ decorrelate_lateral(Query *q, int rt, FromExpr *list, JoinExpr *join)
 	int64		offset = Max(lateral_bound(sub->limitOffset, "OFFSET"), 0);
 	int			n_visible = list_length(visible_tlist(sub));
 	AttrNumber	present = 0;
+	Node	   *on_cond = NULL; /* aggregating, joined ON this */
+	bool		on_left = false;
 	int			i;
 
 	if (reads_above(sub, 1))
@@ -1513,10 +1518,22 @@ decorrelate_lateral(Query *q, int rt, FromExpr *list, JoinExpr *join)
 	}
 	else
 	{
+		/*
+		 * Joined ON a condition: every outer row has exactly one row of
+		 * the subquery, so an inner join keeps the outer rows where the
+		 * condition holds (a filter above the join: no outer join may
+		 * null it), and a LEFT JOIN gives NULLs where it does not.
+		 */
 		if (join->quals && !(IsA(join->quals, Const) &&
 							 DatumGetBool(((Const *) join->quals)->constvalue) &&
 							 !((Const *) join->quals)->constisnull))
-			refuse_lateral("An aggregating LATERAL subquery must be joined ON true.");
+		{
+			on_cond = join->quals;
+			on_left = join->jointype == JOIN_LEFT;
+			if (!on_left && (contain_subplans(on_cond) ||
+							 on_nullable_side((Node *) q->jointree, (Node *) join, 0, false)))
+				refuse_lateral("An aggregating LATERAL subquery inner-joined ON a condition must not be on the nullable side of an outer join, nor its condition hold a subquery.");
+		}
 		join->jointype = JOIN_LEFT;
 		join->quals = (Node *) make_ands_explicit(conds);
 	}
@@ -1536,6 +1553,39 @@ decorrelate_lateral(Query *q, int rt, FromExpr *list, JoinExpr *join)
 			ce = value_or_over_no_rows(sub_var(sub, rt, a), value, sub_var(sub, rt, present));
 
 			tlist = lappend(tlist, makeTargetEntry((Expr *) ce, a, NULL, false));
+		}
+		if (on_cond)
+		{
+			/* the condition over the columns' values */
+			Node	   *cond = ReplaceVarsFromTargetList(on_cond, rt, 0, rte, tlist,
+														 REPLACEVARS_CHANGE_VARNO, rt, NULL);
+
+			if (!on_left)
+				q->jointree->quals = (Node *)
+					make_ands_explicit(lappend(make_ands_implicit((Expr *) q->jointree->quals),
+											   cond));
+			else
+			{
+				/* LEFT JOIN ... ON cond: the values where it holds, else NULL */
+				foreach(lc, tlist)
+				{
+					TargetEntry *tle = lfirst(lc);
+					CaseExpr   *ce = makeNode(CaseExpr);
+					CaseWhen   *cw = makeNode(CaseWhen);
+
+					cw->expr = (Expr *) copyObject(cond);
+					cw->result = tle->expr;
+					cw->location = -1;
+					ce->casetype = exprType((Node *) tle->expr);
+					ce->casecollid = exprCollation((Node *) tle->expr);
+					ce->args = list_make1(cw);
+					ce->defresult = (Expr *) makeNullConst(ce->casetype,
+														   exprTypmod((Node *) tle->expr),
+														   ce->casecollid);
+					ce->location = -1;
+					tle->expr = (Expr *) ce;
+				}
+			}
 		}
 		q->targetList = (List *)
 			ReplaceVarsFromTargetList((Node *) q->targetList, rt, 0, rte, tlist,
