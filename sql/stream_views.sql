@@ -392,8 +392,6 @@ SELECT error_of($$INSERT INTO v_paid VALUES (1, 'x', 1)$$);
 SELECT error_of($$UPDATE v_paid SET total = 0$$);
 SELECT error_of($$DELETE FROM v_paid$$);
 SELECT error_of($$TRUNCATE v_paid$$);
-SELECT error_of($$TRUNCATE orders$$);
-SELECT count(*) AS orders FROM orders;
 
 -- ---------------------------------------------------------------------
 -- Privileges
@@ -675,7 +673,10 @@ SELECT count(*) AS capture_triggers FROM pg_trigger WHERE tgrelid = 'restored_t'
 INSERT INTO restored_t VALUES (4, 4);
 SELECT hummock_stream.wait('restored_sum');
 SELECT * FROM restored_sum;
-SELECT error_of('TRUNCATE restored_t');
+-- TRUNCATE is captured as the delete of every row
+TRUNCATE restored_t;
+SELECT hummock_stream.wait('restored_sum');
+SELECT * FROM restored_sum;
 SELECT hummock_stream.drop_materialized_view('restored_sum');
 SELECT count(*) AS capture_triggers FROM pg_trigger WHERE tgrelid = 'restored_t'::regclass;
 DROP TABLE restored_t;

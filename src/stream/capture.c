@@ -41,8 +41,11 @@
  * An index on txid lets each barrier read only the rows of transactions
  * from its position's xmin on, whatever the log's size.
  *
- * TRUNCATE of a source is rejected by a BEFORE TRUNCATE trigger (a
- * truncate is not row changes; capturing it as a reset is future work).
+ * TRUNCATE of a source is captured by a BEFORE TRUNCATE trigger as the
+ * Delete of every row the table holds (capture_truncate), so views follow
+ * it as they follow a DELETE of all rows, at the cost of one.  A creation
+ * locks its tables before its snapshot S0 (view_create.c), since a
+ * TRUNCATE committed after S0 would show the backfill an empty table.
  *
  * Partitioned tables and partitions.  A statement's triggers fire on the
  * table it names: one naming a partition never reaches its parent's
@@ -87,7 +90,7 @@
  * invalidation of the table (setting capture up or down changes its
  * triggers, which invalidates it).  A table with triggers but no log, such
  * as a former source restored from a dump, is not captured: the triggers
- * do nothing and TRUNCATE works.  The logs are members of the extension,
+ * do nothing.  The logs are members of the extension,
  * so pg_dump leaves them and their rows out; a log does not depend on its
  * source at all (a member's dependency would turn a drop of the source
  * into a drop of the extension), and goes when its source stops being
@@ -529,23 +532,94 @@ hummock_stream_capture(PG_FUNCTION_ARGS)
 	return PointerGetDatum(NULL);
 }
 
-/* BEFORE TRUNCATE on a source: refuse. */
+/*
+ * TRUNCATE of a source, captured as the Delete of every row it holds.
+ * The trigger fires BEFORE TRUNCATE, once the table (a partitioned
+ * table's whole tree) is locked ACCESS EXCLUSIVE: every other writer of
+ * it has ended, so a fresh snapshot shows exactly the rows TRUNCATE
+ * removes (committed by anyone, or written earlier in this transaction),
+ * and the WAL position taken now, the statement's number, comes after
+ * the commit of every one of them (as a later statement's would).  A
+ * partitioned source's rows are read from each of its leaf partitions and
+ * converted to its row type.  This costs what a DELETE of every row costs
+ * the log.
+ */
+static void
+capture_truncate(Relation rel, Oid log_oid)
+{
+	Oid			source = RelationGetRelid(rel);
+	TupleDesc	source_desc = RelationGetDescr(rel);
+	FullTransactionId fxid = GetTopFullTransactionId();
+	int64		stmt = (int64) GetXLogInsertRecPtr();
+	Snapshot	snap = RegisterSnapshot(GetLatestSnapshot());
+	MemoryContext row_cxt = AllocSetContextCreate(CurrentMemoryContext,
+												  "hummock_stream truncate capture",
+												  ALLOCSET_DEFAULT_SIZES);
+	List	   *tables;
+	ListCell   *lc;
+	int32		ord = 0;
+	CaptureLog	log;
+
+	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+		tables = find_all_inheritors(source, NoLock, NULL);	/* (locked) */
+	else
+		tables = list_make1_oid(source);
+	HsCaptureMarkWrite(source, fxid);
+	open_log(&log, log_oid);
+	foreach(lc, tables)
+	{
+		Relation	table;
+		TupleConversionMap *map = NULL;
+		TupleTableSlot *slot;
+		TableScanDesc scan;
+
+		if (get_rel_relkind(lfirst_oid(lc)) != RELKIND_RELATION)
+			continue;			/* (a partitioned table holds no rows) */
+		table = lfirst_oid(lc) == source ? rel : table_open(lfirst_oid(lc), NoLock);
+		if (table != rel)
+			map = convert_tuples_by_name(RelationGetDescr(table), source_desc);
+		slot = table_slot_create(table, NULL);
+		scan = table_beginscan(table, snap, 0, NULL);
+		while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+		{
+			MemoryContext old = MemoryContextSwitchTo(row_cxt);
+			HeapTuple	tup = ExecFetchSlotHeapTuple(slot, false, NULL);
+
+			if (map)
+				tup = execute_attr_map_tuple(tup, map);
+			append_row(&log, fxid, stmt, ord++, HS_CAPTURE_DELETE,
+					   heap_copy_tuple_as_datum(tup, source_desc));
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(row_cxt);
+			CHECK_FOR_INTERRUPTS();
+		}
+		table_endscan(scan);
+		ExecDropSingleTupleTableSlot(slot);
+		if (map)
+			free_conversion_map(map);
+		if (table != rel)
+			table_close(table, NoLock);
+	}
+	close_log(&log);
+	UnregisterSnapshot(snap);
+	MemoryContextDelete(row_cxt);
+}
+
+/* BEFORE TRUNCATE on a source: its rows, captured as deleted. */
 Datum
 hummock_stream_capture_truncate(PG_FUNCTION_ARGS)
 {
 	TriggerData *trig = (TriggerData *) fcinfo->context;
+	Oid			log_oid;
 
-	if (!CALLED_AS_TRIGGER(fcinfo))
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_BY_TRUNCATE(trig->tg_event) ||
+		!TRIGGER_FIRED_BEFORE(trig->tg_event))
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("hummock_stream._capture_truncate() must be called as a trigger")));
-	if (!OidIsValid(trigger_capture_log(RelationGetRelid(trig->tg_relation))))
-		return PointerGetDatum(NULL);	/* not captured: truncate away */
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("cannot truncate table \"%s\" because streaming materialized views read it",
-					RelationGetRelationName(trig->tg_relation)),
-			 errhint("Delete its rows with DELETE, or drop the views first (see hummock_stream.jobs).")));
+				 errmsg("hummock_stream._capture_truncate() must be a BEFORE TRUNCATE trigger")));
+	log_oid = trigger_capture_log(RelationGetRelid(trig->tg_relation));
+	if (OidIsValid(log_oid))
+		capture_truncate(trig->tg_relation, log_oid);
 	return PointerGetDatum(NULL);
 }
 
@@ -660,7 +734,7 @@ HsCaptureEnsure(Oid relid)
 			spi_exec(sql.data, SPI_OK_UTILITY);
 			pfree(name.data);
 		}
-		/* TRUNCATE is refused in replica mode too (it would go unnoticed) */
+		/* TRUNCATE is captured in replica mode too (an apply worker's) */
 		resetStringInfo(&sql);
 		appendStringInfo(&sql,
 						 "CREATE OR REPLACE TRIGGER %s BEFORE TRUNCATE ON %s"

@@ -426,6 +426,34 @@ HsViewLockSources(List *sources)
 	list_free(ours);
 }
 
+/*
+ * Lock the tables sources are read from, and every table of a partitioned
+ * source's tree, in ACCESS SHARE mode (in OID order), as a query reading
+ * them would: writers go on, TRUNCATE and ALTER TABLE wait.
+ */
+static void
+lock_sources_shared(List *sources)
+{
+	List	   *rels = NIL;
+	ListCell   *lc;
+
+	foreach(lc, sources)
+	{
+		Oid			relid = lfirst_oid(lc);
+
+		if (HsRelidIsHummock(relid))
+			continue;
+		if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
+			rels = list_concat_unique_oid(rels, find_all_inheritors(relid, NoLock, NULL));
+		else
+			rels = list_append_unique_oid(rels, relid);
+	}
+	list_sort(rels, list_oid_cmp);
+	foreach(lc, rels)
+		LockRelationOid(lfirst_oid(lc), AccessShareLock);
+	list_free(rels);
+}
+
 /* Step 2: capture and the view's relation, in the current transaction. */
 static void
 create_setup(Creation *c)
@@ -514,12 +542,11 @@ fill_row(Creation *c, HsJobRow *row, const char *state, const char *position,
 static void
 create_backfill(Creation *c, char **position, HsEpoch *first_epoch, HsEpoch *view_epoch)
 {
-	Snapshot	s0 = RegisterSnapshot(GetLatestSnapshot());
+	Snapshot	s0;
 	HsStreamStore store;
 	HsStreamJob *job;
 	HsUserContext as_owner;
 
-	*position = HsBackfillSnapshotText(s0);
 	memset(&store, 0, sizeof(store));
 	store.env = HsEnvPgForContext(CurrentMemoryContext);	/* outlives rows */
 	store.shared_buffer = HsSharedBufferCreate(store.env,
@@ -527,6 +554,19 @@ create_backfill(Creation *c, char **position, HsEpoch *first_epoch, HsEpoch *vie
 	store.version = HsHummockPinnedVersion(HS_EPOCH_MAX);
 	set_phase(c, HS_CREATION_WAITING);
 	*view_epoch = HsBackfillUpstreamEpoch(c->plan->sources, &store.version);
+
+	/*
+	 * The tables are read at S0 by the backfill, which may open one long
+	 * after S0: a TRUNCATE committed in between would show it empty to S0
+	 * (TRUNCATE is not MVCC-safe) while the log has its deletes after S0.
+	 * So every table is locked against TRUNCATE (and other rewrites) before
+	 * S0 is taken, until the creation commits; writers are not held up.
+	 * (After the wait for the upstream views: a TRUNCATE queued behind
+	 * these locks holds up the upstreams' workers too.)
+	 */
+	lock_sources_shared(c->plan->sources);
+	s0 = RegisterSnapshot(GetLatestSnapshot());
+	*position = HsBackfillSnapshotText(s0);
 	store.cache = HsHummockSstCache();
 	store.epoch = HsEpochNow();
 	set_phase(c, HS_CREATION_BACKFILLING);

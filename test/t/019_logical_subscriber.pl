@@ -2,7 +2,8 @@
 # worker runs with session_replication_role = replica and fires no
 # statement triggers, so a source's row triggers (enabled REPLICA)
 # capture what it applies: the initial copy, then every insert, update
-# and delete of the publisher; a session of the subscriber in origin mode
+# and delete of the publisher (and its TRUNCATE, by the source's TRUNCATE
+# trigger, enabled ALWAYS); a session of the subscriber in origin mode
 # is captured by the statement triggers, never both.  Disabling or
 # dropping a capture trigger is refused.
 use strict;
@@ -28,7 +29,7 @@ $pub->safe_psql('postgres', $schema);
 $sub->safe_psql('postgres', $schema);
 $pub->safe_psql('postgres', q{
 	INSERT INTO orders SELECT i, i % 7, i * 1.5 FROM generate_series(1, 500) i;
-	CREATE PUBLICATION p FOR TABLE orders WITH (publish = 'insert, update, delete');
+	CREATE PUBLICATION p FOR TABLE orders;
 });
 # the view exists before the subscription: the initial copy is captured too
 $sub->safe_psql('postgres', q{
@@ -73,6 +74,19 @@ is($sub->safe_psql('postgres', q{
 	SELECT count(*) FROM ((TABLE big EXCEPT ALL SELECT id, amount FROM orders WHERE amount > 500)
 	   UNION ALL (SELECT id, amount FROM orders WHERE amount > 500 EXCEPT ALL TABLE big)) d}),
 	'0', 'a view created on the subscriber later equals its query');
+
+# a replicated TRUNCATE is captured as the delete of every row
+$pub->safe_psql('postgres', q{
+	TRUNCATE orders;
+	INSERT INTO orders SELECT i, i % 4, i * 100 FROM generate_series(1, 50) i;
+});
+$pub->wait_for_catchup('s');
+is($sub->safe_psql('postgres', 'SELECT count(*) FROM orders'), '50', 'the TRUNCATE was applied');
+equal('after a TRUNCATE on the publisher');
+is($sub->safe_psql('postgres', q{
+	SELECT count(*) FROM ((TABLE big EXCEPT ALL SELECT id, amount FROM orders WHERE amount > 500)
+	   UNION ALL (SELECT id, amount FROM orders WHERE amount > 500 EXCEPT ALL TABLE big)) d}),
+	'0', 'the other view followed the TRUNCATE too');
 
 # capture cannot be switched off while views read the table
 my ($rc, $out, $err) = $sub->psql('postgres', 'ALTER TABLE orders DISABLE TRIGGER ALL');
