@@ -154,7 +154,7 @@ HsGucDefine(void)
 
 	DefineCustomIntVariable("hummock_stream.shared_buffer_size",
 							"Memory of each compute worker for state not yet synced to SSTs.",
-							"Above it, sealed data is spilled to SSTs before its checkpoint.",
+							"Above it, sealed data is spilled to SSTs before its checkpoint; a view whose epoch writes more than half of it seals the epoch in parts.",
 							&hs_shared_buffer_size_kb,
 							64 * 1024, 1024, INT_MAX / 1024,
 							PGC_POSTMASTER,

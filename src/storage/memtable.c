@@ -767,6 +767,12 @@ HsMemtableEpoch(const HsMemtable *mt)
 	return mt->epoch;
 }
 
+void
+HsMemtableSetEpoch(HsMemtable *mt, HsEpoch epoch)
+{
+	mt->epoch = epoch;
+}
+
 /* Does the memtable keep old values for a change log? */
 bool
 HsMemtableLogsOldValues(const HsMemtable *mt)

@@ -905,6 +905,14 @@ HsSharedBufferGet(HsSharedBuffer *b, HsSstCache *cache, HsTableId table_id,
 	return ok;
 }
 
+HsEpoch
+HsSharedBufferMaxSealed(HsSharedBuffer *b, HsTableId table_id)
+{
+	TableMark  *m = mark_of(b, table_id, false);
+
+	return m ? m->max_sealed : 0;
+}
+
 size_t
 HsSharedBufferMemoryUsage(const HsSharedBuffer *b)
 {

@@ -433,9 +433,20 @@ encode_change_logs(const HsSyncResult *res, const HsTableId *logged, int n_logge
 			HsBufPutVarint32(payload, 0);
 			continue;
 		}
-		HsBufPutVarint32(payload, (uint32) t->n_epochs);
-		for (int k = 0; k < t->n_epochs; k++)
-			HsBufPutVarint64(payload, t->epochs[k]);
+		/*
+		 * The entry ends at the checkpoint epoch, where the table commits,
+		 * also when its last writes were sealed at an earlier epoch (an
+		 * earlier barrier of the checkpoint, or a sub-epoch: stream_job.c).
+		 */
+		{
+			bool		ends_early = t->epochs[t->n_epochs - 1] != epoch;
+
+			HsBufPutVarint32(payload, (uint32) t->n_epochs + (ends_early ? 1 : 0));
+			for (int k = 0; k < t->n_epochs; k++)
+				HsBufPutVarint64(payload, t->epochs[k]);
+			if (ends_early)
+				HsBufPutVarint64(payload, epoch);
+		}
 		HsBufPutVarint32(payload, (uint32) t->n_new);
 		for (int k = 0; k < t->n_new; k++)
 			HsBufPutVarint64(payload, t->new_ssts[k]->object_id);

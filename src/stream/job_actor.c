@@ -116,14 +116,24 @@ job_on_barrier(HsActor *a, const HsActorBarrier *b, bool paused, TimestampTz *wa
 		*wake_at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), UPSTREAM_POLL_MS);
 		return false;
 	}
-	job->store.version = v;
-	job->store.epoch = b->prev_epoch;
+	{
+		/* sub-epochs go above all the tables wrote before (stream_job.c) */
+		HsEpoch		floor = Max(job->store.epoch, HsStreamJobMaxSealed(job));
+		HsEpoch		committed;
+
+		if (HsVersionCommittedEpoch(v, (HsTableId) job->job_id, &committed))
+			floor = Max(floor, committed);
+		job->store.version = v;
+		job->store.epoch = b->prev_epoch;
+		HsStreamJobAllowSplit(job, floor, (size_t) hs_shared_buffer_size_kb * 1024 / 2);
+	}
 	HsStreamJobSetChangeLog(job, a->write_old_values);
 	PG_TRY();
 	{
 		instr_time	start,
 					elapsed;
 		int64		rows_before = job->rows_in;
+		int64		splits_before = job->splits;
 
 		INSTR_TIME_SET_CURRENT(start);
 		HsStreamJobConsume(job, b->snapshot);
@@ -137,6 +147,10 @@ job_on_barrier(HsActor *a, const HsActorBarrier *b, bool paused, TimestampTz *wa
 					(errmsg("streaming materialized view \"%s\" took %.3f ms to maintain epoch %llu",
 							get_rel_name(job->job_id), INSTR_TIME_GET_MILLISEC(elapsed),
 							(unsigned long long) b->prev_epoch),
+					 job->splits > splits_before ?
+					 errdetail("%lld input rows read; the writes were sealed in %lld parts to bound memory.",
+							   (long long) (job->rows_in - rows_before),
+							   (long long) (job->splits - splits_before + 1)) :
 					 errdetail("%lld input rows read.",
 							   (long long) (job->rows_in - rows_before))));
 	}

@@ -455,6 +455,21 @@ HsStateTableSeal(HsStateTable *t)
 }
 
 void
+HsStateTableSealAs(HsStateTable *t, HsEpoch epoch)
+{
+	Assert(epoch <= t->store->epoch);
+	if (t->memtable)
+		HsMemtableSetEpoch(t->memtable, epoch);
+	HsStateTableSeal(t);
+}
+
+size_t
+HsStateTableUnsealedBytes(const HsStateTable *t)
+{
+	return t->memtable ? HsMemtableMemoryUsage(t->memtable) : 0;
+}
+
+void
 HsStateTableDiscard(HsStateTable *t)
 {
 	if (t->memtable)

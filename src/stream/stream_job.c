@@ -40,6 +40,7 @@
 
 #include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/meta/hummock_manager.h"
+#include "hummock_stream/pg/env_pg.h"
 #include "hummock_stream/row/row_shape.h"
 #include "hummock_stream/stream/capture.h"
 #include "hummock_stream/stream/capture_marks.h"
@@ -49,6 +50,11 @@
 
 /* Rows fetched from the capture log at a time. */
 #define LOG_FETCH_ROWS 1000
+
+/* Rows pushed between two looks at the memtables' size. */
+#define SPLIT_CHECK_ROWS 256
+
+static void flush_and_seal(HsStreamJob *job, HsEpoch seal_as);
 
 /* ---------------------------------------------------------------------
  * Whose rights a job runs with
@@ -163,6 +169,76 @@ HsStreamJobSetChangeLog(HsStreamJob *job, bool change_log)
 	job->view.log_old_values = change_log;
 }
 
+/* ---------------------------------------------------------------------
+ * Sub-epochs
+ *
+ * An epoch's input has no bound (a transaction of a billion rows, or the
+ * backlog of a view that was down), but the memtables of one epoch live in
+ * memory until it is sealed.  So an epoch whose memtables outgrow
+ * split_bytes is cut: its writes so far are sealed as the next sub-epoch,
+ * like the chunks of a backfill, and the shared buffer spills what
+ * outgrows it.  Epochs count 2^16 per millisecond, and the sub-epochs of
+ * epoch E are the millisecond before E's, sequence 1, 2, ... (above F, the
+ * newest epoch the tables sealed or committed before): no epoch a time
+ * (a time-travel read, hummock_stream.epoch_of) or a commit names is
+ * among them, so a read at any of those sees all of E or none of it.
+ * Any prefix of the epoch's input (input by input, each in replay order)
+ * leaves every input in a valid state (each delete removes a row that
+ * exists: capture.c), as the chunks of a backfill do, so the state the
+ * executors flush at a cut is the query over such inputs,
+ * and what comes after is applied on top; readers see none of it before
+ * the tables commit at the epoch itself.
+ * ---------------------------------------------------------------------
+ */
+
+void
+HsStreamJobAllowSplit(HsStreamJob *job, HsEpoch floor, size_t bytes)
+{
+	HsEpoch		e = job->store.epoch;
+	HsEpoch		first = ((e >> HS_EPOCH_SEQ_BITS) - 1) << HS_EPOCH_SEQ_BITS | 1;
+
+	first = Max(first, floor + 1);
+	job->split_next = first < e ? first : 0;
+	job->split_bytes = bytes;
+	job->split_unchecked = 0;
+}
+
+HsEpoch
+HsStreamJobMaxSealed(HsStreamJob *job)
+{
+	HsEpoch		e = HsSharedBufferMaxSealed(job->store.shared_buffer, job->view.table_id);
+
+	for (int i = 0; i < job->n_states; i++)
+		e = Max(e, HsSharedBufferMaxSealed(job->store.shared_buffer, job->states[i].table_id));
+	return e;
+}
+
+static void
+maybe_split(HsStreamJob *job)
+{
+	size_t		used = HsStateTableUnsealedBytes(&job->view);
+	HsSstWriteContext ctx;
+	HsStatus	st;
+
+	for (int i = 0; i < job->n_states; i++)
+		used += HsStateTableUnsealedBytes(&job->states[i]);
+	if (used < job->split_bytes)
+		return;
+	if (!job->split_indexing)
+	{
+		/* what spills keeps a key index: gets of new keys skip the pieces */
+		job->split_index_before = HsSharedBufferSetIndexAtSpill(job->store.shared_buffer, true);
+		job->split_indexing = true;
+	}
+	flush_and_seal(job, job->split_next);
+	job->splits++;
+	job->split_next++;
+	if (job->split_next >= job->store.epoch)
+		job->split_next = 0;	/* no sub-epoch left (never, in practice) */
+	HsHummockWriteContext(&ctx);
+	HS_CHECK(HsSharedBufferMaybeSpill(job->store.shared_buffer, &ctx, &st), &st);
+}
+
 void
 HsStreamJobPush(HsStreamJob *job, int i, TupleTableSlot *row, int sign)
 {
@@ -191,6 +267,11 @@ HsStreamJobPush(HsStreamJob *job, int i, TupleTableSlot *row, int sign)
 		heap_freetuple(flat);
 	}
 	job->rows_in++;
+	if (job->split_next != 0 && ++job->split_unchecked >= SPLIT_CHECK_ROWS)
+	{
+		job->split_unchecked = 0;
+		maybe_split(job);
+	}
 }
 
 HsStreamJobSources
@@ -316,6 +397,7 @@ consume_input_by_query(HsStreamJob *job, int i, Datum *args)
 {
 	HsStreamJobInput *in = &job->inputs[i];
 	Portal		portal;
+	MemoryContext batch_cxt;
 	int			nest;
 	char		mem[32];
 	HsUserContext ext;
@@ -333,13 +415,19 @@ consume_input_by_query(HsStreamJob *job, int i, Datum *args)
 	prepare_log_plan(job, i);
 	portal = SPI_cursor_open(NULL, in->log_plan, args, NULL, true);
 	HsRestoreUser(&ext);
+	/* (a short row image is detoasted into a copy: freed batch by batch) */
+	batch_cxt = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream log batch",
+									  ALLOCSET_DEFAULT_SIZES);
 	for (;;)
 	{
+		MemoryContext old;
+
 		HsBecomeExtensionOwner(&ext);
 		SPI_cursor_fetch(portal, true, LOG_FETCH_ROWS);
 		HsRestoreUser(&ext);
 		if (SPI_processed == 0)
 			break;
+		old = MemoryContextSwitchTo(batch_cxt);
 		for (uint64 r = 0; r < SPI_processed; r++)
 		{
 			HeapTuple	t = SPI_tuptable->vals[r];
@@ -349,8 +437,11 @@ consume_input_by_query(HsStreamJob *job, int i, Datum *args)
 			push_log_row(job, i, op,
 						 DatumGetHeapTupleHeader(SPI_getbinval(t, SPI_tuptable->tupdesc, 2, &isnull)));
 		}
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(batch_cxt);
 		SPI_freetuptable(SPI_tuptable);
 	}
+	MemoryContextDelete(batch_cxt);
 	SPI_cursor_close(portal);
 	AtEOXact_GUC(true, nest);
 }
@@ -449,18 +540,43 @@ HsStreamJobConsume(HsStreamJob *job, const char *snapshot)
 	}
 }
 
-void
-HsStreamJobFlush(HsStreamJob *job)
+/*
+ * Flush the executors and seal the tables' memtables, as epoch seal_as (a
+ * sub-epoch) or, if 0, as the store's epoch.
+ */
+static void
+flush_and_seal(HsStreamJob *job, HsEpoch seal_as)
 {
 	MemoryContext old = MemoryContextSwitchTo(job->cxt);
 
 	/* each leaf once: executors with several inputs wait for all of them */
 	for (int i = 0; i < job->n_inputs; i++)
 		HsExecFlush(job->inputs[i].leaf->entry);
-	HsStateTableSeal(&job->view);
-	for (int i = 0; i < job->n_states; i++)
-		HsStateTableSeal(&job->states[i]);
+	if (seal_as != 0)
+	{
+		HsStateTableSealAs(&job->view, seal_as);
+		for (int i = 0; i < job->n_states; i++)
+			HsStateTableSealAs(&job->states[i], seal_as);
+	}
+	else
+	{
+		HsStateTableSeal(&job->view);
+		for (int i = 0; i < job->n_states; i++)
+			HsStateTableSeal(&job->states[i]);
+	}
 	MemoryContextSwitchTo(old);
+}
+
+void
+HsStreamJobFlush(HsStreamJob *job)
+{
+	flush_and_seal(job, 0);
+	job->split_next = 0;
+	if (job->split_indexing)
+	{
+		(void) HsSharedBufferSetIndexAtSpill(job->store.shared_buffer, job->split_index_before);
+		job->split_indexing = false;
+	}
 }
 
 int

@@ -120,6 +120,12 @@ extern bool HsMemtableFinish(HsMemtable *mt, HsStatus *st);
 
 extern HsTableId HsMemtableTableId(const HsMemtable *mt);
 extern HsEpoch HsMemtableEpoch(const HsMemtable *mt);
+
+/*
+ * Give an unsealed memtable another epoch (no iterator may be open on it):
+ * its entries are the writes of that epoch instead.
+ */
+extern void HsMemtableSetEpoch(HsMemtable *mt, HsEpoch epoch);
 extern bool HsMemtableLogsOldValues(const HsMemtable *mt);
 /* Keys written (including cancelled ones). */
 extern size_t HsMemtableKeyCount(const HsMemtable *mt);

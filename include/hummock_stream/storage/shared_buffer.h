@@ -176,6 +176,9 @@ extern bool HsSharedBufferSetIndexAtSpill(HsSharedBuffer *buf, bool on);
 extern void HsSharedBufferMayHold(HsSharedBuffer *buf, HsTableId table_id,
 								  const HsSlice *keys, size_t n, bool *maybe);
 
+/* The newest epoch of table_id sealed in the buffer (0 if none). */
+extern HsEpoch HsSharedBufferMaxSealed(HsSharedBuffer *buf, HsTableId table_id);
+
 /* Bytes held by sealed memtables. */
 extern size_t HsSharedBufferMemoryUsage(const HsSharedBuffer *buf);
 

@@ -99,6 +99,16 @@ extern void HsStateTableDelete(HsStateTable *t, const char *key, int keylen,
 /* End of the epoch: hand the memtable to the shared buffer. */
 extern void HsStateTableSeal(HsStateTable *t);
 
+/*
+ * Hand the memtable to the shared buffer as the writes of epoch, an epoch
+ * between the table's last sealed one and the store's current one (the
+ * current epoch's writes so far become a sub-epoch of it).
+ */
+extern void HsStateTableSealAs(HsStateTable *t, HsEpoch epoch);
+
+/* Bytes held by the current epoch's memtable. */
+extern size_t HsStateTableUnsealedBytes(const HsStateTable *t);
+
 /* Forget unsealed writes (error recovery). */
 extern void HsStateTableDiscard(HsStateTable *t);
 

@@ -51,6 +51,14 @@ typedef struct HsStreamJob
 	List	   *settings;		/* 'name=value': in force while it is
 								 * evaluated (view_settings.h) */
 	struct HsJobStatsCursor *stats; /* what job_stats.c reported so far */
+	/* cutting an epoch's writes into sub-epochs (HsStreamJobAllowSplit) */
+	HsEpoch		split_next;		/* the next sub-epoch (0: no cutting) */
+	size_t		split_bytes;	/* cut when the memtables hold this much */
+	int			split_unchecked;	/* rows pushed since the last look */
+	bool		split_indexing; /* a cut turned the buffer's index at
+								 * spill on (split_index_before: as it was) */
+	bool		split_index_before;
+	int64		splits;			/* sub-epochs cut so far */
 } HsStreamJob;
 
 /*
@@ -83,6 +91,21 @@ extern Oid	HsStreamJobOwner(Oid job_id);
 /* Load a job from the catalog (compute worker; in a transaction). */
 extern HsStreamJob *HsStreamJobLoad(Oid job_id, HsStreamStore *store,
 									MemoryContext parent);
+
+/*
+ * Let the writes of the job's current epoch (store.epoch) be cut into
+ * sub-epochs above floor (every epoch the job's tables sealed or committed
+ * is at most floor) whenever its memtables hold bytes: what the executors
+ * hold is flushed, the memtables are sealed as the next sub-epoch and the
+ * shared buffer may spill, so an epoch of any size needs bounded memory.
+ * The epoch's last writes stay at store.epoch, where the tables commit;
+ * the sub-epochs are below it and above everything before.  Until the
+ * next HsStreamJobFlush.
+ */
+extern void HsStreamJobAllowSplit(HsStreamJob *job, HsEpoch floor, size_t bytes);
+
+/* The newest epoch the job's tables sealed in its store's buffer (or 0). */
+extern HsEpoch HsStreamJobMaxSealed(HsStreamJob *job);
 
 /*
  * Push one row of input i (a row of its table) with sign.  The row's
