@@ -155,6 +155,38 @@ extension_installed(void)
 }
 
 /*
+ * The compute worker a new actor goes to: the one hosting the fewest
+ * actors (running or about to start, of every graph), so that views
+ * spread evenly over the workers; among those, the one its id names
+ * (actor_id modulo the workers), else the first.  An actor stays where
+ * it was placed.
+ */
+static int
+place_actor(const HsActorSpec *spec)
+{
+	int		   *hosted = palloc0(sizeof(int) * hs_manager.nworkers);
+	int			preferred = (int) (spec->actor_id % hs_manager.nworkers);
+	int			best = preferred;
+	ListCell   *lc;
+	ListCell   *la;
+
+	foreach(lc, hs_manager.graphs)
+	{
+		HsGraph    *g = lfirst(lc);
+
+		foreach(la, g->actors)
+			hosted[((HsPlacedActor *) lfirst(la))->worker]++;
+		foreach(la, g->pending_add)
+			hosted[((HsPlacedActor *) lfirst(la))->worker]++;
+	}
+	for (int w = 0; w < hs_manager.nworkers; w++)
+		if (hosted[w] < hosted[best])
+			best = w;
+	pfree(hosted);
+	return best;
+}
+
+/*
  * The graph g should run the actor spec: add it, or if it runs with
  * another param or other flags, update it by its graph's next barrier.
  */
@@ -190,7 +222,7 @@ want_actor(HsGraph *g, const HsActorSpec *spec)
 	}
 	else
 	{
-		a = HsPlacedActorMake(spec, (int) (spec->actor_id % hs_manager.nworkers));
+		a = HsPlacedActorMake(spec, place_actor(spec));
 		g->pending_add = lappend(g->pending_add, a);
 	}
 }

@@ -77,7 +77,8 @@ ok(log_matches(qr/LOG:  could not start hummock_stream compute worker 1 of datab
 	'the manager logs that it cannot start compute worker 1');
 ok(log_matches(qr/could not start the hummock_stream compactor/), 'nor the compactor');
 
-# a view on each worker (a view runs on compute worker oid % 2)
+# a view on each worker (a new view goes to the worker hosting fewer views,
+# and at a tie to compute worker oid % 2)
 my %on;
 for my $i (1 .. 6)
 {
