@@ -2,8 +2,9 @@
 -- triggers, which Postgres clones to every partition, present and future,
 -- so every write is seen whether its statement names the partitioned table
 -- or a partition, and an UPDATE that moves a row between partitions is a
--- delete there and an insert here.  Rows may not enter or leave a captured
--- partitioned table without DML.
+-- delete there and an insert here.  Rows that enter or leave with a
+-- partition (ATTACH, DETACH, DROP, TRUNCATE) are captured as inserts and
+-- deletes.
 CREATE EXTENSION hummock_stream;
 CREATE EXTENSION hummock_stream_test;	-- views_differ(): each view against its query
 CREATE TABLE meas (id int, region text, v int, at date) PARTITION BY RANGE (at);
@@ -55,20 +56,45 @@ INSERT INTO meas VALUES (601, 'east', 9, '2027-03-03');
 SELECT hummock_stream.wait();
 SELECT * FROM hummock_stream_test.views_differ();
 
--- rows may not enter or leave without DML: refused while they hold rows
-TRUNCATE meas_2027;
-ALTER TABLE meas DETACH PARTITION meas_2027;
-DROP TABLE meas_2027;
+-- rows that enter or leave with a partition are captured: ATTACH as
+-- inserts; DETACH, DROP and TRUNCATE of a partition as deletes
 CREATE TABLE meas_2028 (id int, region text, v int, at date);
-INSERT INTO meas_2028 VALUES (700, 'east', 1, '2028-01-05');
+INSERT INTO meas_2028 VALUES (700, 'east', 1, '2028-01-05'), (701, 'west', 8, '2028-02-05');
 ALTER TABLE meas ATTACH PARTITION meas_2028 FOR VALUES FROM ('2028-01-01') TO ('2029-01-01');
--- ... and allowed once empty: the views followed the DELETEs
-DELETE FROM meas_2027;
-DELETE FROM meas_2028;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM m_by_region ORDER BY region;
+ALTER TABLE meas DETACH PARTITION meas_2028;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+-- attached again, truncated and written through the parent, in one transaction
+BEGIN;
 ALTER TABLE meas ATTACH PARTITION meas_2028 FOR VALUES FROM ('2028-01-01') TO ('2029-01-01');
-TRUNCATE meas_2027;
-ALTER TABLE meas DETACH PARTITION meas_2027;
+TRUNCATE meas_2028;
+INSERT INTO meas VALUES (702, 'east', 9, '2028-03-03');
+COMMIT;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+-- dropped with its rows
+SELECT count(*) AS rows_2027 FROM meas_2027;
 DROP TABLE meas_2027;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+-- a partition of a captured partition: both captured tables see its rows go
+SELECT count(*) AS rows_2026_east FROM meas_2026_east;
+TRUNCATE meas_2026_east;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM m_2026 ORDER BY region;
+-- DETACH ... CONCURRENTLY runs in two transactions: refused while it holds rows
+ALTER TABLE meas DETACH PARTITION meas_2028 CONCURRENTLY;
+-- a role that may not drop the partition is refused by Postgres, as always
+CREATE ROLE regress_part_user;
+SET ROLE regress_part_user;
+DROP TABLE meas_2028;
+TRUNCATE meas_2028;
+RESET ROLE;
+DROP ROLE regress_part_user;
 DROP TABLE meas_2028;
 SELECT hummock_stream.wait();
 SELECT * FROM hummock_stream_test.views_differ();

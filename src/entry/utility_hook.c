@@ -28,9 +28,12 @@
  *	  TABLE of a source may not change what its views depend on, and
  *	  reshapes its capture log when it changes a column type
  *	  (source_alter.c).
- *	- Rows may not enter or leave a captured partitioned table without
- *	  DML: ATTACH, DETACH, DROP and TRUNCATE of a partition that holds rows
- *	  are refused while views read the table (capture.c).
+ *	- Rows that enter or leave a captured partitioned table by ATTACH,
+ *	  DETACH, DROP or TRUNCATE of a partition are captured as inserts or
+ *	  deletes (capture.c, HsCapturePartitionMove) before the command runs,
+ *	  when the user may run it (else Postgres refuses it, and nothing was
+ *	  locked); DETACH ... CONCURRENTLY of a partition that holds rows, which
+ *	  spans two transactions, is refused.
  *	- COPY FROM STDIN into a relation USING hummock that nothing has ever
  *	  written (no committed epoch: no view's relation, nothing the test
  *	  module's test_load filled), such as a view's relation that a dump
@@ -188,6 +191,19 @@ is_capture_trigger(const char *name)
  * trigger of relid while it (or a table above it in its partition tree)
  * is captured: capture would stop, or fire twice, without any error.
  */
+/*
+ * May the user move the rows of partition part out of (or into) its tree:
+ * own it, or for a TRUNCATE hold its privilege?  If not, the command fails
+ * its own check, and nothing is locked or captured first.
+ */
+static bool
+may_move_rows(Oid part, bool truncate)
+{
+	if (truncate)
+		return pg_class_aclcheck(part, GetUserId(), ACL_TRUNCATE) == ACLCHECK_OK;
+	return pg_class_ownercheck(part, GetUserId());
+}
+
 static void
 refuse_capture_trigger_change(Oid relid, const char *trigger, const char *what)
 {
@@ -275,17 +291,21 @@ check_alter_table(AlterTableStmt *stmt)
 									get_rel_name(part)),
 							 errdetail("Rows written through the partitioned table would not be captured."),
 							 errhint("Drop the views first (see hummock_stream.jobs).")));
-				/* rows entering a captured partitioned table without DML */
-				if (OidIsValid(part))
-					HsCaptureCheckPartitionMove(relid, part, "attach");
+				/* its rows enter the captured tables above: inserts */
+				if (OidIsValid(part) && may_move_rows(part, false))
+					HsCapturePartitionMove(relid, ShareUpdateExclusiveLock, part, true);
 				continue;
 			}
 			if (cmd->subtype == AT_DetachPartition)
 			{
-				Oid			part = RangeVarGetRelid(((PartitionCmd *) cmd->def)->name, NoLock, true);
+				PartitionCmd *pc = (PartitionCmd *) cmd->def;
+				Oid			part = RangeVarGetRelid(pc->name, NoLock, true);
 
-				if (OidIsValid(part))
-					HsCaptureCheckPartitionMove(relid, part, "detach");
+				/* its rows leave the captured tables above: deletes */
+				if (OidIsValid(part) && pc->concurrent)
+					HsCaptureCheckPartitionMove(relid, part, "detach concurrently");
+				else if (OidIsValid(part) && may_move_rows(part, false))
+					HsCapturePartitionMove(relid, AccessExclusiveLock, part, false);
 				continue;
 			}
 		}
@@ -498,9 +518,11 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 			RangeVar   *rv = makeRangeVarFromNameList(lfirst(lc));
 			Oid			relid = RangeVarGetRelid(rv, NoLock, true);
 
-			/* a partition of a captured partitioned table, with its rows */
-			if (OidIsValid(relid) && get_rel_relispartition(relid))
-				HsCaptureCheckPartitionMove(get_partition_parent(relid, true), relid, "drop");
+			/* a partition of a captured partitioned table: its rows go */
+			if (OidIsValid(relid) && get_rel_relispartition(relid) &&
+				may_move_rows(relid, false))
+				HsCapturePartitionMove(get_partition_parent(relid, true), AccessExclusiveLock,
+									   relid, false);
 
 			if (OidIsValid(relid) && HsRelidIsHummock(relid) &&
 				HsViewCreationCancel(relid) &&
@@ -533,9 +555,14 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 		{
 			Oid			relid = RangeVarGetRelid(lfirst(lc), NoLock, true);
 
-			/* a partition of a captured partitioned table (its own trigger refuses the rest) */
-			if (OidIsValid(relid) && get_rel_relispartition(relid))
-				HsCaptureCheckPartitionMove(get_partition_parent(relid, true), relid, "truncate");
+			/*
+			 * A partition of a captured partitioned table: its rows go (a
+			 * captured table's own trigger captures its own rows).
+			 */
+			if (OidIsValid(relid) && get_rel_relispartition(relid) &&
+				may_move_rows(relid, true))
+				HsCapturePartitionMove(get_partition_parent(relid, true), AccessShareLock,
+									   relid, false);
 
 			if (OidIsValid(relid) && HsRelidIsHummock(relid))
 				ereport(ERROR,

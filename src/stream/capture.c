@@ -42,7 +42,7 @@
  * from its position's xmin on, whatever the log's size.
  *
  * TRUNCATE of a source is captured by a BEFORE TRUNCATE trigger as the
- * Delete of every row the table holds (capture_truncate), so views follow
+ * Delete of every row the table holds (capture_rows), so views follow
  * it as they follow a DELETE of all rows, at the cost of one.  A creation
  * locks its tables before its snapshot S0 (view_create.c), since a
  * TRUNCATE committed after S0 would show the backfill an empty table.
@@ -61,10 +61,12 @@
  * dump's are, does nothing), converts the partition's row to the source's row
  * type, and appends it with its own WAL position as the statement number
  * (an UPDATE as Delete then Insert; an UPDATE that moves a row to another
- * partition fires Delete there and Insert here).  Rows that would enter
- * or leave a partitioned source without DML are refused at the door
- * (utility_hook.c: TRUNCATE of a partition, ATTACH, DETACH and DROP of a
- * partition that holds rows).
+ * partition fires Delete there and Insert here).  Rows that enter or
+ * leave a partitioned source without DML, with a partition that is
+ * attached, detached, dropped or truncated, are captured before the
+ * command runs (utility_hook.c, HsCapturePartitionMove: Inserts or Deletes
+ * of every row the partition holds, into the log of every captured table
+ * above it); DETACH ... CONCURRENTLY of one that holds rows is refused.
  *
  * Replicas of the rows.  Under session_replication_role = replica only
  * triggers enabled REPLICA or ALWAYS fire, and logical replication's apply
@@ -533,38 +535,36 @@ hummock_stream_capture(PG_FUNCTION_ARGS)
 }
 
 /*
- * TRUNCATE of a source, captured as the Delete of every row it holds.
- * The trigger fires BEFORE TRUNCATE, once the table (a partitioned
- * table's whole tree) is locked ACCESS EXCLUSIVE: every other writer of
- * it has ended, so a fresh snapshot shows exactly the rows TRUNCATE
- * removes (committed by anyone, or written earlier in this transaction),
- * and the WAL position taken now, the statement's number, comes after
- * the commit of every one of them (as a later statement's would).  A
- * partitioned source's rows are read from each of its leaf partitions and
- * converted to its row type.  This costs what a DELETE of every row costs
- * the log.
+ * Append every row of table rows_of (a partitioned table: of each of its
+ * leaf partitions) to source's log as op, converted to source's row type
+ * (rows_of is source, or a partition under it).  The caller holds ACCESS
+ * EXCLUSIVE on rows_of and its partitions: every other writer of them has
+ * ended, so a fresh snapshot shows exactly the rows they hold (committed
+ * by anyone, or written earlier in this transaction), and the WAL
+ * position taken now, the statement's number, comes after the commit of
+ * every one of them (as a later statement's would).  This costs the log
+ * what a DELETE (INSERT) of every row costs.
  */
 static void
-capture_truncate(Relation rel, Oid log_oid)
+capture_rows(Oid rows_of, Relation source, Oid log_oid, char op)
 {
-	Oid			source = RelationGetRelid(rel);
-	TupleDesc	source_desc = RelationGetDescr(rel);
+	TupleDesc	source_desc = RelationGetDescr(source);
 	FullTransactionId fxid = GetTopFullTransactionId();
 	int64		stmt = (int64) GetXLogInsertRecPtr();
 	Snapshot	snap = RegisterSnapshot(GetLatestSnapshot());
 	MemoryContext row_cxt = AllocSetContextCreate(CurrentMemoryContext,
-												  "hummock_stream truncate capture",
+												  "hummock_stream rows capture",
 												  ALLOCSET_DEFAULT_SIZES);
 	List	   *tables;
 	ListCell   *lc;
 	int32		ord = 0;
 	CaptureLog	log;
 
-	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
-		tables = find_all_inheritors(source, NoLock, NULL);	/* (locked) */
+	if (get_rel_relkind(rows_of) == RELKIND_PARTITIONED_TABLE)
+		tables = find_all_inheritors(rows_of, NoLock, NULL);	/* (locked) */
 	else
-		tables = list_make1_oid(source);
-	HsCaptureMarkWrite(source, fxid);
+		tables = list_make1_oid(rows_of);
+	HsCaptureMarkWrite(RelationGetRelid(source), fxid);
 	open_log(&log, log_oid);
 	foreach(lc, tables)
 	{
@@ -575,8 +575,9 @@ capture_truncate(Relation rel, Oid log_oid)
 
 		if (get_rel_relkind(lfirst_oid(lc)) != RELKIND_RELATION)
 			continue;			/* (a partitioned table holds no rows) */
-		table = lfirst_oid(lc) == source ? rel : table_open(lfirst_oid(lc), NoLock);
-		if (table != rel)
+		table = lfirst_oid(lc) == RelationGetRelid(source) ? source :
+			table_open(lfirst_oid(lc), NoLock);
+		if (table != source)
 			map = convert_tuples_by_name(RelationGetDescr(table), source_desc);
 		slot = table_slot_create(table, NULL);
 		scan = table_beginscan(table, snap, 0, NULL);
@@ -587,8 +588,7 @@ capture_truncate(Relation rel, Oid log_oid)
 
 			if (map)
 				tup = execute_attr_map_tuple(tup, map);
-			append_row(&log, fxid, stmt, ord++, HS_CAPTURE_DELETE,
-					   heap_copy_tuple_as_datum(tup, source_desc));
+			append_row(&log, fxid, stmt, ord++, op, heap_copy_tuple_as_datum(tup, source_desc));
 			MemoryContextSwitchTo(old);
 			MemoryContextReset(row_cxt);
 			CHECK_FOR_INTERRUPTS();
@@ -597,7 +597,7 @@ capture_truncate(Relation rel, Oid log_oid)
 		ExecDropSingleTupleTableSlot(slot);
 		if (map)
 			free_conversion_map(map);
-		if (table != rel)
+		if (table != source)
 			table_close(table, NoLock);
 	}
 	close_log(&log);
@@ -619,7 +619,14 @@ hummock_stream_capture_truncate(PG_FUNCTION_ARGS)
 				 errmsg("hummock_stream._capture_truncate() must be a BEFORE TRUNCATE trigger")));
 	log_oid = trigger_capture_log(RelationGetRelid(trig->tg_relation));
 	if (OidIsValid(log_oid))
-		capture_truncate(trig->tg_relation, log_oid);
+	{
+		/*
+		 * TRUNCATE holds ACCESS EXCLUSIVE on the table (on a partitioned
+		 * table's whole tree) when BEFORE TRUNCATE triggers fire.
+		 */
+		capture_rows(RelationGetRelid(trig->tg_relation), trig->tg_relation,
+					 log_oid, HS_CAPTURE_DELETE);
+	}
 	return PointerGetDatum(NULL);
 }
 
@@ -922,9 +929,44 @@ HsCaptureCheckPartitionMove(Oid parent, Oid part, const char *verb)
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("cannot %s \"%s\", which holds rows, because streaming materialized views read \"%s\"",
 					verb, get_rel_name(part), get_rel_name(source)),
-			 errdetail("Its rows would %s \"%s\" without a change the views can follow.",
-					   strcmp(verb, "attach") == 0 ? "enter" : "leave", get_rel_name(source)),
-			 errhint("Move the rows with INSERT or DELETE, which the views follow, while the partition is attached.")));
+			 errdetail("Its rows would leave \"%s\" in a transaction of their own, which the views cannot follow.",
+					   get_rel_name(source)),
+			 errhint("Detach it without CONCURRENTLY: its rows are then captured as deleted.")));
+}
+
+void
+HsCapturePartitionMove(Oid parent, LOCKMODE parent_lock, Oid part, bool entering)
+{
+	List	   *chain;
+	ListCell   *lc;
+	bool		locked = false;
+
+	if (!OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)))
+		return;
+	chain = list_make1_oid(parent);
+	if (get_rel_relispartition(parent))
+		chain = list_concat(chain, get_partition_ancestors(parent));
+	foreach(lc, chain)
+	{
+		Oid			source = lfirst_oid(lc);
+		Oid			log_oid = HsCatalogCaptureLogOf(source);
+		Relation	rel;
+
+		if (!OidIsValid(log_oid))
+			continue;
+		if (!locked)
+		{
+			/* the parent first, as the command itself locks them */
+			LockRelationOid(parent, parent_lock);
+			LockRelationOid(part, AccessExclusiveLock);
+			(void) find_all_inheritors(part, AccessExclusiveLock, NULL);
+			locked = true;
+		}
+		rel = table_open(source, source == parent ? NoLock : AccessShareLock);
+		capture_rows(part, rel, log_oid, entering ? HS_CAPTURE_INSERT : HS_CAPTURE_DELETE);
+		table_close(rel, NoLock);
+	}
+	list_free(chain);
 }
 
 /*

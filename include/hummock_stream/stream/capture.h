@@ -63,10 +63,19 @@ extern bool HsCaptureSettingUp(void);
 
 /*
  * Refuse a change that makes the rows of part enter or leave the
- * partitions of parent (verb: "attach", "detach", "drop", "truncate")
- * when a captured table is at or above parent and part holds rows:
- * capture follows only INSERT, UPDATE and DELETE.  Locks part's tables.
+ * partitions of parent (verb: "detach concurrently", which moves them in
+ * a transaction of its own) when a captured table is at or above parent
+ * and part holds rows.  Locks part's tables.
  */
 extern void HsCaptureCheckPartitionMove(Oid parent, Oid part, const char *verb);
+
+/*
+ * The rows of part are about to enter (attach) or leave (detach, drop,
+ * truncate) the partitions of parent: capture them as Inserts or Deletes
+ * of every captured table at or above parent, so that its views follow.
+ * Locks parent in parent_lock (the mode the command takes on it) and
+ * part's tables in ACCESS EXCLUSIVE (as the command does).
+ */
+extern void HsCapturePartitionMove(Oid parent, LOCKMODE parent_lock, Oid part, bool entering);
 
 #endif							/* HS_STREAM_CAPTURE_H */
