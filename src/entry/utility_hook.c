@@ -23,6 +23,9 @@
  *	  an unpopulated one streaming (how a dump is restored); DROP
  *	  MATERIALIZED VIEW of a view being created cancels its creator first,
  *	  as DROP TABLE does (view_create.c, stream_ddl.c).
+ *	- A table views read with its inheritance children (not FROM ONLY) may
+ *	  get no child (CREATE TABLE ... INHERITS, ALTER TABLE ... INHERIT):
+ *	  the child's rows would not be captured (source_alter.c).
  *	- ALTER TABLE of a relation USING hummock may not change its columns or
  *	  its access method (the engine writes rows in the view's shape); ALTER
  *	  TABLE of a source may not change what its views depend on, and
@@ -294,6 +297,11 @@ check_alter_table(AlterTableStmt *stmt)
 				/* its rows enter the captured tables above: inserts */
 				if (OidIsValid(part) && may_move_rows(part, false))
 					HsCapturePartitionMove(relid, ShareUpdateExclusiveLock, part, true);
+				continue;
+			}
+			if (cmd->subtype == AT_AddInherit)
+			{
+				HsSourceCheckNewChild(RangeVarGetRelid((RangeVar *) cmd->def, NoLock, true));
 				continue;
 			}
 			if (cmd->subtype == AT_DetachPartition)
@@ -590,6 +598,15 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	}
 	else if (IsA(parsetree, AlterTableStmt))
 		source_alter = check_alter_table((AlterTableStmt *) parsetree);
+	else if ((IsA(parsetree, CreateStmt) || IsA(parsetree, CreateForeignTableStmt)) &&
+			 ((CreateStmt *) parsetree)->partbound == NULL)
+	{
+		ListCell   *lc;
+
+		/* a new inheritance child of a table views read with its children */
+		foreach(lc, ((CreateStmt *) parsetree)->inhRelations)
+			HsSourceCheckNewChild(RangeVarGetRelid(lfirst(lc), NoLock, true));
+	}
 	else if (IsA(parsetree, RenameStmt) && ((RenameStmt *) parsetree)->relation &&
 			 (((RenameStmt *) parsetree)->renameType == OBJECT_COLUMN ||
 			  ((RenameStmt *) parsetree)->renameType == OBJECT_TABLE ||

@@ -24,6 +24,11 @@
  *	  views key their rows (a job built again after a restart would not
  *	  find its state).
  *
+ * A table a view reads with its inheritance children (not FROM ONLY) had
+ * none when the view was created (stream_plan.c refuses others), and may
+ * get none while the view reads it (HsSourceCheckNewChild): a child's rows
+ * would reach the query but are not captured.
+ *
  * A view's stored definition (hummock_stream.jobs.definition, the text
  * its query was created from) names the source's columns and the source;
  * after a RENAME or SET SCHEMA of either it is deparsed again from the
@@ -48,6 +53,8 @@
 #include "catalog/pg_inherits.h"
 #include "commands/extension.h"
 #include "nodes/bitmapset.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/readfuncs.h"
 #include "storage/lmgr.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -310,5 +317,50 @@ HsSourceRenamed(Oid relid)
 		 */
 		HsCatalogSetDefinition(job, pg_get_querydef(copyObject(get_view_query(view)), false));
 		table_close(view, AccessShareLock);
+	}
+}
+
+/* Does the query tree read table *relid with its inheritance children? */
+static bool
+reads_with_children(Node *node, void *relid)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, RangeTblEntry))
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) node;
+
+		return rte->rtekind == RTE_RELATION && rte->relid == *(Oid *) relid && rte->inh;
+	}
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, reads_with_children, relid,
+								 QTW_EXAMINE_RTES_BEFORE);
+	return expression_tree_walker(node, reads_with_children, relid);
+}
+
+void
+HsSourceCheckNewChild(Oid parent)
+{
+	ListCell   *lc;
+
+	if (!OidIsValid(parent) || get_rel_relkind(parent) != RELKIND_RELATION ||
+		!OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)) || !HsCatalogExists() ||
+		!OidIsValid(HsCatalogCaptureLogOf(parent)))
+		return;
+	foreach(lc, HsCatalogReaders(parent))
+	{
+		Oid			job = lfirst_oid(lc);
+		HsJobRow	row;
+
+		if (!HsCatalogReadJob(job, &row) || row.query_tree == NULL)
+			continue;
+		if (reads_with_children((Node *) stringToNode(row.query_tree), &parent))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot add an inheritance child to table \"%s\" because streaming materialized view \"%s\" reads it with its children",
+							get_rel_name(parent), get_rel_name(job)),
+					 errdetail("The rows of the child would reach the view's query, but not the view."),
+					 errhint("Create the view with FROM ONLY \"%s\", or drop it first.",
+							 get_rel_name(parent))));
 	}
 }

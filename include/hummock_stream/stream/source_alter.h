@@ -29,4 +29,12 @@ extern void HsSourceAlterDone(void *state);
  */
 extern void HsSourceRenamed(Oid relid);
 
+/*
+ * Before a statement makes a table an inheritance child of parent (CREATE
+ * TABLE ... INHERITS, ALTER TABLE ... INHERIT): refuse if a view reads
+ * parent with its children (not FROM ONLY), whose rows the view would not
+ * follow.
+ */
+extern void HsSourceCheckNewChild(Oid parent);
+
 #endif							/* HS_STREAM_SOURCE_ALTER_H */
