@@ -31,6 +31,15 @@ SELECT hummock_stream_test.view_differs('region_totals') AS region_totals, hummo
 -- the streaming view depends on the views it read
 DROP VIEW paid_by_region;
 DROP VIEW paid_orders;
+-- and keeps their expansion from its creation: replacing one it reads
+-- (directly, or nested in another) is refused
+CREATE OR REPLACE VIEW paid_orders AS SELECT id, customer, amount FROM base_orders WHERE paid AND amount > 0;
+CREATE OR REPLACE VIEW paid_by_region AS
+  SELECT c.region, o.id, o.amount FROM paid_orders o JOIN base_customers c ON c.name = o.customer;
+-- a view no streaming view reads is replaced as usual
+CREATE VIEW unread AS SELECT 1 AS one;
+CREATE OR REPLACE VIEW unread AS SELECT 2 AS one;
+DROP VIEW unread;
 
 -- privileges: through a view, the base tables are checked as the view's
 -- owner; the view itself as the caller

@@ -115,6 +115,8 @@ SELECT hummock_stream.create_materialized_view('solo_sum', 'SELECT sum(v) AS s F
 SELECT hummock_stream.create_materialized_view('solo_only', 'SELECT count(*) AS n FROM ONLY solo');
 CREATE TABLE solo_child () INHERITS (solo);
 ALTER TABLE stray INHERIT solo;
+-- an unlogged source would lose its rows at a crash without a change
+ALTER TABLE solo SET UNLOGGED;
 SELECT hummock_stream.drop_materialized_view('solo_sum');
 CREATE TABLE solo_child () INHERITS (solo);
 ALTER TABLE stray INHERIT solo;

@@ -23,6 +23,8 @@
  *	  an unpopulated one streaming (how a dump is restored); DROP
  *	  MATERIALIZED VIEW of a view being created cancels its creator first,
  *	  as DROP TABLE does (view_create.c, stream_ddl.c).
+ *	- CREATE OR REPLACE VIEW of a Postgres view a streaming view reads is
+ *	  refused: the streaming view keeps the expansion of its creation.
  *	- A table views read with its inheritance children (not FROM ONLY) may
  *	  get no child (CREATE TABLE ... INHERITS, ALTER TABLE ... INHERIT):
  *	  the child's rows would not be captured (source_alter.c).
@@ -598,6 +600,8 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	}
 	else if (IsA(parsetree, AlterTableStmt))
 		source_alter = check_alter_table((AlterTableStmt *) parsetree);
+	else if (IsA(parsetree, ViewStmt) && ((ViewStmt *) parsetree)->replace)
+		HsSourceCheckReplaceView(RangeVarGetRelid(((ViewStmt *) parsetree)->view, NoLock, true));
 	else if ((IsA(parsetree, CreateStmt) || IsA(parsetree, CreateForeignTableStmt)) &&
 			 ((CreateStmt *) parsetree)->partbound == NULL)
 	{

@@ -19,6 +19,7 @@
  *	  column, is refused in Postgres's words for views; DROP COLUMN of a
  *	  used column stops at the view's dependency (Postgres's own check),
  *	  and of a primary key column here, with the same words;
+ *	- SET UNLOGGED is refused (a crash would empty the table unseen);
  *	- DROP CONSTRAINT of the primary key the views key rows by, and adding
  *	  one where there is none, are refused: either would change how the
  *	  views key their rows (a job built again after a restart would not
@@ -183,6 +184,14 @@ check_command(Oid c, Oid reader, AlterTableCmd *cmd, bool is_target)
 
 	switch (cmd->subtype)
 	{
+		case AT_SetUnLogged:
+			/* a crash would empty it without a change the views can follow */
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot make table \"%s\" unlogged because %s reads it",
+							get_rel_name(c), describe(reader)),
+					 errdetail("A crash empties an unlogged table without a change the view can follow.")));
+			break;
 		case AT_AlterColumnType:
 			if (attnum == InvalidAttrNumber)
 				break;			/* ALTER TABLE reports it */
@@ -363,4 +372,23 @@ HsSourceCheckNewChild(Oid parent)
 					 errhint("Create the view with FROM ONLY \"%s\", or drop it first.",
 							 get_rel_name(parent))));
 	}
+}
+
+void
+HsSourceCheckReplaceView(Oid view)
+{
+	Oid			reader;
+
+	if (!OidIsValid(view) || get_rel_relkind(view) != RELKIND_VIEW ||
+		!OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)))
+		return;
+	reader = view_depending_on(view, 0);
+	if (!OidIsValid(reader))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("cannot replace view \"%s\" because %s reads it",
+					get_rel_name(view), describe(reader)),
+			 errdetail("A streaming materialized view keeps the expansion of the views it reads from its creation; it would no longer be the query over the view."),
+			 errhint("Drop the streaming materialized view, replace the view, then create it again.")));
 }

@@ -37,4 +37,10 @@ extern void HsSourceRenamed(Oid relid);
  */
 extern void HsSourceCheckNewChild(Oid parent);
 
+/*
+ * Before CREATE OR REPLACE VIEW view: refuse if a streaming view reads it
+ * (it keeps the expansion of its creation).
+ */
+extern void HsSourceCheckReplaceView(Oid view);
+
 #endif							/* HS_STREAM_SOURCE_ALTER_H */
