@@ -560,19 +560,32 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	else if (IsA(parsetree, TruncateStmt))
 	{
 		ListCell   *lc;
+		List	   *named = NIL;
+		List	   *done = NIL;
 
+		foreach(lc, ((TruncateStmt *) parsetree)->relations)
+			named = lappend_oid(named, RangeVarGetRelid(lfirst(lc), NoLock, true));
 		foreach(lc, ((TruncateStmt *) parsetree)->relations)
 		{
 			Oid			relid = RangeVarGetRelid(lfirst(lc), NoLock, true);
+			bool		above_named = false;
+			ListCell   *la;
+
+			if (OidIsValid(relid) && get_rel_relispartition(relid))
+				foreach(la, get_partition_ancestors(relid))
+					above_named |= list_member_oid(named, lfirst_oid(la));
 
 			/*
 			 * A partition of a captured partitioned table: its rows go (a
-			 * captured table's own trigger captures its own rows).
+			 * captured table's own trigger captures its own rows), once,
+			 * unless a table above it is truncated too (that covers them).
 			 */
 			if (OidIsValid(relid) && get_rel_relispartition(relid) &&
+				!list_member_oid(done, relid) && !above_named &&
 				may_move_rows(relid, true))
 				HsCapturePartitionMove(get_partition_parent(relid, true), AccessShareLock,
 									   relid, false);
+			done = lappend_oid(done, relid);	/* (named twice: once) */
 
 			if (OidIsValid(relid) && HsRelidIsHummock(relid))
 				ereport(ERROR,
