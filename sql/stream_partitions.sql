@@ -80,6 +80,16 @@ SELECT count(*) AS rows_2027 FROM meas_2027;
 DROP TABLE meas_2027;
 SELECT hummock_stream.wait();
 SELECT * FROM hummock_stream_test.views_differ();
+-- a partitioned partition dropped with its own partition named beside it:
+-- their rows are captured once
+CREATE TABLE meas_2029 PARTITION OF meas FOR VALUES FROM ('2029-01-01') TO ('2030-01-01')
+  PARTITION BY LIST (region);
+CREATE TABLE meas_2029_e PARTITION OF meas_2029 FOR VALUES IN ('east');
+CREATE TABLE meas_2029_w PARTITION OF meas_2029 FOR VALUES IN ('west');
+INSERT INTO meas VALUES (900, 'east', 1, '2029-01-01'), (901, 'west', 2, '2029-02-02');
+DROP TABLE meas_2029_e, meas_2029;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
 -- a partition of a captured partition: both captured tables see its rows go
 SELECT count(*) AS rows_2026_east FROM meas_2026_east;
 TRUNCATE meas_2026_east;

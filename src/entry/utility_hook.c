@@ -209,6 +209,37 @@ may_move_rows(Oid part, bool truncate)
 	return pg_class_ownercheck(part, GetUserId());
 }
 
+/*
+ * Does a statement that names the tables named (OIDs) remove the rows of
+ * partition relid with a table above it, so that only that one's rows are
+ * captured?
+ */
+static bool
+removed_with_ancestor(Oid relid, List *named)
+{
+	ListCell   *la;
+
+	foreach(la, get_partition_ancestors(relid))
+		if (list_member_oid(named, lfirst_oid(la)))
+			return true;
+	return false;
+}
+
+/* The OIDs of the relations a DROP or TRUNCATE names (InvalidOid: none). */
+static List *
+named_relations(List *objects, bool rangevars)
+{
+	List	   *named = NIL;
+	ListCell   *lc;
+
+	foreach(lc, objects)
+		named = lappend_oid(named,
+							RangeVarGetRelid(rangevars ? lfirst(lc) :
+											 makeRangeVarFromNameList(lfirst(lc)),
+											 NoLock, true));
+	return named;
+}
+
 static void
 refuse_capture_trigger_change(Oid relid, const char *trigger, const char *what)
 {
@@ -516,6 +547,8 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 		ListCell   *lc;
 		List	   *kept = NIL;
 		bool		vanished = false;
+		List	   *named = named_relations(((DropStmt *) parsetree)->objects, false);
+		List	   *done = NIL;
 
 		/*
 		 * A view being created: its creator holds a lock DROP would wait
@@ -528,11 +561,17 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 			RangeVar   *rv = makeRangeVarFromNameList(lfirst(lc));
 			Oid			relid = RangeVarGetRelid(rv, NoLock, true);
 
-			/* a partition of a captured partitioned table: its rows go */
+			/*
+			 * A partition of a captured partitioned table: its rows go,
+			 * once, unless a table above it is dropped too (its own rows
+			 * are captured then, or a view depends on it).
+			 */
 			if (OidIsValid(relid) && get_rel_relispartition(relid) &&
+				!list_member_oid(done, relid) && !removed_with_ancestor(relid, named) &&
 				may_move_rows(relid, false))
 				HsCapturePartitionMove(get_partition_parent(relid, true), AccessExclusiveLock,
 									   relid, false);
+			done = lappend_oid(done, relid);
 
 			if (OidIsValid(relid) && HsRelidIsHummock(relid) &&
 				HsViewCreationCancel(relid) &&
@@ -560,20 +599,12 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	else if (IsA(parsetree, TruncateStmt))
 	{
 		ListCell   *lc;
-		List	   *named = NIL;
+		List	   *named = named_relations(((TruncateStmt *) parsetree)->relations, true);
 		List	   *done = NIL;
 
 		foreach(lc, ((TruncateStmt *) parsetree)->relations)
-			named = lappend_oid(named, RangeVarGetRelid(lfirst(lc), NoLock, true));
-		foreach(lc, ((TruncateStmt *) parsetree)->relations)
 		{
 			Oid			relid = RangeVarGetRelid(lfirst(lc), NoLock, true);
-			bool		above_named = false;
-			ListCell   *la;
-
-			if (OidIsValid(relid) && get_rel_relispartition(relid))
-				foreach(la, get_partition_ancestors(relid))
-					above_named |= list_member_oid(named, lfirst_oid(la));
 
 			/*
 			 * A partition of a captured partitioned table: its rows go (a
@@ -581,7 +612,7 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 			 * unless a table above it is truncated too (that covers them).
 			 */
 			if (OidIsValid(relid) && get_rel_relispartition(relid) &&
-				!list_member_oid(done, relid) && !above_named &&
+				!list_member_oid(done, relid) && !removed_with_ancestor(relid, named) &&
 				may_move_rows(relid, true))
 				HsCapturePartitionMove(get_partition_parent(relid, true), AccessShareLock,
 									   relid, false);
