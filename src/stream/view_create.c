@@ -348,6 +348,32 @@ set_phase(Creation *c, HsCreationPhase phase)
 }
 
 /*
+ * The tables sources (relation OIDs) are read from, in OID order: each
+ * table, and every table of a partitioned source's tree (streaming views
+ * among the sources are left out).
+ */
+static List *
+source_tables(List *sources)
+{
+	List	   *rels = NIL;
+	ListCell   *lc;
+
+	foreach(lc, sources)
+	{
+		Oid			relid = lfirst_oid(lc);
+
+		if (HsRelidIsHummock(relid))
+			continue;
+		if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
+			rels = list_concat_unique_oid(rels, find_all_inheritors(relid, NoLock, NULL));
+		else
+			rels = list_append_unique_oid(rels, relid);
+	}
+	list_sort(rels, list_oid_cmp);
+	return rels;
+}
+
+/*
  * Lock the tables sources (relation OIDs) are read from against writers,
  * for capture to be set up: SHARE ROW EXCLUSIVE on each table, and on
  * every table of a partitioned source's tree (creating its triggers locks
@@ -363,22 +389,10 @@ set_phase(Creation *c, HsCreationPhase phase)
 void
 HsViewLockSources(List *sources)
 {
-	List	   *rels = NIL;
+	List	   *rels = source_tables(sources);
 	List	   *ours = NIL;		/* the locks taken here, in this round */
 	ListCell   *lc;
 
-	foreach(lc, sources)
-	{
-		Oid			relid = lfirst_oid(lc);
-
-		if (HsRelidIsHummock(relid))
-			continue;
-		if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
-			rels = list_concat_unique_oid(rels, find_all_inheritors(relid, NoLock, NULL));
-		else
-			rels = list_append_unique_oid(rels, relid);
-	}
-	list_sort(rels, list_oid_cmp);
 	foreach(lc, rels)
 	{
 		LOCKTAG		tag;
@@ -434,21 +448,9 @@ HsViewLockSources(List *sources)
 static void
 lock_sources_shared(List *sources)
 {
-	List	   *rels = NIL;
+	List	   *rels = source_tables(sources);
 	ListCell   *lc;
 
-	foreach(lc, sources)
-	{
-		Oid			relid = lfirst_oid(lc);
-
-		if (HsRelidIsHummock(relid))
-			continue;
-		if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
-			rels = list_concat_unique_oid(rels, find_all_inheritors(relid, NoLock, NULL));
-		else
-			rels = list_append_unique_oid(rels, relid);
-	}
-	list_sort(rels, list_oid_cmp);
 	foreach(lc, rels)
 		LockRelationOid(lfirst_oid(lc), AccessShareLock);
 	list_free(rels);
