@@ -104,6 +104,13 @@ SET ROLE regress_part_user;
 DROP TABLE meas_2028;
 TRUNCATE meas_2028;
 RESET ROLE;
+-- owning the partition is not enough to detach it: the parent is checked
+-- before anything is locked or captured
+ALTER TABLE meas_2028 OWNER TO regress_part_user;
+SET ROLE regress_part_user;
+ALTER TABLE meas DETACH PARTITION meas_2028;
+RESET ROLE;
+ALTER TABLE meas_2028 OWNER TO CURRENT_USER;
 DROP ROLE regress_part_user;
 DROP TABLE meas_2028;
 SELECT hummock_stream.wait();

@@ -192,20 +192,19 @@ is_capture_trigger(const char *name)
 }
 
 /*
- * Refuse to disable, re-enable in another mode, drop or rename a capture
- * trigger of relid while it (or a table above it in its partition tree)
- * is captured: capture would stop, or fire twice, without any error.
- */
-/*
  * May the user move the rows of partition part out of (or into) its tree:
- * own it, or for a TRUNCATE hold its privilege?  If not, the command fails
- * its own check, and nothing is locked or captured first.
+ * for ATTACH and DETACH own both the partitioned table (parent) and the
+ * partition, as ALTER TABLE requires; for a DROP own the partition; for a
+ * TRUNCATE hold its privilege?  If not, the command fails its own check,
+ * and nothing is locked or captured first.
  */
 static bool
-may_move_rows(Oid part, bool truncate)
+may_move_rows(Oid parent, Oid part, bool truncate)
 {
 	if (truncate)
 		return pg_class_aclcheck(part, GetUserId(), ACL_TRUNCATE) == ACLCHECK_OK;
+	if (OidIsValid(parent) && !pg_class_ownercheck(parent, GetUserId()))
+		return false;
 	return pg_class_ownercheck(part, GetUserId());
 }
 
@@ -240,6 +239,11 @@ named_relations(List *objects, bool rangevars)
 	return named;
 }
 
+/*
+ * Refuse to disable, re-enable in another mode, drop or rename a capture
+ * trigger of relid while it (or a table above it in its partition tree)
+ * is captured: capture would stop, or fire twice, without any error.
+ */
 static void
 refuse_capture_trigger_change(Oid relid, const char *trigger, const char *what)
 {
@@ -328,7 +332,7 @@ check_alter_table(AlterTableStmt *stmt)
 							 errdetail("Rows written through the partitioned table would not be captured."),
 							 errhint("Drop the views first (see hummock_stream.jobs).")));
 				/* its rows enter the captured tables above: inserts */
-				if (OidIsValid(part) && may_move_rows(part, false))
+				if (OidIsValid(part) && may_move_rows(relid, part, false))
 					HsCapturePartitionMove(relid, ShareUpdateExclusiveLock, part, true);
 				continue;
 			}
@@ -345,7 +349,7 @@ check_alter_table(AlterTableStmt *stmt)
 				/* its rows leave the captured tables above: deletes */
 				if (OidIsValid(part) && pc->concurrent)
 					HsCaptureCheckPartitionMove(relid, part, "detach concurrently");
-				else if (OidIsValid(part) && may_move_rows(part, false))
+				else if (OidIsValid(part) && may_move_rows(relid, part, false))
 					HsCapturePartitionMove(relid, AccessExclusiveLock, part, false);
 				continue;
 			}
@@ -568,7 +572,7 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 			 */
 			if (OidIsValid(relid) && get_rel_relispartition(relid) &&
 				!list_member_oid(done, relid) && !removed_with_ancestor(relid, named) &&
-				may_move_rows(relid, false))
+				may_move_rows(InvalidOid, relid, false))
 				HsCapturePartitionMove(get_partition_parent(relid, true), AccessExclusiveLock,
 									   relid, false);
 			done = lappend_oid(done, relid);
@@ -613,7 +617,7 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 			 */
 			if (OidIsValid(relid) && get_rel_relispartition(relid) &&
 				!list_member_oid(done, relid) && !removed_with_ancestor(relid, named) &&
-				may_move_rows(relid, true))
+				may_move_rows(InvalidOid, relid, true))
 				HsCapturePartitionMove(get_partition_parent(relid, true), AccessShareLock,
 									   relid, false);
 			done = lappend_oid(done, relid);	/* (named twice: once) */
