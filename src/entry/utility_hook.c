@@ -274,7 +274,7 @@ refuse_capture_trigger_change(Oid relid, const char *trigger, const char *what)
  * must be done after the statement (HsSourceAlterDone), or NULL.
  */
 static void *
-check_alter_table(AlterTableStmt *stmt)
+check_alter_table(AlterTableStmt *stmt, List **relatives)
 {
 	Oid			relid;
 	ListCell   *lc;
@@ -338,7 +338,11 @@ check_alter_table(AlterTableStmt *stmt)
 			}
 			if (cmd->subtype == AT_AddInherit)
 			{
-				HsSourceCheckNewChild(RangeVarGetRelid((RangeVar *) cmd->def, NoLock, true));
+				Oid			parent = RangeVarGetRelid((RangeVar *) cmd->def, NoLock, true);
+
+				HsSourceCheckNewChild(parent);
+				/* both join an inheritance tree (capture by rows) */
+				*relatives = lappend_oid(lappend_oid(*relatives, parent), relid);
 				continue;
 			}
 			if (cmd->subtype == AT_DetachPartition)
@@ -467,6 +471,8 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	volatile bool creates_ours = false;
 	void	   *volatile source_alter = NULL;
 	volatile Oid renamed = InvalidOid;
+	List	   *volatile relatives = NIL;	/* tables joining an inheritance tree */
+	ListCell   *lc_rel;
 
 	if (IsA(parsetree, CreateExtensionStmt) &&
 		strcmp(((CreateExtensionStmt *) parsetree)->extname, HS_EXTENSION_NAME) == 0)
@@ -647,7 +653,7 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 					 errdetail("Relations USING hummock are written only by the streaming engine.")));
 	}
 	else if (IsA(parsetree, AlterTableStmt))
-		source_alter = check_alter_table((AlterTableStmt *) parsetree);
+		source_alter = check_alter_table((AlterTableStmt *) parsetree, (List **) &relatives);
 	else if (IsA(parsetree, ViewStmt) && ((ViewStmt *) parsetree)->replace)
 		HsSourceCheckReplaceView(RangeVarGetRelid(((ViewStmt *) parsetree)->view, NoLock, true));
 	else if ((IsA(parsetree, CreateStmt) || IsA(parsetree, CreateForeignTableStmt)) &&
@@ -657,7 +663,12 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 
 		/* a new inheritance child of a table views read with its children */
 		foreach(lc, ((CreateStmt *) parsetree)->inhRelations)
-			HsSourceCheckNewChild(RangeVarGetRelid(lfirst(lc), NoLock, true));
+		{
+			Oid			parent = RangeVarGetRelid(lfirst(lc), NoLock, true);
+
+			HsSourceCheckNewChild(parent);
+			relatives = lappend_oid(relatives, parent);
+		}
 	}
 	else if (IsA(parsetree, RenameStmt) && ((RenameStmt *) parsetree)->relation &&
 			 (((RenameStmt *) parsetree)->renameType == OBJECT_COLUMN ||
@@ -695,6 +706,9 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	/* captured rows in the shape the ALTER TABLE gave its tables */
 	if (source_alter)
 		HsSourceAlterDone(source_alter);
+	/* sources that joined an inheritance tree: captured row by row */
+	foreach(lc_rel, relatives)
+		HsCaptureFollowInheritance(lfirst_oid(lc_rel));
 	/* definitions that name it, deparsed again */
 	if (OidIsValid(renamed))
 		HsSourceRenamed(renamed);

@@ -68,6 +68,19 @@
  * of every row the partition holds, into the log of every captured table
  * above it); DETACH ... CONCURRENTLY of one that holds rows is refused.
  *
+ * Inheritance.  An UPDATE or DELETE naming an inheritance parent reaches
+ * its children's rows: their row triggers fire, their statement triggers
+ * do not, and the parent's statement triggers see them in the transition
+ * tables, not told apart from the parent's own.  So a source in an
+ * inheritance tree (with a child or a parent) is captured by row triggers
+ * as well, enabled ALWAYS and named as a partitioned source's: a view
+ * over ONLY the parent gets no child's row, and a view over a child sees
+ * the writes made through its parent.  A source captured by statement
+ * triggers that gets a child or a parent (CREATE TABLE ... INHERITS,
+ * ALTER TABLE ... INHERIT) switches in the same transaction
+ * (HsCaptureFollowInheritance: its statement triggers go, its row
+ * triggers fire always), under SHARE ROW EXCLUSIVE as CREATE TRIGGER.
+ *
  * Replicas of the rows.  Under session_replication_role = replica only
  * triggers enabled REPLICA or ALWAYS fire, and logical replication's apply
  * workers run so and fire no statement triggers at all.  So an ordinary
@@ -645,11 +658,20 @@ spi_exec(const char *sql, int expected)
 }
 
 
-/* Is relid captured by row triggers (a partitioned table or a partition)? */
+/*
+ * Is relid captured by row triggers: a partitioned table or a partition,
+ * or a table in an inheritance tree?  A statement naming an inheritance
+ * parent fires neither statement triggers of the children it reaches nor
+ * lets the parent's tell their rows from its own (its transition tables
+ * hold both), while row triggers fire on the table that holds the row.
+ * (relhassubclass may stay set after the last child went: row capture
+ * is then merely what it was.)
+ */
 static bool
 captured_by_rows(Oid relid)
 {
-	return get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE || get_rel_relispartition(relid);
+	return get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE || get_rel_relispartition(relid) ||
+		has_subclass(relid) || has_superclass(relid);
 }
 
 /* The name of the row trigger of source relid for event i (in buf). */
@@ -675,7 +697,11 @@ HsCaptureEnsure(Oid relid)
 	};
 
 	if (OidIsValid(log_oid))
+	{
+		/* (made by a version that captured inheritance trees by statement) */
+		HsCaptureFollowInheritance(relid);
 		return log_oid;
+	}
 
 	rel_name = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
 										  get_rel_name(relid));
@@ -779,6 +805,60 @@ HsCaptureEnsure(Oid relid)
 	CommandCounterIncrement();
 	pfree(sql.data);
 	return log_oid;
+}
+
+void
+HsCaptureFollowInheritance(Oid relid)
+{
+	HsUserContext owner;
+	char	   *rel_name;
+	StringInfoData sql;
+	StringInfoData name;
+
+	if (!OidIsValid(relid) || get_rel_relkind(relid) != RELKIND_RELATION ||
+		!OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)) || !HsCatalogExists() ||
+		!OidIsValid(HsCatalogCaptureLogOf(relid)) || !captured_by_rows(relid) ||
+		!OidIsValid(get_trigger_oid(relid, capture_trigger_names[0], true)))
+		return;
+
+	/*
+	 * As CREATE TRIGGER would: no writer of relid is in the middle of a
+	 * statement, so each is captured wholly by one kind of trigger.
+	 */
+	LockRelationOid(relid, ShareRowExclusiveLock);
+	rel_name = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+										  get_rel_name(relid));
+	initStringInfo(&sql);
+	initStringInfo(&name);
+	HsBecomeExtensionOwner(&owner);
+	SPI_connect();
+	setting_up = true;
+	PG_TRY();
+	{
+		for (int i = 0; i < 3; i++)
+		{
+			resetStringInfo(&sql);
+			appendStringInfo(&sql, "DROP TRIGGER %s ON %s", capture_trigger_names[i], rel_name);
+			spi_exec(sql.data, SPI_OK_UTILITY);
+			row_trigger_name(&name, i, relid);
+			resetStringInfo(&sql);
+			appendStringInfo(&sql, "ALTER TABLE %s ENABLE ALWAYS TRIGGER %s", rel_name,
+							 quote_identifier(name.data));
+			spi_exec(sql.data, SPI_OK_UTILITY);
+		}
+	}
+	PG_FINALLY();
+	{
+		setting_up = false;
+	}
+	PG_END_TRY();
+	SPI_finish();
+	HsRestoreUser(&owner);
+	CommandCounterIncrement();
+	ereport(DEBUG1,
+			(errmsg_internal("hummock_stream: \"%s\" is now captured row by row", get_rel_name(relid))));
+	pfree(sql.data);
+	pfree(name.data);
 }
 
 /*

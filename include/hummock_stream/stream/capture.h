@@ -25,6 +25,13 @@
 extern Oid	HsCaptureEnsure(Oid relid);
 
 /*
+ * relid joined an inheritance tree (it got a child or a parent): if it is
+ * captured by statement triggers, capture it by row triggers from now on
+ * (capture.c, "Inheritance").  Locks relid SHARE ROW EXCLUSIVE.
+ */
+extern void HsCaptureFollowInheritance(Oid relid);
+
+/*
  * Drop relid's triggers and log if no streaming job reads relid any more
  * (relid may have been dropped: then its log goes).
  */
