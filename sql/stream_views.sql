@@ -333,7 +333,6 @@ SELECT create_error($$SELECT * FROM hummock_stream.stream_jobs$$);
 SELECT create_error($$SELECT relid FROM hummock_stream.capture_logs$$);
 SELECT regexp_replace(create_error(format('SELECT * FROM %s', log_relid::regclass)), 'capture_\d+', 'capture_N')
   FROM hummock_stream.capture_logs WHERE relid = 'orders'::regclass;
-SELECT create_error($$SELECT * FROM parent_t$$);
 SELECT create_error($$SELECT * FROM orders TABLESAMPLE SYSTEM (50)$$);
 SELECT create_error($$SELECT * FROM orders FOR UPDATE$$);
 SELECT create_error($$SELECT relname FROM pg_class$$);

@@ -336,12 +336,14 @@ check_alter_table(AlterTableStmt *stmt, List **relatives)
 					HsCapturePartitionMove(relid, ShareUpdateExclusiveLock, part, true);
 				continue;
 			}
-			if (cmd->subtype == AT_AddInherit)
+			if (cmd->subtype == AT_AddInherit || cmd->subtype == AT_DropInherit)
 			{
 				Oid			parent = RangeVarGetRelid((RangeVar *) cmd->def, NoLock, true);
 
-				HsSourceCheckNewChild(parent);
-				/* both join an inheritance tree (capture by rows) */
+				if (cmd->subtype == AT_AddInherit)
+					HsSourceCheckNewChild(parent, get_rel_relkind(relid),
+										  get_rel_persistence(relid));
+				/* their trees change: capture follows (HsCaptureFollowInheritance) */
 				*relatives = lappend_oid(lappend_oid(*relatives, parent), relid);
 				continue;
 			}
@@ -559,6 +561,16 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 		bool		vanished = false;
 		List	   *named = named_relations(((DropStmt *) parsetree)->objects, false);
 		List	   *done = NIL;
+		List	   *owned = NIL;
+
+		/*
+		 * Tables below a captured table in an inheritance tree: their rows
+		 * go, as a child's (only if the user may drop them).
+		 */
+		foreach(lc, named)
+			if (OidIsValid(lfirst_oid(lc)) && may_move_rows(InvalidOid, lfirst_oid(lc), false))
+				owned = lappend_oid(owned, lfirst_oid(lc));
+		HsCaptureInheritanceDrop(owned);
 
 		/*
 		 * A view being created: its creator holds a lock DROP would wait
@@ -666,7 +678,10 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 		{
 			Oid			parent = RangeVarGetRelid(lfirst(lc), NoLock, true);
 
-			HsSourceCheckNewChild(parent);
+			HsSourceCheckNewChild(parent,
+								  IsA(parsetree, CreateForeignTableStmt) ?
+								  RELKIND_FOREIGN_TABLE : RELKIND_RELATION,
+								  ((CreateStmt *) parsetree)->relation->relpersistence);
 			relatives = lappend_oid(relatives, parent);
 		}
 	}

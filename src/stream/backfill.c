@@ -377,8 +377,9 @@ HsRelationRowEstimate(Oid relid)
 
 /*
  * A scan of a source table at a snapshot: its rows, or for a partitioned
- * table the rows of every partition that holds rows, each as a row of the
- * partitioned table (a heap tuple, so the job flattens its TOAST values).
+ * table the rows of every partition that holds rows, or for a table read
+ * with its inheritance children its rows and theirs, each as a row of the
+ * table (a heap tuple, so the job flattens its TOAST values).
  */
 typedef struct SourceScan
 {
@@ -394,13 +395,13 @@ typedef struct SourceScan
 } SourceScan;
 
 static SourceScan *
-source_scan_begin(Oid relid, Snapshot snapshot)
+source_scan_begin(Oid relid, bool with_children, Snapshot snapshot)
 {
 	SourceScan *s = palloc0(sizeof(SourceScan));
 
 	s->root = table_open(relid, AccessShareLock);
 	s->snapshot = snapshot;
-	if (s->root->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+	if (s->root->rd_rel->relkind == RELKIND_PARTITIONED_TABLE || with_children)
 	{
 		ListCell   *lc;
 
@@ -562,7 +563,8 @@ HsBackfillAndCommit(HsStreamJob *job, Snapshot snapshot, HsEpoch view_epoch,
 			vscan = HsViewScanBegin(job, i, job->store.version, view_epoch);
 		else
 		{
-			scan = source_scan_begin(job->inputs[i].leaf->relid, snapshot);
+			scan = source_scan_begin(job->inputs[i].leaf->relid,
+									  job->inputs[i].leaf->with_children, snapshot);
 		}
 		for (;;)
 		{

@@ -78,8 +78,31 @@
  * the writes made through its parent.  A source captured by statement
  * triggers that gets a child or a parent (CREATE TABLE ... INHERITS,
  * ALTER TABLE ... INHERIT) switches in the same transaction
- * (HsCaptureFollowInheritance: its statement triggers go, its row
- * triggers fire always), under SHARE ROW EXCLUSIVE as CREATE TRIGGER.
+ * (switch_to_rows: its statement triggers go, its row triggers fire
+ * always), under SHARE ROW EXCLUSIVE as CREATE TRIGGER.
+ *
+ * A view may read a source with its children, so every table below a
+ * source carries the source's triggers too (row triggers and a BEFORE
+ * TRUNCATE trigger, enabled ALWAYS, named with the source's OID as its
+ * own row triggers are).  They log its rows, converted to the source's
+ * row type, with the ops 'i' and 'd' instead of 'I' and 'D': a reader
+ * of the source with its children takes them as inserts and deletes, a
+ * reader of FROM ONLY the source skips them (stream_job.c).  A trigger
+ * named after another table than its own, and not a partition's clone,
+ * is a source's when that table is above its own in the tree (else a
+ * restored dump's, and does nothing).  Which tables carry a source's
+ * triggers is what pg_trigger says; after every statement that changes
+ * a tree (CREATE TABLE ... INHERITS, ALTER TABLE ... [NO] INHERIT) the
+ * tables below each captured table of it are made to carry its triggers
+ * and no others (follow_tree), and the rows of those that came or went
+ * are captured as a child's inserts or deletes, as a partition's are at
+ * ATTACH and DETACH.  DROP TABLE of a table below a source captures its
+ * rows, and those of the tables below it, as deleted first
+ * (HsCaptureInheritanceDrop); TRUNCATE of one is captured by its own
+ * trigger.  The first table below a source marks its log (a comment):
+ * the views that read it with its children then key its rows without
+ * its primary key, which holds in the table alone, for as long as the
+ * log exists, however its children come and go (stream_plan.c).
  *
  * Replicas of the rows.  Under session_replication_role = replica only
  * triggers enabled REPLICA or ALWAYS fire, and logical replication's apply
@@ -156,6 +179,7 @@
 #include "catalog/partition.h"
 #include "catalog/pg_extension.h"
 #include "catalog/pg_inherits.h"
+#include "commands/comment.h"
 #include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
 #include "catalog/pg_class.h"
@@ -201,6 +225,9 @@ static const char *const capture_trigger_names[] = {
 	"hummock_stream_capture_delete", "hummock_stream_capture_truncate"
 };
 
+/* The events of the row and statement triggers, in that order. */
+static const char *const capture_events[] = {"INSERT", "UPDATE", "DELETE"};
+
 /* relid -> its capture log (InvalidOid: none), for the triggers. */
 typedef struct CaptureLogCacheEntry
 {
@@ -224,9 +251,15 @@ typedef struct RowTriggerEntry
 	TupleDesc	source_desc;	/* in TopMemoryContext */
 	TupleConversionMap *map;	/* relid's rows -> source's; NULL: the same */
 	bool		stale;			/* named after another source's OID */
+	bool		descendant;		/* relid is an inheritance descendant of
+								 * source: its rows are logged as a child's */
 } RowTriggerEntry;
 
 static HTAB *row_trigger_cache = NULL;
+
+static bool tracks_descendants(Oid relid);
+static void follow_tree(Oid source, Oid log_oid, bool moves);
+static void switch_to_rows(Oid relid);
 
 /* HsCaptureEnsure is making triggers (its own DDL must pass the hook). */
 static bool setting_up = false;
@@ -412,6 +445,31 @@ trigger_source(Oid tgoid)
 	return relid;
 }
 
+/* The source OID a trigger's name ends with ("..._<oid>"), or InvalidOid. */
+static Oid
+trigger_named_source(const char *tgname)
+{
+	const char *suffix = strrchr(tgname, '_');
+	char	   *end;
+	unsigned long oid;
+
+	if (suffix == NULL || suffix[1] < '0' || suffix[1] > '9')
+		return InvalidOid;
+	oid = strtoul(suffix + 1, &end, 10);
+	return *end == '\0' ? (Oid) oid : InvalidOid;
+}
+
+/* Is relid below ancestor in an inheritance tree? */
+static bool
+inherits_from(Oid relid, Oid ancestor)
+{
+	List	   *above = HsCaptureInheritanceAncestors(relid);
+	bool		found = list_member_oid(above, ancestor) && ancestor != relid;
+
+	list_free(above);
+	return found;
+}
+
 /* The source of row trigger tg on rel, and the conversion of rel's rows. */
 static RowTriggerEntry *
 row_trigger(Trigger *tg, Relation rel)
@@ -424,11 +482,22 @@ row_trigger(Trigger *tg, Relation rel)
 	TupleConversionMap *map = NULL;
 	MemoryContext old;
 
+	Oid			named;
+	bool		descendant = false;
+
 	init_trigger_caches();
 	e = hash_search(row_trigger_cache, &tg->tgoid, HASH_FIND, NULL);
 	if (e != NULL)
 		return e;
 	source = trigger_source(tg->tgoid);
+	named = trigger_named_source(tg->tgname);
+	/* a source's trigger on a table below it in its inheritance tree */
+	if (source == RelationGetRelid(rel) && OidIsValid(named) && named != source &&
+		inherits_from(source, named))
+	{
+		source = named;
+		descendant = true;
+	}
 	src = relation_open(source, AccessShareLock);
 	old = MemoryContextSwitchTo(TopMemoryContext);
 	source_desc = CreateTupleDescCopy(RelationGetDescr(src));
@@ -445,12 +514,9 @@ row_trigger(Trigger *tg, Relation rel)
 	e->source = source;
 	e->source_desc = source_desc;
 	e->map = map;
+	e->descendant = descendant;
 	/* a restored dump's trigger, named after its source's old OID */
-	{
-		const char *suffix = strrchr(tg->tgname, '_');
-
-		e->stale = suffix == NULL || strtoul(suffix + 1, NULL, 10) != source;
-	}
+	e->stale = named != source;
 	return e;
 }
 
@@ -479,6 +545,8 @@ capture_row(TriggerData *trig)
 	FullTransactionId fxid;
 	int64		stmt;
 	CaptureLog	log;
+	char		ins = rt->descendant ? HS_CAPTURE_CHILD_INSERT : HS_CAPTURE_INSERT;
+	char		del = rt->descendant ? HS_CAPTURE_CHILD_DELETE : HS_CAPTURE_DELETE;
 
 	if (!OidIsValid(log_oid))
 		return PointerGetDatum(NULL);	/* not captured (a restored table) */
@@ -487,13 +555,13 @@ capture_row(TriggerData *trig)
 	HsCaptureMarkWrite(rt->source, fxid);
 	open_log(&log, log_oid);
 	if (TRIGGER_FIRED_BY_INSERT(trig->tg_event))
-		append_tuple(&log, rt, fxid, stmt, 0, HS_CAPTURE_INSERT, trig->tg_trigtuple);
+		append_tuple(&log, rt, fxid, stmt, 0, ins, trig->tg_trigtuple);
 	else if (TRIGGER_FIRED_BY_DELETE(trig->tg_event))
-		append_tuple(&log, rt, fxid, stmt, 0, HS_CAPTURE_DELETE, trig->tg_trigtuple);
+		append_tuple(&log, rt, fxid, stmt, 0, del, trig->tg_trigtuple);
 	else if (TRIGGER_FIRED_BY_UPDATE(trig->tg_event))
 	{
-		append_tuple(&log, rt, fxid, stmt, 0, HS_CAPTURE_DELETE, trig->tg_trigtuple);
-		append_tuple(&log, rt, fxid, stmt, 1, HS_CAPTURE_INSERT, trig->tg_newtuple);
+		append_tuple(&log, rt, fxid, stmt, 0, del, trig->tg_trigtuple);
+		append_tuple(&log, rt, fxid, stmt, 1, ins, trig->tg_newtuple);
 	}
 	close_log(&log);
 	return PointerGetDatum(NULL);
@@ -624,12 +692,31 @@ hummock_stream_capture_truncate(PG_FUNCTION_ARGS)
 {
 	TriggerData *trig = (TriggerData *) fcinfo->context;
 	Oid			log_oid;
+	Oid			named;
 
 	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_BY_TRUNCATE(trig->tg_event) ||
 		!TRIGGER_FIRED_BEFORE(trig->tg_event))
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("hummock_stream._capture_truncate() must be a BEFORE TRUNCATE trigger")));
+	named = trigger_named_source(trig->tg_trigger->tgname);
+	if (OidIsValid(named))
+	{
+		Relation	source;
+
+		/* a source's trigger on a table below it: a child's rows go */
+		if (named == RelationGetRelid(trig->tg_relation) ||
+			!inherits_from(RelationGetRelid(trig->tg_relation), named))
+			return PointerGetDatum(NULL);	/* (a restored dump's) */
+		log_oid = trigger_capture_log(named);
+		if (!OidIsValid(log_oid))
+			return PointerGetDatum(NULL);
+		source = table_open(named, AccessShareLock);
+		capture_rows(RelationGetRelid(trig->tg_relation), source, log_oid,
+					 HS_CAPTURE_CHILD_DELETE);
+		table_close(source, AccessShareLock);
+		return PointerGetDatum(NULL);
+	}
 	log_oid = trigger_capture_log(RelationGetRelid(trig->tg_relation));
 	if (OidIsValid(log_oid))
 	{
@@ -691,15 +778,19 @@ HsCaptureEnsure(Oid relid)
 	StringInfoData sql;
 	ObjectAddress log_addr,
 				ext_addr;
-	static const char *const events[] = {"INSERT", "UPDATE", "DELETE"};
 	static const char *const referencing[] = {
 		"NEW TABLE AS hs_new", "OLD TABLE AS hs_old NEW TABLE AS hs_new", "OLD TABLE AS hs_old"
 	};
 
 	if (OidIsValid(log_oid))
 	{
-		/* (made by a version that captured inheritance trees by statement) */
-		HsCaptureFollowInheritance(relid);
+		/*
+		 * Made by a version that captured inheritance trees by statement
+		 * and not their children: no view read them with its children.
+		 */
+		switch_to_rows(relid);
+		if (tracks_descendants(relid))
+			follow_tree(relid, log_oid, false);
 		return log_oid;
 	}
 
@@ -749,7 +840,7 @@ HsCaptureEnsure(Oid relid)
 								 "CREATE OR REPLACE TRIGGER %s AFTER %s ON %s"
 								 " REFERENCING %s FOR EACH STATEMENT"
 								 " EXECUTE FUNCTION hummock_stream._capture()",
-								 capture_trigger_names[i], events[i], rel_name, referencing[i]);
+								 capture_trigger_names[i], capture_events[i], rel_name, referencing[i]);
 				spi_exec(sql.data, SPI_OK_UTILITY);
 			}
 			initStringInfo(&name);
@@ -758,7 +849,7 @@ HsCaptureEnsure(Oid relid)
 			appendStringInfo(&sql,
 							 "CREATE OR REPLACE TRIGGER %s AFTER %s ON %s FOR EACH ROW"
 							 " EXECUTE FUNCTION hummock_stream._capture()",
-							 quote_identifier(name.data), events[i], rel_name);
+							 quote_identifier(name.data), capture_events[i], rel_name);
 			spi_exec(sql.data, SPI_OK_UTILITY);
 			resetStringInfo(&sql);
 			appendStringInfo(&sql, "ALTER TABLE %s ENABLE %s TRIGGER %s", rel_name,
@@ -803,21 +894,229 @@ HsCaptureEnsure(Oid relid)
 	/* backends forget what their triggers knew of relid's log */
 	CacheInvalidateRelcacheByRelid(relid);
 	CommandCounterIncrement();
+	/* the tables below it (locked with it: HsViewLockSources) */
+	if (tracks_descendants(relid))
+		follow_tree(relid, log_oid, false);
 	pfree(sql.data);
 	return log_oid;
 }
 
-void
-HsCaptureFollowInheritance(Oid relid)
+/* ---------------------------------------------------------------------
+ * Inheritance trees (see "Inheritance" above)
+ * ---------------------------------------------------------------------
+ */
+
+List *
+HsCaptureInheritanceAncestors(Oid relid)
+{
+	List	   *out = list_make1_oid(relid);
+	Relation	inh = table_open(InheritsRelationId, AccessShareLock);
+
+	for (int i = 0; i < list_length(out); i++)
+	{
+		ScanKeyData key;
+		SysScanDesc scan;
+		HeapTuple	tup;
+
+		ScanKeyInit(&key, Anum_pg_inherits_inhrelid, BTEqualStrategyNumber, F_OIDEQ,
+					ObjectIdGetDatum(list_nth_oid(out, i)));
+		scan = systable_beginscan(inh, InheritsRelidSeqnoIndexId, true, NULL, 1, &key);
+		while (HeapTupleIsValid(tup = systable_getnext(scan)))
+			out = list_append_unique_oid(out, ((Form_pg_inherits) GETSTRUCT(tup))->inhparent);
+		systable_endscan(scan);
+	}
+	table_close(inh, AccessShareLock);
+	return out;
+}
+
+/* Does source capture the rows of the tables below it (inheritance)? */
+static bool
+tracks_descendants(Oid relid)
+{
+	return get_rel_relkind(relid) == RELKIND_RELATION && !get_rel_relispartition(relid);
+}
+
+/*
+ * The tables other than source that carry source's triggers (those below
+ * it in its tree when it was last followed).
+ */
+static List *
+covered_tables(Oid source)
+{
+	Relation	tgrel = table_open(TriggerRelationId, AccessShareLock);
+	StringInfoData name;
+	NameData	tgname;
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	List	   *out = NIL;
+
+	initStringInfo(&name);
+	row_trigger_name(&name, 0, source);
+	namestrcpy(&tgname, name.data);
+	ScanKeyInit(&key, Anum_pg_trigger_tgname, BTEqualStrategyNumber, F_NAMEEQ,
+				NameGetDatum(&tgname));
+	scan = systable_beginscan(tgrel, InvalidOid, false, NULL, 1, &key);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_trigger t = (Form_pg_trigger) GETSTRUCT(tup);
+
+		if (t->tgrelid != source && !OidIsValid(t->tgparentid))
+			out = list_append_unique_oid(out, t->tgrelid);
+	}
+	systable_endscan(scan);
+	table_close(tgrel, AccessShareLock);
+	pfree(name.data);
+	return out;
+}
+
+/*
+ * Create source's triggers on table, a table below it, or drop them (SPI
+ * connected, as the extension's owner, setting_up): its rows go to
+ * source's log as a child's.
+ */
+static void
+descendant_triggers(Oid source, Oid table, bool create)
+{
+	char	   *rel_name = quote_qualified_identifier(get_namespace_name(get_rel_namespace(table)),
+													  get_rel_name(table));
+	StringInfoData name;
+	StringInfoData sql;
+
+	initStringInfo(&name);
+	initStringInfo(&sql);
+	for (int i = 0; i < 4; i++)
+	{
+		row_trigger_name(&name, i, source);
+		resetStringInfo(&sql);
+		if (!create)
+			appendStringInfo(&sql, "DROP TRIGGER IF EXISTS %s ON %s",
+							 quote_identifier(name.data), rel_name);
+		else if (i < 3)
+			appendStringInfo(&sql,
+							 "CREATE OR REPLACE TRIGGER %s AFTER %s ON %s FOR EACH ROW"
+							 " EXECUTE FUNCTION hummock_stream._capture()",
+							 quote_identifier(name.data), capture_events[i], rel_name);
+		else
+			appendStringInfo(&sql,
+							 "CREATE OR REPLACE TRIGGER %s BEFORE TRUNCATE ON %s"
+							 " FOR EACH STATEMENT EXECUTE FUNCTION hummock_stream._capture_truncate()",
+							 quote_identifier(name.data), rel_name);
+		spi_exec(sql.data, SPI_OK_UTILITY);
+		if (!create)
+			continue;
+		resetStringInfo(&sql);
+		appendStringInfo(&sql, "ALTER TABLE %s ENABLE ALWAYS TRIGGER %s", rel_name,
+						 quote_identifier(name.data));
+		spi_exec(sql.data, SPI_OK_UTILITY);
+	}
+	pfree(name.data);
+	pfree(sql.data);
+}
+
+/*
+ * The comment of a log whose source has had tables below it: views that
+ * read it with its children key its rows without its primary key from
+ * then on (HsCaptureTracksChildren), whatever children come and go.
+ */
+#define TREE_MARK "hummock_stream: holds the rows of inheritance children"
+
+bool
+HsCaptureTracksChildren(Oid relid)
+{
+	Oid			log_oid;
+	char	   *comment;
+
+	if (!OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)) || !HsCatalogExists())
+		return false;
+	log_oid = HsCatalogCaptureLogOf(relid);
+	if (!OidIsValid(log_oid))
+		return false;
+	comment = GetComment(log_oid, RelationRelationId, 0);
+	return comment != NULL && strcmp(comment, TREE_MARK) == 0;
+}
+
+/*
+ * Give the tables below source in its inheritance tree its triggers, and
+ * take them from those no longer below it; with moves, capture the rows
+ * of the tables that came (as a child's Inserts) and went (Deletes), as
+ * ATTACH and DETACH of a partition are.  The caller holds what the
+ * command that moved them holds; the tables that move are locked ACCESS
+ * EXCLUSIVE here (their writers have ended: a fresh snapshot shows their
+ * rows).
+ */
+static void
+follow_tree(Oid source, Oid log_oid, bool moves)
+{
+	List	   *want = find_all_inheritors(source, NoLock, NULL);
+	List	   *have = covered_tables(source);
+	List	   *entering = NIL;
+	List	   *leaving = NIL;
+	ListCell   *lc;
+	HsUserContext owner;
+
+	want = list_delete_oid(want, source);
+	foreach(lc, want)
+		if (!list_member_oid(have, lfirst_oid(lc)) &&
+			get_rel_relkind(lfirst_oid(lc)) == RELKIND_RELATION)
+			entering = lappend_oid(entering, lfirst_oid(lc));
+	foreach(lc, have)
+		if (!list_member_oid(want, lfirst_oid(lc)) &&
+			OidIsValid(get_rel_namespace(lfirst_oid(lc))))
+			leaving = lappend_oid(leaving, lfirst_oid(lc));
+	if (entering == NIL && leaving == NIL)
+		return;
+	if (moves)
+	{
+		Relation	rel = table_open(source, AccessShareLock);
+
+		foreach(lc, leaving)
+		{
+			LockRelationOid(lfirst_oid(lc), AccessExclusiveLock);
+			capture_rows(lfirst_oid(lc), rel, log_oid, HS_CAPTURE_CHILD_DELETE);
+		}
+		foreach(lc, entering)
+		{
+			LockRelationOid(lfirst_oid(lc), AccessExclusiveLock);
+			capture_rows(lfirst_oid(lc), rel, log_oid, HS_CAPTURE_CHILD_INSERT);
+		}
+		table_close(rel, AccessShareLock);
+	}
+	HsBecomeExtensionOwner(&owner);
+	SPI_connect();
+	setting_up = true;
+	PG_TRY();
+	{
+		foreach(lc, leaving)
+			descendant_triggers(source, lfirst_oid(lc), false);
+		foreach(lc, entering)
+			descendant_triggers(source, lfirst_oid(lc), true);
+	}
+	PG_FINALLY();
+	{
+		setting_up = false;
+	}
+	PG_END_TRY();
+	SPI_finish();
+	if (entering != NIL && !HsCaptureTracksChildren(source))
+		CreateComments(log_oid, RelationRelationId, 0, TREE_MARK);
+	HsRestoreUser(&owner);
+	CommandCounterIncrement();
+}
+
+/*
+ * Capture relid by row triggers from now on, if it is captured by
+ * statement triggers and is in an inheritance tree.
+ */
+static void
+switch_to_rows(Oid relid)
 {
 	HsUserContext owner;
 	char	   *rel_name;
 	StringInfoData sql;
 	StringInfoData name;
 
-	if (!OidIsValid(relid) || get_rel_relkind(relid) != RELKIND_RELATION ||
-		!OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)) || !HsCatalogExists() ||
-		!OidIsValid(HsCatalogCaptureLogOf(relid)) || !captured_by_rows(relid) ||
+	if (!captured_by_rows(relid) ||
 		!OidIsValid(get_trigger_oid(relid, capture_trigger_names[0], true)))
 		return;
 
@@ -855,10 +1154,74 @@ HsCaptureFollowInheritance(Oid relid)
 	SPI_finish();
 	HsRestoreUser(&owner);
 	CommandCounterIncrement();
-	ereport(DEBUG1,
-			(errmsg_internal("hummock_stream: \"%s\" is now captured row by row", get_rel_name(relid))));
 	pfree(sql.data);
 	pfree(name.data);
+}
+
+void
+HsCaptureFollowInheritance(Oid relid)
+{
+	ListCell   *lc;
+
+	if (!OidIsValid(relid) || !OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)) ||
+		!HsCatalogExists() || !OidIsValid(get_rel_namespace(relid)))
+		return;
+	foreach(lc, HsCaptureInheritanceAncestors(relid))
+	{
+		Oid			source = lfirst_oid(lc);
+		Oid			log_oid;
+
+		if (!tracks_descendants(source))
+			continue;
+		log_oid = HsCatalogCaptureLogOf(source);
+		if (!OidIsValid(log_oid))
+			continue;
+		switch_to_rows(source);
+		follow_tree(source, log_oid, true);
+	}
+}
+
+void
+HsCaptureInheritanceDrop(List *dropped)
+{
+	List	   *tables = NIL;
+	List	   *sources = NIL;
+	ListCell   *lc;
+
+	if (!OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)) || !HsCatalogExists())
+		return;
+	foreach(lc, dropped)
+	{
+		Oid			relid = lfirst_oid(lc);
+		ListCell   *la;
+
+		if (!OidIsValid(relid) || !tracks_descendants(relid) || !has_superclass(relid))
+			continue;
+		foreach(la, HsCaptureInheritanceAncestors(relid))
+			if (lfirst_oid(la) != relid && tracks_descendants(lfirst_oid(la)) &&
+				OidIsValid(HsCatalogCaptureLogOf(lfirst_oid(la))))
+				sources = list_append_unique_oid(sources, lfirst_oid(la));
+		/* it goes with the tables below it (CASCADE, or the drop fails) */
+		tables = list_concat_unique_oid(tables,
+										find_all_inheritors(relid, AccessExclusiveLock, NULL));
+	}
+	foreach(lc, sources)
+	{
+		Oid			source = lfirst_oid(lc);
+		Oid			log_oid = HsCatalogCaptureLogOf(source);
+		List	   *covered;
+		Relation	rel;
+		ListCell   *lt;
+
+		if (list_member_oid(tables, source))
+			continue;			/* dropped itself, with its views */
+		covered = covered_tables(source);
+		rel = table_open(source, AccessShareLock);
+		foreach(lt, tables)
+			if (list_member_oid(covered, lfirst_oid(lt)))
+				capture_rows(lfirst_oid(lt), rel, log_oid, HS_CAPTURE_CHILD_DELETE);
+		table_close(rel, AccessShareLock);
+	}
 }
 
 /*
@@ -867,7 +1230,7 @@ HsCaptureFollowInheritance(Oid relid)
  * partitioned table's go with their clones.
  */
 static void
-add_capture_triggers(Oid relid, ObjectAddresses *objs)
+add_capture_triggers(Oid relid, Oid source, ObjectAddresses *objs)
 {
 	Relation	tgrel = table_open(TriggerRelationId, AccessShareLock);
 	ScanKeyData key;
@@ -888,8 +1251,17 @@ add_capture_triggers(Oid relid, ObjectAddresses *objs)
 		Form_pg_trigger t = (Form_pg_trigger) GETSTRUCT(tup);
 		ObjectAddress addr;
 
+		Oid			named;
+
 		if (OidIsValid(t->tgparentid) ||
 			(t->tgfoid != capture_fn && t->tgfoid != truncate_fn))
+			continue;
+		named = trigger_named_source(NameStr(t->tgname));
+		/* on a table below source: source's own; on source: not those of
+		 * a source above it */
+		if (relid != source ? named != source :
+			(OidIsValid(named) && named != source &&
+			 OidIsValid(HsCatalogCaptureLogOf(named)) && inherits_from(relid, named)))
 			continue;
 		ObjectAddressSet(addr, TriggerRelationId, t->oid);
 		add_exact_object_address(&addr, objs);
@@ -930,8 +1302,13 @@ HsCaptureRemoveIfUnused(Oid relid)
 	source_exists = OidIsValid(get_rel_namespace(relid));
 	if (source_exists)
 	{
+		ListCell   *lc;
+
 		LockRelationOid(relid, AccessExclusiveLock);
-		add_capture_triggers(relid, objs);
+		add_capture_triggers(relid, relid, objs);
+		/* and those it has on the tables below it */
+		foreach(lc, covered_tables(relid))
+			add_capture_triggers(lfirst_oid(lc), relid, objs);
 	}
 	/* a member of the extension is dropped by leaving it first */
 	(void) deleteDependencyRecordsForSpecific(RelationRelationId, log_oid, DEPENDENCY_EXTENSION,
@@ -960,7 +1337,9 @@ HsCaptureSourceAbove(Oid parent)
 		return InvalidOid;
 	if (OidIsValid(HsCatalogCaptureLogOf(parent)))
 		return parent;
-	chain = get_rel_relispartition(parent) ? get_partition_ancestors(parent) : NIL;
+	/* above a partition, or a table below a source in an inheritance tree */
+	chain = get_rel_relispartition(parent) ? get_partition_ancestors(parent) :
+		HsCaptureInheritanceAncestors(parent);
 	foreach(lc, chain)
 		if (OidIsValid(HsCatalogCaptureLogOf(lfirst_oid(lc))))
 			return lfirst_oid(lc);

@@ -25,10 +25,11 @@
  *	  views key their rows (a job built again after a restart would not
  *	  find its state).
  *
- * A table a view reads with its inheritance children (not FROM ONLY) had
- * none when the view was created (stream_plan.c refuses others), and may
- * get none while the view reads it (HsSourceCheckNewChild): a child's rows
- * would reach the query but are not captured.
+ * A table a view reads with its inheritance children (not FROM ONLY) has
+ * their rows captured into its log (capture.c).  Its view keys its rows
+ * by its primary key only if it had no children when the view was
+ * created: then it may get none while the view reads it, nor one that
+ * is not an ordinary permanent table (HsSourceCheckNewChild).
  *
  * A view's stored definition (hummock_stream.jobs.definition, the text
  * its query was created from) names the source's columns and the source;
@@ -348,29 +349,49 @@ reads_with_children(Node *node, void *relid)
 }
 
 void
-HsSourceCheckNewChild(Oid parent)
+HsSourceCheckNewChild(Oid parent, char relkind, char persistence)
 {
-	ListCell   *lc;
+	ListCell   *la;
 
 	if (!OidIsValid(parent) || get_rel_relkind(parent) != RELKIND_RELATION ||
-		!OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)) || !HsCatalogExists() ||
-		!OidIsValid(HsCatalogCaptureLogOf(parent)))
+		!OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)) || !HsCatalogExists())
 		return;
-	foreach(lc, HsCatalogReaders(parent))
+	foreach(la, HsCaptureInheritanceAncestors(parent))
 	{
-		Oid			job = lfirst_oid(lc);
-		HsJobRow	row;
+		Oid			source = lfirst_oid(la);
+		ListCell   *lc;
 
-		if (!HsCatalogReadJob(job, &row) || row.query_tree == NULL)
+		if (!OidIsValid(HsCatalogCaptureLogOf(source)))
 			continue;
-		if (reads_with_children((Node *) stringToNode(row.query_tree), &parent))
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("cannot add an inheritance child to table \"%s\" because streaming materialized view \"%s\" reads it with its children",
-							get_rel_name(parent), get_rel_name(job)),
-					 errdetail("The rows of the child would reach the view's query, but not the view."),
-					 errhint("Create the view with FROM ONLY \"%s\", or drop it first.",
-							 get_rel_name(parent))));
+		foreach(lc, HsCatalogReaders(source))
+		{
+			Oid			job = lfirst_oid(lc);
+			HsJobRow	row;
+
+			if (!HsCatalogReadJob(job, &row) || row.query_tree == NULL ||
+				!reads_with_children((Node *) stringToNode(row.query_tree), &source))
+				continue;
+			if (relkind != RELKIND_RELATION || persistence != RELPERSISTENCE_PERMANENT)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot add %s as an inheritance child of table \"%s\" because streaming materialized view \"%s\" reads \"%s\" with its children",
+								relkind == RELKIND_FOREIGN_TABLE ? "a foreign table" :
+								persistence == RELPERSISTENCE_TEMP ? "a temporary table" :
+								persistence == RELPERSISTENCE_UNLOGGED ? "an unlogged table" :
+								"a relation that is not an ordinary table",
+								get_rel_name(parent), get_rel_name(job), get_rel_name(source)),
+						 errdetail("Only the rows of ordinary permanent tables are captured."),
+						 errhint("Drop the view first (see hummock_stream.jobs).")));
+			if (!HsStreamPlanKeylessTree(source) && HsStreamPlanSourceKey(source) != NIL)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot add an inheritance child to table \"%s\" because streaming materialized view \"%s\" reads it with its children",
+								get_rel_name(source), get_rel_name(job)),
+						 errdetail("The view was created while \"%s\" had no children, and keys its rows by its primary key, which a child's rows need not keep.",
+								   get_rel_name(source)),
+						 errhint("Drop the view and create it again once \"%s\" has a child, or create it with FROM ONLY \"%s\".",
+								 get_rel_name(source), get_rel_name(source))));
+		}
 	}
 }
 

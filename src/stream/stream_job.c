@@ -362,12 +362,15 @@ push_log_row(HsStreamJob *job, int i, char op, HeapTupleHeader row)
 	HsStreamJobInput *in = &job->inputs[i];
 	HeapTupleData tmp;
 
+	/* a row of a table below the source: only a reader of its tree's */
+	if (HsCaptureOpIsChild(op) && !in->leaf->with_children)
+		return;
 	tmp.t_len = HeapTupleHeaderGetDatumLength(row);
 	tmp.t_data = row;
 	ItemPointerSetInvalid(&tmp.t_self);
 	tmp.t_tableOid = InvalidOid;
 	ExecStoreHeapTuple(&tmp, in->slot, false);
-	HsStreamJobPush(job, i, in->slot, op == HS_CAPTURE_INSERT ? +1 : -1);
+	HsStreamJobPush(job, i, in->slot, HsCaptureOpIsInsert(op) ? +1 : -1);
 	ExecClearTuple(in->slot);
 }
 

@@ -87,6 +87,7 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/regproc.h"
@@ -349,8 +350,8 @@ set_phase(Creation *c, HsCreationPhase phase)
 
 /*
  * The tables sources (relation OIDs) are read from, in OID order: each
- * table, and every table of a partitioned source's tree (streaming views
- * among the sources are left out).
+ * table, and every table of a partitioned source's tree or below a source
+ * in its inheritance tree (streaming views among the sources are left out).
  */
 static List *
 source_tables(List *sources)
@@ -364,7 +365,7 @@ source_tables(List *sources)
 
 		if (HsRelidIsHummock(relid))
 			continue;
-		if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
+		if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE || has_subclass(relid))
 			rels = list_concat_unique_oid(rels, find_all_inheritors(relid, NoLock, NULL));
 		else
 			rels = list_append_unique_oid(rels, relid);
@@ -1074,6 +1075,14 @@ create_concurrently(RangeVar *rv, const char *definition, Query *q, Query *as_wr
 	}
 	PG_END_TRY();
 	dsm_detach(seg);
+
+	/*
+	 * See what the creator committed: a catalog snapshot taken before it
+	 * did (planning the query looks things up) would not show the view,
+	 * and the regclass returned would print as a number.
+	 */
+	AcceptInvalidationMessages();
+	InvalidateCatalogSnapshot();
 	return view;
 }
 

@@ -17,6 +17,11 @@
 /* Op codes stored in a capture log's "op" column. */
 #define HS_CAPTURE_INSERT	'I'
 #define HS_CAPTURE_DELETE	'D'
+/* the same for a row of a table below the source in its inheritance tree */
+#define HS_CAPTURE_CHILD_INSERT	'i'
+#define HS_CAPTURE_CHILD_DELETE	'd'
+#define HsCaptureOpIsChild(op)	((op) == HS_CAPTURE_CHILD_INSERT || (op) == HS_CAPTURE_CHILD_DELETE)
+#define HsCaptureOpIsInsert(op)	((op) == HS_CAPTURE_INSERT || (op) == HS_CAPTURE_CHILD_INSERT)
 
 /*
  * Make sure relid has capture triggers and a capture log; returns the
@@ -25,11 +30,31 @@
 extern Oid	HsCaptureEnsure(Oid relid);
 
 /*
- * relid joined an inheritance tree (it got a child or a parent): if it is
- * captured by statement triggers, capture it by row triggers from now on
- * (capture.c, "Inheritance").  Locks relid SHARE ROW EXCLUSIVE.
+ * After a statement that changed the inheritance tree of relid (gave it a
+ * child or a parent, or took one away): for relid and every captured table
+ * above it, capture by row triggers from now on, put its triggers on the
+ * tables now below it and take them from those no longer below it,
+ * capturing their rows as a child's Inserts and Deletes (capture.c,
+ * "Inheritance").
  */
 extern void HsCaptureFollowInheritance(Oid relid);
+
+/*
+ * The tables dropped (OIDs a DROP TABLE names) are about to go with the
+ * tables below them: capture their rows as a child's Deletes into the log
+ * of every captured table above them.  Locks them ACCESS EXCLUSIVE.
+ */
+extern void HsCaptureInheritanceDrop(List *dropped);
+
+/* relid, then every table above it in its inheritance tree. */
+extern List *HsCaptureInheritanceAncestors(Oid relid);
+
+/*
+ * Has captured table relid had tables below it in its inheritance tree
+ * (its log holds or held their rows)?  Views reading it with its children
+ * then key its rows without its primary key.
+ */
+extern bool HsCaptureTracksChildren(Oid relid);
 
 /*
  * Drop relid's triggers and log if no streaming job reads relid any more

@@ -30,12 +30,14 @@ extern void HsSourceAlterDone(void *state);
 extern void HsSourceRenamed(Oid relid);
 
 /*
- * Before a statement makes a table an inheritance child of parent (CREATE
- * TABLE ... INHERITS, ALTER TABLE ... INHERIT): refuse if a view reads
- * parent with its children (not FROM ONLY), whose rows the view would not
- * follow.
+ * Before a statement makes a table (of relkind and persistence) an
+ * inheritance child of parent (CREATE TABLE ... INHERITS, ALTER TABLE ...
+ * INHERIT): refuse if a view reads parent, or a table above it, with its
+ * children (not FROM ONLY) and either the table is not an ordinary
+ * permanent table, whose rows are not captured, or the view keys that
+ * table's rows by its primary key, which the child's rows need not keep.
  */
-extern void HsSourceCheckNewChild(Oid parent);
+extern void HsSourceCheckNewChild(Oid parent, char relkind, char persistence);
 
 /*
  * Before CREATE OR REPLACE VIEW view: refuse if a streaming view reads it

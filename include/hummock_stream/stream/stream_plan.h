@@ -36,6 +36,8 @@ typedef struct HsStreamLeaf
 {
 	Oid			relid;
 	HsExec	   *entry;			/* push rows of the table's row type here */
+	bool		with_children;	/* read with its inheritance children: the
+								 * log's rows of tables below it are its */
 } HsStreamLeaf;
 
 /*
@@ -51,6 +53,19 @@ extern HsStreamPlan *HsStreamPlanCreate(Query *query);
  * while views read relid (source_alter.c).
  */
 extern List *HsStreamPlanSourceKey(Oid relid);
+
+/*
+ * Refuse (0A000) reading table relid with its inheritance children unless
+ * every table below it is an ordinary permanent table.
+ */
+extern void HsStreamPlanCheckChildren(Oid relid);
+
+/*
+ * Does a view that reads plain table relid with its inheritance children
+ * key its rows without its primary key?  Yes once it has had children
+ * while captured, or has some now: the key is unique in the table alone.
+ */
+extern bool HsStreamPlanKeylessTree(Oid relid);
 
 /*
  * Expand the Postgres views query reads into the subqueries they are (in

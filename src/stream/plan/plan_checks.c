@@ -23,8 +23,9 @@
  *				BY without LIMIT orders nothing: a view has no order)
  *	a source	another streaming view that is created (it is read from
  *				its change log, view_source.c), or an ordinary permanent
- *				table, partitioned table or partition, without
- *				inheritance children unless read with FROM ONLY, not a
+ *				table, partitioned table or partition (an inheritance
+ *				parent with its children, all ordinary permanent tables:
+ *				their rows are captured into its log, capture.c), not a
  *				system catalog, not one of the extension's own tables;
  *				no other relation USING hummock
  *
@@ -275,6 +276,33 @@ check_query_level(Query *q, bool top)
  */
 
 /* A source table of the view: checked, returns its OID. */
+void
+HsStreamPlanCheckChildren(Oid relid)
+{
+	ListCell   *lc;
+
+	foreach(lc, find_all_inheritors(relid, AccessShareLock, NULL))
+	{
+		Oid			child = lfirst_oid(lc);
+		char		kind = get_rel_relkind(child);
+		char		persistence = get_rel_persistence(child);
+
+		if (child == relid)
+			continue;
+		if (kind != RELKIND_RELATION || persistence != RELPERSISTENCE_PERMANENT)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("inheritance child \"%s\" of table \"%s\" is %s",
+							get_rel_name(child), get_rel_name(relid),
+							kind == RELKIND_FOREIGN_TABLE ? "a foreign table" :
+							persistence == RELPERSISTENCE_TEMP ? "a temporary table" :
+							persistence == RELPERSISTENCE_UNLOGGED ? "an unlogged table" :
+							"not an ordinary table"),
+					 errdetail("A streaming materialized view reads the rows of a table's inheritance children only from ordinary permanent tables."),
+					 errhint("Read only the parent with FROM ONLY.")));
+	}
+}
+
 Oid
 check_relation(RangeTblEntry *rte)
 {
@@ -336,11 +364,8 @@ check_relation(RangeTblEntry *rte)
 				 errdetail("Background workers maintain the view after a crash; the table must be permanent.")));
 	if (IsCatalogRelation(rel))
 		unsupported("system catalogs as sources", true);
-	if (rte->inh && has_subclass(relid) && rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("table \"%s\" has inheritance children", RelationGetRelationName(rel)),
-				 errhint("Read only the parent with FROM ONLY.")));
+	if (rte->inh && rel->rd_rel->relkind == RELKIND_RELATION && has_subclass(relid))
+		HsStreamPlanCheckChildren(relid);
 	relation_close(rel, AccessShareLock);
 	return relid;
 }

@@ -63,6 +63,7 @@
 #include "access/genam.h"
 #include "access/table.h"
 #include "catalog/index.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "nodes/makefuncs.h"
@@ -75,6 +76,7 @@
 #include "utils/rel.h"
 
 #include "hummock_stream/row/memcmp_key.h"
+#include "hummock_stream/stream/capture.h"
 #include "hummock_stream/stream/stream_plan.h"
 
 #include "plan_internal.h"
@@ -377,6 +379,12 @@ project_level(RelOut *in, List *exprs, List *qual, bool add_key)
  * ---------------------------------------------------------------------
  */
 
+bool
+HsStreamPlanKeylessTree(Oid relid)
+{
+	return find_inheritance_children(relid, NoLock) != NIL || HsCaptureTracksChildren(relid);
+}
+
 List *
 HsStreamPlanSourceKey(Oid relid)
 {
@@ -451,7 +459,9 @@ plan_leaf(PlanCtx *ctx, Query *q, int rtindex, List *quals)
 	Oid			relid = check_relation(rte);
 	Relation	rel = table_open(relid, AccessShareLock);
 	TupleDesc	rdesc = CreateTupleDescCopy(RelationGetDescr(rel));
-	List	   *pk = HsStreamPlanSourceKey(relid);
+	bool		with_children = rte->inh && rel->rd_rel->relkind == RELKIND_RELATION;
+	List	   *pk = with_children && HsStreamPlanKeylessTree(relid) ? NIL :
+		HsStreamPlanSourceKey(relid);
 	AttnoCtx	ac = {rtindex, 0, NULL};
 	List	   *full_vars = NIL;
 	List	   *vars = NIL;
@@ -523,6 +533,7 @@ plan_leaf(PlanCtx *ctx, Query *q, int rtindex, List *quals)
 	leaf = palloc(sizeof(HsStreamLeaf));
 	leaf->relid = relid;
 	leaf->entry = e;
+	leaf->with_children = with_children;
 	ctx->leaves = lappend(ctx->leaves, leaf);
 	ctx->sources = list_append_unique_oid(ctx->sources, relid);
 	return out;
