@@ -86,6 +86,20 @@ SELECT hummock_stream.create_materialized_view('sq_above_dept_avg',
 -- correlated NOT IN by an inequality: the counts go through the domain too
 SELECT hummock_stream.create_materialized_view('sq_not_in_later',
   'SELECT e.id FROM emp e WHERE e.boss NOT IN (SELECT r.id FROM emp r WHERE r.id > e.id AND r.dept = e.dept)');
+-- quantified comparisons: ALL with SQL's NULLs (no row passes a NULL
+-- comparison), NOT ... ALL, and a correlated ANY (and IN)
+SELECT hummock_stream.create_materialized_view('sq_all_banned',
+  'SELECT id FROM emp WHERE dept > ALL (SELECT dept FROM banned)');
+SELECT hummock_stream.create_materialized_view('sq_all_dept_corr',
+  'SELECT e.id FROM emp e WHERE e.salary >= ALL (SELECT i.salary FROM emp i WHERE i.dept = e.dept)');
+SELECT hummock_stream.create_materialized_view('sq_not_all',
+  'SELECT e.id FROM emp e WHERE NOT (e.salary * 10 < ALL (SELECT budget FROM dept d WHERE d.id <> e.dept))');
+SELECT hummock_stream.create_materialized_view('sq_all_grouped',
+  'SELECT d.id FROM dept d WHERE d.budget > ALL (SELECT sum(salary) FROM emp GROUP BY dept HAVING count(*) > 7)');
+SELECT hummock_stream.create_materialized_view('sq_any_corr',
+  'SELECT e.id FROM emp e WHERE e.salary < ANY (SELECT i.salary / 2 FROM emp i WHERE i.boss = e.id)');
+SELECT hummock_stream.create_materialized_view('sq_in_corr',
+  'SELECT e.id FROM emp e WHERE e.boss IN (SELECT i.id FROM emp i WHERE i.dept = e.dept)');
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM sq_best_paid ORDER BY dept, id;
 SELECT * FROM sq_not_in ORDER BY id LIMIT 5;
@@ -119,6 +133,14 @@ UPDATE emp SET salary = NULL WHERE id = 7;
 UPDATE dept SET budget = 1500 WHERE id = 1;
 SELECT hummock_stream.wait();
 SELECT * FROM sq_not_in_corr_nulls ORDER BY id;
+SELECT * FROM hummock_stream_test.views_differ();
+-- a NULL in an ALL list: no row passes; gone again: they come back
+INSERT INTO banned VALUES (1), (NULL);
+SELECT hummock_stream.wait();
+SELECT count(*) AS passing FROM sq_all_banned;
+DELETE FROM banned WHERE dept IS NULL;
+SELECT hummock_stream.wait();
+SELECT count(*) AS passing FROM sq_all_banned;
 SELECT * FROM hummock_stream_test.views_differ();
 -- the NOT IN of the grouped query changes as groups pass HAVING
 INSERT INTO emp SELECT 100 + i, 5, 150, NULL FROM generate_series(1, 10) i;

@@ -38,6 +38,10 @@
  *									becomes a subquery computing per value
  *									of i what it computed per row of a,
  *									joined on i = a.o (decorrelate_lateral).
+ *	x op ALL (SELECT y ...),		quantified comparisons in WHERE become
+ *	x op ANY (SELECT y ...			EXISTS and NOT EXISTS over the
+ *	  WHERE <correlated>)			subquery's rows with the comparison
+ *									added (rewrite_quantified).
  *	(SELECT agg(...) FROM t			an aggregating scalar subquery or a
  *	  WHERE t.x < a.o ...),			LATERAL one related otherwise (any
  *	LATERAL (... a.o ...)			condition, a.o in its select list) first
@@ -409,6 +413,102 @@ rewrite_correlated_not_in(Query *q, OpExpr *test, Query *sub, Node *x)
 		result = lappend(result,
 						 correlated_count_is_zero(sub, null_test(copyObject(y), IS_NULL)));
 	return result;
+}
+
+/* The Params of a sublink's test (its columns 1..n), replaced by ys. */
+static Node *
+sublink_params_mutator(Node *node, List *ys)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_SUBLINK &&
+		((Param *) node)->paramid >= 1 && ((Param *) node)->paramid <= list_length(ys))
+		return copyObject(list_nth(ys, ((Param *) node)->paramid - 1));
+	return expression_tree_mutator(node, sublink_params_mutator, ys);
+}
+
+/*
+ * The conjunct that replaces a quantified comparison c of q's WHERE, or
+ * NULL if c is not one this can rewrite.  In WHERE only true passes, so
+ * with cmp the sublink's test of an outer row against a row y of sub:
+ *
+ *	x op ALL (sub)			NOT EXISTS (rows of sub WHERE cmp IS NOT TRUE)
+ *	NOT (x op ALL (sub))	EXISTS (rows of sub WHERE cmp IS FALSE)
+ *	x op ANY (sub), sub correlated
+ *							EXISTS (rows of sub WHERE cmp)
+ *
+ * (an uncorrelated ANY is a semi join already, NOT ... ANY is NOT IN).
+ * "rows of sub" is sub itself with cmp added to its WHERE when it only
+ * filters rows, or SELECT FROM (sub) s when it is uncorrelated; then
+ * plan_join.c turns the EXISTS into a semi or anti join.
+ */
+static Node *
+rewrite_quantified(Query *q, Node *c)
+{
+	bool		negated = is_notclause(c);
+	SubLink    *sl = (SubLink *) (negated ? (Node *) get_notclausearg((Expr *) c) : c);
+	Query	   *sub;
+	Query	   *rows;
+	List	   *ys = NIL;
+	Node	   *cmp;
+	SubLink    *ex;
+	BoolTestType test;
+	ListCell   *lc;
+
+	if (!IsA(sl, SubLink) || sl->testexpr == NULL || contains_sublink(sl->testexpr) ||
+		contain_subplans(sl->testexpr))
+		return NULL;
+	if (sl->subLinkType == ALL_SUBLINK)
+		test = negated ? IS_FALSE : IS_NOT_TRUE;
+	else if (sl->subLinkType == ANY_SUBLINK && !negated && reads_above((Query *) sl->subselect, 0))
+		test = IS_TRUE;
+	else
+		return NULL;
+	sub = (Query *) sl->subselect;
+	if (plain_filter(sub))
+	{
+		rows = sub_where(sub, NULL);
+		foreach(lc, rows->targetList)
+			if (!((TargetEntry *) lfirst(lc))->resjunk)
+				ys = lappend(ys, ((TargetEntry *) lfirst(lc))->expr);
+	}
+	else if (!reads_above(sub, 0))
+	{
+		int			rt;
+		AttrNumber	attno = 0;
+
+		rows = query_over(sub, "hs_quantified", &rt);
+		foreach(lc, sub->targetList)
+		{
+			attno++;
+			if (!((TargetEntry *) lfirst(lc))->resjunk)
+				ys = lappend(ys, sub_var(sub, rt, attno));
+		}
+	}
+	else
+		return NULL;
+	/* the outer row's side, seen from inside the subquery */
+	cmp = copyObject(sl->testexpr);
+	IncrementVarSublevelsUp(cmp, 1, 0);
+	cmp = sublink_params_mutator(cmp, ys);
+	if (test != IS_TRUE)
+	{
+		BooleanTest *bt = makeNode(BooleanTest);
+
+		bt->arg = (Expr *) cmp;
+		bt->booltesttype = test;
+		bt->location = -1;
+		cmp = (Node *) bt;
+	}
+	rows->jointree->quals = (Node *) make_ands_explicit(lappend(make_ands_implicit((Expr *) rows->jointree->quals),
+																cmp));
+	rows->hasSubLinks = rows->hasSubLinks || sub->hasSubLinks;
+	ex = makeNode(SubLink);
+	ex->subLinkType = EXISTS_SUBLINK;
+	ex->subselect = (Node *) rows;
+	ex->location = -1;
+	return sl->subLinkType == ALL_SUBLINK && !negated ?
+		(Node *) make_notclause((Expr *) ex) : (Node *) ex;
 }
 
 /*
@@ -1174,7 +1274,8 @@ rewrite_sublinks(Query *q)
 	conds = make_ands_implicit((Expr *) q->jointree->quals);
 	foreach(lc, conds)
 	{
-		List	   *instead = rewrite_not_in(q, lfirst(lc));
+		Node	   *quantified = rewrite_quantified(q, lfirst(lc));
+		List	   *instead = quantified ? list_make1(quantified) : rewrite_not_in(q, lfirst(lc));
 
 		kept = instead ? list_concat(kept, instead) : lappend(kept, lfirst(lc));
 	}
