@@ -187,7 +187,6 @@ EXCEPTION WHEN OTHERS THEN
 END $$;
 SELECT create_error($$SELECT o.id FROM orders o WHERE o.customer NOT IN (SELECT id FROM customers c WHERE c.id > o.id GROUP BY id)$$);
 SELECT create_error($$SELECT c.id, (SELECT o.id FROM orders o WHERE o.customer > c.id) AS oid FROM customers c$$);
-SELECT create_error($$SELECT id FROM customers c WHERE EXISTS (SELECT 1 FROM orders o WHERE o.customer = c.id) OR id = 1$$);
 SELECT create_error($$SELECT c.id FROM customers c, customers d, LATERAL (SELECT o.id FROM orders o WHERE o.customer < c.id AND o.id > d.id) l$$);
 
 DROP VIEW diffs;

@@ -100,6 +100,18 @@ SELECT hummock_stream.create_materialized_view('sq_any_corr',
   'SELECT e.id FROM emp e WHERE e.salary < ANY (SELECT i.salary / 2 FROM emp i WHERE i.boss = e.id)');
 SELECT hummock_stream.create_materialized_view('sq_in_corr',
   'SELECT e.id FROM emp e WHERE e.boss IN (SELECT i.id FROM emp i WHERE i.dept = e.dept)');
+-- EXISTS, IN, ANY and ALL as values (select list, under OR, in CASE):
+-- counts of the subquery's rows, with SQL's NULLs
+SELECT hummock_stream.create_materialized_view('sq_exists_value',
+  'SELECT e.id, EXISTS (SELECT 1 FROM emp r WHERE r.boss = e.id) AS has_reports FROM emp e');
+SELECT hummock_stream.create_materialized_view('sq_exists_or',
+  'SELECT id FROM emp e WHERE e.salary > 250 OR NOT EXISTS (SELECT 1 FROM banned b WHERE b.dept = e.dept)');
+SELECT hummock_stream.create_materialized_view('sq_in_value',
+  'SELECT id, dept IN (SELECT dept FROM banned) AS is_banned FROM emp');
+SELECT hummock_stream.create_materialized_view('sq_all_value',
+  'SELECT d.id, d.budget > ALL (SELECT e.salary * 10 FROM emp e WHERE e.dept = d.id) AS above FROM dept d');
+SELECT hummock_stream.create_materialized_view('sq_case_in',
+  $$SELECT id, CASE WHEN boss IN (SELECT id FROM emp WHERE salary > 200) THEN 'rich boss' ELSE 'other' END AS boss_kind FROM emp$$);
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM sq_best_paid ORDER BY dept, id;
 SELECT * FROM sq_not_in ORDER BY id LIMIT 5;
@@ -138,6 +150,8 @@ SELECT * FROM hummock_stream_test.views_differ();
 INSERT INTO banned VALUES (1), (NULL);
 SELECT hummock_stream.wait();
 SELECT count(*) AS passing FROM sq_all_banned;
+SELECT is_banned, count(*) FROM sq_in_value GROUP BY 1 ORDER BY 1;
+SELECT * FROM hummock_stream_test.views_differ();
 DELETE FROM banned WHERE dept IS NULL;
 SELECT hummock_stream.wait();
 SELECT count(*) AS passing FROM sq_all_banned;

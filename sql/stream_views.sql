@@ -299,7 +299,6 @@ CREATE TABLE parent_t (id int);
 CREATE TABLE child_t () INHERITS (parent_t);
 
 SELECT create_error($$SELECT id FROM orders WHERE (id, qty) NOT IN (SELECT n, n FROM events)$$);
-SELECT create_error($$SELECT id FROM orders WHERE qty = 1 OR EXISTS (SELECT 1 FROM events)$$);
 SELECT create_error($$SELECT o.id FROM orders o, orders o2, LATERAL (SELECT n FROM events e WHERE e.n = o.qty OR e.n = o2.qty) l$$);
 SELECT create_error($$SELECT o.id FROM orders o LEFT JOIN generate_series(1, 3) g ON g = o.qty$$);
 SELECT create_error($$SELECT id, (SELECT n FROM events LIMIT 1) FROM orders$$);

@@ -428,43 +428,24 @@ sublink_params_mutator(Node *node, List *ys)
 }
 
 /*
- * The conjunct that replaces a quantified comparison c of q's WHERE, or
- * NULL if c is not one this can rewrite.  In WHERE only true passes, so
- * with cmp the sublink's test of an outer row against a row y of sub:
- *
- *	x op ALL (sub)			NOT EXISTS (rows of sub WHERE cmp IS NOT TRUE)
- *	NOT (x op ALL (sub))	EXISTS (rows of sub WHERE cmp IS FALSE)
- *	x op ANY (sub), sub correlated
- *							EXISTS (rows of sub WHERE cmp)
- *
- * (an uncorrelated ANY is a semi join already, NOT ... ANY is NOT IN).
- * "rows of sub" is sub itself with cmp added to its WHERE when it only
- * filters rows, or SELECT FROM (sub) s when it is uncorrelated; then
- * plan_join.c turns the EXISTS into a semi or anti join.
+ * The rows of sublink sl's subquery for the outer row, with its test (the
+ * comparison of the outer row with a row of the subquery, cmp) added to
+ * its WHERE as "cmp IS <test>" (test -1: cmp itself; no test: EXISTS):
+ * the subquery with it added to its WHERE when it only filters rows, or
+ * SELECT FROM (sub) s WHERE ... when it is uncorrelated; NULL otherwise.
  */
-static Node *
-rewrite_quantified(Query *q, Node *c)
+static Query *
+sublink_rows(SubLink *sl, int test)
 {
-	bool		negated = is_notclause(c);
-	SubLink    *sl = (SubLink *) (negated ? (Node *) get_notclausearg((Expr *) c) : c);
-	Query	   *sub;
+	Query	   *sub = (Query *) sl->subselect;
 	Query	   *rows;
 	List	   *ys = NIL;
 	Node	   *cmp;
-	SubLink    *ex;
-	BoolTestType test;
 	ListCell   *lc;
 
-	if (!IsA(sl, SubLink) || sl->testexpr == NULL || contains_sublink(sl->testexpr) ||
-		contain_subplans(sl->testexpr))
+	if (sl->testexpr != NULL &&
+		(contains_sublink(sl->testexpr) || contain_subplans(sl->testexpr)))
 		return NULL;
-	if (sl->subLinkType == ALL_SUBLINK)
-		test = negated ? IS_FALSE : IS_NOT_TRUE;
-	else if (sl->subLinkType == ANY_SUBLINK && !negated && reads_above((Query *) sl->subselect, 0))
-		test = IS_TRUE;
-	else
-		return NULL;
-	sub = (Query *) sl->subselect;
 	if (plain_filter(sub))
 	{
 		rows = sub_where(sub, NULL);
@@ -477,7 +458,7 @@ rewrite_quantified(Query *q, Node *c)
 		int			rt;
 		AttrNumber	attno = 0;
 
-		rows = query_over(sub, "hs_quantified", &rt);
+		rows = query_over(sub, "hs_sublink", &rt);
 		foreach(lc, sub->targetList)
 		{
 			attno++;
@@ -487,28 +468,163 @@ rewrite_quantified(Query *q, Node *c)
 	}
 	else
 		return NULL;
+	if (sl->testexpr == NULL)
+		return rows;
 	/* the outer row's side, seen from inside the subquery */
 	cmp = copyObject(sl->testexpr);
 	IncrementVarSublevelsUp(cmp, 1, 0);
 	cmp = sublink_params_mutator(cmp, ys);
-	if (test != IS_TRUE)
+	if (test >= 0)
 	{
 		BooleanTest *bt = makeNode(BooleanTest);
 
 		bt->arg = (Expr *) cmp;
-		bt->booltesttype = test;
+		bt->booltesttype = (BoolTestType) test;
 		bt->location = -1;
 		cmp = (Node *) bt;
 	}
 	rows->jointree->quals = (Node *) make_ands_explicit(lappend(make_ands_implicit((Expr *) rows->jointree->quals),
 																cmp));
 	rows->hasSubLinks = rows->hasSubLinks || sub->hasSubLinks;
-	ex = makeNode(SubLink);
+	return rows;
+}
+
+/* EXISTS (rows) */
+static Node *
+make_exists(Query *rows)
+{
+	SubLink    *ex = makeNode(SubLink);
+
 	ex->subLinkType = EXISTS_SUBLINK;
 	ex->subselect = (Node *) rows;
 	ex->location = -1;
+	return (Node *) ex;
+}
+
+/*
+ * The conjunct that replaces a quantified comparison c of q's WHERE, or
+ * NULL if c is not one this can rewrite.  In WHERE only true passes, so
+ * with cmp the sublink's test of an outer row against a row y of sub:
+ *
+ *	x op ALL (sub)			NOT EXISTS (rows of sub WHERE cmp IS NOT TRUE)
+ *	NOT (x op ALL (sub))	EXISTS (rows of sub WHERE cmp IS FALSE)
+ *	x op ANY (sub), sub correlated
+ *							EXISTS (rows of sub WHERE cmp)
+ *
+ * (an uncorrelated ANY is a semi join already, NOT ... ANY is NOT IN);
+ * the rows of sub as sublink_rows makes them.  Then plan_join.c turns
+ * the EXISTS into a semi or anti join.
+ */
+static Node *
+rewrite_quantified(Node *c)
+{
+	bool		negated = is_notclause(c);
+	SubLink    *sl = (SubLink *) (negated ? (Node *) get_notclausearg((Expr *) c) : c);
+	Query	   *rows;
+
+	if (!IsA(sl, SubLink))
+		return NULL;
+	if (sl->subLinkType == ALL_SUBLINK)
+		rows = sublink_rows(sl, negated ? IS_FALSE : IS_NOT_TRUE);
+	else if (sl->subLinkType == ANY_SUBLINK && !negated && reads_above((Query *) sl->subselect, 0))
+		rows = sublink_rows(sl, -1);
+	else
+		return NULL;
+	if (rows == NULL)
+		return NULL;
 	return sl->subLinkType == ALL_SUBLINK && !negated ?
-		(Node *) make_notclause((Expr *) ex) : (Node *) ex;
+		(Node *) make_notclause((Expr *) make_exists(rows)) : make_exists(rows);
+}
+
+/*
+ * Is sublink sl's test "x op y", a strict operator over an expression x
+ * of q and a column y of its subquery that are never NULL (so that it is
+ * never NULL)?
+ */
+static bool
+test_never_null(Query *q, SubLink *sl)
+{
+	OpExpr	   *op = (OpExpr *) sl->testexpr;
+	Query	   *sub = (Query *) sl->subselect;
+
+	return op != NULL && IsA(op, OpExpr) && list_length(op->args) == 2 &&
+		IsA(lsecond(op->args), Param) &&
+		((Param *) lsecond(op->args))->paramkind == PARAM_SUBLINK &&
+		((Param *) lsecond(op->args))->paramid == 1 && func_strict(op->opfuncid) &&
+		never_null(q, linitial(op->args)) &&
+		never_null(sub, (Node *) linitial_node(TargetEntry, sub->targetList)->expr);
+}
+
+/*
+ * EXISTS, IN, ANY and ALL used as values (in the select list, HAVING, or
+ * under OR, NOT or CASE in WHERE), not as conjuncts of WHERE: counts of
+ * the subquery's rows (the rows of sub, as sublink_rows makes them, with
+ * the test cmp of the outer row against a row of sub), which the scalar
+ * subquery rewrite turns into joins:
+ *
+ *	EXISTS (sub)		(SELECT count(*) FROM <rows of sub>) <> 0
+ *	x op ANY (sub)		CASE WHEN (count where cmp IS TRUE) <> 0 THEN true
+ *							 WHEN (count where cmp IS NULL) <> 0 THEN NULL
+ *							 ELSE false END
+ *	x op ALL (sub)		CASE WHEN (count where cmp IS FALSE) <> 0 THEN false
+ *							 WHEN (count where cmp IS NULL) <> 0 THEN NULL
+ *							 ELSE true END
+ *
+ * which is SQL's three-valued result (without the second WHEN where the
+ * test is never NULL; a count where cmp is true counts where cmp holds,
+ * so an equality stays one the rewrite joins on).  Others are left as
+ * they are.
+ */
+static Node *
+sublink_values_mutator(Node *node, Query *q)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Query))
+		return node;
+	if (IsA(node, SubLink))
+	{
+		SubLink    *sl = (SubLink *) node;
+		bool		any = sl->subLinkType == ANY_SUBLINK;
+		Query	   *decided;
+		Query	   *unknown;
+		CaseExpr   *ce;
+		CaseWhen   *w1;
+		CaseWhen   *w2;
+
+		if (sl->subLinkType == EXISTS_SUBLINK)
+		{
+			decided = sublink_rows(sl, -1);
+			return decided ? (Node *) make_notclause((Expr *) counts_zero(decided)) : node;
+		}
+		if (!any && sl->subLinkType != ALL_SUBLINK)
+			return node;
+		decided = sublink_rows(sl, any ? -1 : IS_FALSE);
+		unknown = test_never_null(q, sl) ? NULL : sublink_rows(sl, IS_UNKNOWN);
+		if (decided == NULL || (unknown == NULL && !test_never_null(q, sl)))
+			return node;
+		w1 = makeNode(CaseWhen);
+		w1->expr = (Expr *) make_notclause((Expr *) counts_zero(decided));
+		w1->result = (Expr *) makeBoolConst(any, false);
+		w1->location = -1;
+		ce = makeNode(CaseExpr);
+		ce->casetype = BOOLOID;
+		ce->casecollid = InvalidOid;
+		ce->arg = NULL;
+		ce->args = list_make1(w1);
+		if (unknown)
+		{
+			w2 = makeNode(CaseWhen);
+			w2->expr = (Expr *) make_notclause((Expr *) counts_zero(unknown));
+			w2->result = (Expr *) makeBoolConst(false, true);
+			w2->location = -1;
+			ce->args = lappend(ce->args, w2);
+		}
+		ce->defresult = (Expr *) makeBoolConst(!any, false);
+		ce->location = -1;
+		return (Node *) ce;
+	}
+	return expression_tree_mutator(node, sublink_values_mutator, q);
 }
 
 /*
@@ -1274,11 +1390,23 @@ rewrite_sublinks(Query *q)
 	conds = make_ands_implicit((Expr *) q->jointree->quals);
 	foreach(lc, conds)
 	{
-		Node	   *quantified = rewrite_quantified(q, lfirst(lc));
-		List	   *instead = quantified ? list_make1(quantified) : rewrite_not_in(q, lfirst(lc));
+		Node	   *c = lfirst(lc);
+		Node	   *quantified = rewrite_quantified(c);
+		List	   *instead = quantified ? list_make1(quantified) : rewrite_not_in(q, c);
 
-		kept = instead ? list_concat(kept, instead) : lappend(kept, lfirst(lc));
+		/* (a sublink conjunct is a semi or anti join, plan_join.c) */
+		if (instead == NIL && !IsA(c, SubLink) &&
+			!(is_notclause(c) && IsA(get_notclausearg((Expr *) c), SubLink)))
+			c = sublink_values_mutator(c, q);
+		kept = instead ? list_concat(kept, instead) : lappend(kept, c);
 	}
+	foreach(lc, q->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		tle->expr = (Expr *) sublink_values_mutator((Node *) tle->expr, q);
+	}
+	q->havingQual = sublink_values_mutator(q->havingQual, q);
 	/* scalar subqueries: WHERE first (a Var there is not grouped by) */
 	kept = (List *) scalar_mutator((Node *) kept, &sc);
 	q->jointree->quals = kept ? (Node *) make_ands_explicit(kept) : NULL;
