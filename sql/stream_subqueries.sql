@@ -112,6 +112,14 @@ SELECT hummock_stream.create_materialized_view('sq_all_value',
   'SELECT d.id, d.budget > ALL (SELECT e.salary * 10 FROM emp e WHERE e.dept = d.id) AS above FROM dept d');
 SELECT hummock_stream.create_materialized_view('sq_case_in',
   $$SELECT id, CASE WHEN boss IN (SELECT id FROM emp WHERE salary > 200) THEN 'rich boss' ELSE 'other' END AS boss_kind FROM emp$$);
+-- a correlated scalar subquery of one row by ORDER BY ... LIMIT 1 (the
+-- best paid report, NULL without one): a LEFT JOIN LATERAL, decorrelated
+SELECT hummock_stream.create_materialized_view('sq_top_report',
+  $$SELECT e.id, (SELECT r.salary FROM emp r WHERE r.boss = e.id ORDER BY r.salary DESC, r.id LIMIT 1) AS top
+      FROM emp e$$);
+SELECT hummock_stream.create_materialized_view('sq_newest_is_rich',
+  $$SELECT d.id FROM dept d
+     WHERE (SELECT e.salary FROM emp e WHERE e.dept = d.id ORDER BY e.id DESC LIMIT 1) > 150$$);
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM sq_best_paid ORDER BY dept, id;
 SELECT * FROM sq_not_in ORDER BY id LIMIT 5;

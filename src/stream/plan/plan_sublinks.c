@@ -42,6 +42,10 @@
  *	x op ANY (SELECT y ...			EXISTS and NOT EXISTS over the
  *	  WHERE <correlated>)			subquery's rows with the comparison
  *									added (rewrite_quantified).
+ *	(SELECT v FROM t WHERE			a correlated scalar subquery of one row
+ *	  t.k = a.o ORDER BY ... LIMIT 1)	by its LIMIT 1 becomes LEFT JOIN
+ *									LATERAL (...) ON true, then decorrelated
+ *									as the LATERAL subqueries below are.
  *	(SELECT agg(...) FROM t			an aggregating scalar subquery or a
  *	  WHERE t.x < a.o ...),			LATERAL one related otherwise (any
  *	LATERAL (... a.o ...)			condition, a.o in its select list) first
@@ -65,6 +69,7 @@
 #include "catalog/pg_index.h"
 #include "catalog/pg_opfamily.h"
 #include "catalog/pg_type.h"
+#include "executor/executor.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
@@ -703,6 +708,7 @@ typedef struct ScalarContext
 	Query	   *q;				/* the level being rewritten */
 	bool		in_having_or_target;	/* (the value must be grouped by) */
 	int			n;				/* subqueries rewritten so far */
+	bool		lateral;		/* one became a LATERAL subquery */
 } ScalarContext;
 
 /* Group q by expression e (a Var of a one-row or grouped FROM item). */
@@ -1320,6 +1326,60 @@ decorrelate(Query *q, Query *sub, ScalarContext *sc)
 	}
 }
 
+/*
+ * A correlated scalar subquery that returns at most one row by its
+ * ORDER BY ... LIMIT 1 (the latest or largest row of the outer row's):
+ * LEFT JOIN LATERAL (sub) ON true to the FROM item of q that holds every
+ * column of q it reads, its value a Var of it (NULL where it has no row,
+ * as the subquery's value is).  rewrite_lateral then decorrelates it, or
+ * refuses it.  NULL if sub is not one.
+ */
+static Node *
+scalar_as_lateral(Query *q, Query *sub, ScalarContext *sc)
+{
+	Const	   *limit = sub->limitCount ?
+		(Const *) eval_const_expressions(NULL, copyObject(sub->limitCount)) : NULL;
+	Relids		outer_rels = NULL;
+	ListCell   *lc;
+	int			item = -1;
+	int			i = 0;
+	int			rt;
+	JoinExpr   *j;
+	Var		   *v;
+	List	   *outer_vars;
+
+	if (limit == NULL || !IsA(limit, Const) || limit->consttype != INT8OID ||
+		limit->constisnull || DatumGetInt64(limit->constvalue) != 1 || sub->limitOffset != NULL ||
+		sub->sortClause == NIL || ExecCleanTargetListLength(sub->targetList) != 1 ||
+		reads_above(sub, 1))
+		return NULL;
+	outer_vars = pull_vars_of_level((Node *) sub, 1);
+	foreach(lc, outer_vars)
+		outer_rels = bms_add_member(outer_rels, ((Var *) lfirst(lc))->varno);
+	foreach(lc, q->jointree->fromlist)
+	{
+		if (bms_is_subset(outer_rels, get_relids_in_jointree(lfirst(lc), false)))
+			item = i;
+		i++;
+	}
+	if (item < 0)
+		return NULL;
+	rt = add_subquery_rte(q, copyObject(sub), psprintf("hs_scalar_%d", ++sc->n));
+	rt_fetch(rt, q->rtable)->lateral = true;
+	j = makeNode(JoinExpr);
+	j->jointype = JOIN_LEFT;
+	j->larg = list_nth(q->jointree->fromlist, item);
+	j->rarg = (Node *) make_ref(rt);
+	j->quals = (Node *) makeBoolConst(true, false);
+	j->rtindex = 0;
+	list_nth_cell(q->jointree->fromlist, item)->ptr_value = j;
+	sc->lateral = true;
+	v = sub_var(sub, rt, 1);
+	if (sc->in_having_or_target && aggregating(q))
+		group_by_too(q, (Expr *) v);
+	return (Node *) v;
+}
+
 static Node *
 scalar_mutator(Node *node, ScalarContext *sc)
 {
@@ -1338,6 +1398,8 @@ scalar_mutator(Node *node, ScalarContext *sc)
 		if (contain_vars_of_level((Node *) sub, 1))
 		{
 			done = decorrelate(sc->q, sub, sc);
+			if (done == NULL)
+				done = scalar_as_lateral(sc->q, sub, sc);
 			if (done == NULL)
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -1379,7 +1441,7 @@ scalar_mutator(Node *node, ScalarContext *sc)
 void
 rewrite_sublinks(Query *q)
 {
-	ScalarContext sc = {q, false, 0};
+	ScalarContext sc = {q, false, 0, false};
 	List	   *conds;
 	List	   *kept = NIL;
 	ListCell   *lc;
@@ -1418,6 +1480,8 @@ rewrite_sublinks(Query *q)
 		tle->expr = (Expr *) scalar_mutator((Node *) tle->expr, &sc);
 	}
 	q->havingQual = scalar_mutator(q->havingQual, &sc);
+	if (sc.lateral)
+		rewrite_lateral(q);
 }
 
 /* ---------------------------------------------------------------------
