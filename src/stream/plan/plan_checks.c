@@ -154,14 +154,23 @@ function_check_walker(Node *node, void *context)
 		{
 			TemporalFilter tf;
 			bool		allow_time = true;
+			List	   *parts = temporal_conjuncts(lfirst(lc));
+			ListCell   *lp;
 
-			if (temporal_filter(lfirst(lc), &tf))
+			foreach(lp, parts)
+				if (!temporal_filter(lfirst(lp), &tf))
+					break;
+			if (lp != NULL)
 			{
+				(void) function_check_walker(lfirst(lc), context);
+				continue;
+			}
+			foreach(lp, parts)
+			{
+				(void) temporal_filter(lfirst(lp), &tf);
 				(void) function_check_walker((Node *) tf.row, context);
 				(void) function_check_walker((Node *) tf.time, &allow_time);
 			}
-			else
-				(void) function_check_walker(lfirst(lc), context);
 		}
 		return function_check_walker((Node *) f->fromlist, context);
 	}

@@ -189,6 +189,13 @@ extern bool contains_time(Node *node);
 /* 0A000: the current time outside a temporal filter. */
 extern void refuse_time_function(void) pg_attribute_noreturn();
 
+/*
+ * Conjunct c as the conjuncts it stands for: row_expr = time_expr as the
+ * two temporal filters row_expr >= time_expr and row_expr <= time_expr;
+ * any other as itself.
+ */
+extern List *temporal_conjuncts(Node *c);
+
 /* Is conjunct c a temporal filter?  If so, *tf describes it. */
 extern bool temporal_filter(Node *c, TemporalFilter *tf);
 

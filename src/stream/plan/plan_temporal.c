@@ -11,7 +11,8 @@
  *
  *		row_expr  op  time_expr		(or time_expr op row_expr)
  *
- * with op one of < <= > >= of a btree operator family, time_expr built of
+ * with op one of < <= > >= of a btree operator family (= is two of
+ * them, >= and <=: ts::date = current_date holds the rows of the day), time_expr built of
  * the functions of the current time (now(), current_timestamp,
  * current_date, localtimestamp, ...; transaction_timestamp() and
  * statement_timestamp() are the same time in a view), constants and
@@ -234,6 +235,41 @@ time_param_mutator(Node *node, void *arg)
 }
 
 List *
+temporal_conjuncts(Node *c)
+{
+	OpExpr	   *op = (OpExpr *) c;
+	List	   *interps;
+	ListCell   *lc;
+
+	if (!IsA(c, OpExpr) || list_length(op->args) != 2 ||
+		contains_time(linitial(op->args)) == contains_time(lsecond(op->args)))
+		return list_make1(c);
+	interps = get_op_btree_interpretation(op->opno);
+	foreach(lc, interps)
+	{
+		OpBtreeInterpretation *i = lfirst(lc);
+		Oid			ge;
+		Oid			le;
+
+		if (i->strategy != BTEqualStrategyNumber)
+			continue;
+		ge = get_opfamily_member(i->opfamily_id, i->oplefttype, i->oprighttype,
+								 BTGreaterEqualStrategyNumber);
+		le = get_opfamily_member(i->opfamily_id, i->oplefttype, i->oprighttype,
+								 BTLessEqualStrategyNumber);
+		if (!OidIsValid(ge) || !OidIsValid(le))
+			continue;
+		return list_make2(make_opclause(ge, BOOLOID, false, copyObject(linitial(op->args)),
+										copyObject(lsecond(op->args)), InvalidOid,
+										op->inputcollid),
+						  make_opclause(le, BOOLOID, false, copyObject(linitial(op->args)),
+										copyObject(lsecond(op->args)), InvalidOid,
+										op->inputcollid));
+	}
+	return list_make1(c);
+}
+
+List *
 take_temporal(List *conds, List **temporal)
 {
 	List	   *rest = NIL;
@@ -242,8 +278,15 @@ take_temporal(List *conds, List **temporal)
 
 	foreach(lc, conds)
 	{
-		if (temporal_filter(lfirst(lc), &tf))
-			*temporal = lappend(*temporal, lfirst(lc));
+		List	   *parts = temporal_conjuncts(lfirst(lc));
+		ListCell   *lp;
+
+		/* (an equality is two filters, or stays as it was) */
+		foreach(lp, parts)
+			if (!temporal_filter(lfirst(lp), &tf))
+				break;
+		if (lp == NULL)
+			*temporal = list_concat(*temporal, parts);
 		else
 			rest = lappend(rest, lfirst(lc));
 	}
