@@ -47,6 +47,11 @@ SELECT make('t_join', $$SELECT e.id, k.name FROM ev e JOIN kinds k ON k.kind = e
 SELECT make('t_join_both', $$SELECT e.id FROM ev e JOIN kinds k ON k.kind = e.kind WHERE e.ts + length(k.name) * interval '1 minute' > now() - interval '15 minutes'$$);
 SELECT make('t_sub', $$SELECT s.kind, count(*) AS n FROM (SELECT kind FROM ev WHERE ts > now() - interval '45 minutes') s GROUP BY s.kind$$);
 SELECT make('t_exists', $$SELECT k.kind FROM kinds k WHERE EXISTS (SELECT 1 FROM ev e WHERE e.kind = k.kind AND e.ts > now() - interval '2 minutes')$$);
+-- an equality is two bounds: the rows of the current day
+SELECT make('t_today', $$SELECT id FROM ev WHERE d = current_date$$);
+-- in HAVING, over the groups: kinds active in the last 5 minutes
+SELECT make('t_active', $$SELECT kind, count(*) AS n FROM ev GROUP BY kind HAVING max(ts) > now() - interval '5 minutes'$$);
+SELECT make('t_active_total', $$SELECT count(*) AS n FROM ev HAVING max(ts) >= now() - interval '90 minutes' AND count(*) > 3$$);
 SELECT v, temporal_differs(v, query) FROM defs ORDER BY v::text;
 SELECT count(*) FROM t_recent;
 SELECT job, ordinal, holds FROM hummock_stream.state_tables WHERE job = 't_join'::regclass ORDER BY ordinal;
@@ -105,7 +110,7 @@ SELECT create_error($$SELECT id, now() AS at FROM ev$$);
 -- (an equality is two bounds: accepted)
 SELECT create_error($$SELECT id FROM ev WHERE ts::date = current_date$$);
 SELECT create_error($$SELECT id FROM ev WHERE ts > now() - interval '1 hour' OR id = 1$$);
-SELECT create_error($$SELECT kind FROM ev GROUP BY kind HAVING max(ts) > now() - interval '1 hour'$$);
+SELECT create_error($$SELECT kind FROM ev GROUP BY kind HAVING max(ts) > now() - interval '1 hour' OR count(*) > 1$$);
 SELECT create_error($$SELECT e.id FROM ev e JOIN kinds k ON k.kind = e.kind AND e.ts > now()$$);
 SELECT create_error($$SELECT id FROM ev WHERE ts > clock_timestamp()$$);
 SELECT create_error($$SELECT id FROM ev WHERE kind > to_char(now(), 'YYYY')$$);

@@ -266,6 +266,27 @@ analyze_aggs(Query *q, AggAnalysis *an)
  */
 
 /*
+ * Take the temporal filters out of a level's HAVING conjuncts (over the
+ * aggregation e's output row: max(ts) > now() - interval '1 hour'): each
+ * becomes a DynamicFilter over e's rows, so a group enters and leaves as
+ * time passes (plan_temporal.c).  Returns what the level's projection
+ * reads: e, or the last filter.
+ */
+static HsExec *
+having_temporal(PlanCtx *ctx, HsExec *e, List **having)
+{
+	List	   *temporal = NIL;
+	List	   *vars = NIL;
+
+	*having = take_temporal(*having, &temporal);
+	if (temporal == NIL)
+		return e;
+	for (int c = 0; c < e->out_desc->natts; c++)
+		vars = lappend(vars, var_tle(e->out_desc, c, c + 1)->expr);
+	return apply_temporal(ctx, relout_of(e, vars), temporal)->tail;
+}
+
+/*
  * Window functions over the groups: HAVING keeps groups, every expression
  * of q is rewritten over the aggregation's output row (a level whose Vars
  * are its columns), its window functions computed over those rows
@@ -295,8 +316,12 @@ agg_windows(PlanCtx *ctx, Query *q, HsExec *agg, RewriteContext *rctx, List *ext
 		tl = lappend(tl, tle);
 		vars = lappend(vars, copyObject(tle->expr));	/* Var (1, c + 1) */
 	}
-	p = HsExecProjectCreate(agg->out_desc, having, tl);
-	agg->downstream = p;
+	{
+		HsExec	   *src = having_temporal(ctx, agg, &having);
+
+		p = HsExecProjectCreate(src->out_desc, having, tl);
+		src->downstream = p;
+	}
 	groups = relout_of(p, vars);
 	groups->has_ukey = !distinct;
 	for (int k = 0; k < nkeys && !distinct; k++)
@@ -484,9 +509,10 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
 	if (q->havingQual)
 		having = make_ands_implicit(expression_planner((Expr *) post_agg_mutator(q->havingQual, &rctx)));
 	{
-		HsExec	   *p = HsExecProjectCreate(e->out_desc, having, tl);
+		HsExec	   *src = having_temporal(ctx, e, &having);
+		HsExec	   *p = HsExecProjectCreate(src->out_desc, having, tl);
 
-		e->downstream = p;
+		src->downstream = p;
 		out = relout_of(p, NIL);
 	}
 	out->nvisible = nvisible;

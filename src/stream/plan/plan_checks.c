@@ -139,6 +139,41 @@ function_refused(Oid funcid, void *context)
 	return true;
 }
 
+static bool function_check_walker(Node *node, void *context);
+
+/*
+ * The conjuncts of a WHERE or HAVING: the current time only in temporal
+ * filters (plan_temporal.c).
+ */
+static void
+check_conjuncts(Node *quals, void *context)
+{
+	ListCell   *lc;
+
+	foreach(lc, make_ands_implicit((Expr *) quals))
+	{
+		TemporalFilter tf;
+		bool		allow_time = true;
+		List	   *parts = temporal_conjuncts(lfirst(lc));
+		ListCell   *lp;
+
+		foreach(lp, parts)
+			if (!temporal_filter(lfirst(lp), &tf))
+				break;
+		if (lp != NULL)
+		{
+			(void) function_check_walker(lfirst(lc), context);
+			continue;
+		}
+		foreach(lp, parts)
+		{
+			(void) temporal_filter(lfirst(lp), &tf);
+			(void) function_check_walker((Node *) tf.row, context);
+			(void) function_check_walker((Node *) tf.time, &allow_time);
+		}
+	}
+}
+
 static bool
 function_check_walker(Node *node, void *context)
 {
@@ -146,33 +181,20 @@ function_check_walker(Node *node, void *context)
 		return false;
 	if (IsA(node, FromExpr))
 	{
-		/* a WHERE: the current time only in temporal filters (plan_temporal.c) */
-		FromExpr   *f = (FromExpr *) node;
-		ListCell   *lc;
+		check_conjuncts(((FromExpr *) node)->quals, context);
+		return function_check_walker((Node *) ((FromExpr *) node)->fromlist, context);
+	}
+	if (IsA(node, Query) && ((Query *) node)->havingQual != NULL)
+	{
+		Query	   *q = (Query *) node;
+		Node	   *having = q->havingQual;
+		bool		r;
 
-		foreach(lc, make_ands_implicit((Expr *) f->quals))
-		{
-			TemporalFilter tf;
-			bool		allow_time = true;
-			List	   *parts = temporal_conjuncts(lfirst(lc));
-			ListCell   *lp;
-
-			foreach(lp, parts)
-				if (!temporal_filter(lfirst(lp), &tf))
-					break;
-			if (lp != NULL)
-			{
-				(void) function_check_walker(lfirst(lc), context);
-				continue;
-			}
-			foreach(lp, parts)
-			{
-				(void) temporal_filter(lfirst(lp), &tf);
-				(void) function_check_walker((Node *) tf.row, context);
-				(void) function_check_walker((Node *) tf.time, &allow_time);
-			}
-		}
-		return function_check_walker((Node *) f->fromlist, context);
+		check_conjuncts(having, context);
+		q->havingQual = NULL;
+		r = query_tree_walker(q, function_check_walker, context, 0);
+		q->havingQual = having;
+		return r;
 	}
 	(void) check_functions_in_node(node, function_refused, context);
 	if (is_time_value_function(node) && (context == NULL || !*(bool *) context))
@@ -198,7 +220,7 @@ check_view_query(Query *q)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("a streaming materialized view is defined by a SELECT query")));
-	(void) query_tree_walker(q, function_check_walker, NULL, 0);
+	(void) function_check_walker((Node *) q, NULL);
 	(void) query_tree_walker(q, system_column_walker, NULL, 0);
 }
 

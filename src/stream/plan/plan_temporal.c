@@ -7,7 +7,8 @@
  * A view at epoch E is its query run with now() = E's time, so a row
  * enters or leaves the view when time passes its bound, with no write.
  * The current time may appear only in such a condition: a WHERE conjunct
- * (of any query level, before its aggregation)
+ * (of any query level, before its aggregation) or a HAVING conjunct (over
+ * the aggregation's rows: max(ts) > now() - interval '1 hour')
  *
  *		row_expr  op  time_expr		(or time_expr op row_expr)
  *
@@ -154,8 +155,7 @@ temporal_filter(Node *c, TemporalFilter *tf)
 			return false;
 	}
 	if (!contains_time(time) || contains_time(row) || not_time_only_walker(time, NULL) ||
-		contain_volatile_functions(time) || contain_agg_clause(row) ||
-		contain_window_function(row))
+		contain_volatile_functions(time) || contain_window_function(row))
 		return false;
 	/*
 	 * A comparison of the btree family of the time's type, compared in
