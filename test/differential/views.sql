@@ -181,3 +181,14 @@ vs_lat_domain_agg|SELECT d.id, s.n, s.low FROM diff_d d, LATERAL (SELECT count(*
 vs_sq_not_in_domain|SELECT d.id FROM diff_d d WHERE d.code NOT IN (SELECT t.val FROM diff_t t WHERE t.grp > d.id AND t.flag)
 vs_lat_distinct_on|SELECT d.id, x.grp, x.tid FROM diff_d d, LATERAL (SELECT DISTINCT ON (t.grp) t.grp, t.id AS tid FROM diff_t t WHERE t.val > d.code ORDER BY t.grp, t.val DESC, t.id) x
 vs_lat_agg_on|SELECT d.id, s.n, s.top FROM diff_d d LEFT JOIN LATERAL (SELECT count(*) AS n, max(t.val) AS top FROM diff_t t WHERE t.grp = d.id) s ON s.n > coalesce(d.region, 0) * 4
+vs_inh_sum|SELECT grp, count(*) AS n, sum(val) AS s, min(val) AS lo FROM diff_ih GROUP BY grp
+vs_inh_only|SELECT grp, count(*) AS n FROM ONLY diff_ih GROUP BY grp
+vs_inh_join|SELECT i.id, i.val, d.name FROM diff_ih i JOIN diff_d d ON d.id = i.id
+vs_inh_child|SELECT id, val FROM diff_ih_a WHERE val > 0
+vs_q_all|SELECT d.id FROM diff_d d WHERE d.code > ALL (SELECT t.val FROM diff_t t WHERE t.grp = d.region)
+vs_q_not_all|SELECT d.id FROM diff_d d WHERE NOT (d.code < ALL (SELECT t.val FROM diff_t t WHERE t.grp = d.id))
+vs_q_any_corr|SELECT d.id FROM diff_d d WHERE d.code + 40 < ANY (SELECT t.val FROM diff_t t WHERE t.grp = d.id)
+vs_q_exists_value|SELECT d.id, EXISTS (SELECT 1 FROM diff_t t WHERE t.grp = d.id AND t.flag) AS any_flag FROM diff_d d
+vs_q_in_value|SELECT t.id, t.grp IN (SELECT d.region FROM diff_d d WHERE d.active) AS in_active FROM diff_t t
+vs_q_exists_or|SELECT t.id FROM diff_t t WHERE t.val > 40 OR EXISTS (SELECT 1 FROM diff_d d WHERE d.id = t.grp AND d.active)
+vs_q_latest|SELECT d.id, (SELECT t.val FROM diff_t t WHERE t.grp = d.id ORDER BY t.id DESC LIMIT 1) AS latest FROM diff_d d

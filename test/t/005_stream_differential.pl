@@ -39,6 +39,13 @@ $node->safe_psql('postgres', q{
 	CREATE TABLE diff_f (id int PRIMARY KEY, grp int, f8 float8, f4 float4, n numeric);
 	-- a Postgres view among the sources (views.sql: vs_pg_view)
 	CREATE VIEW diff_t_pos AS SELECT id, grp, val FROM diff_t WHERE val > 0;
+	-- an inheritance tree: a child with a column of its own, one whose
+	-- columns lie otherwise, and a grandchild (ids repeat across tables)
+	CREATE TABLE diff_ih (id int, grp int, val int);
+	CREATE TABLE diff_ih_a (extra text) INHERITS (diff_ih);
+	CREATE TABLE diff_ih_b (z int, val int, grp int, id int);
+	ALTER TABLE diff_ih_b INHERIT diff_ih;
+	CREATE TABLE diff_ih_a1 () INHERITS (diff_ih_a);
 });
 
 my @views;

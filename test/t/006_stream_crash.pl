@@ -42,6 +42,11 @@ $node->safe_psql('postgres', q{
 	CREATE TABLE diff_r (region int PRIMARY KEY, rname text);
 	CREATE TABLE diff_mk (a int, b int, w int, PRIMARY KEY (a, b));
 	CREATE TABLE diff_f (id int PRIMARY KEY, grp int, f8 float8, f4 float4, n numeric);
+	CREATE TABLE diff_ih (id int, grp int, val int);
+	CREATE TABLE diff_ih_a (extra text) INHERITS (diff_ih);
+	CREATE TABLE diff_ih_b (z int, val int, grp int, id int);
+	ALTER TABLE diff_ih_b INHERIT diff_ih;
+	CREATE TABLE diff_ih_a1 () INHERITS (diff_ih_a);
 	INSERT INTO diff_t SELECT g, g % 7, g % 23 - 11, g * 0.5, g % 2 = 0, 'n' || g % 5,
 	                          timestamptz '2026-01-01' + g * interval '1 hour'
 	  FROM generate_series(1, 100) g;
@@ -52,7 +57,8 @@ $node->safe_psql('postgres', q{
 my %wanted = map { $_ => 1 } qw(v_count_all v_group_stats v_minmax v_filter
   v_having v_distinct v_nopk v_nopk_agg v_global v_moving_filter
   vv_stats_filter vv_stats_agg vv_chain3 vv_diamond vv_nopk_agg vv_nopk_join
-  va_array va_filter_mix vs_except_all vs_distinct_on);
+  va_array va_filter_mix vs_except_all vs_distinct_on vs_inh_sum vs_inh_join
+  vs_q_exists_value);
 my @views;
 open(my $fh, '<', "$dir/views.sql") or die "views.sql: $!";
 while (my $line = <$fh>)
