@@ -62,6 +62,7 @@
 #include "hummock_stream/meta/barrier_msg.h"
 #include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/meta/db_state.h"
+#include "hummock_stream/pg/inheritance.h"
 #include "hummock_stream/meta/epoch.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/meta/launcher.h"
@@ -405,7 +406,14 @@ source_scan_begin(Oid relid, bool with_children, Snapshot snapshot)
 	{
 		ListCell   *lc;
 
-		foreach(lc, find_all_inheritors(relid, AccessShareLock, NULL))
+		/*
+		 * The tree as it stood at the snapshot: a table attached or made a
+		 * child after it brings its rows through the capture log (Inserts
+		 * after the snapshot), so scanning it too would count them twice;
+		 * one detached after it still holds the rows the snapshot shows,
+		 * and the log has their Deletes.
+		 */
+		foreach(lc, HsInheritanceClosure(relid, false, snapshot))
 			if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_RELATION)
 				s->leaves = lappend_oid(s->leaves, lfirst_oid(lc));
 	}

@@ -209,6 +209,7 @@
 #include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/meta/hummock_manager.h"
+#include "hummock_stream/pg/inheritance.h"
 #include "hummock_stream/row/row_shape.h"
 #include "hummock_stream/stream/capture.h"
 #include "hummock_stream/stream/capture_marks.h"
@@ -463,7 +464,7 @@ trigger_named_source(const char *tgname)
 static bool
 inherits_from(Oid relid, Oid ancestor)
 {
-	List	   *above = HsCaptureInheritanceAncestors(relid);
+	List	   *above = HsInheritanceClosure(relid, true, NULL);
 	bool		found = list_member_oid(above, ancestor) && ancestor != relid;
 
 	list_free(above);
@@ -906,29 +907,6 @@ HsCaptureEnsure(Oid relid)
  * ---------------------------------------------------------------------
  */
 
-List *
-HsCaptureInheritanceAncestors(Oid relid)
-{
-	List	   *out = list_make1_oid(relid);
-	Relation	inh = table_open(InheritsRelationId, AccessShareLock);
-
-	for (int i = 0; i < list_length(out); i++)
-	{
-		ScanKeyData key;
-		SysScanDesc scan;
-		HeapTuple	tup;
-
-		ScanKeyInit(&key, Anum_pg_inherits_inhrelid, BTEqualStrategyNumber, F_OIDEQ,
-					ObjectIdGetDatum(list_nth_oid(out, i)));
-		scan = systable_beginscan(inh, InheritsRelidSeqnoIndexId, true, NULL, 1, &key);
-		while (HeapTupleIsValid(tup = systable_getnext(scan)))
-			out = list_append_unique_oid(out, ((Form_pg_inherits) GETSTRUCT(tup))->inhparent);
-		systable_endscan(scan);
-	}
-	table_close(inh, AccessShareLock);
-	return out;
-}
-
 /* Does source capture the rows of the tables below it (inheritance)? */
 static bool
 tracks_descendants(Oid relid)
@@ -1166,7 +1144,7 @@ HsCaptureFollowInheritance(Oid relid)
 	if (!OidIsValid(relid) || !OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)) ||
 		!HsCatalogExists() || !OidIsValid(get_rel_namespace(relid)))
 		return;
-	foreach(lc, HsCaptureInheritanceAncestors(relid))
+	foreach(lc, HsInheritanceClosure(relid, true, NULL))
 	{
 		Oid			source = lfirst_oid(lc);
 		Oid			log_oid;
@@ -1197,7 +1175,7 @@ HsCaptureInheritanceDrop(List *dropped)
 
 		if (!OidIsValid(relid) || !tracks_descendants(relid) || !has_superclass(relid))
 			continue;
-		foreach(la, HsCaptureInheritanceAncestors(relid))
+		foreach(la, HsInheritanceClosure(relid, true, NULL))
 			if (lfirst_oid(la) != relid && tracks_descendants(lfirst_oid(la)) &&
 				OidIsValid(HsCatalogCaptureLogOf(lfirst_oid(la))))
 				sources = list_append_unique_oid(sources, lfirst_oid(la));
@@ -1339,7 +1317,7 @@ HsCaptureSourceAbove(Oid parent)
 		return parent;
 	/* above a partition, or a table below a source in an inheritance tree */
 	chain = get_rel_relispartition(parent) ? get_partition_ancestors(parent) :
-		HsCaptureInheritanceAncestors(parent);
+		HsInheritanceClosure(parent, true, NULL);
 	foreach(lc, chain)
 		if (OidIsValid(HsCatalogCaptureLogOf(lfirst_oid(lc))))
 			return lfirst_oid(lc);

@@ -67,6 +67,7 @@
 
 #include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/meta/catalog.h"
+#include "hummock_stream/pg/inheritance.h"
 #include "hummock_stream/stream/capture.h"
 #include "hummock_stream/stream/source_alter.h"
 #include "hummock_stream/stream/stream_plan.h"
@@ -356,7 +357,7 @@ HsSourceCheckNewChild(Oid parent, char relkind, char persistence)
 	if (!OidIsValid(parent) || get_rel_relkind(parent) != RELKIND_RELATION ||
 		!OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)) || !HsCatalogExists())
 		return;
-	foreach(la, HsCaptureInheritanceAncestors(parent))
+	foreach(la, HsInheritanceClosure(parent, true, NULL))
 	{
 		Oid			source = lfirst_oid(la);
 		ListCell   *lc;

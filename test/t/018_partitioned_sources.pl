@@ -120,5 +120,34 @@ $node->start;
 $node->safe_psql('postgres', 'CALL churn(2)');
 all_equal('after an immediate restart');
 
+# a table attached (with its rows) while a view's backfill runs: the
+# backfill reads the tree as it stood at its snapshot, the attached rows
+# come through the log, once (before, they were counted twice).  The
+# smaller input is read first, slowly, so the ATTACH lands between the
+# snapshot and the scan of the partitioned table.
+$node->safe_psql('postgres', q{
+	CREATE TABLE small (v int);
+	INSERT INTO small SELECT i FROM generate_series(1, 6000) i;
+	CREATE TABLE pq (k int, v int) PARTITION BY RANGE (k);
+	CREATE TABLE pq_1 PARTITION OF pq FOR VALUES FROM (0) TO (100000);
+	INSERT INTO pq SELECT i, 1 FROM generate_series(1, 30000) i;
+	CREATE TABLE staged (k int, v int);
+	INSERT INTO staged SELECT 100000 + i, 1000 FROM generate_series(1, 500) i;
+	ANALYZE small, pq;
+});
+$def{p_union} = 'SELECT count(*) AS n, sum(v) AS s FROM (SELECT v FROM small UNION ALL SELECT v FROM pq) x';
+$node->safe_psql('postgres', qq{
+	SET hummock_stream.backfill_rate_limit = 5000;
+	SELECT hummock_stream.create_materialized_view('p_union', \$q\$$def{p_union}\$q\$, wait => false)});
+$node->poll_query_until('postgres', q{
+	SELECT EXISTS (SELECT FROM hummock_stream.create_progress
+	                WHERE phase = 'backfilling' AND input = 'small'::regclass AND rows_read > 0)})
+  or diag('the backfill did not start');
+$node->safe_psql('postgres', q{ALTER TABLE pq ATTACH PARTITION staged FOR VALUES FROM (100000) TO (200000)});
+ok($node->poll_query_until('postgres', q{
+	SELECT EXISTS (SELECT FROM hummock_stream.jobs WHERE name::text = 'p_union' AND state = 'created')}),
+	'the view created during the attach is created');
+all_equal('a partition attached during a backfill');
+
 $node->stop;
 done_testing();

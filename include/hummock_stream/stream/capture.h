@@ -46,9 +46,6 @@ extern void HsCaptureFollowInheritance(Oid relid);
  */
 extern void HsCaptureInheritanceDrop(List *dropped);
 
-/* relid, then every table above it in its inheritance tree. */
-extern List *HsCaptureInheritanceAncestors(Oid relid);
-
 /*
  * Has captured table relid had tables below it in its inheritance tree
  * (its log holds or held their rows)?  Views reading it with its children

@@ -1191,6 +1191,23 @@ correlate_through_domain(Query *q, Query *sub)
 	return out;
 }
 
+/* The index in q's FROM list of the item holding every one of rels, or -1. */
+static int
+from_item_holding(Query *q, Relids rels)
+{
+	ListCell   *lc;
+	int			item = -1;
+	int			i = 0;
+
+	foreach(lc, q->jointree->fromlist)
+	{
+		if (bms_is_subset(rels, get_relids_in_jointree(lfirst(lc), false)))
+			item = i;
+		i++;
+	}
+	return item;
+}
+
 /*
  * A correlated scalar subquery sub of q, decorrelated (see the top): the
  * expression that replaces it, or NULL if it is not of the form.
@@ -1236,13 +1253,7 @@ decorrelate(Query *q, Query *sub, ScalarContext *sc)
 	foreach(lc, outer)
 		outer_rels = bms_join(outer_rels, varnos_of(lfirst(lc)));
 	/* the FROM item of q that holds every outer expression */
-	i = 0;
-	foreach(lc, q->jointree->fromlist)
-	{
-		if (bms_is_subset(outer_rels, get_relids_in_jointree(lfirst(lc), false)))
-			item = i;
-		i++;
-	}
+	item = from_item_holding(q, outer_rels);
 	if (item < 0)
 		return NULL;
 
@@ -1341,8 +1352,7 @@ scalar_as_lateral(Query *q, Query *sub, ScalarContext *sc)
 		(Const *) eval_const_expressions(NULL, copyObject(sub->limitCount)) : NULL;
 	Relids		outer_rels = NULL;
 	ListCell   *lc;
-	int			item = -1;
-	int			i = 0;
+	int			item;
 	int			rt;
 	JoinExpr   *j;
 	Var		   *v;
@@ -1356,12 +1366,7 @@ scalar_as_lateral(Query *q, Query *sub, ScalarContext *sc)
 	outer_vars = pull_vars_of_level((Node *) sub, 1);
 	foreach(lc, outer_vars)
 		outer_rels = bms_add_member(outer_rels, ((Var *) lfirst(lc))->varno);
-	foreach(lc, q->jointree->fromlist)
-	{
-		if (bms_is_subset(outer_rels, get_relids_in_jointree(lfirst(lc), false)))
-			item = i;
-		i++;
-	}
+	item = from_item_holding(q, outer_rels);
 	if (item < 0)
 		return NULL;
 	rt = add_subquery_rte(q, copyObject(sub), psprintf("hs_scalar_%d", ++sc->n));
