@@ -99,6 +99,15 @@ INSERT INTO ev_c VALUES (2, 2, 2);
 SELECT hummock_stream.wait();
 SELECT * FROM hummock_stream_test.views_differ();
 
+-- a child in a schema dropped with CASCADE: its rows go too
+CREATE SCHEMA ev_old;
+CREATE TABLE ev_old.ev_2020 () INHERITS (ev);
+INSERT INTO ev_old.ev_2020 VALUES (90, 0, 90), (91, 1, 91);
+SELECT hummock_stream.wait();
+DROP SCHEMA ev_old CASCADE;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+
 -- a child of two parents, one of them a source: rows once per parent
 CREATE TABLE other (id int NOT NULL, g int, v int);
 CREATE TABLE both_parents () INHERITS (ev, other);

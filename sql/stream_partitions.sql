@@ -116,6 +116,15 @@ DROP TABLE meas_2028;
 SELECT hummock_stream.wait();
 SELECT * FROM hummock_stream_test.views_differ();
 
+-- a partition in a schema dropped with CASCADE: its rows go too
+CREATE SCHEMA meas_archive;
+CREATE TABLE meas_archive.meas_2030 PARTITION OF meas FOR VALUES FROM ('2030-01-01') TO ('2031-01-01');
+INSERT INTO meas VALUES (950, 'east', 5, '2030-05-05'), (951, 'west', 6, '2030-06-06');
+SELECT hummock_stream.wait();
+DROP SCHEMA meas_archive CASCADE;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+
 -- TRUNCATE of the partitioned source is the delete of every partition's
 -- rows (a partition of it, a source too, follows by its own trigger)
 SELECT count(*) > 0 AS has_rows FROM meas;

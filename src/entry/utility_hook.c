@@ -61,6 +61,8 @@
 #include <sys/stat.h>
 
 #include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/stratnum.h"
 #include "access/table.h"
 #include "access/xact.h"
 #include "commands/copy.h"
@@ -237,6 +239,43 @@ named_relations(List *objects, bool rangevars)
 											 makeRangeVarFromNameList(lfirst(lc)),
 											 NoLock, true));
 	return named;
+}
+
+/*
+ * The tables and partitioned tables of the schemas a DROP SCHEMA names
+ * (String nodes) that the user owns (else the command fails its own
+ * check, and nothing is captured first).
+ */
+static List *
+tables_of_schemas(List *names)
+{
+	List	   *out = NIL;
+	ListCell   *lc;
+	Relation	pg_class_rel = table_open(RelationRelationId, AccessShareLock);
+
+	foreach(lc, names)
+	{
+		Oid			nsp = get_namespace_oid(strVal(lfirst(lc)), true);
+		ScanKeyData key;
+		SysScanDesc scan;
+		HeapTuple	tup;
+
+		if (!OidIsValid(nsp) || !pg_namespace_ownercheck(nsp, GetUserId()))
+			continue;
+		ScanKeyInit(&key, Anum_pg_class_relnamespace, BTEqualStrategyNumber, F_OIDEQ,
+					ObjectIdGetDatum(nsp));
+		scan = systable_beginscan(pg_class_rel, InvalidOid, false, NULL, 1, &key);
+		while (HeapTupleIsValid(tup = systable_getnext(scan)))
+		{
+			Form_pg_class c = (Form_pg_class) GETSTRUCT(tup);
+
+			if (c->relkind == RELKIND_RELATION || c->relkind == RELKIND_PARTITIONED_TABLE)
+				out = lappend_oid(out, c->oid);
+		}
+		systable_endscan(scan);
+	}
+	table_close(pg_class_rel, AccessShareLock);
+	return out;
 }
 
 /*
@@ -617,6 +656,22 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 			run = copyObject(pstmt);
 			((DropStmt *) run->utilityStmt)->objects = kept;
 		}
+	}
+	else if (IsA(parsetree, DropStmt) && ((DropStmt *) parsetree)->removeType == OBJECT_SCHEMA)
+	{
+		/*
+		 * Partitions and inheritance children of captured tables elsewhere
+		 * go with the schema: their rows, as DROP TABLE of each would.
+		 */
+		List	   *tables = tables_of_schemas(((DropStmt *) parsetree)->objects);
+		ListCell   *lc;
+
+		foreach(lc, tables)
+			if (get_rel_relispartition(lfirst_oid(lc)) &&
+				!removed_with_ancestor(lfirst_oid(lc), tables))
+				HsCapturePartitionMove(get_partition_parent(lfirst_oid(lc), true),
+									   AccessExclusiveLock, lfirst_oid(lc), false);
+		HsCaptureInheritanceDrop(tables);
 	}
 	else if (IsA(parsetree, TruncateStmt))
 	{
