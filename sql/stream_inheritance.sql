@@ -108,6 +108,17 @@ DROP SCHEMA ev_old CASCADE;
 SELECT hummock_stream.wait();
 SELECT * FROM hummock_stream_test.views_differ();
 
+-- children owned by a role whose objects DROP OWNED drops: their rows go
+CREATE ROLE regress_inh_owner;
+CREATE TABLE ev_owned () INHERITS (ev);
+INSERT INTO ev_owned VALUES (95, 2, 95);
+ALTER TABLE ev_owned OWNER TO regress_inh_owner;
+SELECT hummock_stream.wait();
+DROP OWNED BY regress_inh_owner;
+DROP ROLE regress_inh_owner;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+
 -- a child of two parents, one of them a source: rows once per parent
 CREATE TABLE other (id int NOT NULL, g int, v int);
 CREATE TABLE both_parents () INHERITS (ev, other);

@@ -242,40 +242,71 @@ named_relations(List *objects, bool rangevars)
 }
 
 /*
- * The tables and partitioned tables of the schemas a DROP SCHEMA names
- * (String nodes) that the user owns (else the command fails its own
- * check, and nothing is captured first).
+ * The tables and partitioned tables of this database in schema nsp, or
+ * (nsp invalid) owned by role, appended to out.
  */
 static List *
-tables_of_schemas(List *names)
+tables_of(List *out, Oid nsp, Oid role)
 {
-	List	   *out = NIL;
-	ListCell   *lc;
 	Relation	pg_class_rel = table_open(RelationRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
 
-	foreach(lc, names)
-	{
-		Oid			nsp = get_namespace_oid(strVal(lfirst(lc)), true);
-		ScanKeyData key;
-		SysScanDesc scan;
-		HeapTuple	tup;
-
-		if (!OidIsValid(nsp) || !pg_namespace_ownercheck(nsp, GetUserId()))
-			continue;
+	if (OidIsValid(nsp))
 		ScanKeyInit(&key, Anum_pg_class_relnamespace, BTEqualStrategyNumber, F_OIDEQ,
 					ObjectIdGetDatum(nsp));
-		scan = systable_beginscan(pg_class_rel, InvalidOid, false, NULL, 1, &key);
-		while (HeapTupleIsValid(tup = systable_getnext(scan)))
-		{
-			Form_pg_class c = (Form_pg_class) GETSTRUCT(tup);
+	else
+		ScanKeyInit(&key, Anum_pg_class_relowner, BTEqualStrategyNumber, F_OIDEQ,
+					ObjectIdGetDatum(role));
+	scan = systable_beginscan(pg_class_rel, InvalidOid, false, NULL, 1, &key);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_class c = (Form_pg_class) GETSTRUCT(tup);
 
-			if (c->relkind == RELKIND_RELATION || c->relkind == RELKIND_PARTITIONED_TABLE)
-				out = lappend_oid(out, c->oid);
-		}
-		systable_endscan(scan);
+		if (c->relkind == RELKIND_RELATION || c->relkind == RELKIND_PARTITIONED_TABLE)
+			out = list_append_unique_oid(out, c->oid);
 	}
+	systable_endscan(scan);
 	table_close(pg_class_rel, AccessShareLock);
 	return out;
+}
+
+/*
+ * The tables a DROP SCHEMA (of the schemas named) or a DROP OWNED (of the
+ * roles named) drops, where the user may run it (else the command fails
+ * its own check, and nothing is captured first): partitions and
+ * inheritance children of captured tables elsewhere among them lose their
+ * rows, which are captured as DROP TABLE of each would.
+ */
+static void
+capture_tables_dropped(Node *stmt)
+{
+	List	   *tables = NIL;
+	ListCell   *lc;
+
+	if (IsA(stmt, DropStmt))
+		foreach(lc, ((DropStmt *) stmt)->objects)
+		{
+			Oid			nsp = get_namespace_oid(strVal(lfirst(lc)), true);
+
+			if (OidIsValid(nsp) && pg_namespace_ownercheck(nsp, GetUserId()))
+				tables = tables_of(tables, nsp, InvalidOid);
+		}
+	else
+		foreach(lc, ((DropOwnedStmt *) stmt)->roles)
+		{
+			Oid			role = get_rolespec_oid(lfirst(lc), true);
+
+			if (OidIsValid(role) && has_privs_of_role(GetUserId(), role))
+				tables = tables_of(tables, InvalidOid, role);
+		}
+	foreach(lc, tables)
+		if (get_rel_relispartition(lfirst_oid(lc)) &&
+			!removed_with_ancestor(lfirst_oid(lc), tables))
+			HsCapturePartitionMove(get_partition_parent(lfirst_oid(lc), true),
+								   AccessExclusiveLock, lfirst_oid(lc), false);
+	HsCaptureInheritanceDrop(tables);
 }
 
 /*
@@ -657,22 +688,10 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 			((DropStmt *) run->utilityStmt)->objects = kept;
 		}
 	}
-	else if (IsA(parsetree, DropStmt) && ((DropStmt *) parsetree)->removeType == OBJECT_SCHEMA)
-	{
-		/*
-		 * Partitions and inheritance children of captured tables elsewhere
-		 * go with the schema: their rows, as DROP TABLE of each would.
-		 */
-		List	   *tables = tables_of_schemas(((DropStmt *) parsetree)->objects);
-		ListCell   *lc;
-
-		foreach(lc, tables)
-			if (get_rel_relispartition(lfirst_oid(lc)) &&
-				!removed_with_ancestor(lfirst_oid(lc), tables))
-				HsCapturePartitionMove(get_partition_parent(lfirst_oid(lc), true),
-									   AccessExclusiveLock, lfirst_oid(lc), false);
-		HsCaptureInheritanceDrop(tables);
-	}
+	else if ((IsA(parsetree, DropStmt) &&
+			  ((DropStmt *) parsetree)->removeType == OBJECT_SCHEMA) ||
+			 IsA(parsetree, DropOwnedStmt))
+		capture_tables_dropped(parsetree);
 	else if (IsA(parsetree, TruncateStmt))
 	{
 		ListCell   *lc;
