@@ -1179,7 +1179,12 @@ HsCaptureInheritanceDrop(List *dropped)
 			if (lfirst_oid(la) != relid && tracks_descendants(lfirst_oid(la)) &&
 				OidIsValid(HsCatalogCaptureLogOf(lfirst_oid(la))))
 				sources = list_append_unique_oid(sources, lfirst_oid(la));
-		/* it goes with the tables below it (CASCADE, or the drop fails) */
+		/*
+		 * It goes with the tables below it (CASCADE, or the drop fails),
+		 * locked as the drop will (find_all_inheritors locks only those
+		 * below): their writers have ended, a fresh snapshot shows their rows.
+		 */
+		LockRelationOid(relid, AccessExclusiveLock);
 		tables = list_concat_unique_oid(tables,
 										find_all_inheritors(relid, AccessExclusiveLock, NULL));
 	}
