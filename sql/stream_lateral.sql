@@ -113,6 +113,15 @@ SELECT hummock_stream.create_materialized_view('l_distinct_on',
              WHERE customer = c.id ORDER BY amount / 25, id DESC) x$$);
 SELECT job::text, operators FROM hummock_stream.fragments
  WHERE job::text IN ('l_top', 'l_agg', 'l_agg_before') ORDER BY 1;
+-- DISTINCT with ORDER BY ... LIMIT: the two largest distinct amounts of
+-- each customer (made distinct first, then numbered)
+SELECT hummock_stream.create_materialized_view('l_distinct_top',
+  $$SELECT c.id, p.amount FROM customer c,
+      LATERAL (SELECT DISTINCT amount FROM purchase WHERE customer = c.id ORDER BY amount DESC LIMIT 2) p$$);
+SELECT hummock_stream.create_materialized_view('l_distinct_offset',
+  $$SELECT c.id, p.amount, p.note FROM customer c
+      LEFT JOIN LATERAL (SELECT DISTINCT amount % 10 AS amount, note FROM purchase
+                          WHERE customer = c.id ORDER BY 1, 2 LIMIT 3 OFFSET 1) p ON true$$);
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM l_agg WHERE id IN (11, 12) ORDER BY id;
 
@@ -146,7 +155,6 @@ EXCEPTION WHEN OTHERS THEN
 END $$;
 SELECT create_error($$SELECT c.id, p.amount FROM customer c, customer d, LATERAL (SELECT amount FROM purchase WHERE customer > c.id AND amount < d.id) p$$);
 SELECT create_error($$SELECT c.id, p.amount FROM customer c LEFT JOIN customer d ON d.id = c.id + 1, LATERAL (SELECT amount FROM purchase WHERE customer > d.id) p$$);
-SELECT create_error($$SELECT c.id, p.amount FROM customer c, LATERAL (SELECT DISTINCT amount FROM purchase WHERE customer = c.id ORDER BY amount LIMIT 2) p$$);
 SELECT create_error($$SELECT c.id, p.amount FROM customer c, LATERAL (SELECT DISTINCT ON (amount) amount FROM purchase WHERE customer = c.id ORDER BY amount LIMIT 2) p$$);
 SELECT create_error($$SELECT c.id, p.amount FROM customer c, LATERAL (SELECT amount FROM purchase WHERE customer = c.id ORDER BY amount LIMIT -1) p$$);
 SELECT create_error($$SELECT c.id, p.amount FROM customer c, LATERAL (SELECT amount FROM purchase WHERE customer = c.id LIMIT 2) p$$);

@@ -1636,6 +1636,49 @@ number_rows_by(Query *sub, RangeTblEntry *rte, List *keys)
 }
 
 /*
+ * SELECT DISTINCT ... ORDER BY ... LIMIT as SELECT <its columns> FROM
+ * (SELECT DISTINCT ...) d ORDER BY ... LIMIT: its window functions (the
+ * row numbers of number_rows_by) are computed before DISTINCT, so the
+ * level that numbers the rows must be above the one that makes them
+ * distinct.  The ORDER BY expressions of a DISTINCT are among its columns,
+ * so the outer level orders by its Vars of them.  *keys (the inner's
+ * target entries of the correlation columns) become the outer's.
+ */
+static Query *
+distinct_below(Query *sub, List **keys)
+{
+	Query	   *inner = copyObject(sub);
+	Query	   *outer;
+	int			rt;
+	ListCell   *lc;
+	List	   *outer_keys = NIL;
+
+	inner->sortClause = NIL;
+	inner->limitCount = NULL;
+	inner->limitOffset = NULL;
+	outer = query_over(inner, "hs_distinct", &rt);
+	foreach(lc, sub->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+		TargetEntry *o;
+
+		o = makeTargetEntry((Expr *) sub_var(inner, rt, tle->resno), tle->resno,
+							tle->resname ? pstrdup(tle->resname) : NULL, tle->resjunk);
+		o->ressortgroupref = tle->ressortgroupref;
+		outer->targetList = lappend(outer->targetList, o);
+	}
+	foreach(lc, *keys)
+		outer_keys = lappend(outer_keys,
+							 list_nth(outer->targetList, ((TargetEntry *) lfirst(lc))->resno - 1));
+	*keys = outer_keys;
+	outer->sortClause = copyObject(sub->sortClause);
+	outer->limitCount = copyObject(sub->limitCount);
+	outer->limitOffset = copyObject(sub->limitOffset);
+	outer->limitOption = sub->limitOption;
+	return outer;
+}
+
+/*
  * LATERAL subquery rt of q, related to the items before it only by
  * equalities in its WHERE, becomes a subquery of its own: the inner sides
  * of the equalities become more output columns, and the equalities (over
@@ -1700,8 +1743,8 @@ decorrelate_lateral(Query *q, int rt, FromExpr *list, JoinExpr *join)
 	if (sub->setOperations || sub->groupingSets ||
 		sub->limitOption == LIMIT_OPTION_WITH_TIES ||
 		((sub->limitCount || sub->limitOffset) &&
-		 (sub->hasTargetSRFs || sub->distinctClause || sub->hasWindowFuncs)))
-		refuse_lateral("Set operations, GROUPING SETS and FETCH ... WITH TIES are not supported in it, nor LIMIT or OFFSET together with DISTINCT, DISTINCT ON, window functions or set-returning functions.");
+		 (sub->hasTargetSRFs || sub->hasDistinctOn || sub->hasWindowFuncs)))
+		refuse_lateral("Set operations, GROUPING SETS and FETCH ... WITH TIES are not supported in it, nor LIMIT or OFFSET together with DISTINCT ON, window functions or set-returning functions.");
 	if (sub->hasAggs && sub->groupClause == NIL &&
 		(sub->havingQual || sub->limitCount || sub->limitOffset))
 		refuse_lateral("HAVING, LIMIT or OFFSET in an aggregation without GROUP BY is not supported in it.");
@@ -1742,6 +1785,11 @@ decorrelate_lateral(Query *q, int rt, FromExpr *list, JoinExpr *join)
 	if (one_row)
 		present = add_output_column(sub, rte, (Expr *) makeBoolConst(true, false),
 									"hs_present");
+	if ((sub->limitCount || sub->limitOffset) && sub->distinctClause != NIL)
+	{
+		/* the distinct rows are numbered, not the rows before DISTINCT */
+		sub = distinct_below(sub, &keys);
+	}
 	if (sub->limitCount || sub->limitOffset)
 	{
 		/* rows offset+1 .. offset+limit of each value's, numbered */
