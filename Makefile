@@ -31,6 +31,8 @@ PG_CPPFLAGS = -I$(srcdir)/include
 # 'override' so that a command-line PG_CFLAGS=-Werror adds to these
 override PG_CFLAGS += -Wextra -Wno-unused-parameter
 SHLIB_LINK += -lzstd -llz4
+# collation sort keys of ICU collations (memcmp_key.c), as the server links it
+SHLIB_LINK += $(ICU_LIBS)
 # export only prefixed symbols (exports.map; make check-symbols verifies)
 SHLIB_LINK += -Wl,--version-script=$(srcdir)/exports.map
 

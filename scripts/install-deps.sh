@@ -4,7 +4,7 @@
 set -Eeuo pipefail
 export DEBIAN_FRONTEND=noninteractive
 PKGS=(build-essential postgresql-15 postgresql-server-dev-15 libzstd-dev
-	liblz4-dev libipc-run-perl libcmocka-dev)
+	liblz4-dev libicu-dev libipc-run-perl libcmocka-dev)
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

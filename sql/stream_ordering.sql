@@ -42,7 +42,53 @@ SELECT * FROM o_desc_nulls_last ORDER BY v DESC NULLS LAST, id;
 SELECT hummock_stream.create_materialized_view('o_any_per_g', 'SELECT DISTINCT ON (g) g FROM m');
 SELECT * FROM o_any_per_g ORDER BY g;
 
+-- Text under a linguistic collation (ICU here; libc's likewise) is ordered
+-- by the collation's sort key: case, accents and punctuation as the
+-- collation orders them, ties of strings it finds equal broken by their
+-- bytes (a deterministic collation) or kept (a nondeterministic one).
+CREATE COLLATION case_blind (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+CREATE DOMAIN label AS varchar(20);
+CREATE TABLE words (id int PRIMARY KEY, g int, w text COLLATE "en-x-icu", c char(6),
+                    l label, plain text);
+INSERT INTO words SELECT i, i % 3, x, x, x, x
+  FROM unnest(ARRAY['apple', 'Apple', 'APPLE', 'b', 'B', U&'\00e9t\00e9', U&'e\0301t\0301e', 'ete',
+                    'Zebra', 'zebra', 'a-b', 'ab', 'a b', '', ' ', NULL, '10', '9', 'Ölbaum', 'oz'])
+       WITH ORDINALITY AS t(x, i);
+SELECT hummock_stream.create_materialized_view('c_first5', 'SELECT id, w FROM words ORDER BY w, id LIMIT 5');
+SELECT hummock_stream.create_materialized_view('c_last4',
+  'SELECT id, w FROM words ORDER BY w DESC NULLS LAST, id LIMIT 4');
+SELECT hummock_stream.create_materialized_view('c_ties',
+  'SELECT id, w FROM words ORDER BY lower(w) FETCH FIRST 3 ROWS WITH TIES');
+SELECT hummock_stream.create_materialized_view('c_first_per_g',
+  $$SELECT DISTINCT ON (g) g, plain, id FROM words ORDER BY g, plain COLLATE "sv-x-icu", id$$);
+SELECT hummock_stream.create_materialized_view('c_top2_per_g',
+  $$SELECT g, id, c FROM (SELECT g, id, c, row_number() OVER (PARTITION BY g ORDER BY c COLLATE "en-x-icu" DESC, id) AS rn FROM words) s WHERE rn <= 2$$);
+SELECT hummock_stream.create_materialized_view('c_domain',
+  $$SELECT id, l FROM words ORDER BY l COLLATE "de-x-icu" NULLS FIRST, id OFFSET 2 LIMIT 3$$);
+SELECT hummock_stream.create_materialized_view('c_blind_ties',
+  $$SELECT id, plain FROM words WHERE plain IS NOT NULL ORDER BY plain COLLATE case_blind DESC FETCH FIRST 4 ROWS WITH TIES$$);
+SELECT hummock_stream.create_materialized_view('c_blind_first',
+  $$SELECT id, plain FROM words WHERE plain ILIKE 'a%' ORDER BY plain COLLATE case_blind DESC FETCH FIRST 1 ROW WITH TIES$$);
+SELECT hummock_stream.create_materialized_view('c_lateral',
+  $$SELECT g.g, x.w FROM (VALUES (0), (1), (2)) g(g),
+      LATERAL (SELECT w FROM words WHERE words.g = g.g ORDER BY w DESC, id LIMIT 1) x$$);
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM c_first5 ORDER BY w, id;
+SELECT * FROM c_blind_ties ORDER BY plain COLLATE case_blind DESC, id;
+UPDATE words SET w = 'aardvark', plain = 'APPLE' WHERE id = 9;
+DELETE FROM words WHERE id IN (SELECT id FROM c_first5 WHERE id <> 9 LIMIT 2);
+INSERT INTO words VALUES (30, 1, 'Äpfel', 'Äpfel', 'Äpfel', 'apple'), (31, 2, 'zz', 'zz', 'zz', 'Ö');
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM c_first5 ORDER BY w, id;
+SELECT * FROM c_blind_first ORDER BY id;
+-- a type the collated order does not cover is refused by name
+SELECT hummock_stream.create_materialized_view('c_array',
+  $$SELECT id FROM words ORDER BY ARRAY[w] LIMIT 2$$);
+
 SET client_min_messages = warning;	-- the capture log's name has an OID
 DROP EXTENSION hummock_stream CASCADE;
 RESET client_min_messages;
-DROP TABLE m;
+DROP TABLE m, words;
+DROP DOMAIN label;
+DROP COLLATION case_blind;

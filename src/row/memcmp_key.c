@@ -106,6 +106,22 @@
  * bytes equal; the caller (the planner) must reject keys under them.  The
  * same holds for text attributes of composite types and text arrays.
  *
+ * Sort keys of text under a collation whose order is not the byte order
+ * (HsMemcmpEncodeCollatedSortKey: ORDER BY name under en-US):
+ *
+ *	value		:= 0x01 string(xfrm) [string(b)]	not NULL
+ *				 | 0x02 | 0x00						NULL, as above
+ *
+ * xfrm is the collation's sort key of the string (ICU: ucol_getSortKey;
+ * libc: strxfrm), whose byte order is the collation's order; b, the
+ * string's bytes, follows under a deterministic collation, which breaks
+ * the ties of strings the collation finds equal by their bytes, as
+ * PostgreSQL's comparison does (varstr_cmp).  Under a nondeterministic
+ * collation such strings stay equal.  bpchar is taken without its
+ * trailing spaces.  xfrm depends on the collation library's version, as
+ * an index does: such keys are never persisted where only their bytes
+ * order them across versions without the caller saying so.
+ *
  * src/row/memcmp_key.c
  *
  *-------------------------------------------------------------------------
@@ -135,6 +151,10 @@
 #include "utils/timestamp.h"
 #include "utils/typcache.h"
 #include "utils/uuid.h"
+
+#ifdef USE_ICU
+#include <unicode/ucol.h>
+#endif
 
 #include "hummock_stream/row/memcmp_key.h"
 
@@ -834,6 +854,118 @@ HsMemcmpEncodeSortKey(StringInfo buf, Datum value, bool isnull, Oid typid,
 		for (i = start; i < buf->len; i++)
 			buf->data[i] = (char) ~((uint8) buf->data[i]);
 	}
+}
+
+/* ---------------------------------------------------------------------
+ * Sort keys of text under a collation (the format is above)
+ * ---------------------------------------------------------------------
+ */
+
+bool
+HsCollationNeedsSortKey(Oid typid, Oid coll)
+{
+	Oid			base = getBaseType(typid);
+
+	if (base != TEXTOID && base != VARCHAROID && base != BPCHAROID)
+		return false;
+	return OidIsValid(coll) && !HsCollationIsBytewise(coll);
+}
+
+/* Appends string(the sort key of s[0..len) under locale). */
+static void
+put_collation_sort_key(StringInfo buf, const char *s, int len, pg_locale_t locale)
+{
+	char	   *key;
+	size_t		keylen;
+
+#ifdef USE_ICU
+	if (locale && locale->provider == COLLPROVIDER_ICU)
+	{
+		UChar	   *u;
+		int32_t		ulen = icu_to_uchar(&u, s, len);
+		int32_t		cap = Max(ulen * 3 + 16, 64);
+
+		key = palloc(cap);
+		keylen = ucol_getSortKey(locale->info.icu.ucol, u, ulen, (uint8_t *) key, cap);
+		if (keylen > (size_t) cap)
+		{
+			pfree(key);
+			cap = keylen;
+			key = palloc(cap);
+			keylen = ucol_getSortKey(locale->info.icu.ucol, u, ulen, (uint8_t *) key, cap);
+		}
+		if (keylen == 0)
+			elog(ERROR, "ICU could not compute the sort key of a string");
+		/* the key ends with a 0x00 byte, string() terminates it itself */
+		put_string(buf, key, keylen - 1);
+		pfree(key);
+		pfree(u);
+		return;
+	}
+#endif
+	{
+		char	   *z = pnstrdup(s, len);
+		size_t		cap = len * 4 + 16;
+
+		key = palloc(cap);
+		for (;;)
+		{
+			errno = 0;
+#ifdef HAVE_LOCALE_T
+			if (locale)
+				keylen = strxfrm_l(key, z, cap, locale->info.lt);
+			else
+#endif
+				keylen = strxfrm(key, z, cap);
+			if (errno != 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
+						 errmsg("could not compute the collation sort key of a string: %m")));
+			if (keylen < cap)
+				break;
+			cap = keylen + 1;
+			key = repalloc(key, cap);
+		}
+		put_string(buf, key, keylen);
+		pfree(key);
+		pfree(z);
+	}
+}
+
+void
+HsMemcmpEncodeCollatedSortKey(StringInfo buf, Datum value, bool isnull, Oid typid,
+							  Oid coll, bool descending, bool nulls_first)
+{
+	int			start = buf->len;
+	struct varlena *v;
+	const char *s;
+	int			len;
+	pg_locale_t locale;
+	Oid			base;
+
+	if (isnull)
+	{
+		HsMemcmpEncodeSortKey(buf, value, isnull, typid, descending, nulls_first);
+		return;
+	}
+	base = getBaseType(typid);
+	v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value));
+	s = VARDATA_ANY(v);
+	len = VARSIZE_ANY_EXHDR(v);
+	if (base == BPCHAROID)
+		while (len > 0 && s[len - 1] == ' ')
+			len--;
+	/* 0 for the database's default collation when it is libc's */
+	locale = pg_newlocale_from_collation(coll);
+	put_u8(buf, HS_MEMCMP_NOT_NULL);
+	put_collation_sort_key(buf, s, len, locale);
+	if (locale == NULL || locale->deterministic)
+		put_string(buf, s, len);
+	if (descending)
+		for (int i = start; i < buf->len; i++)
+			buf->data[i] = (char) ~((uint8) buf->data[i]);
+	if ((Pointer) v != DatumGetPointer(value))
+		pfree(v);
 }
 
 MinimalTuple

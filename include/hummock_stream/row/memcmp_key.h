@@ -59,6 +59,22 @@ extern void HsMemcmpEncodeSortKey(StringInfo buf, Datum value, bool isnull,
 								  Oid typid, bool descending, bool nulls_first);
 
 /*
+ * Does a sort key of typid under collation coll need the collated
+ * encoding (text, varchar or bpchar, or a domain over one, under a
+ * collation whose order is not the byte order)?
+ */
+extern bool HsCollationNeedsSortKey(Oid typid, Oid coll);
+
+/*
+ * HsMemcmpEncodeSortKey for a string value under collation coll, in the
+ * collation's order (the collated format of memcmp_key.c).  Only for the
+ * types HsCollationNeedsSortKey accepts.
+ */
+extern void HsMemcmpEncodeCollatedSortKey(StringInfo buf, Datum value, bool isnull,
+										  Oid typid, Oid coll, bool descending,
+										  bool nulls_first);
+
+/*
  * A row's own bytes, for identifying it when it has no key: a MinimalTuple
  * of desc formed from the values with every varlena detoasted, so equal
  * rows (a delete and the insert it undoes, whatever their storage) give

@@ -327,14 +327,17 @@ extern HsExec *HsExecUnionCreate(TupleDesc desc, int ninputs, HsExec **ports);
  * order of sort_cols (sort_desc: descending, else ascending; NULLs first
  * where sort_nulls_first says, or with NULL for it where the direction's
  * default puts them: last ascending, first descending), plus rows tying
- * with the last with with_ties.  ukey: a
+ * with the last with with_ties.  sort_colls (or NULL): the collation of
+ * each sort column; text under one whose order is not the byte order is
+ * ordered by the collation's sort key (memcmp_key.c).  ukey: a
  * unique key of the input, or NULL.  With row_number the output has one
  * more column (int8): the row's position in its group.  rows keeps every
  * input row, shown what is emitted.
  */
 extern HsExec *HsExecTopNCreate(TupleDesc in_desc, const int *group_cols, int ngroup,
 								const int *sort_cols, const bool *sort_desc,
-								const bool *sort_nulls_first, int nsort,
+								const bool *sort_nulls_first, const Oid *sort_colls,
+								int nsort,
 								const int *ukey, int nukey, int64 limit, int64 offset,
 								bool with_ties, bool row_number,
 								HsStateTable *rows, HsStateTable *shown);

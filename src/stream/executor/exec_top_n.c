@@ -8,7 +8,8 @@
  * Two state tables:
  *
  *	rows	every input row: key = memcmp(group columns) | memcmp(sort
- *			columns, inverted for DESC) | identity, value = a counted row
+ *			columns, inverted for DESC; text under a linguistic collation
+ *			by its collated sort key) | identity, value = a counted row
  *			(copies of the row, then the row; stored_row.c).  The identity
  *			is memcmp(unique key columns) when the input has a unique key,
  *			else the row's canonical bytes (as in exec_hash_join.c).
@@ -61,6 +62,8 @@ typedef struct TopNExec
 	int		   *sort_cols;
 	bool	   *sort_desc;
 	bool	   *sort_nulls_first;
+	Oid		   *sort_colls;		/* per sort column: a collation whose
+								 * order is not the byte order, else 0 */
 	int			nsort;
 	int		   *ukey;			/* NULL: rows identified by their bytes */
 	int			nukey;
@@ -95,15 +98,21 @@ typedef HsBytesKey TouchedKey;
 
 static void
 encode_cols(TopNExec *t, StringInfo buf, Datum *values, bool *isnull,
-			const int *cols, const bool *desc, const bool *nulls_first, int n)
+			const int *cols, const bool *desc, const bool *nulls_first,
+			const Oid *colls, int n)
 {
 	for (int i = 0; i < n; i++)
 	{
 		int			c = cols[i];
 		bool		d = desc ? desc[i] : false;
+		Oid			typid = TupleDescAttr(t->in_desc, c)->atttypid;
 
-		HsMemcmpEncodeSortKey(buf, values[c], isnull[c], TupleDescAttr(t->in_desc, c)->atttypid,
-							  d, nulls_first ? nulls_first[i] : d);
+		if (colls && OidIsValid(colls[i]))
+			HsMemcmpEncodeCollatedSortKey(buf, values[c], isnull[c], typid, colls[i],
+										  d, nulls_first[i]);
+		else
+			HsMemcmpEncodeSortKey(buf, values[c], isnull[c], typid,
+								  d, nulls_first ? nulls_first[i] : d);
 	}
 }
 
@@ -126,16 +135,16 @@ top_n_push(HsExec *self, TupleTableSlot *row, int sign)
 	old = MemoryContextSwitchTo(t->exec.row_cxt);
 	slot_getallattrs(row);
 	initStringInfo(&group);
-	encode_cols(t, &group, row->tts_values, row->tts_isnull, t->group_cols, NULL, NULL, t->ngroup);
+	encode_cols(t, &group, row->tts_values, row->tts_isnull, t->group_cols, NULL, NULL, NULL, t->ngroup);
 	initStringInfo(&key);
 	appendBinaryStringInfo(&key, group.data, group.len);
 	encode_cols(t, &key, row->tts_values, row->tts_isnull, t->sort_cols, t->sort_desc,
-				t->sort_nulls_first, t->nsort);
+				t->sort_nulls_first, t->sort_colls, t->nsort);
 	mt = HsCanonicalTuple(t->in_desc, row->tts_values, row->tts_isnull);
 	initStringInfo(&cur);
 	if (t->ukey)
 	{
-		encode_cols(t, &key, row->tts_values, row->tts_isnull, t->ukey, NULL, NULL, t->nukey);
+		encode_cols(t, &key, row->tts_values, row->tts_isnull, t->ukey, NULL, NULL, NULL, t->nukey);
 		found = sign < 0;
 		count = found ? 1 : 0;
 	}
@@ -206,7 +215,7 @@ take_row(CollectTop *c, const char *key, int keylen, int64 count,
 	(void) HsStoredRowCopyDeform(t->in_desc, tuple, tuplen, values, isnull);
 	initStringInfo(&sort);
 	encode_cols(t, &sort, values, isnull, t->sort_cols, t->sort_desc, t->sort_nulls_first,
-				t->nsort);
+				t->sort_colls, t->nsort);
 
 	for (int64 copy = 0; copy < count; copy++)
 	{
@@ -485,7 +494,7 @@ static const HsExecMethods top_n_methods = {
 HsExec *
 HsExecTopNCreate(TupleDesc in_desc, const int *group_cols, int ngroup,
 				 const int *sort_cols, const bool *sort_desc, const bool *sort_nulls_first,
-				 int nsort, const int *ukey, int nukey, int64 limit, int64 offset,
+				 const Oid *sort_colls, int nsort, const int *ukey, int nukey, int64 limit, int64 offset,
 				 bool with_ties, bool row_number,
 				 HsStateTable *rows, HsStateTable *shown)
 {
@@ -505,8 +514,13 @@ HsExecTopNCreate(TupleDesc in_desc, const int *group_cols, int ngroup,
 	t->sort_cols = copy_ints(sort_cols, nsort);
 	t->sort_desc = palloc(sizeof(bool) * Max(nsort, 1));
 	t->sort_nulls_first = palloc(sizeof(bool) * Max(nsort, 1));
+	t->sort_colls = palloc0(sizeof(Oid) * Max(nsort, 1));
 	for (int i = 0; i < nsort; i++)
 	{
+		Oid			typid = TupleDescAttr(in_desc, sort_cols[i])->atttypid;
+
+		if (sort_colls && HsCollationNeedsSortKey(typid, sort_colls[i]))
+			t->sort_colls[i] = sort_colls[i];
 		t->sort_desc[i] = sort_desc[i];
 		/* Postgres's default: NULLs last ascending, first descending */
 		t->sort_nulls_first[i] = sort_nulls_first ? sort_nulls_first[i] : sort_desc[i];

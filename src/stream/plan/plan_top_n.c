@@ -112,11 +112,12 @@ const_count(Node *n, const char *what)
 
 /*
  * Check that rows can be ordered by expression e as sgc says, in the byte
- * order of its memcmp encoding; returns whether it is descending, and in
- * *nulls_first whether NULLs come first.
+ * order of its memcmp encoding (text under a collation whose order is not
+ * the byte order: of its collated sort key, *coll); returns whether it is
+ * descending, and in *nulls_first whether NULLs come first.
  */
 static bool
-sort_key_desc(Expr *e, SortGroupClause *sgc, bool *nulls_first)
+sort_key_desc(Expr *e, SortGroupClause *sgc, bool *nulls_first, Oid *coll_out)
 {
 	Oid			type = exprType((Node *) e);
 	Oid			coll = exprCollation((Node *) e);
@@ -132,13 +133,18 @@ sort_key_desc(Expr *e, SortGroupClause *sgc, bool *nulls_first)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("ordering by type %s with operator %s is not supported in a streaming materialized view",
 						format_type_be(type), get_opname(sgc->sortop))));
+	*coll_out = InvalidOid;
 	if (OidIsValid(coll) && !HsCollationIsBytewise(coll))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("ORDER BY text with collation \"%s\" is not supported in a streaming materialized view",
-						get_collation_name(coll)),
-				 errdetail("Streaming Top-N orders text by its bytes."),
-				 errhint("Write ORDER BY x COLLATE \"C\".")));
+	{
+		if (!HsCollationNeedsSortKey(type, coll))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("ORDER BY type %s with collation \"%s\" is not supported in a streaming materialized view",
+							format_type_be(type), get_collation_name(coll)),
+					 errdetail("Streaming Top-N orders values of this type by their bytes."),
+					 errhint("Write ORDER BY x COLLATE \"C\".")));
+		*coll_out = coll;
+	}
 	desc = strategy == BTGreaterStrategyNumber;
 	*nulls_first = sgc->nulls_first;
 	return desc;
@@ -174,6 +180,7 @@ top_n_level(PlanCtx *ctx, Query *q, RelOut *in, List *extra)
 	int		   *cols = palloc(sizeof(int) * Max(n, 1));
 	bool	   *desc = palloc(sizeof(bool) * Max(n, 1));
 	bool	   *nulls_first = palloc(sizeof(bool) * Max(n, 1));
+	Oid		   *colls = palloc(sizeof(Oid) * Max(n, 1));
 	int64		limit = -1;
 	int64		offset = 0;
 	int			i = 0;
@@ -193,7 +200,7 @@ top_n_level(PlanCtx *ctx, Query *q, RelOut *in, List *extra)
 		cols[i] = level_column(q, extra, tle);
 		if (cols[i] < 0)
 			elog(ERROR, "ORDER BY column not found while planning a streaming view");
-		desc[i] = sort_key_desc(tle->expr, sgc, &nulls_first[i]);
+		desc[i] = sort_key_desc(tle->expr, sgc, &nulls_first[i], &colls[i]);
 		i++;
 	}
 	if (q->limitCount)
@@ -207,7 +214,7 @@ top_n_level(PlanCtx *ctx, Query *q, RelOut *in, List *extra)
 	note_operator(ctx, "TopN (limit %lld%s%s)", (long long) Min(limit, PG_INT64_MAX / 2),
 				  offset > 0 ? ", offset" : "",
 				  q->limitOption == LIMIT_OPTION_WITH_TIES ? ", with ties" : "");
-	e = HsExecTopNCreate(in->desc, NULL, 0, cols, desc, nulls_first, n,
+	e = HsExecTopNCreate(in->desc, NULL, 0, cols, desc, nulls_first, colls, n,
 						 in->has_ukey ? int_array(in->ukey) : NULL, list_length(in->ukey),
 						 limit, Min(offset, PG_INT64_MAX / 2),
 						 q->limitOption == LIMIT_OPTION_WITH_TIES, false, rows, shown);
@@ -243,6 +250,7 @@ distinct_on_level(PlanCtx *ctx, Query *q, RelOut *in, List *extra)
 	int		   *scols = palloc(sizeof(int) * Max(nsort, 1));
 	bool	   *sdesc = palloc(sizeof(bool) * Max(nsort, 1));
 	bool	   *snulls = palloc(sizeof(bool) * Max(nsort, 1));
+	Oid		   *scolls = palloc(sizeof(Oid) * Max(nsort, 1));
 	int			ns = 0;
 	int			i = 0;
 	ListCell   *lc;
@@ -274,13 +282,13 @@ distinct_on_level(PlanCtx *ctx, Query *q, RelOut *in, List *extra)
 		scols[ns] = level_column(q, extra, tle);
 		if (scols[ns] < 0)
 			elog(ERROR, "ORDER BY column not found while planning a streaming view");
-		sdesc[ns] = sort_key_desc(tle->expr, sgc, &snulls[ns]);
+		sdesc[ns] = sort_key_desc(tle->expr, sgc, &snulls[ns], &scolls[ns]);
 		ns++;
 	}
 	rows = next_state(ctx, "TopN rows");
 	shown = next_state(ctx, "TopN shown rows");
 	note_operator(ctx, "TopN per group (DISTINCT ON %d column%s)", ng, ng == 1 ? "" : "s");
-	e = HsExecTopNCreate(in->desc, gcols, ng, scols, sdesc, snulls, ns,
+	e = HsExecTopNCreate(in->desc, gcols, ng, scols, sdesc, snulls, scolls, ns,
 						 in->has_ukey ? int_array(in->ukey) : NULL, list_length(in->ukey),
 						 1, 0, false, false, rows, shown);
 	attach(in, e);
@@ -377,6 +385,7 @@ plan_group_top_n(PlanCtx *ctx, Query *sub, int rtindex, List *outer, List **qual
 	int		   *scols;
 	bool	   *sdesc;
 	bool	   *snulls;
+	Oid		   *scolls;
 	int			ng;
 	int			ns;
 	int			i;
@@ -442,6 +451,7 @@ plan_group_top_n(PlanCtx *ctx, Query *sub, int rtindex, List *outer, List **qual
 	scols = palloc(sizeof(int) * Max(ns, 1));
 	sdesc = palloc(sizeof(bool) * Max(ns, 1));
 	snulls = palloc(sizeof(bool) * Max(ns, 1));
+	scolls = palloc(sizeof(Oid) * Max(ns, 1));
 	i = 0;
 	foreach(lc, wc->partitionClause)
 	{
@@ -458,14 +468,14 @@ plan_group_top_n(PlanCtx *ctx, Query *sub, int rtindex, List *outer, List **qual
 		TargetEntry *tle = get_sortgroupclause_tle(sgc, sub2->targetList);
 
 		scols[i] = level_column(sub2, NIL, tle);
-		sdesc[i] = sort_key_desc(tle->expr, sgc, &snulls[i]);
+		sdesc[i] = sort_key_desc(tle->expr, sgc, &snulls[i], &scolls[i]);
 		i++;
 	}
 	rows = next_state(ctx, "TopN rows");
 	shown = next_state(ctx, "TopN shown rows");
 	note_operator(ctx, "TopN per group (%d partition column%s, limit %lld, row_number)",
 				  ng, ng == 1 ? "" : "s", (long long) limit);
-	e = HsExecTopNCreate(in->desc, gcols, ng, scols, sdesc, snulls, ns,
+	e = HsExecTopNCreate(in->desc, gcols, ng, scols, sdesc, snulls, scolls, ns,
 						 in->has_ukey ? int_array(in->ukey) : NULL, list_length(in->ukey),
 						 limit, 0, false, true, rows, shown);
 	attach(in, e);

@@ -943,7 +943,7 @@ hummock_stream_test_exec_top_n(PG_FUNCTION_ARGS)
 		r.ukey = HstColumnList(r.in, text_arg(fcinfo, 7, "ukey"), &r.nukey);
 	r.rows = HstTable(&h, "rows", false);
 	r.shown = HstTable(&h, "shown", false);
-	t = HsExecTopNCreate(r.in, r.group, r.ngroup, r.sort, r.desc, NULL, r.nsort, r.ukey, r.nukey,
+	t = HsExecTopNCreate(r.in, r.group, r.ngroup, r.sort, r.desc, NULL, NULL, r.nsort, r.ukey, r.nukey,
 						 Min(limit, PG_INT64_MAX / 2), Min(offset, PG_INT64_MAX / 2),
 						 with_ties, row_number, r.rows, r.shown);
 	r.out = t->out_desc;
