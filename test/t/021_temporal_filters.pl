@@ -1,7 +1,8 @@
 # Temporal filters through writes and a crash: views whose rows enter and
 # leave as time passes (ts > now() - 2 s, ts <= now(), a grouped count
 # over a 3-second window, the rows of the current second, the groups
-# written in the last 2 seconds) while a writer inserts rows around the
+# written in the last 2 seconds, the rows of one kind or recent ones of
+# others: a temporal filter under OR) while a writer inserts rows around the
 # current time, moves and deletes them; the postmaster is killed with -9
 # midway.
 # After the restart and more writes, each view read at its committed
@@ -38,6 +39,9 @@ my %views = (
 	# in HAVING: the kinds written in the last 2 seconds
 	active_kinds => q{SELECT kind, count(*) AS n FROM ev GROUP BY kind
 	                   HAVING max(ts) > now() - interval '2 seconds'},
+	# under OR: kind 3 stays whatever the time, the others for 2 seconds
+	kind3_or_recent => q{SELECT id, kind FROM ev
+	                      WHERE kind = 3 OR (kind > 1 AND ts > now() - interval '2 seconds')},
 );
 
 $node->safe_psql('postgres', q{
@@ -115,7 +119,8 @@ check_all('after writes since the restart');
 ok($node->poll_query_until('postgres', qq{
 	SELECT NOT EXISTS (SELECT FROM recent) AND NOT EXISTS (SELECT FROM window_counts)
 	   AND NOT EXISTS (SELECT FROM this_second) AND NOT EXISTS (SELECT FROM active_kinds)
-	   AND (SELECT count(*) FROM past) = (SELECT count(*) FROM ev)}),
+	   AND (SELECT count(*) FROM past) = (SELECT count(*) FROM ev)
+	   AND (SELECT count(*) FROM kind3_or_recent) = (SELECT count(*) FROM ev WHERE kind = 3)}),
 	'the windows empty and every row is past, with no write');
 check_all('after time passed');
 

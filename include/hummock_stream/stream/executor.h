@@ -289,10 +289,12 @@ extern HsExec *HsExecProjectSetCreate(TupleDesc in_desc, List *funcs,
  * encoding is ordered), op the btree strategy (< <= > >=), bound an
  * expression of parameter 1 (timestamptz: the epoch's time).  rows keeps
  * every row by its key; rows pass from one side to the other as epochs
- * move the bound.
+ * move the bound.  bypass (or NULL): a condition of the row, free of the
+ * time, under which it passes anyway (and is not kept).
  */
 extern HsExec *HsExecDynamicFilterCreate(TupleDesc in_desc, Expr *key, Oid key_type,
-										 int strategy, Expr *bound, HsStateTable *rows);
+										 int strategy, Expr *bound, Expr *bypass,
+										 HsStateTable *rows);
 
 /*
  * Window functions (exec_over_window.c): input rows are partitioned by

@@ -19,7 +19,10 @@
  *                                          whose bound the rows shown
  *                                          passed (the last epoch's)
  *   0x01 | memcmp(key) | canonical row  -> counted row (count, stored row)
- * Rows whose key is NULL never pass and are not kept.  The keys are in
+ * Rows whose key is NULL never pass and are not kept, nor are rows for
+ * which the filter's bypass condition holds (the other arguments of an
+ * OR: WHERE status = 'open' OR ts > now() - interval '1 day'), which pass
+ * at once whatever the time.  The keys are in
  * the key type's order, so the rows a bound change flips are one range
  * scan between the two bounds; each is compared with both (the range
  * holds the rows equal to a bound, which only one of them may pass).
@@ -59,6 +62,7 @@ typedef struct DynamicFilterExec
 	Oid			key_type;
 	int			strategy;		/* BTLessStrategyNumber .. BTGreaterStrategyNumber */
 	ExprState  *key;			/* over the input row */
+	ExprState  *bypass;			/* NULL, or: rows for which it holds pass */
 	ExprContext *econtext;
 	Expr	   *bound_expr;		/* parameter 1: the time */
 	ParamListInfo params;
@@ -280,6 +284,13 @@ dynamic_filter_push(HsExec *self, TupleTableSlot *row, int sign)
 	slot_getallattrs(row);
 	ResetExprContext(f->econtext);
 	f->econtext->ecxt_scantuple = row;
+	if (f->bypass && ExecQual(f->bypass, f->econtext))
+	{
+		/* passes whatever the time: not kept (its delete comes here too) */
+		MemoryContextSwitchTo(old);
+		HsExecEmit(&f->exec, row, sign);
+		return;
+	}
 	kv = ExecEvalExprSwitchContext(f->key, f->econtext, &knull);
 	if (knull)
 	{
@@ -345,7 +356,7 @@ static const HsExecMethods dynamic_filter_methods = {
 
 HsExec *
 HsExecDynamicFilterCreate(TupleDesc in_desc, Expr *key, Oid key_type, int strategy,
-						  Expr *bound, HsStateTable *rows)
+						  Expr *bound, Expr *bypass, HsStateTable *rows)
 {
 	DynamicFilterExec *f = HsExecCreate(sizeof(DynamicFilterExec), &dynamic_filter_methods,
 										in_desc);
@@ -356,6 +367,7 @@ HsExecDynamicFilterCreate(TupleDesc in_desc, Expr *key, Oid key_type, int strate
 	f->strategy = strategy;
 	f->econtext = CreateStandaloneExprContext();
 	f->key = ExecInitExpr(key, NULL);
+	f->bypass = bypass ? ExecInitQual(list_make1(bypass), NULL) : NULL;
 	f->bound_expr = bound;
 	f->params = makeParamList(1);
 	f->params->params[0].ptype = TIMESTAMPTZOID;

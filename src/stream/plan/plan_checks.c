@@ -152,21 +152,21 @@ check_conjuncts(Node *quals, void *context)
 
 	foreach(lc, make_ands_implicit((Expr *) quals))
 	{
-		TemporalFilter tf;
+		TemporalCondition tc;
 		bool		allow_time = true;
-		List	   *parts = temporal_conjuncts(lfirst(lc));
 		ListCell   *lp;
 
-		foreach(lp, parts)
-			if (!temporal_filter(lfirst(lp), &tf))
-				break;
-		if (lp != NULL)
+		if (!temporal_condition(lfirst(lc), &tc))
 		{
 			(void) function_check_walker(lfirst(lc), context);
 			continue;
 		}
-		foreach(lp, parts)
+		(void) function_check_walker((Node *) tc.plain, context);
+		(void) function_check_walker((Node *) tc.bypass, context);
+		foreach(lp, tc.filters)
 		{
+			TemporalFilter tf;
+
 			(void) temporal_filter(lfirst(lp), &tf);
 			(void) function_check_walker((Node *) tf.row, context);
 			(void) function_check_walker((Node *) tf.time, &allow_time);

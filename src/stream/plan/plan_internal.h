@@ -199,10 +199,29 @@ extern List *temporal_conjuncts(Node *c);
 /* Is conjunct c a temporal filter?  If so, *tf describes it. */
 extern bool temporal_filter(Node *c, TemporalFilter *tf);
 
-/* conds without their temporal filters, which are appended to *temporal. */
+/*
+ * A WHERE or HAVING conjunct that reads the current time, as the planner
+ * runs it: rows where bypass holds pass (NULL: none); the others must
+ * meet plain (conditions free of the time) and every temporal filter.
+ */
+typedef struct TemporalCondition
+{
+	List	   *filters;		/* temporal filters (temporal_filter) */
+	List	   *plain;
+	Expr	   *bypass;
+} TemporalCondition;
+
+/*
+ * Is conjunct c a temporal condition: a temporal filter, an equality with
+ * the time (two filters), or P OR (C AND filters) with P and C free of
+ * the time?
+ */
+extern bool temporal_condition(Node *c, TemporalCondition *tc);
+
+/* conds without their temporal conditions, which are appended to *temporal. */
 extern List *take_temporal(List *conds, List **temporal);
 
-/* in through a DynamicFilter per temporal filter (conjuncts over in's rows). */
+/* in through a DynamicFilter per temporal filter of each temporal condition. */
 extern RelOut *apply_temporal(PlanCtx *ctx, RelOut *in, List *temporal);
 
 /* ---- plan_sublinks.c ---- */

@@ -25,6 +25,15 @@
  * DynamicFilter (exec_dynamic_filter.c) over the FROM item it reads, or
  * over the join of the items when it reads several.
  *
+ * Under OR, a conjunct P1 OR ... OR (C AND F1 AND ...) whose one argument
+ * reading the time is a conjunction of temporal filters F (and conditions
+ * C without the time) is the same: rows where P1 OR ... OR C holds go on
+ * to the filters, which let those where P1 OR ... holds pass whatever the
+ * time (they are not kept) and hold the others to F.  WHERE status =
+ * 'open' OR ts > now() - interval '1 day' keeps the open rows and the
+ * others of the last day.  Two arguments reading the time are refused (a
+ * row passing both would pass twice).  NOT (ts > bound) is ts <= bound.
+ *
  * src/stream/plan/plan_temporal.c
  *
  *-------------------------------------------------------------------------
@@ -53,7 +62,7 @@ refuse_time_function(void)
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("now() and the other functions of the current time are supported in a streaming materialized view only in temporal filters"),
-			 errdetail("A temporal filter is a WHERE condition comparing an expression of the row with one of the current time and constants, such as ts > now() - interval '1 hour'."),
+			 errdetail("A temporal filter is a WHERE or HAVING condition comparing an expression of the row with one of the current time and constants, such as ts > now() - interval '1 hour', possibly ORed with conditions that do not read the time."),
 			 errhint("Compare with a constant timestamp, or filter on the time when you read the view.")));
 }
 
@@ -269,24 +278,116 @@ temporal_conjuncts(Node *c)
 	return list_make1(c);
 }
 
+/*
+ * The conjuncts of e that read the time, as temporal filters, appended to
+ * *filters, and the others to *plain; false if one that reads the time
+ * is not a temporal filter.
+ */
+static bool
+split_time_conjuncts(Node *e, List **filters, List **plain)
+{
+	ListCell   *lc;
+	TemporalFilter tf;
+
+	foreach(lc, make_ands_implicit((Expr *) e))
+	{
+		Node	   *c = lfirst(lc);
+		ListCell   *lp;
+
+		if (is_andclause(c))
+		{
+			/* (a BETWEEN, or parentheses) */
+			if (!split_time_conjuncts(c, filters, plain))
+				return false;
+			continue;
+		}
+		if (!contains_time(c))
+		{
+			*plain = lappend(*plain, c);
+			continue;
+		}
+		/* (an equality is two filters) */
+		foreach(lp, temporal_conjuncts(c))
+		{
+			if (!temporal_filter(lfirst(lp), &tf))
+				return false;
+			*filters = lappend(*filters, lfirst(lp));
+		}
+	}
+	return true;
+}
+
+/* The arguments of an OR, nested ORs flattened. */
+static List *
+or_arguments(Node *c)
+{
+	List	   *args = NIL;
+	ListCell   *lc;
+
+	if (!is_orclause(c))
+		return list_make1(c);
+	foreach(lc, ((BoolExpr *) c)->args)
+		args = list_concat(args, or_arguments(lfirst(lc)));
+	return args;
+}
+
+bool
+temporal_condition(Node *c, TemporalCondition *tc)
+{
+	List	   *others = NIL;
+	Node	   *timed = NULL;
+	ListCell   *lc;
+
+	memset(tc, 0, sizeof(*tc));
+	if (!contains_time(c))
+		return false;
+	if (is_notclause(c))
+	{
+		/* NOT (ts > bound) is ts <= bound (NULL stays NULL) */
+		Node	   *n = negate_clause((Node *) get_notclausearg(c));
+
+		return !is_notclause(n) && temporal_condition(n, tc);
+	}
+	if (!is_orclause(c))
+	{
+		/* one filter, or an equality as two */
+		foreach(lc, temporal_conjuncts(c))
+		{
+			TemporalFilter tf;
+
+			if (!temporal_filter(lfirst(lc), &tf))
+				return false;
+			tc->filters = lappend(tc->filters, lfirst(lc));
+		}
+		return true;
+	}
+	/* an OR: one argument reads the time, the others pass rows anyway */
+	foreach(lc, or_arguments(c))
+	{
+		if (!contains_time(lfirst(lc)))
+			others = lappend(others, lfirst(lc));
+		else if (timed == NULL)
+			timed = lfirst(lc);
+		else
+			return false;
+	}
+	if (!split_time_conjuncts(timed, &tc->filters, &tc->plain) || tc->filters == NIL)
+		return false;
+	tc->bypass = list_length(others) == 1 ? linitial(others) : make_orclause(others);
+	return true;
+}
+
 List *
 take_temporal(List *conds, List **temporal)
 {
 	List	   *rest = NIL;
 	ListCell   *lc;
-	TemporalFilter tf;
+	TemporalCondition tc;
 
 	foreach(lc, conds)
 	{
-		List	   *parts = temporal_conjuncts(lfirst(lc));
-		ListCell   *lp;
-
-		/* (an equality is two filters, or stays as it was) */
-		foreach(lp, parts)
-			if (!temporal_filter(lfirst(lp), &tf))
-				break;
-		if (lp == NULL)
-			*temporal = list_concat(*temporal, parts);
+		if (temporal_condition(lfirst(lc), &tc))
+			*temporal = lappend(*temporal, lfirst(lc));
 		else
 			rest = lappend(rest, lfirst(lc));
 	}
@@ -300,26 +401,43 @@ apply_temporal(PlanCtx *ctx, RelOut *in, List *temporal)
 
 	foreach(lc, temporal)
 	{
-		TemporalFilter tf;
-		HsExec	   *e;
-		RelOut	   *out;
-		Expr	   *bound;
+		TemporalCondition tc;
+		ListCell   *lf;
 
-		if (!temporal_filter(lfirst(lc), &tf))
+		if (!temporal_condition(lfirst(lc), &tc))
 			elog(ERROR, "not a temporal filter");
-		bound = expression_planner((Expr *) time_param_mutator((Node *) tf.time, NULL));
-		note_operator(ctx, "DynamicFilter (%s)",
-					  tf.strategy == BTLessStrategyNumber ? "<" :
-					  tf.strategy == BTLessEqualStrategyNumber ? "<=" :
-					  tf.strategy == BTGreaterEqualStrategyNumber ? ">=" : ">");
-		e = HsExecDynamicFilterCreate(in->desc, map_expr(tf.row, in), tf.type, tf.strategy,
-									  bound, next_state(ctx, "DynamicFilter rows by key"));
-		attach(in, e);
-		out = relout_of(e, in->vars);
-		out->has_ukey = in->has_ukey;
-		out->ukey = in->ukey;
-		out->nvisible = in->nvisible;
-		in = out;
+		/*
+		 * P OR (plain AND filters): rows where P or plain holds go on; of
+		 * them, those where P holds pass every filter as they are.
+		 */
+		if (tc.bypass && tc.plain)
+			in = apply_filter(in, list_make1(make_orclause(list_make2(tc.bypass,
+																	  make_ands_explicit(tc.plain)))));
+		foreach(lf, tc.filters)
+		{
+			TemporalFilter tf;
+			HsExec	   *e;
+			RelOut	   *out;
+			Expr	   *bound;
+
+			(void) temporal_filter(lfirst(lf), &tf);
+			bound = expression_planner((Expr *) time_param_mutator((Node *) tf.time, NULL));
+			note_operator(ctx, "DynamicFilter (%s%s)",
+						  tf.strategy == BTLessStrategyNumber ? "<" :
+						  tf.strategy == BTLessEqualStrategyNumber ? "<=" :
+						  tf.strategy == BTGreaterEqualStrategyNumber ? ">=" : ">",
+						  tc.bypass ? ", or passing by a condition without the time" : "");
+			e = HsExecDynamicFilterCreate(in->desc, map_expr(tf.row, in), tf.type, tf.strategy,
+										  bound,
+										  tc.bypass ? map_expr(tc.bypass, in) : NULL,
+										  next_state(ctx, "DynamicFilter rows by key"));
+			attach(in, e);
+			out = relout_of(e, in->vars);
+			out->has_ukey = in->has_ukey;
+			out->ukey = in->ukey;
+			out->nvisible = in->nvisible;
+			in = out;
+		}
 	}
 	return in;
 }
