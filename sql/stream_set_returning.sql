@@ -23,8 +23,20 @@ SELECT hummock_stream.create_materialized_view('s_json',
   $$SELECT id, jsonb_array_elements(body)->>'k' AS k, (jsonb_array_elements(body)->>'v')::int AS v FROM docs$$);
 SELECT hummock_stream.create_materialized_view('s_regexp',
   $$SELECT id, regexp_matches(array_to_string(tags, ' '), '[ab]', 'g') AS m FROM docs$$);
+-- in GROUP BY expressions of an aggregating level: evaluated before the
+-- grouping, per input row, in lockstep (as ROWS FROM in FROM)
+SELECT hummock_stream.create_materialized_view('s_grouped_tags',
+  'SELECT unnest(tags) AS tag, count(*) AS n, sum(n) AS total FROM docs GROUP BY 1');
+SELECT hummock_stream.create_materialized_view('s_grouped_expr',
+  $$SELECT n % 2 AS parity, upper(jsonb_array_elements(body)->>'k') AS k, count(*) AS c
+      FROM docs WHERE id < 100 GROUP BY 1, 2 HAVING count(*) >= 1$$);
+SELECT hummock_stream.create_materialized_view('s_grouped_lockstep',
+  'SELECT unnest(tags) AS tag, generate_series(1, n) AS i, count(*) AS c FROM docs GROUP BY 1, 2');
+SELECT hummock_stream.create_materialized_view('s_grouped_top',
+  'SELECT unnest(tags) AS tag, count(*) AS n FROM docs GROUP BY 1 ORDER BY count(*) DESC, tag LIMIT 2');
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM s_lockstep ORDER BY id, i NULLS LAST, tag;
+SELECT * FROM s_grouped_lockstep ORDER BY tag NULLS LAST, i NULLS LAST;
 
 UPDATE docs SET tags = '{c,d}', n = 2 WHERE id = 1;
 UPDATE docs SET body = '[{"k": "w", "v": 9}, {"k": "w", "v": 9}]' WHERE id = 3;
@@ -34,10 +46,14 @@ SELECT hummock_stream.wait();
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM s_json ORDER BY id, k, v;
 SELECT * FROM s_tag_counts ORDER BY tag;
+SELECT * FROM s_grouped_tags ORDER BY tag;
 
 -- refused
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT id, unnest(ARRAY[generate_series(1, n)]) FROM docs');
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT count(*), unnest(ARRAY[1, 2]) AS x FROM docs');
+-- (after the aggregation, and composites)
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT n, unnest(array_agg(id)) FROM docs GROUP BY n');
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT jsonb_each(body -> 0) AS e, count(*) FROM docs GROUP BY 1');
 
 SET client_min_messages = warning;	-- the capture log's name has an OID
 DROP EXTENSION hummock_stream CASCADE;

@@ -120,6 +120,14 @@ SELECT hummock_stream.create_materialized_view('sq_top_report',
 SELECT hummock_stream.create_materialized_view('sq_newest_is_rich',
   $$SELECT d.id FROM dept d
      WHERE (SELECT e.salary FROM emp e WHERE e.dept = d.id ORDER BY e.id DESC LIMIT 1) > 150$$);
+-- subqueries in the ON of inner joins (also under the preserved side of an
+-- outer join): the rows they let join are those WHERE would keep
+SELECT hummock_stream.create_materialized_view('sq_on_in',
+  'SELECT e.id, d.name FROM emp e JOIN dept d ON d.id = e.dept AND d.id NOT IN (SELECT dept FROM banned WHERE dept IS NOT NULL)');
+SELECT hummock_stream.create_materialized_view('sq_on_scalar',
+  $$SELECT e.id, b.id AS boss FROM emp e
+      JOIN emp b ON b.id = e.boss AND b.salary > (SELECT avg(salary) FROM emp i WHERE i.dept = e.dept)
+      LEFT JOIN dept d ON d.id = e.dept AND d.budget > 2000$$);
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM sq_best_paid ORDER BY dept, id;
 SELECT * FROM sq_not_in ORDER BY id LIMIT 5;
@@ -191,6 +199,8 @@ SELECT create_error('SELECT count(*), (SELECT max(budget) FROM dept) FROM emp');
 -- correlated NOT IN through two outer relations, or over a grouped subquery
 SELECT create_error('SELECT e.id FROM emp e, dept d WHERE d.id = e.dept AND e.dept NOT IN (SELECT dept FROM banned b WHERE b.dept > e.id AND b.dept < d.budget)');
 SELECT create_error('SELECT id FROM emp e WHERE dept NOT IN (SELECT dept FROM banned b WHERE b.dept = e.dept GROUP BY dept)');
+-- in the ON of an outer join
+SELECT create_error('SELECT d.id, e.id AS e FROM dept d LEFT JOIN emp e ON e.dept = d.id AND e.salary > (SELECT avg(salary) FROM emp)');
 
 SET client_min_messages = warning;	-- the capture log's name has an OID
 DROP EXTENSION hummock_stream CASCADE;

@@ -75,6 +75,7 @@ v_top_nopk|SELECT grp, val FROM diff_np ORDER BY val, grp LIMIT 5
 v_group_top|SELECT grp, id, val, rn FROM (SELECT grp, id, val, row_number() OVER (PARTITION BY grp ORDER BY val DESC, id) AS rn FROM diff_t) s WHERE rn <= 2
 v_top_collated|SELECT id, note FROM diff_t ORDER BY note COLLATE "en-x-icu" DESC NULLS LAST, id LIMIT 6
 v_group_top_collated|SELECT grp, id, note FROM (SELECT grp, id, note, row_number() OVER (PARTITION BY grp ORDER BY note COLLATE "und-x-icu", id) AS rn FROM diff_t) s WHERE rn <= 2
+v_srf_grouped|SELECT regexp_split_to_table(note, '') AS ch, count(*) AS n, sum(val) AS s FROM diff_t GROUP BY 1
 v_group_top_join|SELECT name, id FROM (SELECT d.name, t.id, row_number() OVER (PARTITION BY d.name ORDER BY t.id) AS rn FROM diff_t t JOIN diff_d d ON d.id = t.grp) s WHERE rn = 1
 -- Special values in sums, averages and extremes over diff_f: NaN,
 -- +Infinity, -Infinity, -0 and NULL among finite multiples of 1/4 (whose

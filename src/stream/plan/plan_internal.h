@@ -283,6 +283,12 @@ extern RelOut *plan_group_top_n(PlanCtx *ctx, Query *sub, int rtindex, List *out
  */
 extern RelOut *srf_level(PlanCtx *ctx, RelOut *from, List **targets);
 
+/*
+ * At an aggregating level, the set-returning calls of GROUP BY expressions
+ * as a LATERAL ROWS FROM item of q's FROM (plan_srf.c), in place.
+ */
+extern void grouped_calls_to_from(Query *q);
+
 /* ---- plan_window.c ---- */
 
 /*

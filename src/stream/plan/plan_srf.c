@@ -15,8 +15,17 @@
  * input row, which follows the input's unique key into the level's.  The
  * calls stand in the select list as Vars of a range table entry that does
  * not exist (SRF_VARNO + k), which the level's RelOut maps to their
- * columns like any other Var.  Calls nested in another call's arguments,
- * and calls at an aggregating level, are refused.
+ * columns like any other Var.  Calls nested in another call's arguments
+ * are refused.
+ *
+ * At an aggregating level, Postgres evaluates the calls in GROUP BY
+ * expressions (SELECT unnest(tags) AS tag, count(*) ... GROUP BY tag)
+ * before grouping, in lockstep: the same rows as ROWS FROM (the calls)
+ * laterally joined to the level's FROM items, NULL-padded alike.  So
+ * grouped_calls_to_from makes them such a FROM item (plan_join.c plans
+ * it), and the expressions read its columns.  Calls evaluated after the
+ * aggregation (over aggregates or grouped columns outside GROUP BY
+ * expressions) and calls returning composites are refused.
  *
  * src/stream/plan/plan_srf.c
  *
@@ -26,6 +35,8 @@
 
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "utils/lsyscache.h"
 
 #include "plan_internal.h"
 
@@ -96,4 +107,60 @@ srf_level(PlanCtx *ctx, RelOut *from, List **targets)
 	foreach(lc, *targets)
 		lfirst(lc) = replace_calls(lfirst(lc), calls, call_vars);
 	return out;
+}
+
+void
+grouped_calls_to_from(Query *q)
+{
+	List	   *calls = NIL;
+	List	   *call_vars = NIL;
+	List	   *colnames = NIL;
+	RangeTblEntry *rte;
+	RangeTblRef *rtr;
+	ListCell   *lc;
+	int			rtindex;
+	int			k = 0;
+
+	if (!q->hasTargetSRFs || q->setOperations || q->groupingSets ||
+		!(q->hasAggs || q->groupClause != NIL || q->havingQual != NULL))
+		return;
+	foreach(lc, q->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		if (tle->ressortgroupref &&
+			get_sortgroupref_clause_noerr(tle->ressortgroupref, q->groupClause))
+			(void) collect_calls_walker((Node *) tle->expr, &calls);
+	}
+	if (calls == NIL)
+		return;
+	foreach(lc, calls)
+		if (type_is_rowtype(exprType(lfirst(lc))))
+			return;				/* (check_query_level refuses) */
+
+	rte = makeNode(RangeTblEntry);
+	rte->rtekind = RTE_FUNCTION;
+	rte->lateral = true;
+	rte->inFromCl = true;
+	rtindex = list_length(q->rtable) + 1;
+	foreach(lc, calls)
+	{
+		Node	   *call = lfirst(lc);
+		RangeTblFunction *rtf = makeNode(RangeTblFunction);
+
+		rtf->funcexpr = copyObject(call);
+		rtf->funccolcount = 1;
+		rte->functions = lappend(rte->functions, rtf);
+		colnames = lappend(colnames, makeString(psprintf("set_returning_%d", ++k)));
+		call_vars = lappend(call_vars, makeVar(rtindex, k, exprType(call), exprTypmod(call),
+											   exprCollation(call), 0));
+	}
+	rte->eref = makeAlias("grouped_set_returning_calls", colnames);
+	q->rtable = lappend(q->rtable, rte);
+	rtr = makeNode(RangeTblRef);
+	rtr->rtindex = rtindex;
+	q->jointree->fromlist = lappend(q->jointree->fromlist, rtr);
+	q->targetList = (List *) replace_calls((Node *) q->targetList, calls, call_vars);
+	q->havingQual = replace_calls(q->havingQual, calls, call_vars);
+	q->hasTargetSRFs = expression_returns_set((Node *) q->targetList);
 }

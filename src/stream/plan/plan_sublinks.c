@@ -46,6 +46,8 @@
  *	  t.k = a.o ORDER BY ... LIMIT 1)	by its LIMIT 1 becomes LEFT JOIN
  *									LATERAL (...) ON true, then decorrelated
  *									as the LATERAL subqueries below are.
+ *	a JOIN b ON ... AND <subquery>	a subquery in the ON of an inner join
+ *									that no outer join nulls moves to WHERE.
  *	(SELECT agg(...) FROM t			an aggregating scalar subquery or a
  *	  WHERE t.x < a.o ...),			LATERAL one related otherwise (any
  *	LATERAL (... a.o ...)			condition, a.o in its select list) first
@@ -1443,16 +1445,65 @@ scalar_mutator(Node *node, ScalarContext *sc)
 	return expression_tree_mutator(node, scalar_mutator, sc);
 }
 
+/*
+ * Conjuncts with subqueries in the ON of inner joins that no outer join
+ * nulls, appended to *moved and taken out of ON: in WHERE they filter the
+ * same rows (an inner join under the preserved side of an outer join
+ * loses a row there or later with every row it makes).
+ */
+static void
+hoist_on_sublinks(Node *jt, bool nullable, List **moved)
+{
+	if (IsA(jt, FromExpr))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((FromExpr *) jt)->fromlist)
+			hoist_on_sublinks(lfirst(lc), nullable, moved);
+	}
+	else if (IsA(jt, JoinExpr))
+	{
+		JoinExpr   *j = (JoinExpr *) jt;
+
+		if (j->jointype == JOIN_INNER && !nullable && contains_sublink(j->quals))
+		{
+			List	   *kept = NIL;
+			ListCell   *lc;
+
+			foreach(lc, make_ands_implicit((Expr *) j->quals))
+			{
+				if (contains_sublink(lfirst(lc)))
+					*moved = lappend(*moved, lfirst(lc));
+				else
+					kept = lappend(kept, lfirst(lc));
+			}
+			j->quals = kept ? (Node *) make_ands_explicit(kept) :
+				makeBoolConst(true, false);
+		}
+		hoist_on_sublinks(j->larg, nullable ||
+						  j->jointype == JOIN_RIGHT || j->jointype == JOIN_FULL, moved);
+		hoist_on_sublinks(j->rarg, nullable ||
+						  j->jointype == JOIN_LEFT || j->jointype == JOIN_FULL, moved);
+	}
+}
+
 void
 rewrite_sublinks(Query *q)
 {
 	ScalarContext sc = {q, false, 0, false};
 	List	   *conds;
 	List	   *kept = NIL;
+	List	   *moved = NIL;
 	ListCell   *lc;
 
 	if (!q->hasSubLinks || q->jointree == NULL)
 		return;
+	/* subqueries in the ON of inner joins: in WHERE */
+	hoist_on_sublinks((Node *) q->jointree, false, &moved);
+	if (moved)
+		q->jointree->quals = (Node *)
+			make_ands_explicit(list_concat(make_ands_implicit((Expr *) q->jointree->quals),
+										   moved));
 	/* NOT IN conjuncts of WHERE */
 	conds = make_ands_implicit((Expr *) q->jointree->quals);
 	foreach(lc, conds)

@@ -616,6 +616,7 @@ plan_query(PlanCtx *ctx, Query *q, List *outer)
 	bool		has_agg;
 
 	q = copyObject(q);
+	grouped_calls_to_from(q);
 	check_query_level(q, outer == NIL);
 	if (q->setOperations)
 		return plan_setop_query(ctx, q, outer);
