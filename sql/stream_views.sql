@@ -314,7 +314,7 @@ SELECT create_error($$VALUES (1), (2)$$);
 SELECT create_error($$SELECT * FROM (VALUES (1), (2)) v(x)$$);
 SELECT create_error($$SELECT id FROM orders LIMIT 3$$);
 SELECT create_error($$SELECT id FROM orders ORDER BY id LIMIT -1$$);
-SELECT create_error($$SELECT id FROM orders ORDER BY customer COLLATE "en-x-icu" LIMIT 3$$);
+SELECT create_error($$SELECT id FROM orders ORDER BY ARRAY[customer COLLATE "en-x-icu"] LIMIT 3$$);
 SELECT create_error($$SELECT region, id FROM orders GROUP BY region$$);
 SELECT create_error($$SELECT * FROM plain_matview$$);
 SELECT create_error($$SELECT * FROM hummock_table$$);
