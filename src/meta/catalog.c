@@ -243,7 +243,7 @@ HsCatalogReadJob(Oid job_id, HsJobRow *job)
 		"       first_epoch, key_columns, state, view_position, change_log,"
 		"       change_log OR EXISTS (SELECT FROM hummock_stream.stream_sources s"
 		"                              WHERE s.relid = j.job_id),"
-		"       settings"
+		"       settings, state_table_roles"
 		"  FROM hummock_stream.stream_jobs j WHERE job_id = $1",
 		1, &argtype, &arg, NULL, SPI_OK_SELECT);
 	found = SPI_processed == 1;
@@ -277,6 +277,11 @@ HsCatalogReadJob(Oid job_id, HsJobRow *job)
 		job->change_log = DatumGetBool(column(0, 9, &isnull));
 		job->keeps_log = DatumGetBool(column(0, 10, &isnull));
 		job->settings = text_list(column(0, 11, &isnull));
+		{
+			Datum		roles = column(0, 12, &isnull);
+
+			job->state_roles = isnull ? NIL : text_list(roles);
+		}
 		MemoryContextSwitchTo(old);
 	}
 	end(&cs);
@@ -510,6 +515,22 @@ HsCatalogSetState(Oid job_id, const char *state)
 	begin(&cs);
 	run("UPDATE hummock_stream.stream_jobs SET state = $1 WHERE job_id = $2",
 		2, types, args, NULL, SPI_OK_UPDATE);
+	end(&cs);
+}
+
+void
+HsCatalogSetPlanOutline(Oid job_id, List *operators, List *state_roles)
+{
+	CatalogStatement cs;
+	Datum		args[3];
+	Oid			types[3] = {TEXTARRAYOID, TEXTARRAYOID, OIDOID};
+
+	args[0] = text_array(operators);
+	args[1] = text_array(state_roles);
+	args[2] = ObjectIdGetDatum(job_id);
+	begin(&cs);
+	run("UPDATE hummock_stream.stream_jobs SET operators = $1, state_table_roles = $2"
+		" WHERE job_id = $3", 3, types, args, NULL, SPI_OK_UPDATE);
 	end(&cs);
 }
 

@@ -265,6 +265,8 @@ HsRebuildView(Oid view, bool notice)
 							CurrentMemoryContext);
 	epoch = HsBackfillAndCommit(job, s0, view_epoch, true);
 	HsRestoreUser(&as_owner);
+	/* the state is now this version's plan's (stream_job.c checks it) */
+	HsCatalogSetPlanOutline(view, job->plan->operators, job->plan->state_roles);
 	UnregisterSnapshot(s0);
 	HsVersionUnref(store.version);
 	HsStreamJobFree(job);

@@ -97,8 +97,13 @@ HsStreamJobCreate(Oid job_id, Query *query, const Oid *state_tables,
 	job->plan = HsStreamPlanCreate(copyObject(query));
 	job->reads = HsViewReadsOf(job->plan->query);
 	if (job->plan->n_state_tables != n_state_tables)
-		elog(ERROR, "streaming job %u has %d state tables, its plan needs %d",
-			 job_id, n_state_tables, job->plan->n_state_tables);
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("streaming materialized view \"%s\" was planned differently by the version of hummock_stream that created it",
+						get_rel_name(job_id)),
+				 errdetail("It has %d state tables; this version plans its query with %d.",
+						   n_state_tables, job->plan->n_state_tables),
+				 errhint("Drop the view and create it again.")));
 
 	/* the view keeps old values while it keeps a change log */
 	HsStateTableInit(&job->view, &job->store, (HsTableId) job_id, change_log);
@@ -133,6 +138,35 @@ HsStreamJobCreate(Oid job_id, Query *query, const Oid *state_tables,
 	return job;
 }
 
+/*
+ * The plan this binary makes of a view's query must keep its state as the
+ * plan that created it did: after an upgrade that plans the query
+ * otherwise, the state tables would be read in another layout.  The roles
+ * of the state tables (recorded at creation and at every rebuild) tell.
+ */
+static void
+check_planned_alike(Oid job_id, List *recorded_roles, HsStreamPlan *plan)
+{
+	ListCell   *lr;
+	ListCell   *lp;
+	int			n = 0;
+
+	if (recorded_roles == NIL)
+		return;					/* (recorded by no older version) */
+	forboth(lr, recorded_roles, lp, plan->state_roles)
+	{
+		n++;
+		if (strcmp(lfirst(lr), lfirst(lp)) != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("streaming materialized view \"%s\" was planned differently by the version of hummock_stream that created it",
+							get_rel_name(job_id)),
+					 errdetail("Its state table %d holds %s; this version keeps %s there.",
+							   n, (char *) lfirst(lr), (char *) lfirst(lp)),
+					 errhint("CALL hummock_stream.rebuild(view) computes it again with this version.")));
+	}
+}
+
 HsStreamJob *
 HsStreamJobLoad(Oid job_id, HsStreamStore *store, MemoryContext parent)
 {
@@ -149,6 +183,7 @@ HsStreamJobLoad(Oid job_id, HsStreamStore *store, MemoryContext parent)
 	/* the worker says at every barrier whether the view keeps a log */
 	job = HsStreamJobCreate(job_id, (Query *) stringToNode(row.query_tree),
 							row.state_tables, row.n_state_tables, store, false, parent);
+	check_planned_alike(job_id, row.state_roles, job->plan);
 	job->position = MemoryContextStrdup(job->cxt, row.position);
 	job->views_consumed = row.view_position;
 	{

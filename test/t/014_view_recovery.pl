@@ -9,7 +9,9 @@
 #  (e) a view whose input raised an error heals: once the offending row
 #      is gone, CALL hummock_stream.rebuild(view) computes it again in
 #      place, and its downstream follows;
-#  (f) drop_materialized_view of a failing view works at once.
+#  (f) drop_materialized_view of a failing view works at once;
+#  (g) a view whose recorded state layout this version's plan does not
+#      keep fails at load (not misreading its state) until rebuild().
 # Every view equals its query at the end of each part.
 use strict;
 use warnings;
@@ -188,6 +190,36 @@ diag(sprintf('(f) drop of a failing view took %.3f s', time - $t0));
 is($node->safe_psql('postgres', q{SELECT count(*) FROM hummock_stream.jobs WHERE name::text = 'doomed'}),
 	'0', '(f) drop_materialized_view of a failing view works');
 delete $views{doomed};
+
+# ---------------------------------------------------------------------
+# (g) a view whose state another version planned in another layout (its
+# recorded state table roles say so, as after an upgrade that plans its
+# query otherwise) fails at load instead of misreading its state, and
+# rebuild() recomputes it with this version's plan
+# ---------------------------------------------------------------------
+my $roles = $node->safe_psql('postgres',
+	q{SELECT state_table_roles::text FROM hummock_stream.stream_jobs WHERE job_id = 'apart'::regclass});
+$node->safe_psql('postgres', q{
+	UPDATE hummock_stream.stream_jobs SET state_table_roles[1] = 'an older layout'
+	 WHERE job_id = 'apart'::regclass});
+$node->restart;
+$node->safe_psql('postgres', 'UPDATE other SET v = v + 1 WHERE id <= 10');
+ok($node->poll_query_until('postgres',
+		q{SELECT state = 'failed' AND last_error LIKE '%planned differently%' FROM hummock_stream.jobs WHERE name = 'apart'::regclass}),
+	'(g) a view planned in another layout fails at load') or diag(state_of('apart'));
+$node->safe_psql('postgres', "SELECT hummock_stream.wait('$_', '3min')") for qw(down2 inv_sum);
+is(join(',', map { differs($_) } qw(up down down2 inv inv_sum)), '0,0,0,0,0',
+	'(g) the other views go on');
+($rc, $out, $err) = $node->psql('postgres', q{CALL hummock_stream.rebuild('apart')});
+is($rc, 0, '(g) rebuild() succeeds') or diag($err);
+is($node->safe_psql('postgres',
+		q{SELECT state_table_roles::text FROM hummock_stream.stream_jobs WHERE job_id = 'apart'::regclass}),
+	$roles, '(g) rebuild() records its plan');
+$node->restart;
+$node->safe_psql('postgres', 'UPDATE other SET v = v + 1 WHERE id <= 20');
+ok($node->poll_query_until('postgres',
+		q{SELECT state = 'created' FROM hummock_stream.jobs WHERE name = 'apart'::regclass}),
+	'(g) and it runs after a restart');
 all_equal('the end', keys %views);
 
 $node->stop;

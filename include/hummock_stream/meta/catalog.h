@@ -53,8 +53,8 @@ extern bool HsCatalogExists(void);
 extern void HsCatalogInsertJob(const HsJobRow *job);
 
 /*
- * The job's row (all but operators, state_roles and sources); false
- * if job_id is no job.
+ * The job's row (all but operators and sources); false if job_id is no
+ * job.
  */
 extern bool HsCatalogReadJob(Oid job_id, HsJobRow *job);
 
@@ -109,6 +109,9 @@ extern void HsCatalogSetState(Oid job_id, const char *state);
 
 /* Set a job's definition (its query as text, shown by hummock_stream.jobs). */
 extern void HsCatalogSetDefinition(Oid job_id, const char *definition);
+
+/* Record the stateful operators and state table roles of job_id's plan. */
+extern void HsCatalogSetPlanOutline(Oid job_id, List *operators, List *state_roles);
 
 /* The jobs that read relid (a table or a view's relation), by OID. */
 extern List *HsCatalogReaders(Oid relid);
