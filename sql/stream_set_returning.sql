@@ -34,8 +34,17 @@ SELECT hummock_stream.create_materialized_view('s_grouped_lockstep',
   'SELECT unnest(tags) AS tag, generate_series(1, n) AS i, count(*) AS c FROM docs GROUP BY 1, 2');
 SELECT hummock_stream.create_materialized_view('s_grouped_top',
   'SELECT unnest(tags) AS tag, count(*) AS n FROM docs GROUP BY 1 ORDER BY count(*) DESC, tag LIMIT 2');
+-- outside GROUP BY expressions: evaluated over the groups, after HAVING
+SELECT hummock_stream.create_materialized_view('s_after_groups',
+  'SELECT n, unnest(array_agg(id ORDER BY id)) AS id, count(*) AS c FROM docs GROUP BY n');
+SELECT hummock_stream.create_materialized_view('s_after_count',
+  $$SELECT n % 2 AS parity, generate_series(1, count(*)::int) * 10 AS k, max(id) AS top
+      FROM docs GROUP BY n % 2 HAVING count(*) > 1$$);
+SELECT hummock_stream.create_materialized_view('s_after_no_groups',
+  'SELECT count(*) AS c, unnest(ARRAY[1, 2]) AS x FROM docs');
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM s_lockstep ORDER BY id, i NULLS LAST, tag;
+SELECT * FROM s_after_groups ORDER BY n, id;
 SELECT * FROM s_grouped_lockstep ORDER BY tag NULLS LAST, i NULLS LAST;
 
 UPDATE docs SET tags = '{c,d}', n = 2 WHERE id = 1;
@@ -47,12 +56,12 @@ SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM s_json ORDER BY id, k, v;
 SELECT * FROM s_tag_counts ORDER BY tag;
 SELECT * FROM s_grouped_tags ORDER BY tag;
+SELECT * FROM s_after_count ORDER BY parity, k;
 
 -- refused
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT id, unnest(ARRAY[generate_series(1, n)]) FROM docs');
-SELECT hummock_stream.create_materialized_view('bad', 'SELECT count(*), unnest(ARRAY[1, 2]) AS x FROM docs');
--- (after the aggregation, and composites)
-SELECT hummock_stream.create_materialized_view('bad', 'SELECT n, unnest(array_agg(id)) FROM docs GROUP BY n');
+-- (after the aggregation with ORDER BY ... LIMIT, and composites in GROUP BY)
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT n, unnest(array_agg(id)) AS i FROM docs GROUP BY n ORDER BY 2 LIMIT 3');
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT jsonb_each(body -> 0) AS e, count(*) FROM docs GROUP BY 1');
 
 SET client_min_messages = warning;	-- the capture log's name has an OID

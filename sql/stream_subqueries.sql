@@ -128,6 +128,13 @@ SELECT hummock_stream.create_materialized_view('sq_on_scalar',
   $$SELECT e.id, b.id AS boss FROM emp e
       JOIN emp b ON b.id = e.boss AND b.salary > (SELECT avg(salary) FROM emp i WHERE i.dept = e.dept)
       LEFT JOIN dept d ON d.id = e.dept AND d.budget > 2000$$);
+-- in the ON of an outer join, reading only the side it may null: that
+-- side's rows the subquery rejects join no row (the others stay)
+SELECT hummock_stream.create_materialized_view('sq_on_left',
+  'SELECT d.id, e.id AS e FROM dept d LEFT JOIN emp e ON e.dept = d.id AND e.salary > (SELECT avg(salary) FROM emp)');
+SELECT hummock_stream.create_materialized_view('sq_on_left_corr',
+  $$SELECT d.id, e.id AS e FROM emp e RIGHT JOIN dept d ON e.dept = d.id
+       AND e.boss IN (SELECT b.id FROM emp b WHERE b.dept = e.dept AND b.salary > 150)$$);
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM sq_best_paid ORDER BY dept, id;
 SELECT * FROM sq_not_in ORDER BY id LIMIT 5;
@@ -199,8 +206,9 @@ SELECT create_error('SELECT count(*), (SELECT max(budget) FROM dept) FROM emp');
 -- correlated NOT IN through two outer relations, or over a grouped subquery
 SELECT create_error('SELECT e.id FROM emp e, dept d WHERE d.id = e.dept AND e.dept NOT IN (SELECT dept FROM banned b WHERE b.dept > e.id AND b.dept < d.budget)');
 SELECT create_error('SELECT id FROM emp e WHERE dept NOT IN (SELECT dept FROM banned b WHERE b.dept = e.dept GROUP BY dept)');
--- in the ON of an outer join
-SELECT create_error('SELECT d.id, e.id AS e FROM dept d LEFT JOIN emp e ON e.dept = d.id AND e.salary > (SELECT avg(salary) FROM emp)');
+-- in the ON of an outer join, reading both sides or the preserved one
+SELECT create_error('SELECT d.id, e.id AS e FROM dept d LEFT JOIN emp e ON e.dept = d.id AND e.salary * 10 > (SELECT min(budget) FROM dept x WHERE x.id <> d.id)');
+SELECT create_error('SELECT d.id, e.id AS e FROM dept d LEFT JOIN emp e ON e.dept = d.id AND d.id IN (SELECT dept FROM banned)');
 
 SET client_min_messages = warning;	-- the capture log's name has an OID
 DROP EXTENSION hummock_stream CASCADE;

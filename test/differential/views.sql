@@ -76,6 +76,8 @@ v_group_top|SELECT grp, id, val, rn FROM (SELECT grp, id, val, row_number() OVER
 v_top_collated|SELECT id, note FROM diff_t ORDER BY note COLLATE "en-x-icu" DESC NULLS LAST, id LIMIT 6
 v_group_top_collated|SELECT grp, id, note FROM (SELECT grp, id, note, row_number() OVER (PARTITION BY grp ORDER BY note COLLATE "und-x-icu", id) AS rn FROM diff_t) s WHERE rn <= 2
 v_srf_grouped|SELECT regexp_split_to_table(note, '') AS ch, count(*) AS n, sum(val) AS s FROM diff_t GROUP BY 1
+v_srf_after_groups|SELECT grp, generate_series(1, least(count(*), 3)::int) AS k, sum(val) AS s FROM diff_t GROUP BY grp
+v_on_subquery|SELECT d.id, t.id AS tid FROM diff_d d LEFT JOIN diff_t t ON t.grp = d.id AND t.val > (SELECT avg(val) FROM diff_t) JOIN diff_r r ON r.region = d.region AND r.region IN (SELECT region FROM diff_d WHERE active)
 v_group_top_join|SELECT name, id FROM (SELECT d.name, t.id, row_number() OVER (PARTITION BY d.name ORDER BY t.id) AS rn FROM diff_t t JOIN diff_d d ON d.id = t.grp) s WHERE rn = 1
 -- Special values in sums, averages and extremes over diff_f: NaN,
 -- +Infinity, -Infinity, -0 and NULL among finite multiples of 1/4 (whose

@@ -232,6 +232,15 @@ extern RelOut *apply_temporal(PlanCtx *ctx, RelOut *in, List *temporal);
  * EXISTS and counts; other sublinks are left for convert_where_sublinks.
  */
 extern void rewrite_sublinks(Query *q);
+
+/*
+ * SELECT <targets> FROM (a copy of sub) AS alias: a new query level over
+ * sub, at range table index *rt; the caller adds its targets and quals.
+ */
+extern Query *query_over(Query *sub, const char *alias, int *rt);
+
+/* A Var of column attno (1-based) of sub, the subquery at rtindex. */
+extern Var *sub_var(Query *sub, int rtindex, AttrNumber attno);
 extern void rewrite_lateral(Query *q);
 extern RangeTblEntry *values_of_subquery(Query *sub);
 
@@ -288,6 +297,13 @@ extern RelOut *srf_level(PlanCtx *ctx, RelOut *from, List **targets);
  * as a LATERAL ROWS FROM item of q's FROM (plan_srf.c), in place.
  */
 extern void grouped_calls_to_from(Query *q);
+
+/*
+ * An aggregating level whose select list calls set-returning functions
+ * over its groups (unnest(array_agg(x))) as a level over it that calls
+ * them (plan_srf.c); q itself otherwise.
+ */
+extern Query *calls_after_grouping(Query *q);
 
 /* ---- plan_window.c ---- */
 

@@ -47,7 +47,10 @@
  *									LATERAL (...) ON true, then decorrelated
  *									as the LATERAL subqueries below are.
  *	a JOIN b ON ... AND <subquery>	a subquery in the ON of an inner join
- *									that no outer join nulls moves to WHERE.
+ *									that no outer join nulls moves to WHERE;
+ *	a LEFT JOIN b ON ... AND		one reading only a table the join may
+ *	  <subquery over b>				null filters that table in a subquery
+ *									(hoist_on_sublinks).
  *	(SELECT agg(...) FROM t			an aggregating scalar subquery or a
  *	  WHERE t.x < a.o ...),			LATERAL one related otherwise (any
  *	LATERAL (... a.o ...)			condition, a.o in its select list) first
@@ -130,7 +133,7 @@ make_ref(int rtindex)
 }
 
 /* A Var of column attno (1-based) of sub, the subquery at rtindex. */
-static Var *
+Var *
 sub_var(Query *sub, int rtindex, AttrNumber attno)
 {
 	TargetEntry *tle = list_nth(sub->targetList, attno - 1);
@@ -170,7 +173,7 @@ make_count_star(void)
  * SELECT <targets> FROM (sub) AS alias [WHERE quals]: a new query level
  * over sub; quals and targets are built by the caller over *rt.
  */
-static Query *
+Query *
 query_over(Query *sub, const char *alias, int *rt)
 {
 	Query	   *q = makeNode(Query);
@@ -1446,43 +1449,121 @@ scalar_mutator(Node *node, ScalarContext *sc)
 }
 
 /*
- * Conjuncts with subqueries in the ON of inner joins that no outer join
- * nulls, appended to *moved and taken out of ON: in WHERE they filter the
- * same rows (an inner join under the preserved side of an outer join
- * loses a row there or later with every row it makes).
+ * Does conjunct c of an ON read no FROM item of q but side, a table?
+ * Then rows of side that c rejects join no row: side becomes
+ *
+ *		(SELECT <its columns> FROM side WHERE c) AS side
+ *
+ * (same columns at the same numbers, so nothing else in q changes), which
+ * plans c as a WHERE of its own level.
+ */
+static bool
+filter_side(Query *q, Node *side, Node *c)
+{
+	RangeTblRef *ref;
+	RangeTblEntry *rte;
+	RangeTblEntry *sub_rte;
+	Query	   *sub;
+	Relation	rel;
+	Node	   *cond;
+	bool		dropped = false;
+
+	if (!IsA(side, RangeTblRef))
+		return false;
+	ref = (RangeTblRef *) side;
+	rte = rt_fetch(ref->rtindex, q->rtable);
+	if (rte->rtekind != RTE_RELATION ||
+		!bms_equal(pull_varnos(NULL, c), bms_make_singleton(ref->rtindex)))
+		return false;
+	sub = makeNode(Query);
+	sub->commandType = CMD_SELECT;
+	sub->querySource = QSRC_ORIGINAL;
+	sub->canSetTag = true;
+	sub->hasSubLinks = true;
+	sub->rtable = list_make1(copyObject(rte));
+	rel = table_open(rte->relid, NoLock);	/* (locked by the analysis) */
+	for (int a = 0; a < RelationGetDescr(rel)->natts; a++)
+	{
+		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(rel), a);
+
+		dropped |= att->attisdropped;
+		sub->targetList = lappend(sub->targetList,
+								  makeTargetEntry((Expr *) makeVar(1, a + 1, att->atttypid,
+																   att->atttypmod,
+																   att->attcollation, 0),
+												  a + 1, pstrdup(NameStr(att->attname)),
+												  false));
+	}
+	table_close(rel, NoLock);
+	if (dropped)
+		return false;			/* (its columns would move) */
+	/* c one level down: side is item 1 there, outer levels one further */
+	cond = copyObject(c);
+	IncrementVarSublevelsUp(cond, 1, 1);
+	ChangeVarNodes(cond, ref->rtindex, 1, 0);
+	sub->jointree = makeFromExpr(list_make1(make_ref(1)), cond);
+
+	sub_rte = makeNode(RangeTblEntry);
+	sub_rte->rtekind = RTE_SUBQUERY;
+	sub_rte->subquery = sub;
+	sub_rte->alias = rte->alias;
+	sub_rte->eref = rte->eref;
+	sub_rte->inFromCl = true;
+	list_nth_cell(q->rtable, ref->rtindex - 1)->ptr_value = sub_rte;
+	return true;
+}
+
+/*
+ * Subqueries in ON.  In the ON of an inner join that no outer join nulls
+ * a conjunct moves to WHERE (*moved), where it filters the same rows (an
+ * inner join under the preserved side of an outer join loses a row there
+ * or later with every row it makes).  Elsewhere, a conjunct reading only
+ * a table on a side the join may null (the right of a LEFT JOIN, either
+ * side of an inner join) filters that table (filter_side).  What is left
+ * is refused.
  */
 static void
-hoist_on_sublinks(Node *jt, bool nullable, List **moved)
+hoist_on_sublinks(Query *q, Node *jt, bool nullable, List **moved)
 {
 	if (IsA(jt, FromExpr))
 	{
 		ListCell   *lc;
 
 		foreach(lc, ((FromExpr *) jt)->fromlist)
-			hoist_on_sublinks(lfirst(lc), nullable, moved);
+			hoist_on_sublinks(q, lfirst(lc), nullable, moved);
 	}
 	else if (IsA(jt, JoinExpr))
 	{
 		JoinExpr   *j = (JoinExpr *) jt;
 
-		if (j->jointype == JOIN_INNER && !nullable && contains_sublink(j->quals))
+		if (contains_sublink(j->quals))
 		{
 			List	   *kept = NIL;
 			ListCell   *lc;
 
 			foreach(lc, make_ands_implicit((Expr *) j->quals))
 			{
-				if (contains_sublink(lfirst(lc)))
-					*moved = lappend(*moved, lfirst(lc));
+				Node	   *c = lfirst(lc);
+
+				if (!contains_sublink(c))
+					kept = lappend(kept, c);
+				else if (j->jointype == JOIN_INNER && !nullable)
+					*moved = lappend(*moved, c);
+				else if ((j->jointype == JOIN_INNER || j->jointype == JOIN_LEFT) &&
+						 filter_side(q, j->rarg, c))
+					continue;
+				else if ((j->jointype == JOIN_INNER || j->jointype == JOIN_RIGHT) &&
+						 filter_side(q, j->larg, c))
+					continue;
 				else
-					kept = lappend(kept, lfirst(lc));
+					kept = lappend(kept, c);
 			}
 			j->quals = kept ? (Node *) make_ands_explicit(kept) :
 				makeBoolConst(true, false);
 		}
-		hoist_on_sublinks(j->larg, nullable ||
+		hoist_on_sublinks(q, j->larg, nullable ||
 						  j->jointype == JOIN_RIGHT || j->jointype == JOIN_FULL, moved);
-		hoist_on_sublinks(j->rarg, nullable ||
+		hoist_on_sublinks(q, j->rarg, nullable ||
 						  j->jointype == JOIN_LEFT || j->jointype == JOIN_FULL, moved);
 	}
 }
@@ -1499,7 +1580,7 @@ rewrite_sublinks(Query *q)
 	if (!q->hasSubLinks || q->jointree == NULL)
 		return;
 	/* subqueries in the ON of inner joins: in WHERE */
-	hoist_on_sublinks((Node *) q->jointree, false, &moved);
+	hoist_on_sublinks(q, (Node *) q->jointree, false, &moved);
 	if (moved)
 		q->jointree->quals = (Node *)
 			make_ands_explicit(list_concat(make_ands_implicit((Expr *) q->jointree->quals),

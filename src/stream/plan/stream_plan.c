@@ -617,6 +617,7 @@ plan_query(PlanCtx *ctx, Query *q, List *outer)
 
 	q = copyObject(q);
 	grouped_calls_to_from(q);
+	q = calls_after_grouping(q);
 	check_query_level(q, outer == NIL);
 	if (q->setOperations)
 		return plan_setop_query(ctx, q, outer);
