@@ -130,6 +130,12 @@ SELECT hummock_stream.create_materialized_view('sq_on_scalar',
       LEFT JOIN dept d ON d.id = e.dept AND d.budget > 2000$$);
 -- in the ON of an outer join, reading only the side it may null: that
 -- side's rows the subquery rejects join no row (the others stay)
+-- HAVING comparing the groups' aggregates with a subquery's rows: the
+-- groups become a subquery, the comparison a WHERE conjunct over it
+SELECT hummock_stream.create_materialized_view('sq_having_all',
+  'SELECT dept, count(*) AS n FROM emp GROUP BY dept HAVING count(*) >= ALL (SELECT count(*) FROM emp GROUP BY dept)');
+SELECT hummock_stream.create_materialized_view('sq_having_in',
+  'SELECT dept, sum(salary) AS s FROM emp GROUP BY dept HAVING count(*) IN (SELECT dept FROM banned) OR max(salary) > 280');
 SELECT hummock_stream.create_materialized_view('sq_on_left',
   'SELECT d.id, e.id AS e FROM dept d LEFT JOIN emp e ON e.dept = d.id AND e.salary > (SELECT avg(salary) FROM emp)');
 SELECT hummock_stream.create_materialized_view('sq_on_left_corr',
@@ -149,6 +155,7 @@ SELECT hummock_stream.wait();
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM sq_best_paid ORDER BY dept, id;
 SELECT * FROM sq_grouped_corr ORDER BY dept;
+SELECT * FROM sq_having_all ORDER BY dept;
 
 -- a NULL in the NOT IN list: no row passes; gone again: they come back
 INSERT INTO banned VALUES (NULL);
@@ -206,6 +213,8 @@ SELECT create_error('SELECT count(*), (SELECT max(budget) FROM dept) FROM emp');
 -- correlated NOT IN through two outer relations, or over a grouped subquery
 SELECT create_error('SELECT e.id FROM emp e, dept d WHERE d.id = e.dept AND e.dept NOT IN (SELECT dept FROM banned b WHERE b.dept > e.id AND b.dept < d.budget)');
 SELECT create_error('SELECT id FROM emp e WHERE dept NOT IN (SELECT dept FROM banned b WHERE b.dept = e.dept GROUP BY dept)');
+-- HAVING comparing aggregates with a subquery correlated with the groups
+SELECT create_error('SELECT dept FROM emp e GROUP BY dept HAVING count(*) > ALL (SELECT count(*) FROM emp i WHERE i.dept = e.dept)');
 -- in the ON of an outer join, reading both sides or the preserved one
 SELECT create_error('SELECT d.id, e.id AS e FROM dept d LEFT JOIN emp e ON e.dept = d.id AND e.salary * 10 > (SELECT min(budget) FROM dept x WHERE x.id <> d.id)');
 SELECT create_error('SELECT d.id, e.id AS e FROM dept d LEFT JOIN emp e ON e.dept = d.id AND d.id IN (SELECT dept FROM banned)');

@@ -16,6 +16,7 @@
  *	plan_top_n.c	ORDER BY ... LIMIT, row_number() <= n, DISTINCT ON
  *	plan_setop.c	UNION, INTERSECT, EXCEPT [ALL]
  *	plan_srf.c		set-returning functions of a select list
+ *	plan_over_groups.c	what runs over an aggregating level's groups: a level above
  *	plan_window.c	window functions
  *	plan_views.c	Postgres views in FROM, expanded
  *
@@ -298,12 +299,15 @@ extern RelOut *srf_level(PlanCtx *ctx, RelOut *from, List **targets);
  */
 extern void grouped_calls_to_from(Query *q);
 
+/* ---- plan_over_groups.c ---- */
+
 /*
  * An aggregating level whose select list calls set-returning functions
- * over its groups (unnest(array_agg(x))) as a level over it that calls
- * them (plan_srf.c); q itself otherwise.
+ * over its groups (unnest(array_agg(x))), or whose HAVING compares its
+ * aggregates with a subquery (count(*) >= ALL (SELECT ...)), as a level
+ * over it that does those; q itself otherwise.
  */
-extern Query *calls_after_grouping(Query *q);
+extern Query *split_over_groups(Query *q);
 
 /* ---- plan_window.c ---- */
 

@@ -24,13 +24,9 @@
  * laterally joined to the level's FROM items, NULL-padded alike.  So
  * grouped_calls_to_from makes them such a FROM item (plan_join.c plans
  * it), and the expressions read its columns.  Calls in the select list
- * outside GROUP BY expressions run after the aggregation and HAVING, over
- * the groups (unnest(array_agg(x)), generate_series(1, count(*))):
- * calls_after_grouping makes the level a subquery that returns the
- * aggregates and grouped columns those calls read, under a new level
- * that calls them.  A level that also sorts, limits or is DISTINCT (where
- * Postgres orders the calls among those steps by its own rules), and
- * calls returning composites in GROUP BY, are refused.
+ * outside GROUP BY expressions run after the aggregation, over the groups
+ * (plan_over_groups.c makes them a level of their own).  Calls returning
+ * composites in GROUP BY are refused.
  *
  * src/stream/plan/plan_srf.c
  *
@@ -40,7 +36,6 @@
 
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
-#include "rewrite/rewriteManip.h"
 #include "optimizer/optimizer.h"
 #include "utils/lsyscache.h"
 
@@ -171,108 +166,3 @@ grouped_calls_to_from(Query *q)
 	q->hasTargetSRFs = expression_returns_set((Node *) q->targetList);
 }
 
-/* The values of the groups an expression after the aggregation reads. */
-static bool
-group_values_walker(Node *node, List **parts)
-{
-	if (node == NULL)
-		return false;
-	if ((IsA(node, Aggref) && ((Aggref *) node)->agglevelsup == 0) ||
-		(IsA(node, GroupingFunc) && ((GroupingFunc *) node)->agglevelsup == 0) ||
-		(IsA(node, Var) && ((Var *) node)->varlevelsup == 0))
-	{
-		*parts = list_append_unique(*parts, node);
-		return false;
-	}
-	if (IsA(node, SubLink) || IsA(node, WindowFunc))
-		return true;			/* (not rewritten: refused later) */
-	return expression_tree_walker(node, group_values_walker, parts);
-}
-
-Query *
-calls_after_grouping(Query *q)
-{
-	Query	   *sub = copyObject(q);
-	Query	   *top;
-	List	   *parts = NIL;
-	List	   *part_vars = NIL;
-	List	   *kept = NIL;
-	List	   *junk = NIL;
-	ListCell   *lc;
-	int			rt;
-	AttrNumber	resno = 0;
-	AttrNumber	nkept = 0;
-
-	if (!q->hasTargetSRFs || q->setOperations ||
-		!(q->hasAggs || q->groupClause != NIL || q->havingQual != NULL) ||
-		q->sortClause || q->limitCount || q->limitOffset || q->distinctClause ||
-		q->hasWindowFuncs)
-		return q;
-	foreach(lc, q->targetList)
-	{
-		TargetEntry *tle = lfirst(lc);
-
-		if (!expression_returns_set((Node *) tle->expr))
-			continue;
-		/* (calls grouped by that stayed: composites, refused later) */
-		if (tle->ressortgroupref || group_values_walker((Node *) tle->expr, &parts))
-			return q;
-	}
-
-	/* sub: the level without the calls, returning what they read */
-	sub->targetList = NIL;
-	sub->hasTargetSRFs = false;
-	foreach(lc, q->targetList)
-	{
-		TargetEntry *tle = lfirst(lc);
-
-		if (expression_returns_set((Node *) tle->expr))
-			continue;
-		if (tle->resjunk)
-			junk = lappend(junk, flatCopyTargetEntry(tle));
-		else
-		{
-			tle = flatCopyTargetEntry(tle);
-			tle->resno = ++resno;
-			sub->targetList = lappend(sub->targetList, tle);
-			kept = lappend(kept, tle);
-		}
-	}
-	foreach(lc, parts)
-		sub->targetList = lappend(sub->targetList,
-								  makeTargetEntry(copyObject(lfirst(lc)), ++resno,
-												  psprintf("group_value_%d", foreach_current_index(lc) + 1),
-												  false));
-	foreach(lc, junk)
-	{
-		TargetEntry *tle = lfirst(lc);
-
-		tle->resno = ++resno;
-		sub->targetList = lappend(sub->targetList, tle);
-	}
-	/* sub is one level deeper: what it reads of the levels above too */
-	IncrementVarSublevelsUp((Node *) sub, 1, 1);
-
-	/* top: the select list over sub's columns, the calls over its values */
-	top = query_over(sub, "groups", &rt);
-	foreach(lc, parts)
-		part_vars = lappend(part_vars,
-							sub_var(sub, rt, list_length(kept) + foreach_current_index(lc) + 1));
-	resno = 0;
-	foreach(lc, q->targetList)
-	{
-		TargetEntry *tle = lfirst(lc);
-		Expr	   *e;
-
-		if (tle->resjunk)
-			continue;
-		if (expression_returns_set((Node *) tle->expr))
-			e = (Expr *) replace_calls((Node *) tle->expr, parts, part_vars);
-		else
-			e = (Expr *) sub_var(sub, rt, ++nkept);	/* (kept in order) */
-		top->targetList = lappend(top->targetList,
-								  makeTargetEntry(e, ++resno, tle->resname, false));
-	}
-	top->hasTargetSRFs = true;
-	return top;
-}

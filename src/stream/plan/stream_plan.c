@@ -617,7 +617,7 @@ plan_query(PlanCtx *ctx, Query *q, List *outer)
 
 	q = copyObject(q);
 	grouped_calls_to_from(q);
-	q = calls_after_grouping(q);
+	q = split_over_groups(q);
 	check_query_level(q, outer == NIL);
 	if (q->setOperations)
 		return plan_setop_query(ctx, q, outer);

@@ -1,0 +1,221 @@
+/*-------------------------------------------------------------------------
+ *
+ * plan_over_groups.c
+ *	  What an aggregating query level computes over its groups, after the
+ *	  aggregation, made a query level of its own.
+ *
+ * Two things at an aggregating level run over the groups rather than over
+ * the input rows, and the streaming planner plans neither inside the
+ * aggregation:
+ *
+ *	- set-returning calls in the select list outside GROUP BY expressions
+ *	  (SELECT g, unnest(array_agg(x)) ... GROUP BY g, generate_series(1,
+ *	  count(*))): Postgres runs them after the aggregation and HAVING;
+ *	- HAVING conjuncts that compare the level's aggregates with the rows
+ *	  of a subquery that reads nothing of the level (HAVING count(*) >=
+ *	  ALL (SELECT count(*) FROM t GROUP BY k), count(*) IN (SELECT ...)),
+ *	  which become semi and anti joins only as WHERE conjuncts.
+ *
+ * So the level becomes
+ *
+ *	SELECT <its select list over groups' columns, calling the functions>
+ *	  FROM (SELECT <its columns without the calls>, <the aggregates and
+ *	               grouped columns the calls and conjuncts read>
+ *	          FROM ... WHERE ... GROUP BY ... HAVING <the other conjuncts>) groups
+ *	 WHERE <those conjuncts over groups' columns>
+ *
+ * where the calls are a select list's set-returning functions again
+ * (plan_srf.c) and the conjuncts WHERE subqueries (plan_sublinks.c,
+ * plan_join.c).  The subquery is one level deeper than the level was:
+ * what it reads of the levels above moves one level up.  A level that
+ * also sorts, limits, is DISTINCT or has window functions is left as it
+ * is (and refused where it cannot be planned): Postgres orders those
+ * steps with the calls by rules of its own.
+ *
+ * src/stream/plan/plan_over_groups.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "rewrite/rewriteManip.h"
+
+#include "plan_internal.h"
+
+/*
+ * The values of the groups (aggregates, grouping() and grouped columns of
+ * the level) that node reads, appended to *parts; true if it reads them
+ * in a way that cannot be moved (inside a subquery, a window function).
+ */
+static bool
+group_values_walker(Node *node, List **parts)
+{
+	if (node == NULL)
+		return false;
+	if ((IsA(node, Aggref) && ((Aggref *) node)->agglevelsup == 0) ||
+		(IsA(node, GroupingFunc) && ((GroupingFunc *) node)->agglevelsup == 0) ||
+		(IsA(node, Var) && ((Var *) node)->varlevelsup == 0))
+	{
+		*parts = list_append_unique(*parts, node);
+		return false;
+	}
+	if (IsA(node, SubLink))
+	{
+		SubLink    *s = (SubLink *) node;
+
+		/* a subquery may compare the level's values, not read them */
+		if (contain_vars_of_level(s->subselect, 1) || contain_aggs_of_level(s->subselect, 1))
+			return true;
+		return group_values_walker(s->testexpr, parts);
+	}
+	if (IsA(node, WindowFunc))
+		return true;
+	return expression_tree_walker(node, group_values_walker, parts);
+}
+
+/* A subquery that compares its rows with the level's aggregates? */
+static bool
+quantified_over_aggregates_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, SubLink) && ((SubLink *) node)->testexpr &&
+		contain_aggs_of_level(((SubLink *) node)->testexpr, 0))
+		return true;
+	if (IsA(node, Query))
+		return false;
+	return expression_tree_walker(node, quantified_over_aggregates_walker, context);
+}
+
+/*
+ * Does HAVING conjunct c compare the level's aggregates with the rows of
+ * a subquery (x op ANY/ALL, IN) that reads nothing of the level?  (A
+ * scalar subquery compared with an aggregate is planned in place.)
+ */
+static bool
+compares_with_subquery(Node *c)
+{
+	List	   *parts = NIL;
+
+	return quantified_over_aggregates_walker(c, NULL) && !group_values_walker(c, &parts);
+}
+
+Query *
+split_over_groups(Query *q)
+{
+	Query	   *sub;
+	Query	   *top;
+	List	   *parts = NIL;
+	List	   *part_vars = NIL;
+	List	   *moved = NIL;
+	List	   *having = NIL;
+	List	   *junk = NIL;
+	ListCell   *lc;
+	int			rt;
+	AttrNumber	resno = 0;
+	AttrNumber	nkept = 0;
+
+	if (q->setOperations || q->groupingSets ||
+		!(q->hasAggs || q->groupClause != NIL || q->havingQual != NULL) ||
+		q->sortClause || q->limitCount || q->limitOffset || q->distinctClause ||
+		q->hasWindowFuncs)
+		return q;
+	foreach(lc, make_ands_implicit((Expr *) q->havingQual))
+	{
+		if (compares_with_subquery(lfirst(lc)))
+			moved = lappend(moved, lfirst(lc));
+		else
+			having = lappend(having, lfirst(lc));
+	}
+	if (!q->hasTargetSRFs && moved == NIL)
+		return q;
+	foreach(lc, q->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		if (!expression_returns_set((Node *) tle->expr))
+			continue;
+		/* (calls grouped by that stayed: composites, refused later) */
+		if (tle->ressortgroupref || group_values_walker((Node *) tle->expr, &parts))
+			return q;
+	}
+	foreach(lc, moved)
+		(void) group_values_walker(lfirst(lc), &parts);
+
+	/* sub: the level without them, returning what they read */
+	sub = copyObject(q);
+	sub->targetList = NIL;
+	sub->hasTargetSRFs = false;
+	sub->havingQual = (Node *) make_ands_explicit(having);
+	if (having == NIL)
+		sub->havingQual = NULL;
+	foreach(lc, q->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		if (expression_returns_set((Node *) tle->expr))
+			continue;
+		tle = flatCopyTargetEntry(tle);
+		if (tle->resjunk)
+			junk = lappend(junk, tle);
+		else
+		{
+			tle->resno = ++resno;
+			sub->targetList = lappend(sub->targetList, tle);
+		}
+	}
+	foreach(lc, parts)
+		sub->targetList = lappend(sub->targetList,
+								  makeTargetEntry(copyObject(lfirst(lc)), ++resno,
+												  psprintf("group_value_%d", foreach_current_index(lc) + 1),
+												  false));
+	foreach(lc, junk)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		tle->resno = ++resno;
+		sub->targetList = lappend(sub->targetList, tle);
+	}
+	/* sub is one level deeper: what it reads of the levels above too */
+	IncrementVarSublevelsUp((Node *) sub, 1, 1);
+
+	/* top: the select list and the conjuncts over sub's columns */
+	top = query_over(sub, "groups", &rt);
+	nkept = 0;
+	foreach(lc, q->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		if (!tle->resjunk && !expression_returns_set((Node *) tle->expr))
+			nkept++;
+	}
+	foreach(lc, parts)
+		part_vars = lappend(part_vars, sub_var(sub, rt, nkept + foreach_current_index(lc) + 1));
+	resno = 0;
+	nkept = 0;
+	foreach(lc, q->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+		Expr	   *e;
+
+		if (tle->resjunk)
+			continue;
+		if (expression_returns_set((Node *) tle->expr))
+			e = (Expr *) replace_calls((Node *) tle->expr, parts, part_vars);
+		else
+			e = (Expr *) sub_var(sub, rt, ++nkept);	/* (kept in order) */
+		top->targetList = lappend(top->targetList,
+								  makeTargetEntry(e, ++resno, tle->resname, false));
+	}
+	if (moved)
+	{
+		top->jointree->quals = replace_calls((Node *) make_ands_explicit(moved), parts,
+											part_vars);
+		top->hasSubLinks = true;
+	}
+	top->hasTargetSRFs = expression_returns_set((Node *) top->targetList);
+	return top;
+}
