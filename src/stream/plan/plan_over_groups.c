@@ -119,9 +119,7 @@ split_over_groups(Query *q)
 	AttrNumber	nkept = 0;
 
 	if (q->setOperations || q->groupingSets ||
-		!(q->hasAggs || q->groupClause != NIL || q->havingQual != NULL) ||
-		q->sortClause || q->limitCount || q->limitOffset || q->distinctClause ||
-		q->hasWindowFuncs)
+		!(q->hasAggs || q->groupClause != NIL || q->havingQual != NULL))
 		return q;
 	foreach(lc, make_ands_implicit((Expr *) q->havingQual))
 	{
@@ -132,6 +130,13 @@ split_over_groups(Query *q)
 	}
 	if (!q->hasTargetSRFs && moved == NIL)
 		return q;
+	if (q->sortClause || q->limitCount || q->limitOffset || q->distinctClause ||
+		q->hasWindowFuncs)
+	{
+		if (moved != NIL)
+			unsupported("HAVING comparing aggregates with a subquery together with ORDER BY, LIMIT, DISTINCT or window functions", false);
+		return q;
+	}
 	foreach(lc, q->targetList)
 	{
 		TargetEntry *tle = lfirst(lc);
