@@ -136,6 +136,9 @@ SELECT hummock_stream.create_materialized_view('sq_having_all',
   'SELECT dept, count(*) AS n FROM emp GROUP BY dept HAVING count(*) >= ALL (SELECT count(*) FROM emp GROUP BY dept)');
 SELECT hummock_stream.create_materialized_view('sq_having_in',
   'SELECT dept, sum(salary) AS s FROM emp GROUP BY dept HAVING count(*) IN (SELECT dept FROM banned) OR max(salary) > 280');
+-- (ORDER BY ... LIMIT after it, by a column the view does not show)
+SELECT hummock_stream.create_materialized_view('sq_having_top',
+  'SELECT dept, count(*) AS n FROM emp GROUP BY dept HAVING count(*) > ANY (SELECT count(*) FROM emp GROUP BY boss) ORDER BY sum(salary) DESC, dept LIMIT 2');
 SELECT hummock_stream.create_materialized_view('sq_on_left',
   'SELECT d.id, e.id AS e FROM dept d LEFT JOIN emp e ON e.dept = d.id AND e.salary > (SELECT avg(salary) FROM emp)');
 SELECT hummock_stream.create_materialized_view('sq_on_left_corr',
@@ -215,7 +218,7 @@ SELECT create_error('SELECT e.id FROM emp e, dept d WHERE d.id = e.dept AND e.de
 SELECT create_error('SELECT id FROM emp e WHERE dept NOT IN (SELECT dept FROM banned b WHERE b.dept = e.dept GROUP BY dept)');
 -- HAVING comparing aggregates with a subquery correlated with the groups
 SELECT create_error('SELECT dept FROM emp e GROUP BY dept HAVING count(*) > ALL (SELECT count(*) FROM emp i WHERE i.dept = e.dept)');
-SELECT create_error('SELECT dept FROM emp GROUP BY dept HAVING count(*) > ANY (SELECT count(*) FROM emp GROUP BY boss) ORDER BY dept LIMIT 2');
+SELECT create_error('SELECT dept, rank() OVER (ORDER BY count(*)) FROM emp GROUP BY dept HAVING count(*) > ANY (SELECT count(*) FROM emp GROUP BY boss)');
 -- in the ON of an outer join, reading both sides or the preserved one
 SELECT create_error('SELECT d.id, e.id AS e FROM dept d LEFT JOIN emp e ON e.dept = d.id AND e.salary * 10 > (SELECT min(budget) FROM dept x WHERE x.id <> d.id)');
 SELECT create_error('SELECT d.id, e.id AS e FROM dept d LEFT JOIN emp e ON e.dept = d.id AND d.id IN (SELECT dept FROM banned)');

@@ -27,10 +27,12 @@
  * where the calls are a select list's set-returning functions again
  * (plan_srf.c) and the conjuncts WHERE subqueries (plan_sublinks.c,
  * plan_join.c).  The subquery is one level deeper than the level was:
- * what it reads of the levels above moves one level up.  A level that
- * also sorts, limits, is DISTINCT or has window functions is left as it
- * is (and refused where it cannot be planned): Postgres orders those
- * steps with the calls by rules of its own.
+ * what it reads of the levels above moves one level up.  ORDER BY, LIMIT
+ * and DISTINCT, which follow HAVING, move to the new level (a column the
+ * level orders by without showing it comes along); with set-returning
+ * calls, whose place among those steps Postgres decides by rules of its
+ * own, and with window functions, the level is left as it is (and
+ * refused where it cannot be planned).
  *
  * src/stream/plan/plan_over_groups.c
  *
@@ -113,7 +115,9 @@ split_over_groups(Query *q)
 	List	   *moved = NIL;
 	List	   *having = NIL;
 	List	   *junk = NIL;
+	List	   *ordering = NIL;
 	ListCell   *lc;
+	bool		steps;
 	int			rt;
 	AttrNumber	resno = 0;
 	AttrNumber	nkept = 0;
@@ -130,11 +134,11 @@ split_over_groups(Query *q)
 	}
 	if (!q->hasTargetSRFs && moved == NIL)
 		return q;
-	if (q->sortClause || q->limitCount || q->limitOffset || q->distinctClause ||
-		q->hasWindowFuncs)
+	steps = q->sortClause || q->limitCount || q->limitOffset || q->distinctClause;
+	if (q->hasWindowFuncs || (steps && q->hasTargetSRFs))
 	{
 		if (moved != NIL)
-			unsupported("HAVING comparing aggregates with a subquery together with ORDER BY, LIMIT, DISTINCT or window functions", false);
+			unsupported("HAVING comparing aggregates with a subquery together with window functions, or with set-returning functions and ORDER BY, LIMIT or DISTINCT", false);
 		return q;
 	}
 	foreach(lc, q->targetList)
@@ -157,6 +161,13 @@ split_over_groups(Query *q)
 	sub->havingQual = (Node *) make_ands_explicit(having);
 	if (having == NIL)
 		sub->havingQual = NULL;
+	/* ORDER BY, LIMIT and DISTINCT come after HAVING: above */
+	sub->sortClause = NIL;
+	sub->distinctClause = NIL;
+	sub->hasDistinctOn = false;
+	sub->limitCount = NULL;
+	sub->limitOffset = NULL;
+	sub->limitOption = LIMIT_OPTION_DEFAULT;
 	foreach(lc, q->targetList)
 	{
 		TargetEntry *tle = lfirst(lc);
@@ -164,7 +175,11 @@ split_over_groups(Query *q)
 		if (expression_returns_set((Node *) tle->expr))
 			continue;
 		tle = flatCopyTargetEntry(tle);
-		if (tle->resjunk)
+		if (tle->resjunk && steps && tle->ressortgroupref &&
+			(get_sortgroupref_clause_noerr(tle->ressortgroupref, q->sortClause) ||
+			 get_sortgroupref_clause_noerr(tle->ressortgroupref, q->distinctClause)))
+			ordering = lappend(ordering, tle);	/* a column above too */
+		else if (tle->resjunk)
 			junk = lappend(junk, tle);
 		else
 		{
@@ -177,6 +192,14 @@ split_over_groups(Query *q)
 								  makeTargetEntry(copyObject(lfirst(lc)), ++resno,
 												  psprintf("group_value_%d", foreach_current_index(lc) + 1),
 												  false));
+	foreach(lc, ordering)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		tle->resno = ++resno;
+		tle->resjunk = false;
+		sub->targetList = lappend(sub->targetList, tle);
+	}
 	foreach(lc, junk)
 	{
 		TargetEntry *tle = lfirst(lc);
@@ -214,6 +237,25 @@ split_over_groups(Query *q)
 			e = (Expr *) sub_var(sub, rt, ++nkept);	/* (kept in order) */
 		top->targetList = lappend(top->targetList,
 								  makeTargetEntry(e, ++resno, tle->resname, false));
+		llast_node(TargetEntry, top->targetList)->ressortgroupref = tle->ressortgroupref;
+	}
+	foreach(lc, ordering)
+	{
+		TargetEntry *tle = lfirst(lc);
+		TargetEntry *above = makeTargetEntry((Expr *) sub_var(sub, rt, tle->resno), ++resno,
+											 tle->resname, true);
+
+		above->ressortgroupref = tle->ressortgroupref;
+		top->targetList = lappend(top->targetList, above);
+	}
+	if (steps)
+	{
+		top->sortClause = copyObject(q->sortClause);
+		top->distinctClause = copyObject(q->distinctClause);
+		top->hasDistinctOn = q->hasDistinctOn;
+		top->limitCount = copyObject(q->limitCount);
+		top->limitOffset = copyObject(q->limitOffset);
+		top->limitOption = q->limitOption;
 	}
 	if (moved)
 	{
