@@ -2,7 +2,9 @@
 -- jsonb_array_elements, regexp_split_to_table, functions returning several
 -- columns (jsonb_each, jsonb_populate_recordset), ROWS FROM with several
 -- functions, functions returning record with a column definition list
--- (jsonb_to_recordset, a SQL function), and VALUES lists, inner-joined
+-- (jsonb_to_recordset, a SQL function), functions that return no set
+-- (one row each: lower(), jsonb_to_record, jsonb_populate_record,
+-- COALESCE), and VALUES lists, inner-joined
 -- with the other FROM items (LATERAL or not), WITH ORDINALITY, and LEFT
 -- JOIN LATERAL ... ON true.
 -- Each view equals its query after changes.
@@ -44,12 +46,21 @@ INSERT INTO queries VALUES
   ('doc_values', 'SELECT d.id, v.x FROM docs d, LATERAL (VALUES (d.id), (d.author), (NULL::int)) AS v(x)'),
   ('doc_recs', 'SELECT d.id, r.a, r.b FROM docs d, jsonb_to_recordset(jsonb_build_array(jsonb_build_object(''a'', d.id, ''b'', d.words), jsonb_build_object(''a'', d.author))) AS r(a int, b text) WHERE r.a IS NOT NULL'),
   ('doc_rec_zip', 'SELECT d.id, r.* FROM docs d LEFT JOIN LATERAL ROWS FROM (jsonb_to_recordset(jsonb_build_array(jsonb_build_object(''x'', d.words), ''{}''::jsonb)) AS (x text), pairs(d.id) AS (p int, q int), unnest(d.tags)) WITH ORDINALITY AS r(x, p, q, t, o) ON true'),
-  ('doc_pairs', 'SELECT d.id, p.x, p.y FROM docs d, pairs(d.author) AS p(x int, y int)');
+  ('doc_pairs', 'SELECT d.id, p.x, p.y FROM docs d, pairs(d.author) AS p(x int, y int)'),
+  -- functions that return no set: one row per row, NULL when they return NULL
+  ('doc_lower', 'SELECT d.id, l FROM docs d, lower(d.words) AS l'),
+  ('doc_word_or', 'SELECT d.id, w FROM docs d, coalesce(d.words, ''(none)'') AS w'),
+  ('doc_rec', 'SELECT d.id, r.a, r.b FROM docs d, jsonb_to_record(CASE WHEN d.id <> 3 THEN jsonb_build_object(''a'', d.author, ''b'', d.words) END) AS r(a int, b text)'),
+  ('doc_author_rec', 'SELECT d.id, p.id AS aid, p.name FROM docs d CROSS JOIN LATERAL jsonb_populate_record(NULL::authors, jsonb_build_object(''id'', d.author, ''name'', d.words)) AS p'),
+  ('doc_first_tags', 'SELECT d.id, r.l, r.t FROM docs d, ROWS FROM (lower(d.words), unnest(d.tags)) AS r(l, t)'),
+  ('rec_counts', 'SELECT r.a, count(*) AS n FROM docs d, jsonb_to_record(jsonb_build_object(''a'', d.author)) AS r(a int) GROUP BY r.a');
 SELECT hummock_stream.create_materialized_view(v, q) FROM queries ORDER BY v;
 SELECT v, differs(v::regclass, q) FROM queries ORDER BY v;
 SELECT * FROM doc_tags_all ORDER BY id, n;
 SELECT * FROM doc_zip ORDER BY id, o;
 SELECT * FROM doc_recs ORDER BY id, a, b;
+SELECT * FROM doc_rec ORDER BY id;
+SELECT * FROM doc_first_tags ORDER BY id, l, t;
 -- the operator a function in FROM becomes
 SELECT f.job, f.operators FROM hummock_stream.fragments f
  WHERE f.job::text IN ('doc_elems', 'doc_tags_all', 'doc_kv', 'doc_zip', 'doc_kinds', 'doc_recs') ORDER BY 1;
@@ -64,6 +75,7 @@ SELECT hummock_stream.wait();
 SELECT v, differs(v::regclass, q) FROM queries ORDER BY v;
 SELECT * FROM doc_tags_all ORDER BY id, n;
 SELECT * FROM doc_recs ORDER BY id, a, b;
+SELECT * FROM doc_rec ORDER BY id;
 
 -- refused, with the reason
 -- a column definition list that does not match the rows: Postgres's error
@@ -72,7 +84,9 @@ SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM docs d, pai
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM (VALUES (1), (2)) AS v(x)');
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM generate_series(1, 3) AS g');
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM docs d LEFT JOIN LATERAL unnest(d.tags) AS t ON t > ''a''');
-SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM docs d, lower(d.words) AS l');
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT d.id, r FROM docs d, jsonb_to_record(d.body) AS r(a int)');
+-- a function returning record without a column definition list: Postgres's error
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM docs d, jsonb_to_record(d.body)');
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT d.id, s.name FROM docs d, authors b, LATERAL (SELECT * FROM authors a WHERE a.id > d.author AND a.id < b.id) s');
 
 SELECT hummock_stream.drop_materialized_view(v::regclass) FROM queries ORDER BY v;

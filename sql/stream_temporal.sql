@@ -49,6 +49,10 @@ SELECT make('t_sub', $$SELECT s.kind, count(*) AS n FROM (SELECT kind FROM ev WH
 SELECT make('t_exists', $$SELECT k.kind FROM kinds k WHERE EXISTS (SELECT 1 FROM ev e WHERE e.kind = k.kind AND e.ts > now() - interval '2 minutes')$$);
 -- an equality is two bounds: the rows of the current day
 SELECT make('t_today', $$SELECT id FROM ev WHERE d = current_date$$);
+-- a timestamptz column against a date bound: the day's start at the view's
+-- TimeZone (the time's side cast, as the cross-type operator compares)
+SELECT make('t_ts_day', $$SELECT id FROM ev WHERE ts >= current_date AND ts < current_date + 1$$);
+SELECT make('t_ts_days', $$SELECT kind, count(*) AS n FROM ev WHERE ts > current_date - 7 GROUP BY kind$$);
 -- in HAVING, over the groups: kinds active in the last 5 minutes
 SELECT make('t_active', $$SELECT kind, count(*) AS n FROM ev GROUP BY kind HAVING max(ts) > now() - interval '5 minutes'$$);
 SELECT make('t_active_total', $$SELECT count(*) AS n FROM ev HAVING max(ts) >= now() - interval '90 minutes' AND count(*) > 3$$);

@@ -128,12 +128,35 @@ PG_FUNCTION_INFO_V1(hummock_stream_create_progress);
  * materialized view's rule keeps: *as_written, if not NULL), and with the
  * Postgres views it reads expanded (what is planned; returned).
  */
+/*
+ * An error of the definition's parse or analysis points into the
+ * definition (psql prints it under QUERY:), not into the statement that
+ * passed it, as errors inside a SQL function's body do.
+ */
+static void
+definition_error_position(void *arg)
+{
+	int			pos = geterrposition();
+
+	if (pos > 0)
+	{
+		errposition(0);
+		internalerrposition(pos);
+		internalerrquery((const char *) arg);
+	}
+}
+
 Query *
 HsAnalyzeViewDefinition(const char *sql, Query **as_written)
 {
-	List	   *raw = pg_parse_query(sql);
+	List	   *raw;
 	RawStmt    *rs;
 	Query	   *q;
+	ErrorContextCallback errcb = {error_context_stack, definition_error_position,
+								  (void *) sql};
+
+	error_context_stack = &errcb;
+	raw = pg_parse_query(sql);
 
 	if (list_length(raw) != 1)
 		ereport(ERROR,
@@ -146,6 +169,7 @@ HsAnalyzeViewDefinition(const char *sql, Query **as_written)
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("a streaming materialized view is defined by a SELECT statement")));
 	q = parse_analyze_fixedparams(rs, sql, NULL, 0, NULL);
+	error_context_stack = errcb.previous;
 	if (as_written)
 		*as_written = copyObject(q);
 	HsStreamPlanExpandViews(q);

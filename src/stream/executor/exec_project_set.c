@@ -10,6 +10,11 @@
  * rows that follow, and a row for which all return nothing makes none (or,
  * for a LEFT JOIN LATERAL to a function in FROM, one row whose function
  * columns and position are NULL).
+ * A function in FROM that returns no set (jsonb_to_record(doc) AS r(a int))
+ * makes one row per input row, NULL when it returns NULL, as Postgres's
+ * function scan: it is called as a table function is (with the rows the
+ * query expects in its ReturnSetInfo, so a function returning record
+ * knows its columns), once per input row.
  * Output: the input columns, one column per function, and the row's
  * position among those of its input row (int8, 1..n), which with the
  * input's unique key is a unique key of the output.
@@ -24,12 +29,28 @@
  */
 #include "postgres.h"
 
+#include "catalog/objectaccess.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
+#include "funcapi.h"
+#include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "utils/acl.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #include "hummock_stream/stream/executor.h"
+
+/* A call in FROM of a function that returns no set. */
+typedef struct OneRowCall
+{
+	ExprState  *expr;			/* not a function call (CAST, COALESCE...):
+								 * evaluated as an expression; else NULL */
+	FmgrInfo	flinfo;
+	FunctionCallInfo fcinfo;	/* its resultinfo: rsinfo */
+	List	   *args;			/* ExprState per argument */
+	ReturnSetInfo rsinfo;
+} OneRowCall;
 
 typedef struct ProjectSetExec
 {
@@ -37,13 +58,80 @@ typedef struct ProjectSetExec
 								 * arguments of one input row's calls */
 	int			ninput;			/* input columns */
 	int			nfuncs;
-	SetExprState **funcs;
+	SetExprState **funcs;		/* NULL for a call in one_row */
+	OneRowCall **one_row;		/* NULL for a set-returning call */
 	ExprContext *econtext;		/* its per-query memory keeps the functions'
 								 * state between calls */
 	ExprDoneCond *done;
 	bool		keep_empty;		/* an input row with no function rows makes
 								 * one row of NULLs (LEFT JOIN LATERAL) */
 } ProjectSetExec;
+
+static OneRowCall *
+one_row_call_init(Expr *expr, TupleDesc expected, ExprContext *econtext)
+{
+	OneRowCall *c = palloc0(sizeof(OneRowCall));
+	FuncExpr   *func = (FuncExpr *) expr;
+	AclResult	acl;
+
+	if (!IsA(expr, FuncExpr))
+	{
+		c->expr = ExecInitExpr(expr, NULL);
+		return c;
+	}
+	acl = pg_proc_aclcheck(func->funcid, GetUserId(), ACL_EXECUTE);
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, OBJECT_FUNCTION, get_func_name(func->funcid));
+	InvokeFunctionExecuteHook(func->funcid);
+	fmgr_info(func->funcid, &c->flinfo);
+	fmgr_info_set_expr((Node *) expr, &c->flinfo);
+	c->args = ExecInitExprList(func->args, NULL);
+	c->rsinfo.type = T_ReturnSetInfo;
+	c->rsinfo.econtext = econtext;
+	c->rsinfo.expectedDesc = expected;
+	c->rsinfo.allowedModes = (int) SFRM_ValuePerCall;
+	c->fcinfo = palloc0(SizeForFunctionCallInfo(list_length(c->args)));
+	InitFunctionCallInfoData(*c->fcinfo, &c->flinfo, list_length(c->args),
+							 func->inputcollid, NULL, (Node *) &c->rsinfo);
+	return c;
+}
+
+/* The call's one value for the row in econtext (in the current context). */
+static Datum
+one_row_call(OneRowCall *c, ExprContext *econtext, bool *isnull)
+{
+	FunctionCallInfo fcinfo = c->fcinfo;
+	ListCell   *lc;
+	int			i = 0;
+	Datum		result;
+
+	if (c->expr)
+		return ExecEvalExpr(c->expr, econtext, isnull);
+	foreach(lc, c->args)
+	{
+		fcinfo->args[i].value = ExecEvalExpr(lfirst(lc), econtext, &fcinfo->args[i].isnull);
+		if (fcinfo->args[i].isnull && c->flinfo.fn_strict)
+		{
+			*isnull = true;
+			return (Datum) 0;
+		}
+		i++;
+	}
+	c->rsinfo.returnMode = SFRM_ValuePerCall;
+	c->rsinfo.isDone = ExprSingleResult;
+	c->rsinfo.setResult = NULL;
+	c->rsinfo.setDesc = NULL;
+	fcinfo->isnull = false;
+	result = FunctionCallInvoke(fcinfo);
+	if (c->rsinfo.returnMode != SFRM_ValuePerCall ||
+		c->rsinfo.isDone == ExprMultipleResult)
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_SRF_PROTOCOL_VIOLATED),
+				 errmsg("table-function protocol for value-per-call mode was not followed")));
+	/* (as in Postgres, a function that says it is done returned NULL) */
+	*isnull = fcinfo->isnull || c->rsinfo.isDone == ExprEndResult;
+	return *isnull ? (Datum) 0 : result;
+}
 
 static void
 project_set_push(HsExec *self, TupleTableSlot *row, int sign)
@@ -78,9 +166,18 @@ project_set_push(HsExec *self, TupleTableSlot *row, int sign)
 				out->tts_isnull[c] = true;
 				continue;
 			}
-			out->tts_values[c] = ExecMakeFunctionResultSet(p->funcs[k], econtext,
-														   p->exec.row_cxt, &isnull,
-														   &p->done[k]);
+			if (p->one_row[k])
+			{
+				MemoryContext old = MemoryContextSwitchTo(p->exec.row_cxt);
+
+				out->tts_values[c] = one_row_call(p->one_row[k], econtext, &isnull);
+				MemoryContextSwitchTo(old);
+				p->done[k] = ExprSingleResult;
+			}
+			else
+				out->tts_values[c] = ExecMakeFunctionResultSet(p->funcs[k], econtext,
+															   p->exec.row_cxt, &isnull,
+															   &p->done[k]);
 			out->tts_isnull[c] = isnull;
 			if (p->done[k] == ExprEndResult)
 			{
@@ -161,13 +258,30 @@ HsExecProjectSetCreate(TupleDesc in_desc, List *funcs, List *row_types,
 	p->nfuncs = nfuncs;
 	p->keep_empty = keep_empty;
 	p->econtext = CreateStandaloneExprContext();
-	p->funcs = palloc(sizeof(SetExprState *) * Max(nfuncs, 1));
+	p->funcs = palloc0(sizeof(SetExprState *) * Max(nfuncs, 1));
+	p->one_row = palloc0(sizeof(OneRowCall *) * Max(nfuncs, 1));
 	p->done = palloc(sizeof(ExprDoneCond) * Max(nfuncs, 1));
 	k = 0;
 	foreach(lc, funcs)
 	{
 		TupleDesc	rt = row_types ? list_nth(row_types, k) : NULL;
 
+		if (!expression_returns_set(lfirst(lc)))
+		{
+			/* the rows the query expects, as a function scan says them */
+			Oid			type = exprType(lfirst(lc));
+			TupleDesc	expected = rt;
+
+			if (expected == NULL && type_is_rowtype(type))
+				expected = get_expr_result_tupdesc(lfirst(lc), false);
+			else if (expected == NULL)
+			{
+				expected = CreateTemplateTupleDesc(1);
+				TupleDescInitEntry(expected, 1, "column", type, exprTypmod(lfirst(lc)), 0);
+			}
+			p->one_row[k++] = one_row_call_init(lfirst(lc), expected, p->econtext);
+			continue;
+		}
 		p->funcs[k] = ExecInitFunctionResultSet(lfirst(lc), p->econtext, NULL);
 		if (rt)
 		{

@@ -387,11 +387,6 @@ function_calls(RangeTblEntry *rte, List **fields, List **row_types)
 		RangeTblFunction *rtf = lfirst_node(RangeTblFunction, lc);
 		Node	   *call = rtf->funcexpr;
 
-		if (!expression_returns_set(call))
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("a function in FROM that returns one row is not supported in a streaming materialized view"),
-					 errhint("Call it in the select list.")));
 		calls = lappend(calls, call);
 		if (rtf->funccolnames != NIL)
 		{
@@ -413,7 +408,7 @@ function_calls(RangeTblEntry *rte, List **fields, List **row_types)
 }
 
 /*
- * A set-returning function in FROM (or ROWS FROM with several, or a
+ * A function in FROM (set-returning or not; or ROWS FROM with several, or a
  * VALUES list), inner-joined (laterally or not) with what in has: for each
  * row of in, the function's rows, as ProjectSet gives select-list calls'
  * (several functions in lockstep, NULL-padded, as ROWS FROM zips them;

@@ -19,9 +19,11 @@
  * statement_timestamp() are the same time in a view), constants and
  * immutable or stable built-in functions, and row_expr free of them.  A
  * BETWEEN is two such conjuncts.  When the two sides' types differ within
- * the family (a date column against now()), the row's side is cast to the
- * time's type, as the cross-type operator compares; the type must have an
- * ordered key encoding and no collation.  Each condition becomes a
+ * the family, the narrower side is cast to the other's type, as the
+ * cross-type operator compares (a date column against now(): the row's
+ * date to timestamptz; a timestamptz column against current_date: the
+ * day's start at the view's TimeZone); the type must have an ordered key
+ * encoding and no collation.  Each condition becomes a
  * DynamicFilter (exec_dynamic_filter.c) over the FROM item it reads, or
  * over the join of the items when it reads several.
  *
@@ -144,6 +146,7 @@ temporal_filter(Node *c, TemporalFilter *tf)
 	int			strategy = 0;
 	Oid			opfamily = InvalidOid;
 	Oid			type;
+	Oid			row_type;
 	TypeCacheEntry *tc;
 	Oid			same_op;
 
@@ -167,10 +170,24 @@ temporal_filter(Node *c, TemporalFilter *tf)
 		contain_volatile_functions(time) || contain_window_function(row))
 		return false;
 	/*
-	 * A comparison of the btree family of the time's type, compared in
-	 * that type with its own ordered encoding.
+	 * The two sides compared in one type, as the operator compares them:
+	 * a cross-type comparison of a family (timestamptz > date, date <
+	 * now()) converts the narrower side, which is the one with an implicit
+	 * cast to the other's type (date to timestamptz at the view's TimeZone).
 	 */
 	type = exprType(time);
+	row_type = exprType(row);
+	if (row_type != type && !can_coerce_type(1, &row_type, &type, COERCION_IMPLICIT))
+	{
+		if (!can_coerce_type(1, &type, &row_type, COERCION_IMPLICIT))
+			return false;
+		time = coerce_to_target_type(NULL, copyObject(time), type, row_type, -1,
+									 COERCION_IMPLICIT, COERCE_IMPLICIT_CAST, -1);
+		if (time == NULL)
+			return false;
+		type = row_type;
+	}
+	/* a comparison of the btree family of that type, with its ordered encoding */
 	tc = lookup_type_cache(type, TYPECACHE_BTREE_OPFAMILY);
 	if (!OidIsValid(tc->btree_opf) || HsMemcmpTypeSupport(type) != HS_MEMCMP_ORDERED ||
 		type_is_collatable(type))
