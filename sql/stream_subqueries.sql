@@ -144,6 +144,18 @@ SELECT hummock_stream.create_materialized_view('sq_on_left',
 SELECT hummock_stream.create_materialized_view('sq_on_left_corr',
   $$SELECT d.id, e.id AS e FROM emp e RIGHT JOIN dept d ON e.dept = d.id
        AND e.boss IN (SELECT b.id FROM emp b WHERE b.dept = e.dept AND b.salary > 150)$$);
+-- EXISTS, NOT EXISTS, IN and ALL over a grouping subquery correlated by
+-- equalities: a filter over its groups, grouped by the correlation too
+SELECT hummock_stream.create_materialized_view('sq_exists_groups',
+  'SELECT d.id FROM dept d WHERE EXISTS (SELECT 1 FROM emp e WHERE e.dept = d.id GROUP BY e.salary / 100 HAVING count(*) > 4)');
+SELECT hummock_stream.create_materialized_view('sq_not_exists_groups',
+  'SELECT d.id, d.name FROM dept d WHERE NOT EXISTS (SELECT e.salary / 100 FROM emp e WHERE e.dept = d.id AND e.salary > 120 GROUP BY e.salary / 100 HAVING sum(e.salary) > 900)');
+SELECT hummock_stream.create_materialized_view('sq_in_groups',
+  'SELECT e.id FROM emp e WHERE e.salary IN (SELECT max(i.salary) FROM emp i WHERE i.dept = e.dept GROUP BY i.boss)');
+SELECT hummock_stream.create_materialized_view('sq_all_groups',
+  'SELECT d.id FROM dept d WHERE 4 >= ALL (SELECT count(*) FROM emp e WHERE e.dept IS NOT DISTINCT FROM d.id GROUP BY e.salary / 100)');
+SELECT hummock_stream.create_materialized_view('sq_exists_distinct',
+  'SELECT b.id FROM emp b WHERE EXISTS (SELECT DISTINCT e.dept FROM emp e WHERE e.boss = b.id GROUP BY e.dept)');
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM sq_best_paid ORDER BY dept, id;
 SELECT * FROM sq_not_in ORDER BY id LIMIT 5;
@@ -158,6 +170,11 @@ SELECT hummock_stream.wait();
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM sq_best_paid ORDER BY dept, id;
 SELECT * FROM sq_grouped_corr ORDER BY dept;
+SELECT (SELECT count(*) FROM sq_exists_groups) AS exists_groups,
+       (SELECT count(*) FROM sq_not_exists_groups) AS not_exists_groups,
+       (SELECT count(*) FROM sq_in_groups) AS in_groups,
+       (SELECT count(*) FROM sq_all_groups) AS all_groups,
+       (SELECT count(*) FROM sq_exists_distinct) AS exists_distinct;
 SELECT * FROM sq_having_all ORDER BY dept;
 
 -- a NULL in the NOT IN list: no row passes; gone again: they come back

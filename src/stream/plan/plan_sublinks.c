@@ -51,6 +51,10 @@
  *	a LEFT JOIN b ON ... AND		one reading only a table the join may
  *	  <subquery over b>				null filters that table in a subquery
  *									(hoist_on_sublinks).
+ *	EXISTS (SELECT ... WHERE		a subquery of EXISTS, IN, ANY or ALL that
+ *	  i = outer.o GROUP BY g ...)	groups, related by equalities in its
+ *									WHERE: a filter over it grouped by i too
+ *									(groups_as_filter), then as above.
  *	(SELECT agg(...) FROM t			an aggregating scalar subquery or a
  *	  WHERE t.x < a.o ...),			LATERAL one related otherwise (any
  *	LATERAL (... a.o ...)			condition, a.o in its select list) first
@@ -1568,6 +1572,99 @@ hoist_on_sublinks(Query *q, Node *jt, bool nullable, List **moved)
 	}
 }
 
+/*
+ * The subquery of an EXISTS, IN / ANY or ALL conjunct when it groups
+ * (GROUP BY, with or without aggregates and HAVING) and relates to the
+ * outer row only by equalities in its WHERE (EXISTS (SELECT 1 FROM o
+ * WHERE o.cust = c.id GROUP BY o.day HAVING count(*) > 2)): the same rows
+ * as a filter over an uncorrelated subquery,
+ *
+ *	SELECT s.<its columns> FROM (<it, without the equalities, grouped by
+ *	  their inner sides too, which it returns>) s WHERE s.hs_key_i = <outer i>
+ *
+ * since the rows of one outer row are those whose inner sides equal its
+ * values, and grouping them by g gives the groups (those values, g) of all
+ * rows (every group has rows, so none is lost; an aggregation without
+ * GROUP BY, which has a row over no rows, is not rewritten).  Then the
+ * conjunct is a semi or anti join (or the quantified rewrite) over it.
+ * sl's subquery is replaced; false if it is not such a subquery.
+ */
+static bool
+groups_as_filter(SubLink *sl)
+{
+	Query	   *sub = (Query *) sl->subselect;
+	Query	   *g;
+	Query	   *f;
+	List	   *local;
+	List	   *inner;
+	List	   *outer;
+	List	   *on;
+	List	   *outer_first;
+	List	   *conds = NIL;
+	List	   *keys = NIL;
+	ListCell   *lc;
+	int			rt;
+	int			i;
+
+	if (!IsA(sub, Query) || sub->groupClause == NIL || sub->groupingSets != NIL ||
+		sub->setOperations || sub->hasWindowFuncs || sub->hasTargetSRFs ||
+		sub->limitCount || sub->limitOffset || sub->hasDistinctOn ||
+		!contain_vars_of_level((Node *) sub, 1) || reads_above(sub, 1))
+		return false;
+	g = copyObject(sub);
+	if (!split_correlation(g, &local, &inner, &outer, &on, &outer_first))
+		return false;
+	g->jointree->quals = local ? (Node *) make_ands_explicit(local) : NULL;
+	g->sortClause = NIL;
+	/* its inner sides: grouped by and returned, after its own columns */
+	i = 0;
+	foreach(lc, inner)
+	{
+		int			pos = 0;
+		TargetEntry *tle;
+		ListCell   *lt;
+
+		foreach(lt, g->targetList)
+			if (!((TargetEntry *) lfirst(lt))->resjunk)
+				pos = foreach_current_index(lt) + 1;
+		tle = makeTargetEntry((Expr *) copyObject(lfirst(lc)), 0,
+							  psprintf("hs_key_%d", ++i), false);
+		g->targetList = list_insert_nth(g->targetList, pos, tle);
+		foreach(lt, g->targetList)
+			((TargetEntry *) lfirst(lt))->resno = foreach_current_index(lt) + 1;
+		g->groupClause = lappend(g->groupClause, sort_group_of(g, tle));
+		if (g->distinctClause != NIL)
+			g->distinctClause = lappend(g->distinctClause, sort_group_of(g, tle));
+		keys = lappend(keys, tle);
+	}
+	f = query_over(g, "hs_groups", &rt);
+	foreach(lc, sub->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		if (!tle->resjunk)
+			f->targetList = lappend(f->targetList,
+									makeTargetEntry((Expr *) sub_var(g, rt, tle->resno),
+													tle->resno,
+													tle->resname ? pstrdup(tle->resname) : NULL,
+													false));
+	}
+	i = 0;
+	foreach(lc, on)
+	{
+		Node	   *k = (Node *) sub_var(g, rt, ((TargetEntry *) list_nth(keys, i))->resno);
+		Node	   *o = copyObject(list_nth(outer, i));
+
+		IncrementVarSublevelsUp(o, 1, 0);	/* (the outer row, seen from f) */
+		conds = lappend(conds, list_nth_int(outer_first, i) ?
+						equality_over(lfirst(lc), o, k) : equality_over(lfirst(lc), k, o));
+		i++;
+	}
+	f->jointree->quals = (Node *) make_ands_explicit(conds);
+	sl->subselect = (Node *) f;
+	return true;
+}
+
 void
 rewrite_sublinks(Query *q)
 {
@@ -1590,8 +1687,17 @@ rewrite_sublinks(Query *q)
 	foreach(lc, conds)
 	{
 		Node	   *c = lfirst(lc);
-		Node	   *quantified = rewrite_quantified(c);
-		List	   *instead = quantified ? list_make1(quantified) : rewrite_not_in(q, c);
+		Node	   *quantified;
+
+		List	   *instead;
+
+		/* a grouping subquery correlated by equalities: a filter over its groups */
+		if (IsA(c, SubLink))
+			groups_as_filter((SubLink *) c);
+		else if (is_notclause(c) && IsA(get_notclausearg((Expr *) c), SubLink))
+			groups_as_filter((SubLink *) get_notclausearg((Expr *) c));
+		quantified = rewrite_quantified(c);
+		instead = quantified ? list_make1(quantified) : rewrite_not_in(q, c);
 
 		/* (a sublink conjunct is a semi or anti join, plan_join.c) */
 		if (instead == NIL && !IsA(c, SubLink) &&
