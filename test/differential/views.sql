@@ -197,3 +197,5 @@ vs_q_exists_value|SELECT d.id, EXISTS (SELECT 1 FROM diff_t t WHERE t.grp = d.id
 vs_q_in_value|SELECT t.id, t.grp IN (SELECT d.region FROM diff_d d WHERE d.active) AS in_active FROM diff_t t
 vs_q_exists_or|SELECT t.id FROM diff_t t WHERE t.val > 40 OR EXISTS (SELECT 1 FROM diff_d d WHERE d.id = t.grp AND d.active)
 vs_q_latest|SELECT d.id, (SELECT t.val FROM diff_t t WHERE t.grp = d.id ORDER BY t.id DESC LIMIT 1) AS latest FROM diff_d d
+vs_q_exists_groups|SELECT d.id FROM diff_d d WHERE EXISTS (SELECT 1 FROM diff_t t WHERE t.grp = d.id GROUP BY t.flag HAVING count(*) > 3 AND sum(t.val) > 50)
+vs_from_record|SELECT t.id, r.k, r.w FROM diff_t t, jsonb_to_record(CASE WHEN t.flag THEN jsonb_build_object('k', t.grp, 'w', t.val) END) AS r(k int, w int)
