@@ -763,7 +763,11 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 			 (((RenameStmt *) parsetree)->renameType == OBJECT_COLUMN ||
 			  ((RenameStmt *) parsetree)->renameType == OBJECT_TABLE ||
 			  ((RenameStmt *) parsetree)->renameType == OBJECT_MATVIEW))
+	{
 		renamed = RangeVarGetRelid(((RenameStmt *) parsetree)->relation, NoLock, true);
+		if (((RenameStmt *) parsetree)->renameType == OBJECT_COLUMN)
+			HsSourceCheckColumnRename(renamed);
+	}
 	else if (IsA(parsetree, AlterObjectSchemaStmt) && ((AlterObjectSchemaStmt *) parsetree)->relation &&
 			 (((AlterObjectSchemaStmt *) parsetree)->objectType == OBJECT_TABLE ||
 			  ((AlterObjectSchemaStmt *) parsetree)->objectType == OBJECT_MATVIEW))

@@ -57,6 +57,7 @@
 #include "nodes/bitmapset.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/readfuncs.h"
+#include "parser/parsetree.h"
 #include "storage/lmgr.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -248,6 +249,81 @@ check_command(Oid c, Oid reader, AlterTableCmd *cmd, bool is_target)
 	bms_free(pk);
 }
 
+typedef struct WholeRowContext
+{
+	Oid			relid;
+	List	   *levels;			/* the query levels walked, innermost first */
+} WholeRowContext;
+
+/* Does the query tree use a whole row (to_jsonb(t)) of table relid? */
+static bool
+reads_whole_row(Node *node, WholeRowContext *ctx)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var) && ((Var *) node)->varattno == 0 &&
+		((Var *) node)->varlevelsup < (Index) list_length(ctx->levels))
+	{
+		Var		   *v = (Var *) node;
+		Query	   *q = list_nth(ctx->levels, v->varlevelsup);
+		RangeTblEntry *rte = rt_fetch(v->varno, q->rtable);
+
+		return rte->rtekind == RTE_RELATION && rte->relid == ctx->relid;
+	}
+	if (IsA(node, Query))
+	{
+		bool		r;
+
+		ctx->levels = lcons(node, ctx->levels);
+		r = query_tree_walker((Query *) node, reads_whole_row, ctx, 0);
+		ctx->levels = list_delete_first(ctx->levels);
+		return r;
+	}
+	return expression_tree_walker(node, reads_whole_row, ctx);
+}
+
+/*
+ * Refuse a change of table c's columns (what: "add a column to", ...)
+ * when a view reads its whole rows: every row of the view would change
+ * (to_jsonb(t) gains a key), which the view cannot follow without
+ * computing itself again.
+ */
+static void
+check_whole_row_readers(Oid c, const char *what)
+{
+	ListCell   *lc;
+
+	foreach(lc, HsCatalogReaders(c))
+	{
+		Oid			job = lfirst_oid(lc);
+		HsJobRow	row;
+		WholeRowContext ctx = {c, NIL};
+
+		if (!HsCatalogReadJob(job, &row) || row.query_tree == NULL ||
+			!reads_whole_row((Node *) stringToNode(row.query_tree), &ctx))
+			continue;
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot %s table \"%s\" because %s reads its whole rows",
+						what, get_rel_name(c), describe(job)),
+				 errdetail("The view's rows hold the table's rows as values of its row type."),
+				 errhint("Drop the view, alter the table, and create the view again.")));
+	}
+}
+
+void
+HsSourceCheckColumnRename(Oid relid)
+{
+	ListCell   *lc;
+
+	if (!OidIsValid(relid) || !OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)) ||
+		!HsCatalogExists())
+		return;
+	foreach(lc, find_all_inheritors(relid, NoLock, NULL))
+		if (OidIsValid(HsCatalogCaptureLogOf(lfirst_oid(lc))))
+			check_whole_row_readers(lfirst_oid(lc), "rename a column of");
+}
+
 void *
 HsSourceAlterBegin(Oid relid, AlterTableStmt *stmt)
 {
@@ -275,7 +351,17 @@ HsSourceAlterBegin(Oid relid, AlterTableStmt *stmt)
 		if (!OidIsValid(reader))
 			continue;
 		foreach(lc2, stmt->cmds)
-			check_command(c, reader, lfirst(lc2), c == relid);
+		{
+			AlterTableCmd *cmd = lfirst(lc2);
+
+			check_command(c, reader, cmd, c == relid);
+			if (cmd->subtype == AT_AddColumn || cmd->subtype == AT_AddColumnRecurse)
+				check_whole_row_readers(c, "add a column to");
+			else if (cmd->subtype == AT_DropColumn || cmd->subtype == AT_DropColumnRecurse)
+				check_whole_row_readers(c, "drop a column of");
+			else if (cmd->subtype == AT_AlterColumnType)
+				check_whole_row_readers(c, "alter a column type of");
+		}
 		if (alters_types)
 		{
 			ReshapeTarget *t = palloc(sizeof(ReshapeTarget));

@@ -30,6 +30,12 @@ extern void HsSourceAlterDone(void *state);
 extern void HsSourceRenamed(Oid relid);
 
 /*
+ * Before RENAME COLUMN of relid: refused when a view reads the whole rows
+ * of relid or an inheritor (the field names of the rows it holds change).
+ */
+extern void HsSourceCheckColumnRename(Oid relid);
+
+/*
  * Before a statement makes a table (of relkind and persistence) an
  * inheritance child of parent (CREATE TABLE ... INHERITS, ALTER TABLE ...
  * INHERIT): refuse if a view reads parent, or a table above it, with its

@@ -29,10 +29,10 @@
  * plan_join.c).  The subquery is one level deeper than the level was:
  * what it reads of the levels above moves one level up.  ORDER BY, LIMIT
  * and DISTINCT, which follow HAVING, move to the new level (a column the
- * level orders by without showing it comes along); with set-returning
- * calls, whose place among those steps Postgres decides by rules of its
- * own, and with window functions, the level is left as it is (and
- * refused where it cannot be planned).
+ * level orders by without showing it comes along), where they apply to
+ * the rows the set-returning calls make, as Postgres applies them (LIMIT
+ * counts those rows, DISTINCT compares them); with window functions the
+ * level is left as it is (and refused where it cannot be planned).
  *
  * src/stream/plan/plan_over_groups.c
  *
@@ -135,10 +135,10 @@ split_over_groups(Query *q)
 	if (!q->hasTargetSRFs && moved == NIL)
 		return q;
 	steps = q->sortClause || q->limitCount || q->limitOffset || q->distinctClause;
-	if (q->hasWindowFuncs || (steps && q->hasTargetSRFs))
+	if (q->hasWindowFuncs)
 	{
 		if (moved != NIL)
-			unsupported("HAVING comparing aggregates with a subquery together with window functions, or with set-returning functions and ORDER BY, LIMIT or DISTINCT", false);
+			unsupported("HAVING comparing aggregates with a subquery together with window functions", false);
 		return q;
 	}
 	foreach(lc, q->targetList)
@@ -148,7 +148,9 @@ split_over_groups(Query *q)
 		if (!expression_returns_set((Node *) tle->expr))
 			continue;
 		/* (calls grouped by that stayed: composites, refused later) */
-		if (tle->ressortgroupref || group_values_walker((Node *) tle->expr, &parts))
+		if ((tle->ressortgroupref &&
+			 get_sortgroupref_clause_noerr(tle->ressortgroupref, q->groupClause)) ||
+			group_values_walker((Node *) tle->expr, &parts))
 			return q;
 	}
 	foreach(lc, moved)

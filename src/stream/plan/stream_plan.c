@@ -160,8 +160,6 @@ map_vars_mutator(Node *node, List *vars)
 		ListCell   *lc;
 		int			i = 0;
 
-		if (v->varattno == 0)
-			unsupported("whole-row references", true);
 		foreach(lc, vars)
 		{
 			Var		   *w = lfirst(lc);
@@ -178,6 +176,12 @@ map_vars_mutator(Node *node, List *vars)
 				return (Node *) nv;
 			}
 		}
+		/* (a table's whole row is a column of its leaf: plan_leaf) */
+		if (v->varattno == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("whole-row references are not supported in a streaming materialized view"),
+					 errdetail("A whole-row reference is supported to a table, not to a subquery, a function or a join.")));
 		elog(ERROR, "streaming plan: column %d of range table entry %d is not available",
 			 v->varattno, v->varno);
 	}
@@ -420,6 +424,7 @@ typedef struct AttnoCtx
 	int			varno;
 	int			sublevels_up;
 	Bitmapset  *attnos;
+	bool		whole_row;		/* a Var of attno 0 */
 } AttnoCtx;
 
 static bool
@@ -433,6 +438,9 @@ attnos_walker(Node *node, AttnoCtx *c)
 
 		if (v->varno == c->varno && (int) v->varlevelsup == c->sublevels_up && v->varattno > 0)
 			c->attnos = bms_add_member(c->attnos, v->varattno);
+		else if (v->varno == c->varno && (int) v->varlevelsup == c->sublevels_up &&
+				 v->varattno == 0)
+			c->whole_row = true;
 		return false;
 	}
 	if (IsA(node, Query))
@@ -462,7 +470,7 @@ plan_leaf(PlanCtx *ctx, Query *q, int rtindex, List *quals)
 	bool		with_children = rte->inh && rel->rd_rel->relkind == RELKIND_RELATION;
 	List	   *pk = with_children && HsStreamPlanKeylessTree(relid) ? NIL :
 		HsStreamPlanSourceKey(relid);
-	AttnoCtx	ac = {rtindex, 0, NULL};
+	AttnoCtx	ac = {rtindex, 0, NULL, false};
 	List	   *full_vars = NIL;
 	List	   *vars = NIL;
 	List	   *tl = NIL;
@@ -509,6 +517,35 @@ plan_leaf(PlanCtx *ctx, Query *q, int rtindex, List *quals)
 
 		memset(&whole, 0, sizeof(whole));
 		whole.vars = full_vars;
+		if (ac.whole_row)
+		{
+			/*
+			 * The row as a value of the table's row type (to_jsonb(t),
+			 * jsonb_agg(t)): a column made here, below any join, so that an
+			 * outer join's NULL row gives NULL, as Postgres's whole-row Var
+			 * does (dropped columns are NULL in it).
+			 */
+			RowExpr    *r = makeNode(RowExpr);
+			Oid			rowtype = get_rel_type_id(relid);
+
+			for (int i = 0; i < rdesc->natts; i++)
+			{
+				Form_pg_attribute att = TupleDescAttr(rdesc, i);
+
+				r->args = lappend(r->args, att->attisdropped ?
+								  (Node *) makeNullConst(INT4OID, -1, InvalidOid) :
+								  list_nth(full_vars, i));
+				r->colnames = lappend(r->colnames,
+									  makeString(pstrdup(att->attisdropped ? "" :
+														 NameStr(att->attname))));
+			}
+			r->row_typeid = rowtype;
+			r->row_format = COERCE_IMPLICIT_CAST;
+			r->location = -1;
+			tl = lappend(tl, makeTargetEntry(map_expr((Expr *) r, &whole),
+											 list_length(tl) + 1, NULL, false));
+			vars = lappend(vars, makeVar(rtindex, 0, rowtype, -1, InvalidOid, 0));
+		}
 		e = HsExecProjectCreate(rdesc, map_quals(quals, &whole), tl);
 	}
 	out = relout_of(e, vars);

@@ -1,0 +1,60 @@
+-- Whole-row references to a table: the row as a value of its row type
+-- (to_jsonb(o), row_to_json, jsonb_agg(o), o itself), made at the table's
+-- leaf so that an outer join's NULL row is NULL, as in Postgres.
+CREATE EXTENSION hummock_stream;
+CREATE EXTENSION hummock_stream_test;	-- views_differ(): each view against its query
+CREATE TABLE cust (id int PRIMARY KEY, name text, gone int);
+CREATE TABLE ord (id int PRIMARY KEY, cust int, amount numeric, note text);
+ALTER TABLE cust DROP COLUMN gone;		-- a dropped column: not in the row
+INSERT INTO cust VALUES (1, 'ann'), (2, 'bob'), (3, NULL);
+INSERT INTO ord SELECT i, 1 + i % 2, i * 1.5, CASE WHEN i % 3 = 0 THEN NULL ELSE 'n' || i END
+  FROM generate_series(1, 8) i;
+
+SELECT hummock_stream.create_materialized_view('wr_json',
+  'SELECT o.id, to_jsonb(o) AS doc, row_to_json(o)::text AS js FROM ord o');
+SELECT hummock_stream.create_materialized_view('wr_value',
+  'SELECT c, c.id FROM cust c');
+-- the NULL row of an outer join is NULL, not a row of NULLs
+SELECT hummock_stream.create_materialized_view('wr_left',
+  'SELECT c.id, to_jsonb(o) AS o, o IS NULL AS none FROM cust c LEFT JOIN ord o ON o.cust = c.id AND o.amount > 10');
+SELECT hummock_stream.create_materialized_view('wr_agg',
+  'SELECT o.cust, jsonb_agg(o ORDER BY o.id) AS rows, count(o) AS n FROM ord o GROUP BY o.cust');
+SELECT hummock_stream.create_materialized_view('wr_join',
+  'SELECT c.id, jsonb_build_object(''c'', c, ''o'', o) AS both FROM cust c JOIN ord o ON o.cust = c.id WHERE o.id < 4');
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM wr_left ORDER BY id, o::text;
+SELECT * FROM wr_value ORDER BY id;
+SELECT * FROM wr_agg ORDER BY cust;
+
+UPDATE ord SET note = 'changed', amount = amount * 10 WHERE id % 2 = 0;
+DELETE FROM ord WHERE id = 3;
+INSERT INTO ord VALUES (9, 3, 99, NULL);
+UPDATE cust SET name = 'cy' WHERE id = 3;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM wr_left ORDER BY id, o::text;
+
+-- a view holding whole rows cannot follow a change of the table's columns
+ALTER TABLE ord ADD COLUMN extra int;
+ALTER TABLE ord DROP COLUMN note;
+ALTER TABLE ord ALTER COLUMN amount TYPE float8;
+ALTER TABLE ord RENAME COLUMN note TO remark;
+
+-- refused: the whole row of what is not a table
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT s FROM (SELECT id FROM ord) s');
+-- column privileges: the whole row needs every column, as in Postgres
+CREATE ROLE wr_reader;
+GRANT SELECT (id, cust) ON ord TO wr_reader;
+GRANT CREATE ON SCHEMA public TO wr_reader;
+SET ROLE wr_reader;
+SELECT hummock_stream.create_materialized_view('wr_denied', 'SELECT to_jsonb(o) FROM ord o');
+SELECT hummock_stream.create_materialized_view('wr_cols', 'SELECT id, cust FROM ord');
+RESET ROLE;
+
+SELECT hummock_stream.drop_materialized_view(v)
+  FROM unnest(ARRAY['wr_json', 'wr_value', 'wr_left', 'wr_agg', 'wr_join', 'wr_cols']) v;
+REVOKE CREATE ON SCHEMA public FROM wr_reader;
+DROP TABLE cust, ord;
+DROP ROLE wr_reader;
+DROP EXTENSION hummock_stream_test;
+DROP EXTENSION hummock_stream;
