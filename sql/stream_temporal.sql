@@ -61,8 +61,16 @@ SELECT make('t_or', $$SELECT id, kind FROM ev WHERE kind = 'k1' OR ts > now() - 
 SELECT make('t_or_and', $$SELECT id FROM ev WHERE id < 5 OR id > 90 OR (kind <> 'k0' AND ts BETWEEN now() - interval '25 minutes' AND now())$$);
 SELECT make('t_not', $$SELECT id FROM ev WHERE NOT (ts > now() - interval '40 minutes') AND id < 60$$);
 SELECT make('t_or_having', $$SELECT kind, count(*) AS n FROM ev GROUP BY kind HAVING max(ts) > now() - interval '5 minutes' OR count(*) > 33$$);
+-- comparisons with the time as values (select list, FILTER, GROUP BY):
+-- the rows split by them, moving between the halves as time passes
+SELECT make('t_case', $$SELECT id, CASE WHEN ts > now() - interval '30 minutes' THEN 'recent' ELSE 'old' END AS age, ts > now() - interval '1 hour' AS in_hour FROM ev$$);
+SELECT make('t_filter', $$SELECT kind, count(*) AS n, count(*) FILTER (WHERE ts > now() - interval '20 minutes') AS recent, sum(id) FILTER (WHERE ts <= now() - interval '50 minutes' AND id > 10) AS old_ids FROM ev GROUP BY kind$$);
+SELECT make('t_group_age', $$SELECT ts > now() - interval '15 minutes' AS fresh, count(*) AS n FROM ev WHERE id < 500 GROUP BY 1$$);
+SELECT make('t_total_recent', $$SELECT count(*) FILTER (WHERE ts >= now() - interval '12 minutes') AS recent, count(*) AS n FROM ev$$);
 SELECT v, temporal_differs(v, query) FROM defs ORDER BY v::text;
 SELECT count(*) FROM t_recent;
+SELECT count(*) AS rows, count(DISTINCT age) AS ages FROM t_case;
+SELECT count(DISTINCT fresh) AS kinds, bool_or(fresh IS NULL) AS with_null FROM t_group_age;
 SELECT job, ordinal, holds FROM hummock_stream.state_tables WHERE job = 't_join'::regclass ORDER BY ordinal;
 
 -- rows a few seconds in the future enter t_past when their time comes
@@ -120,6 +128,7 @@ EXCEPTION WHEN OTHERS THEN
   RETURN format('%s: %s', SQLSTATE, SQLERRM);
 END $$;
 SELECT create_error($$SELECT id, now() AS at FROM ev$$);
+SELECT create_error($$SELECT kind, CASE WHEN max(ts) > now() THEN 1 END AS x FROM ev GROUP BY kind$$);
 -- (an equality is two bounds: accepted)
 SELECT create_error($$SELECT id FROM ev WHERE ts::date = current_date$$);
 -- under OR, one argument may read the time, not two

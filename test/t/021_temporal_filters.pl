@@ -42,6 +42,11 @@ my %views = (
 	# under OR: kind 3 stays whatever the time, the others for 2 seconds
 	kind3_or_recent => q{SELECT id, kind FROM ev
 	                      WHERE kind = 3 OR (kind > 1 AND ts > now() - interval '2 seconds')},
+	# comparisons as values: the rows move between the halves of a split
+	recent_counts => q{SELECT kind, count(*) AS n,
+	                          count(*) FILTER (WHERE ts > now() - interval '2 seconds') AS recent
+	                     FROM ev GROUP BY kind},
+	age_label => q{SELECT id, CASE WHEN ts <= now() THEN 'past' ELSE 'future' END AS age FROM ev},
 );
 
 $node->safe_psql('postgres', q{
@@ -120,7 +125,9 @@ ok($node->poll_query_until('postgres', qq{
 	SELECT NOT EXISTS (SELECT FROM recent) AND NOT EXISTS (SELECT FROM window_counts)
 	   AND NOT EXISTS (SELECT FROM this_second) AND NOT EXISTS (SELECT FROM active_kinds)
 	   AND (SELECT count(*) FROM past) = (SELECT count(*) FROM ev)
-	   AND (SELECT count(*) FROM kind3_or_recent) = (SELECT count(*) FROM ev WHERE kind = 3)}),
+	   AND (SELECT count(*) FROM kind3_or_recent) = (SELECT count(*) FROM ev WHERE kind = 3)
+	   AND NOT EXISTS (SELECT FROM recent_counts WHERE recent > 0)
+	   AND NOT EXISTS (SELECT FROM age_label WHERE age = 'future')}),
 	'the windows empty and every row is past, with no write');
 check_all('after time passed');
 

@@ -196,6 +196,20 @@ function_check_walker(Node *node, void *context)
 		q->havingQual = having;
 		return r;
 	}
+	/* a comparison of the row with the time, as a value: plan_temporal.c */
+	if (IsA(node, OpExpr) && contains_time(node))
+	{
+		TemporalFilter tf;
+		bool		allow_time = true;
+
+		if (temporal_filter(node, &tf))
+		{
+			(void) check_functions_in_node(node, function_refused, &allow_time);
+			(void) function_check_walker((Node *) tf.row, context);
+			(void) function_check_walker((Node *) tf.time, &allow_time);
+			return false;
+		}
+	}
 	(void) check_functions_in_node(node, function_refused, context);
 	if (is_time_value_function(node) && (context == NULL || !*(bool *) context))
 		refuse_time_function();

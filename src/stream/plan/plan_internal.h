@@ -197,6 +197,13 @@ extern void refuse_time_function(void) pg_attribute_noreturn();
  */
 extern List *temporal_conjuncts(Node *c);
 
+/*
+ * q with the comparisons of a row with the current time in its select
+ * list (inside aggregates at an aggregating level, or as GROUP BY
+ * expressions) read from a split of its rows by them (plan_temporal.c).
+ */
+extern Query *split_on_time(Query *q);
+
 /* Is conjunct c a temporal filter?  If so, *tf describes it. */
 extern bool temporal_filter(Node *c, TemporalFilter *tf);
 

@@ -49,6 +49,7 @@
 #include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
 #include "parser/parse_coerce.h"
+#include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -457,4 +458,307 @@ apply_temporal(PlanCtx *ctx, RelOut *in, List *temporal)
 		}
 	}
 	return in;
+}
+
+/* ---------------------------------------------------------------------
+ * Comparisons with the current time inside expressions
+ * ---------------------------------------------------------------------
+ *
+ * A comparison of a row with the current time may also be a value of the
+ * row, not a filter: CASE WHEN due < now() THEN 'late' ELSE 'on time'
+ * END, count(*) FILTER (WHERE ts > now() - interval '1 day'), GROUP BY
+ * ts > now() - interval '1 hour'.  Its value changes as time passes, so
+ * the level reads its rows through
+ *
+ *	SELECT <what the level reads of them>, true AS hs_now FROM ... WHERE ... AND C
+ *	UNION ALL
+ *	SELECT <what the level reads of them>, CASE WHEN r IS NULL THEN NULL ELSE false END
+ *	  FROM ... WHERE ... AND (NOT C OR r IS NULL)
+ *
+ * (C the comparison, r its row side; NOT C OR r IS NULL is C IS NOT
+ * TRUE, the time's side being a value): two temporal filters, one of them
+ * under OR, so a row moves from one branch to the other when time passes
+ * its bound, and the level reads hs_now, C's value, where it read C.  Each
+ * row is in exactly one branch.  Several such comparisons nest (the next
+ * one splits the level over the first).
+ */
+
+/* A comparison the split takes: a temporal filter over the row's values. */
+static bool
+row_time_comparison(Node *node, TemporalFilter *tf)
+{
+	return IsA(node, OpExpr) && contains_time(node) && temporal_filter(node, tf) &&
+		!contain_aggs_of_level((Node *) tf->row, 0) &&
+		!contain_window_function((Node *) tf->row) &&
+		!contains_sublink((Node *) tf->row) && !contain_vars_of_level((Node *) tf->row, 1) &&
+		contain_vars_of_level((Node *) tf->row, 0);
+}
+
+typedef struct FindTime
+{
+	bool		in_agg_only;	/* only inside aggregate calls */
+	int			agg_depth;
+	Node	   *found;
+} FindTime;
+
+static bool
+find_time_walker(Node *node, FindTime *ft)
+{
+	TemporalFilter tf;
+
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+		return false;			/* (a subquery's own comparisons are its) */
+	if ((!ft->in_agg_only || ft->agg_depth > 0) && row_time_comparison(node, &tf))
+	{
+		ft->found = node;
+		return true;
+	}
+	if (IsA(node, Aggref))
+	{
+		bool		r;
+
+		ft->agg_depth++;
+		r = expression_tree_walker(node, find_time_walker, ft);
+		ft->agg_depth--;
+		return r;
+	}
+	return expression_tree_walker(node, find_time_walker, ft);
+}
+
+/* The first comparison q's select list or HAVING has that the split takes. */
+static Node *
+find_row_time_comparison(Query *q)
+{
+	bool		aggregating = q->hasAggs || q->groupClause != NIL || q->havingQual != NULL;
+	FindTime	ft = {false, 0, NULL};
+	ListCell   *lc;
+
+	foreach(lc, q->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		/* over the groups only inside aggregates, or as a GROUP BY expression */
+		ft.in_agg_only = aggregating &&
+			!(tle->ressortgroupref &&
+			  get_sortgroupref_clause_noerr(tle->ressortgroupref, q->groupClause));
+		if (find_time_walker((Node *) tle->expr, &ft))
+			return ft.found;
+	}
+	ft.in_agg_only = true;
+	if (find_time_walker(q->havingQual, &ft))
+		return ft.found;
+	return NULL;
+}
+
+typedef struct SplitVars
+{
+	Node	   *cond;			/* the comparison, read as ... */
+	Var		   *now;			/* ... this column */
+	List	   *vars;			/* the level's Vars, read as column i + 1 */
+} SplitVars;
+
+static Node *
+split_vars_mutator(Node *node, SplitVars *sv)
+{
+	if (node == NULL)
+		return NULL;
+	if (equal(node, sv->cond))
+		return copyObject((Node *) sv->now);
+	if (IsA(node, Var) && ((Var *) node)->varlevelsup == 0)
+	{
+		ListCell   *lc;
+
+		foreach(lc, sv->vars)
+		{
+			Var		   *v = lfirst(lc);
+
+			if (v->varno == ((Var *) node)->varno && v->varattno == ((Var *) node)->varattno)
+				return (Node *) makeVar(1, foreach_current_index(lc) + 1, v->vartype,
+										v->vartypmod, v->varcollid, 0);
+		}
+		elog(ERROR, "streaming plan: a column the time split does not carry");
+	}
+	return expression_tree_mutator(node, split_vars_mutator, sv);
+}
+
+static RangeTblEntry *
+subquery_rte(Query *sub, const char *alias, bool in_from)
+{
+	RangeTblEntry *rte = makeNode(RangeTblEntry);
+	List	   *colnames = NIL;
+	ListCell   *lc;
+
+	foreach(lc, sub->targetList)
+		colnames = lappend(colnames, makeString(pstrdup(((TargetEntry *) lfirst(lc))->resname)));
+	rte->rtekind = RTE_SUBQUERY;
+	rte->subquery = sub;
+	rte->inFromCl = in_from;
+	rte->alias = makeAlias(alias, NIL);
+	rte->eref = makeAlias(alias, colnames);
+	return rte;
+}
+
+/* One branch: q's rows where cond holds, the Vars and then hs_now = now. */
+static Query *
+split_branch(Query *q, List *vars, Node *cond, Expr *now)
+{
+	Query	   *b = copyObject(q);
+	ListCell   *lc;
+
+	b->targetList = NIL;
+	foreach(lc, vars)
+		b->targetList = lappend(b->targetList,
+								makeTargetEntry(copyObject(lfirst(lc)),
+												foreach_current_index(lc) + 1,
+												psprintf("hs_col_%d", foreach_current_index(lc) + 1),
+												false));
+	b->targetList = lappend(b->targetList,
+							makeTargetEntry(now, list_length(vars) + 1, pstrdup("hs_now"), false));
+	b->hasAggs = false;
+	b->hasWindowFuncs = false;
+	b->hasTargetSRFs = false;
+	b->hasDistinctOn = false;
+	b->groupClause = NIL;
+	b->groupingSets = NIL;
+	b->havingQual = NULL;
+	b->windowClause = NIL;
+	b->distinctClause = NIL;
+	b->sortClause = NIL;
+	b->limitCount = NULL;
+	b->limitOffset = NULL;
+	b->limitOption = LIMIT_OPTION_DEFAULT;
+	b->jointree->quals = (Node *)
+		make_ands_explicit(lappend(make_ands_implicit((Expr *) b->jointree->quals), cond));
+	return b;
+}
+
+Query *
+split_on_time(Query *q)
+{
+	for (int round = 0; round < 4; round++)
+	{
+		Node	   *cond;
+		TemporalFilter tf;
+		List	   *vars;
+		Query	   *u;
+		Query	   *top;
+		SetOperationStmt *op = makeNode(SetOperationStmt);
+		RangeTblRef *l = makeNode(RangeTblRef);
+		RangeTblRef *r = makeNode(RangeTblRef);
+		Node	   *not_cond;
+		SplitVars	sv;
+		ListCell   *lc;
+
+		if (q->setOperations || q->groupingSets || q->jointree == NULL ||
+			contains_sublink((Node *) q->targetList) || contains_sublink(q->havingQual) ||
+			contain_vars_of_level((Node *) q, 1))
+			return q;
+		cond = find_row_time_comparison(q);
+		if (cond == NULL)
+			return q;
+		(void) temporal_filter(cond, &tf);
+		vars = pull_var_clause((Node *) list_make2(q->targetList, q->havingQual),
+							   PVC_RECURSE_AGGREGATES | PVC_RECURSE_WINDOWFUNCS |
+							   PVC_RECURSE_PLACEHOLDERS);
+		{
+			List	   *unique = NIL;
+
+			foreach(lc, vars)
+			{
+				ListCell   *lu;
+				bool		seen = false;
+
+				foreach(lu, unique)
+					seen |= ((Var *) lfirst(lu))->varno == ((Var *) lfirst(lc))->varno &&
+						((Var *) lfirst(lu))->varattno == ((Var *) lfirst(lc))->varattno;
+				if (!seen)
+				{
+					Var		   *v = copyObject((Var *) lfirst(lc));
+
+					v->location = -1;
+					unique = lappend(unique, v);
+				}
+			}
+			vars = unique;
+		}
+		/* C IS NOT TRUE, as a condition the temporal filters take */
+		{
+			NullTest   *nt = makeNode(NullTest);
+
+			nt->arg = (Expr *) copyObject(tf.row);
+			nt->nulltesttype = IS_NULL;
+			nt->location = -1;
+			not_cond = (Node *) makeBoolExpr(OR_EXPR,
+											 list_make2(negate_clause(copyObject(cond)),
+														nt),
+											 -1);
+		}
+
+		/* the two branches, unioned */
+		u = makeNode(Query);
+		u->commandType = CMD_SELECT;
+		u->querySource = QSRC_ORIGINAL;
+		u->canSetTag = true;
+		{
+			/* C's value in the second branch: false, or NULL where r is */
+			CaseExpr   *ce = makeNode(CaseExpr);
+			CaseWhen   *cw = makeNode(CaseWhen);
+			NullTest   *nt = makeNode(NullTest);
+
+			nt->arg = (Expr *) copyObject(tf.row);
+			nt->nulltesttype = IS_NULL;
+			nt->location = -1;
+			cw->expr = (Expr *) nt;
+			cw->result = (Expr *) makeNullConst(BOOLOID, -1, InvalidOid);
+			cw->location = -1;
+			ce->casetype = BOOLOID;
+			ce->args = list_make1(cw);
+			ce->defresult = (Expr *) makeBoolConst(false, false);
+			ce->location = -1;
+			u->rtable = list_make2(subquery_rte(split_branch(q, vars, copyObject(cond),
+															 (Expr *) makeBoolConst(true, false)),
+												"hs_in_time", false),
+								   subquery_rte(split_branch(q, vars, not_cond, (Expr *) ce),
+												"hs_out_of_time", false));
+		}
+		u->jointree = makeFromExpr(NIL, NULL);
+		l->rtindex = 1;
+		r->rtindex = 2;
+		op->op = SETOP_UNION;
+		op->all = true;
+		op->larg = (Node *) l;
+		op->rarg = (Node *) r;
+		foreach(lc, ((Query *) ((RangeTblEntry *) linitial(u->rtable))->subquery)->targetList)
+		{
+			TargetEntry *tle = lfirst(lc);
+
+			op->colTypes = lappend_oid(op->colTypes, exprType((Node *) tle->expr));
+			op->colTypmods = lappend_int(op->colTypmods, exprTypmod((Node *) tle->expr));
+			op->colCollations = lappend_oid(op->colCollations, exprCollation((Node *) tle->expr));
+			u->targetList = lappend(u->targetList,
+									makeTargetEntry((Expr *) makeVar(1, tle->resno,
+																	 exprType((Node *) tle->expr),
+																	 exprTypmod((Node *) tle->expr),
+																	 exprCollation((Node *) tle->expr), 0),
+													tle->resno, pstrdup(tle->resname), false));
+		}
+		u->setOperations = (Node *) op;
+
+		/* the level over them: C is hs_now, the Vars are the columns */
+		top = copyObject(q);
+		top->rtable = list_make1(subquery_rte(u, "hs_time_split", true));
+		top->jointree = makeFromExpr(list_make1(makeNode(RangeTblRef)), NULL);
+		((RangeTblRef *) linitial(top->jointree->fromlist))->rtindex = 1;
+		top->cteList = NIL;
+		top->hasSubLinks = false;
+		sv.cond = cond;
+		sv.now = makeVar(1, list_length(vars) + 1, BOOLOID, -1, InvalidOid, 0);
+		sv.vars = vars;
+		top->targetList = (List *) split_vars_mutator((Node *) top->targetList, &sv);
+		top->havingQual = split_vars_mutator(top->havingQual, &sv);
+		q = top;
+	}
+	return q;
 }

@@ -665,6 +665,10 @@ plan_query(PlanCtx *ctx, Query *q, List *outer)
 	q->havingQual = flatten_join_alias_vars(q, q->havingQual);
 	canonicalize_jointree((Node *) q->jointree);
 	q->havingQual = (Node *) canonicalize_qual((Expr *) q->havingQual, false);
+	q = split_on_time(q);
+	/* (the time's comparisons the split does not take stay refused) */
+	if (contains_time((Node *) q->targetList))
+		refuse_time_function();
 	rewrite_lateral(q);
 	rewrite_sublinks(q);
 	semis = convert_where_sublinks(ctx, q);
