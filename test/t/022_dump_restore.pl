@@ -34,9 +34,14 @@ my %views = (
 	paid_view => q{SELECT region, count(*) AS n FROM paid GROUP BY region},
 	by_month => q{SELECT month, sum(v) AS s FROM meas GROUP BY month},
 	top_orders => q{SELECT id, amount FROM orders ORDER BY amount DESC, id LIMIT 5},
+	# a whole row, a function in FROM that returns no set, EXISTS over groups
+	order_docs => q{SELECT o.id, to_jsonb(o) AS doc, r.amt FROM orders o,
+	                  jsonb_to_record(jsonb_build_object('amt', o.amount)) AS r(amt numeric)
+	                 WHERE EXISTS (SELECT 1 FROM orders i WHERE i.customer = o.customer
+	                                GROUP BY i.paid HAVING count(*) > 26)},
 );
 # creation order: upstreams first
-my @order = qw(by_customer named big_customers big_count paid_view by_month top_orders);
+my @order = qw(by_customer named big_customers big_count paid_view by_month top_orders order_docs);
 
 $node->safe_psql('postgres', q{
 	CREATE EXTENSION hummock_stream;

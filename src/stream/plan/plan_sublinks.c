@@ -267,6 +267,8 @@ never_null(Query *q, Node *e)
 }
 
 static Query *correlate_through_domain(Query *q, Query *sub);
+static AttrNumber add_output_column(Query *sub, RangeTblEntry *rte, Expr *e,
+									 const char *name);
 
 /* ---------------------------------------------------------------------
  * NOT IN
@@ -1620,18 +1622,10 @@ groups_as_filter(SubLink *sl)
 	i = 0;
 	foreach(lc, inner)
 	{
-		int			pos = 0;
-		TargetEntry *tle;
-		ListCell   *lt;
+		AttrNumber	resno = add_output_column(g, NULL, (Expr *) copyObject(lfirst(lc)),
+											  psprintf("hs_key_%d", ++i));
+		TargetEntry *tle = list_nth(g->targetList, resno - 1);
 
-		foreach(lt, g->targetList)
-			if (!((TargetEntry *) lfirst(lt))->resjunk)
-				pos = foreach_current_index(lt) + 1;
-		tle = makeTargetEntry((Expr *) copyObject(lfirst(lc)), 0,
-							  psprintf("hs_key_%d", ++i), false);
-		g->targetList = list_insert_nth(g->targetList, pos, tle);
-		foreach(lt, g->targetList)
-			((TargetEntry *) lfirst(lt))->resno = foreach_current_index(lt) + 1;
 		g->groupClause = lappend(g->groupClause, sort_group_of(g, tle));
 		if (g->distinctClause != NIL)
 			g->distinctClause = lappend(g->distinctClause, sort_group_of(g, tle));
@@ -1790,7 +1784,11 @@ find_lateral(Query *q, Node *jt, Node *parent, FromExpr **list, JoinExpr **join)
 	return rt;
 }
 
-/* Insert tle among sub's output columns (after the last one); its resno. */
+/*
+ * Insert e among sub's output columns (after the last one), named name in
+ * rte's column names too (rte: sub's range table entry, or NULL); its
+ * resno.
+ */
 static AttrNumber
 add_output_column(Query *sub, RangeTblEntry *rte, Expr *e, const char *name)
 {
@@ -1805,7 +1803,8 @@ add_output_column(Query *sub, RangeTblEntry *rte, Expr *e, const char *name)
 									  makeTargetEntry(e, 0, pstrdup(name), false));
 	foreach(lc, sub->targetList)
 		((TargetEntry *) lfirst(lc))->resno = resno++;
-	rte->eref->colnames = lappend(rte->eref->colnames, makeString(pstrdup(name)));
+	if (rte)
+		rte->eref->colnames = lappend(rte->eref->colnames, makeString(pstrdup(name)));
 	return pos + 1;
 }
 
