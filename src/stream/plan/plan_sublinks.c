@@ -1608,6 +1608,13 @@ groups_as_filter(SubLink *sl)
 	int			rt;
 	int			i;
 
+	/*
+	 * (an EXISTS whose grouping aggregates nothing is Postgres's own pull-up:
+	 * it drops the GROUP BY; a view planned so before stays planned so)
+	 */
+	if (sl->subLinkType == EXISTS_SUBLINK && IsA(sub, Query) && !sub->hasAggs &&
+		sub->havingQual == NULL)
+		return false;
 	if (!IsA(sub, Query) || sub->groupClause == NIL || sub->groupingSets != NIL ||
 		sub->setOperations || sub->hasWindowFuncs || sub->hasTargetSRFs ||
 		sub->limitCount || sub->limitOffset || sub->hasDistinctOn ||
