@@ -29,6 +29,12 @@ END $$;
 -- a function returning record, one row per call (SQL, value per call)
 CREATE FUNCTION pairs(int) RETURNS SETOF record LANGUAGE sql IMMUTABLE
   AS 'SELECT $1, $1 * 2 UNION ALL SELECT $1 + 10, NULL::int';
+-- functions that return one row: SQL with OUT parameters, PL/pgSQL
+-- returning a table's row type
+CREATE FUNCTION split_words(w text, OUT first text, OUT rest text) LANGUAGE sql IMMUTABLE
+  AS $$SELECT split_part(w, ' ', 1), nullif(substr(w, length(split_part(w, ' ', 1)) + 2), '')$$;
+CREATE FUNCTION mk_author(i int, n text) RETURNS authors LANGUAGE plpgsql IMMUTABLE
+  AS $$BEGIN IF i > 2 THEN RETURN NULL; END IF; RETURN ROW(i, upper(n), NULL)::public.authors; END$$;
 CREATE TABLE queries (v text PRIMARY KEY, q text);
 INSERT INTO queries VALUES
   ('doc_tags', 'SELECT d.id, t FROM docs d, unnest(d.tags) AS t'),
@@ -53,7 +59,9 @@ INSERT INTO queries VALUES
   ('doc_rec', 'SELECT d.id, r.a, r.b FROM docs d, jsonb_to_record(CASE WHEN d.id <> 3 THEN jsonb_build_object(''a'', d.author, ''b'', d.words) END) AS r(a int, b text)'),
   ('doc_author_rec', 'SELECT d.id, p.id AS aid, p.name FROM docs d CROSS JOIN LATERAL jsonb_populate_record(NULL::authors, jsonb_build_object(''id'', d.author, ''name'', d.words)) AS p'),
   ('doc_first_tags', 'SELECT d.id, r.l, r.t FROM docs d, ROWS FROM (lower(d.words), unnest(d.tags)) AS r(l, t)'),
-  ('rec_counts', 'SELECT r.a, count(*) AS n FROM docs d, jsonb_to_record(jsonb_build_object(''a'', d.author)) AS r(a int) GROUP BY r.a');
+  ('rec_counts', 'SELECT r.a, count(*) AS n FROM docs d, jsonb_to_record(jsonb_build_object(''a'', d.author)) AS r(a int) GROUP BY r.a'),
+  ('doc_split', 'SELECT d.id, s.first, s.rest FROM docs d, split_words(d.words) AS s'),
+  ('doc_mk_author', 'SELECT d.id, a.id AS aid, a.name FROM docs d, mk_author(d.author, d.words) AS a');
 SELECT hummock_stream.create_materialized_view(v, q) FROM queries ORDER BY v;
 SELECT v, differs(v::regclass, q) FROM queries ORDER BY v;
 SELECT * FROM doc_tags_all ORDER BY id, n;
@@ -92,5 +100,6 @@ SELECT hummock_stream.create_materialized_view('bad', 'SELECT d.id, s.name FROM 
 SELECT hummock_stream.drop_materialized_view(v::regclass) FROM queries ORDER BY v;
 DROP FUNCTION differs(regclass, text);
 DROP FUNCTION pairs(int);
+DROP FUNCTION split_words(text), mk_author(int, text);
 DROP TABLE docs, authors, queries;
 DROP EXTENSION hummock_stream;

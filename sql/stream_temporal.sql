@@ -66,6 +66,7 @@ SELECT make('t_or_having', $$SELECT kind, count(*) AS n FROM ev GROUP BY kind HA
 SELECT make('t_case', $$SELECT id, CASE WHEN ts > now() - interval '30 minutes' THEN 'recent' ELSE 'old' END AS age, ts > now() - interval '1 hour' AS in_hour FROM ev$$);
 SELECT make('t_filter', $$SELECT kind, count(*) AS n, count(*) FILTER (WHERE ts > now() - interval '20 minutes') AS recent, sum(id) FILTER (WHERE ts <= now() - interval '50 minutes' AND id > 10) AS old_ids FROM ev GROUP BY kind$$);
 SELECT make('t_group_age', $$SELECT ts > now() - interval '15 minutes' AS fresh, count(*) AS n FROM ev WHERE id < 500 GROUP BY 1$$);
+SELECT make('t_today_flag', $$SELECT id, d = current_date AS today, CASE WHEN d = current_date - 1 THEN 'yesterday' END AS y FROM ev$$);
 SELECT make('t_total_recent', $$SELECT count(*) FILTER (WHERE ts >= now() - interval '12 minutes') AS recent, count(*) AS n FROM ev$$);
 SELECT v, temporal_differs(v, query) FROM defs ORDER BY v::text;
 SELECT count(*) FROM t_recent;

@@ -199,14 +199,28 @@ function_check_walker(Node *node, void *context)
 	/* a comparison of the row with the time, as a value: plan_temporal.c */
 	if (IsA(node, OpExpr) && contains_time(node))
 	{
-		TemporalFilter tf;
+		List	   *filters = temporal_conjuncts(node);
 		bool		allow_time = true;
+		bool		all = true;
+		ListCell   *lc;
 
-		if (temporal_filter(node, &tf))
+		foreach(lc, filters)
 		{
-			(void) check_functions_in_node(node, function_refused, &allow_time);
-			(void) function_check_walker((Node *) tf.row, context);
-			(void) function_check_walker((Node *) tf.time, &allow_time);
+			TemporalFilter tf;
+
+			all &= temporal_filter(lfirst(lc), &tf);
+		}
+		if (all)
+		{
+			foreach(lc, filters)
+			{
+				TemporalFilter tf;
+
+				(void) temporal_filter(lfirst(lc), &tf);
+				(void) check_functions_in_node(lfirst(lc), function_refused, &allow_time);
+				(void) function_check_walker((Node *) tf.row, context);
+				(void) function_check_walker((Node *) tf.time, &allow_time);
+			}
 			return false;
 		}
 	}

@@ -479,19 +479,39 @@ apply_temporal(PlanCtx *ctx, RelOut *in, List *temporal)
  * TRUE, the time's side being a value): two temporal filters, one of them
  * under OR, so a row moves from one branch to the other when time passes
  * its bound, and the level reads hs_now, C's value, where it read C.  Each
- * row is in exactly one branch.  Several such comparisons nest (the next
- * one splits the level over the first).
+ * row is in exactly one branch.  An equality (ts::date = current_date AS
+ * today) is two temporal filters and splits the rows three ways (at, below
+ * or NULL, above: split_branches).  Several such comparisons nest (the
+ * next one splits the level over the first).
  */
 
-/* A comparison the split takes: a temporal filter over the row's values. */
+/*
+ * A comparison the split takes, over the row's values: a temporal filter,
+ * or an equality (two of them: *tfs gets one or two).
+ */
 static bool
-row_time_comparison(Node *node, TemporalFilter *tf)
+row_time_comparison(Node *node, List **tfs)
 {
-	return IsA(node, OpExpr) && contains_time(node) && temporal_filter(node, tf) &&
-		!contain_aggs_of_level((Node *) tf->row, 0) &&
-		!contain_window_function((Node *) tf->row) &&
-		!contains_sublink((Node *) tf->row) && !contain_vars_of_level((Node *) tf->row, 1) &&
-		contain_vars_of_level((Node *) tf->row, 0);
+	List	   *filters;
+	ListCell   *lc;
+
+	*tfs = NIL;
+	if (!IsA(node, OpExpr) || !contains_time(node))
+		return false;
+	filters = temporal_conjuncts(node);
+	foreach(lc, filters)
+	{
+		TemporalFilter *tf = palloc(sizeof(TemporalFilter));
+
+		if (!temporal_filter(lfirst(lc), tf) ||
+			contain_aggs_of_level((Node *) tf->row, 0) ||
+			contain_window_function((Node *) tf->row) ||
+			contains_sublink((Node *) tf->row) || contain_vars_of_level((Node *) tf->row, 1) ||
+			!contain_vars_of_level((Node *) tf->row, 0))
+			return false;
+	}
+	*tfs = filters;
+	return filters != NIL;
 }
 
 typedef struct FindTime
@@ -504,13 +524,13 @@ typedef struct FindTime
 static bool
 find_time_walker(Node *node, FindTime *ft)
 {
-	TemporalFilter tf;
+	List	   *filters;
 
 	if (node == NULL)
 		return false;
 	if (IsA(node, Query))
 		return false;			/* (a subquery's own comparisons are its) */
-	if ((!ft->in_agg_only || ft->agg_depth > 0) && row_time_comparison(node, &tf))
+	if ((!ft->in_agg_only || ft->agg_depth > 0) && row_time_comparison(node, &filters))
 	{
 		ft->found = node;
 		return true;
@@ -634,22 +654,162 @@ split_branch(Query *q, List *vars, Node *cond, Expr *now)
 	return b;
 }
 
+/* The level's Vars (outside its FROM and WHERE), each once. */
+static List *
+level_vars(Query *q)
+{
+	List	   *vars = pull_var_clause((Node *) list_make2(q->targetList, q->havingQual),
+									   PVC_RECURSE_AGGREGATES | PVC_RECURSE_WINDOWFUNCS |
+									   PVC_RECURSE_PLACEHOLDERS);
+	List	   *unique = NIL;
+	ListCell   *lc;
+
+	foreach(lc, vars)
+	{
+		Var		   *v = lfirst(lc);
+		ListCell   *lu;
+		bool		seen = false;
+
+		foreach(lu, unique)
+			seen |= ((Var *) lfirst(lu))->varno == v->varno &&
+				((Var *) lfirst(lu))->varattno == v->varattno;
+		if (!seen)
+		{
+			v = copyObject(v);
+			v->location = -1;
+			unique = lappend(unique, v);
+		}
+	}
+	return unique;
+}
+
+/* r IS NULL */
+static Expr *
+is_null(Expr *r)
+{
+	NullTest   *nt = makeNode(NullTest);
+
+	nt->arg = (Expr *) copyObject(r);
+	nt->nulltesttype = IS_NULL;
+	nt->location = -1;
+	return (Expr *) nt;
+}
+
+/*
+ * The branches of comparison cond (its temporal filters: one, or two for
+ * an equality): *conds, which split the rows, and *values, cond's value
+ * in each.
+ *
+ *	r op t:		r op t -> true;  NOT (r op t) OR r IS NULL -> false, or NULL where r is
+ *	r = t:		r >= t AND r <= t -> true;  r < t OR r IS NULL -> false or NULL;
+ *				r > t -> false
+ */
+static void
+split_branches(Node *cond, List *filters, List **conds, List **values)
+{
+	Expr	   *row = NULL;
+	CaseExpr   *ce = makeNode(CaseExpr);
+	CaseWhen   *cw = makeNode(CaseWhen);
+	TemporalFilter tf;
+
+	(void) temporal_filter(linitial(filters), &tf);
+	row = tf.row;
+	cw->expr = is_null(row);
+	cw->result = (Expr *) makeNullConst(BOOLOID, -1, InvalidOid);
+	cw->location = -1;
+	ce->casetype = BOOLOID;
+	ce->args = list_make1(cw);
+	ce->defresult = (Expr *) makeBoolConst(false, false);
+	ce->location = -1;
+
+	*conds = list_make2(list_length(filters) == 1 ? copyObject(cond) :
+						(Node *) make_andclause(copyObject(filters)),
+						make_orclause(list_make2(negate_clause(copyObject(linitial(filters))),
+												 is_null(row))));
+	*values = list_make2(makeBoolConst(true, false), ce);
+	if (list_length(filters) == 2)
+	{
+		*conds = lappend(*conds, negate_clause(copyObject(lsecond(filters))));
+		*values = lappend(*values, makeBoolConst(false, false));
+	}
+}
+
+/* UNION ALL of queries (their columns of the same types), left-deep. */
+static Query *
+union_all_of(List *queries)
+{
+	Query	   *u = makeNode(Query);
+	Node	   *tree = NULL;
+	ListCell   *lc;
+
+	u->commandType = CMD_SELECT;
+	u->querySource = QSRC_ORIGINAL;
+	u->canSetTag = true;
+	u->jointree = makeFromExpr(NIL, NULL);
+	foreach(lc, queries)
+	{
+		RangeTblRef *ref = makeNode(RangeTblRef);
+
+		u->rtable = lappend(u->rtable,
+							subquery_rte(lfirst(lc), psprintf("hs_split_%d",
+															  foreach_current_index(lc) + 1),
+										 false));
+		ref->rtindex = list_length(u->rtable);
+		if (tree == NULL)
+			tree = (Node *) ref;
+		else
+		{
+			SetOperationStmt *op = makeNode(SetOperationStmt);
+
+			op->op = SETOP_UNION;
+			op->all = true;
+			op->larg = tree;
+			op->rarg = (Node *) ref;
+			tree = (Node *) op;
+		}
+	}
+	/* every node's column types, and the level's Vars: the leftmost's columns */
+	foreach(lc, ((Query *) linitial(queries))->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+		Node	   *n;
+
+		for (n = tree; IsA(n, SetOperationStmt); n = ((SetOperationStmt *) n)->larg)
+		{
+			SetOperationStmt *op = (SetOperationStmt *) n;
+
+			op->colTypes = lappend_oid(op->colTypes, exprType((Node *) tle->expr));
+			op->colTypmods = lappend_int(op->colTypmods, exprTypmod((Node *) tle->expr));
+			op->colCollations = lappend_oid(op->colCollations,
+											exprCollation((Node *) tle->expr));
+		}
+		u->targetList = lappend(u->targetList,
+								makeTargetEntry((Expr *) makeVar(1, tle->resno,
+																 exprType((Node *) tle->expr),
+																 exprTypmod((Node *) tle->expr),
+																 exprCollation((Node *) tle->expr),
+																 0),
+												tle->resno, pstrdup(tle->resname), false));
+	}
+	u->setOperations = tree;
+	return u;
+}
+
 Query *
 split_on_time(Query *q)
 {
 	for (int round = 0; round < 4; round++)
 	{
 		Node	   *cond;
-		TemporalFilter tf;
+		List	   *filters;
 		List	   *vars;
-		Query	   *u;
+		List	   *conds;
+		List	   *values;
+		List	   *branches = NIL;
 		Query	   *top;
-		SetOperationStmt *op = makeNode(SetOperationStmt);
-		RangeTblRef *l = makeNode(RangeTblRef);
-		RangeTblRef *r = makeNode(RangeTblRef);
-		Node	   *not_cond;
 		SplitVars	sv;
 		ListCell   *lc;
+		ListCell   *lv;
 
 		if (q->setOperations || q->groupingSets || q->jointree == NULL ||
 			contains_sublink((Node *) q->targetList) || contains_sublink(q->havingQual) ||
@@ -658,97 +818,15 @@ split_on_time(Query *q)
 		cond = find_row_time_comparison(q);
 		if (cond == NULL)
 			return q;
-		(void) temporal_filter(cond, &tf);
-		vars = pull_var_clause((Node *) list_make2(q->targetList, q->havingQual),
-							   PVC_RECURSE_AGGREGATES | PVC_RECURSE_WINDOWFUNCS |
-							   PVC_RECURSE_PLACEHOLDERS);
-		{
-			List	   *unique = NIL;
-
-			foreach(lc, vars)
-			{
-				ListCell   *lu;
-				bool		seen = false;
-
-				foreach(lu, unique)
-					seen |= ((Var *) lfirst(lu))->varno == ((Var *) lfirst(lc))->varno &&
-						((Var *) lfirst(lu))->varattno == ((Var *) lfirst(lc))->varattno;
-				if (!seen)
-				{
-					Var		   *v = copyObject((Var *) lfirst(lc));
-
-					v->location = -1;
-					unique = lappend(unique, v);
-				}
-			}
-			vars = unique;
-		}
-		/* C IS NOT TRUE, as a condition the temporal filters take */
-		{
-			NullTest   *nt = makeNode(NullTest);
-
-			nt->arg = (Expr *) copyObject(tf.row);
-			nt->nulltesttype = IS_NULL;
-			nt->location = -1;
-			not_cond = (Node *) makeBoolExpr(OR_EXPR,
-											 list_make2(negate_clause(copyObject(cond)),
-														nt),
-											 -1);
-		}
-
-		/* the two branches, unioned */
-		u = makeNode(Query);
-		u->commandType = CMD_SELECT;
-		u->querySource = QSRC_ORIGINAL;
-		u->canSetTag = true;
-		{
-			/* C's value in the second branch: false, or NULL where r is */
-			CaseExpr   *ce = makeNode(CaseExpr);
-			CaseWhen   *cw = makeNode(CaseWhen);
-			NullTest   *nt = makeNode(NullTest);
-
-			nt->arg = (Expr *) copyObject(tf.row);
-			nt->nulltesttype = IS_NULL;
-			nt->location = -1;
-			cw->expr = (Expr *) nt;
-			cw->result = (Expr *) makeNullConst(BOOLOID, -1, InvalidOid);
-			cw->location = -1;
-			ce->casetype = BOOLOID;
-			ce->args = list_make1(cw);
-			ce->defresult = (Expr *) makeBoolConst(false, false);
-			ce->location = -1;
-			u->rtable = list_make2(subquery_rte(split_branch(q, vars, copyObject(cond),
-															 (Expr *) makeBoolConst(true, false)),
-												"hs_in_time", false),
-								   subquery_rte(split_branch(q, vars, not_cond, (Expr *) ce),
-												"hs_out_of_time", false));
-		}
-		u->jointree = makeFromExpr(NIL, NULL);
-		l->rtindex = 1;
-		r->rtindex = 2;
-		op->op = SETOP_UNION;
-		op->all = true;
-		op->larg = (Node *) l;
-		op->rarg = (Node *) r;
-		foreach(lc, ((Query *) ((RangeTblEntry *) linitial(u->rtable))->subquery)->targetList)
-		{
-			TargetEntry *tle = lfirst(lc);
-
-			op->colTypes = lappend_oid(op->colTypes, exprType((Node *) tle->expr));
-			op->colTypmods = lappend_int(op->colTypmods, exprTypmod((Node *) tle->expr));
-			op->colCollations = lappend_oid(op->colCollations, exprCollation((Node *) tle->expr));
-			u->targetList = lappend(u->targetList,
-									makeTargetEntry((Expr *) makeVar(1, tle->resno,
-																	 exprType((Node *) tle->expr),
-																	 exprTypmod((Node *) tle->expr),
-																	 exprCollation((Node *) tle->expr), 0),
-													tle->resno, pstrdup(tle->resname), false));
-		}
-		u->setOperations = (Node *) op;
+		(void) row_time_comparison(cond, &filters);
+		vars = level_vars(q);
+		split_branches(cond, filters, &conds, &values);
+		forboth(lc, conds, lv, values)
+			branches = lappend(branches, split_branch(q, vars, lfirst(lc), lfirst(lv)));
 
 		/* the level over them: C is hs_now, the Vars are the columns */
 		top = copyObject(q);
-		top->rtable = list_make1(subquery_rte(u, "hs_time_split", true));
+		top->rtable = list_make1(subquery_rte(union_all_of(branches), "hs_time_split", true));
 		top->jointree = makeFromExpr(list_make1(makeNode(RangeTblRef)), NULL);
 		((RangeTblRef *) linitial(top->jointree->fromlist))->rtindex = 1;
 		top->cteList = NIL;
