@@ -242,6 +242,12 @@ extern RelOut *apply_temporal(PlanCtx *ctx, RelOut *in, List *temporal);
 extern void rewrite_sublinks(Query *q);
 
 /*
+ * A range table entry for subquery sub named alias (in_from: an item of
+ * FROM, not a set operation's input) (plan_sublinks.c).
+ */
+extern RangeTblEntry *subquery_rte(Query *sub, const char *alias, bool in_from);
+
+/*
  * SELECT <targets> FROM (a copy of sub) AS alias: a new query level over
  * sub, at range table index *rt; the caller adds its targets and quals.
  */

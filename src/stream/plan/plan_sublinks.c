@@ -101,9 +101,12 @@
  * ---------------------------------------------------------------------
  */
 
-/* Add sub to q's range table as a subquery item; its index. */
-static int
-add_subquery_rte(Query *q, Query *sub, const char *alias)
+/*
+ * A range table entry for subquery sub named alias (in_from: an item of
+ * FROM, not a set operation's input), its columns named as sub names them.
+ */
+RangeTblEntry *
+subquery_rte(Query *sub, const char *alias, bool in_from)
 {
 	RangeTblEntry *rte = makeNode(RangeTblEntry);
 	List	   *colnames = NIL;
@@ -111,7 +114,7 @@ add_subquery_rte(Query *q, Query *sub, const char *alias)
 
 	rte->rtekind = RTE_SUBQUERY;
 	rte->subquery = sub;
-	rte->inFromCl = true;
+	rte->inFromCl = in_from;
 	foreach(lc, sub->targetList)
 	{
 		TargetEntry *tle = lfirst(lc);
@@ -122,7 +125,14 @@ add_subquery_rte(Query *q, Query *sub, const char *alias)
 	}
 	rte->alias = makeAlias(alias, NIL);
 	rte->eref = makeAlias(alias, colnames);
-	q->rtable = lappend(q->rtable, rte);
+	return rte;
+}
+
+/* Add sub to q's range table as a subquery item; its index. */
+static int
+add_subquery_rte(Query *q, Query *sub, const char *alias)
+{
+	q->rtable = lappend(q->rtable, subquery_rte(sub, alias, true));
 	return list_length(q->rtable);
 }
 

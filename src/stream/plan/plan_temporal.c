@@ -603,23 +603,6 @@ split_vars_mutator(Node *node, SplitVars *sv)
 	return expression_tree_mutator(node, split_vars_mutator, sv);
 }
 
-static RangeTblEntry *
-subquery_rte(Query *sub, const char *alias, bool in_from)
-{
-	RangeTblEntry *rte = makeNode(RangeTblEntry);
-	List	   *colnames = NIL;
-	ListCell   *lc;
-
-	foreach(lc, sub->targetList)
-		colnames = lappend(colnames, makeString(pstrdup(((TargetEntry *) lfirst(lc))->resname)));
-	rte->rtekind = RTE_SUBQUERY;
-	rte->subquery = sub;
-	rte->inFromCl = in_from;
-	rte->alias = makeAlias(alias, NIL);
-	rte->eref = makeAlias(alias, colnames);
-	return rte;
-}
-
 /* One branch: q's rows where cond holds, the Vars and then hs_now = now. */
 static Query *
 split_branch(Query *q, List *vars, Node *cond, Expr *now)
