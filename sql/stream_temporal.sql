@@ -67,6 +67,11 @@ SELECT make('t_case', $$SELECT id, CASE WHEN ts > now() - interval '30 minutes' 
 SELECT make('t_filter', $$SELECT kind, count(*) AS n, count(*) FILTER (WHERE ts > now() - interval '20 minutes') AS recent, sum(id) FILTER (WHERE ts <= now() - interval '50 minutes' AND id > 10) AS old_ids FROM ev GROUP BY kind$$);
 SELECT make('t_group_age', $$SELECT ts > now() - interval '15 minutes' AS fresh, count(*) AS n FROM ev WHERE id < 500 GROUP BY 1$$);
 SELECT make('t_today_flag', $$SELECT id, d = current_date AS today, CASE WHEN d = current_date - 1 THEN 'yesterday' END AS y FROM ev$$);
+-- over the groups: the groups' values compared with the time in a level above
+SELECT make('t_active_flag', $$SELECT kind, count(*) AS n, max(ts) > now() - interval '5 minutes' AS active, CASE WHEN min(ts) < now() - interval '95 minutes' THEN 'old' ELSE 'young' END AS since FROM ev GROUP BY kind$$);
+-- a grouped column compared in HAVING (a temporal filter over the groups)
+-- while a FILTER compares the rows: each where it is
+SELECT make('t_grouped_having', $$SELECT d, count(*) FILTER (WHERE ts > now() - interval '40 minutes') AS recent FROM ev GROUP BY d HAVING d >= current_date - 5$$);
 SELECT make('t_total_recent', $$SELECT count(*) FILTER (WHERE ts >= now() - interval '12 minutes') AS recent, count(*) AS n FROM ev$$);
 SELECT v, temporal_differs(v, query) FROM defs ORDER BY v::text;
 SELECT count(*) FROM t_recent;
@@ -129,7 +134,10 @@ EXCEPTION WHEN OTHERS THEN
   RETURN format('%s: %s', SQLSTATE, SQLERRM);
 END $$;
 SELECT create_error($$SELECT id, now() AS at FROM ev$$);
-SELECT create_error($$SELECT kind, CASE WHEN max(ts) > now() THEN 1 END AS x FROM ev GROUP BY kind$$);
+SELECT create_error($$SELECT kind, count(*) FROM ev GROUP BY kind ORDER BY max(ts) > now() - interval '1 minute', kind LIMIT 2$$);
+-- in HAVING, only temporal filters (one argument of an OR may read the time)
+SELECT create_error($$SELECT kind, count(*) FROM ev GROUP BY kind HAVING max(ts) > now() - interval '1 hour' OR min(ts) < now() - interval '1 day'$$);
+SELECT create_error($$SELECT kind, count(*) FROM ev GROUP BY kind HAVING coalesce(max(ts) > now() - interval '1 hour', false)$$);
 -- (an equality is two bounds: accepted)
 SELECT create_error($$SELECT id FROM ev WHERE ts::date = current_date$$);
 -- under OR, one argument may read the time, not two

@@ -4,13 +4,17 @@
  *	  What an aggregating query level computes over its groups, after the
  *	  aggregation, made a query level of its own.
  *
- * Two things at an aggregating level run over the groups rather than over
+ * Some things at an aggregating level run over the groups rather than over
  * the input rows, and the streaming planner plans neither inside the
  * aggregation:
  *
  *	- set-returning calls in the select list outside GROUP BY expressions
  *	  (SELECT g, unnest(array_agg(x)) ... GROUP BY g, generate_series(1,
  *	  count(*))): Postgres runs them after the aggregation and HAVING;
+ *	- comparisons of the groups' values with the current time in the
+ *	  select list (max(ts) > now() - interval '1 hour' AS active): over the
+ *	  new level's rows they are comparisons of a row with the time, which
+ *	  plan_temporal.c splits the rows by;
  *	- HAVING conjuncts that compare the level's aggregates with the rows
  *	  of a subquery that reads nothing of the level (HAVING count(*) >=
  *	  ALL (SELECT count(*) FROM t GROUP BY k), count(*) IN (SELECT ...)),
@@ -105,6 +109,34 @@ compares_with_subquery(Node *c)
 	return quantified_over_aggregates_walker(c, NULL) && !group_values_walker(c, &parts);
 }
 
+/* Does node call a function of the current time outside aggregate calls? */
+static bool
+time_outside_aggregates_walker(Node *node, void *context)
+{
+	if (node == NULL || IsA(node, Aggref) || IsA(node, Query))
+		return false;
+	if (is_time_value_function(node) ||
+		(IsA(node, FuncExpr) && is_time_function(((FuncExpr *) node)->funcid)))
+		return true;
+	return expression_tree_walker(node, time_outside_aggregates_walker, context);
+}
+
+/*
+ * Is select-list entry tle of aggregating level q computed over its
+ * groups: a set-returning call, or a comparison of the groups' values
+ * with the current time (max(ts) > now() - interval '1 hour', outside a
+ * GROUP BY expression, which is a value of the rows: plan_temporal.c)?
+ */
+static bool
+computed_over_groups(Query *q, TargetEntry *tle)
+{
+	if (expression_returns_set((Node *) tle->expr))
+		return true;
+	return time_outside_aggregates_walker((Node *) tle->expr, NULL) &&
+		!(tle->ressortgroupref &&
+		  get_sortgroupref_clause_noerr(tle->ressortgroupref, q->groupClause));
+}
+
 Query *
 split_over_groups(Query *q)
 {
@@ -121,6 +153,7 @@ split_over_groups(Query *q)
 	int			rt;
 	AttrNumber	resno = 0;
 	AttrNumber	nkept = 0;
+	bool		above = false;
 
 	if (q->setOperations || q->groupingSets ||
 		!(q->hasAggs || q->groupClause != NIL || q->havingQual != NULL))
@@ -132,7 +165,9 @@ split_over_groups(Query *q)
 		else
 			having = lappend(having, lfirst(lc));
 	}
-	if (!q->hasTargetSRFs && moved == NIL)
+	foreach(lc, q->targetList)
+		above |= computed_over_groups(q, lfirst(lc));
+	if (!above && moved == NIL)
 		return q;
 	steps = q->sortClause || q->limitCount || q->limitOffset || q->distinctClause;
 	if (q->hasWindowFuncs)
@@ -145,12 +180,15 @@ split_over_groups(Query *q)
 	{
 		TargetEntry *tle = lfirst(lc);
 
-		if (!expression_returns_set((Node *) tle->expr))
+		if (!computed_over_groups(q, tle))
 			continue;
-		/* (calls grouped by that stayed: composites, refused later) */
+		/*
+		 * (calls grouped by that stayed: composites, refused later; an ORDER
+		 * BY entry that is not shown stays, and is refused)
+		 */
 		if ((tle->ressortgroupref &&
 			 get_sortgroupref_clause_noerr(tle->ressortgroupref, q->groupClause)) ||
-			group_values_walker((Node *) tle->expr, &parts))
+			tle->resjunk || group_values_walker((Node *) tle->expr, &parts))
 			return q;
 	}
 	foreach(lc, moved)
@@ -174,7 +212,7 @@ split_over_groups(Query *q)
 	{
 		TargetEntry *tle = lfirst(lc);
 
-		if (expression_returns_set((Node *) tle->expr))
+		if (computed_over_groups(q, tle))
 			continue;
 		tle = flatCopyTargetEntry(tle);
 		if (tle->resjunk && steps && tle->ressortgroupref &&
@@ -219,7 +257,7 @@ split_over_groups(Query *q)
 	{
 		TargetEntry *tle = lfirst(lc);
 
-		if (!tle->resjunk && !expression_returns_set((Node *) tle->expr))
+		if (!tle->resjunk && !computed_over_groups(q, tle))
 			nkept++;
 	}
 	foreach(lc, parts)
@@ -233,7 +271,7 @@ split_over_groups(Query *q)
 
 		if (tle->resjunk)
 			continue;
-		if (expression_returns_set((Node *) tle->expr))
+		if (computed_over_groups(q, tle))
 			e = (Expr *) replace_calls((Node *) tle->expr, parts, part_vars);
 		else
 			e = (Expr *) sub_var(sub, rt, ++nkept);	/* (kept in order) */

@@ -1615,6 +1615,7 @@ groups_as_filter(SubLink *sl)
 	List	   *conds = NIL;
 	List	   *keys = NIL;
 	ListCell   *lc;
+	ListCell   *lo;
 	int			rt;
 	int			i;
 
@@ -1633,8 +1634,25 @@ groups_as_filter(SubLink *sl)
 	g = copyObject(sub);
 	if (!split_correlation(g, &local, &inner, &outer, &on, &outer_first))
 		return false;
+	/*
+	 * Grouping by an inner side groups by its type's equality in its
+	 * collation: only an equality of that btree family in that collation
+	 * groups as the correlation compares (not "und-ci" = over a C column).
+	 */
+	forboth(lc, inner, lo, on)
+	{
+		bool		null_safe;
+		OpExpr	   *op = template_op(lfirst(lo), &null_safe);
+		TypeCacheEntry *tc = lookup_type_cache(exprType(lfirst(lc)), TYPECACHE_BTREE_OPFAMILY);
+
+		if (!OidIsValid(tc->btree_opf) || !op_in_opfamily(op->opno, tc->btree_opf) ||
+			op->inputcollid != exprCollation(lfirst(lc)))
+			return false;
+	}
 	g->jointree->quals = local ? (Node *) make_ands_explicit(local) : NULL;
 	g->sortClause = NIL;
+	/* one level deeper than it was: WITH queries of the levels above too */
+	IncrementVarSublevelsUp((Node *) g, 1, 1);
 	/* its inner sides: grouped by and returned, after its own columns */
 	i = 0;
 	foreach(lc, inner)

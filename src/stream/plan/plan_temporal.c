@@ -547,11 +547,16 @@ find_time_walker(Node *node, FindTime *ft)
 	return expression_tree_walker(node, find_time_walker, ft);
 }
 
+static bool
+aggregating(Query *q)
+{
+	return q->hasAggs || q->groupClause != NIL || q->havingQual != NULL;
+}
+
 /* The first comparison q's select list or HAVING has that the split takes. */
 static Node *
 find_row_time_comparison(Query *q)
 {
-	bool		aggregating = q->hasAggs || q->groupClause != NIL || q->havingQual != NULL;
 	FindTime	ft = {false, 0, NULL};
 	ListCell   *lc;
 
@@ -560,7 +565,7 @@ find_row_time_comparison(Query *q)
 		TargetEntry *tle = lfirst(lc);
 
 		/* over the groups only inside aggregates, or as a GROUP BY expression */
-		ft.in_agg_only = aggregating &&
+		ft.in_agg_only = aggregating(q) &&
 			!(tle->ressortgroupref &&
 			  get_sortgroupref_clause_noerr(tle->ressortgroupref, q->groupClause));
 		if (find_time_walker((Node *) tle->expr, &ft))
@@ -577,6 +582,8 @@ typedef struct SplitVars
 	Node	   *cond;			/* the comparison, read as ... */
 	Var		   *now;			/* ... this column */
 	List	   *vars;			/* the level's Vars, read as column i + 1 */
+	bool		in_agg_only;	/* cond replaced only inside aggregate calls */
+	int			agg_depth;
 } SplitVars;
 
 static Node *
@@ -584,8 +591,17 @@ split_vars_mutator(Node *node, SplitVars *sv)
 {
 	if (node == NULL)
 		return NULL;
-	if (equal(node, sv->cond))
+	if ((!sv->in_agg_only || sv->agg_depth > 0) && equal(node, sv->cond))
 		return copyObject((Node *) sv->now);
+	if (IsA(node, Aggref))
+	{
+		Node	   *r;
+
+		sv->agg_depth++;
+		r = expression_tree_mutator(node, split_vars_mutator, sv);
+		sv->agg_depth--;
+		return r;
+	}
 	if (IsA(node, Var) && ((Var *) node)->varlevelsup == 0)
 	{
 		ListCell   *lc;
@@ -634,6 +650,8 @@ split_branch(Query *q, List *vars, Node *cond, Expr *now)
 	b->limitOption = LIMIT_OPTION_DEFAULT;
 	b->jointree->quals = (Node *)
 		make_ands_explicit(lappend(make_ands_implicit((Expr *) b->jointree->quals), cond));
+	/* two levels deeper than the level: WITH queries of the levels above too */
+	IncrementVarSublevelsUp((Node *) b, 2, 1);
 	return b;
 }
 
@@ -817,7 +835,18 @@ split_on_time(Query *q)
 		sv.cond = cond;
 		sv.now = makeVar(1, list_length(vars) + 1, BOOLOID, -1, InvalidOid, 0);
 		sv.vars = vars;
-		top->targetList = (List *) split_vars_mutator((Node *) top->targetList, &sv);
+		sv.agg_depth = 0;
+		/* (where find_row_time_comparison looks: over groups, in aggregates) */
+		foreach(lc, top->targetList)
+		{
+			TargetEntry *tle = lfirst(lc);
+
+			sv.in_agg_only = aggregating(q) &&
+				!(tle->ressortgroupref &&
+				  get_sortgroupref_clause_noerr(tle->ressortgroupref, q->groupClause));
+			tle->expr = (Expr *) split_vars_mutator((Node *) tle->expr, &sv);
+		}
+		sv.in_agg_only = true;
 		top->havingQual = split_vars_mutator(top->havingQual, &sv);
 		q = top;
 	}

@@ -666,9 +666,24 @@ plan_query(PlanCtx *ctx, Query *q, List *outer)
 	canonicalize_jointree((Node *) q->jointree);
 	q->havingQual = (Node *) canonicalize_qual((Expr *) q->havingQual, false);
 	q = split_on_time(q);
-	/* (the time's comparisons the split does not take stay refused) */
+	/*
+	 * The time's comparisons the split does not take stay refused: in the
+	 * select list, and in HAVING but in its temporal conditions (HAVING
+	 * runs over the groups without map_expr's check).
+	 */
 	if (contains_time((Node *) q->targetList))
 		refuse_time_function();
+	{
+		ListCell   *lc;
+
+		foreach(lc, make_ands_implicit((Expr *) q->havingQual))
+		{
+			TemporalCondition tc;
+
+			if (contains_time(lfirst(lc)) && !temporal_condition(lfirst(lc), &tc))
+				refuse_time_function();
+		}
+	}
 	rewrite_lateral(q);
 	rewrite_sublinks(q);
 	semis = convert_where_sublinks(ctx, q);
