@@ -158,6 +158,16 @@ SELECT hummock_stream.create_materialized_view('sq_all_groups',
 CREATE COLLATION sq_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
 SELECT hummock_stream.create_materialized_view('bad',
   'SELECT d.id FROM dept d WHERE EXISTS (SELECT 1 FROM dept e WHERE e.name = d.name COLLATE sq_ci GROUP BY e.budget HAVING count(*) > 0)');
+SELECT hummock_stream.create_materialized_view('bad',
+  'SELECT d.id, (SELECT count(*) FROM dept e WHERE e.name = d.name COLLATE sq_ci) FROM dept d');
+SELECT hummock_stream.create_materialized_view('bad',
+  'SELECT d.id, x.n FROM dept d, LATERAL (SELECT count(*) AS n FROM dept e WHERE e.name = d.name COLLATE sq_ci) x');
+SELECT hummock_stream.create_materialized_view('bad',
+  'SELECT d.id, x.b FROM dept d, LATERAL (SELECT e.budget AS b FROM dept e WHERE e.name = d.name COLLATE sq_ci ORDER BY e.budget LIMIT 1) x');
+-- (two deterministic collations equate alike: accepted)
+SELECT hummock_stream.create_materialized_view('sq_c_collation',
+  'SELECT d.id, x.n FROM dept d, LATERAL (SELECT count(*) AS n FROM dept e WHERE e.name = d.name COLLATE "C") x');
+SELECT * FROM sq_c_collation ORDER BY id;
 SELECT hummock_stream.create_materialized_view('sq_exists_distinct',
   'SELECT b.id FROM emp b WHERE EXISTS (SELECT DISTINCT e.dept FROM emp e WHERE e.boss = b.id GROUP BY e.dept)');
 SELECT * FROM hummock_stream_test.views_differ();

@@ -314,7 +314,7 @@ check_query_level(Query *q, bool top)
 				 errmsg("a streaming materialized view is defined by a SELECT query")));
 
 	if (q->hasTargetSRFs &&
-		(q->hasAggs || q->groupClause != NIL || q->havingQual != NULL))
+		aggregating(q))
 		unsupported("set-returning functions in the select list of an aggregating query", true);
 	if ((q->limitCount || q->limitOffset) && q->sortClause == NIL)
 		ereport(ERROR,

@@ -108,6 +108,9 @@ extern RelOut *apply_filter(RelOut *in, List *quals);
 /* The target list entries of q that are output columns. */
 extern List *visible_tlist(Query *q);
 
+/* Does q's level aggregate (aggregates, GROUP BY or HAVING)? */
+extern bool aggregating(Query *q);
+
 /*
  * Project in to exprs (the first nvisible are output columns, the rest
  * hidden), then hidden columns for in's unique key if add_key.

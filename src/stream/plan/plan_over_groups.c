@@ -156,7 +156,7 @@ split_over_groups(Query *q)
 	bool		above = false;
 
 	if (q->setOperations || q->groupingSets ||
-		!(q->hasAggs || q->groupClause != NIL || q->havingQual != NULL))
+		!aggregating(q))
 		return q;
 	foreach(lc, make_ands_implicit((Expr *) q->havingQual))
 	{

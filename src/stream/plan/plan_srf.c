@@ -123,7 +123,7 @@ grouped_calls_to_from(Query *q)
 	int			k = 0;
 
 	if (!q->hasTargetSRFs || q->setOperations || q->groupingSets ||
-		!(q->hasAggs || q->groupClause != NIL || q->havingQual != NULL))
+		!aggregating(q))
 		return;
 	foreach(lc, q->targetList)
 	{

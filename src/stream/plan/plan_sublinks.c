@@ -717,12 +717,6 @@ rewrite_not_in(Query *q, Node *c)
  * ---------------------------------------------------------------------
  */
 
-/* Does q aggregate (so that a value in its output must be grouped by)? */
-static bool
-aggregating(Query *q)
-{
-	return q->hasAggs || q->groupClause != NIL || q->havingQual != NULL;
-}
 
 typedef struct ScalarContext
 {
@@ -868,6 +862,49 @@ equality_over(Node *tmpl, Node *a, Node *b)
 }
 
 /*
+ * Do equalities of collation a and of collation b compare alike?  The
+ * same collation does; so do two deterministic ones (equal only when
+ * bytewise equal); a nondeterministic one ("und-ci") against another does
+ * not.
+ */
+static bool
+same_equality(Oid a, Oid b)
+{
+	if (a == b)
+		return true;
+	return OidIsValid(a) && OidIsValid(b) &&
+		get_collation_isdeterministic(a) && get_collation_isdeterministic(b);
+}
+
+/*
+ * Does grouping by the inner sides (GROUP BY, DISTINCT, PARTITION BY:
+ * each by its type's default equality in its own collation) group as the
+ * correlation's equalities on compare?  Each equality must belong to the
+ * btree family of its inner side's type and compare in a collation that
+ * equates as the inner side's does; else two rows one group holds could
+ * match different outer rows, or one outer row several groups.
+ */
+static bool
+groups_as_equalities(List *inner, List *on)
+{
+	ListCell   *li;
+	ListCell   *lo;
+
+	forboth(li, inner, lo, on)
+	{
+		bool		null_safe;
+		OpExpr	   *op = template_op(lfirst(lo), &null_safe);
+		TypeCacheEntry *tc = lookup_type_cache(exprType(lfirst(li)),
+											   TYPECACHE_BTREE_OPFAMILY);
+
+		if (!OidIsValid(tc->btree_opf) || !op_in_opfamily(op->opno, tc->btree_opf) ||
+			!same_equality(op->inputcollid, exprCollation(lfirst(li))))
+			return false;
+	}
+	return true;
+}
+
+/*
  * Do the equalities on (their operators; inner: the table's side of each)
  * pick at most one row of plain_scan sub's table: does a unique index
  * (no predicate, no expressions, not deferrable) have only key columns
@@ -891,6 +928,7 @@ unique_by(Query *sub, List *inner, List *on)
 		Datum		d;
 		bool		isnull;
 		oidvector  *classes;
+		oidvector  *collations;
 
 		if (!HeapTupleIsValid(tup))
 			continue;
@@ -904,6 +942,8 @@ unique_by(Query *sub, List *inner, List *on)
 		}
 		d = SysCacheGetAttr(INDEXRELID, tup, Anum_pg_index_indclass, &isnull);
 		classes = (oidvector *) DatumGetPointer(d);
+		d = SysCacheGetAttr(INDEXRELID, tup, Anum_pg_index_indcollation, &isnull);
+		collations = (oidvector *) DatumGetPointer(d);
 		for (int k = 0; k < index->indnkeyatts && covered; k++)
 		{
 			Oid			family = get_opclass_family(classes->values[k]);
@@ -919,7 +959,8 @@ unique_by(Query *sub, List *inner, List *on)
 
 				/* (NULL IS NOT DISTINCT FROM every NULL a unique index has) */
 				if (IsA(v, Var) && v->varattno == index->indkey.values[k] && !null_safe &&
-					op_in_opfamily(op->opno, family))
+					op_in_opfamily(op->opno, family) &&
+					same_equality(op->inputcollid, collations->values[k]))
 					covered = true;
 			}
 		}
@@ -1271,6 +1312,8 @@ decorrelate(Query *q, Query *sub, ScalarContext *sc)
 	}
 	if (!aggregated && !unique_by(sub, inner, on))
 		return NULL;
+	if (aggregated && !groups_as_equalities(inner, on))
+		return NULL;
 	foreach(lc, outer)
 		outer_rels = bms_join(outer_rels, varnos_of(lfirst(lc)));
 	/* the FROM item of q that holds every outer expression */
@@ -1615,7 +1658,6 @@ groups_as_filter(SubLink *sl)
 	List	   *conds = NIL;
 	List	   *keys = NIL;
 	ListCell   *lc;
-	ListCell   *lo;
 	int			rt;
 	int			i;
 
@@ -1634,21 +1676,8 @@ groups_as_filter(SubLink *sl)
 	g = copyObject(sub);
 	if (!split_correlation(g, &local, &inner, &outer, &on, &outer_first))
 		return false;
-	/*
-	 * Grouping by an inner side groups by its type's equality in its
-	 * collation: only an equality of that btree family in that collation
-	 * groups as the correlation compares (not "und-ci" = over a C column).
-	 */
-	forboth(lc, inner, lo, on)
-	{
-		bool		null_safe;
-		OpExpr	   *op = template_op(lfirst(lo), &null_safe);
-		TypeCacheEntry *tc = lookup_type_cache(exprType(lfirst(lc)), TYPECACHE_BTREE_OPFAMILY);
-
-		if (!OidIsValid(tc->btree_opf) || !op_in_opfamily(op->opno, tc->btree_opf) ||
-			op->inputcollid != exprCollation(lfirst(lc)))
-			return false;
-	}
+	if (!groups_as_equalities(inner, on))
+		return false;
 	g->jointree->quals = local ? (Node *) make_ands_explicit(local) : NULL;
 	g->sortClause = NIL;
 	/* one level deeper than it was: WITH queries of the levels above too */
@@ -2023,6 +2052,10 @@ decorrelate_lateral(Query *q, int rt, FromExpr *list, JoinExpr *join)
 	if ((sub->limitCount || sub->limitOffset) && sub->sortClause == NIL)
 		refuse_lateral("LIMIT or OFFSET without ORDER BY is not supported in it.");
 	one_row = one_row_always(sub);
+	if ((sub->groupClause != NIL || one_row || sub->distinctClause != NIL ||
+		 sub->windowClause != NIL || sub->limitCount || sub->limitOffset) &&
+		!groups_as_equalities(inner, on))
+		refuse_lateral("An equality relating a LATERAL subquery that groups, numbers or picks rows per outer row must compare as its own side's type and collation group.");
 	foreach(lc, outer)
 		outer_rels = bms_join(outer_rels, varnos_of(lfirst(lc)));
 	if (join && !bms_is_subset(outer_rels, get_relids_in_jointree(join->larg, false)))

@@ -547,10 +547,19 @@ find_time_walker(Node *node, FindTime *ft)
 	return expression_tree_walker(node, find_time_walker, ft);
 }
 
+
+/*
+ * Does select-list entry tle of q read q's rows only inside aggregate
+ * calls?  At an aggregating level it does, unless it is a GROUP BY
+ * expression (computed per row, then grouped by); the split takes a
+ * comparison with the time only where it reads rows.
+ */
 static bool
-aggregating(Query *q)
+rows_only_in_aggregates(Query *q, TargetEntry *tle)
 {
-	return q->hasAggs || q->groupClause != NIL || q->havingQual != NULL;
+	return aggregating(q) &&
+		!(tle->ressortgroupref &&
+		  get_sortgroupref_clause_noerr(tle->ressortgroupref, q->groupClause));
 }
 
 /* The first comparison q's select list or HAVING has that the split takes. */
@@ -564,10 +573,7 @@ find_row_time_comparison(Query *q)
 	{
 		TargetEntry *tle = lfirst(lc);
 
-		/* over the groups only inside aggregates, or as a GROUP BY expression */
-		ft.in_agg_only = aggregating(q) &&
-			!(tle->ressortgroupref &&
-			  get_sortgroupref_clause_noerr(tle->ressortgroupref, q->groupClause));
+		ft.in_agg_only = rows_only_in_aggregates(q, tle);
 		if (find_time_walker((Node *) tle->expr, &ft))
 			return ft.found;
 	}
@@ -841,9 +847,7 @@ split_on_time(Query *q)
 		{
 			TargetEntry *tle = lfirst(lc);
 
-			sv.in_agg_only = aggregating(q) &&
-				!(tle->ressortgroupref &&
-				  get_sortgroupref_clause_noerr(tle->ressortgroupref, q->groupClause));
+			sv.in_agg_only = rows_only_in_aggregates(q, tle);
 			tle->expr = (Expr *) split_vars_mutator((Node *) tle->expr, &sv);
 		}
 		sv.in_agg_only = true;

@@ -305,6 +305,13 @@ int_array(List *l)
 	return a;
 }
 
+/* Does q's level aggregate (aggregates, GROUP BY or HAVING)? */
+bool
+aggregating(Query *q)
+{
+	return q->hasAggs || q->groupClause != NIL || q->havingQual != NULL;
+}
+
 /* The target list entries of q that are output columns. */
 List *
 visible_tlist(Query *q)
@@ -694,7 +701,7 @@ plan_query(PlanCtx *ctx, Query *q, List *outer)
 
 	from = plan_fromlist(ctx, q, outer, q->jointree->fromlist,
 						 make_ands_implicit((Expr *) q->jointree->quals), semis);
-	has_agg = q->hasAggs || q->groupClause != NIL || q->havingQual != NULL;
+	has_agg = aggregating(q);
 	extra = top_n_extra(q);
 	if (has_agg)
 		from = agg_level(ctx, q, from, extra);
