@@ -79,6 +79,29 @@ SELECT * FROM a_global;	-- over no rows: what Postgres shows over no rows
 SELECT job, ordinal, holds FROM hummock_stream.state_tables
  WHERE job::text IN ('a_arrays', 'a_filters') ORDER BY job::text, ordinal;
 
+-- Anonymous rows inside aggregates (jsonb_agg(ROW(...)), count(DISTINCT
+-- (a, b))) are kept as the columns they are made of and made again where
+-- the group is computed: a row's value names its row type by a number only
+-- the process that made it knows.  a_rows_1, created over an empty table,
+-- makes the compute worker number its row type first; a_rows_2's creator
+-- numbers another the same, which the worker must not read as a_rows_1's.
+CREATE TABLE s_later (id int PRIMARY KEY, v int);
+SELECT hummock_stream.create_materialized_view('a_rows_1',
+  $$SELECT v % 2 AS odd, jsonb_agg(ROW(v, id) ORDER BY id) AS r FROM s_later GROUP BY v % 2$$);
+INSERT INTO s_later SELECT i, i FROM generate_series(1, 5) i;
+SELECT hummock_stream.wait();
+SELECT hummock_stream.create_materialized_view('a_rows_2',
+  $$SELECT g, jsonb_agg(ROW(note, amount, id) ORDER BY id) AS r, count(DISTINCT (note, flag)) AS nd
+      FROM s GROUP BY g$$);
+UPDATE s SET note = 'changed' WHERE id IN (2, 3);
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT name, state FROM hummock_stream.jobs WHERE name::text LIKE 'a_rows%' ORDER BY name::text;
+SELECT g, nd, r -> 0 AS first FROM a_rows_2 ORDER BY g;
+-- refused: an anonymous row kept as a value (a join side's column)
+SELECT hummock_stream.create_materialized_view('bad',
+  $$SELECT a.id, b.r::text FROM s a JOIN (SELECT id, ROW(v, note) AS r FROM s) b ON a.g = b.id$$);
+
 -- refused: direct arguments of an ordered-set aggregate that read a column
 SELECT hummock_stream.create_materialized_view('bad',
   $$SELECT g, percentile_cont(g / 10.0) WITHIN GROUP (ORDER BY v) FROM s GROUP BY g$$);
@@ -88,4 +111,4 @@ DROP EXTENSION hummock_stream CASCADE;
 RESET client_min_messages;
 DROP AGGREGATE my_agg(int);
 DROP FUNCTION my_concat(text, int);
-DROP TABLE s;
+DROP TABLE s, s_later;

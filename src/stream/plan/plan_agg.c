@@ -183,6 +183,35 @@ kept_var(List **kept, Expr *e)
 							exprTypmod((Node *) e), exprCollation((Node *) e), 0);
 }
 
+/*
+ * kept_var of e, except that an expression making an anonymous row
+ * (ROW(a, b), a record function) is kept as the columns it is made of and
+ * made again by the recompute query: a record value names its row type by
+ * a number only the process that made it knows (check_kept_column).
+ */
+static Node *
+kept_expr_mutator(Node *node, List **kept)
+{
+	Oid			type;
+
+	if (node == NULL)
+		return NULL;
+	if (!contain_var_clause(node))
+		return copyObject(node);
+	if (IsA(node, List))
+		return expression_tree_mutator(node, kept_expr_mutator, kept);
+	type = getBaseType(exprType(node));
+	if (IsA(node, Var) || (type != RECORDOID && type != RECORDARRAYOID))
+		return (Node *) kept_var(kept, (Expr *) node);
+	return expression_tree_mutator(node, kept_expr_mutator, kept);
+}
+
+static Expr *
+kept_expr(List **kept, Expr *e)
+{
+	return (Expr *) kept_expr_mutator((Node *) e, kept);
+}
+
 typedef struct RewriteContext
 {
 	AggAnalysis *an;
@@ -401,10 +430,10 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
 			{
 				TargetEntry *te = lfirst(la);
 
-				te->expr = kept_var(&kept, te->expr);
+				te->expr = kept_expr(&kept, te->expr);
 			}
 			if (na->aggfilter)
-				na->aggfilter = kept_var(&kept, na->aggfilter);
+				na->aggfilter = kept_expr(&kept, na->aggfilter);
 			c->aggref = na;
 			need_minmax = true;
 			continue;
@@ -454,6 +483,15 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
 							"HashAgg kept rows");
 	e = HsExecHashAggCreate(in->desc, nkeys, calls, ncalls, &kept_rows, groups, second,
 							nkeys == 0);
+	/* what it keeps: group keys, min/max values, kept rows, results */
+	for (i = 0; i < nkeys; i++)
+		check_kept_column(in->desc, i, "HashAgg");
+	for (i = 0; i < ncalls; i++)
+		if (calls[i].kind == HS_AGG_MIN || calls[i].kind == HS_AGG_MAX)
+			check_kept_column(in->desc, calls[i].arg, "HashAgg");
+	for (i = 0; i < kept_rows.ncols; i++)
+		check_kept_column(in->desc, kept_rows.cols[i], "HashAgg");
+	check_kept_rows(e->out_desc, "HashAgg");
 	attach(in, e);
 
 	/* view columns (and hidden group key columns) over the aggregation */
@@ -554,6 +592,7 @@ distinct_level(PlanCtx *ctx, RelOut *in)
 		in = project_level(in, exprs, NIL, false);
 	}
 	note_operator(ctx, "HashAgg (DISTINCT over %d column%s)", n, n == 1 ? "" : "s");
+	check_kept_rows(in->desc, "DISTINCT");
 	e = HsExecHashAggCreate(in->desc, n, NULL, 0, NULL, next_state(ctx, "DISTINCT rows"), NULL, false);
 	attach(in, e);
 	out = relout_of(e, NIL);

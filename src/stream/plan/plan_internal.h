@@ -76,6 +76,14 @@ extern void note_operator(PlanCtx *ctx, const char *fmt,...) pg_attribute_printf
 /* The next state table, which holds role (in planning order). */
 extern HsStateTable *next_state(PlanCtx *ctx, const char *role);
 
+/*
+ * Refuse rows of desc as the state of a role (an executor keeping them)
+ * if a column is an anonymous record, whose row type lives only in the
+ * process that made it.
+ */
+extern void check_kept_rows(TupleDesc desc, const char *role);
+extern void check_kept_column(TupleDesc desc, int col, const char *role);
+
 /* Make e the downstream of in's rows. */
 extern void attach(RelOut *in, HsExec *e);
 

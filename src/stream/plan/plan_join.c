@@ -198,6 +198,8 @@ make_join(PlanCtx *ctx, HsJoinKind kind, RelOut *left, Relids lrel,
 		else
 			filter = lappend(filter, map_expr(lfirst(lc), &combined));
 	}
+	check_kept_rows(left->desc, "HashJoin");
+	check_kept_rows(right->desc, "HashJoin");
 	lstate = next_state(ctx, "HashJoin left rows");
 	rstate = next_state(ctx, "HashJoin right rows");
 	note_operator(ctx, "HashJoin %s (%d key column%s%s)",

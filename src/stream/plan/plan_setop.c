@@ -131,6 +131,7 @@ plan_intersect_except(PlanCtx *ctx, Query *q, List *outer, SetOperationStmt *op,
 	}
 	note_operator(ctx, "HashAgg (%s: copies of each row on each side)",
 				  intersect ? "INTERSECT" : "EXCEPT");
+	check_kept_rows(l->desc, intersect ? "INTERSECT" : "EXCEPT");
 	agg = HsExecHashAggCreate(l->desc, n, calls, 2, NULL,
 							  next_state(ctx, intersect ? "INTERSECT row counts" : "EXCEPT row counts"),
 							  NULL, false);

@@ -445,6 +445,7 @@ apply_temporal(PlanCtx *ctx, RelOut *in, List *temporal)
 						  tf.strategy == BTLessEqualStrategyNumber ? "<=" :
 						  tf.strategy == BTGreaterEqualStrategyNumber ? ">=" : ">",
 						  tc.bypass ? ", or passing by a condition without the time" : "");
+			check_kept_rows(in->desc, "temporal filter");
 			e = HsExecDynamicFilterCreate(in->desc, map_expr(tf.row, in), tf.type, tf.strategy,
 										  bound,
 										  tc.bypass ? map_expr(tc.bypass, in) : NULL,

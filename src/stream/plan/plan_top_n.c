@@ -209,6 +209,7 @@ top_n_level(PlanCtx *ctx, Query *q, RelOut *in, List *extra)
 		offset = Max(const_count(q->limitOffset, "OFFSET"), 0);
 	if (limit < 0)
 		limit = PG_INT64_MAX / 2;
+	check_kept_rows(in->desc, "TopN");
 	rows = next_state(ctx, "TopN rows");
 	shown = next_state(ctx, "TopN shown rows");
 	note_operator(ctx, "TopN (limit %lld%s%s)", (long long) Min(limit, PG_INT64_MAX / 2),
@@ -285,6 +286,7 @@ distinct_on_level(PlanCtx *ctx, Query *q, RelOut *in, List *extra)
 		sdesc[ns] = sort_key_desc(tle->expr, sgc, &snulls[ns], &scolls[ns]);
 		ns++;
 	}
+	check_kept_rows(in->desc, "TopN");
 	rows = next_state(ctx, "TopN rows");
 	shown = next_state(ctx, "TopN shown rows");
 	note_operator(ctx, "TopN per group (DISTINCT ON %d column%s)", ng, ng == 1 ? "" : "s");
@@ -471,6 +473,7 @@ plan_group_top_n(PlanCtx *ctx, Query *sub, int rtindex, List *outer, List **qual
 		sdesc[i] = sort_key_desc(tle->expr, sgc, &snulls[i], &scolls[i]);
 		i++;
 	}
+	check_kept_rows(in->desc, "TopN");
 	rows = next_state(ctx, "TopN rows");
 	shown = next_state(ctx, "TopN shown rows");
 	note_operator(ctx, "TopN per group (%d partition column%s, limit %lld, row_number)",

@@ -210,6 +210,7 @@ over_window(PlanCtx *ctx, Query *q, RelOut *from, List *calls, List *parts,
 		k++;
 	}
 
+	check_kept_rows(from->desc, "window");
 	rows = next_state(ctx, "OverWindow rows");
 	shown = next_state(ctx, "OverWindow shown rows");
 	note_operator(ctx, "OverWindow (%d function%s, %d partition column%s)",
@@ -217,6 +218,7 @@ over_window(PlanCtx *ctx, Query *q, RelOut *from, List *calls, List *parts,
 				  list_length(parts), list_length(parts) == 1 ? "" : "s");
 	e = HsExecOverWindowCreate(from->desc, part_mapped, funcs, new_windows, order_exprs,
 							   rows, shown);
+	check_kept_rows(e->out_desc, "window");
 	attach(from, e);
 	out = relout_of(e, list_concat_copy(from->vars, my_vars));
 	out->nvisible = from->desc->natts;

@@ -129,6 +129,34 @@ next_state(PlanCtx *ctx, const char *role)
 	return &ctx->states[ctx->used++];
 }
 
+/* check_kept_rows of column col (from 0) of desc only. */
+void
+check_kept_column(TupleDesc desc, int col, const char *role)
+{
+	Oid			type = getBaseType(TupleDescAttr(desc, col)->atttypid);
+
+	/*
+	 * A record's value names its row type by a typmod that BlessTupleDesc
+	 * numbered in one process: another process (the compute worker after
+	 * the creator, or any after a restart) would read it as whatever row
+	 * type it numbered so, or as none.
+	 */
+	if (type == RECORDOID || type == RECORDARRAYOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("values of anonymous row types are not supported in the state of a streaming materialized view"),
+				 errdetail("Column %d of the rows a %s keeps is of type %s (a ROW(...) constructor, a subquery's whole row or a function's record result); its row type exists only in the process that made it.",
+						   col + 1, role, format_type_be(type)),
+				 errhint("Cast the row to a named composite type (ROW(a, b)::my_type), or make it a value in the same expression (to_jsonb(ROW(a, b)), jsonb_build_object(...)).")));
+}
+
+void
+check_kept_rows(TupleDesc desc, const char *role)
+{
+	for (int i = 0; i < desc->natts; i++)
+		check_kept_column(desc, i, role);
+}
+
 /* Make e the downstream of in's rows. */
 void
 attach(RelOut *in, HsExec *e)
@@ -792,6 +820,7 @@ plan_view(PlanCtx *ctx, HsStreamPlan *plan, TupleDesc view_desc, HsStateTable *v
 		count->restype = INT8OID;
 		note_operator(ctx, "HashAgg (row counts of a multiset)");
 		note_operator(ctx, "Materialize (multiset: copies of each row)");
+		check_kept_rows(out->desc, "HashAgg");
 		agg = HsExecHashAggCreate(out->desc, nview, count, 1, NULL, next_state(ctx, "row counts"),
 								  NULL, false);
 		attach(out, agg);
