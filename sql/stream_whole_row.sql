@@ -1,6 +1,9 @@
 -- Whole-row references to a table: the row as a value of its row type
 -- (to_jsonb(o), row_to_json, jsonb_agg(o), o itself), made at the table's
--- leaf so that an outer join's NULL row is NULL, as in Postgres.
+-- leaf so that an outer join's NULL row is NULL, as in Postgres.  Whole
+-- rows of subqueries, WITH queries, functions and VALUES lists: ROW(their
+-- columns) named as their columns, NULL where an outer join adds a row
+-- without the item.
 CREATE EXTENSION hummock_stream;
 CREATE EXTENSION hummock_stream_test;	-- views_differ(): each view against its query
 CREATE TABLE cust (id int PRIMARY KEY, name text, gone int);
@@ -21,8 +24,24 @@ SELECT hummock_stream.create_materialized_view('wr_agg',
   'SELECT o.cust, jsonb_agg(o ORDER BY o.id) AS rows, count(o) AS n FROM ord o GROUP BY o.cust');
 SELECT hummock_stream.create_materialized_view('wr_join',
   'SELECT c.id, jsonb_build_object(''c'', c, ''o'', o) AS both FROM cust c JOIN ord o ON o.cust = c.id WHERE o.id < 4');
+SELECT hummock_stream.create_materialized_view('wr_sub',
+  'SELECT c.id, s.id AS oid, to_jsonb(s) AS doc FROM cust c JOIN (SELECT id, cust, amount * 2 AS twice FROM ord) s ON s.cust = c.id');
+SELECT hummock_stream.create_materialized_view('wr_sub_agg',
+  'SELECT s.cust, jsonb_agg(s ORDER BY s.id) AS rows FROM (SELECT id, cust, note FROM ord) s GROUP BY s.cust');
+SELECT hummock_stream.create_materialized_view('wr_sub_left',
+  'SELECT c.id, to_jsonb(s) AS s, s IS NULL AS none FROM cust c LEFT JOIN (SELECT id, cust FROM ord WHERE amount > 10) s ON s.cust = c.id');
+SELECT hummock_stream.create_materialized_view('wr_cte',
+  'WITH x AS (SELECT id, amount FROM ord) SELECT x.id, row_to_json(x)::text AS js FROM x');
+SELECT hummock_stream.create_materialized_view('wr_func',
+  'SELECT o.id, to_jsonb(r) AS r, to_jsonb(v) AS v FROM ord o, jsonb_to_record(to_jsonb(o)) AS r(id int, note text), LATERAL (VALUES (o.id * 10, o.note)) AS v(k, n)');
+-- (the subquery reads the outer row inside its FROM: decorrelated over its values)
+SELECT hummock_stream.create_materialized_view('wr_scalar',
+  'SELECT c.id, (SELECT jsonb_agg(s ORDER BY s.id) FROM (SELECT id, amount FROM ord WHERE ord.cust = c.id) s) AS rows FROM cust c');
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM wr_left ORDER BY id, o::text;
+SELECT * FROM wr_sub_left ORDER BY id, s::text;
+SELECT * FROM wr_scalar ORDER BY id;
+SELECT * FROM wr_func WHERE id < 3 ORDER BY id;
 SELECT * FROM wr_value ORDER BY id;
 SELECT * FROM wr_agg ORDER BY cust;
 
@@ -33,6 +52,7 @@ UPDATE cust SET name = 'cy' WHERE id = 3;
 SELECT hummock_stream.wait();
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM wr_left ORDER BY id, o::text;
+SELECT * FROM wr_sub_left ORDER BY id, s::text;
 
 -- a view holding whole rows cannot follow a change of the table's columns
 ALTER TABLE ord ADD COLUMN extra int;
@@ -40,8 +60,11 @@ ALTER TABLE ord DROP COLUMN note;
 ALTER TABLE ord ALTER COLUMN amount TYPE float8;
 ALTER TABLE ord RENAME COLUMN note TO remark;
 
--- refused: the whole row of what is not a table
+-- refused: an anonymous row as a column; the whole row of a WITH query on
+-- the nullable side of an outer join
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT s FROM (SELECT id FROM ord) s');
+SELECT hummock_stream.create_materialized_view('bad',
+  'WITH x AS (SELECT id, cust FROM ord) SELECT c.id, to_jsonb(x) FROM cust c LEFT JOIN x ON x.cust = c.id');
 -- column privileges: the whole row needs every column, as in Postgres
 CREATE ROLE wr_reader;
 GRANT SELECT (id, cust) ON ord TO wr_reader;
@@ -52,7 +75,8 @@ SELECT hummock_stream.create_materialized_view('wr_cols', 'SELECT id, cust FROM 
 RESET ROLE;
 
 SELECT hummock_stream.drop_materialized_view(v)
-  FROM unnest(ARRAY['wr_json', 'wr_value', 'wr_left', 'wr_agg', 'wr_join', 'wr_cols']) v;
+  FROM unnest(ARRAY['wr_json', 'wr_value', 'wr_left', 'wr_agg', 'wr_join', 'wr_cols', 'wr_sub',
+                     'wr_sub_agg', 'wr_sub_left', 'wr_cte', 'wr_func', 'wr_scalar']) v;
 REVOKE CREATE ON SCHEMA public FROM wr_reader;
 DROP TABLE cust, ord;
 DROP ROLE wr_reader;

@@ -455,7 +455,7 @@ SELECT q, value FROM (VALUES
   ('SELECT random() AS r FROM t'),
   ('SELECT x FROM generate_series(1, 3) x'),
   ('SELECT ctid FROM t'),
-  ('SELECT s FROM (SELECT id FROM t) s'),
+  ('SELECT a.k, s.r::text AS r FROM t a JOIN (SELECT id, ROW(k, v) AS r FROM t) s ON s.id = a.id'),
   ('SELECT id, id FROM t'),
   ('SELECT id FROM t FOR UPDATE'),
   ('SELECT 1 AS one'),

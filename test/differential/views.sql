@@ -199,3 +199,6 @@ vs_q_exists_or|SELECT t.id FROM diff_t t WHERE t.val > 40 OR EXISTS (SELECT 1 FR
 vs_q_latest|SELECT d.id, (SELECT t.val FROM diff_t t WHERE t.grp = d.id ORDER BY t.id DESC LIMIT 1) AS latest FROM diff_d d
 vs_q_exists_groups|SELECT d.id FROM diff_d d WHERE EXISTS (SELECT 1 FROM diff_t t WHERE t.grp = d.id GROUP BY t.flag HAVING count(*) > 3 AND sum(t.val) > 50)
 vs_from_record|SELECT t.id, r.k, r.w FROM diff_t t, jsonb_to_record(CASE WHEN t.flag THEN jsonb_build_object('k', t.grp, 'w', t.val) END) AS r(k int, w int)
+vs_whole_row_sub|SELECT s.grp, jsonb_agg(s ORDER BY s.id) AS rows, count(DISTINCT (s.flag, s.val)) AS nd FROM (SELECT id, grp, val, flag FROM diff_t) s GROUP BY s.grp
+vs_whole_row_left|SELECT d.id, to_jsonb(s) AS s FROM diff_d d LEFT JOIN (SELECT id, grp, val FROM diff_t WHERE val > 40) s ON s.grp = d.id
+vs_scalar_nested|SELECT d.id, (SELECT count(*) FROM (SELECT id FROM diff_t t WHERE t.grp = d.id AND t.flag) s) AS n FROM diff_d d

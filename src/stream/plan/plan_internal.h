@@ -267,6 +267,23 @@ extern Query *query_over(Query *sub, const char *alias, int *rt);
 /* A Var of column attno (1-based) of sub, the subquery at rtindex. */
 extern Var *sub_var(Query *sub, int rtindex, AttrNumber attno);
 extern void rewrite_lateral(Query *q);
+
+/*
+ * Is the jointree node target, or the relation rt, within jointree node jt
+ * on the nullable side of an outer join (nullable: whether jt itself is)?
+ */
+extern bool on_nullable_side(Node *jt, Node *target, int rt, bool nullable);
+
+/*
+ * Insert e among sub's output columns (after the last one), named name in
+ * rte's column names too (rte: sub's range table entry, or NULL); its
+ * resno.
+ */
+extern AttrNumber add_output_column(Query *sub, RangeTblEntry *rte, Expr *e,
+									const char *name);
+
+/* plan_whole_rows.c: whole rows of items other than tables, as ROW(...) */
+extern void expand_whole_rows(Query *q);
 extern RangeTblEntry *values_of_subquery(Query *sub);
 
 /* ---- plan_agg.c ---- */

@@ -277,8 +277,6 @@ never_null(Query *q, Node *e)
 }
 
 static Query *correlate_through_domain(Query *q, Query *sub);
-static AttrNumber add_output_column(Query *sub, RangeTblEntry *rte, Expr *e,
-									 const char *name);
 
 /* ---------------------------------------------------------------------
  * NOT IN
@@ -1077,7 +1075,7 @@ sort_group_of(Query *sub, TargetEntry *tle)
  * Is the jointree node target, or the relation rt, within jointree node jt
  * on the nullable side of an outer join?
  */
-static bool
+bool
 on_nullable_side(Node *jt, Node *target, int rt, bool nullable)
 {
 	if (jt == NULL)
@@ -1128,6 +1126,44 @@ domain_column(Var *var, replace_rte_variables_context *context)
 	Assert(pos > 0);
 	return (Node *) makeVar(dc->rt, pos, var->vartype, var->vartypmod, var->varcollid,
 							var->varlevelsup - 1);
+}
+
+/*
+ * Do FROM items of sub (subqueries, functions) read item dom of sub, which
+ * took the place of the outer row they read?  Such items are made LATERAL:
+ * they follow dom, and rewrite_lateral decorrelates them over it.
+ */
+static bool
+reads_domain_laterally(Query *sub, int dom)
+{
+	bool		found = false;
+	ListCell   *lc;
+
+	foreach(lc, sub->rtable)
+	{
+		RangeTblEntry *rte = lfirst(lc);
+		List	   *vars = NIL;
+		ListCell   *lv;
+
+		if (rte->rtekind == RTE_SUBQUERY)
+			vars = pull_vars_of_level((Node *) rte->subquery, 1);
+		else if (rte->rtekind == RTE_FUNCTION)
+			vars = pull_vars_of_level((Node *) rte->functions, 0);
+		else if (rte->rtekind == RTE_VALUES)
+			vars = pull_vars_of_level((Node *) rte->values_lists, 0);
+		foreach(lv, vars)
+		{
+			Var		   *v = lfirst(lv);
+
+			if (IsA(v, Var) && v->varno == dom)
+			{
+				rte->lateral = true;
+				found = true;
+				break;
+			}
+		}
+	}
+	return found;
 }
 
 /*
@@ -1226,7 +1262,13 @@ correlate_through_domain(Query *q, Query *sub)
 	out = (Query *) replace_rte_variables((Node *) copyObject(sub), r, 1, domain_column, &dc,
 										  &has_sublinks);
 	(void) add_subquery_rte(out, dom, "hs_domain");
-	out->jointree->fromlist = lappend(out->jointree->fromlist, make_ref(dc.rt));
+	if (reads_domain_laterally(out, dc.rt))
+	{
+		/* (its FROM items that read the outer row now read the domain) */
+		out->jointree->fromlist = lcons(make_ref(dc.rt), out->jointree->fromlist);
+	}
+	else
+		out->jointree->fromlist = lappend(out->jointree->fromlist, make_ref(dc.rt));
 	i = 0;
 	foreach(lc, dc.attnos)
 	{
@@ -1853,7 +1895,7 @@ find_lateral(Query *q, Node *jt, Node *parent, FromExpr **list, JoinExpr **join)
  * rte's column names too (rte: sub's range table entry, or NULL); its
  * resno.
  */
-static AttrNumber
+AttrNumber
 add_output_column(Query *sub, RangeTblEntry *rte, Expr *e, const char *name)
 {
 	ListCell   *lc;

@@ -209,7 +209,7 @@ map_vars_mutator(Node *node, List *vars)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("whole-row references are not supported in a streaming materialized view"),
-					 errdetail("A whole-row reference is supported to a table, not to a subquery, a function or a join.")));
+					 errdetail("A whole-row reference is supported to a FROM item of its own query level.")));
 		elog(ERROR, "streaming plan: column %d of range table entry %d is not available",
 			 v->varattno, v->varno);
 	}
@@ -698,6 +698,7 @@ plan_query(PlanCtx *ctx, Query *q, List *outer)
 	q->targetList = (List *) flatten_join_alias_vars(q, (Node *) q->targetList);
 	q->jointree = (FromExpr *) flatten_join_alias_vars(q, (Node *) q->jointree);
 	q->havingQual = flatten_join_alias_vars(q, q->havingQual);
+	expand_whole_rows(q);
 	canonicalize_jointree((Node *) q->jointree);
 	q->havingQual = (Node *) canonicalize_qual((Expr *) q->havingQual, false);
 	q = split_on_time(q);
