@@ -168,6 +168,15 @@ SELECT hummock_stream.create_materialized_view('bad',
 SELECT hummock_stream.create_materialized_view('sq_c_collation',
   'SELECT d.id, x.n FROM dept d, LATERAL (SELECT count(*) AS n FROM dept e WHERE e.name = d.name COLLATE "C") x');
 SELECT * FROM sq_c_collation ORDER BY id;
+-- the outer row read inside the subquery's own FROM: over the outer values
+SELECT hummock_stream.create_materialized_view('sq_exists_nested',
+  'SELECT d.id FROM dept d WHERE EXISTS (SELECT 1 FROM (SELECT * FROM emp e WHERE e.dept = d.id AND e.salary > 250) s)');
+SELECT hummock_stream.create_materialized_view('sq_not_exists_nested',
+  'SELECT d.id FROM dept d WHERE NOT EXISTS (SELECT 1 FROM (SELECT * FROM emp e WHERE e.dept = d.id AND e.salary > 250) s)');
+SELECT hummock_stream.create_materialized_view('sq_scalar_nested',
+  'SELECT d.id, (SELECT count(*) FROM (SELECT e.id FROM emp e WHERE e.dept = d.id AND e.salary > 150) s) AS n FROM dept d');
+SELECT (SELECT count(*) FROM sq_exists_nested) AS with_rich, (SELECT count(*) FROM sq_not_exists_nested) AS without,
+       (SELECT sum(n) FROM sq_scalar_nested) AS above_150;
 SELECT hummock_stream.create_materialized_view('sq_exists_distinct',
   'SELECT b.id FROM emp b WHERE EXISTS (SELECT DISTINCT e.dept FROM emp e WHERE e.boss = b.id GROUP BY e.dept)');
 SELECT * FROM hummock_stream_test.views_differ();

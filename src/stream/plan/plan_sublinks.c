@@ -84,6 +84,7 @@
 #include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/prep.h"
+#include "optimizer/subselect.h"
 #include "parser/parse_oper.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
@@ -1765,6 +1766,30 @@ groups_as_filter(SubLink *sl)
 	return true;
 }
 
+/*
+ * Can Postgres's pull-up make EXISTS or NOT EXISTS conjunct c of q's WHERE
+ * a semi or anti join (convert_where_sublinks)?  True for any other
+ * conjunct.  (The pull-up is tried on a copy: it returns before changing
+ * anything when it cannot, but it may change the query when it can.)
+ */
+static bool
+exists_joinable(Query *q, Node *c)
+{
+	bool		under_not = is_notclause(c);
+	SubLink    *sl = (SubLink *) (under_not ? (Node *) get_notclausearg((Expr *) c) : c);
+	PlannerInfo *root;
+
+	if (!IsA(sl, SubLink) || sl->subLinkType != EXISTS_SUBLINK)
+		return true;
+	root = makeNode(PlannerInfo);
+	root->parse = copyObject(q);
+	root->glob = makeNode(PlannerGlobal);
+	root->query_level = 1;
+	return convert_EXISTS_sublink_to_join(root, copyObject(sl), under_not,
+										  get_relids_in_jointree((Node *) q->jointree,
+																 false)) != NULL;
+}
+
 void
 rewrite_sublinks(Query *q)
 {
@@ -1799,9 +1824,14 @@ rewrite_sublinks(Query *q)
 		quantified = rewrite_quantified(c);
 		instead = quantified ? list_make1(quantified) : rewrite_not_in(q, c);
 
-		/* (a sublink conjunct is a semi or anti join, plan_join.c) */
-		if (instead == NIL && !IsA(c, SubLink) &&
-			!(is_notclause(c) && IsA(get_notclausearg((Expr *) c), SubLink)))
+		/*
+		 * (a sublink conjunct is a semi or anti join, plan_join.c; an
+		 * EXISTS that cannot be one is a count, as a value is)
+		 */
+		if (instead == NIL &&
+			((!IsA(c, SubLink) &&
+			  !(is_notclause(c) && IsA(get_notclausearg((Expr *) c), SubLink))) ||
+			 !exists_joinable(q, c)))
 			c = sublink_values_mutator(c, q);
 		kept = instead ? list_concat(kept, instead) : lappend(kept, c);
 	}
