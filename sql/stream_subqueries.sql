@@ -57,6 +57,14 @@ SELECT hummock_stream.create_materialized_view('sq_not_in_boss',
   'SELECT id FROM emp WHERE boss NOT IN (SELECT id FROM emp WHERE salary < 120)');
 SELECT hummock_stream.create_materialized_view('sq_not_in_grouped',
   'SELECT id FROM dept WHERE id NOT IN (SELECT dept FROM emp GROUP BY dept HAVING count(*) > 8)');
+-- NOT IN over several columns: a row is kept when every row of the
+-- subquery differs from it for certain (a NULL on either side is not
+-- certain); over no rows every row is kept
+SELECT hummock_stream.create_materialized_view('sq_not_in_rows',
+  'SELECT id FROM emp WHERE (dept, boss) NOT IN (SELECT dept, boss FROM emp WHERE salary > 250)');
+SELECT hummock_stream.create_materialized_view('sq_not_in_rows_none',
+  'SELECT id FROM emp WHERE (dept, boss) NOT IN (SELECT dept, boss FROM emp WHERE salary > 10000)');
+SELECT (SELECT count(*) FROM sq_not_in_rows) AS kept, (SELECT count(*) FROM sq_not_in_rows_none) AS all_kept;
 -- correlated NOT IN: the NULL rules over the rows of the outer row's group
 SELECT hummock_stream.create_materialized_view('sq_not_in_corr',
   'SELECT e.id FROM emp e WHERE e.boss NOT IN (SELECT r.id FROM emp r WHERE r.dept = e.dept AND r.salary < 150)');

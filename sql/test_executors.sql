@@ -448,7 +448,7 @@ SELECT * FROM plan_describe('WITH c AS (SELECT k, sum(v) AS s FROM t GROUP BY k)
 SELECT * FROM plan_describe($$SELECT k, string_agg(k, ',' ORDER BY id) AS s, count(*) FILTER (WHERE v > 1) AS c FROM t GROUP BY k$$);
 -- what is refused, with its SQLSTATE
 SELECT q, value FROM (VALUES
-  ('SELECT id FROM t WHERE (k, v) NOT IN (SELECT k, v FROM m)'),
+  ('SELECT id FROM t WHERE (k, v) NOT IN (SELECT m.k, m.v FROM m WHERE m.v > t.v)'),
   ('SELECT id, (SELECT w FROM u LIMIT 1) AS mw FROM t'),
   ('SELECT id FROM t LIMIT 1'),
   ('SELECT now() AS n, id FROM t'),

@@ -656,6 +656,67 @@ sublink_values_mutator(Node *node, Query *q)
  * The conjuncts that replace "NOT (x = ANY (sub))" in q's WHERE (see the
  * top), or NIL if c is not one this can rewrite.
  */
+/*
+ * (x1, ..., xn) NOT IN (SELECT y1, ..., yn ...) over an uncorrelated
+ * subquery: the row is kept when every row of the subquery differs from
+ * it for certain, i.e. NOT EXISTS a row where each pair is equal or
+ * unknown (xi = yi OR xi IS NULL OR yi IS NULL; just xi = yi where neither
+ * side can be NULL, so that an equi anti-join remains where the columns
+ * are NOT NULL).  Over no rows it holds, NULLs or not, as in SQL.  NIL if
+ * the test is not that (correlated subqueries stay refused).
+ */
+static List *
+rewrite_row_not_in(Query *q, SubLink *sl)
+{
+	Query	   *sub = (Query *) sl->subselect;
+	Query	   *exists;
+	SubLink    *ex;
+	List	   *conds = NIL;
+	ListCell   *lc;
+	int			rt;
+	int			i = 0;
+
+	if (reads_above(sub, 0))
+		return NIL;
+	foreach(lc, ((BoolExpr *) sl->testexpr)->args)
+	{
+		OpExpr	   *op = lfirst(lc);
+		Param	   *p;
+
+		if (!IsA(op, OpExpr) || list_length(op->args) != 2 ||
+			!IsA(lsecond(op->args), Param) ||
+			(p = lsecond(op->args))->paramkind != PARAM_SUBLINK ||
+			p->paramid != ++i || !func_strict(op->opfuncid) ||
+			contain_subplans(linitial(op->args)) || contains_sublink(linitial(op->args)))
+			return NIL;
+	}
+	exists = query_over(sub, "hs_not_in", &rt);
+	i = 0;
+	foreach(lc, ((BoolExpr *) sl->testexpr)->args)
+	{
+		OpExpr	   *op = lfirst(lc);
+		Node	   *x = copyObject(linitial(op->args));
+		Var		   *y = sub_var(sub, rt, ++i);
+		Node	   *eq;
+
+		IncrementVarSublevelsUp(x, 1, 0);
+		eq = (Node *) make_opclause(op->opno, BOOLOID, false, (Expr *) x,
+									(Expr *) copyObject(y), InvalidOid, op->inputcollid);
+		if (!never_null(q, linitial(op->args)) ||
+			!never_null(sub, (Node *) ((TargetEntry *) list_nth(sub->targetList, i - 1))->expr) ||
+			sub->setOperations || sub->hasAggs || sub->groupClause || sub->hasTargetSRFs)
+			eq = (Node *) make_orclause(list_make3(eq, null_test(copyObject(x), IS_NULL),
+												   null_test((Node *) copyObject(y), IS_NULL)));
+		conds = lappend(conds, eq);
+	}
+	exists->jointree->quals = (Node *) make_ands_explicit(conds);
+	ex = makeNode(SubLink);
+	ex->subLinkType = EXISTS_SUBLINK;
+	ex->subselect = (Node *) exists;
+	ex->location = -1;
+	return list_make1(make_notclause((Expr *) ex));
+}
+
 static List *
 rewrite_not_in(Query *q, Node *c)
 {
@@ -672,6 +733,8 @@ rewrite_not_in(Query *q, Node *c)
 	if (!is_notclause(c) || !IsA(get_notclausearg((Expr *) c), SubLink))
 		return NIL;
 	sl = (SubLink *) get_notclausearg((Expr *) c);
+	if (sl->subLinkType == ANY_SUBLINK && is_andclause(sl->testexpr))
+		return rewrite_row_not_in(q, sl);
 	if (sl->subLinkType != ANY_SUBLINK || !IsA(sl->testexpr, OpExpr))
 		return NIL;
 	test = (OpExpr *) sl->testexpr;
