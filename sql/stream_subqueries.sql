@@ -183,6 +183,12 @@ SELECT hummock_stream.create_materialized_view('sq_not_exists_nested',
   'SELECT d.id FROM dept d WHERE NOT EXISTS (SELECT 1 FROM (SELECT * FROM emp e WHERE e.dept = d.id AND e.salary > 250) s)');
 SELECT hummock_stream.create_materialized_view('sq_scalar_nested',
   'SELECT d.id, (SELECT count(*) FROM (SELECT e.id FROM emp e WHERE e.dept = d.id AND e.salary > 150) s) AS n FROM dept d');
+-- EXISTS and IN within a correlated EXISTS: one semi (anti) join over both
+SELECT hummock_stream.create_materialized_view('sq_exists_in_exists',
+  'SELECT d.id FROM dept d WHERE EXISTS (SELECT 1 FROM emp e WHERE e.dept = d.id AND e.boss IN (SELECT b.id FROM emp b WHERE b.salary > 200))');
+SELECT hummock_stream.create_materialized_view('sq_not_exists_exists',
+  'SELECT d.id FROM dept d WHERE NOT EXISTS (SELECT 1 FROM emp e WHERE e.dept = d.id AND EXISTS (SELECT 1 FROM emp b WHERE b.id = e.boss AND b.salary > d.budget / 20))');
+SELECT (SELECT count(*) FROM sq_exists_in_exists) AS in_exists, (SELECT count(*) FROM sq_not_exists_exists) AS not_exists_exists;
 SELECT (SELECT count(*) FROM sq_exists_nested) AS with_rich, (SELECT count(*) FROM sq_not_exists_nested) AS without,
        (SELECT sum(n) FROM sq_scalar_nested) AS above_150;
 SELECT hummock_stream.create_materialized_view('sq_exists_distinct',

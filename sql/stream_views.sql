@@ -298,7 +298,7 @@ CREATE TABLE parted_low PARTITION OF parted FOR VALUES FROM (0) TO (10);
 CREATE TABLE parent_t (id int);
 CREATE TABLE child_t () INHERITS (parent_t);
 
-SELECT create_error($$SELECT id FROM orders WHERE (id, qty) NOT IN (SELECT n, n FROM events)$$);
+SELECT create_error($$SELECT id FROM orders o WHERE (id, qty) NOT IN (SELECT n, n FROM events e WHERE e.n > o.qty)$$);
 SELECT create_error($$SELECT o.id FROM orders o, orders o2, LATERAL (SELECT n FROM events e WHERE e.n = o.qty OR e.n = o2.qty) l$$);
 SELECT create_error($$SELECT o.id FROM orders o LEFT JOIN generate_series(1, 3) g ON g = o.qty$$);
 SELECT create_error($$SELECT id, (SELECT n FROM events LIMIT 1) FROM orders$$);

@@ -1829,6 +1829,90 @@ groups_as_filter(SubLink *sl)
 	return true;
 }
 
+typedef struct TestParams
+{
+	List	   *values;			/* the inner query's output expressions */
+} TestParams;
+
+static Node *
+test_params_mutator(Node *node, TestParams *tp)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_SUBLINK &&
+		((Param *) node)->paramid >= 1 && ((Param *) node)->paramid <= list_length(tp->values))
+		return copyObject(list_nth(tp->values, ((Param *) node)->paramid - 1));
+	return expression_tree_mutator(node, test_params_mutator, tp);
+}
+
+/*
+ * EXISTS (SELECT ... FROM a WHERE p AND EXISTS (SELECT ... FROM b WHERE
+ * r)) is EXISTS (SELECT ... FROM a, b WHERE p AND r): a row of a with a
+ * row of b is a row of their product, and the product has one exactly
+ * when a has such a row.  So is a conjunct x IN (SELECT y FROM b WHERE
+ * r), as b's rows with x = y; and the same holds under NOT EXISTS and in
+ * an IN's subquery.  Postgres's pull-up makes the outer EXISTS a semi
+ * join whose condition would still hold the inner sublink, which a join
+ * cannot evaluate; merged, the inner query's items are the semi join's.
+ * Only inner queries that just filter (plain_filter, no DISTINCT ON), and
+ * only in a subquery that reads the level above (an uncorrelated one is
+ * planned whole, its sublinks at its own level: its plan stays).
+ */
+static void
+merge_nested_exists(Query *sub)
+{
+	List	   *conds;
+	List	   *kept = NIL;
+	ListCell   *lc;
+	bool		merged = false;
+
+	if (!plain_filter(sub) || sub->hasDistinctOn || sub->jointree->quals == NULL ||
+		!reads_above(sub, 0))
+		return;
+	conds = make_ands_implicit((Expr *) sub->jointree->quals);
+	foreach(lc, conds)
+	{
+		Node	   *c = lfirst(lc);
+		SubLink    *sl = (SubLink *) c;
+		Query	   *in;
+		int			offset = list_length(sub->rtable);
+
+		if (!IsA(c, SubLink) ||
+			!(sl->subLinkType == EXISTS_SUBLINK ||
+			  (sl->subLinkType == ANY_SUBLINK && sl->testexpr != NULL)) ||
+			!plain_filter((Query *) sl->subselect) ||
+			((Query *) sl->subselect)->hasDistinctOn)
+		{
+			kept = lappend(kept, c);
+			continue;
+		}
+		in = copyObject((Query *) sl->subselect);
+		/* its items numbered after sub's, and sub's level its own */
+		OffsetVarNodes((Node *) in, offset, 0);
+		IncrementVarSublevelsUp((Node *) in, -1, 1);
+		sub->rtable = list_concat(sub->rtable, in->rtable);
+		sub->jointree->fromlist = list_concat(sub->jointree->fromlist,
+											  in->jointree->fromlist);
+		if (in->jointree->quals)
+			kept = list_concat(kept, make_ands_implicit((Expr *) in->jointree->quals));
+		if (sl->subLinkType == ANY_SUBLINK)
+		{
+			TestParams	tp = {NIL};
+			ListCell   *lt;
+
+			foreach(lt, in->targetList)
+				if (!((TargetEntry *) lfirst(lt))->resjunk)
+					tp.values = lappend(tp.values, ((TargetEntry *) lfirst(lt))->expr);
+			kept = lappend(kept, test_params_mutator(copyObject(sl->testexpr), &tp));
+		}
+		sub->hasSubLinks |= in->hasSubLinks;
+		merged = true;
+	}
+	sub->jointree->quals = (Node *) make_ands_explicit(kept);
+	if (merged)
+		merge_nested_exists(sub);	/* (the inner queries' own conjuncts) */
+}
+
 /*
  * Can Postgres's pull-up make EXISTS or NOT EXISTS conjunct c of q's WHERE
  * a semi or anti join (convert_where_sublinks)?  True for any other
@@ -1884,6 +1968,12 @@ rewrite_sublinks(Query *q)
 			groups_as_filter((SubLink *) c);
 		else if (is_notclause(c) && IsA(get_notclausearg((Expr *) c), SubLink))
 			groups_as_filter((SubLink *) get_notclausearg((Expr *) c));
+		/* EXISTS and IN within a correlated one: one query over both */
+		if (IsA(c, SubLink) && IsA(((SubLink *) c)->subselect, Query))
+			merge_nested_exists((Query *) ((SubLink *) c)->subselect);
+		else if (is_notclause(c) && IsA(get_notclausearg((Expr *) c), SubLink) &&
+				 IsA(((SubLink *) get_notclausearg((Expr *) c))->subselect, Query))
+			merge_nested_exists((Query *) ((SubLink *) get_notclausearg((Expr *) c))->subselect);
 		quantified = rewrite_quantified(c);
 		instead = quantified ? list_make1(quantified) : rewrite_not_in(q, c);
 
