@@ -188,6 +188,17 @@ SELECT hummock_stream.create_materialized_view('sq_exists_in_exists',
   'SELECT d.id FROM dept d WHERE EXISTS (SELECT 1 FROM emp e WHERE e.dept = d.id AND e.boss IN (SELECT b.id FROM emp b WHERE b.salary > 200))');
 SELECT hummock_stream.create_materialized_view('sq_not_exists_exists',
   'SELECT d.id FROM dept d WHERE NOT EXISTS (SELECT 1 FROM emp e WHERE e.dept = d.id AND EXISTS (SELECT 1 FROM emp b WHERE b.id = e.boss AND b.salary > d.budget / 20))');
+-- a subquery left in a correlated EXISTS (NOT EXISTS, a scalar subquery):
+-- the EXISTS is a count of the rows, the inner subquery planned in it;
+-- NOT EXISTS ... NOT EXISTS (relational division) over the outer values
+SELECT hummock_stream.create_materialized_view('sq_exists_not_exists',
+  'SELECT d.id FROM dept d WHERE EXISTS (SELECT 1 FROM emp e WHERE e.dept = d.id AND NOT EXISTS (SELECT 1 FROM emp b WHERE b.boss = e.id))');
+SELECT hummock_stream.create_materialized_view('sq_exists_scalar',
+  'SELECT d.id FROM dept d WHERE EXISTS (SELECT 1 FROM emp e WHERE e.dept = d.id AND e.salary > (SELECT avg(salary) + 60 FROM emp))');
+SELECT hummock_stream.create_materialized_view('sq_division',
+  'SELECT d.id FROM dept d WHERE NOT EXISTS (SELECT 1 FROM banned b WHERE NOT EXISTS (SELECT 1 FROM emp e WHERE e.dept = d.id AND e.boss = b.dept))');
+SELECT (SELECT count(*) FROM sq_exists_not_exists) AS not_exists, (SELECT count(*) FROM sq_exists_scalar) AS scalar,
+       (SELECT count(*) FROM sq_division) AS division;
 SELECT (SELECT count(*) FROM sq_exists_in_exists) AS in_exists, (SELECT count(*) FROM sq_not_exists_exists) AS not_exists_exists;
 SELECT (SELECT count(*) FROM sq_exists_nested) AS with_rich, (SELECT count(*) FROM sq_not_exists_nested) AS without,
        (SELECT sum(n) FROM sq_scalar_nested) AS above_150;

@@ -1915,8 +1915,9 @@ merge_nested_exists(Query *sub)
 
 /*
  * Can Postgres's pull-up make EXISTS or NOT EXISTS conjunct c of q's WHERE
- * a semi or anti join (convert_where_sublinks)?  True for any other
- * conjunct.  (The pull-up is tried on a copy: it returns before changing
+ * a semi or anti join (convert_where_sublinks) whose condition holds no
+ * subquery (the subquery's own WHERE is the condition)?  True for any
+ * other conjunct.  (The pull-up is tried on a copy: it returns before changing
  * anything when it cannot, but it may change the query when it can.)
  */
 static bool
@@ -1925,6 +1926,7 @@ exists_joinable(Query *q, Node *c)
 	bool		under_not = is_notclause(c);
 	SubLink    *sl = (SubLink *) (under_not ? (Node *) get_notclausearg((Expr *) c) : c);
 	PlannerInfo *root;
+	JoinExpr   *j;
 
 	if (!IsA(sl, SubLink) || sl->subLinkType != EXISTS_SUBLINK)
 		return true;
@@ -1932,9 +1934,10 @@ exists_joinable(Query *q, Node *c)
 	root->parse = copyObject(q);
 	root->glob = makeNode(PlannerGlobal);
 	root->query_level = 1;
-	return convert_EXISTS_sublink_to_join(root, copyObject(sl), under_not,
-										  get_relids_in_jointree((Node *) q->jointree,
-																 false)) != NULL;
+	j = convert_EXISTS_sublink_to_join(root, copyObject(sl), under_not,
+									   get_relids_in_jointree((Node *) q->jointree, false));
+	/* (a join's condition cannot hold a subquery: it stays in the count's) */
+	return j != NULL && !contains_sublink(j->quals);
 }
 
 void
