@@ -202,3 +202,6 @@ vs_from_record|SELECT t.id, r.k, r.w FROM diff_t t, jsonb_to_record(CASE WHEN t.
 vs_whole_row_sub|SELECT s.grp, jsonb_agg(s ORDER BY s.id) AS rows, count(DISTINCT (s.flag, s.val)) AS nd FROM (SELECT id, grp, val, flag FROM diff_t) s GROUP BY s.grp
 vs_whole_row_left|SELECT d.id, to_jsonb(s) AS s FROM diff_d d LEFT JOIN (SELECT id, grp, val FROM diff_t WHERE val > 40) s ON s.grp = d.id
 vs_scalar_nested|SELECT d.id, (SELECT count(*) FROM (SELECT id FROM diff_t t WHERE t.grp = d.id AND t.flag) s) AS n FROM diff_d d
+vs_exists_scalar|SELECT d.id FROM diff_d d WHERE EXISTS (SELECT 1 FROM diff_t t WHERE t.grp = d.id AND t.val > (SELECT avg(val) FROM diff_t))
+vs_exists_in_exists|SELECT d.id FROM diff_d d WHERE NOT EXISTS (SELECT 1 FROM diff_t t WHERE t.grp = d.id AND t.id IN (SELECT np.grp FROM diff_np np WHERE np.val > 5))
+vs_not_in_rows|SELECT t.id FROM diff_t t WHERE (t.grp, t.val) NOT IN (SELECT np.grp, np.val FROM diff_np np)

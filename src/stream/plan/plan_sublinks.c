@@ -1972,11 +1972,16 @@ rewrite_sublinks(Query *q)
 		else if (is_notclause(c) && IsA(get_notclausearg((Expr *) c), SubLink))
 			groups_as_filter((SubLink *) get_notclausearg((Expr *) c));
 		/* EXISTS and IN within a correlated one: one query over both */
-		if (IsA(c, SubLink) && IsA(((SubLink *) c)->subselect, Query))
-			merge_nested_exists((Query *) ((SubLink *) c)->subselect);
-		else if (is_notclause(c) && IsA(get_notclausearg((Expr *) c), SubLink) &&
-				 IsA(((SubLink *) get_notclausearg((Expr *) c))->subselect, Query))
-			merge_nested_exists((Query *) ((SubLink *) get_notclausearg((Expr *) c))->subselect);
+		{
+			Node	   *n = is_notclause(c) ? (Node *) get_notclausearg((Expr *) c) : c;
+
+			/* (tests of a set of rows; a scalar subquery's rows would multiply) */
+			if (IsA(n, SubLink) && IsA(((SubLink *) n)->subselect, Query) &&
+				(((SubLink *) n)->subLinkType == EXISTS_SUBLINK ||
+				 ((SubLink *) n)->subLinkType == ANY_SUBLINK ||
+				 ((SubLink *) n)->subLinkType == ALL_SUBLINK))
+				merge_nested_exists((Query *) ((SubLink *) n)->subselect);
+		}
 		quantified = rewrite_quantified(c);
 		instead = quantified ? list_make1(quantified) : rewrite_not_in(q, c);
 
