@@ -197,8 +197,15 @@ SELECT hummock_stream.create_materialized_view('sq_exists_scalar',
   'SELECT d.id FROM dept d WHERE EXISTS (SELECT 1 FROM emp e WHERE e.dept = d.id AND e.salary > (SELECT avg(salary) + 60 FROM emp))');
 SELECT hummock_stream.create_materialized_view('sq_division',
   'SELECT d.id FROM dept d WHERE NOT EXISTS (SELECT 1 FROM banned b WHERE NOT EXISTS (SELECT 1 FROM emp e WHERE e.dept = d.id AND e.boss = b.dept))');
+-- an inner EXISTS whose FROM reads the outer subquery's row, an IN whose
+-- tested value is a subquery: not merged (a count of the rows instead)
+SELECT hummock_stream.create_materialized_view('sq_exists_from_reads',
+  'SELECT d.id FROM dept d WHERE EXISTS (SELECT 1 FROM emp e WHERE e.dept = d.id AND EXISTS (SELECT 1 FROM (SELECT b.salary FROM emp b WHERE b.boss = e.id) s WHERE s.salary > 150))');
+SELECT hummock_stream.create_materialized_view('sq_exists_in_scalar',
+  'SELECT d.id FROM dept d WHERE EXISTS (SELECT 1 FROM emp e WHERE e.dept = d.id AND e.boss IN (SELECT b.id FROM emp b WHERE b.salary > (SELECT min(salary) + 100 FROM emp)))');
 SELECT (SELECT count(*) FROM sq_exists_not_exists) AS not_exists, (SELECT count(*) FROM sq_exists_scalar) AS scalar,
-       (SELECT count(*) FROM sq_division) AS division;
+       (SELECT count(*) FROM sq_division) AS division, (SELECT count(*) FROM sq_exists_from_reads) AS from_reads,
+       (SELECT count(*) FROM sq_exists_in_scalar) AS in_scalar;
 SELECT (SELECT count(*) FROM sq_exists_in_exists) AS in_exists, (SELECT count(*) FROM sq_not_exists_exists) AS not_exists_exists;
 SELECT (SELECT count(*) FROM sq_exists_nested) AS with_rich, (SELECT count(*) FROM sq_not_exists_nested) AS without,
        (SELECT sum(n) FROM sq_scalar_nested) AS above_150;

@@ -37,9 +37,29 @@ SELECT hummock_stream.create_materialized_view('wr_func',
 -- (the subquery reads the outer row inside its FROM: decorrelated over its values)
 SELECT hummock_stream.create_materialized_view('wr_scalar',
   'SELECT c.id, (SELECT jsonb_agg(s ORDER BY s.id) FROM (SELECT id, amount FROM ord WHERE ord.cust = c.id) s) AS rows FROM cust c');
+-- aggregated on the nullable side (CASE WHEN present THEN ROW(...) END)
+SELECT hummock_stream.create_materialized_view('wr_sub_left_agg',
+  'SELECT c.id, jsonb_agg(s ORDER BY s.id) AS rows FROM cust c LEFT JOIN (SELECT id, cust FROM ord) s ON s.cust = c.id GROUP BY c.id');
+-- a function of a named row type with a dropped attribute, of a domain over one
+CREATE TYPE wr_pair AS (a int, gone int, b text);
+ALTER TYPE wr_pair DROP ATTRIBUTE gone;
+CREATE FUNCTION wr_pair_of(i int, t text) RETURNS wr_pair LANGUAGE sql IMMUTABLE
+  AS 'SELECT i, t';
+CREATE DOMAIN wr_checked AS wr_pair CHECK ((VALUE).a IS NOT NULL);
+CREATE FUNCTION wr_checked_of(i int, t text) RETURNS wr_checked LANGUAGE sql IMMUTABLE
+  AS 'SELECT ROW(i, t)::public.wr_pair';
+SELECT hummock_stream.create_materialized_view('wr_named',
+  'SELECT o.id, p AS pair, to_jsonb(p) AS doc, to_jsonb(d) AS checked FROM ord o, wr_pair_of(o.id, o.note) p, wr_checked_of(o.id, o.note) d');
+-- whole rows read by a later LATERAL item
+SELECT hummock_stream.create_materialized_view('wr_lateral',
+  'SELECT s.id, e.key, e.value FROM (SELECT id, note FROM ord) s, jsonb_each(to_jsonb(s)) e');
+SELECT hummock_stream.create_materialized_view('wr_lateral_left',
+  'SELECT c.id, e.key FROM cust c LEFT JOIN (SELECT id, cust FROM ord WHERE amount > 10) s ON s.cust = c.id, jsonb_each(to_jsonb(s)) e');
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM wr_left ORDER BY id, o::text;
 SELECT * FROM wr_sub_left ORDER BY id, s::text;
+SELECT * FROM wr_sub_left_agg ORDER BY id;
+SELECT * FROM wr_named WHERE id < 4 ORDER BY id;
 SELECT * FROM wr_scalar ORDER BY id;
 SELECT * FROM wr_func WHERE id < 3 ORDER BY id;
 SELECT * FROM wr_value ORDER BY id;
@@ -53,6 +73,7 @@ SELECT hummock_stream.wait();
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM wr_left ORDER BY id, o::text;
 SELECT * FROM wr_sub_left ORDER BY id, s::text;
+SELECT * FROM wr_sub_left_agg ORDER BY id;
 
 -- a view holding whole rows cannot follow a change of the table's columns
 ALTER TABLE ord ADD COLUMN extra int;
@@ -76,7 +97,11 @@ RESET ROLE;
 
 SELECT hummock_stream.drop_materialized_view(v)
   FROM unnest(ARRAY['wr_json', 'wr_value', 'wr_left', 'wr_agg', 'wr_join', 'wr_cols', 'wr_sub',
-                     'wr_sub_agg', 'wr_sub_left', 'wr_cte', 'wr_func', 'wr_scalar']) v;
+                     'wr_sub_agg', 'wr_sub_left', 'wr_cte', 'wr_func', 'wr_scalar',
+                     'wr_sub_left_agg', 'wr_named', 'wr_lateral', 'wr_lateral_left']) v;
+DROP FUNCTION wr_pair_of(int, text), wr_checked_of(int, text);
+DROP DOMAIN wr_checked;
+DROP TYPE wr_pair;
 REVOKE CREATE ON SCHEMA public FROM wr_reader;
 DROP TABLE cust, ord;
 DROP ROLE wr_reader;

@@ -196,10 +196,11 @@ kept_expr_mutator(Node *node, List **kept)
 
 	if (node == NULL)
 		return NULL;
+	/* (parts of an expression that are not one themselves) */
+	if (IsA(node, List) || IsA(node, CaseWhen) || IsA(node, TargetEntry))
+		return expression_tree_mutator(node, kept_expr_mutator, kept);
 	if (!contain_var_clause(node))
 		return copyObject(node);
-	if (IsA(node, List))
-		return expression_tree_mutator(node, kept_expr_mutator, kept);
 	type = getBaseType(exprType(node));
 	if (IsA(node, Var) || (type != RECORDOID && type != RECORDARRAYOID))
 		return (Node *) kept_var(kept, (Expr *) node);

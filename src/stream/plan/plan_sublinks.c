@@ -924,17 +924,22 @@ equality_over(Node *tmpl, Node *a, Node *b)
 }
 
 /*
- * Do equalities of collation a and of collation b compare alike?  The
- * same collation does; so do two deterministic ones (equal only when
- * bytewise equal); a nondeterministic one ("und-ci") against another does
- * not.
+ * Do equalities on values of type typid in collation a and in collation b
+ * compare alike?  The same collation does.  For the string types whose
+ * equality in a deterministic collation is bytewise equality (text,
+ * varchar, char, name), two deterministic collations do; a
+ * nondeterministic one ("und-ci") against another does not, nor do two
+ * collations of another type (citext folds case by its collation).
  */
 static bool
-same_equality(Oid a, Oid b)
+same_equality(Oid typid, Oid a, Oid b)
 {
 	if (a == b)
 		return true;
+	typid = getBaseType(typid);
 	return OidIsValid(a) && OidIsValid(b) &&
+		(typid == TEXTOID || typid == VARCHAROID || typid == BPCHAROID ||
+		 typid == NAMEOID) &&
 		get_collation_isdeterministic(a) && get_collation_isdeterministic(b);
 }
 
@@ -942,8 +947,9 @@ same_equality(Oid a, Oid b)
  * Does grouping by the inner sides (GROUP BY, DISTINCT, PARTITION BY:
  * each by its type's default equality in its own collation) group as the
  * correlation's equalities on compare?  Each equality must belong to the
- * btree family of its inner side's type and compare in a collation that
- * equates as the inner side's does; else two rows one group holds could
+ * btree family of its inner side's type (equality_of admits only
+ * mergejoinable ones) and compare in a collation that equates as the
+ * inner side's does; else two rows one group holds could
  * match different outer rows, or one outer row several groups.
  */
 static bool
@@ -960,7 +966,8 @@ groups_as_equalities(List *inner, List *on)
 											   TYPECACHE_BTREE_OPFAMILY);
 
 		if (!OidIsValid(tc->btree_opf) || !op_in_opfamily(op->opno, tc->btree_opf) ||
-			!same_equality(op->inputcollid, exprCollation(lfirst(li))))
+			!same_equality(exprType(lfirst(li)), op->inputcollid,
+						   exprCollation(lfirst(li))))
 			return false;
 	}
 	return true;
@@ -1022,7 +1029,7 @@ unique_by(Query *sub, List *inner, List *on)
 				/* (NULL IS NOT DISTINCT FROM every NULL a unique index has) */
 				if (IsA(v, Var) && v->varattno == index->indkey.values[k] && !null_safe &&
 					op_in_opfamily(op->opno, family) &&
-					same_equality(op->inputcollid, collations->values[k]))
+					same_equality(v->vartype, op->inputcollid, collations->values[k]))
 					covered = true;
 			}
 		}
@@ -1854,10 +1861,31 @@ test_params_mutator(Node *node, TestParams *tp)
  * an IN's subquery.  Postgres's pull-up makes the outer EXISTS a semi
  * join whose condition would still hold the inner sublink, which a join
  * cannot evaluate; merged, the inner query's items are the semi join's.
- * Only inner queries that just filter (plain_filter, no DISTINCT ON), and
- * only in a subquery that reads the level above (an uncorrelated one is
+ * Only inner queries that just filter (plain_filter, no DISTINCT ON) and
+ * whose FROM items do not read sub's (items_read_above), with no subquery
+ * in an IN's tested expression, and only in a subquery that reads the level above (an uncorrelated one is
  * planned whole, its sublinks at its own level: its plan stays).
  */
+/*
+ * Does a FROM item of q (a subquery, function, VALUES list or join
+ * condition) read the level above q?  Merged into that level, the item
+ * would read its siblings, which only a LATERAL item may.
+ */
+static bool
+items_read_above(Query *q)
+{
+	Node	   *quals = q->jointree->quals;
+	List	   *tlist = q->targetList;
+	bool		reads;
+
+	q->jointree->quals = NULL;
+	q->targetList = NIL;
+	reads = contain_vars_of_level((Node *) q, 1);
+	q->jointree->quals = quals;
+	q->targetList = tlist;
+	return reads;
+}
+
 static void
 merge_nested_exists(Query *sub)
 {
@@ -1881,7 +1909,9 @@ merge_nested_exists(Query *sub)
 			!(sl->subLinkType == EXISTS_SUBLINK ||
 			  (sl->subLinkType == ANY_SUBLINK && sl->testexpr != NULL)) ||
 			!plain_filter((Query *) sl->subselect) ||
-			((Query *) sl->subselect)->hasDistinctOn)
+			((Query *) sl->subselect)->hasDistinctOn ||
+			items_read_above((Query *) sl->subselect) ||
+			contains_sublink(sl->testexpr))
 		{
 			kept = lappend(kept, c);
 			continue;

@@ -21,8 +21,9 @@
  * ROW(...) END; other items so placed are refused.
  *
  * The row's type is `record` unless the reference has a named composite
- * type (a function returning one): then ROW(...) is of that type when the
- * columns match its attributes.  An anonymous row may be used within an
+ * type (a function returning one, or a domain over one): then ROW(...) is
+ * of that type, with a NULL for each dropped attribute, coerced to the
+ * domain if it is one.  An anonymous row may be used within an
  * expression and in recomputed aggregates' arguments, not kept by an
  * operator (check_kept_column).
  *
@@ -35,8 +36,10 @@
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "parser/parse_coerce.h"
 #include "parser/parse_relation.h"
 #include "parser/parsetree.h"
+#include "utils/lsyscache.h"
 #include "utils/typcache.h"
 
 #include "plan_internal.h"
@@ -59,7 +62,10 @@ refuse_whole_row(const char *detail)
 			 errdetail_internal("%s", detail)));
 }
 
-/* Is composite type typid's row exactly ncols columns of these types? */
+/*
+ * Are vars (with a NULL constant for each dropped column, as expandRTE
+ * gives them) the columns of composite type typid?
+ */
 static bool
 composite_of(Oid typid, List *vars)
 {
@@ -69,9 +75,11 @@ composite_of(Oid typid, List *vars)
 	for (int i = 0; same && i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
+		Node	   *col = list_nth(vars, i);
 
-		same = !att->attisdropped &&
-			att->atttypid == exprType(list_nth(vars, i));
+		same = att->attisdropped ?
+			IsA(col, Const) && ((Const *) col)->constisnull :
+			att->atttypid == exprType(col);
 	}
 	ReleaseTupleDesc(desc);
 	return same;
@@ -87,6 +95,7 @@ row_of_item(Var *v, WholeRowsContext *ctx)
 	RowExpr    *row;
 	bool		nullable;
 	AttrNumber	present = 0;
+	Oid			named;
 
 	nullable = on_nullable_side((Node *) ctx->q->jointree, NULL, v->varno, false);
 	if (nullable)
@@ -103,7 +112,12 @@ row_of_item(Var *v, WholeRowsContext *ctx)
 			present = add_output_column(rte->subquery, rte,
 										(Expr *) makeBoolConst(true, false), PRESENT_NAME);
 	}
-	expandRTE(rte, v->varno, ctx->depth, -1, false, &names, &vars);
+	/*
+	 * A row of a named type has a place for each dropped column (a NULL);
+	 * a domain over one is checked by a coercion of the row to it.
+	 */
+	named = v->vartype == RECORDOID ? InvalidOid : getBaseType(v->vartype);
+	expandRTE(rte, v->varno, ctx->depth, -1, OidIsValid(named), &names, &vars);
 	if (present > 0)
 	{
 		/* the columns the row is made of: not that one */
@@ -114,9 +128,13 @@ row_of_item(Var *v, WholeRowsContext *ctx)
 	row->args = vars;
 	row->colnames = names;
 	row->location = -1;
-	row->row_typeid = v->vartype != RECORDOID && composite_of(v->vartype, vars) ?
-		v->vartype : RECORDOID;
+	if (OidIsValid(named) && !composite_of(named, vars))
+		refuse_whole_row("The columns of this FROM item are not those of its row type.");
+	row->row_typeid = OidIsValid(named) ? named : RECORDOID;
 	row->row_format = COERCE_IMPLICIT_CAST;
+	if (OidIsValid(named) && named != v->vartype)
+		return coerce_to_domain((Node *) row, named, -1, v->vartype,
+								COERCION_IMPLICIT, COERCE_IMPLICIT_CAST, -1, false);
 	if (present > 0)
 	{
 		CaseExpr   *ce = makeNode(CaseExpr);
@@ -170,8 +188,23 @@ void
 expand_whole_rows(Query *q)
 {
 	WholeRowsContext ctx = {q, 0};
+	ListCell   *lc;
 
 	q->targetList = (List *) whole_rows_mutator((Node *) q->targetList, &ctx);
 	q->jointree = (FromExpr *) whole_rows_mutator((Node *) q->jointree, &ctx);
 	q->havingQual = whole_rows_mutator(q->havingQual, &ctx);
+	/* (LATERAL items: jsonb_each(to_jsonb(s)); in place, row_of_item may add to one) */
+	foreach(lc, q->rtable)
+	{
+		RangeTblEntry *rte = lfirst(lc);
+
+		if (!rte->lateral)
+			continue;
+		if (rte->rtekind == RTE_SUBQUERY)
+			rte->subquery = (Query *) whole_rows_mutator((Node *) rte->subquery, &ctx);
+		else if (rte->rtekind == RTE_FUNCTION)
+			rte->functions = (List *) whole_rows_mutator((Node *) rte->functions, &ctx);
+		else if (rte->rtekind == RTE_VALUES)
+			rte->values_lists = (List *) whole_rows_mutator((Node *) rte->values_lists, &ctx);
+	}
 }
