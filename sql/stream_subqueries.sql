@@ -203,6 +203,16 @@ SELECT hummock_stream.create_materialized_view('sq_exists_from_reads',
   'SELECT d.id FROM dept d WHERE EXISTS (SELECT 1 FROM emp e WHERE e.dept = d.id AND EXISTS (SELECT 1 FROM (SELECT b.salary FROM emp b WHERE b.boss = e.id) s WHERE s.salary > 150))');
 SELECT hummock_stream.create_materialized_view('sq_exists_in_scalar',
   'SELECT d.id FROM dept d WHERE EXISTS (SELECT 1 FROM emp e WHERE e.dept = d.id AND e.boss IN (SELECT b.id FROM emp b WHERE b.salary > (SELECT min(salary) + 100 FROM emp)))');
+-- a WITH query inside a subquery that reads the outer row: the subquery it
+-- stands for (this was planned at the wrong level: every row NULL or none)
+SELECT hummock_stream.create_materialized_view('sq_with_lateral',
+  'SELECT d.id, x.n FROM dept d LEFT JOIN LATERAL (WITH y AS (SELECT salary FROM emp WHERE emp.dept = d.id) SELECT count(*) AS n, sum(salary) AS s FROM y) x ON true');
+SELECT hummock_stream.create_materialized_view('sq_with_scalar',
+  'SELECT d.id, (WITH y AS (SELECT id FROM emp WHERE emp.dept = d.id AND salary > 100) SELECT count(*) FROM y) AS n FROM dept d');
+SELECT hummock_stream.create_materialized_view('sq_with_exists',
+  'WITH rich AS (SELECT id, dept FROM emp WHERE salary > 200) SELECT d.id FROM dept d WHERE EXISTS (WITH mine AS (SELECT id FROM rich WHERE rich.dept = d.id) SELECT 1 FROM mine)');
+SELECT (SELECT sum(n) FROM sq_with_lateral) AS lateral_n, (SELECT sum(n) FROM sq_with_scalar) AS scalar_n,
+       (SELECT count(*) FROM sq_with_exists) AS with_rich;
 SELECT (SELECT count(*) FROM sq_exists_not_exists) AS not_exists, (SELECT count(*) FROM sq_exists_scalar) AS scalar,
        (SELECT count(*) FROM sq_division) AS division, (SELECT count(*) FROM sq_exists_from_reads) AS from_reads,
        (SELECT count(*) FROM sq_exists_in_scalar) AS in_scalar;

@@ -205,3 +205,5 @@ vs_scalar_nested|SELECT d.id, (SELECT count(*) FROM (SELECT id FROM diff_t t WHE
 vs_exists_scalar|SELECT d.id FROM diff_d d WHERE EXISTS (SELECT 1 FROM diff_t t WHERE t.grp = d.id AND t.val > (SELECT avg(val) FROM diff_t))
 vs_exists_in_exists|SELECT d.id FROM diff_d d WHERE NOT EXISTS (SELECT 1 FROM diff_t t WHERE t.grp = d.id AND t.id IN (SELECT np.grp FROM diff_np np WHERE np.val > 5))
 vs_not_in_rows|SELECT t.id FROM diff_t t WHERE (t.grp, t.val) NOT IN (SELECT np.grp, np.val FROM diff_np np)
+vs_with_lateral|SELECT d.id, x.n, x.s FROM diff_d d LEFT JOIN LATERAL (WITH y AS (SELECT val FROM diff_t t WHERE t.grp = d.id) SELECT count(*) AS n, sum(val) AS s FROM y) x ON true
+vs_whole_row_cte_left|WITH x AS (SELECT id, grp, val FROM diff_t WHERE val > 60) SELECT d.id, to_jsonb(x) AS x FROM diff_d d LEFT JOIN x ON x.grp = d.id

@@ -19,6 +19,8 @@
  *	plan_over_groups.c	what runs over an aggregating level's groups: a level above
  *	plan_window.c	window functions
  *	plan_views.c	Postgres views in FROM, expanded
+ *	plan_with.c		WITH queries, inlined as subqueries
+ *	plan_whole_rows.c	whole rows of items other than tables
  *
  * src/stream/plan/plan_internal.h
  *
@@ -285,6 +287,9 @@ extern AttrNumber add_output_column(Query *sub, RangeTblEntry *rte, Expr *e,
 /* plan_whole_rows.c: whole rows of items other than tables, as ROW(...) */
 extern void expand_whole_rows(Query *q);
 extern RangeTblEntry *values_of_subquery(Query *sub);
+
+/* plan_with.c: non-recursive WITH queries inlined at every level (in place) */
+extern void inline_with_queries(Query *q);
 
 /* ---- plan_agg.c ---- */
 

@@ -18,7 +18,8 @@
  * join is NULL where the join adds a row without it, where ROW(its NULL
  * columns) is a row of NULLs.  A subquery so placed gets a column `true`
  * (hs_whole_row_present), and the reference becomes CASE WHEN it THEN
- * ROW(...) END; other items so placed are refused.
+ * ROW(...) END; another item so placed (a function, a WITH query, a set
+ * operation) is first made a subquery selecting its columns.
  *
  * The row's type is `record` unless the reference has a named composite
  * type (a function returning one, or a domain over one): then ROW(...) is
@@ -39,6 +40,7 @@
 #include "parser/parse_coerce.h"
 #include "parser/parse_relation.h"
 #include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
 #include "utils/lsyscache.h"
 #include "utils/typcache.h"
 
@@ -63,8 +65,9 @@ refuse_whole_row(const char *detail)
 }
 
 /*
- * Are vars (with a NULL constant for each dropped column, as expandRTE
- * gives them) the columns of composite type typid?
+ * Are vars the columns of composite type typid, a place for each dropped
+ * attribute?  Each such place is made a NULL constant (as a row of the
+ * type must have), whatever it was.
  */
 static bool
 composite_of(Oid typid, List *vars)
@@ -75,14 +78,58 @@ composite_of(Oid typid, List *vars)
 	for (int i = 0; same && i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
-		Node	   *col = list_nth(vars, i);
 
-		same = att->attisdropped ?
-			IsA(col, Const) && ((Const *) col)->constisnull :
-			att->atttypid == exprType(col);
+		if (att->attisdropped)
+			lfirst(list_nth_cell(vars, i)) = makeNullConst(INT4OID, -1, InvalidOid);
+		else
+			same = att->atttypid == exprType(list_nth(vars, i));
 	}
 	ReleaseTupleDesc(desc);
 	return same;
+}
+
+/*
+ * Make FROM item rte (a function, WITH query, VALUES list or set
+ * operation) a subquery that selects all its columns, in place: its
+ * columns keep their numbers (a dropped one is a NULL), and what it read
+ * of this level or above is read one level further up.
+ */
+static void
+wrap_in_subquery(RangeTblEntry *rte)
+{
+	Query	   *w = makeNode(Query);
+	RangeTblEntry *inner = copyObject(rte);
+	RangeTblRef *ref = makeNode(RangeTblRef);
+	List	   *names;
+	List	   *vars;
+	ListCell   *ln;
+	ListCell   *lv;
+
+	inner->lateral = rte->lateral;
+	w->commandType = CMD_SELECT;
+	w->querySource = QSRC_ORIGINAL;
+	w->canSetTag = true;
+	w->rtable = list_make1(inner);
+	IncrementVarSublevelsUp_rtable(w->rtable, 1, 0);
+	ref->rtindex = 1;
+	w->jointree = makeFromExpr(list_make1(ref), NULL);
+	w->hasSubLinks = checkExprHasSubLink((Node *) inner->functions) ||
+		checkExprHasSubLink((Node *) inner->values_lists);
+	expandRTE(inner, 1, 0, -1, true, &names, &vars);
+	forboth(ln, names, lv, vars)
+		w->targetList = lappend(w->targetList,
+								makeTargetEntry(lfirst(lv), list_length(w->targetList) + 1,
+												pstrdup(strVal(lfirst(ln))), false));
+	rte->rtekind = RTE_SUBQUERY;
+	rte->subquery = w;
+	rte->functions = NIL;
+	rte->funcordinality = false;
+	rte->tablefunc = NULL;
+	rte->values_lists = NIL;
+	rte->ctename = NULL;
+	rte->ctelevelsup = 0;
+	rte->self_reference = false;
+	rte->coltypes = rte->coltypmods = rte->colcollations = NIL;
 }
 
 /* ROW(the columns of item v->varno) for whole-row Var v, NULL if absent. */
@@ -103,7 +150,7 @@ row_of_item(Var *v, WholeRowsContext *ctx)
 		ListCell   *lc;
 
 		if (rte->rtekind != RTE_SUBQUERY || rte->subquery->setOperations)
-			refuse_whole_row("The whole row of a WITH query, function, VALUES list or set operation on the nullable side of an outer join is not supported; make it a subquery in FROM.");
+			wrap_in_subquery(rte);
 		/* (once per item: a later reference finds the column) */
 		foreach(lc, rte->eref->colnames)
 			if (strcmp(strVal(lfirst(lc)), PRESENT_NAME) == 0)

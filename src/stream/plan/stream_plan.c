@@ -770,10 +770,13 @@ plan_query(PlanCtx *ctx, Query *q, List *outer)
 static void
 plan_view(PlanCtx *ctx, HsStreamPlan *plan, TupleDesc view_desc, HsStateTable *view)
 {
-	RelOut	   *out = plan_query(ctx, plan->query, NIL);
+	Query	   *q = copyObject(plan->query);
+	RelOut	   *out;
 	int			nview = list_length(plan->view_tlist);
 	ListCell   *lc;
 
+	inline_with_queries(q);
+	out = plan_query(ctx, q, NIL);
 	plan->key_columns = NIL;
 	if (out->has_ukey)
 	{
