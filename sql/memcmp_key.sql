@@ -378,7 +378,15 @@ SELECT t AS type, hummock_stream.memcmp_support(t)
   FROM unnest(ARRAY['int4', 'float8', 'text', 'bpchar', 'name', 'numeric', 'interval', 'uuid',
       'int4[]', 'text[]', 'pg_temp.pair', 'pg_temp.nest', 'pg_temp.posint', 'pg_temp.mood',
       'pg_temp.tagged', 'pg_temp.mood[]', 'int4range', 'jsonb', 'point', 'int2vector', 'oidvector',
-      'record', 'anyelement', 'aclitem', 'aclitem[]']::regtype[]) t;
+      'record', 'anyelement', 'aclitem', 'aclitem[]', 'numrange', 'daterange', 'tsvector',
+      'jsonb[]', 'nummultirange', 'int4multirange']::regtype[]) t;
+-- jsonb: equal values (numbers as numeric) encode equal, others not
+SELECT hummock_stream.memcmp_key('{"x": 1.0, "y": [1, "a", null, true]}'::jsonb) =
+       hummock_stream.memcmp_key('{"y": [1.00, "a", null, true], "x": 1}'::jsonb) AS equal_values,
+       hummock_stream.memcmp_key('1'::jsonb) = hummock_stream.memcmp_key('[1]'::jsonb) AS scalar_vs_array,
+       hummock_stream.memcmp_key('"1"'::jsonb) = hummock_stream.memcmp_key('1'::jsonb) AS string_vs_number,
+       hummock_stream.memcmp_key('{"a": {"b": 1}}'::jsonb) = hummock_stream.memcmp_key('{"a": {"b": 2}}'::jsonb) AS nested_differ,
+       hummock_stream.memcmp_key('[[1], 2]'::jsonb) = hummock_stream.memcmp_key('[[1, 2]]'::jsonb) AS nesting_differs;
 
 -- ---------------------------------------------------------------------
 -- Golden bytes

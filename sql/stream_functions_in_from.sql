@@ -61,7 +61,13 @@ INSERT INTO queries VALUES
   ('doc_first_tags', 'SELECT d.id, r.l, r.t FROM docs d, ROWS FROM (lower(d.words), unnest(d.tags)) AS r(l, t)'),
   ('rec_counts', 'SELECT r.a, count(*) AS n FROM docs d, jsonb_to_record(jsonb_build_object(''a'', d.author)) AS r(a int) GROUP BY r.a'),
   ('doc_split', 'SELECT d.id, s.first, s.rest FROM docs d, split_words(d.words) AS s'),
-  ('doc_mk_author', 'SELECT d.id, a.id AS aid, a.name FROM docs d, mk_author(d.author, d.words) AS a');
+  ('doc_mk_author', 'SELECT d.id, a.id AS aid, a.name FROM docs d, mk_author(d.author, d.words) AS a'),
+  -- LEFT JOIN to a function or VALUES list ON a condition: rows without a
+  -- passing function row stay, with NULLs
+  ('doc_tags_after_a', 'SELECT * FROM docs d LEFT JOIN LATERAL unnest(d.tags) AS t ON t > ''a'''),
+  ('doc_kinds_left', 'SELECT d.id, v.kind FROM docs d LEFT JOIN (VALUES (1, ''one''), (2, ''two''), (2, ''deux''), (NULL, ''none'')) AS v(k, kind) ON v.k = d.author'),
+  ('doc_series_left', 'SELECT d.id, g FROM docs d LEFT JOIN generate_series(1, 3) AS g ON g >= d.author AND g < d.id'),
+  ('doc_elems_left', 'SELECT d.id, count(e.value) AS n FROM docs d LEFT JOIN LATERAL jsonb_array_elements(d.body) AS e ON e.value::int > d.id GROUP BY d.id');
 SELECT hummock_stream.create_materialized_view(v, q) FROM queries ORDER BY v;
 SELECT v, differs(v::regclass, q) FROM queries ORDER BY v;
 SELECT * FROM doc_tags_all ORDER BY id, n;
@@ -91,7 +97,10 @@ SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM docs d, pai
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM docs d, pairs(d.id) AS p(x int, y date)');
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM (VALUES (1), (2)) AS v(x)');
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM generate_series(1, 3) AS g');
-SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM docs d LEFT JOIN LATERAL unnest(d.tags) AS t ON t > ''a''');
+-- (a condition over the VALUES list alone: nothing of the left side to
+-- read its rows for; RIGHT JOIN to a function)
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT d.id, v.k FROM docs d LEFT JOIN (VALUES (1), (2)) AS v(k) ON v.k > 1');
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT d.id, t FROM unnest(ARRAY[''a'', ''b'']) AS t RIGHT JOIN docs d ON t = d.words');
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT d.id, r FROM docs d, jsonb_to_record(d.body) AS r(a int)');
 -- a function returning record without a column definition list: Postgres's error
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT * FROM docs d, jsonb_to_record(d.body)');

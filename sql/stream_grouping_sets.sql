@@ -23,9 +23,24 @@ SELECT hummock_stream.create_materialized_view('g_top',
   'SELECT region, sum(qty) AS q FROM sales GROUP BY ROLLUP (region) ORDER BY sum(qty) DESC, region LIMIT 2');
 SELECT hummock_stream.create_materialized_view('g_empty',
   'SELECT region, count(*) AS n FROM sales WHERE qty > 100 GROUP BY ROLLUP (region)');
+-- window functions run over the rows of every grouping set (the total
+-- row is ranked among the others), with GROUPING() in their keys too
+SELECT hummock_stream.create_materialized_view('g_rank',
+  'SELECT region, count(*) AS n, rank() OVER (ORDER BY region) AS r FROM sales GROUP BY ROLLUP (region)');
+SELECT hummock_stream.create_materialized_view('g_share',
+  $$SELECT region, product, count(*) AS n, sum(count(*)) OVER (PARTITION BY region) AS region_n,
+           rank() OVER (PARTITION BY GROUPING(region, product) ORDER BY count(*) DESC, region, product) AS r
+      FROM sales GROUP BY ROLLUP (region, product) HAVING count(*) > 1$$);
+SELECT hummock_stream.create_materialized_view('g_rank_top',
+  'SELECT region, sum(qty) AS q, rank() OVER (ORDER BY sum(qty) DESC) AS r FROM sales GROUP BY CUBE (region) ORDER BY r, region LIMIT 3');
+-- GROUPING() at a level with a plain GROUP BY is 0
+SELECT hummock_stream.create_materialized_view('g_plain_grouping',
+  $$SELECT region, GROUPING(region) AS g, count(*) AS n, sum(count(*)) OVER (PARTITION BY GROUPING(region)) AS t
+      FROM sales GROUP BY region HAVING GROUPING(region) = 0$$);
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM g_rollup ORDER BY region NULLS LAST, product NULLS LAST;
 SELECT * FROM g_empty;
+SELECT * FROM g_rank ORDER BY r, region;
 
 -- changes move rows between groups; a NULL region is a group of its own,
 -- told apart from the rolled-up rows

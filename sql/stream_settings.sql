@@ -54,6 +54,23 @@ RESET DateStyle;
 RESET IntervalStyle;
 RESET extra_float_digits;
 
+-- to_tsvector(text) follows the creator's default_text_search_config
+CREATE TABLE docs (id int PRIMARY KEY, body text);
+INSERT INTO docs VALUES (1, 'The running foxes');
+SET default_text_search_config = 'pg_catalog.simple';
+SELECT hummock_stream.create_materialized_view('docs_words', 'SELECT id, to_tsvector(body)::text AS words FROM docs');
+RESET default_text_search_config;
+INSERT INTO docs VALUES (2, 'Jumping dogs');
+SELECT hummock_stream.wait();
+SELECT * FROM docs_words ORDER BY id;
+
+-- refused: functions of the session or the search_path, age() of one argument
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT id, pg_backend_pid() AS pid FROM ev');
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT id, txid_current() AS x FROM ev');
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT id, current_schema() AS s FROM ev');
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT id, to_regclass(id::text) AS r FROM ev');
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT id, age(at::timestamp) AS a FROM ev');
+
 -- refused: functions of the current time, a user's STABLE function, volatile ones
 CREATE FUNCTION my_stable(int) RETURNS int LANGUAGE sql STABLE AS 'SELECT $1 + 1';
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT id FROM ev WHERE at > now() - interval ''1 hour'' OR at < now() - interval ''2 hours''');
@@ -67,4 +84,4 @@ DROP FUNCTION my_stable(int);
 SET client_min_messages = warning;	-- the capture log's name has an OID
 DROP EXTENSION hummock_stream CASCADE;
 RESET client_min_messages;
-DROP TABLE ev;
+DROP TABLE ev, docs;

@@ -213,9 +213,16 @@ SELECT hummock_stream.create_materialized_view('sq_with_exists',
   'WITH rich AS (SELECT id, dept FROM emp WHERE salary > 200) SELECT d.id FROM dept d WHERE EXISTS (WITH mine AS (SELECT id FROM rich WHERE rich.dept = d.id) SELECT 1 FROM mine)');
 SELECT (SELECT sum(n) FROM sq_with_lateral) AS lateral_n, (SELECT sum(n) FROM sq_with_scalar) AS scalar_n,
        (SELECT count(*) FROM sq_with_exists) AS with_rich;
+-- an inner EXISTS that does not read the outer subquery's row (of the
+-- outermost row, or of nothing): a value of the count, not a product
+SELECT hummock_stream.create_materialized_view('sq_exists_inner_free',
+  'SELECT d.id FROM dept d WHERE EXISTS (SELECT 1 FROM emp e WHERE e.dept = d.id AND EXISTS (SELECT 1 FROM banned b WHERE b.dept = 3))');
+SELECT hummock_stream.create_materialized_view('sq_not_exists_inner_outer',
+  'SELECT d.id FROM dept d WHERE NOT EXISTS (SELECT 1 FROM emp e WHERE e.dept = d.id AND EXISTS (SELECT 1 FROM banned b WHERE b.dept = d.id))');
 SELECT (SELECT count(*) FROM sq_exists_not_exists) AS not_exists, (SELECT count(*) FROM sq_exists_scalar) AS scalar,
        (SELECT count(*) FROM sq_division) AS division, (SELECT count(*) FROM sq_exists_from_reads) AS from_reads,
-       (SELECT count(*) FROM sq_exists_in_scalar) AS in_scalar;
+       (SELECT count(*) FROM sq_exists_in_scalar) AS in_scalar, (SELECT count(*) FROM sq_exists_inner_free) AS inner_free,
+       (SELECT count(*) FROM sq_not_exists_inner_outer) AS inner_outer;
 SELECT (SELECT count(*) FROM sq_exists_in_exists) AS in_exists, (SELECT count(*) FROM sq_not_exists_exists) AS not_exists_exists;
 SELECT (SELECT count(*) FROM sq_exists_nested) AS with_rich, (SELECT count(*) FROM sq_not_exists_nested) AS without,
        (SELECT sum(n) FROM sq_scalar_nested) AS above_150;

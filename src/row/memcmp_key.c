@@ -86,11 +86,23 @@
  *				int2vector and oidvector, which compare differently, are
  *				EQUALITY.
  *	domain		as its base type
- *	other		EQUALITY, if the type has a binary send function:
- *				string(the send function's bytes).  Equality then means
- *				"same binary representation", which is the type's equality
- *				only for types whose equal values have one representation.
- *				Types without a send function are NONE.
+ *	jsonb		EQUALITY: the tokens of a walk of the value (the iterator's
+ *				token number as 1 byte; a raw-scalar flag byte after an
+ *				array's start; after a key or scalar, 1 byte its kind then
+ *				nothing (null), 1 byte (bool), string(bytes) (string) or
+ *				the numeric payload above (number)).  jsonb keeps an
+ *				object's keys sorted and unique, so equal values (jsonb_eq:
+ *				numbers compare as numeric, 1.0 = 1) encode equal.
+ *				(Changed 2026-12-04: jsonb was encoded as below, which
+ *				told 1.0 from 1; state keyed by jsonb from before is not
+ *				read correctly: recreate such views.)
+ *	other		EQUALITY, if the type has a binary send function and its
+ *				values are equal only when their bytes are (its default
+ *				btree class says so, BTEQUALIMAGE_PROC; a range when its
+ *				subtype's are; a type without a btree class is taken as
+ *				such): string(the send function's bytes).  Other types
+ *				(citext, numrange, tsvector, a multirange of such) are NONE,
+ *				as are types without a send function.
  *
  *	string(b)	each byte of b, a 0x00 byte written as 0x00 0xFF; then the
  *				terminator 0x00 0x00.  The terminator sorts before every
@@ -132,7 +144,9 @@
 
 #include "access/detoast.h"
 #include "access/htup_details.h"
+#include "access/nbtree.h"
 #include "catalog/pg_type.h"
+#include "commands/defrem.h"
 #include "common/int128.h"
 #include "fmgr.h"
 #include "miscadmin.h"
@@ -143,6 +157,7 @@
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/inet.h"
+#include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
 #include "utils/pg_locale.h"
@@ -521,6 +536,42 @@ put_array(StringInfo buf, Datum value)
 		pfree(arr);
 }
 
+/* The jsonb encoding: its tokens in iterator order (see the header). */
+static void
+put_jsonb(StringInfo buf, Jsonb *jb)
+{
+	JsonbIterator *it = JsonbIteratorInit(&jb->root);
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+
+	while ((tok = JsonbIteratorNext(&it, &v, false)) != WJB_DONE)
+	{
+		put_u8(buf, (uint8) tok);
+		if (tok == WJB_BEGIN_ARRAY)
+			put_u8(buf, v.val.array.rawScalar ? 1 : 0);
+		else if (tok == WJB_KEY || tok == WJB_VALUE || tok == WJB_ELEM)
+		{
+			put_u8(buf, (uint8) v.type);
+			switch (v.type)
+			{
+				case jbvNull:
+					break;
+				case jbvBool:
+					put_u8(buf, v.val.boolean ? 1 : 0);
+					break;
+				case jbvString:
+					put_string(buf, v.val.string.val, v.val.string.len);
+					break;
+				case jbvNumeric:
+					put_numeric(buf, v.val.numeric);
+					break;
+				default:
+					elog(ERROR, "unexpected jsonb value kind %d", (int) v.type);
+			}
+		}
+	}
+}
+
 /* string() of the bytes of the type's send function. */
 static void
 put_send_bytes(StringInfo buf, Datum value, Oid typid)
@@ -585,7 +636,8 @@ builtin_support(Oid typid)
 			return HS_MEMCMP_ORDERED;
 		case INT2VECTOROID:
 		case OIDVECTOROID:
-			return HS_MEMCMP_EQUALITY;	/* arrays compared otherwise */
+		case JSONBOID:
+			return HS_MEMCMP_EQUALITY;	/* arrays compared otherwise; jsonb */
 		case RECORDOID:
 			return HS_MEMCMP_NONE;	/* row type known only from a value */
 		default:
@@ -623,6 +675,36 @@ classify_type(Oid typid)
 
 	ReleaseSysCache(tup);
 	return result;
+}
+
+/*
+ * Are two values of typid equal only when their send functions' bytes are?
+ * So says its default btree class's equalimage function (as for btree
+ * deduplication); a range type's values, when its subtype's are (the
+ * bounds are sent by the subtype's send function), a multirange's when
+ * its range type's are.  A type without a btree class has no equality
+ * the planner groups or joins by but its own (xid's): taken as yes.
+ */
+static bool
+send_bytes_equate(Oid typid)
+{
+	Oid			opclass;
+	Oid			intype;
+	Oid			proc;
+
+	if (type_is_range(typid))
+		return send_bytes_equate(get_range_subtype(typid));
+	if (type_is_multirange(typid))
+		return send_bytes_equate(get_range_subtype(get_multirange_range(typid)));
+	opclass = GetDefaultOpClass(typid, BTREE_AM_OID);
+	if (!OidIsValid(opclass))
+		return true;
+	intype = get_opclass_input_type(opclass);
+	proc = get_opfamily_proc(get_opclass_family(opclass), intype, intype,
+							 BTEQUALIMAGE_PROC);
+	return OidIsValid(proc) &&
+		DatumGetBool(OidFunctionCall1Coll(proc, get_typcollation(typid),
+										  ObjectIdGetDatum(intype)));
 }
 
 static HsMemcmpSupport
@@ -671,7 +753,7 @@ type_support(Oid typid)
 		case TYPECLASS_ARRAY:
 			return type_support(get_element_type(typid));
 		case TYPECLASS_SEND:
-			return HS_MEMCMP_EQUALITY;
+			return send_bytes_equate(typid) ? HS_MEMCMP_EQUALITY : HS_MEMCMP_NONE;
 		case TYPECLASS_NONE:
 			break;
 	}
@@ -685,7 +767,7 @@ unsupported_type(Oid typid)
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("type %s cannot be encoded as a key",
 					format_type_be(typid)),
-			 errdetail("Only types with a built-in key encoding or a binary send function can be keys.")));
+			 errdetail("Only types with a built-in key encoding, or with a binary send function whose bytes are equal exactly when the values are, can be keys.")));
 }
 
 /* ---------------------------------------------------------------------
@@ -786,6 +868,9 @@ encode_payload(StringInfo buf, Datum value, Oid typid)
 		case INT2VECTOROID:
 		case OIDVECTOROID:
 			put_array(buf, value);
+			return;
+		case JSONBOID:
+			put_jsonb(buf, DatumGetJsonbP(value));
 			return;
 		case RECORDOID:
 			put_composite(buf, value);

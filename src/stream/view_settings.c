@@ -8,7 +8,8 @@
  * A view may call STABLE built-in functions and casts whose results
  * depend on settings (timestamptz::text and date_trunc on timestamptz on
  * TimeZone, to_char on the lc_* settings, float output on
- * extra_float_digits, interval output on IntervalStyle).  Workers evaluate
+ * extra_float_digits, interval output on IntervalStyle, to_tsvector(text)
+ * on default_text_search_config).  Workers evaluate
  * the view in other sessions, so the creator's values of those settings
  * are recorded with the view (stream_jobs.settings, 'name=value' text)
  * and set, local to the evaluation, in the creator worker's backfill, in
@@ -39,6 +40,7 @@ static const char *const view_setting_names[] = {
 	"lc_time",
 	"xmlbinary",
 	"xmloption",
+	"default_text_search_config",	/* to_tsvector(text), ... */
 };
 
 List *

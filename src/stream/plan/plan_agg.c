@@ -213,6 +213,32 @@ kept_expr(List **kept, Expr *e)
 	return (Expr *) kept_expr_mutator((Node *) e, kept);
 }
 
+static Node *
+grouping_zero_mutator(Node *node, void *context)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, GroupingFunc) && ((GroupingFunc *) node)->agglevelsup == 0)
+		return (Node *) makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
+								  Int32GetDatum(0), false, true);
+	if (IsA(node, Query))
+		return node;			/* (a subquery's grouping() is its own) */
+	return expression_tree_mutator(node, grouping_zero_mutator, context);
+}
+
+/*
+ * grouping() at a level with a plain GROUP BY is 0: every argument is
+ * grouped in its one grouping set (Postgres's planner evaluates it so).
+ */
+void
+grouping_without_sets(Query *q)
+{
+	if (q->groupingSets != NIL || !q->hasAggs)
+		return;
+	q->targetList = (List *) grouping_zero_mutator((Node *) q->targetList, NULL);
+	q->havingQual = grouping_zero_mutator(q->havingQual, NULL);
+}
+
 typedef struct RewriteContext
 {
 	AggAnalysis *an;
@@ -583,6 +609,13 @@ distinct_level(PlanCtx *ctx, RelOut *in)
 					 errmsg("DISTINCT over a column of type %s is not supported in a streaming materialized view",
 							format_type_be(att->atttypid)),
 					 errdetail("DISTINCT compares whole rows.")));
+		/* (its rows are told apart bytewise: "abc" and "ABC" would both stay) */
+		if (OidIsValid(att->attcollation) && !get_collation_isdeterministic(att->attcollation))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("DISTINCT or UNION over a column of a nondeterministic collation is not supported in a streaming materialized view"),
+					 errdetail("Column %d has collation %s.", i + 1,
+							   get_collation_name(att->attcollation))));
 	}
 	if (in->desc->natts != n)
 	{

@@ -95,9 +95,56 @@ system_column_walker(Node *node, void *arg)
 }
 
 /*
+ * Why built-in STABLE function funcid cannot be in a view, or NULL: its
+ * result depends on the session or transaction that calls it (a worker's,
+ * not the creator's), on the search_path (pinned in workers), or on the
+ * current date or transaction counter as age() of one argument does.
+ */
+static const char *
+session_state_function(Oid funcid)
+{
+	switch (funcid)
+	{
+		case F_PG_BACKEND_PID:
+		case F_TXID_CURRENT:
+		case F_TXID_CURRENT_IF_ASSIGNED:
+		case F_TXID_CURRENT_SNAPSHOT:
+		case F_PG_CURRENT_XACT_ID:
+		case F_PG_CURRENT_XACT_ID_IF_ASSIGNED:
+		case F_PG_CURRENT_SNAPSHOT:
+		case F_INET_CLIENT_ADDR:
+		case F_INET_CLIENT_PORT:
+		case F_INET_SERVER_ADDR:
+		case F_INET_SERVER_PORT:
+		case F_PG_MY_TEMP_SCHEMA:
+		case F_PG_TRIGGER_DEPTH:
+			return "Its result depends on the session or transaction that calls it: a view is evaluated by workers.";
+		case F_CURRENT_SCHEMA:
+		case F_CURRENT_SCHEMAS:
+		case F_TO_REGCLASS:
+		case F_TO_REGTYPE:
+		case F_TO_REGPROC:
+		case F_TO_REGPROCEDURE:
+		case F_TO_REGOPER:
+		case F_TO_REGOPERATOR:
+		case F_TO_REGNAMESPACE:
+		case F_TO_REGCOLLATION:
+			return "Its result depends on the search_path, which workers pin (names in the view's definition were resolved when it was created).";
+		case F_AGE_TIMESTAMP:
+		case F_AGE_TIMESTAMPTZ:
+		case F_AGE_XID:
+		case F_MXID_AGE:
+			return "With one argument, age() is measured from the current date (or transaction), which changes without a write; write the difference from a column instead.";
+		default:
+			return NULL;
+	}
+}
+
+/*
  * May the view call funcid?  IMMUTABLE functions, and STABLE built-in ones
  * (their results depend on settings, which the view records:
- * view_settings.c), except those of the current time; not a user's STABLE
+ * view_settings.c), except those of the current time and those of the
+ * session (session_state_function); not a user's STABLE
  * function (it may read tables the view does not follow), nor a VOLATILE
  * one.
  */
@@ -120,6 +167,12 @@ function_refused(Oid funcid, void *context)
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						 errmsg("current_setting() is not supported in a streaming materialized view"),
 						 errdetail("A view records only the settings its functions depend on (TimeZone, DateStyle, lc_numeric, ...); workers would read another value.")));
+			if (session_state_function(funcid) != NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("function %s is not supported in a streaming materialized view",
+								format_procedure(funcid)),
+						 errdetail("%s", session_state_function(funcid))));
 			if (funcid < FirstNormalObjectId)
 				return false;
 			ereport(ERROR,

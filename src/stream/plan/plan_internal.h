@@ -286,12 +286,24 @@ extern AttrNumber add_output_column(Query *sub, RangeTblEntry *rte, Expr *e,
 
 /* plan_whole_rows.c: whole rows of items other than tables, as ROW(...) */
 extern void expand_whole_rows(Query *q);
+
+/*
+ * Make FROM item rte (a function, WITH query, VALUES list or set
+ * operation) a subquery selecting its columns, in place.
+ */
+extern void wrap_in_subquery(RangeTblEntry *rte);
+
+/* plan_join.c: LEFT JOIN f ON cond as LEFT JOIN LATERAL (... WHERE cond) ON true */
+extern void filter_outer_functions(Query *q, Node *jt);
 extern RangeTblEntry *values_of_subquery(Query *sub);
 
 /* plan_with.c: non-recursive WITH queries inlined at every level (in place) */
 extern void inline_with_queries(Query *q);
 
 /* ---- plan_agg.c ---- */
+
+/* grouping() at a level with a plain GROUP BY: 0 (in place) */
+extern void grouping_without_sets(Query *q);
 
 /*
  * The aggregation of q over from (WHERE applied), then HAVING and q's

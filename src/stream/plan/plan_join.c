@@ -311,7 +311,96 @@ function_item(Query *q, Node *jt)
 	rte = rt_fetch(((RangeTblRef *) jt)->rtindex, q->rtable);
 	if (rte->rtekind == RTE_SUBQUERY)
 		return values_of_subquery(rte->subquery);
-	return rte->rtekind == RTE_FUNCTION ? rte : NULL;
+	/* (a VALUES list itself: inside a subquery a join's condition moved into) */
+	return rte->rtekind == RTE_FUNCTION || rte->rtekind == RTE_VALUES ? rte : NULL;
+}
+
+typedef struct IntoItemContext
+{
+	int			rt;				/* the item the condition moves into */
+	int			depth;			/* levels below the condition's own */
+} IntoItemContext;
+
+/* A condition of q's level as one of a subquery of item rt's own columns. */
+static Node *
+into_item_mutator(Node *node, IntoItemContext *ctx)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var))
+	{
+		Var		   *v = (Var *) copyObject(node);
+
+		if (v->varlevelsup == (Index) ctx->depth && v->varno == ctx->rt)
+			v->varno = v->varnosyn = 1;
+		else if (v->varlevelsup >= (Index) ctx->depth)
+			v->varlevelsup++;
+		return (Node *) v;
+	}
+	if (IsA(node, Query))
+	{
+		Node	   *r;
+
+		ctx->depth++;
+		r = (Node *) query_tree_mutator((Query *) node, into_item_mutator, ctx, 0);
+		ctx->depth--;
+		return r;
+	}
+	return expression_tree_mutator(node, into_item_mutator, ctx);
+}
+
+/*
+ * `LEFT JOIN f(...) ON cond` (a function or VALUES list on the nullable
+ * side, a condition other than true) is `LEFT JOIN LATERAL (SELECT f.*
+ * FROM f(...) WHERE cond) ON true`: each preserved row with the function
+ * rows the condition passes, or with NULLs.  So rewritten (in place, in
+ * q's join tree jt), the subquery is decorrelated as any LATERAL one is
+ * (over the values it reads of the preserved side, through their domain
+ * when it reads no table).
+ */
+void
+filter_outer_functions(Query *q, Node *jt)
+{
+	JoinExpr   *j;
+	RangeTblEntry *rte;
+	int			rt;
+	Query	   *sub;
+	IntoItemContext ctx;
+	Node	   *cond;
+
+	if (IsA(jt, FromExpr))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((FromExpr *) jt)->fromlist)
+			filter_outer_functions(q, lfirst(lc));
+		return;
+	}
+	if (!IsA(jt, JoinExpr))
+		return;
+	j = (JoinExpr *) jt;
+	filter_outer_functions(q, j->larg);
+	filter_outer_functions(q, j->rarg);
+	if (j->jointype != JOIN_LEFT || function_item(q, j->rarg) == NULL ||
+		function_item(q, j->larg) != NULL || make_ands_implicit((Expr *) j->quals) == NIL ||
+		contain_aggs_of_level(j->quals, 0))
+		return;
+	rt = ((RangeTblRef *) j->rarg)->rtindex;
+	rte = rt_fetch(rt, q->rtable);
+	/* (reading nothing of the preserved side, it would read no table) */
+	if (!rte->lateral &&
+		bms_is_empty(bms_del_member(pull_varnos(NULL, j->quals), rt)))
+		return;
+	if (rte->rtekind != RTE_SUBQUERY)
+		wrap_in_subquery(rte);
+	sub = rte->subquery;
+	ctx.rt = rt;
+	ctx.depth = 0;
+	cond = into_item_mutator(j->quals, &ctx);
+	sub->jointree->quals = cond;
+	sub->hasSubLinks |= checkExprHasSubLink(cond);
+	rte->lateral = true;
+	j->quals = (Node *) makeBoolConst(true, false);
 }
 
 /*
@@ -614,7 +703,7 @@ plan_joinexpr(PlanCtx *ctx, Query *q, List *outer, JoinExpr *j, List *quals)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("this join with a function in FROM is not supported in a streaming materialized view"),
-				 errdetail("Inner joins and LEFT JOIN LATERAL ... ON true are.")));
+				 errdetail("Inner joins are, and LEFT JOINs with the function on the right whose condition or arguments read the left side.")));
 	lrel = get_relids_in_jointree(larg, false);
 	rrel = get_relids_in_jointree(rarg, false);
 	/* ON conditions over one input filter it, if that keeps the join's meaning */

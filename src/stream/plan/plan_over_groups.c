@@ -15,6 +15,7 @@
  *	  select list (max(ts) > now() - interval '1 hour' AS active): over the
  *	  new level's rows they are comparisons of a row with the time, which
  *	  plan_temporal.c splits the rows by;
+ *	- window functions of a level with GROUPING SETS (below);
  *	- HAVING conjuncts that compare the level's aggregates with the rows
  *	  of a subquery that reads nothing of the level (HAVING count(*) >=
  *	  ALL (SELECT count(*) FROM t GROUP BY k), count(*) IN (SELECT ...)),
@@ -36,7 +37,12 @@
  * level orders by without showing it comes along), where they apply to
  * the rows the set-returning calls make, as Postgres applies them (LIMIT
  * counts those rows, DISTINCT compares them); with window functions the
- * level is left as it is (and refused where it cannot be planned).
+ * level is left as it is (and refused where it cannot be planned), but at
+ * a level with GROUPING SETS, whose windows run over the rows of all its
+ * sets (rank() OVER (ORDER BY g) of ROLLUP (g) ranks the total row among
+ * the others): there the select list's window functions are computed
+ * above, with the windows (their PARTITION BY and ORDER BY keys columns of
+ * the subquery), over the rows of every set.
  *
  * src/stream/plan/plan_over_groups.c
  *
@@ -52,6 +58,12 @@
 #include "plan_internal.h"
 
 /*
+ * Whether the level being split moves its window functions above too (a
+ * level with GROUPING SETS: its windows run over the rows of every set).
+ */
+static bool windows_above = false;
+
+/*
  * The values of the groups (aggregates, grouping() and grouped columns of
  * the level) that node reads, appended to *parts; true if it reads them
  * in a way that cannot be moved (inside a subquery, a window function).
@@ -61,6 +73,9 @@ group_values_walker(Node *node, List **parts)
 {
 	if (node == NULL)
 		return false;
+	/* (a window function's arguments, where the windows move above) */
+	if (IsA(node, WindowFunc) && windows_above)
+		return expression_tree_walker(node, group_values_walker, parts);
 	if ((IsA(node, Aggref) && ((Aggref *) node)->agglevelsup == 0) ||
 		(IsA(node, GroupingFunc) && ((GroupingFunc *) node)->agglevelsup == 0) ||
 		(IsA(node, Var) && ((Var *) node)->varlevelsup == 0))
@@ -132,9 +147,28 @@ computed_over_groups(Query *q, TargetEntry *tle)
 {
 	if (expression_returns_set((Node *) tle->expr))
 		return true;
+	if (q->groupingSets && contain_windowfuncs((Node *) tle->expr))
+		return true;
 	return time_outside_aggregates_walker((Node *) tle->expr, NULL) &&
 		!(tle->ressortgroupref &&
 		  get_sortgroupref_clause_noerr(tle->ressortgroupref, q->groupClause));
+}
+
+/* Is sortgroupref ref a PARTITION BY or ORDER BY key of one of q's windows? */
+static bool
+window_key(Query *q, Index ref)
+{
+	ListCell   *lc;
+
+	foreach(lc, q->windowClause)
+	{
+		WindowClause *wc = lfirst(lc);
+
+		if (get_sortgroupref_clause_noerr(ref, wc->partitionClause) ||
+			get_sortgroupref_clause_noerr(ref, wc->orderClause))
+			return true;
+	}
+	return false;
 }
 
 Query *
@@ -155,9 +189,11 @@ split_over_groups(Query *q)
 	AttrNumber	nkept = 0;
 	bool		above = false;
 
-	if (q->setOperations || q->groupingSets ||
+	windows_above = false;
+	if (q->setOperations || (q->groupingSets && !q->hasWindowFuncs) ||
 		!aggregating(q))
 		return q;
+	windows_above = q->groupingSets != NIL;
 	foreach(lc, make_ands_implicit((Expr *) q->havingQual))
 	{
 		if (compares_with_subquery(lfirst(lc)))
@@ -170,7 +206,7 @@ split_over_groups(Query *q)
 	if (!above && moved == NIL)
 		return q;
 	steps = q->sortClause || q->limitCount || q->limitOffset || q->distinctClause;
-	if (q->hasWindowFuncs)
+	if (q->hasWindowFuncs && !windows_above)
 	{
 		if (moved != NIL)
 			unsupported("HAVING comparing aggregates with a subquery together with window functions", false);
@@ -189,7 +225,11 @@ split_over_groups(Query *q)
 		if ((tle->ressortgroupref &&
 			 get_sortgroupref_clause_noerr(tle->ressortgroupref, q->groupClause)) ||
 			tle->resjunk || group_values_walker((Node *) tle->expr, &parts))
+		{
+			if (windows_above)
+				unsupported("window functions over GROUPING SETS ordering a level by a window function it does not show, or grouping by one", false);
 			return q;
+		}
 	}
 	foreach(lc, moved)
 		(void) group_values_walker(lfirst(lc), &parts);
@@ -201,7 +241,9 @@ split_over_groups(Query *q)
 	sub->havingQual = (Node *) make_ands_explicit(having);
 	if (having == NIL)
 		sub->havingQual = NULL;
-	/* ORDER BY, LIMIT and DISTINCT come after HAVING: above */
+	/* ORDER BY, LIMIT and DISTINCT come after HAVING: above; windows too */
+	sub->windowClause = NIL;
+	sub->hasWindowFuncs = false;
 	sub->sortClause = NIL;
 	sub->distinctClause = NIL;
 	sub->hasDistinctOn = false;
@@ -215,9 +257,11 @@ split_over_groups(Query *q)
 		if (computed_over_groups(q, tle))
 			continue;
 		tle = flatCopyTargetEntry(tle);
-		if (tle->resjunk && steps && tle->ressortgroupref &&
-			(get_sortgroupref_clause_noerr(tle->ressortgroupref, q->sortClause) ||
-			 get_sortgroupref_clause_noerr(tle->ressortgroupref, q->distinctClause)))
+		if (tle->resjunk && tle->ressortgroupref &&
+			((steps &&
+			  (get_sortgroupref_clause_noerr(tle->ressortgroupref, q->sortClause) ||
+			   get_sortgroupref_clause_noerr(tle->ressortgroupref, q->distinctClause))) ||
+			 (windows_above && window_key(q, tle->ressortgroupref))))
 			ordering = lappend(ordering, tle);	/* a column above too */
 		else if (tle->resjunk)
 			junk = lappend(junk, tle);
@@ -302,6 +346,11 @@ split_over_groups(Query *q)
 		top->jointree->quals = replace_calls((Node *) make_ands_explicit(moved), parts,
 											part_vars);
 		top->hasSubLinks = true;
+	}
+	if (windows_above)
+	{
+		top->windowClause = copyObject(q->windowClause);
+		top->hasWindowFuncs = true;
 	}
 	top->hasTargetSRFs = expression_returns_set((Node *) top->targetList);
 	return top;

@@ -278,6 +278,7 @@ never_null(Query *q, Node *e)
 }
 
 static Query *correlate_through_domain(Query *q, Query *sub);
+static bool from_reads_table(Query *sub);
 
 /* ---------------------------------------------------------------------
  * NOT IN
@@ -1861,9 +1862,13 @@ test_params_mutator(Node *node, TestParams *tp)
  * an IN's subquery.  Postgres's pull-up makes the outer EXISTS a semi
  * join whose condition would still hold the inner sublink, which a join
  * cannot evaluate; merged, the inner query's items are the semi join's.
- * Only inner queries that just filter (plain_filter, no DISTINCT ON) and
- * whose FROM items do not read sub's (items_read_above), with no subquery
- * in an IN's tested expression, and only in a subquery that reads the level above (an uncorrelated one is
+ * Only inner queries that read a row of a level above (an uncorrelated
+ * one would pair every row of sub with each of its rows in the product:
+ * left alone, its test is a value the count of sub's rows reads, or a
+ * filter of their own), that just filter
+ * (plain_filter, no DISTINCT ON), whose FROM items do not read sub's
+ * (items_read_above), with no subquery in an IN's tested expression, and
+ * only in a subquery that reads the level above (an uncorrelated one is
  * planned whole, its sublinks at its own level: its plan stays).
  */
 /*
@@ -1910,6 +1915,8 @@ merge_nested_exists(Query *sub)
 			  (sl->subLinkType == ANY_SUBLINK && sl->testexpr != NULL)) ||
 			!plain_filter((Query *) sl->subselect) ||
 			((Query *) sl->subselect)->hasDistinctOn ||
+			!(reads_above((Query *) sl->subselect, 0) ||
+			  (sl->testexpr && contain_vars_of_level(sl->testexpr, 0))) ||
 			items_read_above((Query *) sl->subselect) ||
 			contains_sublink(sl->testexpr))
 		{
@@ -2291,13 +2298,20 @@ decorrelate_lateral(Query *q, int rt, FromExpr *list, JoinExpr *join)
 
 	if (reads_above(sub, 1))
 		refuse_lateral("A LATERAL subquery may read only the query level it is in.");
-	if (!split_correlation(sub, &local, &inner, &outer, &on, &outer_first))
+	if (!split_correlation(sub, &local, &inner, &outer, &on, &outer_first) ||
+		!from_reads_table(sub))
 	{
-		/* related otherwise than by equalities: through its domain */
+		/*
+		 * Related otherwise than by equalities, or reading no table (a
+		 * function or VALUES list, which has no rows of its own to group
+		 * per value): through its domain, which reads the outer item.
+		 */
 		Query	   *d = correlate_through_domain(q, sub);
 
 		if (d == NULL || !split_correlation(d, &local, &inner, &outer, &on, &outer_first))
-			refuse_lateral("A LATERAL subquery related to the items before it otherwise than by equalities in its WHERE must read columns of only one of them, a table or a subquery that no outer join nulls.");
+			refuse_lateral(from_reads_table(sub) ?
+						   "A LATERAL subquery related to the items before it otherwise than by equalities in its WHERE must read columns of only one of them, a table or a subquery that no outer join nulls." :
+						   "A LATERAL subquery that reads no table must read columns of only one item before it, a table or a subquery that no outer join nulls.");
 		sub = d;
 	}
 	if (sub->limitCount == NULL || limit < 0)
@@ -2510,6 +2524,23 @@ decorrelate_lateral(Query *q, int rt, FromExpr *list, JoinExpr *join)
 		q->havingQual = ReplaceVarsFromTargetList(q->havingQual, rt, 0, rte, tlist,
 												  REPLACEVARS_CHANGE_VARNO, rt, NULL);
 	}
+}
+
+/* Does sub's FROM read a table (in it or in a subquery of it)? */
+static bool
+from_reads_table(Query *sub)
+{
+	ListCell   *lc;
+
+	foreach(lc, sub->rtable)
+	{
+		RangeTblEntry *rte = lfirst(lc);
+
+		if (rte->rtekind == RTE_RELATION ||
+			(rte->rtekind == RTE_SUBQUERY && from_reads_table(rte->subquery)))
+			return true;
+	}
+	return false;
 }
 
 /*

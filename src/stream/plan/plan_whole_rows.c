@@ -94,7 +94,7 @@ composite_of(Oid typid, List *vars)
  * columns keep their numbers (a dropped one is a NULL), and what it read
  * of this level or above is read one level further up.
  */
-static void
+void
 wrap_in_subquery(RangeTblEntry *rte)
 {
 	Query	   *w = makeNode(Query);

@@ -688,6 +688,7 @@ plan_query(PlanCtx *ctx, Query *q, List *outer)
 	bool		has_agg;
 
 	q = copyObject(q);
+	grouping_without_sets(q);
 	grouped_calls_to_from(q);
 	q = split_over_groups(q);
 	check_query_level(q, outer == NIL);
@@ -720,6 +721,7 @@ plan_query(PlanCtx *ctx, Query *q, List *outer)
 				refuse_time_function();
 		}
 	}
+	filter_outer_functions(q, (Node *) q->jointree);
 	rewrite_lateral(q);
 	rewrite_sublinks(q);
 	semis = convert_where_sublinks(ctx, q);
