@@ -33,6 +33,9 @@ SELECT hummock_stream.create_materialized_view('g_share',
       FROM sales GROUP BY ROLLUP (region, product) HAVING count(*) > 1$$);
 SELECT hummock_stream.create_materialized_view('g_rank_top',
   'SELECT region, sum(qty) AS q, rank() OVER (ORDER BY sum(qty) DESC) AS r FROM sales GROUP BY CUBE (region) ORDER BY r, region LIMIT 3');
+-- set-returning functions over the groups of every set
+SELECT hummock_stream.create_materialized_view('g_unnest',
+  'SELECT region, unnest(array_agg(id ORDER BY id)) AS id FROM sales WHERE qty < 20 GROUP BY ROLLUP (region)');
 -- GROUPING() at a level with a plain GROUP BY is 0
 SELECT hummock_stream.create_materialized_view('g_plain_grouping',
   $$SELECT region, GROUPING(region) AS g, count(*) AS n, sum(count(*)) OVER (PARTITION BY GROUPING(region)) AS t

@@ -190,10 +190,9 @@ split_over_groups(Query *q)
 	bool		above = false;
 
 	windows_above = false;
-	if (q->setOperations || (q->groupingSets && !q->hasWindowFuncs) ||
-		!aggregating(q))
+	if (q->setOperations || !aggregating(q))
 		return q;
-	windows_above = q->groupingSets != NIL;
+	windows_above = q->groupingSets != NIL && q->hasWindowFuncs;
 	foreach(lc, make_ands_implicit((Expr *) q->havingQual))
 	{
 		if (compares_with_subquery(lfirst(lc)))
