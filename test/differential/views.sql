@@ -207,3 +207,7 @@ vs_exists_in_exists|SELECT d.id FROM diff_d d WHERE NOT EXISTS (SELECT 1 FROM di
 vs_not_in_rows|SELECT t.id FROM diff_t t WHERE (t.grp, t.val) NOT IN (SELECT np.grp, np.val FROM diff_np np)
 vs_with_lateral|SELECT d.id, x.n, x.s FROM diff_d d LEFT JOIN LATERAL (WITH y AS (SELECT val FROM diff_t t WHERE t.grp = d.id) SELECT count(*) AS n, sum(val) AS s FROM y) x ON true
 vs_whole_row_cte_left|WITH x AS (SELECT id, grp, val FROM diff_t WHERE val > 60) SELECT d.id, to_jsonb(x) AS x FROM diff_d d LEFT JOIN x ON x.grp = d.id
+vs_json_key|SELECT jsonb_build_object('a', t.amount, 'g', t.grp % 3) AS k, count(*) AS n FROM diff_t t GROUP BY 1
+vs_left_values|SELECT d.id, v.label FROM diff_d d LEFT JOIN (VALUES (1, 'one'), (2, 'two'), (2, 'deux'), (NULL, 'none')) AS v(k, label) ON v.k = d.region
+vs_left_function_on|SELECT t.id, g FROM diff_t t LEFT JOIN generate_series(1, 4) AS g ON g <= t.grp % 5 AND g > t.val % 3
+vs_rollup_rank|SELECT grp % 4 AS g, count(*) AS n, rank() OVER (ORDER BY count(*) DESC, grp % 4) AS r, sum(count(*)) OVER (PARTITION BY GROUPING(grp % 4)) AS total FROM diff_t GROUP BY ROLLUP (grp % 4)
