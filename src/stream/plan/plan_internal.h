@@ -299,6 +299,8 @@ extern RangeTblEntry *values_of_subquery(Query *sub);
 
 /* plan_with.c: non-recursive WITH queries inlined at every level (in place) */
 extern void inline_with_queries(Query *q);
+/* FROM item rte made subquery sub, in place (its columns and alias stay) */
+extern void rte_as_subquery(RangeTblEntry *rte, Query *sub);
 
 /* ---- plan_agg.c ---- */
 

@@ -120,16 +120,7 @@ wrap_in_subquery(RangeTblEntry *rte)
 		w->targetList = lappend(w->targetList,
 								makeTargetEntry(lfirst(lv), list_length(w->targetList) + 1,
 												pstrdup(strVal(lfirst(ln))), false));
-	rte->rtekind = RTE_SUBQUERY;
-	rte->subquery = w;
-	rte->functions = NIL;
-	rte->funcordinality = false;
-	rte->tablefunc = NULL;
-	rte->values_lists = NIL;
-	rte->ctename = NULL;
-	rte->ctelevelsup = 0;
-	rte->self_reference = false;
-	rte->coltypes = rte->coltypmods = rte->colcollations = NIL;
+	rte_as_subquery(rte, w);
 }
 
 /* ROW(the columns of item v->varno) for whole-row Var v, NULL if absent. */

@@ -37,6 +37,26 @@ typedef struct InlineContext
 	int			levelsup;		/* levels from the walk to the WITH clause */
 } InlineContext;
 
+/*
+ * Make FROM item rte (a WITH query's reference, a function, a VALUES
+ * list) the subquery sub, in place: its columns and alias stay.
+ */
+void
+rte_as_subquery(RangeTblEntry *rte, Query *sub)
+{
+	rte->rtekind = RTE_SUBQUERY;
+	rte->subquery = sub;
+	rte->security_barrier = false;
+	rte->functions = NIL;
+	rte->funcordinality = false;
+	rte->tablefunc = NULL;
+	rte->values_lists = NIL;
+	rte->ctename = NULL;
+	rte->ctelevelsup = 0;
+	rte->self_reference = false;
+	rte->coltypes = rte->coltypmods = rte->colcollations = NIL;
+}
+
 static bool
 inline_walker(Node *node, InlineContext *ctx)
 {
@@ -53,13 +73,7 @@ inline_walker(Node *node, InlineContext *ctx)
 
 			if (ctx->levelsup > 0)
 				IncrementVarSublevelsUp((Node *) copy, ctx->levelsup, 1);
-			rte->rtekind = RTE_SUBQUERY;
-			rte->subquery = copy;
-			rte->security_barrier = false;
-			rte->ctename = NULL;
-			rte->ctelevelsup = 0;
-			rte->self_reference = false;
-			rte->coltypes = rte->coltypmods = rte->colcollations = NIL;
+			rte_as_subquery(rte, copy);
 		}
 		return false;
 	}
