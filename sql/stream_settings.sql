@@ -70,6 +70,7 @@ SELECT hummock_stream.create_materialized_view('bad', 'SELECT id, txid_current()
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT id, current_schema() AS s FROM ev');
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT id, to_regclass(id::text) AS r FROM ev');
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT id, age(at::timestamp) AS a FROM ev');
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT id, ''ev''::regclass::text AS r FROM ev');
 
 -- refused: functions of the current time, a user's STABLE function, volatile ones
 CREATE FUNCTION my_stable(int) RETURNS int LANGUAGE sql STABLE AS 'SELECT $1 + 1';

@@ -61,6 +61,12 @@ SELECT hummock_stream.create_materialized_view('wr_cte_left',
   'WITH x AS (SELECT id, cust FROM ord) SELECT c.id, to_jsonb(x) AS x, x IS NULL AS none FROM cust c LEFT JOIN x ON x.cust = c.id AND x.id > 4');
 SELECT hummock_stream.create_materialized_view('wr_func_left',
   'SELECT o.id, p AS pair, p IS NULL AS none FROM ord o LEFT JOIN LATERAL wr_pair_of(o.id, o.note) p ON o.id % 2 = 0');
+-- (a domain over a composite type: NULL where the row is missing, not
+-- a row of NULLs the domain checks)
+CREATE FUNCTION wr_checked_rows(i int) RETURNS SETOF wr_checked LANGUAGE sql IMMUTABLE
+  AS 'SELECT ROW(i, ''r'')::public.wr_pair::public.wr_checked WHERE i % 3 = 0';
+SELECT hummock_stream.create_materialized_view('wr_domain_left',
+  'SELECT o.id, to_jsonb(d) AS d, d IS NULL AS none FROM ord o LEFT JOIN LATERAL wr_checked_rows(o.id) d ON true');
 SELECT hummock_stream.create_materialized_view('wr_setop_left',
   'SELECT c.id, to_jsonb(u) AS u FROM cust c LEFT JOIN (SELECT cust, id FROM ord UNION ALL SELECT id, 0 FROM cust) u ON u.cust = c.id AND u.id < 3');
 SELECT * FROM hummock_stream_test.views_differ();
@@ -107,8 +113,8 @@ SELECT hummock_stream.drop_materialized_view(v)
   FROM unnest(ARRAY['wr_json', 'wr_value', 'wr_left', 'wr_agg', 'wr_join', 'wr_cols', 'wr_sub',
                      'wr_sub_agg', 'wr_sub_left', 'wr_cte', 'wr_func', 'wr_scalar',
                      'wr_sub_left_agg', 'wr_named', 'wr_lateral', 'wr_lateral_left',
-                     'wr_cte_left', 'wr_func_left', 'wr_setop_left']) v;
-DROP FUNCTION wr_pair_of(int, text), wr_checked_of(int, text);
+                     'wr_cte_left', 'wr_func_left', 'wr_setop_left', 'wr_domain_left']) v;
+DROP FUNCTION wr_pair_of(int, text), wr_checked_of(int, text), wr_checked_rows(int);
 DROP DOMAIN wr_checked;
 DROP TYPE wr_pair;
 REVOKE CREATE ON SCHEMA public FROM wr_reader;

@@ -190,7 +190,7 @@
 #define HS_MEMCMP_NUM_POS_INF	0x05
 #define HS_MEMCMP_NUM_NAN		0x06
 
-static HsMemcmpSupport type_support(Oid typid);
+static HsMemcmpSupport type_support(Oid typid, bool identity);
 static void encode_value(StringInfo buf, Datum value, bool isnull, Oid typid);
 static void encode_payload(StringInfo buf, Datum value, Oid typid);
 
@@ -715,7 +715,7 @@ min_support(HsMemcmpSupport a, HsMemcmpSupport b)
 
 /* The support of a composite type: the weakest of its attributes'. */
 static HsMemcmpSupport
-composite_support(Oid typid)
+composite_support(Oid typid, bool identity)
 {
 	TupleDesc	tupdesc = lookup_rowtype_tupdesc(typid, -1);
 	HsMemcmpSupport result = HS_MEMCMP_ORDERED;
@@ -727,14 +727,14 @@ composite_support(Oid typid)
 
 		if (att->attisdropped)
 			continue;
-		result = min_support(result, type_support(att->atttypid));
+		result = min_support(result, type_support(att->atttypid, identity));
 	}
 	ReleaseTupleDesc(tupdesc);
 	return result;
 }
 
 static HsMemcmpSupport
-type_support(Oid typid)
+type_support(Oid typid, bool identity)
 {
 	int			builtin = builtin_support(typid);
 
@@ -745,15 +745,15 @@ type_support(Oid typid)
 	switch (classify_type(typid))
 	{
 		case TYPECLASS_DOMAIN:
-			return type_support(getBaseType(typid));
+			return type_support(getBaseType(typid), identity);
 		case TYPECLASS_ENUM:
 			return HS_MEMCMP_EQUALITY;
 		case TYPECLASS_COMPOSITE:
-			return composite_support(typid);
+			return composite_support(typid, identity);
 		case TYPECLASS_ARRAY:
-			return type_support(get_element_type(typid));
+			return type_support(get_element_type(typid), identity);
 		case TYPECLASS_SEND:
-			return send_bytes_equate(typid) ? HS_MEMCMP_EQUALITY : HS_MEMCMP_NONE;
+			return identity || send_bytes_equate(typid) ? HS_MEMCMP_EQUALITY : HS_MEMCMP_NONE;
 		case TYPECLASS_NONE:
 			break;
 	}
@@ -911,7 +911,14 @@ encode_payload(StringInfo buf, Datum value, Oid typid)
 HsMemcmpSupport
 HsMemcmpTypeSupport(Oid typid)
 {
-	return type_support(typid);
+	return type_support(typid, false);
+}
+
+/* Can values of typid be encoded at all (to tell stored rows apart)? */
+bool
+HsMemcmpTypeIdentifies(Oid typid)
+{
+	return type_support(typid, true) != HS_MEMCMP_NONE;
 }
 
 /* Appends the encoding of one value, inverted when descending. */

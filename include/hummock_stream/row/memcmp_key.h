@@ -39,6 +39,15 @@ typedef enum HsMemcmpSupport
 extern HsMemcmpSupport HsMemcmpTypeSupport(Oid typid);
 
 /*
+ * Can values of typid be encoded at all?  Where a key only tells stored
+ * rows apart (a source's primary key, the rows of a view without a key),
+ * a type encoded by its send function's bytes serves even when equal
+ * values may have other bytes (citext, hstore): HsMemcmpTypeSupport()
+ * says HS_MEMCMP_NONE for such a type, which cannot group or join.
+ */
+extern bool HsMemcmpTypeIdentifies(Oid typid);
+
+/*
  * Append the encoding of one value to buf.  NULL sorts after every value
  * (NULLS LAST).  descending: the bytes are inverted so memcmp order is the
  * reverse order (the encoding is prefix-free, so inverting reverses the

@@ -129,6 +129,26 @@ session_state_function(Oid funcid)
 		case F_TO_REGOPERATOR:
 		case F_TO_REGNAMESPACE:
 		case F_TO_REGCOLLATION:
+		case F_REGCLASS:		/* text::regclass */
+		case F_REGCLASSIN:
+		case F_REGCLASSOUT:
+		case F_REGTYPEIN:
+		case F_REGTYPEOUT:
+		case F_REGPROCIN:
+		case F_REGPROCOUT:
+		case F_REGPROCEDUREIN:
+		case F_REGPROCEDUREOUT:
+		case F_REGOPERIN:
+		case F_REGOPEROUT:
+		case F_REGOPERATORIN:
+		case F_REGOPERATOROUT:
+		case F_REGCONFIGIN:
+		case F_REGCONFIGOUT:
+		case F_REGDICTIONARYIN:
+		case F_REGDICTIONARYOUT:
+		case F_REGCOLLATIONIN:
+		case F_REGCOLLATIONOUT:
+		case F_FORMAT_TYPE:
 			return "Its result depends on the search_path, which workers pin (names in the view's definition were resolved when it was created).";
 		case F_AGE_TIMESTAMP:
 		case F_AGE_TIMESTAMPTZ:

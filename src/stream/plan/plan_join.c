@@ -346,6 +346,18 @@ into_item_mutator(Node *node, IntoItemContext *ctx)
 		ctx->depth--;
 		return r;
 	}
+	if (IsA(node, Aggref) || IsA(node, GroupingFunc))
+	{
+		/* (an aggregate of a level above: one level further up too) */
+		Node	   *r = expression_tree_mutator(node, into_item_mutator, ctx);
+
+		if (IsA(r, Aggref) && ((Aggref *) r)->agglevelsup >= (Index) ctx->depth)
+			((Aggref *) r)->agglevelsup++;
+		else if (IsA(r, GroupingFunc) &&
+				 ((GroupingFunc *) r)->agglevelsup >= (Index) ctx->depth)
+			((GroupingFunc *) r)->agglevelsup++;
+		return r;
+	}
 	return expression_tree_mutator(node, into_item_mutator, ctx);
 }
 

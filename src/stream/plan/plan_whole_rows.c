@@ -134,6 +134,7 @@ row_of_item(Var *v, WholeRowsContext *ctx)
 	bool		nullable;
 	AttrNumber	present = 0;
 	Oid			named;
+	Node	   *value;
 
 	nullable = on_nullable_side((Node *) ctx->q->jointree, NULL, v->varno, false);
 	if (nullable)
@@ -170,25 +171,27 @@ row_of_item(Var *v, WholeRowsContext *ctx)
 		refuse_whole_row("The columns of this FROM item are not those of its row type.");
 	row->row_typeid = OidIsValid(named) ? named : RECORDOID;
 	row->row_format = COERCE_IMPLICIT_CAST;
+	value = (Node *) row;
 	if (OidIsValid(named) && named != v->vartype)
-		return coerce_to_domain((Node *) row, named, -1, v->vartype,
-								COERCION_IMPLICIT, COERCE_IMPLICIT_CAST, -1, false);
+		value = coerce_to_domain(value, named, -1, v->vartype,
+								 COERCION_IMPLICIT, COERCE_IMPLICIT_CAST, -1, false);
 	if (present > 0)
 	{
+		/* (the missing row is NULL, not a row checked by the domain) */
 		CaseExpr   *ce = makeNode(CaseExpr);
 		CaseWhen   *cw = makeNode(CaseWhen);
 
 		cw->expr = (Expr *) makeVar(v->varno, present, BOOLOID, -1, InvalidOid, ctx->depth);
-		cw->result = (Expr *) row;
+		cw->result = (Expr *) value;
 		cw->location = -1;
-		ce->casetype = row->row_typeid;
+		ce->casetype = exprType(value);
 		ce->casecollid = InvalidOid;
 		ce->args = list_make1(cw);
-		ce->defresult = (Expr *) makeNullConst(row->row_typeid, -1, InvalidOid);
+		ce->defresult = (Expr *) makeNullConst(ce->casetype, -1, InvalidOid);
 		ce->location = -1;
 		return (Node *) ce;
 	}
-	return (Node *) row;
+	return value;
 }
 
 static Node *

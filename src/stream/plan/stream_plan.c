@@ -439,8 +439,7 @@ HsStreamPlanSourceKey(Oid relid)
 		{
 			AttrNumber	att = idx->rd_index->indkey.values[i];
 
-			if (HsMemcmpTypeSupport(TupleDescAttr(RelationGetDescr(rel), att - 1)->atttypid) ==
-				HS_MEMCMP_NONE)
+			if (!HsMemcmpTypeIdentifies(TupleDescAttr(RelationGetDescr(rel), att - 1)->atttypid))
 			{
 				list_free(cols);
 				cols = NIL;
@@ -805,7 +804,7 @@ plan_view(PlanCtx *ctx, HsStreamPlan *plan, TupleDesc view_desc, HsStateTable *v
 			TargetEntry *tle = lfirst(lc);
 			Oid			t = exprType((Node *) tle->expr);
 
-			if (HsMemcmpTypeSupport(t) == HS_MEMCMP_NONE)
+			if (!HsMemcmpTypeIdentifies(t))
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						 errmsg("column \"%s\" of type %s cannot be compared",
