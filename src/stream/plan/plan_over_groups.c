@@ -58,24 +58,17 @@
 #include "plan_internal.h"
 
 /*
- * Whether the level being split moves its window functions above too (a
- * level with GROUPING SETS: its windows run over the rows of every set).
- */
-static bool windows_above = false;
-
-/*
  * The values of the groups (aggregates, grouping() and grouped columns of
  * the level) that node reads, appended to *parts; true if it reads them
- * in a way that cannot be moved (inside a subquery, a window function).
+ * in a way that cannot be moved (inside a subquery).  A window function's
+ * arguments are read as any expression's: only a level whose windows move
+ * above (GROUPING SETS) walks one here (HAVING has none).
  */
 static bool
 group_values_walker(Node *node, List **parts)
 {
 	if (node == NULL)
 		return false;
-	/* (a window function's arguments, where the windows move above) */
-	if (IsA(node, WindowFunc) && windows_above)
-		return expression_tree_walker(node, group_values_walker, parts);
 	if ((IsA(node, Aggref) && ((Aggref *) node)->agglevelsup == 0) ||
 		(IsA(node, GroupingFunc) && ((GroupingFunc *) node)->agglevelsup == 0) ||
 		(IsA(node, Var) && ((Var *) node)->varlevelsup == 0))
@@ -92,8 +85,6 @@ group_values_walker(Node *node, List **parts)
 			return true;
 		return group_values_walker(s->testexpr, parts);
 	}
-	if (IsA(node, WindowFunc))
-		return true;
 	return expression_tree_walker(node, group_values_walker, parts);
 }
 
@@ -188,8 +179,8 @@ split_over_groups(Query *q)
 	AttrNumber	resno = 0;
 	AttrNumber	nkept = 0;
 	bool		above = false;
+	bool		windows_above;	/* GROUPING SETS: windows over every set's rows */
 
-	windows_above = false;
 	if (q->setOperations || !aggregating(q))
 		return q;
 	windows_above = q->groupingSets != NIL && q->hasWindowFuncs;

@@ -105,7 +105,6 @@ wrap_in_subquery(RangeTblEntry *rte)
 	ListCell   *ln;
 	ListCell   *lv;
 
-	inner->lateral = rte->lateral;
 	w->commandType = CMD_SELECT;
 	w->querySource = QSRC_ORIGINAL;
 	w->canSetTag = true;
