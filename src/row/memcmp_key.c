@@ -109,6 +109,18 @@
  *				byte that can follow 0x00, so a string sorts before the
  *				strings it is a proper prefix of.
  *
+ * Identity tails.  The encodings above fold some values that Postgres
+ * prints differently into equal bytes, as their equality does: numeric
+ * 1.0 and 1.00, float -0 and 0, interval '1 month' and '30 days', jsonb
+ * numbers, bpchar trailing spaces, and rows or arrays holding such
+ * values (HsMemcmpTypeFolds).  Where a key must tell such values apart
+ * (the copies of a view's rows when the view has no key: a UNION ALL
+ * keeps 1.0 and 1.00 both), the caller appends after the key's columns,
+ * for each column of a folding type that is not NULL, string(the send
+ * function's bytes) (HsMemcmpAppendIdentity).  The tail comes after every
+ * column's encoding, so a prefix of the key's columns still seeks by
+ * equality.
+ *
  * Collations: text, varchar, bpchar and name are ORDERED in byte order,
  * which is the "C" collation's order.  Under any deterministic collation
  * two strings are equal only if their bytes are equal, so the encoding is
@@ -919,6 +931,66 @@ bool
 HsMemcmpTypeIdentifies(Oid typid)
 {
 	return type_support(typid, true) != HS_MEMCMP_NONE;
+}
+
+/*
+ * Do equal bytes of typid's encoding stand for values Postgres prints
+ * differently (the identity tails above)?  Types encoded by their send
+ * bytes never do; a domain, array or row type does when what it holds
+ * does.
+ */
+static bool
+type_folds(Oid typid)
+{
+	check_stack_depth();
+	switch (typid)
+	{
+		case FLOAT4OID:
+		case FLOAT8OID:
+		case NUMERICOID:
+		case INTERVALOID:
+		case JSONBOID:
+		case BPCHAROID:
+		case RECORDOID:			/* its row type is known only from a value */
+			return true;
+		default:
+			break;
+	}
+	if (builtin_support(typid) >= 0)
+		return false;
+	switch (classify_type(typid))
+	{
+		case TYPECLASS_DOMAIN:
+			return type_folds(getBaseType(typid));
+		case TYPECLASS_ARRAY:
+			return type_folds(get_element_type(typid));
+		case TYPECLASS_COMPOSITE:
+			{
+				TupleDesc	tupdesc = lookup_rowtype_tupdesc(typid, -1);
+				bool		folds = false;
+
+				for (int i = 0; i < tupdesc->natts && !folds; i++)
+					if (!TupleDescAttr(tupdesc, i)->attisdropped)
+						folds = type_folds(TupleDescAttr(tupdesc, i)->atttypid);
+				ReleaseTupleDesc(tupdesc);
+				return folds;
+			}
+		default:
+			return false;
+	}
+}
+
+bool
+HsMemcmpTypeFolds(Oid typid)
+{
+	return type_folds(typid);
+}
+
+void
+HsMemcmpAppendIdentity(StringInfo buf, Datum value, bool isnull, Oid typid)
+{
+	if (!isnull)
+		put_send_bytes(buf, value, typid);
 }
 
 /* Appends the encoding of one value, inverted when descending. */

@@ -48,6 +48,15 @@ extern HsMemcmpSupport HsMemcmpTypeSupport(Oid typid);
 extern bool HsMemcmpTypeIdentifies(Oid typid);
 
 /*
+ * Does the encoding of typid give equal bytes to values that Postgres
+ * prints differently (numeric 1.0 and 1.00, float -0 and 0, ...)?  A key
+ * that must tell them apart appends HsMemcmpAppendIdentity() of each such
+ * column after all its columns (memcmp_key.c, identity tails).
+ */
+extern bool HsMemcmpTypeFolds(Oid typid);
+extern void HsMemcmpAppendIdentity(StringInfo buf, Datum value, bool isnull, Oid typid);
+
+/*
  * Append the encoding of one value to buf.  NULL sorts after every value
  * (NULLS LAST).  descending: the bytes are inverted so memcmp order is the
  * reverse order (the encoding is prefix-free, so inverting reverses the

@@ -220,12 +220,21 @@ extern HsExec *HsExecHashAggCreate(TupleDesc in_desc, int nkeys,
 								   bool always_one_group);
 
 /*
+ * Group by the identity of the key columns, not their equality: rows
+ * whose columns print differently (numeric 1.0 and 1.00) are counted as
+ * different groups (the row counts of a view without a key).
+ */
+extern void HsExecHashAggIdentifyRows(HsExec *agg);
+
+/*
  * Materialize into the view's table: the stored row is input columns
  * 0..nview-1 (nview = view_desc->natts), under the memcmp key of input
  * columns key_cols[0..nkey-1].  With has_count (no unique key), input
  * column nview is how many copies of the row exist (the input is a
  * count(*) aggregation over the view columns) and copy i is stored under
- * memcmp(view columns) | BE64(i).
+ * memcmp(view columns) | identity tails | BE64(i) (memcmp_key.c: rows
+ * whose columns print differently are stored apart, as the HashAgg of
+ * HsExecHashAggIdentifyRows counts them).
  */
 extern HsExec *HsExecMaterializeCreate(TupleDesc in_desc, TupleDesc view_desc,
 									   const int *key_cols, int nkey,

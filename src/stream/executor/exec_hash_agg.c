@@ -87,6 +87,8 @@ typedef struct HashAggExec
 	TupleDesc	state_desc;
 	HsStateTable *state;
 	bool		always_one_group;
+	bool	   *key_folds;		/* HsExecHashAggIdentifyRows: key columns
+								 * whose encoding folds values, or NULL */
 	MemoryContext group_cxt;	/* groups and their datums */
 	HTAB	   *groups;
 	AggGroup   *dirty;
@@ -302,6 +304,10 @@ hash_agg_push(HsExec *self, TupleTableSlot *row, int sign)
 	for (int k = 0; k < a->nkeys; k++)
 		HsMemcmpEncode(&a->buf2, row->tts_values[k], row->tts_isnull[k],
 					   TupleDescAttr(a->in_desc, k)->atttypid, false);
+	for (int k = 0; a->key_folds && k < a->nkeys; k++)
+		if (a->key_folds[k])
+			HsMemcmpAppendIdentity(&a->buf2, row->tts_values[k], row->tts_isnull[k],
+								   TupleDescAttr(a->in_desc, k)->atttypid);
 	g = lookup_group(a, row);
 	touch_group(a, g);
 	g->rows += sign;
@@ -570,4 +576,18 @@ HsExecHashAggCreate(TupleDesc in_desc, int nkeys, HsAggCall *calls, int ncalls,
 	initStringInfo(&a->buf2);
 	create_groups(a);
 	return &a->exec;
+}
+
+void
+HsExecHashAggIdentifyRows(HsExec *agg)
+{
+	HashAggExec *a = (HashAggExec *) agg;
+
+	for (int k = 0; k < a->nkeys; k++)
+		if (HsMemcmpTypeFolds(TupleDescAttr(a->in_desc, k)->atttypid))
+		{
+			if (a->key_folds == NULL)
+				a->key_folds = palloc0(sizeof(bool) * a->nkeys);
+			a->key_folds[k] = true;
+		}
 }

@@ -43,6 +43,9 @@ typedef struct MaterializeExec
 	int		   *key_cols;
 	int			nkey;
 	bool		has_count;
+	bool	   *folds;			/* with has_count: view columns whose key
+								 * encoding folds values (an identity tail
+								 * follows), or NULL */
 	HsStateTable *view;
 } MaterializeExec;
 
@@ -66,9 +69,15 @@ materialize_push(HsExec *self, TupleTableSlot *row, int sign)
 					   TupleDescAttr(m->in_desc, c)->atttypid, false);
 	}
 	if (m->has_count)
+	{
 		for (int c = 0; c < m->nview; c++)
 			HsMemcmpEncode(&key, row->tts_values[c], row->tts_isnull[c],
 						   TupleDescAttr(m->in_desc, c)->atttypid, false);
+		for (int c = 0; m->folds && c < m->nview; c++)
+			if (m->folds[c])
+				HsMemcmpAppendIdentity(&key, row->tts_values[c], row->tts_isnull[c],
+									   TupleDescAttr(m->in_desc, c)->atttypid);
+	}
 	mt = HsStoredRowForm(m->view_desc, row->tts_values, row->tts_isnull);
 
 	if (!m->has_count)
@@ -125,6 +134,13 @@ HsExecMaterializeCreate(TupleDesc in_desc, TupleDesc view_desc,
 	memcpy(m->key_cols, key_cols, sizeof(int) * nkey);
 	m->nkey = nkey;
 	m->has_count = has_count;
+	for (int c = 0; has_count && c < m->nview; c++)
+		if (HsMemcmpTypeFolds(TupleDescAttr(in_desc, c)->atttypid))
+		{
+			if (m->folds == NULL)
+				m->folds = palloc0(sizeof(bool) * m->nview);
+			m->folds[c] = true;
+		}
 	m->view = view;
 	return &m->exec;
 }
