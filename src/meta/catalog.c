@@ -45,6 +45,7 @@
 #include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/meta/hummock_manager.h"
+#include "hummock_stream/pg/kept_statement.h"
 #include "hummock_stream/storage/compaction.h"
 
 /* The name of the table access method (sql: CREATE ACCESS METHOD hummock). */
@@ -81,6 +82,18 @@ run(const char *sql, int nargs, Oid *types, Datum *args, const char *nulls,
 	int expected)
 {
 	int			rc = SPI_execute_with_args(sql, nargs, types, args, nulls, false, 0);
+
+	if (rc != expected)
+		elog(ERROR, "hummock_stream catalog statement failed (%s): %s",
+			 SPI_result_code_string(rc), sql);
+}
+
+/* run() for a statement of every commit round: planned once (plan: the caller's static) */
+static void
+run_kept(SPIPlanPtr *plan, const char *sql, int nargs, Oid *types, Datum *args,
+		 const char *nulls, int expected)
+{
+	int			rc = HsKeptStatementRun(plan, sql, nargs, types, args, nulls);
 
 	if (rc != expected)
 		elog(ERROR, "hummock_stream catalog statement failed (%s): %s",
@@ -409,6 +422,7 @@ void
 HsCatalogSetPositions(int n, const Oid *job_ids, const char *const *snapshots,
 					  const HsEpoch *view_positions)
 {
+	static SPIPlanPtr plan;
 	CatalogStatement cs;
 	Datum		args[3];
 	Oid			types[3] = {OIDARRAYOID, TEXTARRAYOID, INT8ARRAYOID};
@@ -433,7 +447,7 @@ HsCatalogSetPositions(int n, const Oid *job_ids, const char *const *snapshots,
 											  FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 	/* one statement for every job a commit round moves */
 	begin(&cs);
-	run("UPDATE hummock_stream.stream_jobs j"
+	run_kept(&plan, "UPDATE hummock_stream.stream_jobs j"
 		"   SET position = u.position::pg_catalog.pg_snapshot, view_position = u.view_position"
 		"  FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2), pg_catalog.unnest($3))"
 		"       AS u(job_id, position, view_position)"

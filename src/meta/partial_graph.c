@@ -503,11 +503,38 @@ barrier_tables_dropped(HsVersion *v, HsInflightBarrier *b)
  * The capture position of each streaming job whose checkpoints commit now:
  * the snapshot of its newest one (in the commit's transaction, so the
  * position and the view's data commit together).
+ *
+ * A job whose checkpoints wrote nothing (no SST, no change log: its state
+ * is what it was at the position the catalog holds) keeps that older
+ * position for up to HS_POSITION_SAVE_MS: recovering from it reads again
+ * what the job read since, which changes nothing again, so either position
+ * is right for the committed state.  With many idle views at short
+ * barrier intervals this spares an update of every job's catalog row per
+ * round; the bound keeps the capture logs trimmed (behind the oldest
+ * position) however long a job reads rows that change nothing.
  */
+#define HS_POSITION_SAVE_MS 1000
+
+static bool
+checkpoints_wrote(List *mine)
+{
+	ListCell   *lc;
+
+	foreach(lc, mine)
+	{
+		HsInflightBarrier *b = lfirst(lc);
+
+		if (b->ssts != NIL || b->change_logs != NIL)
+			return true;
+	}
+	return false;
+}
+
 static void
 commit_positions(List *per_graph)
 {
 	ListCell   *lc;
+	TimestampTz now = GetCurrentTimestamp();
 	int			n = 0;
 	int			max = list_length(per_graph);
 	Oid		   *ids = palloc(sizeof(Oid) * Max(max, 1));
@@ -530,6 +557,10 @@ commit_positions(List *per_graph)
 		}
 		if (g == NULL || !g->is_stream_job || b->snapshot == NULL)
 			continue;
+		if (!checkpoints_wrote(mine) &&
+			!TimestampDifferenceExceeds(g->position_saved_at, now, HS_POSITION_SAVE_MS))
+			continue;
+		g->position_saved_at = now;
 		ids[n] = g->graph_id;
 		snapshots[n] = b->snapshot;
 		views[n] = b->prev_epoch;

@@ -110,6 +110,7 @@ typedef struct HsGraph
 	bool		waits_for_worker;	/* FAILED: a worker of it is not running */
 	bool		dropping;		/* remove once its Stop barrier is collected */
 	bool		is_stream_job;	/* a view's job: commits its capture position */
+	TimestampTz position_saved_at;	/* when a commit last wrote it */
 	bool		emptied;		/* ran no actor when a reload began (a view
 								 * being rebuilt): actors it gets again
 								 * start it over */
