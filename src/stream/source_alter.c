@@ -19,6 +19,10 @@
  *	  column, is refused in Postgres's words for views; DROP COLUMN of a
  *	  used column stops at the view's dependency (Postgres's own check),
  *	  and of a primary key column here, with the same words;
+ *	- SET NOT NULL and DROP NOT NULL of a column a view uses are refused:
+ *	  the planner relies on the column's nullability (NOT IN, IN as a
+ *	  value, outer joins), and a job planned again after a restart would
+ *	  not find its state;
  *	- SET UNLOGGED is refused (a crash would empty the table unseen);
  *	- DROP CONSTRAINT of the primary key the views key rows by, and adding
  *	  one where there is none, are refused: either would change how the
@@ -208,6 +212,21 @@ check_command(Oid c, Oid reader, AlterTableCmd *cmd, bool is_target)
 						 OidIsValid(view) ? 0 :
 						 errhint("The view keeps its rows of \"%s\" by its primary key.",
 								 get_rel_name(c))));
+			break;
+		case AT_SetNotNull:
+		case AT_DropNotNull:
+			if (attnum == InvalidAttrNumber)
+				break;			/* ALTER TABLE reports it */
+			view = view_depending_on(c, attnum);
+			if (OidIsValid(view))
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot %s NOT NULL of column \"%s\" of table \"%s\" because a streaming materialized view uses it",
+								cmd->subtype == AT_SetNotNull ? "set" : "drop",
+								cmd->name, get_rel_name(c)),
+						 errdetail("%s was planned for the column as it is: whether it can be NULL decides how NOT IN, IN and outer joins over it are computed.",
+								   describe(view)),
+						 errhint("Drop the view, change the column, and create the view again.")));
 			break;
 		case AT_DropColumn:
 		case AT_DropColumnRecurse:

@@ -99,9 +99,9 @@ HsStreamJobCreate(Oid job_id, Query *query, const Oid *state_tables,
 	if (job->plan->n_state_tables != n_state_tables)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("streaming materialized view \"%s\" was planned differently by the version of hummock_stream that created it",
+				 errmsg("streaming materialized view \"%s\" is planned differently now than when it was created",
 						get_rel_name(job_id)),
-				 errdetail("It has %d state tables; this version plans its query with %d.",
+				 errdetail("It has %d state tables; planned now (by another version of hummock_stream, or over sources changed since), its query needs %d.",
 						   n_state_tables, job->plan->n_state_tables),
 				 errhint("Drop the view and create it again.")));
 
@@ -159,9 +159,9 @@ check_planned_alike(Oid job_id, List *recorded_roles, HsStreamPlan *plan)
 		if (strcmp(lfirst(lr), lfirst(lp)) != 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("streaming materialized view \"%s\" was planned differently by the version of hummock_stream that created it",
+					 errmsg("streaming materialized view \"%s\" is planned differently now than when it was created",
 							get_rel_name(job_id)),
-					 errdetail("Its state table %d holds %s; this version keeps %s there.",
+					 errdetail("Its state table %d holds %s; planned now (by another version of hummock_stream, or over sources changed since), its query keeps %s there.",
 							   n, (char *) lfirst(lr), (char *) lfirst(lp)),
 					 errhint("CALL hummock_stream.rebuild(view) computes it again with this version.")));
 	}
