@@ -86,9 +86,22 @@ SELECT * FROM c_blind_first ORDER BY id;
 SELECT hummock_stream.create_materialized_view('c_array',
   $$SELECT id FROM words ORDER BY ARRAY[w] LIMIT 2$$);
 
+-- an enum has no order-preserving key encoding: refused, with a way out
+CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');
+CREATE TABLE moods (id int PRIMARY KEY, m mood);
+INSERT INTO moods VALUES (1, 'ok'), (2, 'happy'), (3, 'sad'), (4, 'happy');
+SELECT hummock_stream.create_materialized_view('m_top',
+  $$SELECT id, m FROM moods ORDER BY m DESC, id LIMIT 2$$);
+SELECT hummock_stream.create_materialized_view('m_top',
+  $$SELECT id, m FROM moods ORDER BY CASE m WHEN 'sad' THEN 1 WHEN 'ok' THEN 2 ELSE 3 END DESC, id LIMIT 2$$);
+UPDATE moods SET m = 'sad' WHERE id = 2;
+SELECT hummock_stream.wait();
+SELECT * FROM m_top ORDER BY id;
+
 SET client_min_messages = warning;	-- the capture log's name has an OID
 DROP EXTENSION hummock_stream CASCADE;
 RESET client_min_messages;
-DROP TABLE m, words;
+DROP TABLE m, words, moods;
+DROP TYPE mood;
 DROP DOMAIN label;
 DROP COLLATION case_blind;
