@@ -986,11 +986,37 @@ HsMemcmpTypeFolds(Oid typid)
 	return type_folds(typid);
 }
 
-void
-HsMemcmpAppendIdentity(StringInfo buf, Datum value, bool isnull, Oid typid)
+FmgrInfo *
+HsMemcmpIdentitySends(TupleDesc desc, int n)
 {
-	if (!isnull)
-		put_send_bytes(buf, value, typid);
+	FmgrInfo   *sends = NULL;
+
+	for (int c = 0; c < n; c++)
+	{
+		Oid			typid = TupleDescAttr(desc, c)->atttypid;
+		Oid			typsend;
+		bool		typisvarlena;
+
+		if (!type_folds(typid))
+			continue;
+		if (sends == NULL)
+			sends = palloc0(sizeof(FmgrInfo) * n);	/* fn_oid InvalidOid: none */
+		getTypeBinaryOutputInfo(typid, &typsend, &typisvarlena);
+		fmgr_info(typsend, &sends[c]);
+	}
+	return sends;
+}
+
+void
+HsMemcmpAppendIdentity(StringInfo buf, Datum value, bool isnull, FmgrInfo *send)
+{
+	bytea	   *bytes;
+
+	if (isnull || !OidIsValid(send->fn_oid))
+		return;
+	bytes = SendFunctionCall(send, value);
+	put_string(buf, VARDATA(bytes), VARSIZE(bytes) - VARHDRSZ);
+	pfree(bytes);
 }
 
 /* Appends the encoding of one value, inverted when descending. */

@@ -17,6 +17,7 @@
 #define HS_ROW_MEMCMP_KEY_H
 
 #include "access/tupdesc.h"
+#include "fmgr.h"
 #include "lib/stringinfo.h"
 
 /* How well a type can be encoded. */
@@ -50,11 +51,16 @@ extern bool HsMemcmpTypeIdentifies(Oid typid);
 /*
  * Does the encoding of typid give equal bytes to values that Postgres
  * prints differently (numeric 1.0 and 1.00, float -0 and 0, ...)?  A key
- * that must tell them apart appends HsMemcmpAppendIdentity() of each such
- * column after all its columns (memcmp_key.c, identity tails).
+ * that must tell them apart appends, after all its columns, the identity
+ * tail of each such column (memcmp_key.c, identity tails):
+ * HsMemcmpIdentitySends() gives, for the first n columns of desc, NULL if
+ * none folds, else per column the send function of a folding one (fn_oid
+ * InvalidOid for the others; palloc'd in the current context), which
+ * HsMemcmpAppendIdentity() calls for a value of that column.
  */
 extern bool HsMemcmpTypeFolds(Oid typid);
-extern void HsMemcmpAppendIdentity(StringInfo buf, Datum value, bool isnull, Oid typid);
+extern FmgrInfo *HsMemcmpIdentitySends(TupleDesc desc, int n);
+extern void HsMemcmpAppendIdentity(StringInfo buf, Datum value, bool isnull, FmgrInfo *send);
 
 /*
  * Append the encoding of one value to buf.  NULL sorts after every value

@@ -87,8 +87,9 @@ typedef struct HashAggExec
 	TupleDesc	state_desc;
 	HsStateTable *state;
 	bool		always_one_group;
-	bool	   *key_folds;		/* HsExecHashAggIdentifyRows: key columns
-								 * whose encoding folds values, or NULL */
+	FmgrInfo   *identity;		/* HsExecHashAggIdentifyRows: the send
+								 * functions of the key columns whose
+								 * encoding folds values, or NULL */
 	MemoryContext group_cxt;	/* groups and their datums */
 	HTAB	   *groups;
 	AggGroup   *dirty;
@@ -304,10 +305,9 @@ hash_agg_push(HsExec *self, TupleTableSlot *row, int sign)
 	for (int k = 0; k < a->nkeys; k++)
 		HsMemcmpEncode(&a->buf2, row->tts_values[k], row->tts_isnull[k],
 					   TupleDescAttr(a->in_desc, k)->atttypid, false);
-	for (int k = 0; a->key_folds && k < a->nkeys; k++)
-		if (a->key_folds[k])
-			HsMemcmpAppendIdentity(&a->buf2, row->tts_values[k], row->tts_isnull[k],
-								   TupleDescAttr(a->in_desc, k)->atttypid);
+	for (int k = 0; a->identity && k < a->nkeys; k++)
+		HsMemcmpAppendIdentity(&a->buf2, row->tts_values[k], row->tts_isnull[k],
+							   &a->identity[k]);
 	g = lookup_group(a, row);
 	touch_group(a, g);
 	g->rows += sign;
@@ -583,11 +583,5 @@ HsExecHashAggIdentifyRows(HsExec *agg)
 {
 	HashAggExec *a = (HashAggExec *) agg;
 
-	for (int k = 0; k < a->nkeys; k++)
-		if (HsMemcmpTypeFolds(TupleDescAttr(a->in_desc, k)->atttypid))
-		{
-			if (a->key_folds == NULL)
-				a->key_folds = palloc0(sizeof(bool) * a->nkeys);
-			a->key_folds[k] = true;
-		}
+	a->identity = HsMemcmpIdentitySends(a->in_desc, a->nkeys);
 }

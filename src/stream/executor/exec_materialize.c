@@ -43,9 +43,9 @@ typedef struct MaterializeExec
 	int		   *key_cols;
 	int			nkey;
 	bool		has_count;
-	bool	   *folds;			/* with has_count: view columns whose key
-								 * encoding folds values (an identity tail
-								 * follows), or NULL */
+	FmgrInfo   *identity;		/* with has_count: the send functions of the
+								 * view columns whose key encoding folds
+								 * values (HsMemcmpIdentitySends), or NULL */
 	HsStateTable *view;
 } MaterializeExec;
 
@@ -73,10 +73,9 @@ materialize_push(HsExec *self, TupleTableSlot *row, int sign)
 		for (int c = 0; c < m->nview; c++)
 			HsMemcmpEncode(&key, row->tts_values[c], row->tts_isnull[c],
 						   TupleDescAttr(m->in_desc, c)->atttypid, false);
-		for (int c = 0; m->folds && c < m->nview; c++)
-			if (m->folds[c])
-				HsMemcmpAppendIdentity(&key, row->tts_values[c], row->tts_isnull[c],
-									   TupleDescAttr(m->in_desc, c)->atttypid);
+		for (int c = 0; m->identity && c < m->nview; c++)
+			HsMemcmpAppendIdentity(&key, row->tts_values[c], row->tts_isnull[c],
+								   &m->identity[c]);
 	}
 	mt = HsStoredRowForm(m->view_desc, row->tts_values, row->tts_isnull);
 
@@ -134,13 +133,8 @@ HsExecMaterializeCreate(TupleDesc in_desc, TupleDesc view_desc,
 	memcpy(m->key_cols, key_cols, sizeof(int) * nkey);
 	m->nkey = nkey;
 	m->has_count = has_count;
-	for (int c = 0; has_count && c < m->nview; c++)
-		if (HsMemcmpTypeFolds(TupleDescAttr(in_desc, c)->atttypid))
-		{
-			if (m->folds == NULL)
-				m->folds = palloc0(sizeof(bool) * m->nview);
-			m->folds[c] = true;
-		}
+	if (has_count)
+		m->identity = HsMemcmpIdentitySends(in_desc, m->nview);
 	m->view = view;
 	return &m->exec;
 }
