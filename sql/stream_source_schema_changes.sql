@@ -174,6 +174,31 @@ SELECT * FROM nn_not_in ORDER BY id;
 SELECT * FROM hummock_stream_test.views_differ();
 DROP TABLE nn_o, nn_i CASCADE;
 
+-- a scalar subquery looking one row up by a unique index's key relies on
+-- the index (without it Postgres raises "more than one row returned by a
+-- subquery"): the view depends on the index, or on the constraint that
+-- owns it, as a view grouping by a primary key depends on the key
+CREATE TABLE uq_dim (code int NOT NULL, label text, alt int, UNIQUE (alt));
+CREATE UNIQUE INDEX uq_dim_code ON uq_dim (code);
+CREATE TABLE uq_fact (id int PRIMARY KEY, code int);
+INSERT INTO uq_dim SELECT i, 'l' || i, i FROM generate_series(1, 5) i;
+INSERT INTO uq_fact SELECT i, i % 7 FROM generate_series(1, 30) i;
+SELECT hummock_stream.create_materialized_view('uq_by_code',
+  'SELECT id, (SELECT label FROM uq_dim d WHERE d.code = f.code) AS label FROM uq_fact f');
+SELECT hummock_stream.create_materialized_view('uq_by_alt',
+  'SELECT id, (SELECT label FROM uq_dim d WHERE d.alt = f.code) AS label FROM uq_fact f');
+DROP INDEX uq_dim_code;
+ALTER TABLE uq_dim DROP CONSTRAINT uq_dim_alt_key;
+REINDEX INDEX CONCURRENTLY uq_dim_code;	-- the new index inherits the dependency
+DROP INDEX uq_dim_code;
+UPDATE uq_dim SET label = label || '!' WHERE code % 2 = 0;
+SELECT hummock_stream.wait(NULL, NULL);
+SELECT * FROM hummock_stream_test.views_differ();
+DROP INDEX uq_dim_code CASCADE;
+ALTER TABLE uq_dim DROP CONSTRAINT uq_dim_alt_key CASCADE;
+SELECT count(*) FROM hummock_stream.jobs WHERE name::text LIKE 'uq%';
+DROP TABLE uq_dim, uq_fact;
+
 DROP MATERIALIZED VIEW by_grp, some_items, labelled, by_region, solo_only, stray_sum,
   solo_child_sum;
 DROP TABLE things, elsewhere.grps, keyless, parts, solo, solo_child, stray;

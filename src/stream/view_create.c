@@ -66,6 +66,7 @@
 #include "catalog/objectaddress.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_constraint.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
 #include "commands/dbcommands.h"
@@ -525,6 +526,17 @@ create_setup(Creation *c)
 		}
 	}
 	c->progress.n_inputs = n;
+	/* ... on the unique indexes (or their constraints) its plan relies on */
+	foreach(lc, c->plan->relied_indexes)
+	{
+		Oid			constraint = get_index_constraint(lfirst_oid(lc));
+
+		if (OidIsValid(constraint))
+			ObjectAddressSet(src_addr, ConstraintRelationId, constraint);
+		else
+			ObjectAddressSet(src_addr, RelationRelationId, lfirst_oid(lc));
+		recordDependencyOn(&view_addr, &src_addr, DEPENDENCY_NORMAL);
+	}
 
 	/*
 	 * ... and on everything its query uses, as a view's rule does: the

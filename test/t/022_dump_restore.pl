@@ -39,9 +39,17 @@ my %views = (
 	                  jsonb_to_record(jsonb_build_object('amt', o.amount)) AS r(amt numeric)
 	                 WHERE EXISTS (SELECT 1 FROM orders i WHERE i.customer = o.customer
 	                                GROUP BY i.paid HAVING count(*) > 26)},
+	# lookups one row up by a primary key and by a unique index: the views
+	# depend on them, so pg_dump puts the views after them (the restore
+	# plans the lookup as at creation)
+	order_names => q{SELECT o.id, (SELECT c.name FROM customers c WHERE c.id = o.customer) AS name
+	                  FROM orders o},
+	order_regions => q{SELECT o.id, (SELECT r.label FROM regions r WHERE r.code = 'r' || o.customer % 4)
+	                    AS label FROM orders o},
 );
 # creation order: upstreams first
-my @order = qw(by_customer named big_customers big_count paid_view by_month top_orders order_docs);
+my @order = qw(by_customer named big_customers big_count paid_view by_month top_orders order_docs
+  order_names order_regions);
 
 $node->safe_psql('postgres', q{
 	CREATE EXTENSION hummock_stream;
@@ -53,6 +61,9 @@ $node->safe_psql('postgres', q{
 	INSERT INTO customers SELECT i, 'c' || i, 'r' || i % 4 FROM generate_series(1, 50) i;
 	INSERT INTO orders SELECT i, 1 + i % 50, (i * 37) % 200, i % 3 = 0 FROM generate_series(1, 2000) i;
 	INSERT INTO meas SELECT i, 1 + i % 12, i FROM generate_series(1, 500) i;
+	CREATE TABLE regions (code text NOT NULL, label text);
+	CREATE UNIQUE INDEX regions_code ON regions (code);
+	INSERT INTO regions SELECT 'r' || i, 'region ' || i FROM generate_series(0, 2) i;
 	CREATE VIEW paid AS SELECT o.id, c.region FROM orders o JOIN customers c ON c.id = o.customer WHERE o.paid;
 	CREATE ROLE reporter;
 	GRANT SELECT ON orders, customers TO reporter;
@@ -140,6 +151,8 @@ foreach my $r (@restores)
 		UPDATE orders SET customer = 1 + (customer + 3) % 50 WHERE id % 11 = 0;
 		DELETE FROM orders WHERE id % 13 = 0;
 		UPDATE customers SET region = 'r9', name = name || '!' WHERE id % 6 = 0;
+		INSERT INTO regions VALUES ('r3', 'region 3');
+		UPDATE regions SET label = label || '!' WHERE code = 'r1';
 		INSERT INTO meas SELECT i, 1 + i % 12, -i FROM generate_series(600, 700) i;
 	});
 	check_views($db, 'after writes');

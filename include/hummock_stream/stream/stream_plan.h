@@ -18,6 +18,12 @@ typedef struct HsStreamPlan
 {
 	Query	   *query;
 	List	   *sources;		/* the tables read (Oid), each once, ascending */
+	/*
+	 * The unique indexes (Oid) of sources whose uniqueness the plan relies
+	 * on (a scalar subquery looking one row up by their keys): the view
+	 * depends on them.
+	 */
+	List	   *relied_indexes;
 	List	   *view_tlist;		/* output columns (TargetEntry, resno 1..n) */
 	/*
 	 * The view columns (attnums, int) whose memcmp encodings, in this order,

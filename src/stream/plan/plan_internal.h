@@ -68,6 +68,7 @@ typedef struct PlanCtx
 								 * columns too) */
 	List	   *operators;		/* text: the stateful executors, in order */
 	List	   *state_roles;	/* text: what each state table holds */
+	List	   *relied_indexes; /* Oid: unique indexes the plan relies on */
 } PlanCtx;
 
 /* ---- stream_plan.c: the core ---- */
@@ -252,7 +253,7 @@ extern RelOut *apply_temporal(PlanCtx *ctx, RelOut *in, List *temporal);
  * equalities) into joins, and NOT IN conjuncts of its WHERE into NOT
  * EXISTS and counts; other sublinks are left for convert_where_sublinks.
  */
-extern void rewrite_sublinks(Query *q);
+extern void rewrite_sublinks(PlanCtx *ctx, Query *q);
 
 /*
  * A range table entry for subquery sub named alias (in_from: an item of

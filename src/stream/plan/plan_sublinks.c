@@ -783,6 +783,7 @@ rewrite_not_in(Query *q, Node *c)
 
 typedef struct ScalarContext
 {
+	PlanCtx    *ctx;			/* the planning (records relied indexes) */
 	Query	   *q;				/* the level being rewritten */
 	bool		in_having_or_target;	/* (the value must be grouped by) */
 	int			n;				/* subqueries rewritten so far */
@@ -978,10 +979,12 @@ groups_as_equalities(List *inner, List *on)
  * Do the equalities on (their operators; inner: the table's side of each)
  * pick at most one row of plain_scan sub's table: does a unique index
  * (no predicate, no expressions, not deferrable) have only key columns
- * that some equality compares with the index's own equality?
+ * that some equality compares with the index's own equality?  The index
+ * found is added to ctx->relied_indexes: the view depends on it, as it
+ * would show several rows where Postgres raises an error without it.
  */
 static bool
-unique_by(Query *sub, List *inner, List *on)
+unique_by(PlanCtx *ctx, Query *sub, List *inner, List *on)
 {
 	RangeTblEntry *rte = linitial(sub->rtable);
 	Relation	rel = table_open(rte->relid, AccessShareLock);
@@ -1037,6 +1040,8 @@ unique_by(Query *sub, List *inner, List *on)
 		ReleaseSysCache(tup);
 		if (covered)
 		{
+			ctx->relied_indexes = list_append_unique_oid(ctx->relied_indexes,
+														 lfirst_oid(lc));
 			found = true;
 			break;
 		}
@@ -1424,7 +1429,7 @@ decorrelate(Query *q, Query *sub, ScalarContext *sc)
 			!split_correlation(sub, &local, &inner, &outer, &on, &outer_first))
 			return NULL;
 	}
-	if (!aggregated && !unique_by(sub, inner, on))
+	if (!aggregated && !unique_by(sc->ctx, sub, inner, on))
 		return NULL;
 	if (aggregated && !groups_as_equalities(inner, on))
 		return NULL;
@@ -1978,9 +1983,9 @@ exists_joinable(Query *q, Node *c)
 }
 
 void
-rewrite_sublinks(Query *q)
+rewrite_sublinks(PlanCtx *ctx, Query *q)
 {
-	ScalarContext sc = {q, false, 0, false};
+	ScalarContext sc = {ctx, q, false, 0, false};
 	List	   *conds;
 	List	   *kept = NIL;
 	List	   *moved = NIL;

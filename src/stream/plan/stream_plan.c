@@ -722,7 +722,7 @@ plan_query(PlanCtx *ctx, Query *q, List *outer)
 	}
 	filter_outer_functions(q, (Node *) q->jointree);
 	rewrite_lateral(q);
-	rewrite_sublinks(q);
+	rewrite_sublinks(ctx, q);
 	semis = convert_where_sublinks(ctx, q);
 	if (contains_sublink((Node *) q->targetList) ||
 		contains_sublink((Node *) q->jointree) ||
@@ -882,6 +882,7 @@ HsStreamPlanCreate(Query *q)
 	plan->key_columns = list_copy(plan->key_columns);
 	plan->sources = list_copy(ctx.sources);
 	list_sort(plan->sources, list_oid_cmp);
+	plan->relied_indexes = list_copy(ctx.relied_indexes);
 	plan->n_state_tables = ctx.used;
 	plan->operators = NIL;
 	plan->state_roles = NIL;
