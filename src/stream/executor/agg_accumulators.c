@@ -565,7 +565,7 @@ AggAccEncode(const AggAcc *acc, Datum *values, bool *nulls)
 
 void
 AggAccDecode(AggAcc *acc, const HsAggCall *call, const AggSumOps *ops,
-			 Datum *values, bool *nulls, MemoryContext group_cxt)
+			 FmgrInfo *identity_send, Datum *values, bool *nulls, MemoryContext group_cxt)
 {
 	MemoryContext old = MemoryContextSwitchTo(group_cxt);
 
@@ -583,6 +583,8 @@ AggAccDecode(AggAcc *acc, const HsAggCall *call, const AggSumOps *ops,
 		acc->val = copy_datum(values[2], call->argtype);
 		initStringInfo(&e);
 		HsMemcmpEncode(&e, acc->val, false, call->argtype, call->kind == HS_AGG_MAX);
+		if (identity_send)
+			HsMemcmpAppendIdentity(&e, acc->val, false, identity_send);
 		acc->val_key = e.data;
 		acc->val_key_len = e.len;
 	}

@@ -105,10 +105,12 @@ extern void AggAccEncode(const AggAcc *acc, Datum *values, bool *nulls);
 
 /*
  * acc (as AggAccInit leaves it) from the call's state-row columns, its
- * values copied into group_cxt.
+ * values copied into group_cxt; identity_send: the min/max value counts'
+ * (AggValueCounts), whose keys the extreme's encoding matches.
  */
 extern void AggAccDecode(AggAcc *acc, const HsAggCall *call, const AggSumOps *ops,
-						 Datum *values, bool *nulls, MemoryContext group_cxt);
+						 FmgrInfo *identity_send, Datum *values, bool *nulls,
+						 MemoryContext group_cxt);
 
 /* ---- agg_ordered_state.c ---- */
 
@@ -124,6 +126,9 @@ typedef struct AggValueCounts
 	Oid			argtype;
 	bool		descending;		/* max: values encoded descending */
 	bool		distinct;		/* a DISTINCT call (else min/max) */
+	FmgrInfo   *identity_send;	/* min/max of a type whose encoding folds
+								 * values that print differently: the send
+								 * function of its identity tail; else NULL */
 } AggValueCounts;
 
 /*

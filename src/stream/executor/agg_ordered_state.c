@@ -33,10 +33,16 @@
  *
  * Rows of the min/max state table (persisted): key = the group's key (the
  * memcmp encoding of its key columns) | call number (1 byte) |
- * memcmp(value), descending for max; value = a stored row (stored_row.c)
- * of (value, count int8).  Equal values, such as numeric 1.0 and 1.00, share
- * a row, whose value is the one stored for the first of them (the first
- * pushed in the round that created the row).
+ * memcmp(value), descending for max [| identity tail]; value = a stored
+ * row (stored_row.c) of (value, count int8).  For min/max of a type whose
+ * encoding folds values that Postgres prints differently (numeric 1.0 and
+ * 1.00, float -0 and 0, ...; memcmp_key.c), the key ends with the value's
+ * identity tail (its send bytes, ascending after the equal values'
+ * encoding): each printed form is counted apart, so the extreme shown is
+ * always one some input has, as Postgres's would be (the state role says
+ * "by identity").  For DISTINCT calls equal values share a row (they are
+ * one distinct value), whose value is the one stored for the first of
+ * them (the first pushed in the round that created the row).
  *
  * src/stream/executor/agg_ordered_state.c
  *
@@ -65,6 +71,7 @@ AggValueCountsInit(AggValueCounts *vc, HsStateTable *table, int callno,
 	vc->argtype = call->argtype;
 	vc->descending = call->kind == HS_AGG_MAX;
 	vc->distinct = call->distinct;
+	vc->identity_send = vc->distinct ? NULL : HsMemcmpIdentitySends(vc->desc, 1);
 }
 
 /*
@@ -178,6 +185,8 @@ AggValueCountsAdd(AggPendingCounts *p, const AggValueCounts *vc, const HsBytesKe
 	appendBinaryStringInfo(key, (const char *) &vc->callno, 1);
 	prefix_len = key->len;
 	HsMemcmpEncode(key, v, false, vc->argtype, vc->descending);
+	if (vc->identity_send)
+		HsMemcmpAppendIdentity(key, v, false, vc->identity_send);
 
 	old = MemoryContextSwitchTo(p->cxt);
 	if (p->n == p->cap)

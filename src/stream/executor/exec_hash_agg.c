@@ -207,8 +207,8 @@ lookup_group(HashAggExec *a, TupleTableSlot *row)
 		g->rows = DatumGetInt64(values[c++]);
 		for (int i = 0; i < a->ncalls; i++)
 		{
-			AggAccDecode(&g->acc[i], &a->calls[i], &a->sums[i], &values[c], &nulls[c],
-						 a->group_cxt);
+			AggAccDecode(&g->acc[i], &a->calls[i], &a->sums[i], a->vcs[i].identity_send,
+						 &values[c], &nulls[c], a->group_cxt);
 			c += AGG_STATE_COLS_PER_CALL;
 		}
 		MemoryContextSwitchTo(old);

@@ -505,9 +505,22 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
 	note_operator(ctx, "HashAgg (%d group key%s, %d aggregate%s%s)", nkeys, nkeys == 1 ? "" : "s",
 				  ncalls, ncalls == 1 ? "" : "s", q->havingQual ? ", HAVING" : "");
 	if (need_minmax)
-		second = next_state(ctx, kept == NIL ? "HashAgg min/max and DISTINCT values" :
-							need_values ? "HashAgg min/max and DISTINCT values, kept rows" :
+	{
+		/*
+		 * min/max over a type whose encoding folds values that print
+		 * differently count each printed form apart (agg_ordered_state.c):
+		 * a state of another layout
+		 */
+		const char *by = "";
+
+		for (i = 0; i < ncalls; i++)
+			if ((calls[i].kind == HS_AGG_MIN || calls[i].kind == HS_AGG_MAX) &&
+				!calls[i].distinct && HsMemcmpTypeFolds(calls[i].argtype))
+				by = " by identity";
+		second = next_state(ctx, kept == NIL ? psprintf("HashAgg min/max%s and DISTINCT values", by) :
+							need_values ? psprintf("HashAgg min/max%s and DISTINCT values, kept rows", by) :
 							"HashAgg kept rows");
+	}
 	e = HsExecHashAggCreate(in->desc, nkeys, calls, ncalls, &kept_rows, groups, second,
 							nkeys == 0);
 	/* what it keeps: group keys, min/max values, kept rows, results */
