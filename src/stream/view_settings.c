@@ -67,12 +67,16 @@ HsViewSettingsApply(List *settings)
 	{
 		char	   *item = pstrdup((char *) lfirst(lc));
 		char	   *eq = strchr(item, '=');
+		const char *current;
 
 		if (eq == NULL)
 			elog(ERROR, "malformed recorded setting of a streaming view: \"%s\"", item);
 		*eq = '\0';
-		(void) set_config_option(item, eq + 1, PGC_USERSET, PGC_S_SESSION,
-								 GUC_ACTION_SAVE, true, 0, false);
+		/* in force already (the usual case: the server's defaults) */
+		current = GetConfigOption(item, true, false);
+		if (current == NULL || strcmp(current, eq + 1) != 0)
+			(void) set_config_option(item, eq + 1, PGC_USERSET, PGC_S_SESSION,
+									 GUC_ACTION_SAVE, true, 0, false);
 		pfree(item);
 	}
 }
