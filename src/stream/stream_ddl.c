@@ -166,7 +166,9 @@ wait_graph_stopped(Oid view)
  * inputs hold now, in place (same relation, same downstreams), and go on
  * maintaining it from there.  This heals a view whose input once raised
  * an error (a division by zero, a failed cast) that its change replay
- * keeps raising although the offending rows are gone.
+ * keeps raising although the offending rows are gone (the replay pushes
+ * the net change, log_consolidation.c, which leaves such rows out unless
+ * their images differ or the replay is too large to consolidate whole).
  *
  * It commits twice, as CREATE INDEX CONCURRENTLY does: first the job goes
  * to 'rebuilding', which stops its graph (the barrier manager no longer

@@ -45,6 +45,7 @@
 #include "hummock_stream/stream/capture.h"
 #include "hummock_stream/stream/capture_marks.h"
 #include "hummock_stream/stream/capture_reader.h"
+#include "hummock_stream/stream/log_consolidation.h"
 #include "hummock_stream/stream/stream_job.h"
 #include "hummock_stream/stream/view_source.h"
 
@@ -185,6 +186,7 @@ HsStreamJobLoad(Oid job_id, HsStreamStore *store, MemoryContext parent)
 							row.state_tables, row.n_state_tables, store, false, parent);
 	check_planned_alike(job_id, row.state_roles, job->plan);
 	job->position = MemoryContextStrdup(job->cxt, row.position);
+	job->consolidate_next = true;
 	job->views_consumed = row.view_position;
 	{
 		ListCell   *lc;
@@ -390,22 +392,19 @@ prepare_log_plan(HsStreamJob *job, int i)
 	SPI_keepplan(in->log_plan);
 }
 
-/* Push one captured row into input i's leaf. */
+/* Push the row image row into input i's leaf with sign. */
 static void
-push_log_row(HsStreamJob *job, int i, char op, HeapTupleHeader row)
+push_image(HsStreamJob *job, int i, HeapTupleHeader row, int sign)
 {
 	HsStreamJobInput *in = &job->inputs[i];
 	HeapTupleData tmp;
 
-	/* a row of a table below the source: only a reader of its tree's */
-	if (HsCaptureOpIsChild(op) && !in->leaf->with_children)
-		return;
 	tmp.t_len = HeapTupleHeaderGetDatumLength(row);
 	tmp.t_data = row;
 	ItemPointerSetInvalid(&tmp.t_self);
 	tmp.t_tableOid = InvalidOid;
 	ExecStoreHeapTuple(&tmp, in->slot, false);
-	HsStreamJobPush(job, i, in->slot, HsCaptureOpIsInsert(op) ? +1 : -1);
+	HsStreamJobPush(job, i, in->slot, sign);
 	ExecClearTuple(in->slot);
 }
 
@@ -414,6 +413,38 @@ typedef struct LogRowTarget
 	HsStreamJob *job;
 	int			input;
 } LogRowTarget;
+
+static void
+push_net_row_cb(void *arg, HeapTupleHeader row, int sign)
+{
+	LogRowTarget *target = arg;
+
+	push_image(target->job, target->input, row, sign);
+}
+
+/* Push one captured row into input i's leaf (or count it, consolidating). */
+static void
+push_log_row(HsStreamJob *job, int i, char op, HeapTupleHeader row)
+{
+	HsStreamJobInput *in = &job->inputs[i];
+	int			sign = HsCaptureOpIsInsert(op) ? +1 : -1;
+
+	/* a row of a table below the source: only a reader of its tree's */
+	if (HsCaptureOpIsChild(op) && !in->leaf->with_children)
+		return;
+	if (job->consolidation == NULL)
+	{
+		push_image(job, i, row, sign);
+		return;
+	}
+	HsLogConsolidationAdd(job->consolidation, row, sign);
+	if (HsLogConsolidationFull(job->consolidation))
+	{
+		LogRowTarget target = {job, i};
+
+		HsLogConsolidationDrain(job->consolidation, push_net_row_cb, &target);
+	}
+}
 
 static void
 push_log_row_cb(void *arg, char op, HeapTupleHeader row)
@@ -509,6 +540,8 @@ consume_input(HsStreamJob *job, int i, const char *snapshot, Datum *args)
 		in->log_relid = capture_log_of(in->leaf->relid);
 	if (!HsCaptureReadBetween(in->log_relid, job->position, snapshot, push_log_row_cb, &target))
 		consume_input_by_query(job, i, args);
+	if (job->consolidation != NULL)
+		HsLogConsolidationDrain(job->consolidation, push_net_row_cb, &target);
 }
 
 bool
@@ -553,6 +586,21 @@ HsStreamJobConsume(HsStreamJob *job, const char *snapshot)
 		args[0] = DirectFunctionCall1(pg_snapshot_in, CStringGetDatum(job->position));
 		args[1] = DirectFunctionCall1(pg_snapshot_in, CStringGetDatum(snapshot));
 	}
+	/*
+	 * The first epoch after a load (the replay of a reset after a failure,
+	 * or after a restart) pushes its tables' net changes: a row that made
+	 * the view fail and was fixed since is not evaluated again
+	 * (log_consolidation.c).  Upstream views give net changes already.
+	 */
+	if (job->consolidation != NULL)
+	{
+		/* left by an epoch that failed */
+		HsLogConsolidationEnd(job->consolidation);
+		job->consolidation = NULL;
+	}
+	if (tables_moved && job->consolidate_next)
+		job->consolidation = HsLogConsolidationBegin(job->cxt);
+	job->consolidate_next = false;
 	/* input by input: see exec_hash_join.c for why that is a valid order */
 	for (int i = 0; i < job->n_inputs; i++)
 	{
@@ -560,6 +608,11 @@ HsStreamJobConsume(HsStreamJob *job, const char *snapshot)
 			HsViewSourceConsume(job, i, job->store.version, job->views_consumed, to);
 		else if (tables_moved)
 			consume_input(job, i, snapshot, args);
+	}
+	if (job->consolidation != NULL)
+	{
+		HsLogConsolidationEnd(job->consolidation);
+		job->consolidation = NULL;
 	}
 	if (job->n_view_inputs > 0 && to > job->views_consumed)
 		job->views_consumed = to;

@@ -45,6 +45,10 @@ typedef struct HsStreamJob
 	int			n_view_inputs;
 	HsEpoch		views_consumed; /* upstream views consumed up to this epoch */
 	int64		rows_in;		/* input rows consumed */
+	bool		consolidate_next;	/* consolidate the next epoch's captured
+									 * rows (log_consolidation.c): the first
+									 * after a load, the replay of a reset */
+	struct HsLogConsolidation *consolidation;	/* while it does */
 	int64		log_reads_skipped;	/* capture-log reads of unwritten inputs skipped */
 	HsViewReads *reads;			/* what the query reads, for privilege
 								 * checks at every epoch */
