@@ -208,9 +208,10 @@ SELECT * FROM exec_hash_agg('k text, v int', 2, NULL,
 -- Values equal but printed differently (numeric 1.0 and 1.00, float -0
 -- and 0): min/max count each printed form apart (the value counts' keys end
 -- with an identity tail), so once only 1.00 remains the minimum is 1.00, as
--- Postgres computes it.  KNOWN DIVERGENCE (reported, not fixed here): a
--- group key, and a DISTINCT call's value, stay the first form seen while
--- the group (value) lives: the group below still shows 1.0.
+-- Postgres computes it.  The executor's group key stays the first form
+-- seen while the group lives (the group below still stores 1.0): the
+-- planner shows a folding key through a min of it instead (plan_agg.c);
+-- a DISTINCT call's value stays the first form (a known divergence).
 SELECT * FROM exec_hash_agg('x numeric', 1, 'count(*), min(x)',
   ARRAY['+1|1.0', '+1|1.00', 'flush', '-1|1.0', 'flush', 'state']);
 SELECT * FROM exec_hash_agg('g int, f float8', 1, 'max(f), min(f)',

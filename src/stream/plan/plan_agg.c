@@ -242,7 +242,26 @@ grouping_without_sets(Query *q)
 typedef struct RewriteContext
 {
 	AggAnalysis *an;
+	int		   *key_attno;		/* per group key: the output column showing
+								 * it (NULL: column i + 1 for key i) */
 } RewriteContext;
+
+/* Does node contain an expression equal() to target? */
+static bool
+contains_expr_walker(Node *node, Node *target)
+{
+	if (node == NULL)
+		return false;
+	if (equal(node, target))
+		return true;
+	return expression_tree_walker(node, contains_expr_walker, target);
+}
+
+static bool
+contains_expr(Node *node, Node *target)
+{
+	return contains_expr_walker(node, target);
+}
 
 /* Rewrite an expression over the source into one over the agg's output. */
 static Node *
@@ -262,8 +281,8 @@ post_agg_mutator(Node *node, RewriteContext *ctx)
 
 			i++;
 			if (equal(node, ge))
-				return (Node *) makeVar(1, i, exprType(ge), exprTypmod(ge),
-										exprCollation(ge), 0);
+				return (Node *) makeVar(1, ctx->key_attno ? ctx->key_attno[i - 1] : i,
+										exprType(ge), exprTypmod(ge), exprCollation(ge), 0);
 		}
 	}
 	if (IsA(node, Aggref))
@@ -435,7 +454,8 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("a query level of a streaming materialized view may have at most %d distinct aggregate calls",
 						HS_AGG_MAX_CALLS)));
-	calls = palloc0(sizeof(HsAggCall) * Max(list_length(an.aggrefs), 1));
+	/* (and a min per group key shown in its printed forms, below) */
+	calls = palloc0(sizeof(HsAggCall) * (list_length(an.aggrefs) + nkeys + 1));
 	foreach(lc, an.group_exprs)
 		exprs = lappend(exprs, map_expr(lfirst(lc), from));
 	foreach(lc, an.aggrefs)
@@ -491,6 +511,45 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
 			c->arg = list_length(exprs) - 1;
 		}
 	}
+
+	/*
+	 * A group key whose encoding folds values Postgres prints differently
+	 * (numeric 1.0 and 1.00, float -0 and 0, ...) is one group for all of
+	 * them, as in Postgres, which shows the form of one of the group's
+	 * rows.  The group's stored key is the form of the row that made it,
+	 * which may be gone: the view shows instead a min of the key, whose
+	 * value counts keep each form apart (agg_ordered_state.c), so it is
+	 * always the form of a row the group has.  Its encoding is the key's,
+	 * so it keys the view's rows as the key would.
+	 */
+	rctx.key_attno = NULL;
+	if (!q->hasWindowFuncs && list_length(an.aggrefs) + nkeys <= HS_AGG_MAX_CALLS)
+	{
+		for (i = 0; i < nkeys; i++)
+		{
+			Oid			type = exprType((Node *) list_nth(an.group_exprs, i));
+			HsAggCall  *c;
+
+			if (!HsMemcmpTypeFolds(type) || !HsAggSupported(HS_AGG_MIN, type) ||
+				!contains_expr((Node *) visible_tlist(q), list_nth(an.group_exprs, i)))
+				continue;
+			if (rctx.key_attno == NULL)
+			{
+				rctx.key_attno = palloc(sizeof(int) * nkeys);
+				for (int k = 0; k < nkeys; k++)
+					rctx.key_attno[k] = k + 1;
+			}
+			c = &calls[ncalls++];
+			c->kind = HS_AGG_MIN;
+			c->arg = i;
+			c->filter = -1;
+			c->argtype = type;
+			c->restype = type;
+			rctx.key_attno[i] = nkeys + ncalls;
+			need_minmax = need_values = true;
+		}
+	}
+
 	/* the kept rows of RECOMPUTE calls: the last input columns */
 	kept_rows.ncols = list_length(kept);
 	kept_rows.cols = palloc(sizeof(int) * Max(kept_rows.ncols, 1));
@@ -569,7 +628,8 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
 
 				if (k >= nvisible)
 					break;
-				if (IsA(v, Var) && v->varattno == i + 1)
+				if (IsA(v, Var) &&
+					v->varattno == (rctx.key_attno ? rctx.key_attno[i] : i + 1))
 				{
 					found = k;
 					break;
