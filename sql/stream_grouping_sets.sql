@@ -40,7 +40,18 @@ SELECT hummock_stream.create_materialized_view('g_unnest',
 SELECT hummock_stream.create_materialized_view('g_plain_grouping',
   $$SELECT region, GROUPING(region) AS g, count(*) AS n, sum(count(*)) OVER (PARTITION BY GROUPING(region)) AS t
       FROM sales GROUP BY region HAVING GROUPING(region) = 0$$);
+-- a grouping expression keeps its value in its sets even when a part of it
+-- is grouped only in other sets: (abs(qty - 3)) shows abs(qty - 3), not
+-- abs(NULL), where qty is rolled up
+SELECT hummock_stream.create_materialized_view('g_nested',
+  'SELECT abs(qty - 3) AS a, qty, count(*) AS n FROM sales GROUP BY ROLLUP (abs(qty - 3), qty)');
+SELECT hummock_stream.create_materialized_view('g_nested_sets',
+  $$SELECT qty % 3 AS m, qty, (qty % 3) * 10 + 1 AS m10, count(*) AS n FROM sales
+     GROUP BY GROUPING SETS ((qty % 3), (qty), ())$$);
+SELECT hummock_stream.create_materialized_view('g_nested_cube',
+  'SELECT qty % 3 AS m, qty, sum(id) AS s FROM sales GROUP BY CUBE (qty % 3, qty)');
 SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM g_nested ORDER BY a NULLS LAST, qty NULLS LAST;
 SELECT * FROM g_rollup ORDER BY region NULLS LAST, product NULLS LAST;
 SELECT * FROM g_empty;
 SELECT * FROM g_rank ORDER BY r, region;

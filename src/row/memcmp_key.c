@@ -1185,6 +1185,10 @@ HsCollationIsBytewise(Oid coll)
 	{
 		const char *lc = GetConfigOption("lc_collate", true, false);
 
+		/* (an ICU default collation orders by its ICU locale, whatever lc_collate says) */
+		if (default_locale.provider == COLLPROVIDER_ICU)
+			return false;
+
 		return lc && (pg_strcasecmp(lc, "C.UTF-8") == 0 || pg_strcasecmp(lc, "C.utf8") == 0);
 	}
 	tup = SearchSysCache1(COLLOID, ObjectIdGetDatum(coll));
@@ -1193,7 +1197,8 @@ HsCollationIsBytewise(Oid coll)
 		bool		isnull;
 		Datum		d = SysCacheGetAttr(COLLOID, tup, Anum_pg_collation_collcollate, &isnull);
 
-		if (!isnull)
+		if (!isnull &&
+			((Form_pg_collation) GETSTRUCT(tup))->collprovider == COLLPROVIDER_LIBC)
 		{
 			char	   *lc = TextDatumGetCString(d);
 

@@ -746,6 +746,19 @@ grouping_set_mutator(Node *node, GroupingSetContext *gs)
 		return node;
 	if (!IsA(node, Const))
 	{
+		/*
+		 * A grouping expression of the set keeps its value whole, even when
+		 * a part of it is grouped only in other sets: in ROLLUP(abs(k), k)
+		 * the set (abs(k)) shows abs(k), not abs(NULL).
+		 */
+		foreach(lc, gs->q->groupClause)
+		{
+			SortGroupClause *sgc = lfirst(lc);
+
+			if (list_member_int(gs->set, sgc->tleSortGroupRef) &&
+				equal(node, get_sortgroupclause_expr(sgc, gs->q->targetList)))
+				return node;
+		}
 		foreach(lc, gs->q->groupClause)
 		{
 			SortGroupClause *sgc = lfirst(lc);
