@@ -105,3 +105,26 @@ DROP TABLE m, words, moods;
 DROP TYPE mood;
 DROP DOMAIN label;
 DROP COLLATION case_blind;
+
+-- A database whose default collation is ICU orders text by its ICU locale,
+-- even where lc_collate is C.UTF-8 (which alone would order bytewise).
+CREATE DATABASE hs_icu_default LOCALE_PROVIDER icu ICU_LOCALE 'en-US'
+  LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8' TEMPLATE template0;
+\c hs_icu_default
+CREATE EXTENSION hummock_stream;
+CREATE EXTENSION hummock_stream_test;
+CREATE TABLE w (k int, s text);
+INSERT INTO w VALUES (1, 'a'), (1, 'B'), (2, 'b'), (2, 'A'), (3, '_x'), (3, 'Z');
+SELECT hummock_stream.create_materialized_view('w_minmax',
+  'SELECT k, min(s) AS lo, max(s) AS hi FROM w GROUP BY k');
+SELECT hummock_stream.create_materialized_view('w_top',
+  'SELECT s FROM w ORDER BY s LIMIT 3');
+SELECT * FROM w_minmax ORDER BY k;
+INSERT INTO w VALUES (1, 'C'), (2, 'c'), (3, '-y');
+DELETE FROM w WHERE s IN ('a', '_x');
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM w_minmax ORDER BY k;
+SELECT * FROM w_top ORDER BY s;
+\c contrib_regression
+DROP DATABASE hs_icu_default WITH (FORCE);
