@@ -90,6 +90,7 @@
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/pg/wal_files.h"
 #include "hummock_stream/stream/capture.h"
+#include "hummock_stream/stream/function_replace.h"
 #include "hummock_stream/stream/source_alter.h"
 #include "hummock_stream/stream/stream_ddl.h"
 #include "hummock_stream/stream/view_create.h"
@@ -542,6 +543,7 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	volatile Oid dropped_db = InvalidOid;
 	volatile bool creates_ours = false;
 	void	   *volatile source_alter = NULL;
+	void	   *volatile function_change = NULL;
 	volatile Oid renamed = InvalidOid;
 	List	   *volatile relatives = NIL;	/* tables joining an inheritance tree */
 	ListCell   *lc_rel;
@@ -740,6 +742,8 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	}
 	else if (IsA(parsetree, AlterTableStmt))
 		source_alter = check_alter_table((AlterTableStmt *) parsetree, (List **) &relatives);
+	else if (IsA(parsetree, CreateFunctionStmt) || IsA(parsetree, AlterFunctionStmt))
+		function_change = HsFunctionChangeBegin(parsetree);
 	else if (IsA(parsetree, ViewStmt) && ((ViewStmt *) parsetree)->replace)
 		HsSourceCheckReplaceView(RangeVarGetRelid(((ViewStmt *) parsetree)->view, NoLock, true));
 	else if ((IsA(parsetree, CreateStmt) || IsA(parsetree, CreateForeignTableStmt)) &&
@@ -796,6 +800,9 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	}
 	PG_END_TRY();
 
+	/* a function views call still computes what it did */
+	if (function_change)
+		HsFunctionChangeDone(function_change);
 	/* captured rows in the shape the ALTER TABLE gave its tables */
 	if (source_alter)
 		HsSourceAlterDone(source_alter);

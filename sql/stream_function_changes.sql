@@ -1,0 +1,63 @@
+-- CREATE OR REPLACE FUNCTION and ALTER FUNCTION of a function a streaming
+-- view calls: a change of what it computes is refused (the view would
+-- retract values the changed function never produced, and an inlined SQL
+-- function would keep its old body in the running job); the same
+-- definition, its cost, owner, privileges and parameter names may change.
+CREATE EXTENSION hummock_stream;
+CREATE EXTENSION hummock_stream_test;	-- views_differ(): each view against its query
+CREATE TABLE fc (k int PRIMARY KEY, v int);
+INSERT INTO fc SELECT i, i FROM generate_series(1, 10) i;
+CREATE FUNCTION fc_double(int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT $1 * 2';
+CREATE FUNCTION fc_triple(int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS 'BEGIN RETURN $1 * 3; END';
+CREATE FUNCTION fc_atomic(x int) RETURNS int LANGUAGE sql IMMUTABLE BEGIN ATOMIC SELECT x + 1; END;
+CREATE FUNCTION fc_unused(int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT $1';
+SELECT hummock_stream.create_materialized_view('fc_sums',
+  'SELECT k % 2 AS odd, sum(fc_double(v)) AS d, sum(fc_triple(v)) AS t, sum(fc_atomic(v)) AS a FROM fc GROUP BY 1');
+
+-- refused: the body, strictness, volatility, settings
+\set VERBOSITY default
+CREATE OR REPLACE FUNCTION fc_double(int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT $1 * 4';
+\set VERBOSITY terse
+CREATE OR REPLACE FUNCTION fc_triple(int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS 'BEGIN RETURN $1 * 5; END';
+CREATE OR REPLACE FUNCTION fc_atomic(x int) RETURNS int LANGUAGE sql IMMUTABLE BEGIN ATOMIC SELECT x + 2; END;
+ALTER FUNCTION fc_double(int) STRICT;
+ALTER FUNCTION fc_triple(int) VOLATILE;
+ALTER FUNCTION fc_double(int) SET search_path = pg_catalog;
+-- the error carries its SQLSTATE
+DO $$
+BEGIN
+  ALTER FUNCTION fc_double(int) CALLED ON NULL INPUT SET datestyle = 'ISO, DMY';
+EXCEPTION WHEN feature_not_supported THEN RAISE NOTICE 'refused: %', SQLERRM;
+END $$;
+\set VERBOSITY default
+
+-- accepted: the same definition, cost, parameter names, owner, privileges,
+-- functions no view calls, and another function of the same name
+CREATE OR REPLACE FUNCTION fc_double(int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT $1 * 2';
+CREATE OR REPLACE FUNCTION fc_double(n int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT $1 * 2';
+ALTER FUNCTION fc_triple(int) COST 50;
+CREATE ROLE fc_role;
+ALTER FUNCTION fc_triple(int) OWNER TO fc_role;
+REVOKE EXECUTE ON FUNCTION fc_triple(int) FROM PUBLIC;
+CREATE OR REPLACE FUNCTION fc_unused(int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT $1 + 100';
+CREATE OR REPLACE FUNCTION fc_double(bigint) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT 7';
+GRANT EXECUTE ON FUNCTION fc_triple(int) TO PUBLIC;
+
+-- the view still computes what its query does
+INSERT INTO fc VALUES (11, 11), (12, 12);
+DELETE FROM fc WHERE k < 4;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM fc_sums ORDER BY odd;
+
+-- once the view is gone, the function may change
+SELECT hummock_stream.drop_materialized_view('fc_sums');
+CREATE OR REPLACE FUNCTION fc_double(int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT $1 * 4';
+SELECT fc_double(2);
+
+SET client_min_messages = warning;	-- the capture log's name has an OID
+DROP EXTENSION hummock_stream CASCADE;
+RESET client_min_messages;
+DROP TABLE fc;
+DROP FUNCTION fc_double(int), fc_double(bigint), fc_triple(int), fc_atomic(int), fc_unused(int);
+DROP ROLE fc_role;

@@ -1,0 +1,211 @@
+/*-------------------------------------------------------------------------
+ *
+ * function_replace.c
+ *	  CREATE OR REPLACE FUNCTION and ALTER FUNCTION of a function that
+ *	  streaming views call.
+ *
+ * A streaming view computes each row once, when its change is captured,
+ * and retracts it later from the state it kept: a function whose body,
+ * strictness, volatility or settings changed in between would retract
+ * values it never produced (a sum drifts, a group never empties), and an
+ * SQL function the planner inlined keeps its old body in the running
+ * jobs until they are planned again.  Postgres's own materialized views
+ * merely go stale until REFRESH; ours would go wrong.  So a change of what
+ * a function computes is refused while a streaming view depends on it
+ * (the view records that dependency on every function its query names,
+ * as Postgres does for a view's rule), in the words of CREATE OR REPLACE
+ * VIEW of a view it reads (source_alter.c).  Replacing a function by the
+ * same definition, as an extension's update script or a migration tool
+ * does, is accepted, and so are changes of its cost, row estimate, owner
+ * and privileges.
+ *
+ * The function is looked up before the statement (its argument types are
+ * those of the parameters that are not OUT or TABLE), its pg_proc row
+ * kept, and compared with the row the statement left, column by column.
+ * The refusal comes after the statement ran, so its transaction rolls
+ * the change back.
+ *
+ * src/stream/function_replace.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/dependency.h"
+#include "catalog/objectaddress.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_depend.h"
+#include "catalog/pg_proc.h"
+#include "commands/extension.h"
+#include "fmgr.h"
+#include "parser/parse_func.h"
+#include "parser/parse_type.h"
+#include "utils/datum.h"
+#include "utils/fmgroids.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+
+#include "hummock_stream/hummock_stream.h"
+#include "hummock_stream/meta/catalog.h"
+#include "hummock_stream/stream/function_replace.h"
+
+typedef struct FunctionChange
+{
+	Oid			func;
+	Oid			view;			/* a streaming view that calls it */
+	HeapTuple	before;			/* its pg_proc row before the statement */
+} FunctionChange;
+
+/* The oldest streaming view (lowest OID) depending on function func. */
+static Oid
+view_calling(Oid func)
+{
+	Relation	dep = table_open(DependRelationId, AccessShareLock);
+	ScanKeyData key[2];
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Oid			found = InvalidOid;
+
+	ScanKeyInit(&key[0], Anum_pg_depend_refclassid, BTEqualStrategyNumber,
+				F_OIDEQ, ObjectIdGetDatum(ProcedureRelationId));
+	ScanKeyInit(&key[1], Anum_pg_depend_refobjid, BTEqualStrategyNumber,
+				F_OIDEQ, ObjectIdGetDatum(func));
+	scan = systable_beginscan(dep, DependReferenceIndexId, true, NULL, 2, key);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_depend d = (Form_pg_depend) GETSTRUCT(tup);
+
+		if (d->classid == RelationRelationId &&
+			(!OidIsValid(found) || d->objid < found) && HsRelidIsHummock(d->objid))
+			found = d->objid;
+	}
+	systable_endscan(scan);
+	table_close(dep, AccessShareLock);
+	return found;
+}
+
+/* The function CREATE OR REPLACE FUNCTION would replace, or InvalidOid. */
+static Oid
+function_replaced(CreateFunctionStmt *stmt)
+{
+	Oid			argtypes[FUNC_MAX_ARGS];
+	int			nargs = 0;
+	ListCell   *lc;
+
+	foreach(lc, stmt->parameters)
+	{
+		FunctionParameter *fp = lfirst(lc);
+
+		if (fp->mode == FUNC_PARAM_OUT || fp->mode == FUNC_PARAM_TABLE)
+			continue;
+		if (nargs >= FUNC_MAX_ARGS)
+			return InvalidOid;	/* (CREATE FUNCTION reports it) */
+		argtypes[nargs] = LookupTypeNameOid(NULL, fp->argType, true);
+		if (!OidIsValid(argtypes[nargs]))
+			return InvalidOid;	/* (a new type: no such function yet) */
+		nargs++;
+	}
+	return LookupFuncName(stmt->funcname, nargs, argtypes, true);
+}
+
+void *
+HsFunctionChangeBegin(Node *parsetree)
+{
+	Oid			func = InvalidOid;
+	Oid			view;
+	HeapTuple	tup;
+	FunctionChange *change;
+
+	if (!OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)))
+		return NULL;
+	if (IsA(parsetree, CreateFunctionStmt) && ((CreateFunctionStmt *) parsetree)->replace)
+		func = function_replaced((CreateFunctionStmt *) parsetree);
+	else if (IsA(parsetree, AlterFunctionStmt))
+	{
+		AlterFunctionStmt *stmt = (AlterFunctionStmt *) parsetree;
+
+		func = LookupFuncWithArgs(stmt->objtype, stmt->func, true);
+	}
+	if (!OidIsValid(func))
+		return NULL;
+	view = view_calling(func);
+	if (!OidIsValid(view))
+		return NULL;
+	tup = SearchSysCacheCopy1(PROCOID, ObjectIdGetDatum(func));
+	if (!HeapTupleIsValid(tup))
+		return NULL;
+	change = palloc(sizeof(FunctionChange));
+	change->func = func;
+	change->view = view;
+	change->before = tup;
+	return change;
+}
+
+/* Whether a and b hold the same value of a column of type length typlen. */
+static bool
+same_value(Datum a, bool a_null, Datum b, bool b_null, int16 typlen, bool typbyval)
+{
+	if (a_null || b_null)
+		return a_null == b_null;
+	if (typlen == -1)
+	{
+		/* (compared detoasted: a long body may be stored compressed) */
+		struct varlena *va = PG_DETOAST_DATUM_PACKED(a);
+		struct varlena *vb = PG_DETOAST_DATUM_PACKED(b);
+
+		return VARSIZE_ANY_EXHDR(va) == VARSIZE_ANY_EXHDR(vb) &&
+			memcmp(VARDATA_ANY(va), VARDATA_ANY(vb), VARSIZE_ANY_EXHDR(va)) == 0;
+	}
+	return datumIsEqual(a, b, typbyval, typlen);
+}
+
+void
+HsFunctionChangeDone(void *state)
+{
+	FunctionChange *change = state;
+	HeapTuple	after;
+	TupleDesc	desc;
+	ObjectAddress func_addr;
+	ObjectAddress view_addr;
+	Relation	rel;
+
+	if (change == NULL)
+		return;
+	after = SearchSysCacheCopy1(PROCOID, ObjectIdGetDatum(change->func));
+	if (!HeapTupleIsValid(after))
+		return;
+	rel = table_open(ProcedureRelationId, AccessShareLock);
+	desc = RelationGetDescr(rel);
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		bool		a_null;
+		bool		b_null;
+		Datum		a;
+		Datum		b;
+
+		/* (what it costs, who owns it and may call it, what its parameters are
+		 * called: not what it computes) */
+		if (att->attnum == Anum_pg_proc_procost || att->attnum == Anum_pg_proc_prorows ||
+			att->attnum == Anum_pg_proc_proowner || att->attnum == Anum_pg_proc_proacl ||
+			att->attnum == Anum_pg_proc_proargnames)
+			continue;
+		a = heap_getattr(change->before, att->attnum, desc, &a_null);
+		b = heap_getattr(after, att->attnum, desc, &b_null);
+		if (same_value(a, a_null, b, b_null, att->attlen, att->attbyval))
+			continue;
+		ObjectAddressSet(func_addr, ProcedureRelationId, change->func);
+		ObjectAddressSet(view_addr, RelationRelationId, change->view);
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot change %s because %s calls it",
+						getObjectDescription(&func_addr, false),
+						getObjectDescription(&view_addr, false)),
+				 errdetail("A streaming materialized view retracts the rows it computed with the function's definition; it would retract values the changed function never produced."),
+				 errhint("Drop the streaming materialized view, change the function, then create the view again.")));
+	}
+	table_close(rel, AccessShareLock);
+}
