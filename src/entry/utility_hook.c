@@ -93,6 +93,7 @@
 #include "hummock_stream/stream/function_replace.h"
 #include "hummock_stream/stream/source_alter.h"
 #include "hummock_stream/stream/stream_ddl.h"
+#include "hummock_stream/stream/type_alter.h"
 #include "hummock_stream/stream/view_create.h"
 
 static ProcessUtility_hook_type prev_utility_hook = NULL;
@@ -740,6 +741,12 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 					 errmsg("cannot copy into relation \"%s\"", get_rel_name(relid)),
 					 errdetail("Relations USING hummock are written only by the streaming engine.")));
 	}
+	else if (IsA(parsetree, AlterTableStmt) &&
+			 ((AlterTableStmt *) parsetree)->objtype == OBJECT_TYPE)
+		HsTypeAlterCheck(RangeVarGetRelid(((AlterTableStmt *) parsetree)->relation, NoLock, true));
+	else if (IsA(parsetree, RenameStmt) &&
+			 ((RenameStmt *) parsetree)->renameType == OBJECT_ATTRIBUTE)
+		HsTypeAlterCheck(RangeVarGetRelid(((RenameStmt *) parsetree)->relation, NoLock, true));
 	else if (IsA(parsetree, AlterTableStmt))
 		source_alter = check_alter_table((AlterTableStmt *) parsetree, (List **) &relatives);
 	else if (IsA(parsetree, CreateFunctionStmt) || IsA(parsetree, AlterFunctionStmt))

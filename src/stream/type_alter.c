@@ -1,0 +1,107 @@
+/*-------------------------------------------------------------------------
+ *
+ * type_alter.c
+ *	  ALTER TYPE of a composite type whose values streaming views keep.
+ *
+ * A streaming view keeps values of the types its query computes in its
+ * state and its rows: group and DISTINCT keys are encoded in the shape
+ * their composite type had when they were encoded (memcmp_key.c), and
+ * to_jsonb() or a cast to text of a row value spells its attributes' names.
+ * ALTER TYPE ... ADD ATTRIBUTE, DROP ATTRIBUTE, ALTER ATTRIBUTE ... TYPE or
+ * RENAME ATTRIBUTE would make the values computed after it differ from
+ * those kept before for the same rows: a group split in two, a retraction
+ * of a value never added.  Postgres lets these through when no table
+ * column holds the type (a row built in the query, `(a, b)::pair`, is
+ * nowhere stored by Postgres), so they are refused here while a streaming
+ * view depends on the type, or on a type built on it: its array type, a
+ * domain over it, a composite type with an attribute of it, and so on
+ * (found through pg_depend, where the view's dependencies on everything
+ * its query uses are recorded, view_create.c).
+ *
+ * src/stream/type_alter.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/dependency.h"
+#include "catalog/objectaddress.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_depend.h"
+#include "catalog/pg_type.h"
+#include "commands/extension.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+
+#include "hummock_stream/hummock_stream.h"
+#include "hummock_stream/meta/catalog.h"
+#include "hummock_stream/stream/type_alter.h"
+
+/*
+ * The oldest streaming view (lowest OID) that depends on type typ or on a
+ * type built on it; InvalidOid if none.
+ */
+static Oid
+view_using_type(Oid typ)
+{
+	Relation	dep = table_open(DependRelationId, AccessShareLock);
+	List	   *types = list_make1_oid(typ);
+	Oid			found = InvalidOid;
+
+	/* (types grows while it is walked: each type built on one in it) */
+	for (int i = 0; i < list_length(types); i++)
+	{
+		ScanKeyData key[2];
+		SysScanDesc scan;
+		HeapTuple	tup;
+
+		ScanKeyInit(&key[0], Anum_pg_depend_refclassid, BTEqualStrategyNumber,
+					F_OIDEQ, ObjectIdGetDatum(TypeRelationId));
+		ScanKeyInit(&key[1], Anum_pg_depend_refobjid, BTEqualStrategyNumber,
+					F_OIDEQ, ObjectIdGetDatum(list_nth_oid(types, i)));
+		scan = systable_beginscan(dep, DependReferenceIndexId, true, NULL, 2, key);
+		while (HeapTupleIsValid(tup = systable_getnext(scan)))
+		{
+			Form_pg_depend d = (Form_pg_depend) GETSTRUCT(tup);
+
+			if (d->classid == TypeRelationId)
+				types = list_append_unique_oid(types, d->objid);	/* array, domain */
+			else if (d->classid == RelationRelationId && d->objsubid > 0 &&
+					 get_rel_relkind(d->objid) == RELKIND_COMPOSITE_TYPE)
+				types = list_append_unique_oid(types, get_rel_type_id(d->objid));
+			else if (d->classid == RelationRelationId && HsRelidIsHummock(d->objid) &&
+					 (!OidIsValid(found) || d->objid < found))
+				found = d->objid;
+		}
+		systable_endscan(scan);
+	}
+	table_close(dep, AccessShareLock);
+	return found;
+}
+
+void
+HsTypeAlterCheck(Oid relid)
+{
+	Oid			typ;
+	Oid			view;
+	ObjectAddress view_addr;
+
+	if (!OidIsValid(relid) || get_rel_relkind(relid) != RELKIND_COMPOSITE_TYPE ||
+		!OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)))
+		return;
+	typ = get_rel_type_id(relid);
+	view = OidIsValid(typ) ? view_using_type(typ) : InvalidOid;
+	if (!OidIsValid(view))
+		return;
+	ObjectAddressSet(view_addr, RelationRelationId, view);
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("cannot alter type \"%s\" because %s uses it",
+					format_type_be(typ), getObjectDescription(&view_addr, false)),
+			 errdetail("A streaming materialized view keeps values of the type in the shape they were computed in; the values computed after the change would not match them."),
+			 errhint("Drop the streaming materialized view, alter the type, then create the view again.")));
+}
