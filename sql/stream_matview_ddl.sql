@@ -67,6 +67,12 @@ SELECT hummock_stream.wait();
 SELECT * FROM reports.by_region ORDER BY region;
 SELECT * FROM large_sales ORDER BY sale DESC LIMIT 2;
 SELECT name, state FROM hummock_stream.jobs ORDER BY name::text;
+-- storage parameters are refused after creation too (a
+-- dump would carry them into a CREATE that refuses them)
+ALTER MATERIALIZED VIEW large_sales SET (fillfactor = 50);
+ALTER MATERIALIZED VIEW large_sales SET (autovacuum_enabled = false);
+ALTER MATERIALIZED VIEW large_sales RESET (fillfactor);
+SELECT reloptions FROM pg_class WHERE oid = 'large_sales'::regclass;
 -- rows of a view are the engine's: DML and TRUNCATE are refused
 INSERT INTO large_sales VALUES (1, 1);
 TRUNCATE large_sales;
