@@ -131,8 +131,19 @@ SELECT wait_for_state('v_ratio', 'created');
 SELECT hummock_stream.wait('v_ratio');
 SELECT * FROM v_ratio ORDER BY id;
 SELECT * FROM hummock_stream_test.views_differ() WHERE view = 'v_ratio'::regclass;
+-- a dropped view's partial graph is forgotten once its actor stopped
+CREATE TEMP TABLE ratio_graph AS SELECT 'v_ratio'::regclass::oid AS g;
 SELECT hummock_stream.drop_materialized_view('v_ratio');
-DROP TABLE ratios;
+DO $$
+BEGIN
+  FOR i IN 1..1200 LOOP
+    EXIT WHEN NOT EXISTS (SELECT FROM hummock_stream.partial_graphs p, ratio_graph r WHERE p.graph_id = r.g);
+    PERFORM pg_sleep(0.05);
+  END LOOP;
+END $$;
+SELECT count(*) AS ratio_graphs FROM hummock_stream.partial_graphs p, ratio_graph r WHERE p.graph_id = r.g;
+SELECT count(*) AS graphs_without_actors FROM hummock_stream.partial_graphs WHERE actors = 0;
+DROP TABLE ratios, ratio_graph;
 
 SET client_min_messages = warning;	-- the capture log's name has an OID
 REVOKE pg_monitor FROM hs_reader;

@@ -841,6 +841,7 @@ HsBarrierManagerMain(Datum main_arg)
 
 		HsWorkersPoll();
 		HsGraphsComplete();
+		HsGraphsForgetEmpty();
 		publish_status(prev);
 		if (GetCurrentTimestamp() >= next_trim_at)
 		{

@@ -72,6 +72,7 @@ extern void HsGraphInject(HsGraph *g, HsEpoch curr, HsBarrierKind kind,
 						  TimestampTz now, const char *snapshot);
 extern void HsInflightFree(HsInflightBarrier *b);
 extern void HsGraphsComplete(void);
+extern void HsGraphsForgetEmpty(void);
 
 /* worker_pool.c */
 extern bool HsWorkerStart(int i);

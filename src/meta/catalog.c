@@ -386,12 +386,12 @@ HsCatalogJobSources(Oid job_id)
 }
 
 List *
-HsCatalogDeleteJob(Oid job_id, List **sources)
+HsCatalogDeleteJob(Oid job_id, List **sources, bool *existed)
 {
 	CatalogStatement cs;
 	Datum		arg = ObjectIdGetDatum(job_id);
 	Oid			argtype = OIDOID;
-	List	   *tables;
+	List	   *tables = NIL;
 
 	begin(&cs);
 	if (sources)
@@ -401,11 +401,21 @@ HsCatalogDeleteJob(Oid job_id, List **sources)
 			1, &argtype, &arg, NULL, SPI_OK_SELECT);
 		*sources = oid_column(cs.caller);
 	}
-	run("WITH d AS (DELETE FROM hummock_stream.stream_jobs"
-		" WHERE job_id = $1 RETURNING state_tables)"
-		" SELECT pg_catalog.unnest(state_tables) FROM d",
-		1, &argtype, &arg, NULL, SPI_OK_SELECT);
-	tables = oid_column(cs.caller);
+	run("DELETE FROM hummock_stream.stream_jobs WHERE job_id = $1 RETURNING state_tables",
+		1, &argtype, &arg, NULL, SPI_OK_DELETE_RETURNING);
+	*existed = SPI_processed > 0;
+	if (*existed)
+	{
+		bool		isnull;
+		Datum		d = column(0, 1, &isnull);
+		int			n = 0;
+		Oid		   *ids = isnull ? NULL : oid_array(d, cs.caller, &n);
+		MemoryContext old = MemoryContextSwitchTo(cs.caller);
+
+		for (int i = 0; i < n; i++)
+			tables = lappend_oid(tables, ids[i]);
+		MemoryContextSwitchTo(old);
+	}
 	run("DELETE FROM hummock_stream.stream_sources WHERE job_id = $1",
 		1, &argtype, &arg, NULL, SPI_OK_DELETE);
 	end(&cs);

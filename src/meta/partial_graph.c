@@ -118,6 +118,34 @@ HsGraphFind(uint32 graph_id, bool create)
 	return g;
 }
 
+/*
+ * Forget the graphs that run nothing and have nothing to do: their actors
+ * were stopped (a dropped view, a source no view reads any more), and every
+ * barrier injected into them completed.  A graph whose actors come back (a
+ * view being rebuilt) is found again as a new one (HsGraphFind), which
+ * starts at its tables' committed epoch, as after a restart.
+ */
+void
+HsGraphsForgetEmpty(void)
+{
+	ListCell   *lc;
+
+	foreach(lc, hs_manager.graphs)
+	{
+		HsGraph    *g = lfirst(lc);
+
+		if (g->actors != NIL || g->pending_add != NIL || g->pending_stop != NIL ||
+			g->pending_update != NIL || g->inflight != NIL ||
+			g->state == HS_GRAPH_RESETTING)
+			continue;
+		/* (a failed view's waiters see it gone) */
+		if (g->failed)
+			hs_manager.failure_changed = true;
+		hs_manager.graphs = foreach_delete_current(hs_manager.graphs, lc);
+		pfree(g);
+	}
+}
+
 HsPlacedActor *
 HsPlacedActorMake(const HsActorSpec *spec, int worker)
 {

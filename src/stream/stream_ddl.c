@@ -382,14 +382,16 @@ HsStreamJobDropped(Oid relid)
 	List	   *sources;
 	List	   *tables;
 	ListCell   *lc;
+	bool		was_job;
 
 	if (!HsCatalogExists())
 		return NIL;				/* DROP EXTENSION: the catalog went first */
-	tables = HsCatalogDeleteJob(relid, &sources);
+	tables = HsCatalogDeleteJob(relid, &sources, &was_job);
 	/* not now: we are inside the deletion of the view's relation */
 	foreach(lc, sources)
 		HsCaptureRemoveAtCommit(lfirst_oid(lc));
-	if (tables != NIL)
+	/* (a view with no state tables, such as a projection, has a job too) */
+	if (was_job)
 	{
 		HsJobStatsForget(relid);
 		HsWakeManagerOnCommit();

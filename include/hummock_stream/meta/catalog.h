@@ -72,9 +72,10 @@ extern List *HsCatalogJobSources(Oid job_id);
 
 /*
  * Forget job_id and its sources; returns its state tables (NIL if it was
- * no job) and, if sources is not NULL, the tables it read.
+ * no job, or has none), whether it was a job, and, if sources is not NULL,
+ * the tables it read.
  */
-extern List *HsCatalogDeleteJob(Oid job_id, List **sources);
+extern List *HsCatalogDeleteJob(Oid job_id, List **sources, bool *existed);
 
 /*
  * The committed positions of job_id: the capture snapshot its tables' input
