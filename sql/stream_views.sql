@@ -703,6 +703,8 @@ SELECT error_of('ALTER TABLE ddl_v ADD COLUMN z int');
 SELECT error_of('ALTER TABLE ddl_v DROP COLUMN w');
 SELECT error_of('ALTER TABLE ddl_v ALTER COLUMN up TYPE varchar(10)');
 SELECT error_of('ALTER TABLE ddl_v SET ACCESS METHOD heap');
+-- nor does a table become one (its rows would go where only the engine writes)
+SELECT error_of('ALTER TABLE ddl_t SET ACCESS METHOD hummock');
 ALTER TABLE ddl_v RENAME COLUMN w TO ww;
 ALTER TABLE ddl_v RENAME COLUMN ww TO w;
 SELECT error_of('ALTER TABLE ddl_t DROP COLUMN v');

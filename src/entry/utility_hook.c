@@ -379,6 +379,18 @@ check_alter_table(AlterTableStmt *stmt, List **relatives)
 											   cmd->subtype == AT_DisableTrigUser) ?
 											  "disable" : "enable");
 				break;
+			case AT_SetAccessMethod:
+				/* (its rows would be rewritten into a relation that refuses writes) */
+				if (cmd->name != NULL && strcmp(cmd->name, HS_TABLEAM_NAME) == 0 &&
+					!HsRelidIsHummock(relid))
+					ereport(ERROR,
+							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+							 errmsg("cannot change the access method of \"%s\" to %s",
+									get_rel_name(relid), HS_TABLEAM_NAME),
+							 errdetail("Relations USING %s are written only by the streaming engine.",
+									   HS_TABLEAM_NAME),
+							 errhint("Create a streaming materialized view over the table instead.")));
+				break;
 			default:
 				break;
 		}

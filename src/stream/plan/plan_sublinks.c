@@ -399,6 +399,22 @@ correlated_count_is_zero(Query *sub, Node *qual)
 	return counts_zero(sub_where(sub, qual));
 }
 
+static Node *sublink_params_mutator(Node *node, List *ys);
+
+/*
+ * The test of x NOT IN (SELECT y ...) seen from inside the subquery, for
+ * its value y: x = y, with whatever coercion the parser put around the
+ * subquery's column (a domain's relabeling to its base type) kept.
+ */
+static Node *
+not_in_comparison(OpExpr *test, Node *y)
+{
+	Node	   *cmp = copyObject((Node *) test);
+
+	IncrementVarSublevelsUp(cmp, 1, 0);
+	return sublink_params_mutator(cmp, list_make1(y));
+}
+
 /*
  * x NOT IN (SELECT y FROM ... WHERE <correlated>), with SQL's NULLs, over
  * the rows the subquery has for the outer row:
@@ -415,20 +431,14 @@ static List *
 rewrite_correlated_not_in(Query *q, OpExpr *test, Query *sub, Node *x)
 {
 	Node	   *y = (Node *) linitial_node(TargetEntry, sub->targetList)->expr;
-	Node	   *x_inside = copyObject(x);
 	SubLink    *ex = makeNode(SubLink);
 	List	   *result;
 
 	if (!plain_filter(sub) || reads_above(sub, 1) ||
 		!(correlated_by_equalities(sub) || correlate_through_domain(q, sub) != NULL))
 		return NIL;
-	IncrementVarSublevelsUp(x_inside, 1, 0);
 	ex->subLinkType = EXISTS_SUBLINK;
-	ex->subselect = (Node *) sub_where(sub, (Node *) make_opclause(test->opno, BOOLOID, false,
-																	(Expr *) x_inside,
-																	(Expr *) copyObject(y),
-																	InvalidOid,
-																	test->inputcollid));
+	ex->subselect = (Node *) sub_where(sub, not_in_comparison(test, y));
 	ex->location = -1;
 	result = list_make1(make_notclause((Expr *) ex));
 	if (!never_null(q, x))
@@ -725,7 +735,6 @@ rewrite_not_in(Query *q, Node *c)
 	Query	   *sub;
 	OpExpr	   *test;
 	Node	   *x;
-	Node	   *x_inside;
 	Query	   *exists;
 	SubLink    *ex;
 	int			rt;
@@ -740,9 +749,11 @@ rewrite_not_in(Query *q, Node *c)
 		return NIL;
 	test = (OpExpr *) sl->testexpr;
 	sub = (Query *) sl->subselect;
-	if (list_length(test->args) != 2 || !IsA(lsecond(test->args), Param) ||
-		((Param *) lsecond(test->args))->paramkind != PARAM_SUBLINK ||
-		((Param *) lsecond(test->args))->paramid != 1 ||
+	/* (the subquery's column may be coerced: a domain relabeled to its base type) */
+	if (list_length(test->args) != 2 ||
+		!IsA(strip_implicit_coercions(lsecond(test->args)), Param) ||
+		((Param *) strip_implicit_coercions(lsecond(test->args)))->paramkind != PARAM_SUBLINK ||
+		((Param *) strip_implicit_coercions(lsecond(test->args)))->paramid != 1 ||
 		contain_subplans(linitial(test->args)) || contains_sublink(linitial(test->args)))
 		return NIL;
 	x = linitial(test->args);
@@ -751,12 +762,7 @@ rewrite_not_in(Query *q, Node *c)
 
 	/* NOT EXISTS (SELECT FROM (sub) s WHERE x = s.y) */
 	exists = query_over(sub, "hs_not_in", &rt);
-	x_inside = copyObject(x);
-	IncrementVarSublevelsUp(x_inside, 1, 0);
-	exists->jointree->quals = (Node *) make_opclause(test->opno, BOOLOID, false,
-													 (Expr *) x_inside,
-													 (Expr *) sub_var(sub, rt, 1),
-													 InvalidOid, test->inputcollid);
+	exists->jointree->quals = not_in_comparison(test, (Node *) sub_var(sub, rt, 1));
 	ex = makeNode(SubLink);
 	ex->subLinkType = EXISTS_SUBLINK;
 	ex->subselect = (Node *) exists;
