@@ -72,7 +72,18 @@ SELECT name, state FROM hummock_stream.jobs ORDER BY name::text;
 ALTER MATERIALIZED VIEW large_sales SET (fillfactor = 50);
 ALTER MATERIALIZED VIEW large_sales SET (autovacuum_enabled = false);
 ALTER MATERIALIZED VIEW large_sales RESET (fillfactor);
+-- but parallel_workers (which its parallel scans use) is kept, at creation
+-- too, with data or without (as a dump creates it)
+ALTER MATERIALIZED VIEW large_sales SET (parallel_workers = 2);
 SELECT reloptions FROM pg_class WHERE oid = 'large_sales'::regclass;
+ALTER MATERIALIZED VIEW large_sales RESET (parallel_workers);
+SELECT reloptions FROM pg_class WHERE oid = 'large_sales'::regclass;
+CREATE MATERIALIZED VIEW par_sales USING hummock WITH (parallel_workers = 3) AS SELECT id FROM sales;
+CREATE MATERIALIZED VIEW par_later USING hummock WITH (parallel_workers = 1) AS SELECT id FROM sales WITH NO DATA;
+REFRESH MATERIALIZED VIEW par_later;
+SELECT relname, reloptions FROM pg_class WHERE relname IN ('par_sales', 'par_later') ORDER BY 1;
+SELECT (SELECT count(*) FROM par_sales) = (SELECT count(*) FROM sales) AS same;
+DROP MATERIALIZED VIEW par_sales, par_later;
 -- rows of a view are the engine's: DML and TRUNCATE are refused
 INSERT INTO large_sales VALUES (1, 1);
 TRUNCATE large_sales;

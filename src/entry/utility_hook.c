@@ -471,12 +471,8 @@ check_alter_table(AlterTableStmt *stmt, List **relatives)
 			case AT_SetRelOptions:
 			case AT_ResetRelOptions:
 			case AT_ReplaceRelOptions:
-				/* (as at creation: a dump would carry them into a CREATE that refuses them) */
-				ereport(ERROR,
-						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("storage parameters are not supported for streaming materialized views"),
-						 errdetail("The streaming engine stores the rows of \"%s\" in hummock storage, not in heap pages.",
-								   get_rel_name(relid))));
+				/* (as at creation: a dump carries them into its CREATE) */
+				HsViewCheckStorageParameters((List *) cmd->def, get_rel_name(relid));
 				continue;
 			default:
 				continue;

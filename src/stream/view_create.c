@@ -1227,15 +1227,13 @@ HsCreateMaterializedViewStmt(CreateTableAsStmt *stmt)
 	const char *am = into->accessMethod ? into->accessMethod : default_table_access_method;
 	Query	   *as_written;
 	Query	   *query;
+	Oid			view;
 	ListCell   *lc;
 	ListCell   *ln;
 
 	if (stmt->objtype != OBJECT_MATVIEW || am == NULL || strcmp(am, HS_TABLEAM_NAME) != 0)
 		return false;
-	if (into->options != NIL)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("storage parameters are not supported for streaming materialized views")));
+	HsViewCheckStorageParameters(into->options, into->rel->relname);
 	if (into->tableSpaceName != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -1292,9 +1290,39 @@ HsCreateMaterializedViewStmt(CreateTableAsStmt *stmt)
 		}
 		return false;
 	}
-	(void) HsCreateStreamingView(into->rel, pg_get_querydef(as_written, false), query,
+	view = HsCreateStreamingView(into->rel, pg_get_querydef(as_written, false), query,
 								 as_written, InvalidOid, true, false);
+	/* (WITH NO DATA above: Postgres's own creation stores them) */
+	if (into->options != NIL)
+	{
+		AlterTableCmd *cmd = makeNode(AlterTableCmd);
+
+		cmd->subtype = AT_SetRelOptions;
+		cmd->def = (Node *) into->options;
+		AlterTableInternal(view, list_make1(cmd), false);
+	}
 	return true;
+}
+
+void
+HsViewCheckStorageParameters(List *defs, const char *relname)
+{
+	ListCell   *lc;
+
+	foreach(lc, defs)
+	{
+		DefElem    *d = lfirst(lc);
+
+		if (d->defnamespace == NULL && strcmp(d->defname, "parallel_workers") == 0)
+			continue;
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("storage parameter \"%s%s%s\" is not supported for streaming materialized views",
+						d->defnamespace ? d->defnamespace : "", d->defnamespace ? "." : "",
+						d->defname),
+				 errdetail("The streaming engine stores the rows of \"%s\" in hummock storage, not in heap pages; only parallel_workers applies (to its parallel scans).",
+						   relname)));
+	}
 }
 
 /*

@@ -609,9 +609,42 @@ apply_function(PlanCtx *ctx, RelOut *in, Query *q, int rtindex, bool left_join)
 }
 
 /*
+ * cur (the rows of cur_rel) semi or anti joined with each of semis (semi
+ * and anti JoinExprs from WHERE sublinks, larg unset).
+ */
+static RelOut *
+apply_semis(PlanCtx *ctx, Query *q, List *outer, RelOut *cur, Relids cur_rel, List *semis)
+{
+	ListCell   *lc;
+
+	foreach(lc, semis)
+	{
+		JoinExpr   *sj = lfirst(lc);
+		List	   *sconds = make_ands_implicit((Expr *) sj->quals);
+		List	   *rq = NIL;
+		List	   *stemporal = NIL;
+		List	   *rtemporal = NIL;
+		Relids		rrel = get_relids_in_jointree(sj->rarg, false);
+		RelOut	   *right;
+
+		sconds = split_pushable(sconds, rrel, &rq);
+		/* a temporal filter of the subquery's own rows filters them */
+		rq = take_temporal(rq, &rtemporal);
+		sconds = take_temporal(sconds, &stemporal);
+		if (stemporal != NIL)
+			refuse_time_function();
+		right = apply_temporal(ctx, plan_jtnode(ctx, q, outer, sj->rarg, rq), rtemporal);
+		cur = make_join(ctx, sj->jointype == JOIN_SEMI ? HS_JOIN_SEMI : HS_JOIN_ANTI,
+						cur, cur_rel, right, rrel, sconds);
+	}
+	return cur;
+}
+
+/*
  * A FROM list with functions: the other items joined first (with the
- * conditions that do not use a function's columns), then each function
- * over their rows, then the rest of the conditions.
+ * conditions that do not use a function's columns, and the semi and anti
+ * joins that do not either), then each function over their rows, then the
+ * rest of the conditions and of the semi and anti joins.
  */
 static RelOut *
 plan_fromlist_with_functions(PlanCtx *ctx, Query *q, List *outer, List *items,
@@ -622,11 +655,15 @@ plan_fromlist_with_functions(PlanCtx *ctx, Query *q, List *outer, List *items,
 	Relids		func_rels = NULL;
 	List	   *before = NIL;
 	List	   *after = NIL;
+	List	   *semis_before = NIL;
+	List	   *semis_after = NIL;
+	Relids		all_rels = NULL;
 	RelOut	   *cur;
 	ListCell   *lc;
 
 	foreach(lc, items)
 	{
+		all_rels = bms_union(all_rels, get_relids_in_jointree(lfirst(lc), false));
 		if (function_item(q, lfirst(lc)))
 		{
 			funcs = lappend(funcs, lfirst(lc));
@@ -648,12 +685,16 @@ plan_fromlist_with_functions(PlanCtx *ctx, Query *q, List *outer, List *items,
 			before = lappend(before, lfirst(lc));
 	}
 	foreach(lc, semis)
+	{
 		if (bms_overlap(varnos_of(((JoinExpr *) lfirst(lc))->quals), func_rels))
-			unsupported("EXISTS or IN over the columns of a function in FROM", false);
-	cur = plan_fromlist(ctx, q, outer, plain, before, semis);
+			semis_after = lappend(semis_after, lfirst(lc));
+		else
+			semis_before = lappend(semis_before, lfirst(lc));
+	}
+	cur = plan_fromlist(ctx, q, outer, plain, before, semis_before);
 	foreach(lc, funcs)
 		cur = apply_function(ctx, cur, q, ((RangeTblRef *) lfirst(lc))->rtindex, false);
-	return apply_filter(cur, after);
+	return apply_semis(ctx, q, outer, apply_filter(cur, after), all_rels, semis_after);
 }
 
 /* ---------------------------------------------------------------------
@@ -721,6 +762,14 @@ plan_joinexpr(PlanCtx *ctx, Query *q, List *outer, JoinExpr *j, List *quals)
 	/* ON conditions over one input filter it, if that keeps the join's meaning */
 	if (kind == HS_JOIN_INNER)
 		conds = split_pushable(conds, lrel, &lq);
+
+	/*
+	 * WHERE conditions over a FROM list a subquery's rewrite made one item
+	 * (from_item_holding) are what join its items: they filter it, which a
+	 * WHERE over the preserved side of a join may do.
+	 */
+	if (IsA(larg, FromExpr) && kind != HS_JOIN_FULL)
+		quals = split_pushable(quals, lrel, &lq);
 	if (kind != HS_JOIN_FULL)
 		conds = split_pushable(conds, rrel, &rq);
 	left = plan_jtnode(ctx, q, outer, larg, lq);
@@ -821,28 +870,7 @@ plan_fromlist(PlanCtx *ctx, Query *q, List *outer, List *items, List *conds,
 		done[next] = true;
 	}
 	cur = apply_temporal(ctx, apply_filter(cur, conds), temporal);
-
-	foreach(lc, semis)
-	{
-		JoinExpr   *sj = lfirst(lc);
-		List	   *sconds = make_ands_implicit((Expr *) sj->quals);
-		List	   *rq = NIL;
-		List	   *stemporal = NIL;
-		List	   *rtemporal = NIL;
-		Relids		rrel = get_relids_in_jointree(sj->rarg, false);
-		RelOut	   *right;
-
-		sconds = split_pushable(sconds, rrel, &rq);
-		/* a temporal filter of the subquery's own rows filters them */
-		rq = take_temporal(rq, &rtemporal);
-		sconds = take_temporal(sconds, &stemporal);
-		if (stemporal != NIL)
-			refuse_time_function();
-		right = apply_temporal(ctx, plan_jtnode(ctx, q, outer, sj->rarg, rq), rtemporal);
-		cur = make_join(ctx, sj->jointype == JOIN_SEMI ? HS_JOIN_SEMI : HS_JOIN_ANTI,
-						cur, cur_rel, right, rrel, sconds);
-	}
-	return cur;
+	return apply_semis(ctx, q, outer, cur, cur_rel, semis);
 }
 
 /* A node of q's join tree: a FROM item, a JoinExpr or a FromExpr. */

@@ -1378,19 +1378,54 @@ correlate_through_domain(Query *q, Query *sub)
 	return out;
 }
 
-/* The index in q's FROM list of the item holding every one of rels, or -1. */
+/* Whether FROM item jt is a function or VALUES list (which reads no table). */
+static bool
+is_function_item(Query *q, Node *jt)
+{
+	RangeTblEntry *rte;
+
+	if (!IsA(jt, RangeTblRef))
+		return false;
+	rte = rt_fetch(((RangeTblRef *) jt)->rtindex, q->rtable);
+	return rte->rtekind == RTE_FUNCTION || rte->rtekind == RTE_TABLEFUNC ||
+		rte->rtekind == RTE_VALUES;
+}
+
+/*
+ * The index in q's FROM list of the item holding every one of rels, or -1.
+ *
+ * A function in FROM is computed over the rows of the items its arguments
+ * read (FROM t, unnest(t.tags) u): it cannot be the preserved side of a
+ * join on its own.  So when rels are a function's columns, alone or with
+ * those of other items, the FROM list becomes one item (a FromExpr of its
+ * items; the WHERE conditions over them are pushed into it when the join
+ * is planned), and that is the item.
+ */
 static int
 from_item_holding(Query *q, Relids rels)
 {
 	ListCell   *lc;
 	int			item = -1;
 	int			i = 0;
+	bool		functions = false;
+	Relids		all = NULL;
 
 	foreach(lc, q->jointree->fromlist)
 	{
-		if (bms_is_subset(rels, get_relids_in_jointree(lfirst(lc), false)))
+		Relids		r = get_relids_in_jointree(lfirst(lc), false);
+
+		if (bms_is_subset(rels, r))
 			item = i;
+		functions = functions || is_function_item(q, lfirst(lc));
+		all = bms_union(all, r);
 		i++;
+	}
+	if (functions && list_length(q->jointree->fromlist) > 1 &&
+		(item < 0 || is_function_item(q, list_nth(q->jointree->fromlist, item))) &&
+		bms_is_subset(rels, all))
+	{
+		q->jointree->fromlist = list_make1(makeFromExpr(q->jointree->fromlist, NULL));
+		item = 0;
 	}
 	return item;
 }
