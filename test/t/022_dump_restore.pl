@@ -83,6 +83,7 @@ foreach my $v (@order)
 }
 $node->safe_psql('postgres', q{
 	ALTER MATERIALIZED VIEW named OWNER TO reporter;
+	ALTER MATERIALIZED VIEW big_count SET (parallel_workers = 2);
 	GRANT SELECT ON by_customer TO reporter;
 	UPDATE orders SET amount = amount + 1 WHERE id % 5 = 0;
 	DELETE FROM orders WHERE id % 7 = 0;
@@ -144,6 +145,8 @@ foreach my $r (@restores)
 		join(',', sort @order), "$name restore: every view is a streaming job");
 	is($node->safe_psql($db, q{SELECT relowner::regrole FROM pg_class WHERE relname = 'named'}),
 		'reporter', "$name restore: owners are restored");
+	is($node->safe_psql($db, q{SELECT reloptions FROM pg_class WHERE relname = 'big_count'}),
+		'{parallel_workers=2}', "$name restore: storage parameters are restored");
 
 	# the restored sources are captured
 	$node->safe_psql($db, q{
