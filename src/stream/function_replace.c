@@ -51,6 +51,7 @@
 #include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/stream/function_replace.h"
+#include "hummock_stream/stream/view_dependents.h"
 
 typedef struct FunctionChange
 {
@@ -58,34 +59,6 @@ typedef struct FunctionChange
 	Oid			view;			/* a streaming view that calls it */
 	HeapTuple	before;			/* its pg_proc row before the statement */
 } FunctionChange;
-
-/* The oldest streaming view (lowest OID) depending on function func. */
-static Oid
-view_calling(Oid func)
-{
-	Relation	dep = table_open(DependRelationId, AccessShareLock);
-	ScanKeyData key[2];
-	SysScanDesc scan;
-	HeapTuple	tup;
-	Oid			found = InvalidOid;
-
-	ScanKeyInit(&key[0], Anum_pg_depend_refclassid, BTEqualStrategyNumber,
-				F_OIDEQ, ObjectIdGetDatum(ProcedureRelationId));
-	ScanKeyInit(&key[1], Anum_pg_depend_refobjid, BTEqualStrategyNumber,
-				F_OIDEQ, ObjectIdGetDatum(func));
-	scan = systable_beginscan(dep, DependReferenceIndexId, true, NULL, 2, key);
-	while (HeapTupleIsValid(tup = systable_getnext(scan)))
-	{
-		Form_pg_depend d = (Form_pg_depend) GETSTRUCT(tup);
-
-		if (d->classid == RelationRelationId &&
-			(!OidIsValid(found) || d->objid < found) && HsRelidIsHummock(d->objid))
-			found = d->objid;
-	}
-	systable_endscan(scan);
-	table_close(dep, AccessShareLock);
-	return found;
-}
 
 /* The function CREATE OR REPLACE FUNCTION would replace, or InvalidOid. */
 static Oid
@@ -131,7 +104,7 @@ HsFunctionChangeBegin(Node *parsetree)
 	}
 	if (!OidIsValid(func))
 		return NULL;
-	view = view_calling(func);
+	view = HsViewDependingOn(ProcedureRelationId, func, 0);
 	if (!OidIsValid(view))
 		return NULL;
 	tup = SearchSysCacheCopy1(PROCOID, ObjectIdGetDatum(func));

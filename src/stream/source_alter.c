@@ -76,6 +76,7 @@
 #include "hummock_stream/stream/capture.h"
 #include "hummock_stream/stream/source_alter.h"
 #include "hummock_stream/stream/stream_plan.h"
+#include "hummock_stream/stream/view_dependents.h"
 
 /* A captured table whose column types an ALTER TABLE may change. */
 typedef struct ReshapeTarget
@@ -93,30 +94,7 @@ typedef struct ReshapeTarget
 static Oid
 view_depending_on(Oid relid, AttrNumber attnum)
 {
-	Relation	dep = table_open(DependRelationId, AccessShareLock);
-	ScanKeyData key[3];
-	SysScanDesc scan;
-	HeapTuple	tup;
-	Oid			found = InvalidOid;
-
-	ScanKeyInit(&key[0], Anum_pg_depend_refclassid, BTEqualStrategyNumber,
-				F_OIDEQ, ObjectIdGetDatum(RelationRelationId));
-	ScanKeyInit(&key[1], Anum_pg_depend_refobjid, BTEqualStrategyNumber,
-				F_OIDEQ, ObjectIdGetDatum(relid));
-	ScanKeyInit(&key[2], Anum_pg_depend_refobjsubid, BTEqualStrategyNumber,
-				F_INT4EQ, Int32GetDatum((int32) attnum));
-	scan = systable_beginscan(dep, DependReferenceIndexId, true, NULL, 3, key);
-	while (HeapTupleIsValid(tup = systable_getnext(scan)))
-	{
-		Form_pg_depend d = (Form_pg_depend) GETSTRUCT(tup);
-
-		if (d->classid == RelationRelationId &&
-			(!OidIsValid(found) || d->objid < found) && HsRelidIsHummock(d->objid))
-			found = d->objid;
-	}
-	systable_endscan(scan);
-	table_close(dep, AccessShareLock);
-	return found;
+	return HsViewDependingOn(RelationRelationId, relid, (int32) attnum);
 }
 
 /* "materialized view v", as Postgres's dependency messages name it. */
