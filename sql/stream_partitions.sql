@@ -139,6 +139,39 @@ SELECT hummock_stream.wait();
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM m_by_region ORDER BY 1;
 
+-- every table in the tree of a partitioned source is an ordinary
+-- permanent table: one that is not is refused whichever statement would
+-- make it a partition (created as one, attached, or brought along by a
+-- partitioned table attached), as is making a partition unlogged, with the
+-- error of a view's creation
+CREATE UNLOGGED TABLE meas_2031 PARTITION OF meas FOR VALUES FROM ('2031-01-01') TO ('2032-01-01');
+CREATE UNLOGGED TABLE meas_2032 (id int, region text, v int, at date);
+ALTER TABLE meas ATTACH PARTITION meas_2032 FOR VALUES FROM ('2032-01-01') TO ('2033-01-01');
+CREATE TABLE meas_2033 (id int, region text, v int, at date) PARTITION BY LIST (region);
+CREATE UNLOGGED TABLE meas_2033_e PARTITION OF meas_2033 FOR VALUES IN ('east');
+ALTER TABLE meas ATTACH PARTITION meas_2033 FOR VALUES FROM ('2033-01-01') TO ('2034-01-01');
+ALTER TABLE meas_old SET UNLOGGED;
+-- (a partition of a partitioned partition, itself a source)
+ALTER TABLE meas_2026_east SET UNLOGGED;
+CREATE FOREIGN DATA WRAPPER meas_fdw;
+CREATE SERVER meas_srv FOREIGN DATA WRAPPER meas_fdw;
+CREATE FOREIGN TABLE meas_2034 PARTITION OF meas
+  FOR VALUES FROM ('2034-01-01') TO ('2035-01-01') SERVER meas_srv;
+CREATE FOREIGN TABLE meas_2035 (id int, region text, v int, at date) SERVER meas_srv;
+ALTER TABLE meas ATTACH PARTITION meas_2035 FOR VALUES FROM ('2035-01-01') TO ('2036-01-01');
+-- refused at a view's creation too
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT count(*) AS n FROM meas_2033');
+SELECT c.relname, c.relpersistence, c.relkind FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+ WHERE i.inhparent IN ('meas'::regclass, 'meas_2026'::regclass) ORDER BY 1;
+-- an ordinary permanent one is welcome, also made so
+ALTER TABLE meas_2032 SET LOGGED;
+INSERT INTO meas_2032 VALUES (960, 'west', 2, '2032-02-02');
+ALTER TABLE meas ATTACH PARTITION meas_2032 FOR VALUES FROM ('2032-01-01') TO ('2033-01-01');
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+DROP TABLE meas_2033;
+DROP FOREIGN DATA WRAPPER meas_fdw CASCADE;
+
 -- refused: FROM ONLY a partitioned table (it holds no rows)
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT id FROM ONLY meas');
 

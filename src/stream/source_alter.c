@@ -32,8 +32,12 @@
  * A table a view reads with its inheritance children (not FROM ONLY) has
  * their rows captured into its log (capture.c).  Its view keys its rows
  * by its primary key only if it had no children when the view was
- * created: then it may get none while the view reads it, nor one that
- * is not an ordinary permanent table (HsSourceCheckNewChild).
+ * created: then it may get none while the view reads it
+ * (HsSourceCheckNewChild).  Nor may a table read with its children
+ * (partitioned tables always are) get one that is not an ordinary
+ * permanent table, by any statement, nor may one of them become
+ * unlogged: the tree is checked after each statement that could change
+ * it (HsSourceCheckTree).
  *
  * A view's stored definition (hummock_stream.jobs.definition, the text
  * its query was created from) names the source's columns and the source;
@@ -455,7 +459,7 @@ reads_with_children(Node *node, void *relid)
 }
 
 void
-HsSourceCheckNewChild(Oid parent, char relkind, char persistence)
+HsSourceCheckNewChild(Oid parent)
 {
 	ListCell   *la;
 
@@ -477,17 +481,6 @@ HsSourceCheckNewChild(Oid parent, char relkind, char persistence)
 			if (!HsCatalogReadJob(job, &row) || row.query_tree == NULL ||
 				!reads_with_children((Node *) stringToNode(row.query_tree), &source))
 				continue;
-			if (relkind != RELKIND_RELATION || persistence != RELPERSISTENCE_PERMANENT)
-				ereport(ERROR,
-						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("cannot add %s as an inheritance child of table \"%s\" because streaming materialized view \"%s\" reads \"%s\" with its children",
-								relkind == RELKIND_FOREIGN_TABLE ? "a foreign table" :
-								persistence == RELPERSISTENCE_TEMP ? "a temporary table" :
-								persistence == RELPERSISTENCE_UNLOGGED ? "an unlogged table" :
-								"a relation that is not an ordinary table",
-								get_rel_name(parent), get_rel_name(job), get_rel_name(source)),
-						 errdetail("Only the rows of ordinary permanent tables are captured."),
-						 errhint("Drop the view first (see hummock_stream.jobs).")));
 			if (!HsStreamPlanKeylessTree(source) && HsStreamPlanSourceKey(source) != NIL)
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -498,6 +491,48 @@ HsSourceCheckNewChild(Oid parent, char relkind, char persistence)
 						 errhint("Drop the view and create it again once \"%s\" has a child, or create it with FROM ONLY \"%s\".",
 								 get_rel_name(source), get_rel_name(source))));
 		}
+	}
+}
+
+/*
+ * The tree of a source is checked after the statement, whatever it was:
+ * a table may join it in many ways (CREATE TABLE ... PARTITION OF or
+ * INHERITS, CREATE FOREIGN TABLE ..., ATTACH PARTITION, INHERIT, each
+ * also with a partitioned table that brings its own partitions along) and
+ * a member may change its persistence (SET UNLOGGED), and the outcome is
+ * what matters: every table below each captured table above relid that a
+ * view reads with its children is checked as at the view's creation.
+ */
+void
+HsSourceCheckTree(Oid relid)
+{
+	ListCell   *la;
+
+	/* (capture.c's own statements, setting capture up, change no tree) */
+	if (!OidIsValid(relid) || HsCaptureSettingUp() || !OidIsValid(get_rel_namespace(relid)) ||
+		!OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)) || !HsCatalogExists())
+		return;
+	foreach(la, HsInheritanceClosure(relid, true, NULL))
+	{
+		Oid			source = lfirst_oid(la);
+		Oid			reader = InvalidOid;
+		ListCell   *lc;
+
+		if (!OidIsValid(HsCatalogCaptureLogOf(source)))
+			continue;
+		/* the oldest view that reads it with its children, if any */
+		foreach(lc, HsCatalogReaders(source))
+		{
+			Oid			job = lfirst_oid(lc);
+			HsJobRow	row;
+
+			if ((!OidIsValid(reader) || job < reader) &&
+				HsCatalogReadJob(job, &row) && row.query_tree != NULL &&
+				reads_with_children((Node *) stringToNode(row.query_tree), &source))
+				reader = job;
+		}
+		if (OidIsValid(reader))
+			HsStreamPlanCheckChildren(source, reader);
 	}
 }
 
