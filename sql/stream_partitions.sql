@@ -139,6 +139,54 @@ SELECT hummock_stream.wait();
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM m_by_region ORDER BY 1;
 
+-- a DETACH ... CONCURRENTLY of an empty partition that fails after its
+-- first transaction leaves the partition pending detach: queries of the
+-- partitioned table no longer see it (nor route rows into it), so neither
+-- do the views: rows written into it are not the tree's, and truncating
+-- or dropping it, or finalizing the detach, takes none from the tree.  A
+-- view over the partition itself sees them.
+CREATE TABLE meas_2036 PARTITION OF meas FOR VALUES FROM ('2036-01-01') TO ('2037-01-01');
+-- (and one below a partitioned partition: a detach at a time per table)
+CREATE TABLE meas_2037 PARTITION OF meas FOR VALUES FROM ('2037-01-01') TO ('2038-01-01')
+  PARTITION BY LIST (region);
+CREATE TABLE meas_2037_e PARTITION OF meas_2037 FOR VALUES IN ('east');
+SELECT hummock_stream.create_materialized_view('m_2036',
+  'SELECT count(*) AS n, sum(v) AS s FROM meas_2036');
+CREATE FUNCTION fail_ddl() RETURNS event_trigger LANGUAGE plpgsql
+  AS $$ BEGIN RAISE EXCEPTION 'the detach failed'; END $$;
+CREATE EVENT TRIGGER fail_detach ON ddl_command_end WHEN TAG IN ('ALTER TABLE')
+  EXECUTE FUNCTION fail_ddl();
+ALTER TABLE meas DETACH PARTITION meas_2036 CONCURRENTLY;
+ALTER TABLE meas_2037 DETACH PARTITION meas_2037_e CONCURRENTLY;
+DROP EVENT TRIGGER fail_detach;
+SELECT inhrelid::regclass AS pending FROM pg_inherits WHERE inhdetachpending ORDER BY 1;
+INSERT INTO meas VALUES (970, 'east', 1, '2036-02-02');
+INSERT INTO meas_2036 VALUES (970, 'east', 1, '2036-02-02'), (971, 'west', 2, '2036-03-03');
+INSERT INTO meas_2037_e VALUES (972, 'east', 3, '2037-02-02');
+UPDATE meas_2036 SET v = v + 10 WHERE id = 971;
+DELETE FROM meas_2036 WHERE id = 970;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM m_2036;
+-- a view created meanwhile reads the tree without them
+SELECT hummock_stream.create_materialized_view('m_meas',
+  'SELECT count(*) AS n, sum(v) AS s FROM meas');
+SELECT * FROM hummock_stream_test.views_differ();
+TRUNCATE meas_2036;
+INSERT INTO meas_2036 VALUES (973, 'east', 4, '2036-04-04');
+DROP TABLE meas_2037_e;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+ALTER TABLE meas DETACH PARTITION meas_2036 FINALIZE;
+INSERT INTO meas_2036 VALUES (974, 'west', 5, '2036-05-05');
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM m_2036;
+SELECT hummock_stream.drop_materialized_view('m_2036');
+SELECT hummock_stream.drop_materialized_view('m_meas');
+DROP TABLE meas_2036, meas_2037;
+DROP FUNCTION fail_ddl();
+
 -- every table in the tree of a partitioned source is an ordinary
 -- permanent table: one that is not is refused whichever statement would
 -- make it a partition (created as one, attached, or brought along by a

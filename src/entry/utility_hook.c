@@ -42,7 +42,8 @@
  *	  deletes (capture.c, HsCapturePartitionMove) before the command runs,
  *	  when the user may run it (else Postgres refuses it, and nothing was
  *	  locked); DETACH ... CONCURRENTLY of a partition that holds rows, which
- *	  spans two transactions, is refused.
+ *	  spans two transactions, is refused (once the first has committed the
+ *	  partition is pending detach and out of the tree: capture.c).
  *	- COPY FROM STDIN into a relation USING hummock that nothing has ever
  *	  written (no committed epoch: no view's relation, nothing the test
  *	  module's test_load filled), such as a view's relation that a dump
