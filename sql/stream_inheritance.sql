@@ -150,6 +150,21 @@ CREATE TABLE fparent (id int, v int);
 CREATE FOREIGN TABLE fchild () INHERITS (fparent) SERVER inh_srv;
 SELECT hummock_stream.create_materialized_view('f_sum', 'SELECT sum(v) AS s FROM fparent');
 SELECT hummock_stream.create_materialized_view('f_only', 'SELECT sum(v) AS s FROM ONLY fparent');
+-- whatever statement makes such a table a member of a tree read with its
+-- children, it is refused as at a view's creation: a foreign child, a
+-- grandchild, a child made unlogged (also a grandchild)
+CREATE FOREIGN TABLE ev_f () INHERITS (ev) SERVER inh_srv;
+CREATE UNLOGGED TABLE ev_c1 () INHERITS (ev_c);
+ALTER TABLE ev_c SET UNLOGGED;
+CREATE TABLE ev_c2 () INHERITS (ev_c);
+ALTER TABLE ev_c2 SET UNLOGGED;
+SELECT c.relname, c.relpersistence, c.relkind FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+ WHERE i.inhparent IN ('ev'::regclass, 'ev_c'::regclass) ORDER BY 1;
+-- under a view of FROM ONLY the parent, a child may be anything
+CREATE UNLOGGED TABLE fchild2 () INHERITS (fparent);
+ALTER TABLE fchild2 SET LOGGED;
+ALTER TABLE fchild2 SET UNLOGGED;
+DROP TABLE fchild2;
 
 -- disabling a capture trigger of a table below a source is refused
 ALTER TABLE ev_c DISABLE TRIGGER USER;

@@ -139,6 +139,87 @@ SELECT hummock_stream.wait();
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM m_by_region ORDER BY 1;
 
+-- a DETACH ... CONCURRENTLY of an empty partition that fails after its
+-- first transaction leaves the partition pending detach: queries of the
+-- partitioned table no longer see it (nor route rows into it), so neither
+-- do the views: rows written into it are not the tree's, and truncating
+-- or dropping it, or finalizing the detach, takes none from the tree.  A
+-- view over the partition itself sees them.
+CREATE TABLE meas_2036 PARTITION OF meas FOR VALUES FROM ('2036-01-01') TO ('2037-01-01');
+-- (and one below a partitioned partition: a detach at a time per table)
+CREATE TABLE meas_2037 PARTITION OF meas FOR VALUES FROM ('2037-01-01') TO ('2038-01-01')
+  PARTITION BY LIST (region);
+CREATE TABLE meas_2037_e PARTITION OF meas_2037 FOR VALUES IN ('east');
+SELECT hummock_stream.create_materialized_view('m_2036',
+  'SELECT count(*) AS n, sum(v) AS s FROM meas_2036');
+CREATE FUNCTION fail_ddl() RETURNS event_trigger LANGUAGE plpgsql
+  AS $$ BEGIN RAISE EXCEPTION 'the detach failed'; END $$;
+CREATE EVENT TRIGGER fail_detach ON ddl_command_end WHEN TAG IN ('ALTER TABLE')
+  EXECUTE FUNCTION fail_ddl();
+ALTER TABLE meas DETACH PARTITION meas_2036 CONCURRENTLY;
+ALTER TABLE meas_2037 DETACH PARTITION meas_2037_e CONCURRENTLY;
+DROP EVENT TRIGGER fail_detach;
+SELECT inhrelid::regclass AS pending FROM pg_inherits WHERE inhdetachpending ORDER BY 1;
+INSERT INTO meas VALUES (970, 'east', 1, '2036-02-02');
+INSERT INTO meas_2036 VALUES (970, 'east', 1, '2036-02-02'), (971, 'west', 2, '2036-03-03');
+INSERT INTO meas_2037_e VALUES (972, 'east', 3, '2037-02-02');
+UPDATE meas_2036 SET v = v + 10 WHERE id = 971;
+DELETE FROM meas_2036 WHERE id = 970;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM m_2036;
+-- a view created meanwhile reads the tree without them
+SELECT hummock_stream.create_materialized_view('m_meas',
+  'SELECT count(*) AS n, sum(v) AS s FROM meas');
+SELECT * FROM hummock_stream_test.views_differ();
+TRUNCATE meas_2036;
+INSERT INTO meas_2036 VALUES (973, 'east', 4, '2036-04-04');
+DROP TABLE meas_2037_e;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+ALTER TABLE meas DETACH PARTITION meas_2036 FINALIZE;
+INSERT INTO meas_2036 VALUES (974, 'west', 5, '2036-05-05');
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM m_2036;
+SELECT hummock_stream.drop_materialized_view('m_2036');
+SELECT hummock_stream.drop_materialized_view('m_meas');
+DROP TABLE meas_2036, meas_2037;
+DROP FUNCTION fail_ddl();
+
+-- every table in the tree of a partitioned source is an ordinary
+-- permanent table: one that is not is refused whichever statement would
+-- make it a partition (created as one, attached, or brought along by a
+-- partitioned table attached), as is making a partition unlogged, with the
+-- error of a view's creation
+CREATE UNLOGGED TABLE meas_2031 PARTITION OF meas FOR VALUES FROM ('2031-01-01') TO ('2032-01-01');
+CREATE UNLOGGED TABLE meas_2032 (id int, region text, v int, at date);
+ALTER TABLE meas ATTACH PARTITION meas_2032 FOR VALUES FROM ('2032-01-01') TO ('2033-01-01');
+CREATE TABLE meas_2033 (id int, region text, v int, at date) PARTITION BY LIST (region);
+CREATE UNLOGGED TABLE meas_2033_e PARTITION OF meas_2033 FOR VALUES IN ('east');
+ALTER TABLE meas ATTACH PARTITION meas_2033 FOR VALUES FROM ('2033-01-01') TO ('2034-01-01');
+ALTER TABLE meas_old SET UNLOGGED;
+-- (a partition of a partitioned partition, itself a source)
+ALTER TABLE meas_2026_east SET UNLOGGED;
+CREATE FOREIGN DATA WRAPPER meas_fdw;
+CREATE SERVER meas_srv FOREIGN DATA WRAPPER meas_fdw;
+CREATE FOREIGN TABLE meas_2034 PARTITION OF meas
+  FOR VALUES FROM ('2034-01-01') TO ('2035-01-01') SERVER meas_srv;
+CREATE FOREIGN TABLE meas_2035 (id int, region text, v int, at date) SERVER meas_srv;
+ALTER TABLE meas ATTACH PARTITION meas_2035 FOR VALUES FROM ('2035-01-01') TO ('2036-01-01');
+-- refused at a view's creation too
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT count(*) AS n FROM meas_2033');
+SELECT c.relname, c.relpersistence, c.relkind FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+ WHERE i.inhparent IN ('meas'::regclass, 'meas_2026'::regclass) ORDER BY 1;
+-- an ordinary permanent one is welcome, also made so
+ALTER TABLE meas_2032 SET LOGGED;
+INSERT INTO meas_2032 VALUES (960, 'west', 2, '2032-02-02');
+ALTER TABLE meas ATTACH PARTITION meas_2032 FOR VALUES FROM ('2032-01-01') TO ('2033-01-01');
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+DROP TABLE meas_2033;
+DROP FOREIGN DATA WRAPPER meas_fdw CASCADE;
+
 -- refused: FROM ONLY a partitioned table (it holds no rows)
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT id FROM ONLY meas');
 

@@ -25,9 +25,13 @@
  *	  as DROP TABLE does (view_create.c, stream_ddl.c).
  *	- CREATE OR REPLACE VIEW of a Postgres view a streaming view reads is
  *	  refused: the streaming view keeps the expansion of its creation.
- *	- A table views read with its inheritance children (not FROM ONLY) may
- *	  get no child (CREATE TABLE ... INHERITS, ALTER TABLE ... INHERIT):
- *	  the child's rows would not be captured (source_alter.c).
+ *	- A table views read with its inheritance children or partitions
+ *	  (not FROM ONLY) may get no member that is not an ordinary permanent
+ *	  table, whose rows would not be captured or vanish in a crash: after
+ *	  every CREATE TABLE, CREATE FOREIGN TABLE and ALTER TABLE the trees
+ *	  above the table are checked as at a view's creation (source_alter.c,
+ *	  HsSourceCheckTree); nor any child if a view keys its rows by its
+ *	  primary key (HsSourceCheckNewChild).
  *	- ALTER TABLE of a relation USING hummock may not change its columns or
  *	  its access method (the engine writes rows in the view's shape); ALTER
  *	  TABLE of a source may not change what its views depend on, and
@@ -38,7 +42,8 @@
  *	  deletes (capture.c, HsCapturePartitionMove) before the command runs,
  *	  when the user may run it (else Postgres refuses it, and nothing was
  *	  locked); DETACH ... CONCURRENTLY of a partition that holds rows, which
- *	  spans two transactions, is refused.
+ *	  spans two transactions, is refused (once the first has committed the
+ *	  partition is pending detach and out of the tree: capture.c).
  *	- COPY FROM STDIN into a relation USING hummock that nothing has ever
  *	  written (no committed epoch: no view's relation, nothing the test
  *	  module's test_load filled), such as a view's relation that a dump
@@ -425,8 +430,7 @@ check_alter_table(AlterTableStmt *stmt, List **relatives)
 				Oid			parent = RangeVarGetRelid((RangeVar *) cmd->def, NoLock, true);
 
 				if (cmd->subtype == AT_AddInherit)
-					HsSourceCheckNewChild(parent, get_rel_relkind(relid),
-										  get_rel_persistence(relid));
+					HsSourceCheckNewChild(parent);
 				/* their trees change: capture follows (HsCaptureFollowInheritance) */
 				*relatives = lappend_oid(lappend_oid(*relatives, parent), relid);
 				continue;
@@ -565,6 +569,7 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	void	   *volatile function_change = NULL;
 	volatile Oid renamed = InvalidOid;
 	List	   *volatile relatives = NIL;	/* tables joining an inheritance tree */
+	RangeVar   *volatile tree_member = NULL;	/* a table whose tree is checked */
 	ListCell   *lc_rel;
 
 	if (IsA(parsetree, CreateExtensionStmt) &&
@@ -766,25 +771,29 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 			 ((RenameStmt *) parsetree)->renameType == OBJECT_ATTRIBUTE)
 		HsTypeAlterCheck(RangeVarGetRelid(((RenameStmt *) parsetree)->relation, NoLock, true));
 	else if (IsA(parsetree, AlterTableStmt))
+	{
 		source_alter = check_alter_table((AlterTableStmt *) parsetree, (List **) &relatives);
+		tree_member = ((AlterTableStmt *) parsetree)->relation;
+	}
 	else if (IsA(parsetree, CreateFunctionStmt) || IsA(parsetree, AlterFunctionStmt))
 		function_change = HsFunctionChangeBegin(parsetree);
 	else if (IsA(parsetree, ViewStmt) && ((ViewStmt *) parsetree)->replace)
 		HsSourceCheckReplaceView(RangeVarGetRelid(((ViewStmt *) parsetree)->view, NoLock, true));
 	else if ((IsA(parsetree, CreateStmt) || IsA(parsetree, CreateForeignTableStmt)) &&
-			 ((CreateStmt *) parsetree)->partbound == NULL)
+			 ((CreateStmt *) parsetree)->partbound != NULL)
+		tree_member = ((CreateStmt *) parsetree)->relation;
+	else if (IsA(parsetree, CreateStmt) || IsA(parsetree, CreateForeignTableStmt))
 	{
 		ListCell   *lc;
+
+		tree_member = ((CreateStmt *) parsetree)->relation;
 
 		/* a new inheritance child of a table views read with its children */
 		foreach(lc, ((CreateStmt *) parsetree)->inhRelations)
 		{
 			Oid			parent = RangeVarGetRelid(lfirst(lc), NoLock, true);
 
-			HsSourceCheckNewChild(parent,
-								  IsA(parsetree, CreateForeignTableStmt) ?
-								  RELKIND_FOREIGN_TABLE : RELKIND_RELATION,
-								  ((CreateStmt *) parsetree)->relation->relpersistence);
+			HsSourceCheckNewChild(parent);
 			relatives = lappend_oid(relatives, parent);
 		}
 	}
@@ -825,6 +834,14 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	}
 	PG_END_TRY();
 
+	/*
+	 * The tree of every source above the table the statement created or
+	 * altered holds only tables whose rows are captured, whichever way the
+	 * statement changed it (source_alter.c); checked before capture
+	 * follows the tree.
+	 */
+	if (tree_member != NULL)
+		HsSourceCheckTree(RangeVarGetRelid(tree_member, NoLock, true));
 	/* a function views call still computes what it did */
 	if (function_change)
 		HsFunctionChangeDone(function_change);

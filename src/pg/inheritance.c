@@ -11,6 +11,15 @@
  * pg_inherits through one of its indexes: (inhrelid, inhseqno) going up,
  * (inhparent) going down.
  *
+ * A partition whose DETACH ... CONCURRENTLY committed its first
+ * transaction (inhdetachpending, also when the second failed or was
+ * canceled) is no longer in its parent's tree for a query: Postgres omits
+ * it from the parent's partitions for every snapshot that sees the
+ * pending flag, and routes no row into it.  So the walks leave such a
+ * link out, as it stands at their snapshot, and capture does not count a
+ * row written into such a partition as a row of the tables above it
+ * (HsInheritanceDetachPending).
+ *
  * src/pg/inheritance.c
  *
  *-------------------------------------------------------------------------
@@ -47,10 +56,31 @@ HsInheritanceClosure(Oid relid, bool up, Snapshot snapshot)
 		{
 			Form_pg_inherits f = (Form_pg_inherits) GETSTRUCT(tup);
 
+			if (f->inhdetachpending)
+				continue;		/* (out of the tree for queries) */
 			out = list_append_unique_oid(out, up ? f->inhparent : f->inhrelid);
 		}
 		systable_endscan(scan);
 	}
 	table_close(inh, AccessShareLock);
 	return out;
+}
+
+bool
+HsInheritanceDetachPending(Oid relid)
+{
+	Relation	inh = table_open(InheritsRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	bool		pending = false;
+
+	ScanKeyInit(&key, Anum_pg_inherits_inhrelid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(relid));
+	scan = systable_beginscan(inh, InheritsRelidSeqnoIndexId, true, NULL, 1, &key);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+		pending |= ((Form_pg_inherits) GETSTRUCT(tup))->inhdetachpending;
+	systable_endscan(scan);
+	table_close(inh, AccessShareLock);
+	return pending;
 }

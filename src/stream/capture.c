@@ -67,6 +67,11 @@
  * command runs (utility_hook.c, HsCapturePartitionMove: Inserts or Deletes
  * of every row the partition holds, into the log of every captured table
  * above it); DETACH ... CONCURRENTLY of one that holds rows is refused.
+ * A partition pending detach (the first transaction of a DETACH ...
+ * CONCURRENTLY committed; the second may have failed) is out of the tree
+ * for queries of the tables above it, and so for capture: rows written
+ * into it are not theirs (row_trigger), nor are its rows taken from
+ * them when it is dropped, truncated or its detach finalized.
  *
  * Inheritance.  An UPDATE or DELETE naming an inheritance parent reaches
  * its children's rows: their row triggers fire, their statement triggers
@@ -254,6 +259,11 @@ typedef struct RowTriggerEntry
 	bool		stale;			/* named after another source's OID */
 	bool		descendant;		/* relid is an inheritance descendant of
 								 * source: its rows are logged as a child's */
+	bool		detached;		/* a partition between relid and source
+								 * (relid too) is pending detach: relid's
+								 * rows are not source's */
+	List	   *between;		/* the partitions above relid, below source
+								 * (in TopMemoryContext) */
 } RowTriggerEntry;
 
 static HTAB *row_trigger_cache = NULL;
@@ -362,8 +372,12 @@ capture_log_cache_invalidate(Datum arg, Oid relid)
 		/* (the map and descriptor leak: invalidations are rare) */
 		hash_seq_init(&status, row_trigger_cache);
 		while ((r = hash_seq_search(&status)) != NULL)
-			if (!OidIsValid(relid) || r->relid == relid || r->source == relid)
+			if (!OidIsValid(relid) || r->relid == relid || r->source == relid ||
+				list_member_oid(r->between, relid))
+			{
+				list_free(r->between);
 				(void) hash_search(row_trigger_cache, &r->tgoid, HASH_REMOVE, NULL);
+			}
 	}
 	if (capture_log_cache == NULL)
 		return;
@@ -485,6 +499,8 @@ row_trigger(Trigger *tg, Relation rel)
 
 	Oid			named;
 	bool		descendant = false;
+	bool		detached = false;
+	List	   *between = NIL;
 
 	init_trigger_caches();
 	e = hash_search(row_trigger_cache, &tg->tgoid, HASH_FIND, NULL);
@@ -499,8 +515,31 @@ row_trigger(Trigger *tg, Relation rel)
 		source = named;
 		descendant = true;
 	}
+
+	/*
+	 * A clone on a partition below source: its rows are source's only
+	 * while no partition on the way up is pending detach (a DETACH ...
+	 * CONCURRENTLY that committed its first transaction, also one that
+	 * then failed): queries of source no longer see them, and they were
+	 * not captured when the detach began (it is refused for a partition
+	 * that holds rows).  The entry is forgotten on an invalidation of any
+	 * of those partitions (a detach invalidates the parent's relcache).
+	 */
+	if (!descendant && source != RelationGetRelid(rel))
+	{
+		Oid			p = RelationGetRelid(rel);
+
+		for (int depth = 0; p != source && depth < 1000 && get_rel_relispartition(p); depth++)
+		{
+			detached |= HsInheritanceDetachPending(p);
+			p = get_partition_parent(p, true);
+			if (p != source)
+				between = lappend_oid(between, p);
+		}
+	}
 	src = relation_open(source, AccessShareLock);
 	old = MemoryContextSwitchTo(TopMemoryContext);
+	between = list_copy(between);
 	source_desc = CreateTupleDescCopy(RelationGetDescr(src));
 	if (source != RelationGetRelid(rel))
 	{
@@ -516,6 +555,8 @@ row_trigger(Trigger *tg, Relation rel)
 	e->source_desc = source_desc;
 	e->map = map;
 	e->descendant = descendant;
+	e->detached = detached;
+	e->between = between;
 	/* a restored dump's trigger, named after its source's old OID */
 	e->stale = named != source;
 	return e;
@@ -542,7 +583,8 @@ static Datum
 capture_row(TriggerData *trig)
 {
 	RowTriggerEntry *rt = row_trigger(trig->tg_trigger, trig->tg_relation);
-	Oid			log_oid = rt->stale ? InvalidOid : trigger_capture_log(rt->source);
+	Oid			log_oid = rt->stale || rt->detached ? InvalidOid :
+		trigger_capture_log(rt->source);
 	FullTransactionId fxid;
 	int64		stmt;
 	CaptureLog	log;
@@ -550,7 +592,8 @@ capture_row(TriggerData *trig)
 	char		del = rt->descendant ? HS_CAPTURE_CHILD_DELETE : HS_CAPTURE_DELETE;
 
 	if (!OidIsValid(log_oid))
-		return PointerGetDatum(NULL);	/* not captured (a restored table) */
+		return PointerGetDatum(NULL);	/* not captured (a restored table, or
+										 * a partition pending detach) */
 	fxid = GetTopFullTransactionId();
 	stmt = (int64) GetXLogInsertRecPtr();
 	HsCaptureMarkWrite(rt->source, fxid);
@@ -642,8 +685,9 @@ capture_rows(Oid rows_of, Relation source, Oid log_oid, char op)
 	int32		ord = 0;
 	CaptureLog	log;
 
+	/* (locked; partitions pending detach hold no rows of the tree) */
 	if (get_rel_relkind(rows_of) == RELKIND_PARTITIONED_TABLE)
-		tables = find_all_inheritors(rows_of, NoLock, NULL);	/* (locked) */
+		tables = HsInheritanceClosure(rows_of, false, NULL);
 	else
 		tables = list_make1_oid(rows_of);
 	HsCaptureMarkWrite(RelationGetRelid(source), fxid);
@@ -1384,6 +1428,15 @@ HsCapturePartitionMove(Oid parent, LOCKMODE parent_lock, Oid part, bool entering
 	bool		locked = false;
 
 	if (!OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)))
+		return;
+	/*
+	 * A partition pending detach (its DETACH ... CONCURRENTLY failed or
+	 * was canceled) left the tree when the detach began: queries of the
+	 * tables above no longer see its rows, nor were the rows written into
+	 * it since captured.  Dropping or truncating it, or finalizing the
+	 * detach, takes nothing from them.
+	 */
+	if (!entering && HsInheritanceDetachPending(part))
 		return;
 	chain = list_make1_oid(parent);
 	if (get_rel_relispartition(parent))

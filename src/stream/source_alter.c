@@ -22,7 +22,11 @@
  *	- SET NOT NULL and DROP NOT NULL of a column a view uses are refused:
  *	  the planner relies on the column's nullability (NOT IN, IN as a
  *	  value, outer joins), and a job planned again after a restart would
- *	  not find its state;
+ *	  not find its state; so is DROP NOT NULL of that column (by name) in
+ *	  a table below the source when the view reads the source with its
+ *	  children and the source's column is NOT NULL: the view reads the
+ *	  child's rows as the source's, which it took never to be NULL there
+ *	  (Postgres refuses it for a partition, not for an inheritance child);
  *	- SET UNLOGGED is refused (a crash would empty the table unseen);
  *	- DROP CONSTRAINT of the primary key the views key rows by, and adding
  *	  one where there is none, are refused: either would change how the
@@ -32,8 +36,12 @@
  * A table a view reads with its inheritance children (not FROM ONLY) has
  * their rows captured into its log (capture.c).  Its view keys its rows
  * by its primary key only if it had no children when the view was
- * created: then it may get none while the view reads it, nor one that
- * is not an ordinary permanent table (HsSourceCheckNewChild).
+ * created: then it may get none while the view reads it
+ * (HsSourceCheckNewChild).  Nor may a table read with its children
+ * (partitioned tables always are) get one that is not an ordinary
+ * permanent table, by any statement, nor may one of them become
+ * unlogged: the tree is checked after each statement that could change
+ * it (HsSourceCheckTree).
  *
  * A view's stored definition (hummock_stream.jobs.definition, the text
  * its query was created from) names the source's columns and the source;
@@ -68,6 +76,7 @@
 #include "utils/rel.h"
 #include "utils/relcache.h"
 #include "utils/ruleutils.h"
+#include "utils/syscache.h"
 #include "rewrite/rewriteHandler.h"
 
 #include "hummock_stream/hummock_stream.h"
@@ -95,6 +104,59 @@ static Oid
 view_depending_on(Oid relid, AttrNumber attnum)
 {
 	return HsViewDependingOn(RelationRelationId, relid, (int32) attnum);
+}
+
+static bool reads_with_children(Node *node, void *relid);
+
+/*
+ * The oldest view (lowest OID) that depends on column attnum of relid and
+ * reads relid with its children (not FROM ONLY), or InvalidOid.
+ */
+static Oid
+view_reading_column_with_children(Oid relid, AttrNumber attnum)
+{
+	Relation	dep = table_open(DependRelationId, AccessShareLock);
+	ScanKeyData key[3];
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Oid			found = InvalidOid;
+
+	ScanKeyInit(&key[0], Anum_pg_depend_refclassid, BTEqualStrategyNumber,
+				F_OIDEQ, ObjectIdGetDatum(RelationRelationId));
+	ScanKeyInit(&key[1], Anum_pg_depend_refobjid, BTEqualStrategyNumber,
+				F_OIDEQ, ObjectIdGetDatum(relid));
+	ScanKeyInit(&key[2], Anum_pg_depend_refobjsubid, BTEqualStrategyNumber,
+				F_INT4EQ, Int32GetDatum((int32) attnum));
+	scan = systable_beginscan(dep, DependReferenceIndexId, true, NULL, 3, key);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_depend d = (Form_pg_depend) GETSTRUCT(tup);
+		HsJobRow	row;
+
+		if (d->classid == RelationRelationId &&
+			(!OidIsValid(found) || d->objid < found) && HsRelidIsHummock(d->objid) &&
+			HsCatalogReadJob(d->objid, &row) && row.query_tree != NULL &&
+			reads_with_children((Node *) stringToNode(row.query_tree), &relid))
+			found = d->objid;
+	}
+	systable_endscan(scan);
+	table_close(dep, AccessShareLock);
+	return found;
+}
+
+/* Is column attnum of relid declared NOT NULL? */
+static bool
+column_not_null(Oid relid, AttrNumber attnum)
+{
+	HeapTuple	tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(relid), Int16GetDatum(attnum));
+	bool		result = false;
+
+	if (HeapTupleIsValid(tup))
+	{
+		result = ((Form_pg_attribute) GETSTRUCT(tup))->attnotnull;
+		ReleaseSysCache(tup);
+	}
+	return result;
 }
 
 /* "materialized view v", as Postgres's dependency messages name it. */
@@ -154,6 +216,47 @@ adds_primary_key(AlterTableCmd *cmd)
 			return false;
 		default:
 			return false;
+	}
+}
+
+/*
+ * DROP NOT NULL of a column of table c, below captured tables in its tree:
+ * refused when a view reads one of them with its children and was planned
+ * for its column of that name being NOT NULL (as it is declared there).
+ * The view reads c's rows as that table's, and a NULL among them would
+ * make it compute NOT IN (an anti join over a column never NULL), IN as a
+ * value and outer joins otherwise than the query does.  The views record
+ * the columns they use as dependencies on the table they name, not on its
+ * children, so the tables above c are asked.
+ */
+static void
+check_child_not_null(Oid c, AlterTableCmd *cmd)
+{
+	ListCell   *la;
+
+	if (cmd->subtype != AT_DropNotNull || cmd->name == NULL)
+		return;
+	foreach(la, HsInheritanceClosure(c, true, NULL))
+	{
+		Oid			above = lfirst_oid(la);
+		AttrNumber	attnum;
+		Oid			view;
+
+		if (above == c || !OidIsValid(HsCatalogCaptureLogOf(above)))
+			continue;
+		attnum = get_attnum(above, cmd->name);
+		if (attnum == InvalidAttrNumber || !column_not_null(above, attnum))
+			continue;
+		view = view_reading_column_with_children(above, attnum);
+		if (!OidIsValid(view))
+			continue;
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot drop NOT NULL of column \"%s\" of table \"%s\" because a streaming materialized view uses it",
+						cmd->name, get_rel_name(c)),
+				 errdetail("%s reads \"%s\" with its children and was planned for its column \"%s\" as it is, never NULL: whether it can be NULL decides how NOT IN, IN and outer joins over it are computed.",
+						   describe(view), get_rel_name(above), cmd->name),
+				 errhint("Drop the view, change the column, and create the view again.")));
 	}
 }
 
@@ -342,6 +445,10 @@ HsSourceAlterBegin(Oid relid, AlterTableStmt *stmt)
 		Oid			c = lfirst_oid(lc);
 		Oid			reader;
 
+		/* a column of a table below a source, read as the source's */
+		if (has_superclass(c))
+			foreach(lc2, stmt->cmds)
+				check_child_not_null(c, lfirst(lc2));
 		if (!OidIsValid(HsCatalogCaptureLogOf(c)))
 			continue;
 		reader = view_depending_on(c, 0);
@@ -433,7 +540,7 @@ reads_with_children(Node *node, void *relid)
 }
 
 void
-HsSourceCheckNewChild(Oid parent, char relkind, char persistence)
+HsSourceCheckNewChild(Oid parent)
 {
 	ListCell   *la;
 
@@ -455,17 +562,6 @@ HsSourceCheckNewChild(Oid parent, char relkind, char persistence)
 			if (!HsCatalogReadJob(job, &row) || row.query_tree == NULL ||
 				!reads_with_children((Node *) stringToNode(row.query_tree), &source))
 				continue;
-			if (relkind != RELKIND_RELATION || persistence != RELPERSISTENCE_PERMANENT)
-				ereport(ERROR,
-						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("cannot add %s as an inheritance child of table \"%s\" because streaming materialized view \"%s\" reads \"%s\" with its children",
-								relkind == RELKIND_FOREIGN_TABLE ? "a foreign table" :
-								persistence == RELPERSISTENCE_TEMP ? "a temporary table" :
-								persistence == RELPERSISTENCE_UNLOGGED ? "an unlogged table" :
-								"a relation that is not an ordinary table",
-								get_rel_name(parent), get_rel_name(job), get_rel_name(source)),
-						 errdetail("Only the rows of ordinary permanent tables are captured."),
-						 errhint("Drop the view first (see hummock_stream.jobs).")));
 			if (!HsStreamPlanKeylessTree(source) && HsStreamPlanSourceKey(source) != NIL)
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -476,6 +572,48 @@ HsSourceCheckNewChild(Oid parent, char relkind, char persistence)
 						 errhint("Drop the view and create it again once \"%s\" has a child, or create it with FROM ONLY \"%s\".",
 								 get_rel_name(source), get_rel_name(source))));
 		}
+	}
+}
+
+/*
+ * The tree of a source is checked after the statement, whatever it was:
+ * a table may join it in many ways (CREATE TABLE ... PARTITION OF or
+ * INHERITS, CREATE FOREIGN TABLE ..., ATTACH PARTITION, INHERIT, each
+ * also with a partitioned table that brings its own partitions along) and
+ * a member may change its persistence (SET UNLOGGED), and the outcome is
+ * what matters: every table below each captured table above relid that a
+ * view reads with its children is checked as at the view's creation.
+ */
+void
+HsSourceCheckTree(Oid relid)
+{
+	ListCell   *la;
+
+	/* (capture.c's own statements, setting capture up, change no tree) */
+	if (!OidIsValid(relid) || HsCaptureSettingUp() || !OidIsValid(get_rel_namespace(relid)) ||
+		!OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)) || !HsCatalogExists())
+		return;
+	foreach(la, HsInheritanceClosure(relid, true, NULL))
+	{
+		Oid			source = lfirst_oid(la);
+		Oid			reader = InvalidOid;
+		ListCell   *lc;
+
+		if (!OidIsValid(HsCatalogCaptureLogOf(source)))
+			continue;
+		/* the oldest view that reads it with its children, if any */
+		foreach(lc, HsCatalogReaders(source))
+		{
+			Oid			job = lfirst_oid(lc);
+			HsJobRow	row;
+
+			if ((!OidIsValid(reader) || job < reader) &&
+				HsCatalogReadJob(job, &row) && row.query_tree != NULL &&
+				reads_with_children((Node *) stringToNode(row.query_tree), &source))
+				reader = job;
+		}
+		if (OidIsValid(reader))
+			HsStreamPlanCheckChildren(source, reader);
 	}
 }
 

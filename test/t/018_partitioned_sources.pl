@@ -3,7 +3,9 @@
 # UPDATEs that move rows between partitions, while views over the
 # partitioned table, over a partition and over a partitioned partition are
 # created concurrently, while compute workers are killed, and across an
-# immediate restart; every view equals its query afterwards.
+# immediate restart; every view equals its query afterwards; a partition
+# whose concurrent detach was canceled leaves the views as it leaves
+# queries.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -148,6 +150,43 @@ ok($node->poll_query_until('postgres', q{
 	SELECT EXISTS (SELECT FROM hummock_stream.jobs WHERE name::text = 'p_union' AND state = 'created')}),
 	'the view created during the attach is created');
 all_equal('a partition attached during a backfill');
+
+# a DETACH ... CONCURRENTLY canceled while it waits for a reader of the
+# partitioned table leaves its (empty) partition pending detach: queries
+# of the partitioned table no longer see it, and neither do the views,
+# also for the rows of a session that wrote into the partition before
+# (its trigger's knowledge of the partition is forgotten); finalized, the
+# partition takes nothing from them
+$node->safe_psql('postgres', q{
+	CREATE TABLE pd (id int, v int) PARTITION BY RANGE (id);
+	CREATE TABLE pd_1 PARTITION OF pd FOR VALUES FROM (0) TO (1000);
+	CREATE TABLE pd_2 PARTITION OF pd FOR VALUES FROM (1000) TO (2000);
+	INSERT INTO pd SELECT i, i FROM generate_series(0, 999) i;
+});
+$def{p_detach} = 'SELECT count(*) AS n, sum(v) AS s FROM pd';
+$node->safe_psql('postgres',
+	"SELECT hummock_stream.create_materialized_view('p_detach', \$q\$$def{p_detach}\$q\$)");
+my $writer = $node->background_psql('postgres');
+$writer->query_safe('INSERT INTO pd_2 VALUES (1500, 1); DELETE FROM pd_2;');
+my $reader = $node->background_psql('postgres');
+# (a reader of the partitioned table alone: the check that the partition
+# holds no rows locks it)
+$reader->query_safe('BEGIN; LOCK TABLE ONLY pd IN ACCESS SHARE MODE;');
+my ($ret, $out, $err) = $node->psql('postgres',
+	"SET statement_timeout = '1s'; ALTER TABLE pd DETACH PARTITION pd_2 CONCURRENTLY");
+like($err, qr/canceling statement due to statement timeout/, 'the concurrent detach was canceled');
+$reader->query_safe('COMMIT');
+$reader->quit;
+is($node->safe_psql('postgres',
+	q{SELECT inhdetachpending FROM pg_inherits WHERE inhrelid = 'pd_2'::regclass}),
+	't', 'the partition is pending detach');
+$writer->query_safe('INSERT INTO pd_2 VALUES (1501, 5), (1502, 6); UPDATE pd_2 SET v = v + 1;');
+$node->safe_psql('postgres', q{INSERT INTO pd_2 VALUES (1503, 7); INSERT INTO pd_1 VALUES (7, 7)});
+all_equal('rows written into a partition pending detach');
+$node->safe_psql('postgres', 'ALTER TABLE pd DETACH PARTITION pd_2 FINALIZE');
+$writer->query_safe('INSERT INTO pd_2 VALUES (1504, 8); DELETE FROM pd_2 WHERE id = 1501;');
+$writer->quit;
+all_equal('a pending detach finalized');
 
 $node->stop;
 done_testing();

@@ -17,8 +17,15 @@
 /*
  * relid first, then every table above it (up) or below it (down), each
  * once, breadth first; pg_inherits read with snapshot (NULL: as it stands
- * now).  Takes no lock on the tables.
+ * now).  A partition pending detach (DETACH ... CONCURRENTLY) is out of
+ * the tree, as for a query.  Takes no lock on the tables.
  */
 extern List *HsInheritanceClosure(Oid relid, bool up, Snapshot snapshot);
+
+/*
+ * Is partition relid pending detach from its parent (inhdetachpending, as
+ * pg_inherits stands now)?
+ */
+extern bool HsInheritanceDetachPending(Oid relid);
 
 #endif							/* HS_PG_INHERITANCE_H */

@@ -36,14 +36,21 @@ extern void HsSourceRenamed(Oid relid);
 extern void HsSourceCheckColumnRename(Oid relid);
 
 /*
- * Before a statement makes a table (of relkind and persistence) an
- * inheritance child of parent (CREATE TABLE ... INHERITS, ALTER TABLE ...
- * INHERIT): refuse if a view reads parent, or a table above it, with its
- * children (not FROM ONLY) and either the table is not an ordinary
- * permanent table, whose rows are not captured, or the view keys that
- * table's rows by its primary key, which the child's rows need not keep.
+ * Before a statement makes a table an inheritance child of parent (CREATE
+ * TABLE ... INHERITS, ALTER TABLE ... INHERIT): refuse if a view reads
+ * parent, or a table above it, with its children (not FROM ONLY) and keys
+ * its rows by its primary key, which the child's rows need not keep.
  */
-extern void HsSourceCheckNewChild(Oid parent, char relkind, char persistence);
+extern void HsSourceCheckNewChild(Oid parent);
+
+/*
+ * After a statement that may have changed the inheritance or partition
+ * tree relid is in, or relid's persistence (CREATE TABLE, CREATE FOREIGN
+ * TABLE, ALTER TABLE): refuse (0A000, as at a view's creation) if a table
+ * below a source above relid that a view reads with its children is not
+ * an ordinary permanent table.
+ */
+extern void HsSourceCheckTree(Oid relid);
 
 /*
  * Before CREATE OR REPLACE VIEW view: refuse if a streaming view reads it

@@ -61,10 +61,12 @@ extern HsStreamPlan *HsStreamPlanCreate(Query *query);
 extern List *HsStreamPlanSourceKey(Oid relid);
 
 /*
- * Refuse (0A000) reading table relid with its inheritance children unless
- * every table below it is an ordinary permanent table.
+ * Refuse (0A000) reading table relid with its partitions or inheritance
+ * children unless every table below it is an ordinary permanent (or a
+ * partitioned) table: at a view's creation (reader InvalidOid), or after
+ * DDL changed relid's tree, which view reader reads with its children.
  */
-extern void HsStreamPlanCheckChildren(Oid relid);
+extern void HsStreamPlanCheckChildren(Oid relid, Oid reader);
 
 /*
  * Does a view that reads plain table relid with its inheritance children

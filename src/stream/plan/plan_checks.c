@@ -407,31 +407,55 @@ check_query_level(Query *q, bool top)
  * ---------------------------------------------------------------------
  */
 
-/* A source table of the view: checked, returns its OID. */
+/*
+ * Every table below relid (partitions, inheritance children, theirs) must
+ * be an ordinary permanent table or a partitioned table: the rows of the
+ * others are not captured (a foreign table's rows are written elsewhere)
+ * or vanish in a crash without a change the view can follow (unlogged,
+ * and temporary ones are emptied at the end of their session).  At a
+ * view's creation (reader invalid) and after every statement that may
+ * make a table a member of a source's tree or change its persistence
+ * (reader: a view that reads relid with its children; source_alter.c,
+ * HsSourceCheckTree), with the same error.
+ */
 void
-HsStreamPlanCheckChildren(Oid relid)
+HsStreamPlanCheckChildren(Oid relid, Oid reader)
 {
 	ListCell   *lc;
+	bool		partitioned = get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE;
 
-	foreach(lc, find_all_inheritors(relid, AccessShareLock, NULL))
+	/* (after DDL the statement holds what it needs: lock nothing more) */
+	foreach(lc, find_all_inheritors(relid, OidIsValid(reader) ? NoLock : AccessShareLock, NULL))
 	{
 		Oid			child = lfirst_oid(lc);
 		char		kind = get_rel_relkind(child);
 		char		persistence = get_rel_persistence(child);
 
-		if (child == relid)
+		if (child == relid || kind == '\0')
+			continue;			/* (dropped meanwhile) */
+		if ((kind == RELKIND_RELATION || kind == RELKIND_PARTITIONED_TABLE) &&
+			persistence == RELPERSISTENCE_PERMANENT)
 			continue;
-		if (kind != RELKIND_RELATION || persistence != RELPERSISTENCE_PERMANENT)
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("inheritance child \"%s\" of table \"%s\" is %s",
-							get_rel_name(child), get_rel_name(relid),
-							kind == RELKIND_FOREIGN_TABLE ? "a foreign table" :
-							persistence == RELPERSISTENCE_TEMP ? "a temporary table" :
-							persistence == RELPERSISTENCE_UNLOGGED ? "an unlogged table" :
-							"not an ordinary table"),
-					 errdetail("A streaming materialized view reads the rows of a table's inheritance children only from ordinary permanent tables."),
-					 errhint("Read only the parent with FROM ONLY.")));
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s \"%s\" of table \"%s\" is %s",
+						get_rel_relispartition(child) ? "partition" : "inheritance child",
+						get_rel_name(child), get_rel_name(relid),
+						kind == RELKIND_FOREIGN_TABLE ? "a foreign table" :
+						persistence == RELPERSISTENCE_TEMP ? "a temporary table" :
+						persistence == RELPERSISTENCE_UNLOGGED ? "an unlogged table" :
+						"not an ordinary table"),
+				 OidIsValid(reader) ?
+				 errdetail("Streaming materialized view \"%s\" reads \"%s\" with its %s, whose rows it reads only from ordinary permanent tables.",
+						   get_rel_name(reader), get_rel_name(relid),
+						   partitioned ? "partitions" : "inheritance children") :
+				 errdetail("A streaming materialized view reads the rows of a table's %s only from ordinary permanent tables.",
+						   partitioned ? "partitions" : "inheritance children"),
+				 OidIsValid(reader) ?
+				 errhint("Drop the view first (see hummock_stream.jobs).") :
+				 partitioned ?
+				 errhint("Detach the partition, or make it an ordinary permanent table.") :
+				 errhint("Read only the parent with FROM ONLY.")));
 	}
 }
 
@@ -496,8 +520,9 @@ check_relation(RangeTblEntry *rte)
 				 errdetail("Background workers maintain the view after a crash; the table must be permanent.")));
 	if (IsCatalogRelation(rel))
 		unsupported("system catalogs as sources", true);
-	if (rte->inh && rel->rd_rel->relkind == RELKIND_RELATION && has_subclass(relid))
-		HsStreamPlanCheckChildren(relid);
+	/* a partitioned table is always read with its partitions */
+	if (rte->inh && has_subclass(relid))
+		HsStreamPlanCheckChildren(relid, InvalidOid);
 	relation_close(rel, AccessShareLock);
 	return relid;
 }
