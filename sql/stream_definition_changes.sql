@@ -45,6 +45,22 @@ CREATE OR REPLACE FUNCTION fc_unused(int) RETURNS int LANGUAGE sql IMMUTABLE AS 
 CREATE OR REPLACE FUNCTION fc_double(bigint) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT 7';
 GRANT EXECUTE ON FUNCTION fc_triple(int) TO PUBLIC;
 
+-- the same BEGIN ATOMIC body (its stored tokens' locations differ), and
+-- where the planner may run a function, are no change of what it computes
+CREATE OR REPLACE FUNCTION fc_atomic(x int) RETURNS int LANGUAGE sql IMMUTABLE BEGIN ATOMIC SELECT x + 1; END;
+ALTER FUNCTION fc_triple(int) PARALLEL SAFE;
+-- the support functions of an aggregate and the function of an operator a
+-- view uses are guarded as the functions it calls
+CREATE FUNCTION fc_step(int, int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT coalesce($1, 0) + $2';
+CREATE AGGREGATE fc_total(int) (SFUNC = fc_step, STYPE = int);
+CREATE FUNCTION fc_is(int, int) RETURNS bool LANGUAGE sql IMMUTABLE AS 'SELECT $1 = $2';
+CREATE OPERATOR === (LEFTARG = int, RIGHTARG = int, FUNCTION = fc_is);
+SELECT hummock_stream.create_materialized_view('fc_agg_op',
+  'SELECT k % 2 AS odd, fc_total(v) AS t, count(*) FILTER (WHERE v % 3 === 1) AS n FROM fc GROUP BY 1');
+\set VERBOSITY terse
+CREATE OR REPLACE FUNCTION fc_step(int, int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT coalesce($1, 0) + $2 * 10';
+CREATE OR REPLACE FUNCTION fc_is(int, int) RETURNS bool LANGUAGE sql IMMUTABLE AS 'SELECT $1 = $2 + 1';
+\set VERBOSITY default
 -- the view still computes what its query does
 INSERT INTO fc VALUES (11, 11), (12, 12);
 DELETE FROM fc WHERE k < 4;
@@ -54,6 +70,10 @@ SELECT * FROM fc_sums ORDER BY odd;
 
 -- once the view is gone, the function may change
 SELECT hummock_stream.drop_materialized_view('fc_sums');
+SELECT hummock_stream.drop_materialized_view('fc_agg_op');
+DROP AGGREGATE fc_total(int);
+DROP OPERATOR === (int, int);
+DROP FUNCTION fc_step(int, int), fc_is(int, int);
 CREATE OR REPLACE FUNCTION fc_double(int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT $1 * 4';
 SELECT fc_double(2);
 

@@ -84,6 +84,9 @@ REFRESH MATERIALIZED VIEW par_later;
 SELECT relname, reloptions FROM pg_class WHERE relname IN ('par_sales', 'par_later') ORDER BY 1;
 SELECT (SELECT count(*) FROM par_sales) = (SELECT count(*) FROM sales) AS same;
 DROP MATERIALIZED VIEW par_sales, par_later;
+-- a bad value is refused before anything is created
+CREATE MATERIALIZED VIEW par_bad USING hummock WITH (parallel_workers = -1) AS SELECT id FROM sales;
+SELECT count(*) AS created FROM pg_class WHERE relname = 'par_bad';
 -- rows of a view are the engine's: DML and TRUNCATE are refused
 INSERT INTO large_sales VALUES (1, 1);
 TRUNCATE large_sales;

@@ -13,7 +13,8 @@
  * merely go stale until REFRESH; ours would go wrong.  So a change of what
  * a function computes is refused while a streaming view depends on it
  * (the view records that dependency on every function its query names,
- * as Postgres does for a view's rule), in the words of CREATE OR REPLACE
+ * as Postgres does for a view's rule; the support functions of an
+ * aggregate and the function of an operator it uses count too), in the words of CREATE OR REPLACE
  * VIEW of a view it reads (source_alter.c).  Replacing a function by the
  * same definition, as an extension's update script or a migration tool
  * does, is accepted, and so are changes of its cost, row estimate, owner
@@ -32,13 +33,19 @@
 #include "postgres.h"
 
 #include "access/genam.h"
+#include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "catalog/dependency.h"
 #include "catalog/objectaddress.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_depend.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_operator.h"
 #include "catalog/pg_proc.h"
+#include "access/tableam.h"
+#include "nodes/readfuncs.h"
+#include "utils/builtins.h"
 #include "commands/extension.h"
 #include "fmgr.h"
 #include "parser/parse_func.h"
@@ -59,6 +66,51 @@ typedef struct FunctionChange
 	Oid			view;			/* a streaming view that calls it */
 	HeapTuple	before;			/* its pg_proc row before the statement */
 } FunctionChange;
+
+/*
+ * The oldest streaming view that computes with function func: calls it,
+ * or uses an aggregate it is a support function of, or an operator it
+ * implements (a view depends on the aggregate or the operator, not on
+ * the functions behind them); InvalidOid if none.
+ */
+static Oid
+view_computing_with(Oid func)
+{
+	Oid			view = HsViewDependingOn(ProcedureRelationId, func, 0);
+	Relation	rel;
+	TableScanDesc scan;
+	HeapTuple	tup;
+
+	if (OidIsValid(view))
+		return view;
+	rel = table_open(AggregateRelationId, AccessShareLock);
+	scan = table_beginscan_catalog(rel, 0, NULL);
+	while (!OidIsValid(view) && HeapTupleIsValid(tup = heap_getnext(scan, ForwardScanDirection)))
+	{
+		Form_pg_aggregate a = (Form_pg_aggregate) GETSTRUCT(tup);
+
+		if (a->aggtransfn == func || a->aggfinalfn == func || a->aggcombinefn == func ||
+			a->aggserialfn == func || a->aggdeserialfn == func || a->aggmtransfn == func ||
+			a->aggminvtransfn == func || a->aggmfinalfn == func)
+			view = HsViewDependingOn(ProcedureRelationId, a->aggfnoid, 0);
+	}
+	table_endscan(scan);
+	table_close(rel, AccessShareLock);
+	if (OidIsValid(view))
+		return view;
+	rel = table_open(OperatorRelationId, AccessShareLock);
+	scan = table_beginscan_catalog(rel, 0, NULL);
+	while (!OidIsValid(view) && HeapTupleIsValid(tup = heap_getnext(scan, ForwardScanDirection)))
+	{
+		Form_pg_operator o = (Form_pg_operator) GETSTRUCT(tup);
+
+		if (o->oprcode == func)
+			view = HsViewDependingOn(OperatorRelationId, o->oid, 0);
+	}
+	table_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return view;
+}
 
 /* The function CREATE OR REPLACE FUNCTION would replace, or InvalidOid. */
 static Oid
@@ -104,7 +156,7 @@ HsFunctionChangeBegin(Node *parsetree)
 	}
 	if (!OidIsValid(func))
 		return NULL;
-	view = HsViewDependingOn(ProcedureRelationId, func, 0);
+	view = view_computing_with(func);
 	if (!OidIsValid(view))
 		return NULL;
 	tup = SearchSysCacheCopy1(PROCOID, ObjectIdGetDatum(func));
@@ -161,14 +213,19 @@ HsFunctionChangeDone(void *state)
 		Datum		b;
 
 		/* (what it costs, who owns it and may call it, what its parameters are
-		 * called: not what it computes) */
+		 * called, where the planner may run it: not what it computes) */
 		if (att->attnum == Anum_pg_proc_procost || att->attnum == Anum_pg_proc_prorows ||
 			att->attnum == Anum_pg_proc_proowner || att->attnum == Anum_pg_proc_proacl ||
-			att->attnum == Anum_pg_proc_proargnames)
+			att->attnum == Anum_pg_proc_proargnames ||
+			att->attnum == Anum_pg_proc_proparallel || att->attnum == Anum_pg_proc_proleakproof)
 			continue;
 		a = heap_getattr(change->before, att->attnum, desc, &a_null);
 		b = heap_getattr(after, att->attnum, desc, &b_null);
 		if (same_value(a, a_null, b, b_null, att->attlen, att->attbyval))
+			continue;
+		/* (a BEGIN ATOMIC body: the same tree, its token locations aside) */
+		if (att->attnum == Anum_pg_proc_prosqlbody && !a_null && !b_null &&
+			equal(stringToNode(TextDatumGetCString(a)), stringToNode(TextDatumGetCString(b))))
 			continue;
 		ObjectAddressSet(func_addr, ProcedureRelationId, change->func);
 		ObjectAddressSet(view_addr, RelationRelationId, change->view);

@@ -52,6 +52,8 @@
  */
 #include "postgres.h"
 
+#include "access/reloptions.h"
+
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/transam.h"
@@ -1234,6 +1236,12 @@ HsCreateMaterializedViewStmt(CreateTableAsStmt *stmt)
 	if (stmt->objtype != OBJECT_MATVIEW || am == NULL || strcmp(am, HS_TABLEAM_NAME) != 0)
 		return false;
 	HsViewCheckStorageParameters(into->options, into->rel->relname);
+	/* (their values too, before anything is created: set after the creation) */
+	if (into->options != NIL)
+		(void) heap_reloptions(RELKIND_MATVIEW,
+							   transformRelOptions((Datum) 0, into->options, NULL, NULL,
+												   false, false),
+							   true);
 	if (into->tableSpaceName != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
