@@ -55,9 +55,13 @@ CREATE FUNCTION fc_step(int, int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT 
 CREATE AGGREGATE fc_total(int) (SFUNC = fc_step, STYPE = int);
 CREATE FUNCTION fc_is(int, int) RETURNS bool LANGUAGE sql IMMUTABLE AS 'SELECT $1 = $2';
 CREATE OPERATOR === (LEFTARG = int, RIGHTARG = int, FUNCTION = fc_is);
+-- and so is a function that a BEGIN ATOMIC body the view calls calls
+CREATE FUNCTION fc_inner(int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT $1 + 5';
+CREATE FUNCTION fc_outer(x int) RETURNS int LANGUAGE sql IMMUTABLE BEGIN ATOMIC SELECT fc_inner(x) * 2; END;
 SELECT hummock_stream.create_materialized_view('fc_agg_op',
-  'SELECT k % 2 AS odd, fc_total(v) AS t, count(*) FILTER (WHERE v % 3 === 1) AS n FROM fc GROUP BY 1');
+  'SELECT k % 2 AS odd, fc_total(v) AS t, count(*) FILTER (WHERE v % 3 === 1) AS n, sum(fc_outer(v)) AS o FROM fc GROUP BY 1');
 \set VERBOSITY terse
+CREATE OR REPLACE FUNCTION fc_inner(int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT $1 + 6';
 CREATE OR REPLACE FUNCTION fc_step(int, int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT coalesce($1, 0) + $2 * 10';
 CREATE OR REPLACE FUNCTION fc_is(int, int) RETURNS bool LANGUAGE sql IMMUTABLE AS 'SELECT $1 = $2 + 1';
 \set VERBOSITY default
@@ -73,7 +77,7 @@ SELECT hummock_stream.drop_materialized_view('fc_sums');
 SELECT hummock_stream.drop_materialized_view('fc_agg_op');
 DROP AGGREGATE fc_total(int);
 DROP OPERATOR === (int, int);
-DROP FUNCTION fc_step(int, int), fc_is(int, int);
+DROP FUNCTION fc_step(int, int), fc_is(int, int), fc_outer(int), fc_inner(int);
 CREATE OR REPLACE FUNCTION fc_double(int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT $1 * 4';
 SELECT fc_double(2);
 

@@ -13,9 +13,11 @@
  * merely go stale until REFRESH; ours would go wrong.  So a change of what
  * a function computes is refused while a streaming view depends on it
  * (the view records that dependency on every function its query names,
- * as Postgres does for a view's rule; the support functions of an
- * aggregate and the function of an operator it uses count too), in the words of CREATE OR REPLACE
- * VIEW of a view it reads (source_alter.c).  Replacing a function by the
+ * as Postgres does for a view's rule; what pg_depend records as built on
+ * the function counts too: an aggregate it supports, an operator it
+ * implements, a function whose BEGIN ATOMIC body calls it, and what is
+ * built on those), in the words of CREATE OR REPLACE VIEW of a view it
+ * reads (source_alter.c).  Replacing a function by the
  * same definition, as an extension's update script or a migration tool
  * does, is accepted, and so are changes of its cost, row estimate, owner
  * and privileges.
@@ -33,17 +35,14 @@
 #include "postgres.h"
 
 #include "access/genam.h"
-#include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "catalog/dependency.h"
 #include "catalog/objectaddress.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_depend.h"
-#include "catalog/pg_aggregate.h"
 #include "catalog/pg_operator.h"
 #include "catalog/pg_proc.h"
-#include "access/tableam.h"
 #include "nodes/readfuncs.h"
 #include "utils/builtins.h"
 #include "commands/extension.h"
@@ -68,47 +67,58 @@ typedef struct FunctionChange
 } FunctionChange;
 
 /*
- * The oldest streaming view that computes with function func: calls it,
- * or uses an aggregate it is a support function of, or an operator it
- * implements (a view depends on the aggregate or the operator, not on
- * the functions behind them); InvalidOid if none.
+ * A streaming view that computes with function func: calls it, or uses
+ * an object built on it, as pg_depend records: an aggregate it is a
+ * support function of, an operator it implements, a function whose
+ * BEGIN ATOMIC body calls it, and so on over what is built on those (a
+ * view depends on the aggregate or the operator, not on the functions
+ * behind them); InvalidOid if none.  A view that calls func itself is
+ * named first.
  */
 static Oid
 view_computing_with(Oid func)
 {
-	Oid			view = HsViewDependingOn(ProcedureRelationId, func, 0);
-	Relation	rel;
-	TableScanDesc scan;
-	HeapTuple	tup;
+	Relation	dep = table_open(DependRelationId, AccessShareLock);
+	List	   *classes = list_make1_oid(ProcedureRelationId);
+	List	   *objects = list_make1_oid(func);
+	Oid			view = InvalidOid;
 
-	if (OidIsValid(view))
-		return view;
-	rel = table_open(AggregateRelationId, AccessShareLock);
-	scan = table_beginscan_catalog(rel, 0, NULL);
-	while (!OidIsValid(view) && HeapTupleIsValid(tup = heap_getnext(scan, ForwardScanDirection)))
+	/* (the lists grow while they are walked: what is built on each) */
+	for (int i = 0; i < list_length(objects) && !OidIsValid(view); i++)
 	{
-		Form_pg_aggregate a = (Form_pg_aggregate) GETSTRUCT(tup);
+		Oid			refclass = list_nth_oid(classes, i);
+		Oid			refobj = list_nth_oid(objects, i);
+		ScanKeyData key[2];
+		SysScanDesc scan;
+		HeapTuple	tup;
 
-		if (a->aggtransfn == func || a->aggfinalfn == func || a->aggcombinefn == func ||
-			a->aggserialfn == func || a->aggdeserialfn == func || a->aggmtransfn == func ||
-			a->aggminvtransfn == func || a->aggmfinalfn == func)
-			view = HsViewDependingOn(ProcedureRelationId, a->aggfnoid, 0);
-	}
-	table_endscan(scan);
-	table_close(rel, AccessShareLock);
-	if (OidIsValid(view))
-		return view;
-	rel = table_open(OperatorRelationId, AccessShareLock);
-	scan = table_beginscan_catalog(rel, 0, NULL);
-	while (!OidIsValid(view) && HeapTupleIsValid(tup = heap_getnext(scan, ForwardScanDirection)))
-	{
-		Form_pg_operator o = (Form_pg_operator) GETSTRUCT(tup);
+		view = HsViewDependingOn(refclass, refobj, 0);
+		if (OidIsValid(view))
+			break;
+		ScanKeyInit(&key[0], Anum_pg_depend_refclassid, BTEqualStrategyNumber,
+					F_OIDEQ, ObjectIdGetDatum(refclass));
+		ScanKeyInit(&key[1], Anum_pg_depend_refobjid, BTEqualStrategyNumber,
+					F_OIDEQ, ObjectIdGetDatum(refobj));
+		scan = systable_beginscan(dep, DependReferenceIndexId, true, NULL, 2, key);
+		while (HeapTupleIsValid(tup = systable_getnext(scan)))
+		{
+			Form_pg_depend d = (Form_pg_depend) GETSTRUCT(tup);
+			bool		seen = false;
 
-		if (o->oprcode == func)
-			view = HsViewDependingOn(OperatorRelationId, o->oid, 0);
+			if (d->classid != ProcedureRelationId && d->classid != OperatorRelationId)
+				continue;
+			for (int j = 0; j < list_length(objects) && !seen; j++)
+				seen = list_nth_oid(classes, j) == d->classid &&
+					list_nth_oid(objects, j) == d->objid;
+			if (!seen)
+			{
+				classes = lappend_oid(classes, d->classid);
+				objects = lappend_oid(objects, d->objid);
+			}
+		}
+		systable_endscan(scan);
 	}
-	table_endscan(scan);
-	table_close(rel, AccessShareLock);
+	table_close(dep, AccessShareLock);
 	return view;
 }
 

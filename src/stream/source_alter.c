@@ -108,6 +108,16 @@ view_depending_on(Oid relid, AttrNumber attnum)
 
 static bool reads_with_children(Node *node, void *relid);
 
+/* Does view read relid (*arg) with its children (not FROM ONLY)? */
+static bool
+view_reads_with_children(Oid view, void *arg)
+{
+	HsJobRow	row;
+
+	return HsCatalogReadJob(view, &row) && row.query_tree != NULL &&
+		reads_with_children((Node *) stringToNode(row.query_tree), arg);
+}
+
 /*
  * The oldest view (lowest OID) that depends on column attnum of relid and
  * reads relid with its children (not FROM ONLY), or InvalidOid.
@@ -115,33 +125,8 @@ static bool reads_with_children(Node *node, void *relid);
 static Oid
 view_reading_column_with_children(Oid relid, AttrNumber attnum)
 {
-	Relation	dep = table_open(DependRelationId, AccessShareLock);
-	ScanKeyData key[3];
-	SysScanDesc scan;
-	HeapTuple	tup;
-	Oid			found = InvalidOid;
-
-	ScanKeyInit(&key[0], Anum_pg_depend_refclassid, BTEqualStrategyNumber,
-				F_OIDEQ, ObjectIdGetDatum(RelationRelationId));
-	ScanKeyInit(&key[1], Anum_pg_depend_refobjid, BTEqualStrategyNumber,
-				F_OIDEQ, ObjectIdGetDatum(relid));
-	ScanKeyInit(&key[2], Anum_pg_depend_refobjsubid, BTEqualStrategyNumber,
-				F_INT4EQ, Int32GetDatum((int32) attnum));
-	scan = systable_beginscan(dep, DependReferenceIndexId, true, NULL, 3, key);
-	while (HeapTupleIsValid(tup = systable_getnext(scan)))
-	{
-		Form_pg_depend d = (Form_pg_depend) GETSTRUCT(tup);
-		HsJobRow	row;
-
-		if (d->classid == RelationRelationId &&
-			(!OidIsValid(found) || d->objid < found) && HsRelidIsHummock(d->objid) &&
-			HsCatalogReadJob(d->objid, &row) && row.query_tree != NULL &&
-			reads_with_children((Node *) stringToNode(row.query_tree), &relid))
-			found = d->objid;
-	}
-	systable_endscan(scan);
-	table_close(dep, AccessShareLock);
-	return found;
+	return HsViewDependingOnWhere(RelationRelationId, relid, (int32) attnum,
+								  view_reads_with_children, &relid);
 }
 
 /* Is column attnum of relid declared NOT NULL? */
@@ -521,6 +506,29 @@ HsSourceRenamed(Oid relid)
 	}
 }
 
+/*
+ * The oldest view (lowest OID) reading captured table source with its
+ * children, or InvalidOid (also when source is not captured).
+ */
+static Oid
+oldest_reader_with_children(Oid source)
+{
+	Oid			reader = InvalidOid;
+	ListCell   *lc;
+
+	if (!OidIsValid(HsCatalogCaptureLogOf(source)))
+		return InvalidOid;
+	foreach(lc, HsCatalogReaders(source))
+	{
+		Oid			job = lfirst_oid(lc);
+
+		if ((!OidIsValid(reader) || job < reader) &&
+			view_reads_with_children(job, &source))
+			reader = job;
+	}
+	return reader;
+}
+
 /* Does the query tree read table *relid with its inheritance children? */
 static bool
 reads_with_children(Node *node, void *relid)
@@ -550,28 +558,18 @@ HsSourceCheckNewChild(Oid parent)
 	foreach(la, HsInheritanceClosure(parent, true, NULL))
 	{
 		Oid			source = lfirst_oid(la);
-		ListCell   *lc;
+		Oid			reader = oldest_reader_with_children(source);
 
-		if (!OidIsValid(HsCatalogCaptureLogOf(source)))
-			continue;
-		foreach(lc, HsCatalogReaders(source))
-		{
-			Oid			job = lfirst_oid(lc);
-			HsJobRow	row;
-
-			if (!HsCatalogReadJob(job, &row) || row.query_tree == NULL ||
-				!reads_with_children((Node *) stringToNode(row.query_tree), &source))
-				continue;
-			if (!HsStreamPlanKeylessTree(source) && HsStreamPlanSourceKey(source) != NIL)
-				ereport(ERROR,
-						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("cannot add an inheritance child to table \"%s\" because streaming materialized view \"%s\" reads it with its children",
-								get_rel_name(source), get_rel_name(job)),
-						 errdetail("The view was created while \"%s\" had no children, and keys its rows by its primary key, which a child's rows need not keep.",
-								   get_rel_name(source)),
-						 errhint("Drop the view and create it again once \"%s\" has a child, or create it with FROM ONLY \"%s\".",
-								 get_rel_name(source), get_rel_name(source))));
-		}
+		if (OidIsValid(reader) &&
+			!HsStreamPlanKeylessTree(source) && HsStreamPlanSourceKey(source) != NIL)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot add an inheritance child to table \"%s\" because streaming materialized view \"%s\" reads it with its children",
+							get_rel_name(source), get_rel_name(reader)),
+					 errdetail("The view was created while \"%s\" had no children, and keys its rows by its primary key, which a child's rows need not keep.",
+							   get_rel_name(source)),
+					 errhint("Drop the view and create it again once \"%s\" has a child, or create it with FROM ONLY \"%s\".",
+							 get_rel_name(source), get_rel_name(source))));
 	}
 }
 
@@ -596,22 +594,8 @@ HsSourceCheckTree(Oid relid)
 	foreach(la, HsInheritanceClosure(relid, true, NULL))
 	{
 		Oid			source = lfirst_oid(la);
-		Oid			reader = InvalidOid;
-		ListCell   *lc;
+		Oid			reader = oldest_reader_with_children(source);
 
-		if (!OidIsValid(HsCatalogCaptureLogOf(source)))
-			continue;
-		/* the oldest view that reads it with its children, if any */
-		foreach(lc, HsCatalogReaders(source))
-		{
-			Oid			job = lfirst_oid(lc);
-			HsJobRow	row;
-
-			if ((!OidIsValid(reader) || job < reader) &&
-				HsCatalogReadJob(job, &row) && row.query_tree != NULL &&
-				reads_with_children((Node *) stringToNode(row.query_tree), &source))
-				reader = job;
-		}
 		if (OidIsValid(reader))
 			HsStreamPlanCheckChildren(source, reader);
 	}

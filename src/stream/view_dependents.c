@@ -28,6 +28,13 @@
 Oid
 HsViewDependingOn(Oid refclassid, Oid refobjid, int32 refobjsubid)
 {
+	return HsViewDependingOnWhere(refclassid, refobjid, refobjsubid, NULL, NULL);
+}
+
+Oid
+HsViewDependingOnWhere(Oid refclassid, Oid refobjid, int32 refobjsubid,
+					   HsViewFilter accept, void *arg)
+{
 	Relation	dep = table_open(DependRelationId, AccessShareLock);
 	ScanKeyData key[3];
 	SysScanDesc scan;
@@ -46,7 +53,8 @@ HsViewDependingOn(Oid refclassid, Oid refobjid, int32 refobjsubid)
 		Form_pg_depend d = (Form_pg_depend) GETSTRUCT(tup);
 
 		if (d->classid == RelationRelationId &&
-			(!OidIsValid(found) || d->objid < found) && HsRelidIsHummock(d->objid))
+			(!OidIsValid(found) || d->objid < found) && HsRelidIsHummock(d->objid) &&
+			(accept == NULL || accept(d->objid, arg)))
 			found = d->objid;
 	}
 	systable_endscan(scan);

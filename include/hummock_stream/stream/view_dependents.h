@@ -18,4 +18,14 @@
  */
 extern Oid	HsViewDependingOn(Oid refclassid, Oid refobjid, int32 refobjsubid);
 
+/* Whether streaming view view counts for a lookup (arg: the caller's). */
+typedef bool (*HsViewFilter) (Oid view, void *arg);
+
+/*
+ * HsViewDependingOn, counting only the views for which accept(view, arg)
+ * holds (accept NULL: every view).
+ */
+extern Oid	HsViewDependingOnWhere(Oid refclassid, Oid refobjid, int32 refobjsubid,
+								   HsViewFilter accept, void *arg);
+
 #endif							/* HS_STREAM_VIEW_DEPENDENTS_H */
