@@ -261,7 +261,7 @@ HsRebuildView(Oid view, bool notice)
 	HsViewCheckPrivileges(HsViewReadsOf((Query *) stringToNode(row.query_tree)), name, false);
 	/* a log the view keeps (or must start) gets the rebuild as an entry */
 	job = HsStreamJobCreate(view, (Query *) stringToNode(row.query_tree), row.state_tables,
-							row.n_state_tables, &store,
+							row.n_state_tables, row.state_roles, &store,
 							row.keeps_log ||
 							HsVersionChangeLog(store.version, (HsTableId) view) != NULL,
 							CurrentMemoryContext);

@@ -80,8 +80,8 @@ HsStreamJobOwner(Oid job_id)
 
 HsStreamJob *
 HsStreamJobCreate(Oid job_id, Query *query, const Oid *state_tables,
-				  int n_state_tables, HsStreamStore *store, bool change_log,
-				  MemoryContext parent)
+				  int n_state_tables, List *state_roles, HsStreamStore *store,
+				  bool change_log, MemoryContext parent)
 {
 	MemoryContext cxt = AllocSetContextCreate(parent, "hummock_stream job",
 											  ALLOCSET_DEFAULT_SIZES);
@@ -95,7 +95,7 @@ HsStreamJobCreate(Oid job_id, Query *query, const Oid *state_tables,
 	job->job_id = job_id;
 	job->cxt = cxt;
 	job->store = *store;
-	job->plan = HsStreamPlanCreate(copyObject(query));
+	job->plan = HsStreamPlanCreateAs(copyObject(query), state_roles);
 	job->reads = HsViewReadsOf(job->plan->query);
 	if (job->plan->n_state_tables != n_state_tables)
 		ereport(ERROR,
@@ -183,7 +183,8 @@ HsStreamJobLoad(Oid job_id, HsStreamStore *store, MemoryContext parent)
 				 errmsg("streaming job %u does not exist", job_id)));
 	/* the worker says at every barrier whether the view keeps a log */
 	job = HsStreamJobCreate(job_id, (Query *) stringToNode(row.query_tree),
-							row.state_tables, row.n_state_tables, store, false, parent);
+							row.state_tables, row.n_state_tables, row.state_roles, store,
+							false, parent);
 	check_planned_alike(job_id, row.state_roles, job->plan);
 	job->position = MemoryContextStrdup(job->cxt, row.position);
 	job->consolidate_next = true;

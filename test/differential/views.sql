@@ -122,6 +122,13 @@ vs_cube_having|SELECT flag, val % 3 AS m, count(*) AS n FROM diff_t GROUP BY CUB
 vs_win_rank|SELECT id, grp, rank() OVER w AS r, dense_rank() OVER w AS dr, lag(val) OVER (PARTITION BY grp ORDER BY val NULLS FIRST, id) AS prev FROM diff_t WINDOW w AS (PARTITION BY grp ORDER BY val NULLS FIRST)
 vs_win_running|SELECT id, flag, sum(val) OVER (PARTITION BY flag ORDER BY id) AS running, count(*) OVER (PARTITION BY flag) AS n, avg(amount) OVER (PARTITION BY flag ORDER BY id ROWS BETWEEN 3 PRECEDING AND 1 FOLLOWING) AS moving FROM diff_t
 vs_win_agg|SELECT grp, count(*) AS n, rank() OVER (ORDER BY count(*) DESC, grp) AS r, sum(count(*)) OVER () AS total FROM diff_t GROUP BY grp
+-- windows computed again only around each change (lag/lead by constants,
+-- ROWS frames with constant offsets); over diff_np rows tie only with
+-- identical rows
+vs_win_lag_ranged|SELECT id, grp, lag(val) OVER w AS prev, lead(amount, 2) OVER w AS next2, avg(val) OVER (PARTITION BY grp ORDER BY id ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING) AS moving FROM diff_t WINDOW w AS (PARTITION BY grp ORDER BY id)
+vs_win_global_ranged|SELECT id, first_value(val) OVER (ORDER BY id ROWS BETWEEN 3 PRECEDING AND CURRENT ROW) AS f, sum(amount) OVER (ORDER BY id ROWS BETWEEN 1 FOLLOWING AND 2 FOLLOWING) AS ahead FROM diff_t
+vs_win_desc_ranged|SELECT id, val, lead(id) OVER (ORDER BY val DESC NULLS LAST, id) AS nxt, lag(note, 2) OVER (ORDER BY val DESC NULLS LAST, id) AS note2 FROM diff_t
+vs_win_np_ranged|SELECT grp, val, lag(val) OVER (PARTITION BY grp ORDER BY val NULLS FIRST) AS p, count(val) OVER (PARTITION BY grp ORDER BY val NULLS FIRST ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) AS c FROM diff_np
 vs_srf_series|SELECT id, generate_series(1, grp % 4) AS i, grp FROM diff_t
 vs_srf_split|SELECT id, regexp_split_to_table(note, '') AS ch, unnest(ARRAY[val, val * 2]) AS twice FROM diff_t
 vs_from_series|SELECT t.id, g, d.name FROM diff_t t JOIN diff_d d ON d.id = t.grp, generate_series(1, t.grp % 3) WITH ORDINALITY AS s(g, n) WHERE n < 3

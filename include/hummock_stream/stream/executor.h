@@ -321,6 +321,35 @@ extern HsExec *HsExecOverWindowCreate(TupleDesc in_desc, List *partition_exprs,
 									  HsStateTable *rows, HsStateTable *shown);
 
 /*
+ * The ORDER BY the windows of an OverWindow share and how far their
+ * functions read from the current row, when every function reads a
+ * bounded number of rows around it (lag/lead by a constant, a ROWS frame
+ * with constant offsets): then a change computes again only the rows
+ * around it (HsExecOverWindowRangedCreate).
+ */
+typedef struct HsWindowRanges
+{
+	int			nkeys;
+	List	   *key_exprs;		/* the ORDER BY expressions over the input row */
+	bool	   *desc;
+	bool	   *nulls_first;
+	Oid		   *colls;			/* InvalidOid: no collated sort key */
+	int64		before;			/* a row's functions read rows up to before */
+	int64		after;			/* ... and after positions around it */
+} HsWindowRanges;
+
+/*
+ * HsExecOverWindowCreate computing only the rows a change can reach, as
+ * ranges says: rows keeps the input rows in ORDER BY order, rows_rev the
+ * same in reverse, shown what was emitted in ORDER BY order.
+ */
+extern HsExec *HsExecOverWindowRangedCreate(TupleDesc in_desc, List *partition_exprs,
+											List *funcs, List *windows, List *order_exprs,
+											const HsWindowRanges *ranges,
+											HsStateTable *rows, HsStateTable *rows_rev,
+											HsStateTable *shown);
+
+/*
  * Counted rows to copies (exec_replicate.c): input rows are [columns...,
  * count int8]; each becomes count rows of the columns, with its sign.
  */

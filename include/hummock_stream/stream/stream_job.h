@@ -68,13 +68,15 @@ typedef struct HsStreamJob
 /*
  * Build a job's executors from its Query (already checked by
  * HsStreamPlanCreate) in a new context under parent; state_tables has as
- * many table ids as the plan needs (n_state_tables).  change_log: the
- * view's memtables keep old values (HsStreamJobSetChangeLog).
+ * many table ids as the plan needs (n_state_tables), created to hold
+ * state_roles (as the catalog recorded them; NIL for a new job: see
+ * HsStreamPlanCreateAs).  change_log: the view's memtables keep old
+ * values (HsStreamJobSetChangeLog).
  */
 extern HsStreamJob *HsStreamJobCreate(Oid job_id, Query *query,
 									  const Oid *state_tables, int n_state_tables,
-									  HsStreamStore *store, bool change_log,
-									  MemoryContext parent);
+									  List *state_roles, HsStreamStore *store,
+									  bool change_log, MemoryContext parent);
 
 /*
  * Whether the view's memtables keep old values (for its change log) from

@@ -35,6 +35,12 @@ typedef struct HsStreamPlan
 	int			n_state_tables; /* internal state tables of the executors */
 	List	   *operators;		/* text: its stateful executors, leaves first */
 	List	   *state_roles;	/* text: what each state table holds */
+	/*
+	 * The roles a job's state tables were created with (NIL: a new job):
+	 * where this version could keep a state otherwise, it keeps it as
+	 * recorded (an upgrade does not change the layout of existing state).
+	 */
+	List	   *recorded_roles;
 } HsStreamPlan;
 
 /* Where a job feeds the rows of one occurrence of a source table. */
@@ -51,6 +57,9 @@ typedef struct HsStreamLeaf
  * any unsupported construct is an error (0A000) naming it.
  */
 extern HsStreamPlan *HsStreamPlanCreate(Query *query);
+
+/* HsStreamPlanCreate for a job whose state tables hold recorded_roles. */
+extern HsStreamPlan *HsStreamPlanCreateAs(Query *query, List *recorded_roles);
 
 /*
  * The columns (attnums) a job's leaf keys the rows of source table relid

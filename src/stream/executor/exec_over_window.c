@@ -39,6 +39,36 @@
  * Cost: an epoch reads and computes again every partition it touches, its
  * rows and what it showed; a window without PARTITION BY is one partition.
  *
+ * Ranged (HsExecOverWindowRangedCreate): when every function reads a
+ * bounded number of rows around the current one (lag/lead by a constant,
+ * a ROWS frame with constant offsets: HsWindowRanges says how many before
+ * and after, plan_window.c), a change computes again only the rows that
+ * can read it, and the state is kept in ORDER BY order:
+ *
+ *	rows		key = partition | position (the sort-key encoding of the
+ *				row's ORDER BY values, then its canonical bytes), value =
+ *				RangedCount (its count, the encoding's length);
+ *	rows_rev	the same, each position's bytes complemented: the rows in
+ *				reverse order (both parts are prefix-free), walked back
+ *				from a change, as no state table scan steps backward;
+ *	shown		key = partition | ORDER BY encoding | canonical bytes of
+ *				the output row, value = RangedCount.
+ *
+ * At the flush each changed position gives a range (range_of_change): the
+ * rows up to `before` positions ahead of it and `after` behind it, widened
+ * to whole peer groups, so the rows computed again are those whose ORDER
+ * BY encodings lie in an interval [lo, hi] and what they showed is one
+ * range of shown; and the rows their frames read, `after` more positions
+ * before lo and `before` more past hi.  Ranges of a partition whose
+ * intervals overlap merge; a partition with more than RANGED_MAX_CHANGES
+ * changes gets one range from its first change to its last.  Each range
+ * is one partition (ord) of the same query, whose ORDER BY ends with seq,
+ * the row's position among the rows read, so tied rows keep the order
+ * they have in rows whichever range reads them (the ranged functions do
+ * not look at peers); only the results of rows inside the interval are
+ * kept, compared with that range of shown, and the difference emitted.
+ * Cost per change: two short walks, and the rows around it.
+ *
  * src/stream/executor/exec_over_window.c
  *
  *-------------------------------------------------------------------------
@@ -77,10 +107,47 @@ typedef struct OverWindowExec
 	TupleDesc	enr_desc;		/* (ord int4, input columns...) */
 	PlannedStmt *plan;
 	MemoryContext touched_cxt;	/* the touched partitions of the epoch */
-	HTAB	   *touched;		/* HsBytesKey: partition keys */
-	List	   *touched_list;	/* HsBytesKey *, in order */
+	HTAB	   *touched;		/* TouchedPartition, by partition key */
+	List	   *touched_list;	/* TouchedPartition *, in order */
 	StringInfoData key;
+	int			func_col;		/* the first function's column in the results */
+
+	/* computing the rows around each change only (ranges != NULL) */
+	HsWindowRanges *ranges;
+	List	   *order_states;	/* ExprState: ORDER BY values */
+	Oid		   *order_types;
+	HsStateTable *rows_rev;
 } OverWindowExec;
+
+/* A partition the epoch touched, and (ranged) the rows it changed. */
+typedef struct TouchedPartition
+{
+	HsBytesKey	key;			/* the partition (hash key: must be first) */
+	List	   *changes;		/* RowPosition *: changed rows */
+} TouchedPartition;
+
+/*
+ * Ranged: a row's position key, its ORDER BY values' sort-key encoding
+ * then its canonical bytes (HsCanonicalTuple): rows in ORDER BY order,
+ * ties in the order of their bytes.  Both parts are prefix-free, so the
+ * bitwise complement of position keys orders them in reverse (rows_rev).
+ */
+typedef struct RowPosition
+{
+	char	   *data;
+	int			len;
+	int			oklen;			/* of the ORDER BY encoding at its start */
+} RowPosition;
+
+/*
+ * Ranged: the value of every entry of rows, rows_rev and shown (whose key
+ * is the partition, then the ORDER BY encoding, then the row's bytes).
+ */
+typedef struct RangedCount
+{
+	int64		count;
+	int32		oklen;
+} RangedCount;
 
 /* ---------------------------------------------------------------------
  * The query
@@ -93,6 +160,11 @@ typedef struct OverWindowExec
  * (Var varno 1, attno 2.. for the input columns; attno 1 is ord), their
  * ORDER BY given as sort expressions (orders: a List per window of
  * SortGroupClause copies whose tleSortGroupRef index order_exprs).
+ * Ranged, the relation's last column is seq, the row's position among
+ * the rows read (a result column before the functions), which every
+ * window's ORDER BY ends with: tied rows are then ordered as they lie in
+ * rows, the same way whichever of them a run reads (the functions ranged
+ * mode computes do not look at peers).
  */
 static PlannedStmt *
 plan_windows(OverWindowExec *w, List *funcs, List *windows, List *order_exprs)
@@ -103,6 +175,7 @@ plan_windows(OverWindowExec *w, List *funcs, List *windows, List *order_exprs)
 	SortGroupClause *by_ord;
 	int			resno = 0;
 	Index		ord_ref = list_length(order_exprs) + 1;
+	Index		seq_ref = ord_ref + 1;
 
 	q->hasWindowFuncs = true;
 
@@ -117,6 +190,8 @@ plan_windows(OverWindowExec *w, List *funcs, List *windows, List *order_exprs)
 
 		if (c == 0)
 			tle->ressortgroupref = ord_ref;
+		else if (w->ranges && c == w->enr_desc->natts - 1)
+			tle->ressortgroupref = seq_ref;
 		tlist = lappend(tlist, tle);
 	}
 	/* the functions */
@@ -140,6 +215,8 @@ plan_windows(OverWindowExec *w, List *funcs, List *windows, List *order_exprs)
 		WindowClause *wc = copyObject(lfirst(lc));
 
 		wc->partitionClause = list_make1(copyObject(by_ord));
+		if (w->ranges)
+			wc->orderClause = lappend(wc->orderClause, HsRowsByOrdinal(seq_ref));
 		q->windowClause = lappend(q->windowClause, wc);
 	}
 	return pg_plan_query(q, "hummock_stream: recompute window functions", 0, NULL);
@@ -178,6 +255,83 @@ count_apply(OverWindowExec *w, HsStateTable *table, const HsBytesKey *prefix,
 	pfree(old.data);
 }
 
+/* A palloc'd copy of len bytes (which may hold zeros). */
+static char *
+bytes_copy(const char *data, int len)
+{
+	char	   *copy = palloc(len + 1);
+
+	memcpy(copy, data, len);
+	copy[len] = '\0';
+	return copy;
+}
+
+/* Ranged: the value of an entry of rows, rows_rev or shown. */
+static RangedCount
+ranged_value(const char *value)
+{
+	RangedCount v;
+
+	memcpy(&v, value, sizeof(v));
+	return v;
+}
+
+/*
+ * Ranged: add delta to the count of entry prefix | suffix in table (the
+ * complement of suffix, complemented), whose ORDER BY encoding is oklen
+ * bytes.
+ */
+static void
+ranged_count_apply(OverWindowExec *w, HsStateTable *table, const HsBytesKey *prefix,
+				   const char *suffix, int len, int oklen, int64 delta, bool complemented)
+{
+	StringInfoData old;
+	RangedCount now = {0, oklen};
+
+	resetStringInfo(&w->key);
+	appendBinaryStringInfo(&w->key, prefix->data, prefix->len);
+	appendBinaryStringInfo(&w->key, suffix, len);
+	if (complemented)
+		for (int i = prefix->len; i < w->key.len; i++)
+			w->key.data[i] = (char) ~w->key.data[i];
+	initStringInfo(&old);
+	if (HsStateTableGet(table, w->key.data, w->key.len, &old))
+		now.count = ranged_value(old.data).count;
+	now.count += delta;
+	if (now.count < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("a streaming window was asked to remove a row its partition does not hold")));
+	if (now.count == 0)
+		HsStateTableDelete(table, w->key.data, w->key.len, old.data, old.len);
+	else
+		HsStateTablePut(table, w->key.data, w->key.len, old.len > 0 ? old.data : NULL,
+						old.len, (const char *) &now, (int) sizeof(now));
+	pfree(old.data);
+}
+
+/* Ranged: append the sort-key encoding of the ORDER BY values of row. */
+static void
+encode_order(OverWindowExec *w, StringInfo buf)
+{
+	ListCell   *lc;
+
+	foreach(lc, w->order_states)
+	{
+		int			i = foreach_current_index(lc);
+		bool		isnull;
+		Datum		d = ExecEvalExpr(lfirst(lc), w->econtext, &isnull);
+		HsWindowRanges *r = w->ranges;
+
+		if (OidIsValid(r->colls[i]))
+			HsMemcmpEncodeCollatedSortKey(buf, d, isnull, w->order_types[i], r->colls[i],
+										  r->desc[i], r->nulls_first[i]);
+		else
+			HsMemcmpEncodeSortKey(buf, d, isnull, w->order_types[i], r->desc[i],
+								  r->nulls_first[i]);
+	}
+}
+
 static void
 over_window_push(HsExec *self, TupleTableSlot *row, int sign)
 {
@@ -186,6 +340,7 @@ over_window_push(HsExec *self, TupleTableSlot *row, int sign)
 	StringInfoData part;
 	HsBytesKey	pk;
 	MinimalTuple mt;
+	TouchedPartition *tp;
 	bool		found;
 	ListCell   *lc;
 
@@ -206,21 +361,39 @@ over_window_push(HsExec *self, TupleTableSlot *row, int sign)
 	pk.data = part.data;
 	pk.len = part.len;
 	mt = HsCanonicalTuple(w->in_desc, row->tts_values, row->tts_isnull);
-	count_apply(w, w->rows, &pk, (const char *) mt, mt->t_len, sign);
 
-	/* the partition is computed again at the flush */
-	(void) hash_search(w->touched, &pk, HASH_FIND, &found);
+	/* the partition is computed again at the flush (ranged: around the row) */
+	tp = hash_search(w->touched, &pk, HASH_FIND, &found);
 	if (!found)
 	{
-		HsBytesKey *k;
-
 		MemoryContextSwitchTo(w->touched_cxt);
-		k = palloc(sizeof(HsBytesKey));
-		k->data = palloc(pk.len + 1);
-		memcpy(k->data, pk.data, pk.len);
-		k->len = pk.len;
-		(void) hash_search(w->touched, k, HASH_ENTER, NULL);
-		w->touched_list = lappend(w->touched_list, k);
+		pk.data = bytes_copy(pk.data, pk.len);
+		tp = hash_search(w->touched, &pk, HASH_ENTER, NULL);
+		tp->key = pk;
+		tp->changes = NIL;
+		w->touched_list = lappend(w->touched_list, tp);
+		MemoryContextSwitchTo(w->exec.row_cxt);
+	}
+	if (w->ranges == NULL)
+		count_apply(w, w->rows, &tp->key, (const char *) mt, mt->t_len, sign);
+	else
+	{
+		StringInfoData pos;
+		RowPosition *rp;
+		int			oklen;
+
+		initStringInfo(&pos);
+		encode_order(w, &pos);
+		oklen = pos.len;
+		appendBinaryStringInfo(&pos, (const char *) mt, mt->t_len);
+		ranged_count_apply(w, w->rows, &tp->key, pos.data, pos.len, oklen, sign, false);
+		ranged_count_apply(w, w->rows_rev, &tp->key, pos.data, pos.len, oklen, sign, true);
+		MemoryContextSwitchTo(w->touched_cxt);
+		rp = palloc(sizeof(RowPosition));
+		rp->data = bytes_copy(pos.data, pos.len);
+		rp->len = pos.len;
+		rp->oklen = oklen;
+		tp->changes = lappend(tp->changes, rp);
 	}
 	MemoryContextSwitchTo(old);
 }
@@ -241,6 +414,7 @@ typedef struct CountEntry
 {
 	HsBytesKey	key;			/* row bytes (hash key: must be first) */
 	int64		count;
+	int			oklen;			/* ranged: of the ORDER BY encoding it starts with */
 } CountEntry;
 
 static bool
@@ -266,7 +440,10 @@ visit_shown(const char *key, int keylen, const char *value, int vlen, void *arg)
 	k.len = keylen - v->prefix_len;
 	e = hash_search(v->counts, &k, HASH_ENTER, &found);
 	if (!found)
+	{
 		e->count = 0;
+		e->oklen = 0;
+	}
 	e->count += HsCountedRowCount(value);
 	return true;
 }
@@ -284,13 +461,18 @@ typedef struct WindowReceiver
 	HTAB	  **counts;			/* per ordinal: output row bytes -> count */
 	int			n;
 	MemoryContext cxt;			/* where the bytes are kept */
+	RowPosition **seq_ok;		/* ranged: per seq, its ORDER BY encoding if
+								 * its results are wanted, else NULL */
+	int			nseq;
 } WindowReceiver;
 
 static bool
 window_receive(TupleTableSlot *slot, DestReceiver *self)
 {
 	WindowReceiver *r = (WindowReceiver *) self;
-	TupleDesc	out = r->w->exec.out_desc;
+	OverWindowExec *w = r->w;
+	TupleDesc	out = w->exec.out_desc;
+	int			natts = w->in_desc->natts;
 	Datum	   *values;
 	bool	   *nulls;
 	MinimalTuple mt;
@@ -298,6 +480,7 @@ window_receive(TupleTableSlot *slot, DestReceiver *self)
 	CountEntry *e;
 	bool		found;
 	int			ord;
+	RowPosition *ok = NULL;
 
 	MemoryContext old = MemoryContextSwitchTo(r->cxt);
 
@@ -305,20 +488,50 @@ window_receive(TupleTableSlot *slot, DestReceiver *self)
 	ord = DatumGetInt32(slot->tts_values[0]);
 	if (ord < 0 || ord >= r->n)
 		elog(ERROR, "recomputed window row for unknown partition %d", ord);
-	/* the output row: input columns, then the functions (without ord) */
+	if (w->ranges)
+	{
+		int			seq = DatumGetInt32(slot->tts_values[natts + 1]);
+
+		if (seq < 0 || seq >= r->nseq)
+			elog(ERROR, "recomputed window row for unknown row %d", seq);
+		ok = r->seq_ok[seq];
+		if (ok == NULL)
+		{
+			/* (a row read for the rows around it: its results may be cut short) */
+			MemoryContextSwitchTo(old);
+			return true;
+		}
+	}
+	/* the output row: input columns, then the functions */
 	values = palloc(sizeof(Datum) * out->natts);
 	nulls = palloc(sizeof(bool) * out->natts);
 	for (int c = 0; c < out->natts; c++)
 	{
-		values[c] = slot->tts_values[c + 1];
-		nulls[c] = slot->tts_isnull[c + 1];
+		int			from = c < natts ? c + 1 : w->func_col + (c - natts);
+
+		values[c] = slot->tts_values[from];
+		nulls[c] = slot->tts_isnull[from];
 	}
 	mt = HsCanonicalTuple(out, values, nulls);
-	k.data = (char *) mt;
-	k.len = mt->t_len;
+	if (ok)
+	{
+		/* ranged: keyed by its ORDER BY encoding, then its bytes */
+		k.len = ok->oklen + mt->t_len;
+		k.data = palloc(k.len);
+		memcpy(k.data, ok->data, ok->oklen);
+		memcpy(k.data + ok->oklen, mt, mt->t_len);
+	}
+	else
+	{
+		k.data = (char *) mt;
+		k.len = mt->t_len;
+	}
 	e = hash_search(r->counts[ord], &k, HASH_ENTER, &found);
 	if (!found)
+	{
 		e->count = 0;
+		e->oklen = ok ? ok->oklen : 0;
+	}
 	e->count++;
 	MemoryContextSwitchTo(old);
 	return true;
@@ -346,6 +559,18 @@ count_table(const char *name, MemoryContext cxt)
 	return HsBytesKeyHashCreate(name, sizeof(CountEntry), 64, cxt);
 }
 
+/* After a flush: no partition touched. */
+static void
+forget_touched(OverWindowExec *w)
+{
+	MemoryContextReset(w->touched_cxt);
+	w->touched = HsBytesKeyHashCreate("hummock_stream window partitions",
+									  sizeof(TouchedPartition), 64, w->touched_cxt);
+	w->touched_list = NIL;
+}
+
+static void flush_ranges(OverWindowExec *w);
+
 static void
 over_window_flush(HsExec *self)
 {
@@ -363,6 +588,13 @@ over_window_flush(HsExec *self)
 
 	if (n == 0)
 	{
+		HsExecFlush(self->downstream);
+		return;
+	}
+	if (w->ranges)
+	{
+		flush_ranges(w);
+		forget_touched(w);
 		HsExecFlush(self->downstream);
 		return;
 	}
@@ -456,11 +688,508 @@ over_window_flush(HsExec *self)
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
 
-	MemoryContextReset(w->touched_cxt);
-	w->touched = HsBytesKeyHashCreate("hummock_stream window partitions", sizeof(HsBytesKey),
-									  64, w->touched_cxt);
-	w->touched_list = NIL;
+	forget_touched(w);
 	HsExecFlush(self->downstream);
+}
+
+/* ---------------------------------------------------------------------
+ * Ranged: computing again the rows around each change
+ *
+ * A change at position c of its partition (a row added or taken away)
+ * changes the results of the rows whose functions read it: those from
+ * before rows ahead of it to after rows behind it, widened to whole peer
+ * groups (rows of equal ORDER BY values), so that the rows computed again
+ * are exactly those whose ORDER BY values lie in an interval [lo, hi]:
+ * what they showed is then a range of shown.  Computing them reads the
+ * rows from after positions before the first of them to before
+ * positions past the last (their functions' frames), walked from the
+ * change through rows_rev and rows.  The ranges of a partition whose
+ * intervals overlap are merged; each range is one partition of the
+ * WindowAgg run (ord), and only the results of the rows in its interval
+ * are kept.
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * A partition with more changes in an epoch than this (a backfill, a
+ * bulk load) is computed again from its first change to its last, rather
+ * than around each change at two seeks a change.
+ */
+#define RANGED_MAX_CHANGES 64
+
+/* memcmp order, a prefix first. */
+static int
+bytes_cmp(const char *a, int alen, const char *b, int blen)
+{
+	int			c = memcmp(a, b, Min(alen, blen));
+
+	if (c != 0)
+		return c;
+	return (alen > blen) - (alen < blen);
+}
+
+static void
+set_bytes(StringInfo buf, const char *data, int len)
+{
+	resetStringInfo(buf);
+	appendBinaryStringInfo(buf, data, len);
+}
+
+/* A range of a partition computed again. */
+typedef struct WindowRange
+{
+	TouchedPartition *tp;
+	/* the rows computed again: ORDER BY encoding in [lo, hi] */
+	StringInfoData lo;
+	bool		lo_inf;			/* from the partition's start */
+	StringInfoData hi;
+	bool		hi_inf;			/* to its end */
+	/* the rows read: position keys from s (a lower bound) to e (inclusive) */
+	StringInfoData s;			/* empty: from the start */
+	StringInfoData e;
+	bool		e_inf;
+	HTAB	   *fresh;			/* ORDER BY encoding | output row -> count */
+	HTAB	   *shown;
+} WindowRange;
+
+/*
+ * A walk from a change through rows (ahead) or rows_rev (back): first
+ * need positions (phase 0), then the rest of the peer group reached
+ * (phase 1), then ctx more positions (phase 2).
+ */
+typedef struct Walk
+{
+	const HsBytesKey *part;
+	bool		reverse;
+	const RowPosition *skip;	/* back: the change itself is not before it */
+	int			phase;
+	int64		need;
+	int64		ctx;
+	StringInfoData ref;			/* phase 1: the peer group's ORDER BY encoding */
+	StringInfoData peer;		/* the last entry of phases 0 and 1 */
+	bool		have_peer;
+	StringInfoData last;		/* the last entry of phase 2 */
+	bool		have_last;
+	bool		done;			/* phase 2 read its ctx positions */
+	StringInfoData scratch;
+} Walk;
+
+static bool
+walk_visit(const char *key, int keylen, const char *value, int vlen, void *arg)
+{
+	Walk	   *k = arg;
+	const char *suffix;
+	int			slen;
+	RangedCount v;
+
+	if (keylen < k->part->len || memcmp(key, k->part->data, k->part->len) != 0)
+		return false;			/* past the partition */
+	slen = keylen - k->part->len;
+	if (k->reverse)
+	{
+		set_bytes(&k->scratch, key + k->part->len, slen);
+		for (int i = 0; i < slen; i++)
+			k->scratch.data[i] = (char) ~k->scratch.data[i];
+		suffix = k->scratch.data;
+	}
+	else
+		suffix = key + k->part->len;
+	if (k->skip && bytes_cmp(suffix, slen, k->skip->data, k->skip->len) == 0)
+		return true;
+	v = ranged_value(value);
+	if (k->phase == 0)
+	{
+		k->need -= v.count;
+		set_bytes(&k->peer, suffix, slen);
+		k->have_peer = true;
+		if (k->need <= 0)
+		{
+			set_bytes(&k->ref, suffix, v.oklen);
+			k->phase = 1;
+		}
+		return true;
+	}
+	if (k->phase == 1)
+	{
+		if (bytes_cmp(suffix, v.oklen, k->ref.data, k->ref.len) == 0)
+		{
+			set_bytes(&k->peer, suffix, slen);
+			k->have_peer = true;
+			return true;
+		}
+		k->phase = 2;
+		k->need = k->ctx;
+		if (k->need <= 0)
+		{
+			k->done = true;
+			return false;
+		}
+	}
+	k->need -= v.count;
+	set_bytes(&k->last, suffix, slen);
+	k->have_last = true;
+	if (k->need <= 0)
+	{
+		k->done = true;
+		return false;
+	}
+	return true;
+}
+
+static void
+walk_init(Walk *k, const HsBytesKey *part, bool reverse, int64 need, int64 ctx)
+{
+	memset(k, 0, sizeof(*k));
+	k->part = part;
+	k->reverse = reverse;
+	k->need = need;
+	k->ctx = ctx;
+	initStringInfo(&k->ref);
+	initStringInfo(&k->peer);
+	initStringInfo(&k->last);
+	initStringInfo(&k->scratch);
+}
+
+/* The range a change at rp of partition tp makes to compute again. */
+static WindowRange *
+range_of_change(OverWindowExec *w, TouchedPartition *tp, const RowPosition *rp)
+{
+	WindowRange *r = palloc0(sizeof(WindowRange));
+	Walk		k;
+	StringInfoData from;
+
+	r->tp = tp;
+	initStringInfo(&r->lo);
+	initStringInfo(&r->hi);
+	initStringInfo(&r->s);
+	initStringInfo(&r->e);
+
+	/* back: before positions, their peers, after positions of context */
+	walk_init(&k, &tp->key, true, w->ranges->before, w->ranges->after);
+	k.skip = rp;
+	if (w->ranges->before == 0)
+	{
+		k.phase = 1;
+		set_bytes(&k.ref, rp->data, rp->oklen);
+	}
+	initStringInfo(&from);
+	appendBinaryStringInfo(&from, tp->key.data, tp->key.len);
+	for (int i = 0; i < rp->len; i++)
+		appendStringInfoChar(&from, (char) ~rp->data[i]);
+	HsStateTableScanRange(w->rows_rev, from.data, from.len, NULL, 0, walk_visit, &k);
+	if (k.phase == 0)
+		r->lo_inf = true;		/* (and s from the start) */
+	else
+	{
+		set_bytes(&r->lo, k.ref.data, k.ref.len);
+		if (k.done && k.have_last)
+			set_bytes(&r->s, k.last.data, k.last.len);
+		else if (k.done)
+			set_bytes(&r->s, r->lo.data, r->lo.len);
+		/* (else the partition's start) */
+	}
+
+	/* ahead: the change's own position and after more, peers, context */
+	walk_init(&k, &tp->key, false, w->ranges->after + 1, w->ranges->before);
+	resetStringInfo(&from);
+	appendBinaryStringInfo(&from, tp->key.data, tp->key.len);
+	appendBinaryStringInfo(&from, rp->data, rp->len);
+	HsStateTableScanRange(w->rows, from.data, from.len, NULL, 0, walk_visit, &k);
+	if (k.phase == 0)
+		r->hi_inf = r->e_inf = true;
+	else
+	{
+		set_bytes(&r->hi, k.ref.data, k.ref.len);
+		if (k.done && k.have_last)
+			set_bytes(&r->e, k.last.data, k.last.len);
+		else if (k.done)
+			set_bytes(&r->e, k.peer.data, k.peer.len);
+		else
+			r->e_inf = true;
+	}
+	return r;
+}
+
+static int
+position_cmp(const ListCell *a, const ListCell *b)
+{
+	RowPosition *x = lfirst(a);
+	RowPosition *y = lfirst(b);
+
+	return bytes_cmp(x->data, x->len, y->data, y->len);
+}
+
+static int
+range_lo_cmp(const ListCell *a, const ListCell *b)
+{
+	WindowRange *x = lfirst(a);
+	WindowRange *y = lfirst(b);
+
+	if (x->lo_inf || y->lo_inf)
+		return (int) y->lo_inf - (int) x->lo_inf;
+	return bytes_cmp(x->lo.data, x->lo.len, y->lo.data, y->lo.len);
+}
+
+/* The ranges of partition tp, merged where their intervals overlap. */
+static List *
+ranges_of_partition(OverWindowExec *w, TouchedPartition *tp)
+{
+	List	   *all = NIL;
+	List	   *merged = NIL;
+	WindowRange *cur = NULL;
+	ListCell   *lc;
+
+	if (list_length(tp->changes) > RANGED_MAX_CHANGES)
+	{
+		/*
+		 * One range from the first change to the last: two walks, and the
+		 * rows between them read once (a bulk append reads only its end).
+		 */
+		WindowRange *r;
+		WindowRange *last;
+
+		list_sort(tp->changes, position_cmp);
+		r = range_of_change(w, tp, linitial(tp->changes));
+		last = range_of_change(w, tp, llast(tp->changes));
+		r->hi_inf = last->hi_inf;
+		r->hi = last->hi;
+		r->e_inf = last->e_inf;
+		r->e = last->e;
+		return list_make1(r);
+	}
+	foreach(lc, tp->changes)
+		all = lappend(all, range_of_change(w, tp, lfirst(lc)));
+	list_sort(all, range_lo_cmp);
+	foreach(lc, all)
+	{
+		WindowRange *r = lfirst(lc);
+
+		if (cur && (cur->hi_inf ||
+					r->lo_inf ||
+					bytes_cmp(r->lo.data, r->lo.len, cur->hi.data, cur->hi.len) <= 0))
+		{
+			if (r->hi_inf)
+				cur->hi_inf = true;
+			else if (!cur->hi_inf &&
+					 bytes_cmp(r->hi.data, r->hi.len, cur->hi.data, cur->hi.len) > 0)
+				set_bytes(&cur->hi, r->hi.data, r->hi.len);
+			if (bytes_cmp(r->s.data, r->s.len, cur->s.data, cur->s.len) < 0)
+				set_bytes(&cur->s, r->s.data, r->s.len);
+			if (r->e_inf)
+				cur->e_inf = true;
+			else if (!cur->e_inf &&
+					 bytes_cmp(r->e.data, r->e.len, cur->e.data, cur->e.len) > 0)
+				set_bytes(&cur->e, r->e.data, r->e.len);
+			continue;
+		}
+		cur = r;
+		merged = lappend(merged, r);
+	}
+	return merged;
+}
+
+/* Is ORDER BY encoding ok (oklen bytes) in range r's interval? */
+static bool
+in_interval(const WindowRange *r, const char *ok, int oklen)
+{
+	return (r->lo_inf || bytes_cmp(ok, oklen, r->lo.data, r->lo.len) >= 0) &&
+		(r->hi_inf || bytes_cmp(ok, oklen, r->hi.data, r->hi.len) <= 0);
+}
+
+/* Loading a range's rows into the relation of the run. */
+typedef struct RangeLoad
+{
+	OverWindowExec *w;
+	WindowRange *r;
+	int32		ord;
+	Tuplestorestate *ts;
+	Datum	   *values;
+	bool	   *nulls;
+	WindowReceiver *rr;			/* seq_ok, nseq */
+	int			seq_cap;
+} RangeLoad;
+
+static bool
+load_visit(const char *key, int keylen, const char *value, int vlen, void *arg)
+{
+	RangeLoad  *l = arg;
+	OverWindowExec *w = l->w;
+	const HsBytesKey *part = &l->r->tp->key;
+	int			natts = w->in_desc->natts;
+	const char *suffix;
+	int			slen;
+	RangedCount v;
+	MinimalTuple copy;
+	RowPosition *ok = NULL;
+
+	if (keylen < part->len || memcmp(key, part->data, part->len) != 0)
+		return false;
+	suffix = key + part->len;
+	slen = keylen - part->len;
+	if (!l->r->e_inf && bytes_cmp(suffix, slen, l->r->e.data, l->r->e.len) > 0)
+		return false;
+	v = ranged_value(value);
+	if (in_interval(l->r, suffix, v.oklen))
+	{
+		ok = palloc(sizeof(RowPosition));
+		ok->data = bytes_copy(suffix, v.oklen);
+		ok->len = ok->oklen = v.oklen;
+	}
+	copy = HsStoredRowCopyDeform(w->in_desc, suffix + v.oklen, slen - v.oklen,
+								 l->values + 1, l->nulls + 1);
+	l->values[0] = Int32GetDatum(l->ord);
+	l->nulls[0] = false;
+	l->nulls[natts + 1] = false;
+	for (int64 i = 0; i < v.count; i++)
+	{
+		if (l->rr->nseq >= l->seq_cap)
+		{
+			l->seq_cap *= 2;
+			l->rr->seq_ok = repalloc(l->rr->seq_ok, sizeof(RowPosition *) * l->seq_cap);
+		}
+		l->rr->seq_ok[l->rr->nseq] = ok;
+		l->values[natts + 1] = Int32GetDatum(l->rr->nseq);
+		l->rr->nseq++;
+		tuplestore_putvalues(l->ts, w->enr_desc, l->values, l->nulls);
+	}
+	pfree(copy);
+	return true;
+}
+
+/* Collecting what a range's rows showed. */
+static bool
+shown_range_visit(const char *key, int keylen, const char *value, int vlen, void *arg)
+{
+	WindowRange *r = arg;
+	const HsBytesKey *part = &r->tp->key;
+	RangedCount v;
+	HsBytesKey	k;
+	CountEntry *e;
+	bool		found;
+
+	if (keylen < part->len || memcmp(key, part->data, part->len) != 0)
+		return false;
+	v = ranged_value(value);
+	if (!r->hi_inf && bytes_cmp(key + part->len, v.oklen, r->hi.data, r->hi.len) > 0)
+		return false;
+	k.len = keylen - part->len;
+	k.data = bytes_copy(key + part->len, k.len);
+	e = hash_search(r->shown, &k, HASH_ENTER, &found);
+	if (!found)
+	{
+		e->count = 0;
+		e->oklen = v.oklen;
+	}
+	e->count += v.count;
+	return true;
+}
+
+/* Emit and record the difference of what ranges showed and now show. */
+static void
+ranges_apply(OverWindowExec *w, List *ranges, int sign)
+{
+	ListCell   *lc;
+
+	foreach(lc, ranges)
+	{
+		WindowRange *r = lfirst(lc);
+		HTAB	   *from = sign < 0 ? r->shown : r->fresh;
+		HTAB	   *other = sign < 0 ? r->fresh : r->shown;
+		HASH_SEQ_STATUS status;
+		CountEntry *e;
+
+		hash_seq_init(&status, from);
+		while ((e = hash_seq_search(&status)) != NULL)
+		{
+			CountEntry *o = hash_search(other, &e->key, HASH_FIND, NULL);
+			int64		diff = e->count - (o ? o->count : 0);
+			HsBytesKey	row;
+
+			if (diff <= 0)
+				continue;
+			row.data = e->key.data + e->oklen;
+			row.len = e->key.len - e->oklen;
+			emit_row(w, &row, diff, sign);
+			ranged_count_apply(w, w->shown, &r->tp->key, e->key.data, e->key.len, e->oklen,
+							   sign * diff, false);
+		}
+	}
+}
+
+static void
+flush_ranges(OverWindowExec *w)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
+											  "hummock_stream window flush",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	List	   *ranges = NIL;
+	Tuplestorestate *ts;
+	RangeLoad	l;
+	WindowReceiver rr;
+	HTAB	  **fresh;
+	ListCell   *lc;
+	int			n;
+
+	foreach(lc, w->touched_list)
+		ranges = list_concat(ranges, ranges_of_partition(w, lfirst(lc)));
+	n = list_length(ranges);
+
+	/* the rows of every range, each range a partition of the run */
+	ts = tuplestore_begin_heap(false, false, work_mem);
+	memset(&rr, 0, sizeof(rr));
+	memset(&l, 0, sizeof(l));
+	l.w = w;
+	l.ts = ts;
+	l.values = palloc(sizeof(Datum) * w->enr_desc->natts);
+	l.nulls = palloc(sizeof(bool) * w->enr_desc->natts);
+	l.rr = &rr;
+	l.seq_cap = 64;
+	rr.seq_ok = palloc(sizeof(RowPosition *) * l.seq_cap);
+	foreach(lc, ranges)
+	{
+		WindowRange *r = lfirst(lc);
+		StringInfoData from;
+
+		initStringInfo(&from);
+		appendBinaryStringInfo(&from, r->tp->key.data, r->tp->key.len);
+		appendBinaryStringInfo(&from, r->s.data, r->s.len);
+		l.r = r;
+		l.ord = foreach_current_index(lc);
+		HsStateTableScanRange(w->rows, from.data, from.len, NULL, 0, load_visit, &l);
+		r->fresh = count_table("hummock_stream window rows", cxt);
+		r->shown = count_table("hummock_stream window shown", cxt);
+	}
+
+	/* their new results, then what they showed */
+	fresh = palloc(sizeof(HTAB *) * Max(n, 1));
+	foreach(lc, ranges)
+		fresh[foreach_current_index(lc)] = ((WindowRange *) lfirst(lc))->fresh;
+	HsRowsReceiverInit(&rr.pub, window_receive);
+	rr.w = w;
+	rr.counts = fresh;
+	rr.n = n;
+	rr.cxt = cxt;
+	HsRowsQueryRun(w->plan, "hummock_stream: recompute window functions", ROWS_ENR_NAME,
+				   w->enr_desc, ts, &rr.pub);
+	tuplestore_end(ts);
+	foreach(lc, ranges)
+	{
+		WindowRange *r = lfirst(lc);
+		StringInfoData from;
+
+		initStringInfo(&from);
+		appendBinaryStringInfo(&from, r->tp->key.data, r->tp->key.len);
+		if (!r->lo_inf)
+			appendBinaryStringInfo(&from, r->lo.data, r->lo.len);
+		HsStateTableScanRange(w->shown, from.data, from.len, NULL, 0, shown_range_visit, r);
+	}
+
+	/* every range's deletes first: a row may move between partitions */
+	ranges_apply(w, ranges, -1);
+	ranges_apply(w, ranges, +1);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
 }
 
 static const HsExecMethods over_window_methods = {
@@ -471,10 +1200,10 @@ static const HsExecMethods over_window_methods = {
 	.row_context = "hummock_stream window row",
 };
 
-HsExec *
-HsExecOverWindowCreate(TupleDesc in_desc, List *partition_exprs, List *funcs,
-					   List *windows, List *order_exprs,
-					   HsStateTable *rows, HsStateTable *shown)
+static HsExec *
+over_window_create(TupleDesc in_desc, List *partition_exprs, List *funcs, List *windows,
+				   List *order_exprs, const HsWindowRanges *ranges, HsStateTable *rows,
+				   HsStateTable *rows_rev, HsStateTable *shown)
 {
 	int			natts = in_desc->natts;
 	int			nfuncs = list_length(funcs);
@@ -497,11 +1226,24 @@ HsExecOverWindowCreate(TupleDesc in_desc, List *partition_exprs, List *funcs,
 	w->in_desc = in_desc;
 	w->nfuncs = nfuncs;
 	w->rows = rows;
+	w->rows_rev = rows_rev;
 	w->shown = shown;
 	w->econtext = CreateStandaloneExprContext();
 	foreach(lc, partition_exprs)
 		w->partition_states = lappend(w->partition_states, ExecInitExpr(lfirst(lc), NULL));
-	w->enr_desc = CreateTemplateTupleDesc(natts + 1);
+	if (ranges)
+	{
+		w->ranges = palloc(sizeof(HsWindowRanges));
+		*w->ranges = *ranges;
+		w->order_types = palloc(sizeof(Oid) * Max(ranges->nkeys, 1));
+		foreach(lc, ranges->key_exprs)
+		{
+			w->order_types[foreach_current_index(lc)] = exprType(lfirst(lc));
+			w->order_states = lappend(w->order_states, ExecInitExpr(lfirst(lc), NULL));
+		}
+	}
+	/* (ord, the input columns[, seq]) */
+	w->enr_desc = CreateTemplateTupleDesc(natts + 1 + (ranges ? 1 : 0));
 	TupleDescInitEntry(w->enr_desc, 1, "ord", INT4OID, -1, 0);
 	for (int c = 0; c < natts; c++)
 	{
@@ -512,11 +1254,32 @@ HsExecOverWindowCreate(TupleDesc in_desc, List *partition_exprs, List *funcs,
 		TupleDescInitEntry(w->enr_desc, c + 2, name, att->atttypid, att->atttypmod, 0);
 		TupleDescInitEntryCollation(w->enr_desc, c + 2, att->attcollation);
 	}
+	if (ranges)
+		TupleDescInitEntry(w->enr_desc, natts + 2, "seq", INT4OID, -1, 0);
+	w->func_col = w->enr_desc->natts;
 	w->plan = plan_windows(w, funcs, windows, order_exprs);
 	w->touched_cxt = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream window partitions",
 										   ALLOCSET_DEFAULT_SIZES);
-	w->touched = HsBytesKeyHashCreate("hummock_stream window partitions", sizeof(HsBytesKey),
-									  64, w->touched_cxt);
+	forget_touched(w);
 	initStringInfo(&w->key);
 	return &w->exec;
+}
+
+HsExec *
+HsExecOverWindowCreate(TupleDesc in_desc, List *partition_exprs, List *funcs,
+					   List *windows, List *order_exprs,
+					   HsStateTable *rows, HsStateTable *shown)
+{
+	return over_window_create(in_desc, partition_exprs, funcs, windows, order_exprs, NULL,
+							  rows, NULL, shown);
+}
+
+HsExec *
+HsExecOverWindowRangedCreate(TupleDesc in_desc, List *partition_exprs, List *funcs,
+							 List *windows, List *order_exprs,
+							 const HsWindowRanges *ranges, HsStateTable *rows,
+							 HsStateTable *rows_rev, HsStateTable *shown)
+{
+	return over_window_create(in_desc, partition_exprs, funcs, windows, order_exprs, ranges,
+							  rows, rows_rev, shown);
 }

@@ -69,6 +69,7 @@ typedef struct PlanCtx
 	List	   *operators;		/* text: the stateful executors, in order */
 	List	   *state_roles;	/* text: what each state table holds */
 	List	   *relied_indexes; /* Oid: unique indexes the plan relies on */
+	List	   *recorded_roles; /* text: the job's state tables' (or NIL) */
 } PlanCtx;
 
 /* ---- stream_plan.c: the core ---- */
@@ -78,6 +79,12 @@ extern void note_operator(PlanCtx *ctx, const char *fmt,...) pg_attribute_printf
 
 /* The next state table, which holds role (in planning order). */
 extern HsStateTable *next_state(PlanCtx *ctx, const char *role);
+
+/*
+ * Was the next state table created to hold role (by the job's first
+ * plan, perhaps made by an older version)?
+ */
+extern bool next_state_recorded_as(PlanCtx *ctx, const char *role);
 
 /*
  * Refuse rows of desc as the state of a role (an executor keeping them)

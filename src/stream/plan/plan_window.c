@@ -18,7 +18,10 @@
  * windows' ORDER BY keys and frames are handed to it as expressions over
  * its input columns, shifted one column right (its relation's column 1 is
  * the partition).  Windows with different PARTITION BY lists make one
- * OverWindow each, stacked (window_level).
+ * OverWindow each, stacked (window_level).  An OverWindow whose calls
+ * each read a bounded number of rows around the current one, over
+ * windows sharing one sortable ORDER BY, is ranged (window_ranges): it
+ * computes again only the rows around each change.
  *
  * src/stream/plan/plan_window.c
  *
@@ -26,11 +29,15 @@
  */
 #include "postgres.h"
 
+#include "access/stratnum.h"
+#include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/typcache.h"
 
 #include "hummock_stream/row/memcmp_key.h"
 
@@ -121,6 +128,178 @@ window_number(List *windows, WindowClause *wc)
 }
 
 /*
+ * The rows call f (of window wc) reads around the current row: from
+ * *s to *e positions from it (negative: before).  False if that is not
+ * a bounded number of positions: only lag/lead by a constant and
+ * aggregates, first_value, last_value and nth_value over a ROWS frame
+ * with constant offsets (and no exclusion of peers) are bounded.
+ */
+static bool
+call_reach(WindowFunc *f, WindowClause *wc, int64 *s, int64 *e)
+{
+	int			opts = wc->frameOptions;
+	bool		lag = false;
+
+	switch (f->winfnoid)
+	{
+		case F_LAG_ANYELEMENT:
+		case F_LAG_ANYELEMENT_INT4:
+		case F_LAG_ANYCOMPATIBLE_INT4_ANYCOMPATIBLE:
+			lag = true;
+			/* FALLTHROUGH */
+		case F_LEAD_ANYELEMENT:
+		case F_LEAD_ANYELEMENT_INT4:
+		case F_LEAD_ANYCOMPATIBLE_INT4_ANYCOMPATIBLE:
+			{
+				int64		k = 1;
+
+				if (list_length(f->args) >= 2)
+				{
+					Const	   *c = (Const *) eval_const_expressions(NULL, lsecond(f->args));
+
+					if (!IsA(c, Const) || c->constisnull || c->consttype != INT4OID)
+						return false;
+					k = DatumGetInt32(c->constvalue);
+				}
+				if (lag)
+					k = -k;
+				*s = Min(k, 0);
+				*e = Max(k, 0);
+				return true;
+			}
+		case F_FIRST_VALUE:
+		case F_LAST_VALUE:
+		case F_NTH_VALUE:
+			break;
+		default:
+			if (!f->winagg)
+				return false;
+			break;
+	}
+	/* a frame of rows at constant offsets */
+	if (!(opts & FRAMEOPTION_ROWS) ||
+		(opts & (FRAMEOPTION_EXCLUDE_GROUP | FRAMEOPTION_EXCLUDE_TIES)) ||
+		(opts & (FRAMEOPTION_START_UNBOUNDED_PRECEDING | FRAMEOPTION_END_UNBOUNDED_FOLLOWING)))
+		return false;
+	if (opts & (FRAMEOPTION_START_OFFSET_PRECEDING | FRAMEOPTION_START_OFFSET_FOLLOWING))
+	{
+		Const	   *c = (Const *) eval_const_expressions(NULL, wc->startOffset);
+
+		if (!c || !IsA(c, Const) || c->constisnull || c->consttype != INT8OID)
+			return false;
+		*s = DatumGetInt64(c->constvalue);
+		if (opts & FRAMEOPTION_START_OFFSET_PRECEDING)
+			*s = -*s;
+	}
+	else
+		*s = 0;					/* CURRENT ROW */
+	if (opts & (FRAMEOPTION_END_OFFSET_PRECEDING | FRAMEOPTION_END_OFFSET_FOLLOWING))
+	{
+		Const	   *c = (Const *) eval_const_expressions(NULL, wc->endOffset);
+
+		if (!c || !IsA(c, Const) || c->constisnull || c->consttype != INT8OID)
+			return false;
+		*e = DatumGetInt64(c->constvalue);
+		if (opts & FRAMEOPTION_END_OFFSET_PRECEDING)
+			*e = -*e;
+	}
+	else
+		*e = 0;					/* CURRENT ROW */
+	return true;
+}
+
+/*
+ * Whether calls (of windows, partitioned alike) can be computed again
+ * around each change only (exec_over_window.c, ranged): all windows
+ * order by the same keys, each of which has an order-preserving sort-key
+ * encoding, and every call reads a bounded number of rows around the
+ * current one (call_reach).  Then the ORDER BY over from's columns and
+ * how far the calls read; else NULL.
+ */
+static HsWindowRanges *
+window_ranges(Query *q, RelOut *from, List *windows, List *calls)
+{
+	WindowClause *first = linitial(windows);
+	HsWindowRanges *r;
+	int64		smin = 0;
+	int64		emax = 0;
+	ListCell   *lc;
+	int			n = list_length(first->orderClause);
+
+	if (n == 0)
+		return NULL;
+	foreach(lc, windows)
+	{
+		WindowClause *wc = lfirst(lc);
+		ListCell   *a;
+		ListCell   *b;
+
+		if (list_length(wc->orderClause) != n)
+			return NULL;
+		forboth(a, wc->orderClause, b, first->orderClause)
+		{
+			SortGroupClause *x = lfirst(a);
+			SortGroupClause *y = lfirst(b);
+
+			if (x->sortop != y->sortop || x->nulls_first != y->nulls_first ||
+				!equal(get_sortgroupclause_expr(x, q->targetList),
+					   get_sortgroupclause_expr(y, q->targetList)))
+				return NULL;
+		}
+		/* (the ORDER BY gains a last key: RANGE and GROUPS offsets would change) */
+		if ((wc->frameOptions & (FRAMEOPTION_RANGE | FRAMEOPTION_GROUPS)) &&
+			(wc->frameOptions & (FRAMEOPTION_START_OFFSET | FRAMEOPTION_END_OFFSET)))
+			return NULL;
+	}
+	foreach(lc, calls)
+	{
+		WindowFunc *f = lfirst(lc);
+		int64		s;
+		int64		e;
+
+		if (!call_reach(f, window_of(q, f), &s, &e))
+			return NULL;
+		smin = Min(smin, s);
+		emax = Max(emax, e);
+	}
+
+	r = palloc0(sizeof(HsWindowRanges));
+	r->nkeys = n;
+	r->desc = palloc(sizeof(bool) * n);
+	r->nulls_first = palloc(sizeof(bool) * n);
+	r->colls = palloc(sizeof(Oid) * n);
+	foreach(lc, first->orderClause)
+	{
+		SortGroupClause *sgc = lfirst(lc);
+		int			i = foreach_current_index(lc);
+		Expr	   *x = (Expr *) get_sortgroupclause_expr(sgc, q->targetList);
+		Oid			type = exprType((Node *) x);
+		Oid			coll = exprCollation((Node *) x);
+		TypeCacheEntry *tc = lookup_type_cache(getBaseType(type), TYPECACHE_BTREE_OPFAMILY);
+		Oid			opfamily;
+		Oid			opcintype;
+		int16		strategy;
+
+		if (!get_ordering_op_properties(sgc->sortop, &opfamily, &opcintype, &strategy) ||
+			opfamily != tc->btree_opf || HsMemcmpTypeSupport(type) != HS_MEMCMP_ORDERED)
+			return NULL;
+		r->colls[i] = InvalidOid;
+		if (OidIsValid(coll) && !HsCollationIsBytewise(coll))
+		{
+			if (!HsCollationNeedsSortKey(type, coll) || !get_collation_isdeterministic(coll))
+				return NULL;
+			r->colls[i] = coll;
+		}
+		r->desc[i] = strategy == BTGreaterStrategyNumber;
+		r->nulls_first[i] = sgc->nulls_first;
+		r->key_exprs = lappend(r->key_exprs, map_expr(x, from));
+	}
+	r->before = emax;
+	r->after = -smin;
+	return r;
+}
+
+/*
  * One OverWindow over from computing calls (all of windows partitioned by
  * parts); their Vars (WINDOW_VARNO + first_call + i) are appended to
  * *call_vars.
@@ -139,6 +318,7 @@ over_window(PlanCtx *ctx, Query *q, RelOut *from, List *calls, List *parts,
 	HsExec	   *e;
 	HsStateTable *rows;
 	HsStateTable *shown;
+	HsWindowRanges *ranges;
 	RelOut	   *out;
 	int			k = first_call;
 
@@ -211,13 +391,34 @@ over_window(PlanCtx *ctx, Query *q, RelOut *from, List *calls, List *parts,
 	}
 
 	check_kept_rows(from->desc, "window");
-	rows = next_state(ctx, "OverWindow rows");
-	shown = next_state(ctx, "OverWindow shown rows");
-	note_operator(ctx, "OverWindow (%d function%s, %d partition column%s)",
-				  list_length(calls), list_length(calls) == 1 ? "" : "s",
-				  list_length(parts), list_length(parts) == 1 ? "" : "s");
-	e = HsExecOverWindowCreate(from->desc, part_mapped, funcs, new_windows, order_exprs,
-							   rows, shown);
+	ranges = window_ranges(q, from, windows, calls);
+	/* (a view created before ranged windows keeps its state as it was) */
+	if (next_state_recorded_as(ctx, "OverWindow rows"))
+		ranges = NULL;
+	if (ranges)
+	{
+		HsStateTable *rows_rev;
+
+		rows = next_state(ctx, "OverWindow rows in order");
+		rows_rev = next_state(ctx, "OverWindow rows in reverse order");
+		shown = next_state(ctx, "OverWindow shown rows in order");
+		note_operator(ctx, "OverWindow (%d function%s, %d partition column%s, rows within %lld before and %lld after a change)",
+					  list_length(calls), list_length(calls) == 1 ? "" : "s",
+					  list_length(parts), list_length(parts) == 1 ? "" : "s",
+					  (long long) ranges->before, (long long) ranges->after);
+		e = HsExecOverWindowRangedCreate(from->desc, part_mapped, funcs, new_windows,
+										 order_exprs, ranges, rows, rows_rev, shown);
+	}
+	else
+	{
+		rows = next_state(ctx, "OverWindow rows");
+		shown = next_state(ctx, "OverWindow shown rows");
+		note_operator(ctx, "OverWindow (%d function%s, %d partition column%s)",
+					  list_length(calls), list_length(calls) == 1 ? "" : "s",
+					  list_length(parts), list_length(parts) == 1 ? "" : "s");
+		e = HsExecOverWindowCreate(from->desc, part_mapped, funcs, new_windows, order_exprs,
+								   rows, shown);
+	}
 	check_kept_rows(e->out_desc, "window");
 	attach(from, e);
 	out = relout_of(e, list_concat_copy(from->vars, my_vars));

@@ -114,6 +114,13 @@ note_operator(PlanCtx *ctx, const char *fmt,...)
 }
 
 /* The next state table, for role; placeholders when planning dry. */
+bool
+next_state_recorded_as(PlanCtx *ctx, const char *role)
+{
+	return ctx->used < list_length(ctx->recorded_roles) &&
+		strcmp(list_nth(ctx->recorded_roles, ctx->used), role) == 0;
+}
+
 HsStateTable *
 next_state(PlanCtx *ctx, const char *role)
 {
@@ -849,6 +856,12 @@ plan_view(PlanCtx *ctx, HsStreamPlan *plan, TupleDesc view_desc, HsStateTable *v
 HsStreamPlan *
 HsStreamPlanCreate(Query *q)
 {
+	return HsStreamPlanCreateAs(q, NIL);
+}
+
+HsStreamPlan *
+HsStreamPlanCreateAs(Query *q, List *recorded_roles)
+{
 	HsStreamPlan *plan = palloc0(sizeof(HsStreamPlan));
 	ListCell   *lc;
 	int			resno = 0;
@@ -859,6 +872,7 @@ HsStreamPlanCreate(Query *q)
 	check_view_query(q);
 
 	plan->query = q;
+	plan->recorded_roles = recorded_roles;
 	foreach(lc, q->targetList)
 	{
 		TargetEntry *tle = lfirst(lc);
@@ -874,6 +888,7 @@ HsStreamPlanCreate(Query *q)
 	/* plan once with placeholder state tables: checks, sources, counts */
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.dry = true;
+	ctx.recorded_roles = recorded_roles;
 	tmp = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream planning",
 								ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(tmp);
@@ -905,6 +920,7 @@ HsStreamPlanBuild(HsStreamPlan *plan, TupleDesc view_desc, HsStateTable *view,
 	PlanCtx		ctx;
 
 	memset(&ctx, 0, sizeof(ctx));
+	ctx.recorded_roles = plan->recorded_roles;
 	ctx.states = states;
 	ctx.nstates = plan->n_state_tables;
 	plan_view(&ctx, plan, view_desc, view);
