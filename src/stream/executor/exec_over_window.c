@@ -123,8 +123,20 @@ typedef struct OverWindowExec
 typedef struct TouchedPartition
 {
 	HsBytesKey	key;			/* the partition (hash key: must be first) */
-	List	   *changes;		/* RowPosition *: changed rows */
+	/* ranged: */
+	List	   *changes;		/* RowPosition *: changed rows, the first
+								 * RANGED_MAX_CHANGES */
+	int			nchanges;
+	struct RowPosition *first;	/* the smallest and largest changed */
+	struct RowPosition *last;
 } TouchedPartition;
+
+/*
+ * Ranged: a partition with more changes in an epoch than this (a
+ * backfill, a bulk load) is computed again from its first change to its
+ * last, rather than around each change at two seeks a change.
+ */
+#define RANGED_MAX_CHANGES 64
 
 /*
  * Ranged: a row's position key, its ORDER BY values' sort-key encoding
@@ -266,6 +278,17 @@ bytes_copy(const char *data, int len)
 	return copy;
 }
 
+/* memcmp order, a prefix first. */
+static int
+bytes_cmp(const char *a, int alen, const char *b, int blen)
+{
+	int			c = memcmp(a, b, Min(alen, blen));
+
+	if (c != 0)
+		return c;
+	return (alen > blen) - (alen < blen);
+}
+
 /* Ranged: the value of an entry of rows, rows_rev or shown. */
 static RangedCount
 ranged_value(const char *value)
@@ -371,6 +394,8 @@ over_window_push(HsExec *self, TupleTableSlot *row, int sign)
 		tp = hash_search(w->touched, &pk, HASH_ENTER, NULL);
 		tp->key = pk;
 		tp->changes = NIL;
+		tp->nchanges = 0;
+		tp->first = tp->last = NULL;
 		w->touched_list = lappend(w->touched_list, tp);
 		MemoryContextSwitchTo(w->exec.row_cxt);
 	}
@@ -389,11 +414,22 @@ over_window_push(HsExec *self, TupleTableSlot *row, int sign)
 		ranged_count_apply(w, w->rows, &tp->key, pos.data, pos.len, oklen, sign, false);
 		ranged_count_apply(w, w->rows_rev, &tp->key, pos.data, pos.len, oklen, sign, true);
 		MemoryContextSwitchTo(w->touched_cxt);
-		rp = palloc(sizeof(RowPosition));
-		rp->data = bytes_copy(pos.data, pos.len);
-		rp->len = pos.len;
-		rp->oklen = oklen;
-		tp->changes = lappend(tp->changes, rp);
+		if (tp->nchanges < RANGED_MAX_CHANGES ||
+			bytes_cmp(pos.data, pos.len, tp->first->data, tp->first->len) < 0 ||
+			bytes_cmp(pos.data, pos.len, tp->last->data, tp->last->len) > 0)
+		{
+			rp = palloc(sizeof(RowPosition));
+			rp->data = bytes_copy(pos.data, pos.len);
+			rp->len = pos.len;
+			rp->oklen = oklen;
+			if (tp->nchanges < RANGED_MAX_CHANGES)
+				tp->changes = lappend(tp->changes, rp);
+			if (!tp->first || bytes_cmp(rp->data, rp->len, tp->first->data, tp->first->len) < 0)
+				tp->first = rp;
+			if (!tp->last || bytes_cmp(rp->data, rp->len, tp->last->data, tp->last->len) > 0)
+				tp->last = rp;
+		}
+		tp->nchanges++;
 	}
 	MemoryContextSwitchTo(old);
 }
@@ -710,24 +746,6 @@ over_window_flush(HsExec *self)
  * ---------------------------------------------------------------------
  */
 
-/*
- * A partition with more changes in an epoch than this (a backfill, a
- * bulk load) is computed again from its first change to its last, rather
- * than around each change at two seeks a change.
- */
-#define RANGED_MAX_CHANGES 64
-
-/* memcmp order, a prefix first. */
-static int
-bytes_cmp(const char *a, int alen, const char *b, int blen)
-{
-	int			c = memcmp(a, b, Min(alen, blen));
-
-	if (c != 0)
-		return c;
-	return (alen > blen) - (alen < blen);
-}
-
 static void
 set_bytes(StringInfo buf, const char *data, int len)
 {
@@ -795,7 +813,18 @@ walk_visit(const char *key, int keylen, const char *value, int vlen, void *arg)
 	else
 		suffix = key + k->part->len;
 	if (k->skip && bytes_cmp(suffix, slen, k->skip->data, k->skip->len) == 0)
+	{
+		/*
+		 * The changed row's own entry: not before it (back); ahead, the
+		 * positions count from its last copy (the changed copy may be any).
+		 */
+		if (!k->reverse)
+		{
+			set_bytes(&k->peer, suffix, slen);
+			k->have_peer = true;
+		}
 		return true;
+	}
 	v = ranged_value(value);
 	if (k->phase == 0)
 	{
@@ -889,8 +918,17 @@ range_of_change(OverWindowExec *w, TouchedPartition *tp, const RowPosition *rp)
 		/* (else the partition's start) */
 	}
 
-	/* ahead: the change's own position and after more, peers, context */
-	walk_init(&k, &tp->key, false, w->ranges->after + 1, w->ranges->before);
+	/*
+	 * ahead: after positions past the change, their peers, and before
+	 * positions of context (at least one: the slice then ends at a row)
+	 */
+	walk_init(&k, &tp->key, false, w->ranges->after, Max(w->ranges->before, 1));
+	k.skip = rp;
+	if (w->ranges->after == 0)
+	{
+		k.phase = 1;
+		set_bytes(&k.ref, rp->data, rp->oklen);
+	}
 	resetStringInfo(&from);
 	appendBinaryStringInfo(&from, tp->key.data, tp->key.len);
 	appendBinaryStringInfo(&from, rp->data, rp->len);
@@ -900,23 +938,12 @@ range_of_change(OverWindowExec *w, TouchedPartition *tp, const RowPosition *rp)
 	else
 	{
 		set_bytes(&r->hi, k.ref.data, k.ref.len);
-		if (k.done && k.have_last)
+		if (k.done)
 			set_bytes(&r->e, k.last.data, k.last.len);
-		else if (k.done)
-			set_bytes(&r->e, k.peer.data, k.peer.len);
 		else
 			r->e_inf = true;
 	}
 	return r;
-}
-
-static int
-position_cmp(const ListCell *a, const ListCell *b)
-{
-	RowPosition *x = lfirst(a);
-	RowPosition *y = lfirst(b);
-
-	return bytes_cmp(x->data, x->len, y->data, y->len);
 }
 
 static int
@@ -939,7 +966,7 @@ ranges_of_partition(OverWindowExec *w, TouchedPartition *tp)
 	WindowRange *cur = NULL;
 	ListCell   *lc;
 
-	if (list_length(tp->changes) > RANGED_MAX_CHANGES)
+	if (tp->nchanges > RANGED_MAX_CHANGES)
 	{
 		/*
 		 * One range from the first change to the last: two walks, and the
@@ -948,9 +975,8 @@ ranges_of_partition(OverWindowExec *w, TouchedPartition *tp)
 		WindowRange *r;
 		WindowRange *last;
 
-		list_sort(tp->changes, position_cmp);
-		r = range_of_change(w, tp, linitial(tp->changes));
-		last = range_of_change(w, tp, llast(tp->changes));
+		r = range_of_change(w, tp, tp->first);
+		last = range_of_change(w, tp, tp->last);
 		r->hi_inf = last->hi_inf;
 		r->hi = last->hi;
 		r->e_inf = last->e_inf;
