@@ -602,7 +602,9 @@ HsBackfillAndCommit(HsStreamJob *job, Snapshot snapshot, HsEpoch view_epoch,
 			if (++in_chunk >= BACKFILL_CHUNK_ROWS)
 			{
 				/* end this chunk's epoch: bounded memtables, maybe a spill */
+				job->store.more_to_come = true;
 				HsStreamJobFlush(job);
+				job->store.more_to_come = false;
 				maybe_spill(job);
 			}
 		}

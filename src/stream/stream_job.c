@@ -95,6 +95,7 @@ HsStreamJobCreate(Oid job_id, Query *query, const Oid *state_tables,
 	job->job_id = job_id;
 	job->cxt = cxt;
 	job->store = *store;
+	job->store.more_to_come = false;
 	job->plan = HsStreamPlanCreateAs(copyObject(query), state_roles);
 	job->reads = HsViewReadsOf(job->plan->query);
 	if (job->plan->n_state_tables != n_state_tables)

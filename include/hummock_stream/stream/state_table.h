@@ -30,6 +30,12 @@ typedef struct HsStreamStore
 	HsSstCache *cache;
 	HsVersion  *version;		/* committed version to read (not owned) */
 	HsEpoch		epoch;			/* the epoch being written */
+	/*
+	 * The flush in progress ends one chunk of a backfill, whose last epoch
+	 * all its tables commit at: an executor that computes its output again
+	 * from its state (OverWindow) may leave that to the last flush.
+	 */
+	bool		more_to_come;
 } HsStreamStore;
 
 typedef struct HsStateTable

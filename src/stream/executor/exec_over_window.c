@@ -622,7 +622,12 @@ over_window_flush(HsExec *self)
 	ListCell   *lc;
 	int			i;
 
-	if (n == 0)
+	/*
+	 * (a backfill's chunk: its rows are in rows, its partitions stay
+	 * touched, and the last chunk computes each of them once, not once a
+	 * chunk)
+	 */
+	if (n == 0 || w->rows->store->more_to_come)
 	{
 		HsExecFlush(self->downstream);
 		return;
