@@ -870,11 +870,14 @@ walk_visit(const char *key, int keylen, const char *value, int vlen, void *arg)
 	return true;
 }
 
+/* A walk from the change at rp (need 0: straight to its peer group). */
 static void
-walk_init(Walk *k, const HsBytesKey *part, bool reverse, int64 need, int64 ctx)
+walk_init(Walk *k, const HsBytesKey *part, const RowPosition *rp, bool reverse,
+		  int64 need, int64 ctx)
 {
 	memset(k, 0, sizeof(*k));
 	k->part = part;
+	k->skip = rp;
 	k->reverse = reverse;
 	k->need = need;
 	k->ctx = ctx;
@@ -882,6 +885,11 @@ walk_init(Walk *k, const HsBytesKey *part, bool reverse, int64 need, int64 ctx)
 	initStringInfo(&k->peer);
 	initStringInfo(&k->last);
 	initStringInfo(&k->scratch);
+	if (need == 0)
+	{
+		k->phase = 1;
+		set_bytes(&k->ref, rp->data, rp->oklen);
+	}
 }
 
 /* The range a change at rp of partition tp makes to compute again. */
@@ -899,13 +907,7 @@ range_of_change(OverWindowExec *w, TouchedPartition *tp, const RowPosition *rp)
 	initStringInfo(&r->e);
 
 	/* back: before positions, their peers, after positions of context */
-	walk_init(&k, &tp->key, true, w->ranges->before, w->ranges->after);
-	k.skip = rp;
-	if (w->ranges->before == 0)
-	{
-		k.phase = 1;
-		set_bytes(&k.ref, rp->data, rp->oklen);
-	}
+	walk_init(&k, &tp->key, rp, true, w->ranges->before, w->ranges->after);
 	initStringInfo(&from);
 	appendBinaryStringInfo(&from, tp->key.data, tp->key.len);
 	for (int i = 0; i < rp->len; i++)
@@ -927,13 +929,7 @@ range_of_change(OverWindowExec *w, TouchedPartition *tp, const RowPosition *rp)
 	 * ahead: after positions past the change, their peers, and before
 	 * positions of context (at least one: the slice then ends at a row)
 	 */
-	walk_init(&k, &tp->key, false, w->ranges->after, Max(w->ranges->before, 1));
-	k.skip = rp;
-	if (w->ranges->after == 0)
-	{
-		k.phase = 1;
-		set_bytes(&k.ref, rp->data, rp->oklen);
-	}
+	walk_init(&k, &tp->key, rp, false, w->ranges->after, Max(w->ranges->before, 1));
 	resetStringInfo(&from);
 	appendBinaryStringInfo(&from, tp->key.data, tp->key.len);
 	appendBinaryStringInfo(&from, rp->data, rp->len);
