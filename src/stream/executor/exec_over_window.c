@@ -573,6 +573,24 @@ window_receive(TupleTableSlot *slot, DestReceiver *self)
 	return true;
 }
 
+/*
+ * Run the query over the rows in ts (then ended), each result row kept in
+ * fresh[its ord] (of n) in cxt; rr: zeroed, or with its ranged fields set.
+ */
+static void
+run_windows(OverWindowExec *w, Tuplestorestate *ts, WindowReceiver *rr, HTAB **fresh,
+			int n, MemoryContext cxt)
+{
+	HsRowsReceiverInit(&rr->pub, window_receive);
+	rr->w = w;
+	rr->counts = fresh;
+	rr->n = n;
+	rr->cxt = cxt;
+	HsRowsQueryRun(w->plan, "hummock_stream: recompute window functions", ROWS_ENR_NAME,
+				   w->enr_desc, ts, &rr->pub);
+	tuplestore_end(ts);
+}
+
 /* An output row's bytes (a canonical MinimalTuple) as a row, emitted. */
 static void
 emit_row(OverWindowExec *w, const HsBytesKey *bytes, int64 count, int sign)
@@ -665,14 +683,7 @@ over_window_flush(HsExec *self)
 	for (i = 0; i < n; i++)
 		fresh[i] = count_table("hummock_stream window rows", cxt);
 	memset(&rr, 0, sizeof(rr));
-	HsRowsReceiverInit(&rr.pub, window_receive);
-	rr.w = w;
-	rr.counts = fresh;
-	rr.n = n;
-	rr.cxt = cxt;
-	HsRowsQueryRun(w->plan, "hummock_stream: recompute window functions", ROWS_ENR_NAME,
-				   w->enr_desc, ts, &rr.pub);
-	tuplestore_end(ts);
+	run_windows(w, ts, &rr, fresh, n, cxt);
 
 	/*
 	 * Per partition: what it showed against what it shows now.  All the
@@ -1192,14 +1203,7 @@ flush_ranges(OverWindowExec *w)
 	fresh = palloc(sizeof(HTAB *) * Max(n, 1));
 	foreach(lc, ranges)
 		fresh[foreach_current_index(lc)] = ((WindowRange *) lfirst(lc))->fresh;
-	HsRowsReceiverInit(&rr.pub, window_receive);
-	rr.w = w;
-	rr.counts = fresh;
-	rr.n = n;
-	rr.cxt = cxt;
-	HsRowsQueryRun(w->plan, "hummock_stream: recompute window functions", ROWS_ENR_NAME,
-				   w->enr_desc, ts, &rr.pub);
-	tuplestore_end(ts);
+	run_windows(w, ts, &rr, fresh, n, cxt);
 	foreach(lc, ranges)
 	{
 		WindowRange *r = lfirst(lc);
