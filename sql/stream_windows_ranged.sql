@@ -4,8 +4,13 @@
 -- again only the rows whose functions can read it, widened to whole peer
 -- groups, reading their frames' rows around them; a partition with many
 -- changes in an epoch is computed again from its first change to its
--- last.  Every view is compared with its query after each round
--- (ORDER BY keys are unique here, or tie only between identical rows).
+-- last.  Functions of the partition's rows up to the current one
+-- (row_number, rank, dense_rank, running count/sum/min/max) compute again
+-- from the change to the partition's end, adding their results over the
+-- rows before, taken from what the peer group before showed.  Every view
+-- is compared with its query after each round (ORDER BY keys are unique
+-- here, or tie only between identical rows, but for functions whose
+-- results peers share).
 CREATE EXTENSION hummock_stream;
 CREATE EXTENSION hummock_stream_test;	-- views_differ(): each view against its query
 CREATE TABLE wr (id int PRIMARY KEY, g int, v int, name text);
@@ -46,11 +51,31 @@ CREATE TABLE wd (v int);
 INSERT INTO wd SELECT i % 5 FROM generate_series(1, 20) i;
 SELECT hummock_stream.create_materialized_view('wr_dups',
   'SELECT v, lag(v) OVER (ORDER BY v) AS p, sum(v) OVER (ORDER BY v ROWS 1 PRECEDING) AS s2 FROM wd');
--- computed whole per partition: a row number, a running sum, a frame
--- without a bound, an offset that is not a constant
+-- from a change to the partition's end: a row number, running
+-- aggregates (a RANGE frame, the default), with a bounded function
+SELECT hummock_stream.create_materialized_view('wr_prefix',
+  $$SELECT id, g, row_number() OVER w AS rn, sum(v) OVER w AS running,
+           count(v) OVER w AS n, max(v) OVER w AS top, lead(v) OVER w AS next
+      FROM wr WINDOW w AS (PARTITION BY g ORDER BY id)$$);
+-- peers (tied v) share rank(), dense_rank() and RANGE frames' results;
+-- a ROWS frame's row_number-like numbering ties by id
+SELECT hummock_stream.create_materialized_view('wr_rank',
+  $$SELECT id, g, v, rank() OVER w AS r, dense_rank() OVER w AS dr,
+           min(name) OVER w AS first_name, sum(v) OVER w AS running,
+           count(*) OVER w AS n
+      FROM wr WINDOW w AS (PARTITION BY g ORDER BY v DESC NULLS LAST)$$);
+SELECT hummock_stream.create_materialized_view('wr_rows',
+  $$SELECT id, sum(v::numeric / 3) OVER w AS s, bool_or(v > 90) OVER w AS any_big,
+           rank() OVER (ORDER BY v, id) AS r, lag(id) OVER w AS p
+      FROM wr WINDOW w AS (ORDER BY v, id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)$$);
+-- a ROWS frame's running sum over identical tied rows
+SELECT hummock_stream.create_materialized_view('wr_dups_running',
+  'SELECT v, sum(v) OVER (ORDER BY v ROWS UNBOUNDED PRECEDING) AS s, count(*) OVER (ORDER BY v ROWS UNBOUNDED PRECEDING) AS c FROM wd');
+-- computed whole per partition: functions of the partition's size, a
+-- frame to its end, an offset that is not a constant
 SELECT hummock_stream.create_materialized_view('wr_whole',
-  $$SELECT id, row_number() OVER (PARTITION BY g ORDER BY id) AS rn,
-           sum(v) OVER (PARTITION BY g ORDER BY id) AS running
+  $$SELECT id, ntile(4) OVER (PARTITION BY g ORDER BY id) AS quarter,
+           sum(v) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS rest
       FROM wr$$);
 SELECT hummock_stream.create_materialized_view('wr_whole_offset',
   'SELECT id, lag(v, g) OVER (ORDER BY id) AS p FROM wr');

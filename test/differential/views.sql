@@ -129,6 +129,9 @@ vs_win_lag_ranged|SELECT id, grp, lag(val) OVER w AS prev, lead(amount, 2) OVER 
 vs_win_global_ranged|SELECT id, first_value(val) OVER (ORDER BY id ROWS BETWEEN 3 PRECEDING AND CURRENT ROW) AS f, sum(amount) OVER (ORDER BY id ROWS BETWEEN 1 FOLLOWING AND 2 FOLLOWING) AS ahead FROM diff_t
 vs_win_desc_ranged|SELECT id, val, lead(id) OVER (ORDER BY val DESC NULLS LAST, id) AS nxt, lag(note, 2) OVER (ORDER BY val DESC NULLS LAST, id) AS note2 FROM diff_t
 vs_win_np_ranged|SELECT grp, val, lag(val) OVER (PARTITION BY grp ORDER BY val NULLS FIRST) AS p, count(val) OVER (PARTITION BY grp ORDER BY val NULLS FIRST ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) AS c FROM diff_np
+vs_win_prefix_ranged|SELECT id, grp, row_number() OVER w AS rn, sum(amount) OVER w AS running, max(val) OVER w AS top, lag(val) OVER w AS prev FROM diff_t WINDOW w AS (PARTITION BY grp ORDER BY id)
+vs_win_rank_ranged|SELECT id, grp, val, rank() OVER w AS r, dense_rank() OVER w AS dr, count(*) OVER w AS n, min(note) OVER w AS lo FROM diff_t WINDOW w AS (PARTITION BY grp ORDER BY val DESC NULLS FIRST)
+vs_win_np_prefix|SELECT grp, val, rank() OVER (PARTITION BY grp ORDER BY val) AS r, sum(val) OVER (PARTITION BY grp ORDER BY val ROWS UNBOUNDED PRECEDING) AS s FROM diff_np
 vs_srf_series|SELECT id, generate_series(1, grp % 4) AS i, grp FROM diff_t
 vs_srf_split|SELECT id, regexp_split_to_table(note, '') AS ch, unnest(ARRAY[val, val * 2]) AS twice FROM diff_t
 vs_from_series|SELECT t.id, g, d.name FROM diff_t t JOIN diff_d d ON d.id = t.grp, generate_series(1, t.grp % 3) WITH ORDINALITY AS s(g, n) WHERE n < 3

@@ -336,7 +336,35 @@ typedef struct HsWindowRanges
 	Oid		   *colls;			/* InvalidOid: no collated sort key */
 	int64		before;			/* a row's functions read rows up to before */
 	int64		after;			/* ... and after positions around it */
+	/*
+	 * Functions of the whole prefix of the partition up to the row (its
+	 * row_number, a running sum, ...): a change reaches every row after
+	 * it.  Per function (NULL: none such), what its result over the rows
+	 * from a peer group on is added to: the result over the rows before.
+	 */
+	struct HsWindowPrefix *prefix;
 } HsWindowRanges;
+
+/* How a prefix function's result over rows R follows from one over P, P R. */
+typedef enum HsWindowPrefixKind
+{
+	HS_PREFIX_NONE = 0,			/* reads a bounded number of rows */
+	HS_PREFIX_ROW_NUMBER,		/* + the rows of P */
+	HS_PREFIX_RANK,				/* + the rows of P */
+	HS_PREFIX_DENSE_RANK,		/* + the peer groups of P */
+	HS_PREFIX_COUNT,			/* + the count of P */
+	HS_PREFIX_SUM,				/* addfn(sum of P, sum of R), NULLs skipped */
+	HS_PREFIX_EXTREME			/* min/max-like (an aggsortop): the first
+								 * by sortfn of the two, R's on a tie */
+} HsWindowPrefixKind;
+
+typedef struct HsWindowPrefix
+{
+	HsWindowPrefixKind kind;
+	bool		rows_frame;		/* a ROWS frame (else peers share results) */
+	Oid			fn;				/* SUM: the + function; EXTREME: sortop's */
+	Oid			collation;		/* EXTREME: of the comparison */
+} HsWindowPrefix;
 
 /*
  * HsExecOverWindowCreate computing only the rows a change can reach, as

@@ -69,6 +69,21 @@
  * kept, compared with that range of shown, and the difference emitted.
  * Cost per change: two short walks, and the rows around it.
  *
+ * Prefix functions (HsWindowPrefix: row_number, rank, dense_rank, running
+ * count, sum, min/max over a frame from the partition's start) read every
+ * row before theirs, so a change reaches every row after it: its range
+ * runs to the partition's end, and the rows read start at a peer group
+ * (s).  What the rows before s add is not read: the peer group just
+ * before s is final (no change of the epoch lies before s), and what it
+ * showed gives each function's result over the rows before s (the largest
+ * row number or count, the rank plus the group's rows less one, the
+ * dense rank, the running sum or extreme), which the function's result
+ * over the rows read is added to (prefix_combine).  Functions whose
+ * results peers share (rank, RANGE/GROUPS frames) read a copy of their
+ * window without seq.  A ROWS frame's running sum over tied rows does not
+ * tell which tied row was last: that range reads from the partition's
+ * start.  An appended row then costs the rows of the group before it.
+ *
  * src/stream/executor/exec_over_window.c
  *
  *-------------------------------------------------------------------------
@@ -117,6 +132,7 @@ typedef struct OverWindowExec
 	List	   *order_states;	/* ExprState: ORDER BY values */
 	Oid		   *order_types;
 	HsStateTable *rows_rev;
+	FmgrInfo   *prefix_fn;		/* per function: HsWindowPrefix.fn */
 } OverWindowExec;
 
 /* A partition the epoch touched, and (ranged) the rows it changed. */
@@ -161,6 +177,29 @@ typedef struct RangedCount
 	int32		oklen;
 } RangedCount;
 
+/* A range of a partition computed again. */
+typedef struct WindowRange
+{
+	TouchedPartition *tp;
+	/* the rows computed again: ORDER BY encoding in [lo, hi] */
+	StringInfoData lo;
+	bool		lo_inf;			/* from the partition's start */
+	StringInfoData hi;
+	bool		hi_inf;			/* to its end */
+	/* the rows read: position keys from s (a lower bound) to e (inclusive) */
+	StringInfoData s;			/* empty: from the start */
+	StringInfoData e;
+	bool		e_inf;
+	HTAB	   *fresh;			/* ORDER BY encoding | output row -> count */
+	HTAB	   *shown;
+	/* prefix functions: s starts a peer group (s_ok), and their results
+	 * over the rows before s, added to theirs over the rows read */
+	StringInfoData s_ok;
+	bool		has_offset;
+	Datum	   *offset;			/* per function */
+	bool	   *offset_null;
+} WindowRange;
+
 /* ---------------------------------------------------------------------
  * The query
  * ---------------------------------------------------------------------
@@ -175,8 +214,9 @@ typedef struct RangedCount
  * Ranged, the relation's last column is seq, the row's position among
  * the rows read (a result column before the functions), which every
  * window's ORDER BY ends with: tied rows are then ordered as they lie in
- * rows, the same way whichever of them a run reads (the functions ranged
- * mode computes do not look at peers).
+ * rows, the same way whichever of them a run reads.  Functions whose
+ * results peers share (rank(), a RANGE frame) read a copy of the window
+ * without it.
  */
 static PlannedStmt *
 plan_windows(OverWindowExec *w, List *funcs, List *windows, List *order_exprs)
@@ -188,6 +228,7 @@ plan_windows(OverWindowExec *w, List *funcs, List *windows, List *order_exprs)
 	int			resno = 0;
 	Index		ord_ref = list_length(order_exprs) + 1;
 	Index		seq_ref = ord_ref + 1;
+	int			npeer_copies = 0;
 
 	q->hasWindowFuncs = true;
 
@@ -225,11 +266,50 @@ plan_windows(OverWindowExec *w, List *funcs, List *windows, List *order_exprs)
 	foreach(lc, windows)
 	{
 		WindowClause *wc = copyObject(lfirst(lc));
+		bool		peers = false;
+		bool		ordered = false;
+		ListCell   *lf;
 
 		wc->partitionClause = list_make1(copyObject(by_ord));
-		if (w->ranges)
-			wc->orderClause = lappend(wc->orderClause, HsRowsByOrdinal(seq_ref));
 		q->windowClause = lappend(q->windowClause, wc);
+		if (!w->ranges)
+			continue;
+
+		/*
+		 * Ranged, tied rows are ordered by seq, but for the functions whose
+		 * results peers share (rank(), a RANGE frame): they read a copy of
+		 * the window without it.
+		 */
+		foreach(lf, funcs)
+		{
+			const HsWindowPrefix *p = w->ranges->prefix ?
+				&w->ranges->prefix[foreach_current_index(lf)] : NULL;
+
+			if (((WindowFunc *) lfirst(lf))->winref != wc->winref)
+				continue;
+			if (p && p->kind != HS_PREFIX_NONE && !p->rows_frame)
+				peers = true;
+			else
+				ordered = true;
+		}
+		if (peers && ordered)
+		{
+			WindowClause *copy = copyObject(wc);
+
+			copy->winref = list_length(windows) + ++npeer_copies;
+			q->windowClause = lappend(q->windowClause, copy);
+			foreach(lf, funcs)
+			{
+				TargetEntry *tle = list_nth(tlist, w->func_col + foreach_current_index(lf));
+				WindowFunc *f = (WindowFunc *) tle->expr;
+				const HsWindowPrefix *p = &w->ranges->prefix[foreach_current_index(lf)];
+
+				if (f->winref == wc->winref && p->kind != HS_PREFIX_NONE && !p->rows_frame)
+					f->winref = copy->winref;
+			}
+		}
+		if (ordered || !peers)
+			wc->orderClause = lappend(wc->orderClause, HsRowsByOrdinal(seq_ref));
 	}
 	return pg_plan_query(q, "hummock_stream: recompute window functions", 0, NULL);
 }
@@ -489,6 +569,45 @@ visit_shown(const char *key, int keylen, const char *value, int vlen, void *arg)
  * ---------------------------------------------------------------------
  */
 
+/*
+ * Prefix function k's result over rows P R, from its result over P (a)
+ * and over R (b).
+ */
+static Datum
+prefix_combine(OverWindowExec *w, int k, Datum a, bool anull, Datum b, bool bnull,
+			   bool *isnull)
+{
+	const HsWindowPrefix *p = &w->ranges->prefix[k];
+
+	*isnull = false;
+	switch (p->kind)
+	{
+		case HS_PREFIX_NONE:
+			break;
+		case HS_PREFIX_ROW_NUMBER:
+		case HS_PREFIX_RANK:
+		case HS_PREFIX_DENSE_RANK:
+		case HS_PREFIX_COUNT:
+			if (anull)
+				return b;
+			return Int64GetDatum(DatumGetInt64(a) + DatumGetInt64(b));
+		case HS_PREFIX_SUM:
+		case HS_PREFIX_EXTREME:
+			/* (NULLs are the inputs these aggregates skip) */
+			if (anull || bnull)
+			{
+				*isnull = anull && bnull;
+				return anull ? b : a;
+			}
+			if (p->kind == HS_PREFIX_SUM)
+				return FunctionCall2Coll(&w->prefix_fn[k], InvalidOid, a, b);
+			/* the later on a tie, as the transition functions keep it */
+			return DatumGetBool(FunctionCall2Coll(&w->prefix_fn[k], p->collation, a, b)) ? a : b;
+	}
+	*isnull = bnull;
+	return b;
+}
+
 /* Collects the output rows of the query, per partition ordinal. */
 typedef struct WindowReceiver
 {
@@ -500,6 +619,7 @@ typedef struct WindowReceiver
 	RowPosition **seq_ok;		/* ranged: per seq, its ORDER BY encoding if
 								 * its results are wanted, else NULL */
 	int			nseq;
+	WindowRange **ranges;		/* ranged: per ordinal (offsets) */
 } WindowReceiver;
 
 static bool
@@ -547,6 +667,19 @@ window_receive(TupleTableSlot *slot, DestReceiver *self)
 
 		values[c] = slot->tts_values[from];
 		nulls[c] = slot->tts_isnull[from];
+	}
+	if (ok && r->ranges[ord]->has_offset)
+	{
+		const WindowRange *range = r->ranges[ord];
+
+		for (int k = 0; k < w->nfuncs; k++)
+		{
+			if (w->ranges->prefix[k].kind == HS_PREFIX_NONE)
+				continue;
+			values[natts + k] = prefix_combine(w, k, range->offset[k], range->offset_null[k],
+											   values[natts + k], nulls[natts + k],
+											   &nulls[natts + k]);
+		}
 	}
 	mt = HsCanonicalTuple(out, values, nulls);
 	if (ok)
@@ -769,22 +902,6 @@ set_bytes(StringInfo buf, const char *data, int len)
 	appendBinaryStringInfo(buf, data, len);
 }
 
-/* A range of a partition computed again. */
-typedef struct WindowRange
-{
-	TouchedPartition *tp;
-	/* the rows computed again: ORDER BY encoding in [lo, hi] */
-	StringInfoData lo;
-	bool		lo_inf;			/* from the partition's start */
-	StringInfoData hi;
-	bool		hi_inf;			/* to its end */
-	/* the rows read: position keys from s (a lower bound) to e (inclusive) */
-	StringInfoData s;			/* empty: from the start */
-	StringInfoData e;
-	bool		e_inf;
-	HTAB	   *fresh;			/* ORDER BY encoding | output row -> count */
-	HTAB	   *shown;
-} WindowRange;
 
 /*
  * A walk from a change through rows (ahead) or rows_rev (back): first
@@ -802,9 +919,11 @@ typedef struct Walk
 	StringInfoData ref;			/* phase 1: the peer group's ORDER BY encoding */
 	StringInfoData peer;		/* the last entry of phases 0 and 1 */
 	bool		have_peer;
-	StringInfoData last;		/* the last entry of phase 2 */
+	StringInfoData last;		/* the last entry of phases 2 and 3 */
+	int			last_oklen;
 	bool		have_last;
-	bool		done;			/* phase 2 read its ctx positions */
+	bool		to_group;		/* phase 3: the rest of last's peer group */
+	bool		done;			/* phase 2 (3) read its ctx positions */
 	StringInfoData scratch;
 } Walk;
 
@@ -870,11 +989,23 @@ walk_visit(const char *key, int keylen, const char *value, int vlen, void *arg)
 			return false;
 		}
 	}
+	if (k->phase == 3 &&
+		bytes_cmp(suffix, v.oklen, k->last.data, k->last_oklen) != 0)
+	{
+		k->done = true;
+		return false;
+	}
 	k->need -= v.count;
 	set_bytes(&k->last, suffix, slen);
+	k->last_oklen = v.oklen;
 	k->have_last = true;
-	if (k->need <= 0)
+	if (k->phase == 2 && k->need <= 0)
 	{
+		if (k->to_group)
+		{
+			k->phase = 3;
+			return true;
+		}
 		k->done = true;
 		return false;
 	}
@@ -916,9 +1047,14 @@ range_of_change(OverWindowExec *w, TouchedPartition *tp, const RowPosition *rp)
 	initStringInfo(&r->hi);
 	initStringInfo(&r->s);
 	initStringInfo(&r->e);
+	initStringInfo(&r->s_ok);
 
-	/* back: before positions, their peers, after positions of context */
+	/*
+	 * back: before positions, their peers, after positions of context (with
+	 * prefix functions, up to the start of a peer group)
+	 */
 	walk_init(&k, &tp->key, rp, true, w->ranges->before, w->ranges->after);
+	k.to_group = w->ranges->prefix != NULL;
 	initStringInfo(&from);
 	appendBinaryStringInfo(&from, tp->key.data, tp->key.len);
 	for (int i = 0; i < rp->len; i++)
@@ -930,10 +1066,22 @@ range_of_change(OverWindowExec *w, TouchedPartition *tp, const RowPosition *rp)
 	{
 		set_bytes(&r->lo, k.ref.data, k.ref.len);
 		if (k.done && k.have_last)
+		{
 			set_bytes(&r->s, k.last.data, k.last.len);
+			set_bytes(&r->s_ok, k.last.data, k.last_oklen);
+		}
 		else if (k.done)
+		{
 			set_bytes(&r->s, r->lo.data, r->lo.len);
+			set_bytes(&r->s_ok, r->lo.data, r->lo.len);
+		}
 		/* (else the partition's start) */
+	}
+	if (w->ranges->prefix)
+	{
+		/* every row after the change reads it */
+		r->hi_inf = r->e_inf = true;
+		return r;
 	}
 
 	/*
@@ -1012,7 +1160,10 @@ ranges_of_partition(OverWindowExec *w, TouchedPartition *tp)
 					 bytes_cmp(r->hi.data, r->hi.len, cur->hi.data, cur->hi.len) > 0)
 				set_bytes(&cur->hi, r->hi.data, r->hi.len);
 			if (bytes_cmp(r->s.data, r->s.len, cur->s.data, cur->s.len) < 0)
+			{
 				set_bytes(&cur->s, r->s.data, r->s.len);
+				set_bytes(&cur->s_ok, r->s_ok.data, r->s_ok.len);
+			}
 			if (r->e_inf)
 				cur->e_inf = true;
 			else if (!cur->e_inf &&
@@ -1024,6 +1175,170 @@ ranges_of_partition(OverWindowExec *w, TouchedPartition *tp)
 		merged = lappend(merged, r);
 	}
 	return merged;
+}
+
+/* Finding the peer group before a range's first row read (through rows_rev). */
+typedef struct GroupBefore
+{
+	const WindowRange *r;
+	StringInfoData ok;			/* its ORDER BY encoding */
+	bool		found;
+} GroupBefore;
+
+static bool
+group_before_visit(const char *key, int keylen, const char *value, int vlen, void *arg)
+{
+	GroupBefore *g = arg;
+	const HsBytesKey *part = &g->r->tp->key;
+	RangedCount v;
+
+	if (keylen < part->len || memcmp(key, part->data, part->len) != 0)
+		return false;
+	v = ranged_value(value);
+	resetStringInfo(&g->ok);
+	for (int i = 0; i < v.oklen; i++)
+		appendStringInfoChar(&g->ok, (char) ~key[part->len + i]);
+	if (bytes_cmp(g->ok.data, g->ok.len, g->r->s_ok.data, g->r->s_ok.len) == 0)
+		return true;			/* (s's own peer group) */
+	g->found = true;
+	return false;
+}
+
+/* Folding what the peer group before a range showed into its offsets. */
+typedef struct OffsetFold
+{
+	OverWindowExec *w;
+	WindowRange *r;
+	const char *ok;
+	int			oklen;
+	int64		rows;			/* the group's rows */
+	int64		entries;
+	Datum	   *values;
+	bool	   *nulls;
+} OffsetFold;
+
+static bool
+offset_visit(const char *key, int keylen, const char *value, int vlen, void *arg)
+{
+	OffsetFold *f = arg;
+	OverWindowExec *w = f->w;
+	const HsBytesKey *part = &f->r->tp->key;
+	int			natts = w->in_desc->natts;
+	RangedCount v;
+
+	if (keylen < part->len || memcmp(key, part->data, part->len) != 0)
+		return false;
+	v = ranged_value(value);
+	if (bytes_cmp(key + part->len, v.oklen, f->ok, f->oklen) != 0)
+		return false;
+	(void) HsStoredRowCopyDeform(w->exec.out_desc, key + part->len + v.oklen,
+								 keylen - part->len - v.oklen, f->values, f->nulls);
+	f->rows += v.count;
+	f->entries++;
+	for (int k = 0; k < w->nfuncs; k++)
+	{
+		const HsWindowPrefix *p = &w->ranges->prefix[k];
+		Datum		x = f->values[natts + k];
+		bool		xnull = f->nulls[natts + k];
+		Datum	   *off = &f->r->offset[k];
+		bool	   *offnull = &f->r->offset_null[k];
+
+		switch (p->kind)
+		{
+			case HS_PREFIX_NONE:
+				break;
+			case HS_PREFIX_ROW_NUMBER:
+			case HS_PREFIX_COUNT:
+				/* (the group's last row counts the most) */
+				if (*offnull || DatumGetInt64(x) > DatumGetInt64(*off))
+					*off = x;
+				*offnull = false;
+				break;
+			case HS_PREFIX_RANK:
+			case HS_PREFIX_DENSE_RANK:
+			case HS_PREFIX_SUM:
+				/* (peers share it; a ROWS frame's sum, see range_offsets) */
+				*off = x;
+				*offnull = xnull;
+				break;
+			case HS_PREFIX_EXTREME:
+				/* (a ROWS frame's last row has the first of them) */
+				if (f->entries == 1)
+				{
+					*off = x;
+					*offnull = xnull;
+				}
+				else
+					*off = prefix_combine(w, k, *off, *offnull, x, xnull, offnull);
+				break;
+		}
+	}
+	return true;
+}
+
+/*
+ * With prefix functions: the results over the rows before range r's
+ * first row read (s, which starts a peer group) that theirs over the rows
+ * read add to, from what the peer group just before s showed (its rows'
+ * results are final: every change of the partition lies after s).  None
+ * when s is the partition's start; if the group cannot tell (a ROWS
+ * frame's running sum over tied rows: which is the last?), the range
+ * reads from the partition's start.
+ */
+static void
+range_offsets(OverWindowExec *w, WindowRange *r)
+{
+	GroupBefore g;
+	OffsetFold f;
+	StringInfoData from;
+
+	if (w->ranges->prefix == NULL || r->s.len == 0)
+		return;
+	memset(&g, 0, sizeof(g));
+	g.r = r;
+	initStringInfo(&g.ok);
+	initStringInfo(&from);
+	appendBinaryStringInfo(&from, r->tp->key.data, r->tp->key.len);
+	for (int i = 0; i < r->s.len; i++)
+		appendStringInfoChar(&from, (char) ~r->s.data[i]);
+	HsStateTableScanRange(w->rows_rev, from.data, from.len, NULL, 0, group_before_visit, &g);
+	if (!g.found)
+	{
+		resetStringInfo(&r->s);
+		return;
+	}
+
+	r->offset = palloc0(sizeof(Datum) * w->nfuncs);
+	r->offset_null = palloc(sizeof(bool) * w->nfuncs);
+	for (int k = 0; k < w->nfuncs; k++)
+		r->offset_null[k] = true;
+	memset(&f, 0, sizeof(f));
+	f.w = w;
+	f.r = r;
+	f.ok = g.ok.data;
+	f.oklen = g.ok.len;
+	f.values = palloc(sizeof(Datum) * w->exec.out_desc->natts);
+	f.nulls = palloc(sizeof(bool) * w->exec.out_desc->natts);
+	resetStringInfo(&from);
+	appendBinaryStringInfo(&from, r->tp->key.data, r->tp->key.len);
+	appendBinaryStringInfo(&from, g.ok.data, g.ok.len);
+	HsStateTableScanRange(w->shown, from.data, from.len, NULL, 0, offset_visit, &f);
+	if (f.entries == 0)
+		elog(ERROR, "streaming window shows no rows for a peer group it holds");
+	for (int k = 0; k < w->nfuncs; k++)
+	{
+		const HsWindowPrefix *p = &w->ranges->prefix[k];
+
+		if (p->kind == HS_PREFIX_RANK)
+			r->offset[k] = Int64GetDatum(DatumGetInt64(r->offset[k]) + f.rows - 1);
+		else if (p->kind == HS_PREFIX_SUM && p->rows_frame && f.rows > 1)
+		{
+			/* read from the partition's start */
+			resetStringInfo(&r->s);
+			return;
+		}
+	}
+	r->has_offset = true;
 }
 
 /* Is ORDER BY encoding ok (oklen bytes) in range r's interval? */
@@ -1169,13 +1484,20 @@ flush_ranges(OverWindowExec *w)
 	ListCell   *lc;
 	int			n;
 
+	memset(&rr, 0, sizeof(rr));
+
 	foreach(lc, w->touched_list)
 		ranges = list_concat(ranges, ranges_of_partition(w, lfirst(lc)));
 	n = list_length(ranges);
+	rr.ranges = palloc(sizeof(WindowRange *) * Max(n, 1));
+	foreach(lc, ranges)
+	{
+		range_offsets(w, lfirst(lc));
+		rr.ranges[foreach_current_index(lc)] = lfirst(lc);
+	}
 
 	/* the rows of every range, each range a partition of the run */
 	ts = tuplestore_begin_heap(false, false, work_mem);
-	memset(&rr, 0, sizeof(rr));
 	memset(&l, 0, sizeof(l));
 	l.w = w;
 	l.ts = ts;
@@ -1266,6 +1588,15 @@ over_window_create(TupleDesc in_desc, List *partition_exprs, List *funcs, List *
 	{
 		w->ranges = palloc(sizeof(HsWindowRanges));
 		*w->ranges = *ranges;
+		if (ranges->prefix)
+		{
+			w->ranges->prefix = palloc(sizeof(HsWindowPrefix) * nfuncs);
+			memcpy(w->ranges->prefix, ranges->prefix, sizeof(HsWindowPrefix) * nfuncs);
+			w->prefix_fn = palloc0(sizeof(FmgrInfo) * nfuncs);
+			for (k = 0; k < nfuncs; k++)
+				if (OidIsValid(ranges->prefix[k].fn))
+					fmgr_info(ranges->prefix[k].fn, &w->prefix_fn[k]);
+		}
 		w->order_types = palloc(sizeof(Oid) * Max(ranges->nkeys, 1));
 		foreach(lc, ranges->key_exprs)
 		{

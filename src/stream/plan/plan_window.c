@@ -30,6 +30,7 @@
 #include "postgres.h"
 
 #include "access/stratnum.h"
+#include "catalog/pg_aggregate.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -37,6 +38,7 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 #include "utils/typcache.h"
 
 #include "hummock_stream/row/memcmp_key.h"
@@ -209,6 +211,87 @@ call_reach(WindowFunc *f, WindowClause *wc, int64 *s, int64 *e)
 }
 
 /*
+ * Whether call f (of window wc) computes a function of the rows from the
+ * partition's start to the current row (its peers too, but for a ROWS
+ * frame) whose result over rows P R follows from its results over P and
+ * over R alone (HsWindowPrefix): row_number, rank, dense_rank, and count,
+ * sum (of exact types) and min/max-like aggregates (an aggsortop) over a
+ * frame from UNBOUNDED PRECEDING to CURRENT ROW without exclusions.
+ */
+static bool
+call_prefix(WindowFunc *f, WindowClause *wc, HsWindowPrefix *p)
+{
+	int			opts = wc->frameOptions;
+	HeapTuple	tup;
+
+	memset(p, 0, sizeof(*p));
+	switch (f->winfnoid)
+	{
+		case F_ROW_NUMBER:
+			p->kind = HS_PREFIX_ROW_NUMBER;
+			p->rows_frame = true;	/* (numbers tied rows apart) */
+			return true;
+		case F_RANK_:
+			p->kind = HS_PREFIX_RANK;
+			return true;
+		case F_DENSE_RANK_:
+			p->kind = HS_PREFIX_DENSE_RANK;
+			return true;
+		default:
+			break;
+	}
+	if (!f->winagg ||
+		!(opts & FRAMEOPTION_START_UNBOUNDED_PRECEDING) ||
+		!(opts & FRAMEOPTION_END_CURRENT_ROW) ||
+		(opts & FRAMEOPTION_EXCLUSION))
+		return false;
+	p->rows_frame = (opts & FRAMEOPTION_ROWS) != 0;
+	switch (f->winfnoid)
+	{
+		case F_COUNT_:
+		case F_COUNT_ANY:
+			p->kind = HS_PREFIX_COUNT;
+			return true;
+		case F_SUM_INT2:
+		case F_SUM_INT4:
+			p->kind = HS_PREFIX_SUM;
+			p->fn = F_INT8PL;
+			return true;
+		case F_SUM_INT8:
+		case F_SUM_NUMERIC:
+			p->kind = HS_PREFIX_SUM;
+			p->fn = F_NUMERIC_ADD;
+			return true;
+		case F_SUM_INTERVAL:
+			p->kind = HS_PREFIX_SUM;
+			p->fn = F_INTERVAL_PL;
+			return true;
+		case F_SUM_MONEY:
+			p->kind = HS_PREFIX_SUM;
+			p->fn = F_CASH_PL;
+			return true;
+		default:
+			break;
+	}
+	/* min, max, bool_and, ...: the first of the values by a sort operator */
+	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(f->winfnoid));
+	if (HeapTupleIsValid(tup))
+	{
+		Form_pg_aggregate agg = (Form_pg_aggregate) GETSTRUCT(tup);
+
+		if (OidIsValid(agg->aggsortop) && agg->aggkind == AGGKIND_NORMAL &&
+			list_length(f->args) == 1)
+		{
+			p->kind = HS_PREFIX_EXTREME;
+			p->fn = get_opcode(agg->aggsortop);
+			p->collation = f->inputcollid;
+		}
+		ReleaseSysCache(tup);
+	}
+	return p->kind != HS_PREFIX_NONE;
+}
+
+/*
  * Whether calls (of windows, partitioned alike) can be computed again
  * around each change only (exec_over_window.c, ranged): all windows
  * order by the same keys, each of which has an order-preserving sort-key
@@ -221,6 +304,8 @@ window_ranges(Query *q, RelOut *from, List *windows, List *calls)
 {
 	WindowClause *first = linitial(windows);
 	HsWindowRanges *r;
+	HsWindowPrefix *prefix;
+	bool		to_end = false;
 	int64		smin = 0;
 	int64		emax = 0;
 	ListCell   *lc;
@@ -251,19 +336,26 @@ window_ranges(Query *q, RelOut *from, List *windows, List *calls)
 			(wc->frameOptions & (FRAMEOPTION_START_OFFSET | FRAMEOPTION_END_OFFSET)))
 			return NULL;
 	}
+	prefix = palloc0(sizeof(HsWindowPrefix) * list_length(calls));
 	foreach(lc, calls)
 	{
 		WindowFunc *f = lfirst(lc);
 		int64		s;
 		int64		e;
 
-		if (!call_reach(f, window_of(q, f), &s, &e))
+		if (call_reach(f, window_of(q, f), &s, &e))
+		{
+			smin = Min(smin, s);
+			emax = Max(emax, e);
+		}
+		else if (call_prefix(f, window_of(q, f), &prefix[foreach_current_index(lc)]))
+			to_end = true;
+		else
 			return NULL;
-		smin = Min(smin, s);
-		emax = Max(emax, e);
 	}
 
 	r = palloc0(sizeof(HsWindowRanges));
+	r->prefix = to_end ? prefix : NULL;
 	r->nkeys = n;
 	r->desc = palloc(sizeof(bool) * n);
 	r->nulls_first = palloc(sizeof(bool) * n);
@@ -402,10 +494,16 @@ over_window(PlanCtx *ctx, Query *q, RelOut *from, List *calls, List *parts,
 		rows = next_state(ctx, "OverWindow rows in order");
 		rows_rev = next_state(ctx, "OverWindow rows in reverse order");
 		shown = next_state(ctx, "OverWindow shown rows in order");
-		note_operator(ctx, "OverWindow (%d function%s, %d partition column%s, rows within %lld before and %lld after a change)",
-					  list_length(calls), list_length(calls) == 1 ? "" : "s",
-					  list_length(parts), list_length(parts) == 1 ? "" : "s",
-					  (long long) ranges->before, (long long) ranges->after);
+		if (ranges->prefix)
+			note_operator(ctx, "OverWindow (%d function%s, %d partition column%s, rows from %lld before a change to the partition's end)",
+						  list_length(calls), list_length(calls) == 1 ? "" : "s",
+						  list_length(parts), list_length(parts) == 1 ? "" : "s",
+						  (long long) ranges->before);
+		else
+			note_operator(ctx, "OverWindow (%d function%s, %d partition column%s, rows within %lld before and %lld after a change)",
+						  list_length(calls), list_length(calls) == 1 ? "" : "s",
+						  list_length(parts), list_length(parts) == 1 ? "" : "s",
+						  (long long) ranges->before, (long long) ranges->after);
 		e = HsExecOverWindowRangedCreate(from->desc, part_mapped, funcs, new_windows,
 										 order_exprs, ranges, rows, rows_rev, shown);
 	}
