@@ -7,8 +7,10 @@
 # partition).  For each view, alone on the server:
 #   ranged  lag(v) and a 10-row moving average (ROWS BETWEEN 9 PRECEDING
 #           AND CURRENT ROW): a change computes again the rows around it;
-#   whole   row_number() and a running sum: the partition is computed
-#           again.
+#   prefix  row_number() and a running sum: a change computes again the
+#           rows from it to the partition's end;
+#   whole   ntile(100): the partition is computed again.
+# (KINDS="ranged prefix" runs some of them.)
 # it prints the creation (create_materialized_view against CREATE
 # MATERIALIZED VIEW), then the time from a transaction's commit until
 # hummock_stream.wait() returns (barrier interval 10 ms; median of
@@ -26,8 +28,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 declare -A QUERY=(
 	[ranged]="SELECT id, v, lag(v) OVER (ORDER BY id) AS prev, avg(v) OVER (ORDER BY id ROWS BETWEEN 9 PRECEDING AND CURRENT ROW) AS ma10 FROM ts"
-	[whole]="SELECT id, v, row_number() OVER (ORDER BY id) AS rn, sum(v) OVER (ORDER BY id) AS running FROM ts"
+	[prefix]="SELECT id, v, row_number() OVER (ORDER BY id) AS rn, sum(v) OVER (ORDER BY id) AS running FROM ts"
+	[whole]="SELECT id, v, ntile(100) OVER (ORDER BY id) AS bucket FROM ts"
 )
+KINDS=${KINDS:-ranged prefix whole}
 
 ms() {	# sql... -> milliseconds the statements took, in one session
 	local out
@@ -36,7 +40,7 @@ ms() {	# sql... -> milliseconds the statements took, in one session
 }
 
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores, $ROWS rows"
-for kind in ranged whole; do
+for kind in $KINDS; do
 	bench_server windows 5492
 	q=${QUERY[$kind]}
 	$PSQL -c "CREATE TABLE ts (id bigint PRIMARY KEY, v int);

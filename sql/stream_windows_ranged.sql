@@ -10,7 +10,8 @@
 -- rows before, taken from what the peer group before showed.  Every view
 -- is compared with its query after each round (ORDER BY keys are unique
 -- here, or tie only between identical rows, but for functions whose
--- results peers share).
+-- results peers share).  RANGE frames with offsets reach the rows
+-- whose ORDER BY values in_range() puts in them.
 CREATE EXTENSION hummock_stream;
 CREATE EXTENSION hummock_stream_test;	-- views_differ(): each view against its query
 CREATE TABLE wr (id int PRIMARY KEY, g int, v int, name text);
@@ -71,6 +72,23 @@ SELECT hummock_stream.create_materialized_view('wr_rows',
 -- a ROWS frame's running sum over identical tied rows
 SELECT hummock_stream.create_materialized_view('wr_dups_running',
   'SELECT v, sum(v) OVER (ORDER BY v ROWS UNBOUNDED PRECEDING) AS s, count(*) OVER (ORDER BY v ROWS UNBOUNDED PRECEDING) AS c FROM wd');
+-- RANGE frames with offsets reach rows by their ORDER BY value: a time
+-- window, a numeric one descending with NULLs, peers only
+CREATE TABLE wt (ts timestamptz PRIMARY KEY, v int, x numeric);
+INSERT INTO wt SELECT timestamptz '2026-01-01 00:00:00+00' + i * interval '7 minutes', i % 13,
+    CASE WHEN i % 11 = 0 THEN NULL ELSE (i * 31) % 40 / 4.0 END
+  FROM generate_series(1, 300) i;
+SELECT hummock_stream.create_materialized_view('wr_time',
+  $$SELECT ts, v, sum(v) OVER (ORDER BY ts RANGE BETWEEN interval '1 hour' PRECEDING AND CURRENT ROW) AS last_hour,
+           count(*) OVER (ORDER BY ts RANGE BETWEEN interval '15 minutes' PRECEDING AND interval '20 minutes' FOLLOWING) AS around,
+           lag(v) OVER (ORDER BY ts) AS prev
+      FROM wt$$);
+SELECT hummock_stream.create_materialized_view('wr_values',
+  $$SELECT ts, x, sum(v) OVER w AS s, max(ts) OVER w AS latest,
+           count(*) OVER (ORDER BY x DESC NULLS FIRST RANGE BETWEEN 1.5 FOLLOWING AND 3 FOLLOWING) AS below,
+           count(*) OVER (ORDER BY x DESC NULLS FIRST RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS ties,
+           rank() OVER (ORDER BY x DESC NULLS FIRST) AS r
+      FROM wt WINDOW w AS (ORDER BY x DESC NULLS FIRST RANGE BETWEEN 2 PRECEDING AND 0.5 PRECEDING)$$);
 -- computed whole per partition: functions of the partition's size, a
 -- frame to its end, an offset that is not a constant
 SELECT hummock_stream.create_materialized_view('wr_whole',
@@ -94,6 +112,10 @@ UPDATE wr SET g = (g + 1) % 3 WHERE id IN (20, 21);
 UPDATE wr SET name = 'a' || name WHERE id = 30;
 INSERT INTO wd VALUES (2), (2), (9);
 DELETE FROM wd WHERE ctid = (SELECT min(ctid) FROM wd WHERE v = 0);
+INSERT INTO wt VALUES (timestamptz '2026-01-01 05:02:30+00', 100, 3.5),
+    (timestamptz '2026-01-05 00:00:00+00', 7, NULL);
+DELETE FROM wt WHERE ts = timestamptz '2026-01-01 00:07:00+00' + interval '70 minutes';
+UPDATE wt SET x = x + 1.25, v = v + 1 WHERE extract(minute FROM ts)::int % 9 = 2;
 SELECT hummock_stream.wait();
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM wr_lag WHERE g = 0 ORDER BY id LIMIT 5;
@@ -110,6 +132,7 @@ SELECT hummock_stream.wait();
 SELECT * FROM hummock_stream_test.views_differ();
 DELETE FROM wr;
 DELETE FROM wd;
+DELETE FROM wt;
 SELECT hummock_stream.wait();
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT count(*) FROM wr_lag;
@@ -121,4 +144,4 @@ SELECT * FROM hummock_stream_test.views_differ();
 SET client_min_messages = warning;	-- the capture log's name has an OID
 DROP EXTENSION hummock_stream CASCADE;
 RESET client_min_messages;
-DROP TABLE wr, wd;
+DROP TABLE wr, wd, wt;

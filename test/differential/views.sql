@@ -132,6 +132,7 @@ vs_win_np_ranged|SELECT grp, val, lag(val) OVER (PARTITION BY grp ORDER BY val N
 vs_win_prefix_ranged|SELECT id, grp, row_number() OVER w AS rn, sum(amount) OVER w AS running, max(val) OVER w AS top, lag(val) OVER w AS prev FROM diff_t WINDOW w AS (PARTITION BY grp ORDER BY id)
 vs_win_rank_ranged|SELECT id, grp, val, rank() OVER w AS r, dense_rank() OVER w AS dr, count(*) OVER w AS n, min(note) OVER w AS lo FROM diff_t WINDOW w AS (PARTITION BY grp ORDER BY val DESC NULLS FIRST)
 vs_win_np_prefix|SELECT grp, val, rank() OVER (PARTITION BY grp ORDER BY val) AS r, sum(val) OVER (PARTITION BY grp ORDER BY val ROWS UNBOUNDED PRECEDING) AS s FROM diff_np
+vs_win_range_ranged|SELECT id, val, sum(amount) OVER (ORDER BY val NULLS FIRST RANGE BETWEEN 3 PRECEDING AND 1 FOLLOWING) AS near, count(*) OVER (ORDER BY val NULLS FIRST RANGE BETWEEN CURRENT ROW AND 2 FOLLOWING) AS above FROM diff_t
 vs_srf_series|SELECT id, generate_series(1, grp % 4) AS i, grp FROM diff_t
 vs_srf_split|SELECT id, regexp_split_to_table(note, '') AS ch, unnest(ARRAY[val, val * 2]) AS twice FROM diff_t
 vs_from_series|SELECT t.id, g, d.name FROM diff_t t JOIN diff_d d ON d.id = t.grp, generate_series(1, t.grp % 3) WITH ORDINALITY AS s(g, n) WHERE n < 3

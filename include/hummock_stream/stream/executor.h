@@ -343,7 +343,42 @@ typedef struct HsWindowRanges
 	 * from a peer group on is added to: the result over the rows before.
 	 */
 	struct HsWindowPrefix *prefix;
+	/*
+	 * Per function (NULL: none such), its RANGE frame with offsets, which
+	 * reaches rows by their ORDER BY value (one key) rather than position.
+	 */
+	struct HsWindowValueFrame *value_frames;
+	bool	   *shares_peers;	/* per function: results peers share (rank,
+								 * RANGE frames): no tie order by position */
 } HsWindowRanges;
+
+/* A bound of a RANGE frame. */
+typedef enum HsWindowBound
+{
+	HS_BOUND_NONE = 0,			/* (not a RANGE frame with offsets) */
+	HS_BOUND_CURRENT,			/* CURRENT ROW: the current row's peers */
+	HS_BOUND_PRECEDING,			/* offset PRECEDING */
+	HS_BOUND_FOLLOWING			/* offset FOLLOWING */
+} HsWindowBound;
+
+/*
+ * A RANGE frame with offsets: its rows are those whose ORDER BY value
+ * in_range() (the window's support functions, as nodeWindowAgg.c calls
+ * them) places between the bounds.
+ */
+typedef struct HsWindowValueFrame
+{
+	HsWindowBound start;
+	HsWindowBound end;
+	Datum		start_offset;
+	Datum		end_offset;
+	Oid			start_fn;		/* in_range functions */
+	Oid			end_fn;
+	Oid			collation;
+	bool		asc;
+	int16		offset_len[2];	/* typlen and typbyval of the offsets */
+	bool		offset_byval[2];
+} HsWindowValueFrame;
 
 /* How a prefix function's result over rows R follows from one over P, P R. */
 typedef enum HsWindowPrefixKind

@@ -84,6 +84,13 @@
  * tell which tied row was last: that range reads from the partition's
  * start.  An appended row then costs the rows of the group before it.
  *
+ * RANGE frames with offsets (HsWindowValueFrame) reach rows by their
+ * ORDER BY value: each walk also takes the rows whose frames' far bound
+ * holds the change's value (walk_value_reaches), then the rows the frame
+ * of the last computed row holds, by the window's in_range functions
+ * called as nodeWindowAgg.c calls them; a row of NULL value frames only
+ * its peers.
+ *
  * src/stream/executor/exec_over_window.c
  *
  *-------------------------------------------------------------------------
@@ -96,6 +103,7 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "tcop/tcopprot.h"
+#include "utils/datum.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
@@ -133,6 +141,8 @@ typedef struct OverWindowExec
 	Oid		   *order_types;
 	HsStateTable *rows_rev;
 	FmgrInfo   *prefix_fn;		/* per function: HsWindowPrefix.fn */
+	FmgrInfo   *in_range_fn;	/* per function: value frames' start, end */
+	TupleTableSlot *walk_slot;	/* value frames: a row walked over */
 } OverWindowExec;
 
 /* A partition the epoch touched, and (ranged) the rows it changed. */
@@ -282,12 +292,9 @@ plan_windows(OverWindowExec *w, List *funcs, List *windows, List *order_exprs)
 		 */
 		foreach(lf, funcs)
 		{
-			const HsWindowPrefix *p = w->ranges->prefix ?
-				&w->ranges->prefix[foreach_current_index(lf)] : NULL;
-
 			if (((WindowFunc *) lfirst(lf))->winref != wc->winref)
 				continue;
-			if (p && p->kind != HS_PREFIX_NONE && !p->rows_frame)
+			if (w->ranges->shares_peers[foreach_current_index(lf)])
 				peers = true;
 			else
 				ordered = true;
@@ -302,9 +309,8 @@ plan_windows(OverWindowExec *w, List *funcs, List *windows, List *order_exprs)
 			{
 				TargetEntry *tle = list_nth(tlist, w->func_col + foreach_current_index(lf));
 				WindowFunc *f = (WindowFunc *) tle->expr;
-				const HsWindowPrefix *p = &w->ranges->prefix[foreach_current_index(lf)];
 
-				if (f->winref == wc->winref && p->kind != HS_PREFIX_NONE && !p->rows_frame)
+				if (f->winref == wc->winref && w->ranges->shares_peers[foreach_current_index(lf)])
 					f->winref = copy->winref;
 			}
 		}
@@ -910,6 +916,7 @@ set_bytes(StringInfo buf, const char *data, int len)
  */
 typedef struct Walk
 {
+	OverWindowExec *w;
 	const HsBytesKey *part;
 	bool		reverse;
 	const RowPosition *skip;	/* back: the change itself is not before it */
@@ -918,14 +925,91 @@ typedef struct Walk
 	int64		ctx;
 	StringInfoData ref;			/* phase 1: the peer group's ORDER BY encoding */
 	StringInfoData peer;		/* the last entry of phases 0 and 1 */
+	int			peer_oklen;
 	bool		have_peer;
 	StringInfoData last;		/* the last entry of phases 2 and 3 */
 	int			last_oklen;
 	bool		have_last;
 	bool		to_group;		/* phase 3: the rest of last's peer group */
 	bool		done;			/* phase 2 (3) read its ctx positions */
+	/* value frames (by_value): phases 0 and 2 also take the rows they reach */
+	bool		by_value;
+	Datum		change;			/* the change's ORDER BY value */
+	bool		change_null;
+	Datum		edge;			/* phase 2: the last computed row's */
+	bool		edge_null;
 	StringInfoData scratch;
 } Walk;
+
+/* The ORDER BY value (value frames: the one key) of a row's bytes. */
+static Datum
+order_value(OverWindowExec *w, const char *row, int len, bool *isnull)
+{
+	TupleTableSlot *slot = w->walk_slot;
+
+	/* (the copy the values point into lives as long as the flush) */
+	ExecClearTuple(slot);
+	(void) HsStoredRowCopyDeform(w->in_desc, row, len, slot->tts_values, slot->tts_isnull);
+	ExecStoreVirtualTuple(slot);
+	w->econtext->ecxt_scantuple = slot;
+	return ExecEvalExpr(linitial(w->order_states), w->econtext, isnull);
+}
+
+/*
+ * Whether value lies within the frame of a row of value base, on its
+ * head's side (head) or its tail's, for value frame k, as nodeWindowAgg.c
+ * asks in_range(): false for a CURRENT ROW bound (only peers).
+ */
+static bool
+in_frame_bound(OverWindowExec *w, int k, bool head, Datum value, Datum base)
+{
+	const HsWindowValueFrame *vf = &w->ranges->value_frames[k];
+	HsWindowBound b = head ? vf->start : vf->end;
+	bool		sub;
+	bool		less;
+
+	if (b != HS_BOUND_PRECEDING && b != HS_BOUND_FOLLOWING)
+		return false;
+	sub = b == HS_BOUND_PRECEDING;
+	less = !head;
+	if (!vf->asc)
+	{
+		sub = !sub;
+		less = !less;
+	}
+	return DatumGetBool(FunctionCall5Coll(&w->in_range_fn[2 * k + (head ? 0 : 1)],
+										  vf->collation, value,
+										  base, head ? vf->start_offset : vf->end_offset,
+										  BoolGetDatum(sub), BoolGetDatum(less)));
+}
+
+/*
+ * Value frames: whether a row of value x (walked over from the change)
+ * has a frame that can reach the change (reach), or, past the computed
+ * rows, lies in the frame of the last of them (else).  Rows of NULL value
+ * frame only each other (their peers).  Monotone along the walk: the
+ * frame's far bound only.
+ */
+static bool
+walk_value_reaches(Walk *k, const char *entry, int len, int oklen, bool reach)
+{
+	OverWindowExec *w = k->w;
+	bool		isnull;
+	Datum		x = order_value(w, entry + oklen, len - oklen, &isnull);
+
+	if (isnull || (reach ? k->change_null : k->edge_null))
+		return false;
+	for (int i = 0; i < w->nfuncs; i++)
+	{
+		if (w->ranges->value_frames[i].start == HS_BOUND_NONE)
+			continue;
+		/* back: the change within x's tail, x within the edge's head */
+		if (reach ? in_frame_bound(w, i, !k->reverse, k->change, x) :
+			in_frame_bound(w, i, k->reverse, x, k->edge))
+			return true;
+	}
+	return false;
+}
 
 static bool
 walk_visit(const char *key, int keylen, const char *value, int vlen, void *arg)
@@ -956,6 +1040,7 @@ walk_visit(const char *key, int keylen, const char *value, int vlen, void *arg)
 		if (!k->reverse)
 		{
 			set_bytes(&k->peer, suffix, slen);
+			k->peer_oklen = k->skip->oklen;
 			k->have_peer = true;
 		}
 		return true;
@@ -963,31 +1048,59 @@ walk_visit(const char *key, int keylen, const char *value, int vlen, void *arg)
 	v = ranged_value(value);
 	if (k->phase == 0)
 	{
-		k->need -= v.count;
-		set_bytes(&k->peer, suffix, slen);
-		k->have_peer = true;
-		if (k->need <= 0)
+		/* (value frames: the rows whose frames reach the change too) */
+		if (!k->by_value || k->need > 0 ||
+			walk_value_reaches(k, suffix, slen, v.oklen, true))
 		{
+			k->need -= v.count;
+			set_bytes(&k->peer, suffix, slen);
+			k->peer_oklen = v.oklen;
+			k->have_peer = true;
 			set_bytes(&k->ref, suffix, v.oklen);
-			k->phase = 1;
+			if (k->need <= 0 && !k->by_value)
+				k->phase = 1;
+			return true;
 		}
-		return true;
+		k->phase = 1;			/* (this row: past the rows reached) */
 	}
 	if (k->phase == 1)
 	{
 		if (bytes_cmp(suffix, v.oklen, k->ref.data, k->ref.len) == 0)
 		{
 			set_bytes(&k->peer, suffix, slen);
+			k->peer_oklen = v.oklen;
 			k->have_peer = true;
 			return true;
 		}
 		k->phase = 2;
 		k->need = k->ctx;
-		if (k->need <= 0)
+		if (k->by_value)
+		{
+			/* the computed rows' last: a row of the peer group reached */
+			const char *row = k->have_peer ? k->peer.data + k->peer_oklen :
+				k->skip->data + k->skip->oklen;
+			int			len = k->have_peer ? k->peer.len - k->peer_oklen :
+				k->skip->len - k->skip->oklen;
+
+			k->edge = order_value(k->w, row, len, &k->edge_null);
+		}
+	}
+	if (k->phase == 2 && k->need <= 0)
+	{
+		/* (value frames: the rows the last computed row's frames read) */
+		if (k->by_value && walk_value_reaches(k, suffix, slen, v.oklen, false))
+		{
+			set_bytes(&k->last, suffix, slen);
+			k->last_oklen = v.oklen;
+			k->have_last = true;
+			return true;
+		}
+		if (!k->to_group || !k->have_last)
 		{
 			k->done = true;
 			return false;
 		}
+		k->phase = 3;
 	}
 	if (k->phase == 3 &&
 		bytes_cmp(suffix, v.oklen, k->last.data, k->last_oklen) != 0)
@@ -999,7 +1112,7 @@ walk_visit(const char *key, int keylen, const char *value, int vlen, void *arg)
 	set_bytes(&k->last, suffix, slen);
 	k->last_oklen = v.oklen;
 	k->have_last = true;
-	if (k->phase == 2 && k->need <= 0)
+	if (k->phase == 2 && k->need <= 0 && !k->by_value)
 	{
 		if (k->to_group)
 		{
@@ -1012,12 +1125,16 @@ walk_visit(const char *key, int keylen, const char *value, int vlen, void *arg)
 	return true;
 }
 
-/* A walk from the change at rp (need 0: straight to its peer group). */
+/*
+ * A walk from the change at rp (need 0, and no value frames: straight to
+ * its peer group).
+ */
 static void
-walk_init(Walk *k, const HsBytesKey *part, const RowPosition *rp, bool reverse,
-		  int64 need, int64 ctx)
+walk_init(Walk *k, OverWindowExec *w, const HsBytesKey *part, const RowPosition *rp,
+		  bool reverse, int64 need, int64 ctx)
 {
 	memset(k, 0, sizeof(*k));
+	k->w = w;
 	k->part = part;
 	k->skip = rp;
 	k->reverse = reverse;
@@ -1027,11 +1144,16 @@ walk_init(Walk *k, const HsBytesKey *part, const RowPosition *rp, bool reverse,
 	initStringInfo(&k->peer);
 	initStringInfo(&k->last);
 	initStringInfo(&k->scratch);
-	if (need == 0)
+	set_bytes(&k->ref, rp->data, rp->oklen);
+	if (w->ranges->value_frames)
 	{
-		k->phase = 1;
-		set_bytes(&k->ref, rp->data, rp->oklen);
+		/* (phase 0 also takes the rows whose frames reach the change) */
+		k->by_value = true;
+		k->change = order_value(w, rp->data + rp->oklen, rp->len - rp->oklen,
+								&k->change_null);
 	}
+	else if (need == 0)
+		k->phase = 1;
 }
 
 /* The range a change at rp of partition tp makes to compute again. */
@@ -1053,7 +1175,7 @@ range_of_change(OverWindowExec *w, TouchedPartition *tp, const RowPosition *rp)
 	 * back: before positions, their peers, after positions of context (with
 	 * prefix functions, up to the start of a peer group)
 	 */
-	walk_init(&k, &tp->key, rp, true, w->ranges->before, w->ranges->after);
+	walk_init(&k, w, &tp->key, rp, true, w->ranges->before, w->ranges->after);
 	k.to_group = w->ranges->prefix != NULL;
 	initStringInfo(&from);
 	appendBinaryStringInfo(&from, tp->key.data, tp->key.len);
@@ -1088,7 +1210,7 @@ range_of_change(OverWindowExec *w, TouchedPartition *tp, const RowPosition *rp)
 	 * ahead: after positions past the change, their peers, and before
 	 * positions of context (at least one: the slice then ends at a row)
 	 */
-	walk_init(&k, &tp->key, rp, false, w->ranges->after, Max(w->ranges->before, 1));
+	walk_init(&k, w, &tp->key, rp, false, w->ranges->after, Max(w->ranges->before, 1));
 	resetStringInfo(&from);
 	appendBinaryStringInfo(&from, tp->key.data, tp->key.len);
 	appendBinaryStringInfo(&from, rp->data, rp->len);
@@ -1588,6 +1710,32 @@ over_window_create(TupleDesc in_desc, List *partition_exprs, List *funcs, List *
 	{
 		w->ranges = palloc(sizeof(HsWindowRanges));
 		*w->ranges = *ranges;
+		w->ranges->shares_peers = palloc(sizeof(bool) * Max(nfuncs, 1));
+		memcpy(w->ranges->shares_peers, ranges->shares_peers, sizeof(bool) * nfuncs);
+		if (ranges->value_frames)
+		{
+			w->ranges->value_frames = palloc(sizeof(HsWindowValueFrame) * nfuncs);
+			w->in_range_fn = palloc0(sizeof(FmgrInfo) * nfuncs * 2);
+			for (k = 0; k < nfuncs; k++)
+			{
+				HsWindowValueFrame *vf = &w->ranges->value_frames[k];
+
+				*vf = ranges->value_frames[k];
+				if (vf->start == HS_BOUND_PRECEDING || vf->start == HS_BOUND_FOLLOWING)
+				{
+					vf->start_offset = datumCopy(vf->start_offset, vf->offset_byval[0],
+												 vf->offset_len[0]);
+					fmgr_info(vf->start_fn, &w->in_range_fn[2 * k]);
+				}
+				if (vf->end == HS_BOUND_PRECEDING || vf->end == HS_BOUND_FOLLOWING)
+				{
+					vf->end_offset = datumCopy(vf->end_offset, vf->offset_byval[1],
+											   vf->offset_len[1]);
+					fmgr_info(vf->end_fn, &w->in_range_fn[2 * k + 1]);
+				}
+			}
+			w->walk_slot = MakeSingleTupleTableSlot(in_desc, &TTSOpsVirtual);
+		}
 		if (ranges->prefix)
 		{
 			w->ranges->prefix = palloc(sizeof(HsWindowPrefix) * nfuncs);

@@ -210,6 +210,57 @@ call_reach(WindowFunc *f, WindowClause *wc, int64 *s, int64 *e)
 	return true;
 }
 
+/* A RANGE frame's offset, a constant: false if it is not. */
+static bool
+range_offset(Node *offset, Datum *value, int16 *len, bool *byval)
+{
+	Const	   *c = (Const *) eval_const_expressions(NULL, offset);
+
+	if (!c || !IsA(c, Const) || c->constisnull)
+		return false;
+	*value = c->constvalue;
+	*len = c->constlen;
+	*byval = c->constbyval;
+	return true;
+}
+
+/*
+ * Whether call f (of window wc) is an aggregate (or first_value,
+ * last_value, nth_value) over a RANGE frame bounded on both sides by
+ * constant offsets or CURRENT ROW: the rows it reads lie within a range
+ * of ORDER BY values around the current row's (HsWindowValueFrame).
+ */
+static bool
+call_value_frame(WindowFunc *f, WindowClause *wc, HsWindowValueFrame *vf)
+{
+	int			opts = wc->frameOptions;
+
+	memset(vf, 0, sizeof(*vf));
+	if (!(opts & FRAMEOPTION_RANGE) ||
+		(opts & (FRAMEOPTION_START_UNBOUNDED_PRECEDING | FRAMEOPTION_END_UNBOUNDED_FOLLOWING)))
+		return false;
+	if (!f->winagg && f->winfnoid != F_FIRST_VALUE && f->winfnoid != F_LAST_VALUE &&
+		f->winfnoid != F_NTH_VALUE)
+		return false;
+	vf->start = (opts & FRAMEOPTION_START_OFFSET_PRECEDING) ? HS_BOUND_PRECEDING :
+		(opts & FRAMEOPTION_START_OFFSET_FOLLOWING) ? HS_BOUND_FOLLOWING : HS_BOUND_CURRENT;
+	vf->end = (opts & FRAMEOPTION_END_OFFSET_PRECEDING) ? HS_BOUND_PRECEDING :
+		(opts & FRAMEOPTION_END_OFFSET_FOLLOWING) ? HS_BOUND_FOLLOWING : HS_BOUND_CURRENT;
+	if (vf->start != HS_BOUND_CURRENT &&
+		!range_offset(wc->startOffset, &vf->start_offset, &vf->offset_len[0],
+					  &vf->offset_byval[0]))
+		return false;
+	if (vf->end != HS_BOUND_CURRENT &&
+		!range_offset(wc->endOffset, &vf->end_offset, &vf->offset_len[1],
+					  &vf->offset_byval[1]))
+		return false;
+	vf->start_fn = wc->startInRangeFunc;
+	vf->end_fn = wc->endInRangeFunc;
+	vf->collation = wc->inRangeColl;
+	vf->asc = wc->inRangeAsc;
+	return true;
+}
+
 /*
  * Whether call f (of window wc) computes a function of the rows from the
  * partition's start to the current row (its peers too, but for a ROWS
@@ -305,7 +356,10 @@ window_ranges(Query *q, RelOut *from, List *windows, List *calls)
 	WindowClause *first = linitial(windows);
 	HsWindowRanges *r;
 	HsWindowPrefix *prefix;
+	HsWindowValueFrame *value_frames;
+	bool	   *peers;
 	bool		to_end = false;
+	bool		by_value = false;
 	int64		smin = 0;
 	int64		emax = 0;
 	ListCell   *lc;
@@ -331,31 +385,42 @@ window_ranges(Query *q, RelOut *from, List *windows, List *calls)
 					   get_sortgroupclause_expr(y, q->targetList)))
 				return NULL;
 		}
-		/* (the ORDER BY gains a last key: RANGE and GROUPS offsets would change) */
-		if ((wc->frameOptions & (FRAMEOPTION_RANGE | FRAMEOPTION_GROUPS)) &&
+		/* (GROUPS offsets count peer groups: not ranged) */
+		if ((wc->frameOptions & FRAMEOPTION_GROUPS) &&
 			(wc->frameOptions & (FRAMEOPTION_START_OFFSET | FRAMEOPTION_END_OFFSET)))
 			return NULL;
 	}
 	prefix = palloc0(sizeof(HsWindowPrefix) * list_length(calls));
+	value_frames = palloc0(sizeof(HsWindowValueFrame) * list_length(calls));
+	peers = palloc0(sizeof(bool) * list_length(calls));
 	foreach(lc, calls)
 	{
 		WindowFunc *f = lfirst(lc);
+		WindowClause *wc = window_of(q, f);
+		int			i = foreach_current_index(lc);
 		int64		s;
 		int64		e;
 
-		if (call_reach(f, window_of(q, f), &s, &e))
+		if (call_reach(f, wc, &s, &e))
 		{
 			smin = Min(smin, s);
 			emax = Max(emax, e);
 		}
-		else if (call_prefix(f, window_of(q, f), &prefix[foreach_current_index(lc)]))
+		else if (call_value_frame(f, wc, &value_frames[i]))
+			by_value = peers[i] = true;
+		else if (call_prefix(f, wc, &prefix[i]))
+		{
 			to_end = true;
+			peers[i] = !prefix[i].rows_frame;
+		}
 		else
 			return NULL;
 	}
 
 	r = palloc0(sizeof(HsWindowRanges));
 	r->prefix = to_end ? prefix : NULL;
+	r->value_frames = by_value ? value_frames : NULL;
+	r->shares_peers = peers;
 	r->nkeys = n;
 	r->desc = palloc(sizeof(bool) * n);
 	r->nulls_first = palloc(sizeof(bool) * n);
@@ -490,20 +555,22 @@ over_window(PlanCtx *ctx, Query *q, RelOut *from, List *calls, List *parts,
 	if (ranges)
 	{
 		HsStateTable *rows_rev;
+		const char *by_value = ranges->value_frames ? ", and rows RANGE frames reach" : "";
 
 		rows = next_state(ctx, "OverWindow rows in order");
 		rows_rev = next_state(ctx, "OverWindow rows in reverse order");
 		shown = next_state(ctx, "OverWindow shown rows in order");
+
 		if (ranges->prefix)
-			note_operator(ctx, "OverWindow (%d function%s, %d partition column%s, rows from %lld before a change to the partition's end)",
+			note_operator(ctx, "OverWindow (%d function%s, %d partition column%s, rows from %lld before a change to the partition's end%s)",
 						  list_length(calls), list_length(calls) == 1 ? "" : "s",
 						  list_length(parts), list_length(parts) == 1 ? "" : "s",
-						  (long long) ranges->before);
+						  (long long) ranges->before, by_value);
 		else
-			note_operator(ctx, "OverWindow (%d function%s, %d partition column%s, rows within %lld before and %lld after a change)",
+			note_operator(ctx, "OverWindow (%d function%s, %d partition column%s, rows within %lld before and %lld after a change%s)",
 						  list_length(calls), list_length(calls) == 1 ? "" : "s",
 						  list_length(parts), list_length(parts) == 1 ? "" : "s",
-						  (long long) ranges->before, (long long) ranges->after);
+						  (long long) ranges->before, (long long) ranges->after, by_value);
 		e = HsExecOverWindowRangedCreate(from->desc, part_mapped, funcs, new_windows,
 										 order_exprs, ranges, rows, rows_rev, shown);
 	}
