@@ -9,6 +9,9 @@
 #           AND CURRENT ROW): a change computes again the rows around it;
 #   prefix  row_number() and a running sum: a change computes again the
 #           rows from it to the partition's end;
+#   range   a sum over the ids within 100 before (RANGE BETWEEN 100
+#           PRECEDING AND CURRENT ROW): a change computes again the rows
+#           whose frames hold its value;
 #   whole   ntile(100): the partition is computed again.
 # (KINDS="ranged prefix" runs some of them.)
 # it prints the creation (create_materialized_view against CREATE
@@ -29,9 +32,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 declare -A QUERY=(
 	[ranged]="SELECT id, v, lag(v) OVER (ORDER BY id) AS prev, avg(v) OVER (ORDER BY id ROWS BETWEEN 9 PRECEDING AND CURRENT ROW) AS ma10 FROM ts"
 	[prefix]="SELECT id, v, row_number() OVER (ORDER BY id) AS rn, sum(v) OVER (ORDER BY id) AS running FROM ts"
+	[range]="SELECT id, v, sum(v) OVER (ORDER BY id RANGE BETWEEN 100 PRECEDING AND CURRENT ROW) AS last100 FROM ts"
 	[whole]="SELECT id, v, ntile(100) OVER (ORDER BY id) AS bucket FROM ts"
 )
-KINDS=${KINDS:-ranged prefix whole}
+KINDS=${KINDS:-ranged prefix range whole}
 
 ms() {	# sql... -> milliseconds the statements took, in one session
 	local out

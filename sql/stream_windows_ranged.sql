@@ -89,6 +89,11 @@ SELECT hummock_stream.create_materialized_view('wr_values',
            count(*) OVER (ORDER BY x DESC NULLS FIRST RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS ties,
            rank() OVER (ORDER BY x DESC NULLS FIRST) AS r
       FROM wt WINDOW w AS (ORDER BY x DESC NULLS FIRST RANGE BETWEEN 2 PRECEDING AND 0.5 PRECEDING)$$);
+-- one RANGE window read by functions that share peers and by some that
+-- do not
+SELECT hummock_stream.create_materialized_view('wr_shared',
+  $$SELECT id, g, sum(v) OVER w AS s, lag(v) OVER w AS p, row_number() OVER w AS rn
+      FROM wr WINDOW w AS (PARTITION BY g ORDER BY id RANGE BETWEEN 5 PRECEDING AND 2 FOLLOWING)$$);
 -- computed whole per partition: functions of the partition's size, a
 -- frame to its end, an offset that is not a constant
 SELECT hummock_stream.create_materialized_view('wr_whole',

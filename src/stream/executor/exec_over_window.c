@@ -315,7 +315,19 @@ plan_windows(OverWindowExec *w, List *funcs, List *windows, List *order_exprs)
 			}
 		}
 		if (ordered || !peers)
+		{
 			wc->orderClause = lappend(wc->orderClause, HsRowsByOrdinal(seq_ref));
+			/*
+			 * (its RANGE offsets, for the copy's functions only, would
+			 * need one ORDER BY key: the others here read no frame)
+			 */
+			if ((wc->frameOptions & FRAMEOPTION_RANGE) &&
+				(wc->frameOptions & (FRAMEOPTION_START_OFFSET | FRAMEOPTION_END_OFFSET)))
+			{
+				wc->frameOptions = FRAMEOPTION_DEFAULTS;
+				wc->startOffset = wc->endOffset = NULL;
+			}
+		}
 	}
 	return pg_plan_query(q, "hummock_stream: recompute window functions", 0, NULL);
 }
