@@ -50,7 +50,7 @@ for kind in $KINDS; do
 	$PSQL -c "CREATE TABLE ts (id bigint PRIMARY KEY, v int);
 		INSERT INTO ts SELECT g, ((g * 7919::bigint) % 1000)::int FROM generate_series(1, $ROWS) g;"
 	$PSQL -c "VACUUM ANALYZE ts"
-	pg=$(ms -c "CREATE MATERIALIZED VIEW pg_$kind AS $q")
+	pg=$(ms -c "CREATE MATERIALIZED VIEW mv_$kind AS $q")
 	ours=$(ms -c "SELECT hummock_stream.create_materialized_view('v_$kind', \$q\$$q\$q\$)")
 	echo "$kind: create ${ours} ms, CREATE MATERIALIZED VIEW ${pg} ms ($(echo "scale=2; $pg / $ours" | bc)x)"
 	echo "$kind: operators $($PSQL -c "SELECT operators FROM hummock_stream.fragments WHERE job = 'v_$kind'::regclass")"
@@ -64,7 +64,7 @@ for kind in $KINDS; do
 	for _ in 1 2 3; do
 		bulk+=("$(ms -c "INSERT INTO ts SELECT g, g % 1000 FROM generate_series($((next + 1)), $((next + 1000))) g" -c "SELECT hummock_stream.wait()")")
 		next=$((next + 1000))
-		refresh+=("$(ms -c "REFRESH MATERIALIZED VIEW pg_$kind")")
+		refresh+=("$(ms -c "REFRESH MATERIALIZED VIEW mv_$kind")")
 	done
 	r=$(printf '%s\n' "${refresh[@]}" | median)
 	for what in append update bulk; do
