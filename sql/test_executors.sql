@@ -437,7 +437,7 @@ SELECT * FROM plan_describe('SELECT id, v FROM t ORDER BY v DESC, id LIMIT 3 OFF
 -- DISTINCT ON is a Top-1 per group; ORDER BY without LIMIT orders nothing
 SELECT * FROM plan_describe('SELECT DISTINCT ON (k) k, id, v FROM t ORDER BY k, v DESC NULLS LAST, id');
 SELECT * FROM plan_describe('SELECT id, v FROM t ORDER BY v');
--- window functions: every touched partition computed again
+-- window functions: rank() computed again from a change to its partition's end
 SELECT * FROM plan_describe('SELECT id, rank() OVER (PARTITION BY k ORDER BY v) AS r FROM t');
 -- ROLLUP: an aggregation per grouping set over its own input, unioned
 SELECT * FROM plan_describe('SELECT k, count(*) AS c FROM t GROUP BY ROLLUP (k)');
