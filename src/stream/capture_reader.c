@@ -164,14 +164,6 @@ entry_qsort_cmp(const void *a, const void *b)
 }
 
 /*
- * What pass 1 knows of the tuples it tested: the visibility found for the
- * last inserting transaction whose tuple nobody had deleted or locked.
- * Such a tuple's visibility in an MVCC snapshot depends on its xmin alone
- * (the reader never inserted it), so the rows of one transaction, tens of
- * thousands to a page run, cost one test; hint bits are left to later
- * readers (the trim, vacuum) for the rest.
- */
-/*
  * Pass 1 jumps past a transaction not in the epoch (a new descent of the
  * index) once it has passed over this many of its rows one by one.
  */
@@ -180,6 +172,14 @@ entry_qsort_cmp(const void *a, const void *b)
 /* How many tuples of a page run pass 1 prefetches ahead of the one it tests. */
 #define PREFETCH_AHEAD 6
 
+/*
+ * What pass 1 knows of the tuples it tested: the visibility found for the
+ * last inserting transaction whose tuple nobody had deleted or locked.
+ * Such a tuple's visibility in an MVCC snapshot depends on its xmin alone
+ * (the reader never inserted it), so the rows of one transaction cost one
+ * test however many pages they fill; hint bits are left to later readers
+ * (the trim, vacuum) for the rest.
+ */
 typedef struct VisibilityMemo
 {
 	TransactionId xmin;			/* InvalidTransactionId: nothing known */
@@ -313,6 +313,7 @@ collect_entries(Relation log, Relation index, const TxidSnapshot *from,
 	VisibilityMemo memo = {InvalidTransactionId, false};
 	uint64		passed_txid = 0;
 	uint32		passed = 0;
+	uint64		passed_all = 0;
 	Size		cap = 1024;
 	LogEntry   *entries = palloc(sizeof(LogEntry) * cap);
 	bool		fits = true;
@@ -333,10 +334,13 @@ collect_entries(Relation log, Relation index, const TxidSnapshot *from,
 		if (tid != NULL)
 		{
 			bool		isnull;
-			uint64		txid = U64FromFullTransactionId(DatumGetFullTransactionId(index_getattr(iscan->xs_itup, 1, iscan->xs_itupdesc, &isnull)));
+			Datum		key = index_getattr(iscan->xs_itup, 1, iscan->xs_itupdesc, &isnull);
+			uint64		txid = U64FromFullTransactionId(DatumGetFullTransactionId(key));
 
 			if (!visible_in(to, txid) || visible_in(from, txid))
 			{
+				if ((++passed_all & 4095) == 0)
+					CHECK_FOR_INTERRUPTS();
 				if (txid != passed_txid)
 				{
 					passed_txid = txid;

@@ -603,6 +603,116 @@ test_memtable_pending_link(void **state)
 	HsMemtableDestroy(mt);
 }
 
+/* check_key_order, counting the keys */
+typedef struct KeyOrder
+{
+	HsBuf		prev;
+	int			n;
+} KeyOrder;
+
+static void
+count_key_order(void *arg, HsSlice key)
+{
+	KeyOrder   *ko = arg;
+
+	if (ko->n > 0)
+		assert_true(HsSliceCompare(HsBufSlice(&ko->prev), key) < 0);
+	HsBufAssign(&ko->prev, key.data, key.len);
+	ko->n++;
+}
+
+#define SORT_KEYS 6000
+
+/*
+ * The pending nodes' sort (a radix sort on 8-byte chunks of the keys)
+ * meets keys of every shape, inserted in random order: short keys and
+ * keys that differ only in trailing zero bytes (their chunks are equal),
+ * many keys that agree on the first 8 or 12 bytes (sorted on by the next
+ * chunks) and on more than the radix sort's depth (sorted by comparisons):
+ * the list holds every key once, in order.
+ */
+static void
+test_memtable_pending_sort(void **state)
+{
+	HsEnv	   *env = HsEnvPosix();
+	HsMemtable *mt = HsMemtableCreate(env, 1, 1, false, false);
+	static uint8_t keys[SORT_KEYS][64];
+	static int	lens[SORT_KEYS];
+	int			n = 0;
+	uint64_t	rng = 7;
+	HsStatus	st;
+	KeyOrder	ko;
+
+#define NEXT_RANDOM() (rng = rng * 6364136223846793005ULL + 1442695040888963407ULL, (uint32_t) (rng >> 33))
+	/* short keys: a random byte, the number, 0..7 random bytes */
+	for (int i = 0; i < 1000; i++, n++)
+	{
+		keys[n][0] = (uint8_t) NEXT_RANDOM();
+		for (int b = 0; b < 4; b++)
+			keys[n][1 + b] = (uint8_t) (i >> (24 - 8 * b));
+		lens[n] = 5 + (int) (NEXT_RANDOM() % 8);
+		for (int b = 5; b < lens[n]; b++)
+			keys[n][b] = (uint8_t) NEXT_RANDOM();
+	}
+	/* "x" and "x" followed by 1..20 zero bytes */
+	for (int z = 0; z <= 20; z++, n++)
+	{
+		memset(keys[n], 0, sizeof(keys[n]));
+		keys[n][0] = 'x';
+		lens[n] = 1 + z;
+	}
+	/* 1,500 keys alike on 12 bytes, then the number and a random tail */
+	for (int i = 0; i < 1500; i++, n++)
+	{
+		memset(keys[n], 'm', 12);
+		keys[n][12] = (uint8_t) (i >> 8);
+		keys[n][13] = (uint8_t) i;
+		lens[n] = 14 + (int) (NEXT_RANDOM() % 10);
+		for (int b = 14; b < lens[n]; b++)
+			keys[n][b] = (uint8_t) NEXT_RANDOM();
+	}
+	/* 1,500 keys alike on 40 bytes (deeper than the radix sort goes) */
+	for (int i = 0; i < 1500; i++, n++)
+	{
+		memset(keys[n], 'p', 40);
+		keys[n][40] = (uint8_t) (i >> 8);
+		keys[n][41] = (uint8_t) i;
+		lens[n] = 42;
+	}
+	/* 1,000 keys alike on exactly 8 bytes, differing in the 9th and 10th */
+	for (int i = 0; i < 1000; i++, n++)
+	{
+		memset(keys[n], 'q', 8);
+		keys[n][8] = (uint8_t) (i % 256);
+		keys[n][9] = (uint8_t) (i / 256);
+		lens[n] = 10;
+	}
+	assert_true(n <= SORT_KEYS);
+	/* shuffle, then insert (only inserts: the nodes wait unlinked) */
+	for (int i = n - 1; i > 0; i--)
+	{
+		int			j = (int) (NEXT_RANDOM() % (uint32_t) (i + 1));
+		uint8_t		tk[64];
+		int			tl = lens[i];
+
+		memcpy(tk, keys[i], sizeof(tk));
+		memcpy(keys[i], keys[j], sizeof(tk));
+		lens[i] = lens[j];
+		memcpy(keys[j], tk, sizeof(tk));
+		lens[j] = tl;
+	}
+#undef NEXT_RANDOM
+	for (int i = 0; i < n; i++)
+		assert_status_ok(HsMemtableInsert(mt, HsSliceMake(keys[i], lens[i]), S("v"), &st), &st);
+	HsBufInit(&ko.prev, env);
+	ko.n = 0;
+	HsMemtableForEachKey(mt, count_key_order, &ko);
+	assert_int_equal(ko.n, n);
+	assert_int_equal(HsMemtableKeyCount(mt), n);
+	HsBufFree(&ko.prev);
+	HsMemtableDestroy(mt);
+}
+
 /*
  * An iterator sees the keys written after its creation and between its
  * steps (they are linked before the next step), and nothing is linked
@@ -1078,6 +1188,7 @@ static const struct CMUnitTest memtable_tests[] = {
 	cmocka_unit_test(test_memtable_pending_link),
 	cmocka_unit_test(test_memtable_iterator_sees_writes),
 	cmocka_unit_test(test_memtable_lazy_index),
+	cmocka_unit_test(test_memtable_pending_sort),
 	cmocka_unit_test(test_memtable_ordered_writes),
 	cmocka_unit_test(test_missing_object_is_corruption),
 };
