@@ -518,16 +518,13 @@ sort_pending_from(PendingNode *a, size_t n, size_t off, PendingNode *tmp)
 static void
 sort_pending(HsMemtable *mt)
 {
-	PendingNode *tmp;
+	/* (too few nodes for a radix sort use no scratch space) */
+	PendingNode *tmp = mt->n_pending < RADIX_MIN_NODES ? NULL :
+		HsAlloc(mt->env, sizeof(PendingNode) * mt->n_pending);
 
-	if (mt->n_pending < RADIX_MIN_NODES)
-	{
-		qsort(mt->pending, mt->n_pending, sizeof(PendingNode), pending_cmp);
-		return;
-	}
-	tmp = HsAlloc(mt->env, sizeof(PendingNode) * mt->n_pending);
 	sort_pending_from(mt->pending, mt->n_pending, 0, tmp);
-	HsFree(mt->env, tmp);
+	if (tmp)
+		HsFree(mt->env, tmp);
 }
 
 /* Are the pending nodes in key order already (written in order)? */

@@ -240,7 +240,7 @@ collect_page(Relation log, Buffer buf, BlockNumber blk, const OffsetNumber *offs
 		if (untouched)
 		{
 			xmin = HeapTupleHeaderGetRawXmin(tup.t_data);
-			if (xmin != memo->xmin || !TransactionIdIsValid(memo->xmin))
+			if (xmin != memo->xmin)	/* a tuple's xmin is never invalid */
 			{
 				memo->xmin = xmin;
 				memo->visible = HeapTupleSatisfiesVisibility(&tup, snapshot, buf);
