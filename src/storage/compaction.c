@@ -374,6 +374,19 @@ task_bytes(HsSstInfo *const *ssts, int n)
 	return b;
 }
 
+/* Does an SST marked in m hold keys of a dropped table? */
+static bool
+marks_hold_dropped(const HsVersion *v, const L0Marks *m)
+{
+	for (int i = 0; i < v->n_sub_levels; i++)
+		for (int j = 0; j < v->sub_levels[i].n_ssts; j++)
+			if (m->in[i][j])
+				for (int k = 0; k < v->n_dropped; k++)
+					if (HsSstInfoHasTable(v->sub_levels[i].ssts[j], v->dropped[k]))
+						return true;
+	return false;
+}
+
 /*
  * The first L0 task due, group by group (l0_group, from the oldest
  * sub-level's SSTs up): a group spanning at least l0_trigger
@@ -383,6 +396,11 @@ task_bytes(HsSstInfo *const *ssts, int n)
  * Counting sub-levels per group, not in all of L0, keeps graphs that
  * commit often from forcing each other's big L1 ranges to be rewritten
  * for a little new data.
+ *
+ * A group holding keys of a dropped table goes to L1 whatever its size,
+ * which drops those keys: a dropped view's last sub-levels are fewer than
+ * l0_trigger and no commit adds to them, so they would otherwise stay in
+ * L0 for good, on disk and in every read's list of SSTs to check.
  */
 static HsCompactionTask *
 pick_l0(const HsVersion *v, const HsCompactionConfig *cfg)
@@ -407,7 +425,9 @@ pick_l0(const HsVersion *v, const HsCompactionConfig *cfg)
 			for (a = 0; a < v->n_sub_levels; a++)
 				for (b = 0; b < v->sub_levels[a].n_ssts; b++)
 					seen.in[a][b] |= m.in[a][b];
-			if (m.n_sub >= cfg->l0_trigger)
+			if (v->n_dropped > 0 && marks_hold_dropped(v, &m))
+				t = pick_l0_range(v, &m);
+			else if (m.n_sub >= cfg->l0_trigger)
 			{
 				t = pick_l0_range(v, &m);
 				if (!(m.n_sub >= cfg->l0_max_sub_levels || cfg->l0_min_ratio <= 0 ||

@@ -702,6 +702,45 @@ test_trim_change_logs_floors(void **state)
 	HsVersionUnref(v);
 }
 
+/*
+ * A dropped table's L0 sub-levels, fewer than the trigger and never added
+ * to again, are still picked (L0 -> L1, which drops their keys); a live
+ * table's as few sub-levels are not.
+ */
+static void
+test_pick_dropped_l0(void **state)
+{
+	HsEnv	   *env = HsEnvPosix();
+	HsVersion  *v = HsVersionCreateEmpty(env);
+	HsSstInfo  *s1 = mk_sst(1, 20, "a", "m", 5, 5);
+	HsSstInfo  *s2 = mk_sst(2, 30, "a", "m", 6, 6);
+	HsCompactionConfig cfg;
+	HsCompactionTask *t;
+	HsVersionDelta *d;
+
+	HsCompactionConfigInit(&cfg);
+	v = apply_ok(v, commit_delta(v, 20, 5, s1, false));
+	v = apply_ok(v, commit_delta(v, 30, 6, s2, false));
+	assert_null(HsCompactionPick(v, &cfg));
+
+	d = HsVersionDeltaCreate(env, HS_DELTA_REMOVE_TABLES, v->id);
+	HsVersionDeltaAddRemovedTable(d, 20);
+	v = apply_ok(v, d);
+	assert_true(HsVersionTableDropped(v, 20));
+	t = HsCompactionPick(v, &cfg);
+	assert_non_null(t);
+	assert_int_equal(t->input_level, 0);
+	assert_int_equal(t->output_level, 1);
+	assert_int_equal(t->n_upper, 1);
+	assert_int_equal(t->upper[0]->object_id, 1);
+	assert_int_equal(t->n_lower, 0);
+	HsCompactionTaskFree(t);
+
+	HsSstInfoUnref(s1);
+	HsSstInfoUnref(s2);
+	HsVersionUnref(v);
+}
+
 static const struct CMUnitTest version_tests[] = {
 	cmocka_unit_test(test_gc_rules),
 	cmocka_unit_test(test_sst_info_round_trip),
@@ -711,6 +750,7 @@ static const struct CMUnitTest version_tests[] = {
 	cmocka_unit_test(test_apply_invariants),
 	cmocka_unit_test(test_version_decode_errors),
 	cmocka_unit_test(test_trim_change_logs_floors),
+	cmocka_unit_test(test_pick_dropped_l0),
 };
 
 UNIT_SUITE(version)
