@@ -190,7 +190,7 @@ HsGucDefine(void)
 
 	DefineCustomIntVariable("hummock_stream.join_cache_size",
 							"Memory each side of a streaming join may use to cache its rows by join key.",
-							"Above it, the cache is emptied after an epoch; keys are read back from the side's state table when they are probed again.",
+							"Above it, keys the cache lacks are read for one chunk of rows only, and the cache is emptied after the epoch; keys are read back from the side's state table when they are probed again.",
 							&hs_join_cache_kb,
 							16384, 64, INT_MAX / 1024,
 							PGC_SIGHUP,

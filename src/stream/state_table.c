@@ -411,6 +411,84 @@ HsStateTableScanPrefix(HsStateTable *t, const char *prefix, int prefixlen,
 		HsStateTableScanRange(t, prefix, prefixlen, NULL, 0, visit, arg);
 }
 
+/* Steps a prefix scan takes forward before it seeks to the next prefix. */
+#define SCAN_PREFIXES_MAX_STEPS 16
+
+/*
+ * One iterator over [prefixes[0], the successor of prefixes[n-1]) answers
+ * every prefix in turn.  It only moves forward: where it stands before the
+ * next prefix it steps a few times, then seeks; where it already stands
+ * past the prefix (the prefix is absent, and so is everything up to the
+ * key it stands on) there is nothing to read.  So a batch of absent
+ * prefixes beyond a table's last key costs one seek, and prefixes close
+ * together cost steps, where a scan per prefix builds an iterator over
+ * every SST its range overlaps, each time.
+ */
+void
+HsStateTableScanPrefixes(HsStateTable *t, const HsSlice *prefixes, int n,
+						 HsStateTablePrefixVisit visit, void *arg)
+{
+	HsIterator *it;
+	HsSlice		upper;
+	bool		bounded;
+	uint8	   *tk_buf;
+	size_t		max_len = 0;
+	HsStatus	st;
+
+	if (n <= 0)
+		return;
+	for (int i = 0; i < n; i++)
+		max_len = Max(max_len, prefixes[i].len);
+	tk_buf = palloc(max_len + HS_TABLE_ID_LEN);
+	bounded = prefix_upper((const char *) prefixes[n - 1].data,
+						   (int) prefixes[n - 1].len, &upper);
+	it = table_iterator(t, prefixes[0], bounded ? &upper : NULL);
+	for (int i = 0; i < n; i++)
+	{
+		HsSlice		p = prefixes[i];
+		int			steps = 0;
+		int			cmp = -1;
+
+		Assert(i == 0 || HsSliceCompare(prefixes[i - 1], p) < 0);
+		if (i > 0)
+		{
+			if (!HsIterValid(it))
+				break;			/* the rest are absent */
+			while ((cmp = HsSliceCompare(HsFullKeyUserKey(HsIterKey(it)), p)) < 0 &&
+				   steps++ < SCAN_PREFIXES_MAX_STEPS)
+			{
+				HsIterNext(it);
+				if (!HsIterValid(it))
+					break;
+			}
+			if (!HsIterValid(it))
+				break;
+		}
+		if (cmp < 0)
+			HsIterSeek(it, HsTableKeyMake(tk_buf, t->table_id, p));
+		for (; HsIterValid(it); HsIterNext(it))
+		{
+			HsSlice		uk = HsFullKeyUserKey(HsIterKey(it));
+			HsSlice		row;
+
+			if (uk.len < p.len || memcmp(uk.data, p.data, p.len) != 0)
+				break;
+			row = HsUserIterRow(it);
+			visit(i, (const char *) uk.data, (int) uk.len,
+				  (const char *) row.data, (int) row.len, arg);
+		}
+	}
+	if (!HsIterStatus(it, &st))
+	{
+		HsIterDestroy(it);
+		HsStatusReport(ERROR, &st);
+	}
+	HsIterDestroy(it);
+	pfree(tk_buf);
+	if (bounded)
+		pfree((void *) upper.data);
+}
+
 void
 HsStateTablePut(HsStateTable *t, const char *key, int keylen,
 				const char *old_value, int old_len,

@@ -72,6 +72,20 @@ extern void HsStateTableScanPrefix(HsStateTable *t, const char *prefix,
 								   void *arg);
 
 /*
+ * Call visit(i, ...) for every entry whose key starts with prefixes[i], for
+ * i in order, each prefix's entries in key order: prefixes[0..n) sorted
+ * ascending (memcmp, then length), without duplicates, none a prefix of
+ * another (memcmp encodings of keys, which are prefix-free).  One iterator
+ * answers them all, moving forward only.  The caller must not write the
+ * table from visit.
+ */
+typedef void (*HsStateTablePrefixVisit) (int i, const char *key, int keylen,
+										 const char *value, int vlen, void *arg);
+extern void HsStateTableScanPrefixes(HsStateTable *t, const HsSlice *prefixes,
+									 int n, HsStateTablePrefixVisit visit,
+									 void *arg);
+
+/*
  * Call visit for every entry whose key is in [lower, upper) (upper NULL:
  * no end), in key order, until it returns false.
  */

@@ -54,9 +54,20 @@
  * under that key in memory (also "no rows"); writes to a cached key update
  * it, writes to other keys do not load them (a write with a unique key is
  * blind, one without reads the row's count with a point get).  A probe
- * that hits the cache reads no storage.  When
- * a side's cache grows past hummock_stream.join_cache_size it is emptied
- * after the epoch.
+ * that hits the cache reads no storage.  While a side's cache is larger
+ * than hummock_stream.join_cache_size, the keys it lacks are read for one
+ * chunk only (transient entries), so it stays about that size within an
+ * epoch; after an epoch it is emptied if over.
+ *
+ * Chunks: a row pushed into a port is copied into the port's chunk (with
+ * its join key) and joined when the chunk is full (JOIN_CHUNK_ROWS or
+ * JOIN_CHUNK_BYTES), when the port is flushed, or when a row comes into
+ * the other port first, so rows are joined in the order they came.  A
+ * chunk first looks up the other side's cache entries for all its keys
+ * and reads the misses in one pass in key order (a multi-get where the
+ * key is the unique key, else one forward scan over their prefixes), then
+ * joins its rows one by one, all of them cache hits.  The other side's
+ * state does not change while a chunk is joined.
  *
  * Flush: the join has two input ports; it flushes its downstream once
  * both ports are flushed for the epoch (barrier alignment: the job feeds
@@ -85,6 +96,10 @@
 
 int			hs_join_cache_kb = 16384;
 
+/* A chunk of rows pushed into a port is joined at this many rows or bytes. */
+#define JOIN_CHUNK_ROWS 4096
+#define JOIN_CHUNK_BYTES (8 * 1024 * 1024)
+
 /* A row of a side, as cached or read: identity = its state key past the join key. */
 typedef struct SideRow
 {
@@ -102,6 +117,7 @@ typedef struct CacheEntry
 {
 	CacheKey	key;			/* the join key (hash key: first) */
 	List	   *rows;			/* SideRow, in the cache's context */
+	bool		transient;		/* not in the cache: a chunk's, in its context */
 } CacheEntry;
 
 typedef struct HashJoinExec HashJoinExec;
@@ -113,6 +129,20 @@ typedef struct JoinPort
 	HashJoinExec *join;
 	int			side;
 } JoinPort;
+
+/*
+ * A row pushed into a port and not yet joined: a copy of it, its join key
+ * (NULL: a NULL where NULL matches nothing) and the other side's cache
+ * entry for the key, looked up when the chunk is joined.
+ */
+typedef struct PendingRow
+{
+	MinimalTuple mt;
+	int			sign;
+	char	   *jkey;
+	int			jkey_len;
+	CacheEntry *matches;
+} PendingRow;
 
 typedef struct JoinSide
 {
@@ -132,6 +162,14 @@ typedef struct JoinSide
 	Size		cache_bytes;
 	ExprContext *econtext;		/* key evaluation */
 	JoinPort	port;
+
+	/* the chunk of rows pushed into the port and not yet joined */
+	PendingRow *pending;
+	int			npending;
+	Size		pending_bytes;
+	MemoryContext chunk_cxt;	/* the rows' copies and keys */
+	TupleTableSlot *chunk_slot; /* a pending row, joined */
+	StringInfoData key_buf;		/* a pushed row's join key */
 } JoinSide;
 
 typedef SideRow Match;
@@ -327,26 +365,154 @@ collect_row(const char *key, int keylen, const char *value, int vlen, void *arg)
 	return true;
 }
 
+/*
+ * The cache entry of side s for join key (key, len); *found false: it is
+ * new, without rows yet (the caller reads them).
+ */
+static CacheEntry *
+cache_enter(JoinSide *s, char *key, int len, bool *found)
+{
+	CacheKey	k = {key, len};
+	CacheEntry *e = hash_search(s->cache, &k, HASH_ENTER, found);
+
+	if (!*found)
+	{
+		e->key.data = MemoryContextAlloc(s->cache_cxt, len + 1);
+		memcpy(e->key.data, key, len);
+		e->key.len = len;
+		e->rows = NIL;
+		e->transient = false;
+		s->cache_bytes += sizeof(CacheEntry) + len;
+	}
+	return e;
+}
+
+/* Orders cache entries by join key (memcmp, then length). */
+static int
+entry_key_cmp(const void *a, const void *b)
+{
+	const CacheEntry *x = *(CacheEntry *const *) a;
+	const CacheEntry *y = *(CacheEntry *const *) b;
+	int			c = memcmp(x->key.data, y->key.data, Min(x->key.len, y->key.len));
+
+	if (c != 0)
+		return c;
+	return (x->key.len > y->key.len) - (x->key.len < y->key.len);
+}
+
+typedef struct FillArg
+{
+	JoinSide   *side;
+	CacheEntry **entries;
+	MemoryContext transient_cxt;	/* of transient entries' rows */
+} FillArg;
+
+/* A stored row (value) of entry e, whose identity is ident, into its rows. */
+static void
+entry_add_row(FillArg *fa, CacheEntry *e, const char *value, int vlen,
+			  const char *ident, int ident_len)
+{
+	JoinSide   *s = fa->side;
+	Size		cached = s->cache_bytes;
+	MemoryContext old = MemoryContextSwitchTo(e->transient ? fa->transient_cxt : s->cache_cxt);
+
+	e->rows = lappend(e->rows,
+					  make_row(s, HsCountedRowCount(value), HsCountedRowTuple(value),
+							   HsCountedRowTupleLen(vlen), ident, ident_len));
+	if (e->transient)
+		s->cache_bytes = cached;
+	MemoryContextSwitchTo(old);
+}
+
+/* Multi-get callback: the row of entries[i]'s key (stored under it twice). */
+static void
+fill_point_row(int i, const char *value, int vlen, void *arg)
+{
+	FillArg    *fa = arg;
+	CacheEntry *e = fa->entries[i];
+
+	entry_add_row(fa, e, value, vlen, e->key.data, e->key.len);
+}
+
+/* Prefix-scans callback: a state row under entries[i]'s key. */
+static void
+fill_prefix_row(int i, const char *key, int keylen, const char *value, int vlen,
+				void *arg)
+{
+	FillArg    *fa = arg;
+	CacheEntry *e = fa->entries[i];
+
+	entry_add_row(fa, e, value, vlen, key + e->key.len, keylen - e->key.len);
+}
+
+/*
+ * Read the rows of n new entries of side s (in its cache, or transient:
+ * their rows in transient_cxt) from its state table, in key order with
+ * one iterator: a multi-get where the join key is the unique key, else
+ * one forward scan over the keys' prefixes.  Transient entries of equal
+ * keys are read once and share their rows.  (In the current memory
+ * context: scratch.)
+ */
+static void
+cache_fill(JoinSide *s, CacheEntry **entries, int n, MemoryContext transient_cxt)
+{
+	CacheEntry **uniq = palloc(sizeof(CacheEntry *) * n);
+	int		   *same_as = palloc(sizeof(int) * n);
+	int			nuniq = 0;
+	FillArg		fa = {s, uniq, transient_cxt};
+	HsSlice    *keys;
+
+	qsort(entries, n, sizeof(CacheEntry *), entry_key_cmp);
+	for (int i = 0; i < n; i++)
+	{
+		if (nuniq > 0 && entry_key_cmp(&entries[i], &uniq[nuniq - 1]) == 0)
+			same_as[i] = nuniq - 1;
+		else
+		{
+			same_as[i] = -1;
+			uniq[nuniq++] = entries[i];
+		}
+	}
+	keys = palloc(sizeof(HsSlice) * nuniq);
+	for (int i = 0; i < nuniq; i++)
+	{
+		CacheEntry *e = uniq[i];
+
+		if (s->key_is_ukey)
+		{
+			/* the join key twice: in the same order as the join keys */
+			char	   *k = palloc(e->key.len * 2);
+
+			memcpy(k, e->key.data, e->key.len);
+			memcpy(k + e->key.len, e->key.data, e->key.len);
+			keys[i] = HsSliceMake(k, e->key.len * 2);
+		}
+		else
+			keys[i] = HsSliceMake(e->key.data, e->key.len);
+	}
+	if (s->key_is_ukey)
+		HsStateTableMultiGet(s->state, keys, nuniq, fill_point_row, &fa);
+	else
+		HsStateTableScanPrefixes(s->state, keys, nuniq, fill_prefix_row, &fa);
+	for (int i = 0; i < n; i++)
+		if (same_as[i] >= 0)
+			entries[i]->rows = uniq[same_as[i]]->rows;
+}
+
 /* The cache entry of side s for jkey, read from the state table on a miss. */
 static CacheEntry *
 cache_entry(JoinSide *s, StringInfo jkey)
 {
-	CacheKey	k = {jkey->data, jkey->len};
 	CacheEntry *e;
 	bool		found;
 	MemoryContext old;
 
-	e = hash_search(s->cache, &k, HASH_ENTER, &found);
+	e = cache_enter(s, jkey->data, jkey->len, &found);
 	if (!found)
 	{
 		CollectArg	ca = {s, jkey->len, NIL};
 
 		old = MemoryContextSwitchTo(s->cache_cxt);
-		e->key.data = palloc(jkey->len + 1);
-		memcpy(e->key.data, jkey->data, jkey->len);
-		e->key.len = jkey->len;
-		e->rows = NIL;
-		s->cache_bytes += sizeof(CacheEntry) + jkey->len;
 		if (s->key_is_ukey)
 		{
 			/* at most one row, keyed by the join key twice: a point get */
@@ -505,14 +671,19 @@ degree(HashJoinExec *j, int s, List *rows_of_s, Datum *v, bool *n)
 	return d;
 }
 
+/*
+ * Join row (sign) of side s, whose join key is jkey (NULL: it has a NULL
+ * that matches nothing), with the other side's rows under the key (their
+ * cache entry, looked up for the whole chunk), then apply it to s's state.
+ */
 static void
-join_push(HashJoinExec *j, int s, TupleTableSlot *row, int sign)
+join_push(HashJoinExec *j, int s, TupleTableSlot *row, int sign,
+		  StringInfo jkey, CacheEntry *matches_entry)
 {
 	JoinSide   *me = &j->side[s];
 	JoinSide   *other = &j->side[1 - s];
 	bool		semi = j->kind == HS_JOIN_SEMI || j->kind == HS_JOIN_ANTI;
 	MemoryContext old;
-	StringInfoData jkey;
 	List	   *matches;
 	List	   *mine = NIL;
 	bool		mine_loaded = false;
@@ -530,8 +701,7 @@ join_push(HashJoinExec *j, int s, TupleTableSlot *row, int sign)
 	memcpy(v, row->tts_values, sizeof(Datum) * me->natts);
 	memcpy(n, row->tts_isnull, sizeof(bool) * me->natts);
 
-	initStringInfo(&jkey);
-	if (!encode_join_key(me, row, &jkey))
+	if (jkey == NULL)
 	{
 		/* matches nothing, now or later: not stored */
 		if (me->preserved && j->kind != HS_JOIN_SEMI)
@@ -540,7 +710,7 @@ join_push(HashJoinExec *j, int s, TupleTableSlot *row, int sign)
 		return;
 	}
 
-	matches = rows_with_key(other, &jkey);
+	matches = matches_entry->rows;
 	foreach(lc, matches)
 	{
 		Match	   *m = lfirst(lc);
@@ -572,7 +742,7 @@ join_push(HashJoinExec *j, int s, TupleTableSlot *row, int sign)
 
 			if (!mine_loaded)
 			{
-				mine = rows_with_key(me, &jkey);
+				mine = rows_with_key(me, jkey);
 				mine_loaded = true;
 			}
 			if (j->filter == NULL)
@@ -619,16 +789,130 @@ join_push(HashJoinExec *j, int s, TupleTableSlot *row, int sign)
 	else if (!any && me->preserved)
 		emit_unmatched(j, s, v, n, 1, sign);
 
-	apply_to_state(me, row, &jkey, sign);
+	apply_to_state(me, row, jkey, sign);
 	MemoryContextSwitchTo(old);
 }
 
+/*
+ * Join the chunk of rows pending on side s, in the order they came: first
+ * the other side's cache entries for all their keys (the misses read in
+ * one pass, in key order), then row by row.  The other side's state does
+ * not change meanwhile: only s's rows are joined, and a row pushed into
+ * the other port first joins this chunk.
+ */
+static void
+join_chunk(HashJoinExec *j, int s)
+{
+	JoinSide   *me = &j->side[s];
+	JoinSide   *other = &j->side[1 - s];
+	int			n = me->npending;
+	CacheEntry **missing;
+	int			nmissing = 0;
+	Size		cache_limit = (Size) hs_join_cache_kb * 1024;
+	MemoryContext old;
+
+	if (n == 0)
+		return;
+	old = MemoryContextSwitchTo(me->chunk_cxt);
+	missing = palloc(sizeof(CacheEntry *) * n);
+	for (int i = 0; i < n; i++)
+	{
+		PendingRow *r = &me->pending[i];
+		bool		found;
+
+		if (r->jkey == NULL)
+			continue;
+		if (other->cache_bytes <= cache_limit)
+			r->matches = cache_enter(other, r->jkey, r->jkey_len, &found);
+		else
+		{
+			/* the cache is full: keys it lacks are read for the chunk only */
+			CacheKey	k = {r->jkey, r->jkey_len};
+
+			r->matches = hash_search(other->cache, &k, HASH_FIND, &found);
+			if (!found)
+			{
+				r->matches = palloc(sizeof(CacheEntry));
+				r->matches->key = k;
+				r->matches->rows = NIL;
+				r->matches->transient = true;
+			}
+		}
+		if (!found)
+			missing[nmissing++] = r->matches;
+	}
+	if (nmissing > 0)
+		cache_fill(other, missing, nmissing, me->chunk_cxt);
+	MemoryContextSwitchTo(old);
+
+	for (int i = 0; i < n; i++)
+	{
+		PendingRow *r = &me->pending[i];
+		StringInfoData k;
+
+		ExecStoreMinimalTuple(r->mt, me->chunk_slot, false);
+		if (r->jkey)
+		{
+			k.data = r->jkey;
+			k.len = r->jkey_len;
+			k.maxlen = r->jkey_len + 1;
+			k.cursor = 0;
+		}
+		join_push(j, s, me->chunk_slot, r->sign, r->jkey ? &k : NULL, r->matches);
+	}
+	ExecClearTuple(me->chunk_slot);
+	me->npending = 0;
+	me->pending_bytes = 0;
+	MemoryContextReset(me->chunk_cxt);
+}
+
+/* Forget the rows pending on side s (error recovery). */
+static void
+discard_chunk(JoinSide *s)
+{
+	ExecClearTuple(s->chunk_slot);
+	s->npending = 0;
+	s->pending_bytes = 0;
+	MemoryContextReset(s->chunk_cxt);
+}
+
+/*
+ * A row pushed into a port joins a chunk: a copy and its join key, until
+ * the chunk is full, the port is flushed or a row comes into the other
+ * port.
+ */
 static void
 port_push(HsExec *self, TupleTableSlot *row, int sign)
 {
 	JoinPort   *p = (JoinPort *) self;
+	HashJoinExec *j = p->join;
+	JoinSide   *me = &j->side[p->side];
+	PendingRow *r;
+	MemoryContext old;
 
-	join_push(p->join, p->side, row, sign);
+	if (j->side[1 - p->side].npending > 0)
+		join_chunk(j, 1 - p->side);
+	r = &me->pending[me->npending++];
+	r->sign = sign;
+	r->matches = NULL;
+	resetStringInfo(&me->key_buf);
+	old = MemoryContextSwitchTo(me->chunk_cxt);
+	r->mt = ExecCopySlotMinimalTuple(row);
+	if (encode_join_key(me, row, &me->key_buf))
+	{
+		r->jkey = palloc(me->key_buf.len + 1);
+		memcpy(r->jkey, me->key_buf.data, me->key_buf.len);
+		r->jkey_len = me->key_buf.len;
+	}
+	else
+	{
+		r->jkey = NULL;
+		r->jkey_len = 0;
+	}
+	MemoryContextSwitchTo(old);
+	me->pending_bytes += r->mt->t_len + r->jkey_len + sizeof(PendingRow);
+	if (me->npending == JOIN_CHUNK_ROWS || me->pending_bytes >= JOIN_CHUNK_BYTES)
+		join_chunk(j, p->side);
 }
 
 static void
@@ -637,8 +921,10 @@ port_flush(HsExec *self)
 	JoinPort   *p = (JoinPort *) self;
 	HashJoinExec *j = p->join;
 
+	join_chunk(j, p->side);
 	if (++j->nflushed < 2)
 		return;
+	join_chunk(j, 1 - p->side);
 	j->nflushed = 0;
 	HsExecFlush(j->exec.downstream);
 	for (int s = 0; s < 2; s++)
@@ -653,7 +939,10 @@ port_reset(HsExec *self)
 
 	j->nflushed = 0;
 	for (int s = 0; s < 2; s++)
+	{
+		discard_chunk(&j->side[s]);
 		cache_create(&j->side[s]);
+	}
 }
 
 static void
@@ -741,6 +1030,11 @@ init_side(HashJoinExec *j, int s, TupleDesc desc, List *keys, const int *ukey,
 	side->cache_cxt = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream join cache",
 											ALLOCSET_DEFAULT_SIZES);
 	cache_create(side);
+	side->pending = palloc(sizeof(PendingRow) * JOIN_CHUNK_ROWS);
+	side->chunk_cxt = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream join chunk",
+											ALLOCSET_DEFAULT_SIZES);
+	side->chunk_slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	initStringInfo(&side->key_buf);
 	HsExecInit(&side->port.exec, &join_port_methods[s], j->exec.out_desc);
 	side->port.join = j;
 	HsExecCountInto(&side->port.exec, &j->exec);
