@@ -879,7 +879,9 @@ discard_chunk(JoinSide *s)
 /*
  * A row pushed into a port joins a chunk: a copy and its join key, until
  * the chunk is full, the port is flushed or a row comes into the other
- * port.
+ * port.  A row that comes when nothing is pending and whose key the other
+ * side has cached is joined at once (a join with a small dimension
+ * copies nothing).
  */
 static void
 port_push(HsExec *self, TupleTableSlot *row, int sign)
@@ -889,16 +891,34 @@ port_push(HsExec *self, TupleTableSlot *row, int sign)
 	JoinSide   *me = &j->side[p->side];
 	PendingRow *r;
 	MemoryContext old;
+	bool		has_key;
 
 	if (j->side[1 - p->side].npending > 0)
 		join_chunk(j, 1 - p->side);
+	resetStringInfo(&me->key_buf);
+	has_key = encode_join_key(me, row, &me->key_buf);
+
+	/*
+	 * Nothing pending, and the other side's rows under the key are cached
+	 * (or the key is NULL): joined at once, without a copy.
+	 */
+	if (me->npending == 0)
+	{
+		CacheEntry *e = has_key ? cache_lookup(&j->side[1 - p->side], &me->key_buf) : NULL;
+
+		if (!has_key || e != NULL)
+		{
+			join_push(j, p->side, row, sign, has_key ? &me->key_buf : NULL, e);
+			return;
+		}
+	}
+
 	r = &me->pending[me->npending++];
 	r->sign = sign;
 	r->matches = NULL;
-	resetStringInfo(&me->key_buf);
 	old = MemoryContextSwitchTo(me->chunk_cxt);
 	r->mt = ExecCopySlotMinimalTuple(row);
-	if (encode_join_key(me, row, &me->key_buf))
+	if (has_key)
 	{
 		r->jkey = palloc(me->key_buf.len + 1);
 		memcpy(r->jkey, me->key_buf.data, me->key_buf.len);
