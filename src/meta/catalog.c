@@ -32,6 +32,7 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "storage/lmgr.h"
 #include "utils/array.h"
 #include "commands/defrem.h"
 #include "utils/builtins.h"
@@ -41,6 +42,7 @@
 #include "utils/snapmgr.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
+#include "utils/xid8.h"
 
 #include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/meta/catalog.h"
@@ -699,13 +701,145 @@ HsCatalogRemoveCaptureLog(Oid relid)
 	end(&cs);
 }
 
+/*
+ * A capture log whose file has at least this many pages is truncated
+ * rather than deleted from when all its rows may go.
+ */
+#define CAPTURE_LOG_TRUNCATE_PAGES 1024
+
+/*
+ * The txid of the oldest (desc: newest) row of capture log name; false if
+ * it holds none.  An index probe.
+ */
+static bool
+log_end_txid(const char *name, bool desc, FullTransactionId *txid)
+{
+	bool		isnull;
+
+	run(psprintf("SELECT txid FROM %s ORDER BY txid %s LIMIT 1", name, desc ? "DESC" : "ASC"),
+		0, NULL, NULL, NULL, SPI_OK_SELECT);
+	if (SPI_processed == 0)
+		return false;
+	*txid = DatumGetFullTransactionId(column(0, 1, &isnull));
+	return true;
+}
+
+/*
+ * Truncate capture log (log, name) if its file is large, its lock is free
+ * at once (no transaction that wrote to it is still running: writers hold
+ * their lock until they end) and, checked again under the lock with a new
+ * snapshot, every row is behind floor (bounded false: no view reads it).
+ * A reader with an older snapshot needs none of the rows, being past
+ * every one.
+ */
+static bool
+truncate_if_behind(Oid log, const char *name, bool bounded, FullTransactionId floor)
+{
+	Oid			oidtype = OIDOID;
+	Datum		arg = ObjectIdGetDatum(log);
+	bool		isnull;
+	FullTransactionId newest;
+
+	run("SELECT pg_catalog.pg_relation_size($1)", 1, &oidtype, &arg, NULL, SPI_OK_SELECT);
+	if (DatumGetInt64(column(0, 1, &isnull)) < (int64) CAPTURE_LOG_TRUNCATE_PAGES * BLCKSZ ||
+		isnull)
+		return false;
+	if (!ConditionalLockRelationOid(log, AccessExclusiveLock))
+		return false;
+	if (bounded && log_end_txid(name, true, &newest) &&
+		!FullTransactionIdPrecedes(newest, floor))
+	{
+		/* a row came meanwhile: writers may go on (nothing was written) */
+		UnlockRelationOid(log, AccessExclusiveLock);
+		return false;
+	}
+	run(psprintf("TRUNCATE %s", name), 0, NULL, NULL, NULL, SPI_OK_UTILITY);
+	return true;
+}
+
+/*
+ * Trim each capture log behind the oldest position of the views that read
+ * its table (all of it when none does), as the install script's
+ * _trim_capture_logs() did (kept: install scripts are never edited), but:
+ *
+ * - nothing is done when the log's oldest row (an index probe) is not
+ *   behind that position: a DELETE planned as a sequential scan read the
+ *   whole file every trim interval, after a large transaction mostly dead
+ *   rows autovacuum had not reclaimed yet (a whole core of the barrier
+ *   manager, a 2 GB log read every second);
+ * - a large log all of whose rows may go is truncated when it can be
+ *   (truncate_if_behind): no row deleted one by one, no dead rows left for
+ *   a vacuum.
+ */
 void
 HsCatalogTrimCaptureLogs(void)
 {
 	CatalogStatement cs;
+	int			n;
+	Oid		   *logs;
+	bool	   *read;
+	FullTransactionId *floor;
+	Oid			xid8type = XID8OID;
 
 	begin(&cs);
-	run("SELECT hummock_stream._trim_capture_logs()", 0, NULL, NULL, NULL, SPI_OK_SELECT);
+	/* logs dropped with their table */
+	run("DELETE FROM hummock_stream.capture_logs l "
+		"WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_class pc WHERE pc.oid = l.log_relid)",
+		0, NULL, NULL, NULL, SPI_OK_DELETE);
+	run("SELECT c.log_relid, "
+		"  (SELECT pg_catalog.pg_snapshot_xmin(j.position) "
+		"     FROM hummock_stream.stream_jobs j "
+		"     JOIN hummock_stream.stream_sources s USING (job_id) "
+		"    WHERE s.relid = c.relid ORDER BY 1 LIMIT 1) "
+		"FROM hummock_stream.capture_logs c",
+		0, NULL, NULL, NULL, SPI_OK_SELECT);
+	n = (int) SPI_processed;
+	logs = MemoryContextAlloc(cs.caller, sizeof(Oid) * Max(n, 1));
+	read = MemoryContextAlloc(cs.caller, sizeof(bool) * Max(n, 1));
+	floor = MemoryContextAlloc(cs.caller, sizeof(FullTransactionId) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		bool		isnull;
+		Datum		d;
+
+		logs[i] = DatumGetObjectId(column(i, 1, &isnull));
+		d = column(i, 2, &isnull);
+		read[i] = !isnull;
+		floor[i] = read[i] ? DatumGetFullTransactionId(d) : InvalidFullTransactionId;
+	}
+	for (int i = 0; i < n; i++)
+	{
+		char	   *relname = get_rel_name(logs[i]);
+		char	   *name;
+		FullTransactionId oldest;
+		FullTransactionId newest;
+		Datum		arg;
+
+		if (relname == NULL)
+			continue;			/* dropped meanwhile */
+		name = quote_qualified_identifier(get_namespace_name(get_rel_namespace(logs[i])),
+										  relname);
+		if (!log_end_txid(name, false, &oldest))
+		{
+			/* no row left: the file of a large log goes too */
+			(void) truncate_if_behind(logs[i], name, read[i], floor[i]);
+			continue;
+		}
+		if (read[i] && !FullTransactionIdPrecedes(oldest, floor[i]))
+			continue;			/* nothing behind the views yet */
+		if ((!read[i] || (log_end_txid(name, true, &newest) &&
+						  FullTransactionIdPrecedes(newest, floor[i]))) &&
+			truncate_if_behind(logs[i], name, read[i], floor[i]))
+			continue;
+		if (!read[i])
+			run(psprintf("DELETE FROM %s", name), 0, NULL, NULL, NULL, SPI_OK_DELETE);
+		else
+		{
+			arg = FullTransactionIdGetDatum(floor[i]);
+			run(psprintf("DELETE FROM %s WHERE txid < $1", name),
+				1, &xid8type, &arg, NULL, SPI_OK_DELETE);
+		}
+	}
 	end(&cs);
 }
 
