@@ -345,26 +345,6 @@ make_row(JoinSide *s, int64 count, const char *mt_bytes, int mt_len,
 	return r;
 }
 
-typedef struct CollectArg
-{
-	JoinSide   *side;
-	int			prefix_len;
-	List	   *rows;
-} CollectArg;
-
-/* Prefix-scan callback: one state row into a SideRow. */
-static bool
-collect_row(const char *key, int keylen, const char *value, int vlen, void *arg)
-{
-	CollectArg *ca = arg;
-
-	ca->rows = lappend(ca->rows,
-					   make_row(ca->side, HsCountedRowCount(value), HsCountedRowTuple(value),
-								HsCountedRowTupleLen(vlen),
-								key + ca->prefix_len, keylen - ca->prefix_len));
-	return true;
-}
-
 /*
  * The cache entry of side s for join key (key, len); *found false: it is
  * new, without rows yet (the caller reads them).
@@ -490,7 +470,16 @@ cache_fill(JoinSide *s, CacheEntry **entries, int n, MemoryContext transient_cxt
 		else
 			keys[i] = HsSliceMake(e->key.data, e->key.len);
 	}
-	if (s->key_is_ukey)
+	if (s->key_is_ukey && nuniq == 1)
+	{
+		/* one key: a point get, whose bloom filters skip SSTs */
+		StringInfoData val;
+
+		initStringInfo(&val);
+		if (HsStateTableGet(s->state, (const char *) keys[0].data, (int) keys[0].len, &val))
+			fill_point_row(0, val.data, val.len, &fa);
+	}
+	else if (s->key_is_ukey)
 		HsStateTableMultiGet(s->state, keys, nuniq, fill_point_row, &fa);
 	else
 		HsStateTableScanPrefixes(s->state, keys, nuniq, fill_prefix_row, &fa);
@@ -503,36 +492,11 @@ cache_fill(JoinSide *s, CacheEntry **entries, int n, MemoryContext transient_cxt
 static CacheEntry *
 cache_entry(JoinSide *s, StringInfo jkey)
 {
-	CacheEntry *e;
 	bool		found;
-	MemoryContext old;
+	CacheEntry *e = cache_enter(s, jkey->data, jkey->len, &found);
 
-	e = cache_enter(s, jkey->data, jkey->len, &found);
 	if (!found)
-	{
-		CollectArg	ca = {s, jkey->len, NIL};
-
-		old = MemoryContextSwitchTo(s->cache_cxt);
-		if (s->key_is_ukey)
-		{
-			/* at most one row, keyed by the join key twice: a point get */
-			StringInfoData key;
-			StringInfoData val;
-
-			initStringInfo(&key);
-			appendBinaryStringInfo(&key, jkey->data, jkey->len);
-			appendBinaryStringInfo(&key, jkey->data, jkey->len);
-			initStringInfo(&val);
-			if (HsStateTableGet(s->state, key.data, key.len, &val))
-				(void) collect_row(key.data, key.len, val.data, val.len, &ca);
-			pfree(key.data);
-			pfree(val.data);
-		}
-		else
-			HsStateTableScanPrefix(s->state, jkey->data, jkey->len, collect_row, &ca);
-		e->rows = ca.rows;
-		MemoryContextSwitchTo(old);
-	}
+		cache_fill(s, &e, 1, CurrentMemoryContext);
 	return e;
 }
 
