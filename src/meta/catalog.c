@@ -769,7 +769,9 @@ truncate_if_behind(Oid log, const char *name, bool bounded, FullTransactionId fl
  *   manager, a 2 GB log read every second);
  * - a large log all of whose rows may go is truncated when it can be
  *   (truncate_if_behind): no row deleted one by one, no dead rows left for
- *   a vacuum.
+ *   a vacuum;
+ * - a log whose lock is not free at once (a DROP of its views) waits for
+ *   the next trim: the trim never waits for a lock while holding another.
  */
 void
 HsCatalogTrimCaptureLogs(void)
@@ -809,12 +811,20 @@ HsCatalogTrimCaptureLogs(void)
 	}
 	for (int i = 0; i < n; i++)
 	{
-		char	   *relname = get_rel_name(logs[i]);
+		char	   *relname;
 		char	   *name;
 		FullTransactionId oldest;
 		FullTransactionId newest;
 		Datum		arg;
 
+		/*
+		 * Never wait for a log's lock: a DROP of views takes their logs one
+		 * after the other, and a trim waiting for one while holding another
+		 * would deadlock with it.  A log being dropped is skipped.
+		 */
+		if (!ConditionalLockRelationOid(logs[i], RowExclusiveLock))
+			continue;
+		relname = get_rel_name(logs[i]);
 		if (relname == NULL)
 			continue;			/* dropped meanwhile */
 		name = quote_qualified_identifier(get_namespace_name(get_rel_namespace(logs[i])),
