@@ -851,6 +851,15 @@ HsBarrierManagerMain(Datum main_arg)
 													   CAPTURE_TRIM_INTERVAL_MS);
 		}
 
+		/*
+		 * A background worker's table statistics (the rows the trim
+		 * deleted from capture logs) reach the cumulative statistics only
+		 * when it reports them, as a backend does when it goes idle:
+		 * autovacuum finds a log's dead rows there.
+		 */
+		if (!IsTransactionOrTransactionBlock())
+			(void) pgstat_report_stat(false);
+
 		wait_ms = (long) TimestampDifferenceMilliseconds(GetCurrentTimestamp(),
 														 next_barrier_at);
 		rc = WaitLatch(MyLatch,

@@ -258,5 +258,6 @@ HsCompactorMain(Datum main_arg)
 			CommitTransactionCommand();
 		}
 		pgstat_report_activity(STATE_IDLE, NULL);
+		(void) pgstat_report_stat(false);	/* as a backend going idle */
 	}
 }

@@ -806,6 +806,7 @@ HsComputeWorkerMain(Datum main_arg)
 		}
 		finish_xact();
 		flush_outbox();
+		(void) pgstat_report_stat(false);	/* its reads, as a backend's */
 
 		if (wake != 0)
 		{

@@ -46,6 +46,22 @@ my $log = $node->safe_psql('postgres',
 	q{SELECT log_relid::regclass FROM hummock_stream.capture_logs WHERE relid = 't'::regclass});
 my $size = "SELECT pg_relation_size('$log')";
 
+# a small consumed log is trimmed by DELETE, and the barrier manager
+# reports those deletes to the cumulative statistics (autovacuum finds the
+# log's dead rows there; a worker that never reported them left the log to
+# grow)
+$node->safe_psql('postgres',
+	'INSERT INTO t SELECT i, i % 7, 1 FROM generate_series(-1000, -901) i');
+$node->safe_psql('postgres', 'SELECT hummock_stream.wait()');
+ok($node->poll_query_until('postgres', "SELECT count(*) = 0 FROM $log"),
+	'the small consumed log is emptied');
+ok($node->poll_query_until('postgres', qq{
+	SELECT n_tup_del >= 100 AND n_dead_tup >= 100 FROM pg_stat_all_tables
+	 WHERE relid = '$log'::regclass}),
+	'the trim\'s deletes reach pg_stat_all_tables');
+$node->safe_psql('postgres', 'DELETE FROM t WHERE id BETWEEN -1000 AND -901');
+$node->safe_psql('postgres', 'SELECT hummock_stream.wait()');
+
 # a transaction still open on t keeps the rows written after it began
 my $open = $node->background_psql('postgres');
 $open->query_safe('BEGIN');
