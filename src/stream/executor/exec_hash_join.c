@@ -203,8 +203,15 @@ encode_join_key(JoinSide *s, TupleTableSlot *row, StringInfo key)
 {
 	ListCell   *lc;
 	int			i = 0;
+	bool		has_key = true;
+	MemoryContext old;
 
+	/*
+	 * The encoding's by-products (detoasted or unpacked numeric and jsonb
+	 * values) go into the per-row memory; key keeps its own context.
+	 */
 	ResetExprContext(s->econtext);
+	old = MemoryContextSwitchTo(s->econtext->ecxt_per_tuple_memory);
 	s->econtext->ecxt_scantuple = row;
 	foreach(lc, s->key_states)
 	{
@@ -212,11 +219,15 @@ encode_join_key(JoinSide *s, TupleTableSlot *row, StringInfo key)
 		Datum		d = ExecEvalExpr((ExprState *) lfirst(lc), s->econtext, &isnull);
 
 		if (isnull && !s->key_null_safe[i])
-			return false;
+		{
+			has_key = false;
+			break;
+		}
 		HsMemcmpEncode(key, d, isnull, s->key_types[i], false);
 		i++;
 	}
-	return true;
+	MemoryContextSwitchTo(old);
+	return has_key;
 }
 
 /*
