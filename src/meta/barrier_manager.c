@@ -730,8 +730,8 @@ HsBarrierManagerMain(Datum main_arg)
 
 	BackgroundWorkerInitializeConnectionByOid(hs_manager.dboid, InvalidOid, 0);
 	pgstat_report_appname("hummock_stream barrier manager");
-	/* no ALTER DATABASE/ROLE ... SET search_path reaches what we run */
-	HsPinProcessSearchPath();
+	/* no ALTER DATABASE/ROLE ... SET search_path or isolation level reaches what we run */
+	HsPinWorkerSettings();
 
 	/* version commits stay synchronous: committed epochs never go back after a crash */
 

@@ -725,19 +725,52 @@ log_end_txid(const char *name, bool desc, FullTransactionId *txid)
 }
 
 /*
- * Truncate capture log (log, name) if its file is large, its lock is free
- * at once (no transaction that wrote to it is still running: writers hold
- * their lock until they end) and, checked again under the lock with a new
- * snapshot, every row is behind floor (bounded false: no view reads it).
- * A reader with an older snapshot needs none of the rows, being past
- * every one.
+ * The oldest position (xmin) of the jobs that read table relid: the
+ * floor below which its capture log's rows are consumed by every view.
+ */
+#define CAPTURE_FLOOR_SQL \
+	"SELECT pg_catalog.pg_snapshot_xmin(j.position) " \
+	"  FROM hummock_stream.stream_jobs j " \
+	"  JOIN hummock_stream.stream_sources s USING (job_id) " \
+	" WHERE s.relid = $1 ORDER BY 1 LIMIT 1"
+
+/*
+ * Does a job read table relid (*floor: its oldest position)?  Read with a
+ * new snapshot (the workers run read committed): a job committed before
+ * the call is seen.
  */
 static bool
-truncate_if_behind(Oid log, const char *name, bool bounded, FullTransactionId floor)
+capture_floor(Oid relid, FullTransactionId *floor)
+{
+	Oid			oidtype = OIDOID;
+	Datum		arg = ObjectIdGetDatum(relid);
+	bool		isnull;
+
+	run(CAPTURE_FLOOR_SQL, 1, &oidtype, &arg, NULL, SPI_OK_SELECT);
+	if (SPI_processed == 0)
+		return false;
+	*floor = DatumGetFullTransactionId(column(0, 1, &isnull));
+	return true;
+}
+
+/*
+ * Truncate capture log (log, name) of table relid if its file is large,
+ * its lock is free at once (no transaction that wrote to it is still
+ * running: writers hold their lock until they end) and, checked again
+ * under the lock with a new snapshot, every row is behind the oldest
+ * position of the jobs that read the table, or none does.  Under the lock
+ * no row can come; a job that starts reading the table after the check
+ * takes its position later still, when every row there is visible to it
+ * (it needs none of them), and a reader with an older position needs none
+ * either, being past every one.
+ */
+static bool
+truncate_if_behind(Oid log, Oid relid, const char *name)
 {
 	Oid			oidtype = OIDOID;
 	Datum		arg = ObjectIdGetDatum(log);
 	bool		isnull;
+	FullTransactionId floor;
 	FullTransactionId newest;
 
 	run("SELECT pg_catalog.pg_relation_size($1)", 1, &oidtype, &arg, NULL, SPI_OK_SELECT);
@@ -746,7 +779,7 @@ truncate_if_behind(Oid log, const char *name, bool bounded, FullTransactionId fl
 		return false;
 	if (!ConditionalLockRelationOid(log, AccessExclusiveLock))
 		return false;
-	if (bounded && log_end_txid(name, true, &newest) &&
+	if (capture_floor(relid, &floor) && log_end_txid(name, true, &newest) &&
 		!FullTransactionIdPrecedes(newest, floor))
 	{
 		/* a row came meanwhile: writers may go on (nothing was written) */
@@ -772,6 +805,13 @@ truncate_if_behind(Oid log, const char *name, bool bounded, FullTransactionId fl
  *   a vacuum;
  * - a log whose lock is not free at once (a DROP of its views) waits for
  *   the next trim: the trim never waits for a lock while holding another.
+ *
+ * What decides which rows go is read in the statement that removes them
+ * (the DELETE's floor is its subquery) or under the lock that keeps rows
+ * out (the TRUNCATE's recheck), never from an earlier snapshot: a view
+ * whose creation commits meanwhile has its position by then, and a
+ * transaction committed after that position is one the statement's
+ * snapshot cannot see either.
  */
 void
 HsCatalogTrimCaptureLogs(void)
@@ -779,40 +819,32 @@ HsCatalogTrimCaptureLogs(void)
 	CatalogStatement cs;
 	int			n;
 	Oid		   *logs;
-	bool	   *read;
-	FullTransactionId *floor;
-	Oid			xid8type = XID8OID;
+	Oid		   *tables;
+	Oid			oidtype = OIDOID;
 
 	begin(&cs);
 	/* logs dropped with their table */
 	run("DELETE FROM hummock_stream.capture_logs l "
 		"WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_class pc WHERE pc.oid = l.log_relid)",
 		0, NULL, NULL, NULL, SPI_OK_DELETE);
-	run("SELECT c.log_relid, "
-		"  (SELECT pg_catalog.pg_snapshot_xmin(j.position) "
-		"     FROM hummock_stream.stream_jobs j "
-		"     JOIN hummock_stream.stream_sources s USING (job_id) "
-		"    WHERE s.relid = c.relid ORDER BY 1 LIMIT 1) "
-		"FROM hummock_stream.capture_logs c",
+	run("SELECT log_relid, relid FROM hummock_stream.capture_logs",
 		0, NULL, NULL, NULL, SPI_OK_SELECT);
 	n = (int) SPI_processed;
 	logs = MemoryContextAlloc(cs.caller, sizeof(Oid) * Max(n, 1));
-	read = MemoryContextAlloc(cs.caller, sizeof(bool) * Max(n, 1));
-	floor = MemoryContextAlloc(cs.caller, sizeof(FullTransactionId) * Max(n, 1));
+	tables = MemoryContextAlloc(cs.caller, sizeof(Oid) * Max(n, 1));
 	for (int i = 0; i < n; i++)
 	{
 		bool		isnull;
-		Datum		d;
 
 		logs[i] = DatumGetObjectId(column(i, 1, &isnull));
-		d = column(i, 2, &isnull);
-		read[i] = !isnull;
-		floor[i] = read[i] ? DatumGetFullTransactionId(d) : InvalidFullTransactionId;
+		tables[i] = DatumGetObjectId(column(i, 2, &isnull));
 	}
 	for (int i = 0; i < n; i++)
 	{
 		char	   *relname;
 		char	   *name;
+		bool		read;
+		FullTransactionId floor;
 		FullTransactionId oldest;
 		FullTransactionId newest;
 		Datum		arg;
@@ -832,23 +864,21 @@ HsCatalogTrimCaptureLogs(void)
 		if (!log_end_txid(name, false, &oldest))
 		{
 			/* no row left: the file of a large log goes too */
-			(void) truncate_if_behind(logs[i], name, read[i], floor[i]);
+			(void) truncate_if_behind(logs[i], tables[i], name);
 			continue;
 		}
-		if (read[i] && !FullTransactionIdPrecedes(oldest, floor[i]))
+		read = capture_floor(tables[i], &floor);
+		if (read && !FullTransactionIdPrecedes(oldest, floor))
 			continue;			/* nothing behind the views yet */
-		if ((!read[i] || (log_end_txid(name, true, &newest) &&
-						  FullTransactionIdPrecedes(newest, floor[i]))) &&
-			truncate_if_behind(logs[i], name, read[i], floor[i]))
+		if ((!read || (log_end_txid(name, true, &newest) &&
+					   FullTransactionIdPrecedes(newest, floor))) &&
+			truncate_if_behind(logs[i], tables[i], name))
 			continue;
-		if (!read[i])
-			run(psprintf("DELETE FROM %s", name), 0, NULL, NULL, NULL, SPI_OK_DELETE);
-		else
-		{
-			arg = FullTransactionIdGetDatum(floor[i]);
-			run(psprintf("DELETE FROM %s WHERE txid < $1", name),
-				1, &xid8type, &arg, NULL, SPI_OK_DELETE);
-		}
+		/* every row below the floor as this statement sees it; all if none */
+		arg = ObjectIdGetDatum(tables[i]);
+		run(psprintf("DELETE FROM %s WHERE txid < COALESCE((" CAPTURE_FLOOR_SQL "), "
+					 "'18446744073709551615'::pg_catalog.xid8)", name),
+			1, &oidtype, &arg, NULL, SPI_OK_DELETE);
 	}
 	end(&cs);
 }

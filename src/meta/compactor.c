@@ -189,8 +189,8 @@ HsCompactorMain(Datum main_arg)
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
 	pgstat_report_appname("hummock_stream compactor");
-	/* no ALTER DATABASE/ROLE ... SET search_path reaches what we run */
-	HsPinProcessSearchPath();
+	/* no ALTER DATABASE/ROLE ... SET search_path or isolation level reaches what we run */
+	HsPinWorkerSettings();
 
 	for (;;)
 	{

@@ -39,9 +39,11 @@ HsRestoreUser(const HsUserContext *c)
 }
 
 void
-HsPinProcessSearchPath(void)
+HsPinWorkerSettings(void)
 {
 	SetConfigOption("search_path", HS_PINNED_SEARCH_PATH, PGC_SUSET, PGC_S_OVERRIDE);
+	SetConfigOption("default_transaction_isolation", "read committed",
+					PGC_SUSET, PGC_S_OVERRIDE);
 }
 
 bool

@@ -765,8 +765,8 @@ HsComputeWorkerMain(Datum main_arg)
 	SetConfigOption("synchronous_commit", "off", PGC_SUSET, PGC_S_OVERRIDE);
 	/* capture logs are read by txid range through their index */
 	SetConfigOption("enable_seqscan", "off", PGC_SUSET, PGC_S_OVERRIDE);
-	/* no ALTER DATABASE/ROLE ... SET search_path reaches what we run */
-	HsPinProcessSearchPath();
+	/* no ALTER DATABASE/ROLE ... SET search_path or isolation level reaches what we run */
+	HsPinWorkerSettings();
 	pgstat_report_appname("hummock_stream compute worker");
 	WorkerContext = AllocSetContextCreate(TopMemoryContext, "hummock_stream worker",
 										  ALLOCSET_DEFAULT_SIZES);

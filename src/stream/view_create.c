@@ -807,7 +807,7 @@ HsViewCreatorMain(Datum main_arg)
 		snprintf(limit, sizeof(limit), "%d", sh->backfill_rate_limit);
 		SetConfigOption("hummock_stream.backfill_rate_limit", limit, PGC_USERSET, PGC_S_SESSION);
 	}
-	HsPinProcessSearchPath();
+	HsPinWorkerSettings();
 	cxt = AllocSetContextCreate(TopMemoryContext, "hummock_stream creator", ALLOCSET_DEFAULT_SIZES);
 	db = HsDbStateGet(MyDatabaseId, true);
 

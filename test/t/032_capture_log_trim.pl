@@ -18,6 +18,10 @@ hummock_stream.barrier_interval_ms = 100
 hummock_stream.compute_workers = 1
 max_worker_processes = 16
 autovacuum = off
+# the workers run read committed whatever the default: the trim's checks
+# under a lock need a new snapshot (under repeatable read a TRUNCATE
+# decided on the transaction's first snapshot dropped rows committed since)
+default_transaction_isolation = 'repeatable read'
 });
 $node->start;
 

@@ -40,10 +40,15 @@ extern void HsSwitchToUser(Oid role, HsUserContext *c);
 extern void HsRestoreUser(const HsUserContext *c);
 
 /*
- * Pin search_path for the whole process (background workers: nothing
- * they run may depend on ALTER DATABASE/ROLE ... SET search_path).
+ * Pin the settings a background worker's own statements depend on, for
+ * the whole process, over ALTER DATABASE/ROLE ... SET and
+ * postgresql.conf: search_path, and read committed as the isolation
+ * level (as autovacuum does): every statement the workers run takes a
+ * new snapshot, which their rechecks under a lock rely on (the capture
+ * log trim), and serializable would add predicate locks to the users'
+ * transactions' conflicts.
  */
-extern void HsPinProcessSearchPath(void);
+extern void HsPinWorkerSettings(void);
 
 /*
  * May the current user see the monitoring rows of relation relid (a
