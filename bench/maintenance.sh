@@ -11,7 +11,9 @@
 #    in the same run.  The inserted rows are deleted again (and applied)
 #    between runs; median of RUNS.  Worker CPU: the compute worker's user
 #    + system seconds over the apply (its cost, without the wait for the
-#    next barrier that the wall time includes).
+#    next barrier that the wall time includes).  Worker peak RSS: the
+#    compute worker's private memory (RssAnon), its largest sample (every
+#    100 ms) over the kind's runs after the view's creation.
 # 2. Churn: UPDATE of CHURN (1%) of the base rows in one transaction, each
 #    moving to another group with a new value; apply time against REFRESH;
 #    the speedup is REFRESH / apply.
@@ -70,6 +72,29 @@ worker_cpu() {
 	done
 	echo "$total"
 }
+# the compute worker's peak private memory (RssAnon, sampled every 100 ms
+# from worker_rss_start to worker_rss_stop; VmHWM would count the shared
+# buffers and block cache pages it touched, which grow with what it read)
+worker_rss_start() {
+	RSS_FILE=$(mktemp)
+	(
+		max=0
+		while :; do
+			for p in $(pgrep -P "$PMPID" -f "compute worker"); do
+				kb=$(awk '/RssAnon/ {print $2}' "/proc/$p/status" 2>/dev/null || echo 0)
+				[ "${kb:-0}" -gt "$max" ] && max=$kb && echo "$max" >"$RSS_FILE"
+			done
+			sleep 0.1
+		done
+	) &
+	RSS_PID=$!
+}
+worker_rss_stop() {
+	kill "$RSS_PID" 2>/dev/null || true
+	wait "$RSS_PID" 2>/dev/null || true
+	echo "$(($(cat "$RSS_FILE" 2>/dev/null || echo 0) / 1024)) MB"
+	rm -f "$RSS_FILE"
+}
 # the insert of the changed rows of run $2 (join2: half into each side,
 # matching); each run's values are new (a run re-inserts the ids the last
 # one deleted, not their (group, value) pairs)
@@ -123,11 +148,12 @@ check() {	# the view equals its query (0 differing rows)
 }
 
 if want 1; then
-	echo "| view | apply $CHANGE rows | rows/s | worker CPU | REFRESH | apply / REFRESH | differs |"
-	echo "| --- | --- | --- | --- | --- | --- | --- |"
+	echo "| view | apply $CHANGE rows | rows/s | worker CPU | REFRESH | apply / REFRESH | worker peak RSS | differs |"
+	echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
 	for kind in $KINDS; do
 		q=${Q[$kind]}
 		views_create "$q"
+		worker_rss_start
 		ours=() cpu=() pg=()
 		for r in $(seq 1 "$RUNS"); do
 			read -r w c < <(apply_seconds "$(insert_sql "$kind" "$r")")
@@ -141,18 +167,19 @@ if want 1; then
 		c=$(printf '%s\n' "${cpu[@]}" | median)
 		p=$(printf '%s\n' "${pg[@]}" | median)
 		n=$CHANGE
-		printf '| %s | %.2f s | %s | %.2f s | %.2f s | %.2fx | %s |\n' "$kind" "$o" \
-			"$(echo "scale=0; $n / $o" | bc)" "$c" "$p" "$(echo "scale=3; $o / $p" | bc)" "$diff"
+		printf '| %s | %.2f s | %s | %.2f s | %.2f s | %.2fx | %s | %s |\n' "$kind" "$o" \
+			"$(echo "scale=0; $n / $o" | bc)" "$c" "$p" "$(echo "scale=3; $o / $p" | bc)" "$(worker_rss_stop)" "$diff"
 		views_drop
 	done
 fi
 
 if want 2; then
-	echo "| view | apply UPDATE of $CHURN rows | worker CPU | REFRESH | speedup (REFRESH / apply) | REFRESH / worker CPU | differs |"
-	echo "| --- | --- | --- | --- | --- | --- | --- |"
+	echo "| view | apply UPDATE of $CHURN rows | worker CPU | REFRESH | speedup (REFRESH / apply) | REFRESH / worker CPU | worker peak RSS | differs |"
+	echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
 	for kind in $KINDS; do
 		q=${Q[$kind]}
 		views_create "$q"
+		worker_rss_start
 		ours=() cpu=() pg=()
 		for r in $(seq 1 "$RUNS"); do
 			# the rows move to the next group and get a new value
@@ -164,9 +191,9 @@ if want 2; then
 		o=$(printf '%s\n' "${ours[@]}" | median)
 		c=$(printf '%s\n' "${cpu[@]}" | median)
 		p=$(printf '%s\n' "${pg[@]}" | median)
-		printf '| %s | %.3f s | %.3f s | %.3f s | %.1fx | %s | %s |\n' "$kind" "$o" "$c" "$p" \
+		printf '| %s | %.3f s | %.3f s | %.3f s | %.1fx | %s | %s | %s |\n' "$kind" "$o" "$c" "$p" \
 			"$(echo "scale=2; $p / $o" | bc)" \
-			"$(if [ "$(echo "$c > 0" | bc)" = 1 ]; then echo "$(echo "scale=1; $p / $c" | bc)x"; else echo "-"; fi)" "$diff"
+			"$(if [ "$(echo "$c > 0" | bc)" = 1 ]; then echo "$(echo "scale=1; $p / $c" | bc)x"; else echo "-"; fi)" "$(worker_rss_stop)" "$diff"
 		views_drop
 	done
 fi
