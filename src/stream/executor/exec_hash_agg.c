@@ -473,7 +473,10 @@ hash_agg_flush(HsExec *self)
 		if (g->rows == 0 && !a->always_one_group)
 		{
 			if (g->stored)
+			{
 				HsStateTableDelete(a->state, g->key.data, g->key.len, g->stored, g->stored_len);
+				pfree(g->stored);
+			}
 			g->stored = NULL;
 		}
 		else
@@ -482,6 +485,8 @@ hash_agg_flush(HsExec *self)
 			HsStateTablePut(a->state, g->key.data, g->key.len,
 							g->stored, g->stored_len, a->buf.data, a->buf.len);
 			MemoryContextSwitchTo(a->group_cxt);
+			if (g->stored)
+				pfree(g->stored);	/* the group's row of the last epoch */
 			g->stored = palloc(a->buf.len);
 			memcpy(g->stored, a->buf.data, a->buf.len);
 			g->stored_len = a->buf.len;
