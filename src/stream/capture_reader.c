@@ -35,10 +35,13 @@
  * No row can go between the passes: a log row is deleted only when every
  * job's position is past its transaction (capture.c, trimming), which the
  * reading job's position is not; pruning may move a live row within its
- * page but keeps its line pointer.  The keys are bounded by
- * maintenance_work_mem; an epoch with more rows than that allows (about
- * 2.8 million at the default 64 MB) is left to the caller's query, whose
- * sort spills.
+ * page but keeps its line pointer.  The keys are kept in an array up to
+ * maintenance_work_mem (about 2.8 million rows at the default 64 MB);
+ * past that (a transaction of millions of rows) they all go into a
+ * tuplesort, which spills to temporary files, and pass 2 takes them back
+ * in batches.  (Such an epoch was left to a planned query, whose sort of
+ * the whole rows spilled: a 3M-row insert applied at a tenth of the rate
+ * of a 1M-row one.)
  *
  * src/stream/capture_reader.c
  *
@@ -52,11 +55,15 @@
 #include "access/relscan.h"
 #include "access/stratnum.h"
 #include "access/table.h"
+#include "catalog/pg_operator.h"
+#include "catalog/pg_type.h"
+#include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "utils/fmgroids.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
+#include "utils/tuplesort.h"
 #include "utils/xid8.h"
 
 #include "hummock_stream/stream/capture_reader.h"
@@ -84,6 +91,26 @@ typedef struct LogEntry
 	int32		ord;
 	ItemPointerData tid;
 } LogEntry;
+
+/*
+ * Where pass 1 puts the entries: an array, up to max of them; past that
+ * (a transaction of millions of rows) all of them go into a tuplesort
+ * of (stmt, ord, tid), which spills to temporary files beyond
+ * maintenance_work_mem, and pass 2 reads them back in batches.
+ */
+typedef struct EntrySink
+{
+	LogEntry   *entries;
+	Size		cap;
+	Size		n;				/* in entries (none once sort is started) */
+	Size		max;
+	bool		sorted;			/* entries[0..n) are in order */
+	Tuplesortstate *sort;		/* NULL until the array overflows */
+	TupleDesc	sort_desc;
+	TupleTableSlot *sort_slot;	/* virtual: what goes in */
+	TupleTableSlot *sorted_slot;	/* minimal tuples: what comes out */
+	Size		sorted_n;		/* how many went into sort */
+} EntrySink;
 
 static void
 parse_snapshot(const char *text, TxidSnapshot *s)
@@ -163,6 +190,80 @@ entry_qsort_cmp(const void *a, const void *b)
 	return entry_cmp((const LogEntry *) a, (const LogEntry *) b);
 }
 
+/* Entries pass 2 takes from the tuplesort at a time. */
+#define SORTED_BATCH_ENTRIES 65536
+
+static void
+sink_sort_put(EntrySink *k, const LogEntry *e)
+{
+	TupleTableSlot *slot = k->sort_slot;
+
+	ExecClearTuple(slot);
+	slot->tts_values[0] = Int64GetDatum(e->stmt);
+	slot->tts_values[1] = Int32GetDatum(e->ord);
+	slot->tts_values[2] = PointerGetDatum(&e->tid);
+	memset(slot->tts_isnull, 0, sizeof(bool) * 3);
+	ExecStoreVirtualTuple(slot);
+	tuplesort_puttupleslot(k->sort, slot);
+	k->sorted_n++;
+}
+
+/* The array is full: every entry goes through a tuplesort from now on. */
+static void
+sink_start_sort(EntrySink *k)
+{
+	AttrNumber	atts[3] = {1, 2, 3};
+	Oid			ops[3] = {Int8LessOperator, Int4LessOperator, TIDLessOperator};
+	Oid			colls[3] = {InvalidOid, InvalidOid, InvalidOid};
+	bool		nulls_first[3] = {false, false, false};
+
+	k->sort_desc = CreateTemplateTupleDesc(3);
+	TupleDescInitEntry(k->sort_desc, 1, "stmt", INT8OID, -1, 0);
+	TupleDescInitEntry(k->sort_desc, 2, "ord", INT4OID, -1, 0);
+	TupleDescInitEntry(k->sort_desc, 3, "tid", TIDOID, -1, 0);
+	k->sort_slot = MakeSingleTupleTableSlot(k->sort_desc, &TTSOpsVirtual);
+	k->sorted_slot = MakeSingleTupleTableSlot(k->sort_desc, &TTSOpsMinimalTuple);
+	k->sort = tuplesort_begin_heap(k->sort_desc, 3, atts, ops, colls, nulls_first,
+								   maintenance_work_mem, NULL, TUPLESORT_NONE);
+	for (Size i = 0; i < k->n; i++)
+		sink_sort_put(k, &k->entries[i]);
+	k->n = 0;
+	/* pass 2's batches: the sort has the memory now */
+	pfree(k->entries);
+	k->cap = Min(k->max, SORTED_BATCH_ENTRIES);
+	k->entries = palloc(sizeof(LogEntry) * k->cap);
+}
+
+static void
+sink_add(EntrySink *k, int64 stmt, int32 ord, ItemPointer tid)
+{
+	LogEntry   *e;
+
+	if (k->sort == NULL && k->n == k->max)
+		sink_start_sort(k);
+	if (k->sort != NULL)
+	{
+		LogEntry	one;
+
+		one.stmt = stmt;
+		one.ord = ord;
+		one.tid = *tid;
+		sink_sort_put(k, &one);
+		return;
+	}
+	if (k->n == k->cap)
+	{
+		k->cap = Min(k->cap * 2, k->max);
+		k->entries = repalloc_huge(k->entries, sizeof(LogEntry) * k->cap);
+	}
+	e = &k->entries[k->n++];
+	e->stmt = stmt;
+	e->ord = ord;
+	e->tid = *tid;
+	if (k->sorted && k->n > 1 && entry_cmp(e - 1, e) > 0)
+		k->sorted = false;
+}
+
 /*
  * Pass 1 jumps past a transaction not in the epoch (a new descent of the
  * index) once it has passed over this many of its rows one by one.
@@ -189,18 +290,17 @@ typedef struct VisibilityMemo
 /*
  * Test the tuples at offs[0..noffs) of block blk of the log (one share
  * lock; their transactions are the epoch's, by their index keys) and
- * append the keys of the visible ones to the entries; false once there
- * would be more than max_entries.
+ * put the keys of the visible ones into the sink.
  */
-static bool
+static void
 collect_page(Relation log, Buffer buf, BlockNumber blk, const OffsetNumber *offs, int noffs,
-			 Snapshot snapshot, VisibilityMemo *memo, Size max_entries,
-			 LogEntry **entries, Size *cap, Size *n, bool *sorted)
+			 Snapshot snapshot, VisibilityMemo *memo, EntrySink *sink)
 {
 	TupleDesc	desc = RelationGetDescr(log);
 	Page		page;
 	OffsetNumber maxoff;
-	bool		fits = true;
+	LogEntry	found[MaxHeapTuplesPerPage];
+	int			nfound = 0;
 
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
@@ -213,7 +313,6 @@ collect_page(Relation log, Buffer buf, BlockNumber blk, const OffsetNumber *offs
 		bool		untouched;
 		bool		visible;
 		bool		isnull;
-		LogEntry   *e;
 
 		/* the tuples are cache misses: ask for a few ahead */
 		if (i + PREFETCH_AHEAD < noffs && offs[i + PREFETCH_AHEAD] <= maxoff)
@@ -263,30 +362,19 @@ collect_page(Relation log, Buffer buf, BlockNumber blk, const OffsetNumber *offs
 		if (!visible)
 			continue;
 
-		if (*n == max_entries)
-		{
-			fits = false;
-			break;
-		}
-		if (*n == *cap)
-		{
-			*cap = Min(*cap * 2, max_entries);
-			*entries = repalloc_huge(*entries, sizeof(LogEntry) * *cap);
-		}
-		e = &(*entries)[(*n)++];
-		e->stmt = DatumGetInt64(heap_getattr(&tup, LOG_ATT_STMT, desc, &isnull));
-		e->ord = DatumGetInt32(heap_getattr(&tup, LOG_ATT_ORD, desc, &isnull));
-		e->tid = tup.t_self;
-		if (*sorted && *n > 1 && entry_cmp(e - 1, e) > 0)
-			*sorted = false;
+		found[nfound].stmt = DatumGetInt64(heap_getattr(&tup, LOG_ATT_STMT, desc, &isnull));
+		found[nfound].ord = DatumGetInt32(heap_getattr(&tup, LOG_ATT_ORD, desc, &isnull));
+		found[nfound].tid = tup.t_self;
+		nfound++;
 	}
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-	return fits;
+	/* with the lock released: a tuplesort may write a run to disk */
+	for (int i = 0; i < nfound; i++)
+		sink_add(sink, found[i].stmt, found[i].ord, &found[i].tid);
 }
 
 /*
- * Pass 1: the keys of the epoch's rows into *out (n of them); false if
- * there are more than max_entries.  An index scan of the txid range gives
+ * Pass 1: the keys of the epoch's rows into sink.  An index scan of the txid range gives
  * each transaction's rows in heap order (btree keeps equal keys by TID),
  * with the txid from the index tuple: the rows of transactions not in the
  * epoch (consumed before it, or still running: a large transaction's rows
@@ -298,10 +386,9 @@ collect_page(Relation log, Buffer buf, BlockNumber blk, const OffsetNumber *offs
  * captured rows at an ALTER TYPE of the source) takes the generic
  * HOT-chain search.
  */
-static bool
+static void
 collect_entries(Relation log, Relation index, const TxidSnapshot *from,
-				const TxidSnapshot *to, Size max_entries,
-				LogEntry **out, Size *n, bool *sorted)
+				const TxidSnapshot *to, EntrySink *sink)
 {
 	Snapshot	snapshot = GetActiveSnapshot();
 	ScanKeyData keys[2];
@@ -314,12 +401,7 @@ collect_entries(Relation log, Relation index, const TxidSnapshot *from,
 	uint64		passed_txid = 0;
 	uint32		passed = 0;
 	uint64		passed_all = 0;
-	Size		cap = 1024;
-	LogEntry   *entries = palloc(sizeof(LogEntry) * cap);
-	bool		fits = true;
 
-	*n = 0;
-	*sorted = true;
 	ScanKeyInit(&keys[0], 1, BTGreaterEqualStrategyNumber, F_XID8GE,
 				FullTransactionIdGetDatum(FullTransactionIdFromU64(from->xmin)));
 	ScanKeyInit(&keys[1], 1, BTLessStrategyNumber, F_XID8LT,
@@ -365,11 +447,8 @@ collect_entries(Relation log, Relation index, const TxidSnapshot *from,
 			CHECK_FOR_INTERRUPTS();
 			if (!BufferIsValid(buf) || BufferGetBlockNumber(buf) != run_blk)
 				buf = ReleaseAndReadBuffer(buf, log, run_blk);
-			fits = collect_page(log, buf, run_blk, offs, noffs, snapshot, &memo,
-								max_entries, &entries, &cap, n, sorted);
+			collect_page(log, buf, run_blk, offs, noffs, snapshot, &memo, sink);
 			noffs = 0;
-			if (!fits)
-				break;
 		}
 		if (tid == NULL)
 			break;
@@ -379,8 +458,6 @@ collect_entries(Relation log, Relation index, const TxidSnapshot *from,
 	if (BufferIsValid(buf))
 		ReleaseBuffer(buf);
 	index_endscan(iscan);
-	*out = entries;
-	return fits;
 }
 
 /*
@@ -518,10 +595,7 @@ HsCaptureReadBetween(Oid log_relid, const char *from, const char *to,
 	Relation	log;
 	Relation	index;
 	List	   *indexes;
-	LogEntry   *entries;
-	Size		n;
-	bool		sorted;
-	bool		fits;
+	EntrySink	sink = {0};
 
 	parse_snapshot(from, &from_snap);
 	parse_snapshot(to, &to_snap);
@@ -534,22 +608,54 @@ HsCaptureReadBetween(Oid log_relid, const char *from, const char *to,
 	}
 	index = index_open(linitial_oid(indexes), AccessShareLock);
 	list_free(indexes);
-	fits = collect_entries(log, index, &from_snap, &to_snap,
-						   Max((Size) maintenance_work_mem * 1024 / sizeof(LogEntry), 1024),
-						   &entries, &n, &sorted);
+	sink.max = Max((Size) maintenance_work_mem * 1024 / sizeof(LogEntry), 1024);
+	sink.cap = Min(sink.max, 1024);
+	sink.entries = palloc(sizeof(LogEntry) * sink.cap);
+	sink.sorted = true;
+	collect_entries(log, index, &from_snap, &to_snap, &sink);
 	index_close(index, AccessShareLock);
-	if (fits)
+	if (sink.sort == NULL)
 	{
-		if (!sorted)
-			qsort(entries, n, sizeof(LogEntry), entry_qsort_cmp);
-		replay_entries(log, entries, n, cb, arg);
+		if (!sink.sorted)
+			qsort(sink.entries, sink.n, sizeof(LogEntry), entry_qsort_cmp);
+		replay_entries(log, sink.entries, sink.n, cb, arg);
 	}
 	else
-		elog(DEBUG1, "capture log \"%s\" has more rows for this epoch than maintenance_work_mem holds the keys of: read with a sort",
-			 RelationGetRelationName(log));
-	pfree(entries);
+	{
+		/* the sorted keys back in batches */
+		Size		done = 0;
+
+		elog(DEBUG1, "capture log \"%s\": " UINT64_FORMAT " rows in this epoch, more than maintenance_work_mem holds the keys of: sorted with a tuplesort",
+			 RelationGetRelationName(log), (uint64) sink.sorted_n);
+		tuplesort_performsort(sink.sort);
+		while (done < sink.sorted_n)
+		{
+			Size		n = 0;
+
+			while (n < sink.cap &&
+				   tuplesort_gettupleslot(sink.sort, true, false, sink.sorted_slot, NULL))
+			{
+				TupleTableSlot *t = sink.sorted_slot;
+				bool		isnull;
+
+				sink.entries[n].stmt = DatumGetInt64(slot_getattr(t, 1, &isnull));
+				sink.entries[n].ord = DatumGetInt32(slot_getattr(t, 2, &isnull));
+				sink.entries[n].tid = *(ItemPointer) DatumGetPointer(slot_getattr(t, 3, &isnull));
+				n++;
+			}
+			if (n == 0)
+				break;
+			replay_entries(log, sink.entries, n, cb, arg);
+			done += n;
+		}
+		tuplesort_end(sink.sort);
+		ExecDropSingleTupleTableSlot(sink.sort_slot);
+		ExecDropSingleTupleTableSlot(sink.sorted_slot);
+		FreeTupleDesc(sink.sort_desc);
+	}
+	pfree(sink.entries);
 	pfree(from_snap.xip);
 	pfree(to_snap.xip);
 	table_close(log, AccessShareLock);
-	return fits;
+	return true;
 }

@@ -4,6 +4,8 @@
 # shared buffer spills what outgrows it), so a transaction of many rows,
 # or the backlog a view takes in its first epoch after a restart, fits
 # under a view_memory_limit it would pass many times over in one piece.
+# The capture-log keys of such an epoch go through a tuplesort once they
+# outgrow maintenance_work_mem (capture_reader.c).
 # Every kind of state (join sides, min/max value counts, DISTINCT counts,
 # Top-N, a view over a view reading the change log, with checkpoints
 # every second barrier) must equal its query after such epochs, and after
@@ -28,6 +30,8 @@ hummock_stream.shared_buffer_size = 2MB
 hummock_stream.block_cache_size = 4MB
 hummock_stream.view_memory_limit = 120MB
 hummock_stream.log_min_epoch_duration = 0
+# an epoch's capture-log keys outgrow it: read through a spilling tuplesort
+maintenance_work_mem = 1MB
 max_worker_processes = 16
 restart_after_crash = on
 });
