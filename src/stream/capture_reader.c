@@ -374,10 +374,10 @@ collect_page(Relation log, Buffer buf, BlockNumber blk, const OffsetNumber *offs
 }
 
 /*
- * Pass 1: the keys of the epoch's rows into sink.  An index scan of the txid range gives
- * each transaction's rows in heap order (btree keeps equal keys by TID),
- * with the txid from the index tuple: the rows of transactions not in the
- * epoch (consumed before it, or still running: a large transaction's rows
+ * Pass 1: the keys of the epoch's rows into sink.  An index scan of the
+ * txid range gives each transaction's rows in heap order (btree keeps
+ * equal keys by TID), with the txid from the index tuple: the rows of
+ * transactions not in the epoch (consumed before it, or still running: a large transaction's rows
  * are in the log long before it commits, and every barrier meanwhile
  * reads this range) are passed over without touching the heap, and after
  * SKIP_RESCAN_AFTER of them in one transaction the scan jumps past it.
@@ -623,12 +623,10 @@ HsCaptureReadBetween(Oid log_relid, const char *from, const char *to,
 	else
 	{
 		/* the sorted keys back in batches */
-		Size		done = 0;
-
 		elog(DEBUG1, "capture log \"%s\": " UINT64_FORMAT " rows in this epoch, more than maintenance_work_mem holds the keys of: sorted with a tuplesort",
 			 RelationGetRelationName(log), (uint64) sink.sorted_n);
 		tuplesort_performsort(sink.sort);
-		while (done < sink.sorted_n)
+		for (;;)
 		{
 			Size		n = 0;
 
@@ -646,7 +644,6 @@ HsCaptureReadBetween(Oid log_relid, const char *from, const char *to,
 			if (n == 0)
 				break;
 			replay_entries(log, sink.entries, n, cb, arg);
-			done += n;
 		}
 		tuplesort_end(sink.sort);
 		ExecDropSingleTupleTableSlot(sink.sort_slot);
