@@ -252,5 +252,14 @@ HsGucDefine(void)
 							GUC_UNIT_MS,
 							NULL, NULL, NULL);
 
+	DefineCustomIntVariable("hummock_stream.recompute_max_rows",
+							"Rows a view's recursive query may return at most each time it is computed.",
+							"Past it the computation fails and so does the view: a recursive UNION ALL over data with a cycle would otherwise never end.",
+							&hs_recompute_max_rows,
+							10000000, 1, INT_MAX,
+							PGC_SIGHUP,
+							0,
+							NULL, NULL, NULL);
+
 	MarkGUCPrefixReserved(HS_EXTENSION_NAME);
 }

@@ -222,6 +222,11 @@ vs_json_key|SELECT jsonb_build_object('a', t.amount, 'g', t.grp % 3) AS k, count
 vs_left_values|SELECT d.id, v.label FROM diff_d d LEFT JOIN (VALUES (1, 'one'), (2, 'two'), (2, 'deux'), (NULL, 'none')) AS v(k, label) ON v.k = d.region
 vs_left_function_on|SELECT t.id, g FROM diff_t t LEFT JOIN generate_series(1, 4) AS g ON g <= t.grp % 5 AND g > t.val % 3
 vs_rollup_rank|SELECT grp % 4 AS g, count(*) AS n, rank() OVER (ORDER BY count(*) DESC, grp % 4) AS r, sum(count(*)) OVER (PARTITION BY GROUPING(grp % 4)) AS total FROM diff_t GROUP BY ROLLUP (grp % 4)
+-- recursive WITH queries (computed again whole when their tables change):
+-- reachability over diff_mk's cycles, a hierarchy over two tables, paths
+vs_rec_reach|WITH RECURSIVE r(x, y) AS (SELECT a, b FROM diff_mk UNION SELECT r.x, m.b FROM r JOIN diff_mk m ON m.a = r.y) SELECT x, y FROM r
+vs_rec_tree|WITH RECURSIVE h(id, root, depth) AS (SELECT id, id, 0 FROM diff_d WHERE code = 0 UNION ALL SELECT t.id, h.root, h.depth + 1 FROM diff_t t JOIN h ON t.grp = h.id WHERE h.depth < 2) SELECT root, depth, count(*) AS n FROM h GROUP BY root, depth
+vs_rec_paths|WITH RECURSIVE p(x, y, cost, hops) AS (SELECT a, b, w, 1 FROM diff_mk UNION ALL SELECT p.x, m.b, p.cost + m.w, p.hops + 1 FROM p JOIN diff_mk m ON m.a = p.y WHERE p.hops < 3) SELECT x, y, min(cost) AS lo, count(*) AS n FROM p GROUP BY x, y
 -- compared by the rows' text (vt_): a UNION ALL keeps equal values that
 -- print differently apart, each as written
 vt_union_scales|SELECT round(amount, abs(val) % 3) AS a, (val % 2) * float8 '-0.0' AS z FROM diff_t WHERE amount IS NOT NULL UNION ALL SELECT round(amount, 1), float8 '0' FROM diff_t WHERE flag

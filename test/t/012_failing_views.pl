@@ -3,8 +3,10 @@
 # itself; once it commits again its error goes and its delay starts over.
 # Meanwhile other graphs go on committing (a failing job never holds
 # another job's committed epoch), and wait() fails at once on a failing
-# view instead of timing out.  (What the failures cost the other graphs
-# is a matter for benchmarks: nothing here compares rates or durations.)
+# view instead of timing out; a recursive view whose recursion over a
+# cycle would never end fails at its row limit.  (What the failures cost
+# the other graphs is a matter for benchmarks: nothing here compares
+# rates or durations.)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -18,6 +20,7 @@ $node->append_conf('postgresql.conf', qq{
 shared_preload_libraries = 'hummock_stream,hummock_stream_test'
 hummock_stream.barrier_interval_ms = 100
 hummock_stream.compute_workers = 2
+hummock_stream.recompute_max_rows = 100000
 max_worker_processes = 16
 });
 $node->start;
@@ -158,6 +161,34 @@ $node->safe_psql('postgres', "SELECT hummock_stream.wait(NULL, '30 s')");
 is($node->safe_psql('postgres',
 		"SELECT string_agg(id || ':' || v, ',' ORDER BY id) FROM v_fragile"),
 	'1:10,2:20', 'and it has every change');
+
+# A recursive UNION ALL that meets a cycle of its data never ends: its
+# computation stops at hummock_stream.recompute_max_rows with an error
+# that says so, the view fails instead of a worker looping, and it heals
+# once the cycle is gone.
+$node->safe_psql('postgres', q{
+	CREATE TABLE hop (a int, b int);
+	INSERT INTO hop VALUES (1, 2), (2, 3);
+	SELECT hummock_stream.create_materialized_view('v_walks', $$
+	  WITH RECURSIVE w(a, b) AS (SELECT a, b FROM hop
+	    UNION ALL SELECT w.a, h.b FROM w JOIN hop h ON h.a = w.b)
+	  SELECT a, b, count(*) AS walks FROM w GROUP BY a, b$$);
+});
+$node->safe_psql('postgres', 'INSERT INTO hop VALUES (3, 1)');
+ok( $node->poll_query_until('postgres', q{
+	SELECT state = 'failed' AND last_error =
+	       'a recursive query of a streaming materialized view returned more than 100000 rows'
+	  FROM hummock_stream.jobs WHERE name = 'v_walks'::regclass}),
+	'a recursion over a cycle fails its view at the row limit');
+$node->safe_psql('postgres', 'DELETE FROM hop WHERE a = 3');
+ok( $node->poll_query_until('postgres', q{
+	SELECT state = 'created' AND last_error IS NULL
+	  FROM hummock_stream.jobs WHERE name = 'v_walks'::regclass}),
+	'it heals once the cycle is gone');
+$node->safe_psql('postgres', "SELECT hummock_stream.wait('v_walks', '30 s')");
+is($node->safe_psql('postgres',
+		"SELECT string_agg(a || '>' || b || ':' || walks, ',' ORDER BY a, b) FROM v_walks"),
+	'1>2:1,1>3:1,2>3:1', 'and shows the query over the data without the cycle');
 
 $node->stop;
 done_testing();

@@ -413,6 +413,26 @@ extern HsExec *HsExecOverWindowRangedCreate(TupleDesc in_desc, List *partition_e
 											HsStateTable *shown);
 
 /*
+ * A query computed again whole from the rows it reads
+ * (exec_recompute_query.c): input rows are kept (as a multiset); at the
+ * flush of an epoch that changed them, query runs over them and the
+ * difference between its result and what was emitted before is emitted
+ * (deletes first).  query reads the rows as the ephemeral named relation
+ * HS_KEPT_ROWS_ENR, whose range table entry HsExecKeptRowsRte makes:
+ * columns (ord int4, always 0, then in_desc's columns c1, c2, ...).
+ * Output rows: query's target list.  rows keeps the input rows, shown
+ * what was emitted.  A run returning more than hs_recompute_max_rows rows
+ * (hummock_stream.recompute_max_rows) fails.
+ */
+#define HS_KEPT_ROWS_ENR "hummock_stream_kept_rows"
+extern int	hs_recompute_max_rows;
+struct Query;
+struct RangeTblEntry;
+extern struct RangeTblEntry *HsExecKeptRowsRte(TupleDesc in_desc);
+extern HsExec *HsExecRecomputeQueryCreate(TupleDesc in_desc, struct Query *query,
+										  HsStateTable *rows, HsStateTable *shown);
+
+/*
  * Counted rows to copies (exec_replicate.c): input rows are [columns...,
  * count int8]; each becomes count rows of the columns, with its sign.
  */

@@ -161,9 +161,6 @@ AggRecomputeApply(AggRecompute *r, const HsBytesKey *group, TupleTableSlot *row,
 	Datum	   *values = palloc(sizeof(Datum) * Max(r->ncols, 1));
 	bool	   *nulls = palloc(sizeof(bool) * Max(r->ncols, 1));
 	MinimalTuple mt;
-	StringInfoData old;
-	int64		count = 0;
-	int64		now;
 
 	for (int c = 0; c < r->ncols; c++)
 	{
@@ -174,21 +171,7 @@ AggRecomputeApply(AggRecompute *r, const HsBytesKey *group, TupleTableSlot *row,
 	kept_prefix(r, group);
 	appendBinaryStringInfo(&r->key, (const char *) mt, mt->t_len);
 
-	initStringInfo(&old);
-	if (HsStateTableGet(r->table, r->key.data, r->key.len, &old))
-		count = HsCountedRowCount(old.data);
-	now = count + sign;
-	if (now < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("a streaming aggregation was asked to remove a row its group does not hold")));
-	if (now == 0)
-		HsStateTableDelete(r->table, r->key.data, r->key.len, old.data, old.len);
-	else
-		HsStateTablePut(r->table, r->key.data, r->key.len,
-						count > 0 ? old.data : NULL, old.len,
-						(const char *) &now, (int) sizeof(now));
-	pfree(old.data);
+	HsRowsCountAdd(r->table, r->key.data, r->key.len, sign, "aggregation");
 	pfree(mt);
 	pfree(values);
 	pfree(nulls);

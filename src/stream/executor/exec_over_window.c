@@ -337,32 +337,15 @@ plan_windows(OverWindowExec *w, List *funcs, List *windows, List *order_exprs)
  * ---------------------------------------------------------------------
  */
 
-/* Add sign to the count of entry prefix | bytes in table. */
+/* Add delta to the count of entry prefix | bytes in table. */
 static void
 count_apply(OverWindowExec *w, HsStateTable *table, const HsBytesKey *prefix,
 			const char *bytes, int len, int64 delta)
 {
-	StringInfoData old;
-	int64		count = 0;
-	int64		now;
-
 	resetStringInfo(&w->key);
 	appendBinaryStringInfo(&w->key, prefix->data, prefix->len);
 	appendBinaryStringInfo(&w->key, bytes, len);
-	initStringInfo(&old);
-	if (HsStateTableGet(table, w->key.data, w->key.len, &old))
-		count = HsCountedRowCount(old.data);
-	now = count + delta;
-	if (now < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("a streaming window was asked to remove a row its partition does not hold")));
-	if (now == 0)
-		HsStateTableDelete(table, w->key.data, w->key.len, old.data, old.len);
-	else
-		HsStateTablePut(table, w->key.data, w->key.len, count > 0 ? old.data : NULL, old.len,
-						(const char *) &now, (int) sizeof(now));
-	pfree(old.data);
+	HsRowsCountAdd(table, w->key.data, w->key.len, delta, "window");
 }
 
 /* A palloc'd copy of len bytes (which may hold zeros). */
@@ -746,16 +729,7 @@ run_windows(OverWindowExec *w, Tuplestorestate *ts, WindowReceiver *rr, HTAB **f
 static void
 emit_row(OverWindowExec *w, const HsBytesKey *bytes, int64 count, int sign)
 {
-	TupleTableSlot *out = w->exec.out;
-	MinimalTuple copy;
-
-	ExecClearTuple(out);
-	copy = HsStoredRowCopyDeform(w->exec.out_desc, bytes->data, bytes->len,
-								 out->tts_values, out->tts_isnull);
-	ExecStoreVirtualTuple(out);
-	for (int64 i = 0; i < count; i++)
-		HsExecEmit(&w->exec, out, sign);
-	pfree(copy);
+	HsRowsEmitBytes(&w->exec, bytes->data, bytes->len, count, sign);
 }
 
 static HTAB *

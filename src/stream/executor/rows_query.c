@@ -20,12 +20,15 @@
 #include "postgres.h"
 
 #include "catalog/pg_operator.h"
+#include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "nodes/makefuncs.h"
 #include "utils/queryenvironment.h"
 #include "utils/snapmgr.h"
 
 #include "hummock_stream/row/stored_row.h"
+#include "hummock_stream/stream/executor.h"
+#include "hummock_stream/stream/state_table.h"
 
 #include "rows_query.h"
 
@@ -60,6 +63,24 @@ HsRowsQuery(const char *enrname, TupleDesc desc)
 	rtr->rtindex = 1;
 	q->jointree = makeFromExpr(list_make1(rtr), NULL);
 	return q;
+}
+
+TupleDesc
+HsRowsOrdinalDesc(TupleDesc desc)
+{
+	TupleDesc	out = CreateTemplateTupleDesc(desc->natts + 1);
+
+	TupleDescInitEntry(out, 1, "ord", INT4OID, -1, 0);
+	for (int c = 0; c < desc->natts; c++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, c);
+		char		name[32];
+
+		snprintf(name, sizeof(name), "c%d", c + 1);
+		TupleDescInitEntry(out, c + 2, name, att->atttypid, att->atttypmod, 0);
+		TupleDescInitEntryCollation(out, c + 2, att->attcollation);
+	}
+	return out;
 }
 
 void
@@ -138,4 +159,42 @@ HsRowsQueryRun(PlannedStmt *plan, const char *what, const char *enrname,
 	ExecutorFinish(qd);
 	ExecutorEnd(qd);
 	FreeQueryDesc(qd);
+}
+
+void
+HsRowsCountAdd(HsStateTable *table, const char *key, int keylen, int64 delta,
+			   const char *what)
+{
+	StringInfoData old;
+	int64		count = 0;
+	int64		now;
+
+	initStringInfo(&old);
+	if (HsStateTableGet(table, key, keylen, &old))
+		count = HsCountedRowCount(old.data);
+	now = count + delta;
+	if (now < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("a streaming %s was asked to remove a row it does not hold", what)));
+	if (now == 0)
+		HsStateTableDelete(table, key, keylen, old.data, old.len);
+	else
+		HsStateTablePut(table, key, keylen, count > 0 ? old.data : NULL, old.len,
+						(const char *) &now, (int) sizeof(now));
+	pfree(old.data);
+}
+
+void
+HsRowsEmitBytes(HsExec *e, const char *data, int len, int64 count, int sign)
+{
+	TupleTableSlot *out = e->out;
+	MinimalTuple copy;
+
+	ExecClearTuple(out);
+	copy = HsStoredRowCopyDeform(e->out_desc, data, len, out->tts_values, out->tts_isnull);
+	ExecStoreVirtualTuple(out);
+	for (int64 i = 0; i < count; i++)
+		HsExecEmit(e, out, sign);
+	pfree(copy);
 }

@@ -4,7 +4,8 @@
  *	  Running a Postgres plan over rows an executor holds
  *	  (rows_query.c), for the executors that let Postgres compute what
  *	  they cannot keep incrementally: recomputed aggregates
- *	  (agg_recompute.c) and window functions (exec_over_window.c).
+ *	  (agg_recompute.c), window functions (exec_over_window.c) and whole
+ *	  queries (exec_recompute_query.c); and the counted rows they keep.
  *
  * src/stream/executor/rows_query.h
  *
@@ -23,6 +24,9 @@
  * list, grouping and windows, and plans it with pg_plan_query.
  */
 extern Query *HsRowsQuery(const char *enrname, TupleDesc desc);
+
+/* (ord int4, then desc's columns named c1, c2, ...): a run's relation. */
+extern TupleDesc HsRowsOrdinalDesc(TupleDesc desc);
 
 /*
  * Put count copies of a stored row (row_desc; its bytes at row, len) into
@@ -49,5 +53,20 @@ extern void HsRowsReceiverInit(DestReceiver *dest,
  */
 extern void HsRowsQueryRun(PlannedStmt *plan, const char *what, const char *enrname,
 						   TupleDesc desc, Tuplestorestate *rows, DestReceiver *dest);
+
+/*
+ * Kept rows are counted rows: key -> int64 count.  Add delta to the count
+ * of key in table (the entry goes at 0); below 0 is corruption, reported
+ * as "a streaming <what> was asked to remove a row it does not hold".
+ */
+extern void HsRowsCountAdd(struct HsStateTable *table, const char *key, int keylen,
+						   int64 delta, const char *what);
+
+/*
+ * Emit count copies, with sign, of the row whose canonical bytes
+ * (HsCanonicalTuple of e's out_desc) are data[0..len), through e's out slot.
+ */
+extern void HsRowsEmitBytes(struct HsExec *e, const char *data, int len, int64 count,
+							int sign);
 
 #endif							/* HS_STREAM_EXECUTOR_ROWS_QUERY_H */

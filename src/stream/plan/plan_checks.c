@@ -19,7 +19,7 @@
  *	a level		no set-returning functions at an aggregating level
  *				(elsewhere plan_srf.c; window functions: plan_window.c,
  *				plan_top_n.c), LIMIT without ORDER BY, FOR UPDATE,
- *				recursive or data-modifying WITH (ORDER
+ *				data-modifying WITH (ORDER
  *				BY without LIMIT orders nothing: a view has no order)
  *	a source	another streaming view that is created (it is read from
  *				its change log, view_source.c), or an ordinary permanent
@@ -396,8 +396,6 @@ check_query_level(Query *q, bool top)
 				 errdetail("Which rows such a query returns is not defined.")));
 	if (q->rowMarks)
 		unsupported("FOR UPDATE and FOR SHARE", true);
-	if (q->hasRecursive)
-		unsupported("recursive WITH queries", true);
 	if (q->hasModifyingCTE)
 		unsupported("data-modifying WITH queries", true);
 }

@@ -20,6 +20,7 @@
  *	plan_window.c	window functions
  *	plan_views.c	Postgres views in FROM, expanded
  *	plan_with.c		WITH queries, inlined as subqueries
+ *	plan_recursive.c	recursive WITH queries, computed again whole
  *	plan_whole_rows.c	whole rows of items other than tables
  *
  * src/stream/plan/plan_internal.h
@@ -187,6 +188,15 @@ extern RelOut *plan_fromlist(PlanCtx *ctx, Query *q, List *outer, List *items,
  * of it; returns them as semi and anti JoinExprs.
  */
 extern List *convert_where_sublinks(PlanCtx *ctx, Query *q);
+
+/* ---- plan_recursive.c ---- */
+
+/*
+ * A reference (q's range table entry rtindex) to recursive WITH query cte,
+ * filtered by quals.
+ */
+extern RelOut *plan_recursive_with(PlanCtx *ctx, CommonTableExpr *cte, int rtindex,
+								   List *quals);
 
 /* ---- plan_temporal.c ---- */
 

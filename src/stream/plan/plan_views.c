@@ -66,20 +66,8 @@ expand_view(RangeTblEntry *rte, int depth)
 	old->updatedCols = rte->updatedCols;
 	old->extraUpdatedCols = rte->extraUpdatedCols;
 
-	rte->rtekind = RTE_SUBQUERY;
-	rte->subquery = vq;
+	rte_as_subquery(rte, vq);
 	rte->security_barrier = RelationIsSecurityView(rel);
-	rte->relid = InvalidOid;
-	rte->relkind = 0;
-	rte->rellockmode = 0;
-	rte->tablesample = NULL;
-	rte->inh = false;
-	rte->requiredPerms = 0;
-	rte->checkAsUser = InvalidOid;
-	rte->selectedCols = NULL;
-	rte->insertedCols = NULL;
-	rte->updatedCols = NULL;
-	rte->extraUpdatedCols = NULL;
 	table_close(rel, NoLock);
 
 	/* views inside the view */

@@ -39,7 +39,8 @@ typedef struct InlineContext
 
 /*
  * Make FROM item rte (a WITH query's reference, a function, a VALUES
- * list) the subquery sub, in place: its columns and alias stay.
+ * list, a view or table) the subquery sub, in place: its columns and
+ * alias stay; a relation's privileges to check go (sub's own are checked).
  */
 void
 rte_as_subquery(RangeTblEntry *rte, Query *sub)
@@ -47,6 +48,16 @@ rte_as_subquery(RangeTblEntry *rte, Query *sub)
 	rte->rtekind = RTE_SUBQUERY;
 	rte->subquery = sub;
 	rte->security_barrier = false;
+	rte->relid = InvalidOid;
+	rte->relkind = 0;
+	rte->rellockmode = 0;
+	rte->tablesample = NULL;
+	rte->inh = false;
+	rte->requiredPerms = 0;
+	rte->checkAsUser = InvalidOid;
+	rte->selectedCols = rte->insertedCols = rte->updatedCols = NULL;
+	rte->extraUpdatedCols = NULL;
+	rte->securityQuals = NIL;
 	rte->functions = NIL;
 	rte->funcordinality = false;
 	rte->tablefunc = NULL;
