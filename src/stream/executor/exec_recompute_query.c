@@ -19,14 +19,18 @@
  * At the flush of a touched epoch every kept row goes into an ephemeral
  * named relation (HS_KEPT_ROWS_ENR: ord int4, always 0, then the input
  * columns; rows_query.c), the query (planned once when the executor is
- * built, by pg_plan_query) runs over it, and its result rows are compared
- * with shown: the rows it showed and no longer returns are emitted as
- * deletes, then the new ones as inserts, and shown follows.  A backfill
- * computes the query once, at its last chunk.
+ * built, by pg_plan_query) runs over it, its result rows are sorted by
+ * their bytes and merged with a scan of shown (in the same order): the
+ * rows it showed and no longer returns are emitted as deletes, then the
+ * new ones as inserts, and shown follows.  A backfill computes the query
+ * once, at its last chunk.  An epoch whose pushes cancel out (an UPDATE of
+ * columns the query does not read is the delete and insert of one row)
+ * computes nothing: the executor follows the net change of each row pushed
+ * since its last computation, up to PENDING_MAX_ROWS rows.
  *
- * Cost per touched epoch: a scan of every kept row and of shown, the
- * query, and the result and shown in memory (two hash tables of the
- * result's rows).  An untouched epoch costs nothing.
+ * Cost per epoch that changes the rows: a scan of every kept row and of
+ * shown, the query, and a sort of its result (held in memory).  Other
+ * epochs cost nothing.
  *
  * A query whose result grows without end (a recursive UNION ALL over a
  * cycle of the data) would keep the compute worker busy for ever: its run
@@ -63,17 +67,83 @@ typedef struct RecomputeExec
 	PlannedStmt *plan;
 	HsStateTable *rows;
 	HsStateTable *shown;
-	bool		touched;		/* rows changed since the last computation */
+	bool		touched;		/* rows pushed since the last computation */
+	/* the net change of each row pushed since then, while it stays small */
+	MemoryContext pending_cxt;
+	HTAB	   *pending;		/* PendingRow; NULL: too many to follow */
 } RecomputeExec;
 
 int			hs_recompute_max_rows = 10000000;
 
-/* A row's canonical bytes and how many copies of it. */
-typedef struct CountEntry
+/*
+ * Rows whose net change an executor follows between computations: an
+ * epoch whose pushes cancel out (an UPDATE of columns the query does not
+ * read arrives as the delete and insert of one row) computes nothing.
+ * Past this many distinct rows the executor stops following and computes.
+ */
+#define PENDING_MAX_ROWS 65536
+
+typedef struct PendingRow
 {
-	HsBytesKey	key;			/* (hash key: must be first) */
-	int64		count;
-} CountEntry;
+	HsBytesKey	key;			/* canonical bytes (hash key: must be first) */
+	int64		delta;
+} PendingRow;
+
+static void
+forget_pending(RecomputeExec *r)
+{
+	MemoryContextReset(r->pending_cxt);
+	r->pending = HsBytesKeyHashCreate("hummock_stream recompute pending rows",
+									  sizeof(PendingRow), 256, r->pending_cxt);
+	r->touched = false;
+}
+
+/* Follow the net change of row bytes[0..len) by sign. */
+static void
+note_pending(RecomputeExec *r, const char *bytes, int len, int sign)
+{
+	HsBytesKey	k;
+	PendingRow *p;
+	bool		found;
+
+	if (r->pending == NULL)
+		return;
+	if (hash_get_num_entries(r->pending) >= PENDING_MAX_ROWS)
+	{
+		MemoryContextReset(r->pending_cxt);
+		r->pending = NULL;
+		return;
+	}
+	k.data = (char *) bytes;
+	k.len = len;
+	p = hash_search(r->pending, &k, HASH_ENTER, &found);
+	if (!found)
+	{
+		p->key.data = MemoryContextAlloc(r->pending_cxt, len);
+		memcpy(p->key.data, bytes, len);
+		p->delta = 0;
+	}
+	p->delta += sign;
+}
+
+/* Did the pushes since the last computation change the rows? */
+static bool
+pending_changes(RecomputeExec *r)
+{
+	HASH_SEQ_STATUS status;
+	PendingRow *p;
+
+	if (r->pending == NULL)
+		return true;
+	hash_seq_init(&status, r->pending);
+	while ((p = hash_seq_search(&status)) != NULL)
+		if (p->delta != 0)
+		{
+			hash_seq_term(&status);
+			return true;
+		}
+	return false;
+}
 
 static void
 recompute_push(HsExec *self, TupleTableSlot *row, int sign)
@@ -87,57 +157,40 @@ recompute_push(HsExec *self, TupleTableSlot *row, int sign)
 	slot_getallattrs(row);
 	mt = HsCanonicalTuple(r->in_desc, row->tts_values, row->tts_isnull);
 	HsRowsCountAdd(r->rows, (const char *) mt, mt->t_len, sign, "recomputed query");
+	note_pending(r, (const char *) mt, mt->t_len, sign);
 	r->touched = true;
 	MemoryContextSwitchTo(old);
 }
 
-/* Scan state: the kept rows into the relation, or shown into counts. */
-typedef struct Visit
+/* The kept rows into the relation of the run. */
+typedef struct FillState
 {
 	RecomputeExec *r;
 	Tuplestorestate *ts;
 	Datum	   *values;
 	bool	   *nulls;
-	HTAB	   *counts;
-} Visit;
+} FillState;
 
 static bool
-visit_row(const char *key, int keylen, const char *value, int vlen, void *arg)
+fill_row(const char *key, int keylen, const char *value, int vlen, void *arg)
 {
-	Visit	   *v = arg;
+	FillState  *f = arg;
 
-	HsRowsPut(v->ts, v->r->enr_desc, 0, v->r->in_desc, key, keylen,
-			  HsCountedRowCount(value), v->values, v->nulls);
+	HsRowsPut(f->ts, f->r->enr_desc, 0, f->r->in_desc, key, keylen,
+			  HsCountedRowCount(value), f->values, f->nulls);
 	return true;
 }
 
-static bool
-visit_shown(const char *key, int keylen, const char *value, int vlen, void *arg)
-{
-	Visit	   *v = arg;
-	HsBytesKey	k;
-	CountEntry *e;
-	bool		found;
-
-	k.data = palloc(keylen);
-	memcpy(k.data, key, keylen);
-	k.len = keylen;
-	e = hash_search(v->counts, &k, HASH_ENTER, &found);
-	if (!found)
-		e->count = 0;
-	e->count += HsCountedRowCount(value);
-	return true;
-}
-
-/* Collects the query's result rows as canonical bytes -> count. */
+/* Collects the query's result rows as canonical bytes, to be sorted. */
 typedef struct ResultReceiver
 {
 	DestReceiver pub;
 	RecomputeExec *r;
-	HTAB	   *counts;
-	MemoryContext cxt;			/* where the rows' bytes are kept (the
-								 * query's own memory ends with its run) */
+	MemoryContext cxt;			/* where the rows are kept (the query's own
+								 * memory ends with its run) */
+	MinimalTuple *rows;
 	int64		nrows;
+	int64		cap;
 	int64		max_rows;
 } ResultReceiver;
 
@@ -146,13 +199,9 @@ result_receive(TupleTableSlot *slot, DestReceiver *self)
 {
 	ResultReceiver *rr = (ResultReceiver *) self;
 	TupleDesc	out = rr->r->exec.out_desc;
-	MinimalTuple mt;
-	HsBytesKey	k;
-	CountEntry *e;
-	bool		found;
 	MemoryContext old;
 
-	if (++rr->nrows > rr->max_rows)
+	if (rr->nrows >= rr->max_rows)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("a recursive query of a streaming materialized view returned more than %lld rows",
@@ -164,16 +213,113 @@ result_receive(TupleTableSlot *slot, DestReceiver *self)
 	if (slot->tts_tupleDescriptor->natts < out->natts)
 		elog(ERROR, "recomputed query returned %d columns, expected %d",
 			 slot->tts_tupleDescriptor->natts, out->natts);
-	mt = HsCanonicalTuple(out, slot->tts_values, slot->tts_isnull);
-	k.data = (char *) mt;
-	k.len = mt->t_len;
-	e = hash_search(rr->counts, &k, HASH_ENTER, &found);
-	if (!found)
-		e->count = 0;
-	else
-		pfree(mt);
-	e->count++;
+	if (rr->nrows == rr->cap)
+	{
+		rr->cap = rr->cap * 2;
+		rr->rows = repalloc_huge(rr->rows, sizeof(MinimalTuple) * rr->cap);
+	}
+	rr->rows[rr->nrows++] = HsCanonicalTuple(out, slot->tts_values, slot->tts_isnull);
 	MemoryContextSwitchTo(old);
+	return true;
+}
+
+/* Bytewise, shorter prefix first: the order of state-table keys. */
+static int
+bytes_cmp(const char *a, int alen, const char *b, int blen)
+{
+	int			r = memcmp(a, b, Min(alen, blen));
+
+	if (r != 0)
+		return r;
+	return (alen > blen) - (alen < blen);
+}
+
+static int
+row_cmp(const void *a, const void *b)
+{
+	MinimalTuple x = *(const MinimalTuple *) a;
+	MinimalTuple y = *(const MinimalTuple *) b;
+
+	return bytes_cmp((const char *) x, x->t_len, (const char *) y, y->t_len);
+}
+
+/* A difference between what the query returns and what was shown. */
+typedef struct RowChange
+{
+	const char *data;
+	int			len;
+	int64		count;			/* > 0: inserted copies; < 0: deleted */
+} RowChange;
+
+/*
+ * The merge of the sorted result (runs of equal rows counted) with shown,
+ * scanned in key order: the changes, collected (the scan must not write
+ * shown).
+ */
+typedef struct MergeState
+{
+	MinimalTuple *rows;
+	int64		nrows;
+	int64		next;			/* the first result row not merged yet */
+	List	   *changes;		/* RowChange * */
+} MergeState;
+
+static void
+add_change(MergeState *m, const char *data, int len, int64 count)
+{
+	RowChange  *c = palloc(sizeof(RowChange));
+
+	c->data = data;
+	c->len = len;
+	c->count = count;
+	m->changes = lappend(m->changes, c);
+}
+
+/* The next run of equal result rows: its first row and length. */
+static int64
+next_run(MergeState *m, MinimalTuple *first)
+{
+	int64		n = 1;
+
+	*first = m->rows[m->next];
+	while (m->next + n < m->nrows &&
+		   row_cmp(&m->rows[m->next], &m->rows[m->next + n]) == 0)
+		n++;
+	return n;
+}
+
+static bool
+merge_shown(const char *key, int keylen, const char *value, int vlen, void *arg)
+{
+	MergeState *m = arg;
+	int64		was = HsCountedRowCount(value);
+	MinimalTuple first;
+
+	/* result rows before this one are new */
+	while (m->next < m->nrows)
+	{
+		int64		n = next_run(m, &first);
+		int			c = bytes_cmp((const char *) first, first->t_len, key, keylen);
+
+		if (c > 0)
+			break;
+		m->next += n;
+		if (c < 0)
+			add_change(m, (const char *) first, first->t_len, n);
+		else
+		{
+			if (n != was)
+				add_change(m, (const char *) first, first->t_len, n - was);
+			return true;
+		}
+	}
+	/* a row no longer returned (a copy of its bytes: the scan reuses them) */
+	{
+		char	   *copy = palloc(keylen);
+
+		memcpy(copy, key, keylen);
+		add_change(m, copy, keylen, -was);
+	}
 	return true;
 }
 
@@ -183,16 +329,20 @@ recompute_flush(HsExec *self)
 	RecomputeExec *r = (RecomputeExec *) self;
 	MemoryContext cxt;
 	MemoryContext old;
-	Visit		v;
+	FillState	f;
 	ResultReceiver rr;
-	HTAB	   *fresh;
-	HTAB	   *shown;
-	HASH_SEQ_STATUS status;
-	CountEntry *e;
+	MergeState	m;
+	ListCell   *lc;
 
 	/* (a backfill's chunk: the last one computes the query once) */
 	if (!r->touched || r->rows->store->more_to_come)
 	{
+		HsExecFlush(self->downstream);
+		return;
+	}
+	if (!pending_changes(r))
+	{
+		forget_pending(r);
 		HsExecFlush(self->downstream);
 		return;
 	}
@@ -201,66 +351,74 @@ recompute_flush(HsExec *self)
 	old = MemoryContextSwitchTo(cxt);
 
 	/* every kept row, as many times as it is counted */
-	memset(&v, 0, sizeof(v));
-	v.r = r;
-	v.ts = tuplestore_begin_heap(false, false, work_mem);
-	v.values = palloc(sizeof(Datum) * r->enr_desc->natts);
-	v.nulls = palloc(sizeof(bool) * r->enr_desc->natts);
-	HsStateTableScanPrefix(r->rows, NULL, 0, visit_row, &v);
+	memset(&f, 0, sizeof(f));
+	f.r = r;
+	f.ts = tuplestore_begin_heap(false, false, work_mem);
+	f.values = palloc(sizeof(Datum) * r->enr_desc->natts);
+	f.nulls = palloc(sizeof(bool) * r->enr_desc->natts);
+	HsStateTableScanPrefix(r->rows, NULL, 0, fill_row, &f);
 
-	/* the query's result */
-	fresh = HsBytesKeyHashCreate("hummock_stream recomputed rows", sizeof(CountEntry), 1024,
-								 cxt);
+	/* the query's result, sorted */
 	memset(&rr, 0, sizeof(rr));
 	HsRowsReceiverInit(&rr.pub, result_receive);
 	rr.r = r;
-	rr.counts = fresh;
 	rr.cxt = cxt;
+	rr.cap = 1024;
+	rr.rows = palloc(sizeof(MinimalTuple) * rr.cap);
 	rr.max_rows = hs_recompute_max_rows;
 	HsRowsQueryRun(r->plan, "hummock_stream: recompute a query", HS_KEPT_ROWS_ENR,
-				   r->enr_desc, v.ts, &rr.pub);
-	tuplestore_end(v.ts);
+				   r->enr_desc, f.ts, &rr.pub);
+	tuplestore_end(f.ts);
+	qsort(rr.rows, rr.nrows, sizeof(MinimalTuple), row_cmp);
 
-	/* what it showed against what it returns now: deletes first */
-	shown = HsBytesKeyHashCreate("hummock_stream recomputed shown", sizeof(CountEntry), 1024,
-								 cxt);
-	v.counts = shown;
-	HsStateTableScanPrefix(r->shown, NULL, 0, visit_shown, &v);
-	hash_seq_init(&status, shown);
-	while ((e = hash_seq_search(&status)) != NULL)
+	/* against what it showed */
+	memset(&m, 0, sizeof(m));
+	m.rows = rr.rows;
+	m.nrows = rr.nrows;
+	HsStateTableScanPrefix(r->shown, NULL, 0, merge_shown, &m);
+	while (m.next < m.nrows)
 	{
-		CountEntry *f = hash_search(fresh, &e->key, HASH_FIND, NULL);
-		int64		gone = e->count - (f ? f->count : 0);
+		MinimalTuple first;
+		int64		n = next_run(&m, &first);
 
-		if (gone > 0)
-		{
-			HsRowsEmitBytes(&r->exec, e->key.data, e->key.len, gone, -1);
-			HsRowsCountAdd(r->shown, e->key.data, e->key.len, -gone, "recomputed query");
-		}
+		m.next += n;
+		add_change(&m, (const char *) first, first->t_len, n);
 	}
-	hash_seq_init(&status, fresh);
-	while ((e = hash_seq_search(&status)) != NULL)
-	{
-		CountEntry *o = hash_search(shown, &e->key, HASH_FIND, NULL);
-		int64		added = e->count - (o ? o->count : 0);
 
-		if (added > 0)
-		{
-			HsRowsEmitBytes(&r->exec, e->key.data, e->key.len, added, +1);
-			HsRowsCountAdd(r->shown, e->key.data, e->key.len, added, "recomputed query");
-		}
+	/* deletes first, then inserts; shown follows */
+	foreach(lc, m.changes)
+	{
+		RowChange  *c = lfirst(lc);
+
+		if (c->count < 0)
+			HsRowsEmitBytes(&r->exec, c->data, c->len, -c->count, -1);
+	}
+	foreach(lc, m.changes)
+	{
+		RowChange  *c = lfirst(lc);
+
+		if (c->count > 0)
+			HsRowsEmitBytes(&r->exec, c->data, c->len, c->count, +1);
+		HsRowsCountAdd(r->shown, c->data, c->len, c->count, "recomputed query");
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
 
-	r->touched = false;
+	forget_pending(r);
 	HsExecFlush(self->downstream);
+}
+
+static void
+recompute_reset(HsExec *self)
+{
+	forget_pending((RecomputeExec *) self);
 }
 
 static const HsExecMethods recompute_methods = {
 	.name = "RecomputeQuery",
 	.push = recompute_push,
 	.flush = recompute_flush,
+	.reset = recompute_reset,
 	.out_ops = &TTSOpsVirtual,
 	.row_context = "hummock_stream recompute row",
 };
@@ -285,6 +443,9 @@ HsExecRecomputeQueryCreate(TupleDesc in_desc, Query *query,
 	r->rows = rows;
 	r->shown = shown;
 	r->plan = pg_plan_query(copyObject(query), "hummock_stream: recompute a query", 0, NULL);
-	r->touched = false;
+	r->pending_cxt = AllocSetContextCreate(CurrentMemoryContext,
+										   "hummock_stream recompute pending rows",
+										   ALLOCSET_SMALL_SIZES);
+	forget_pending(r);
 	return &r->exec;
 }
