@@ -67,7 +67,7 @@ for kind in $KINDS; do
 		m=$(printf '%s\n' "${arr[@]}" | median)
 		echo "$kind: $what ${m} ms (commit to wait(), median), REFRESH ${r} ms ($(echo "scale=1; $r / $m" | bc)x)"
 	done
-	$PSQL -c "SELECT count(*) FROM ((SELECT * FROM v_$kind EXCEPT ALL $q) UNION ALL ($q EXCEPT ALL SELECT * FROM v_$kind)) a" |
+	$PSQL -c "SELECT count(*) FROM ((SELECT * FROM v_$kind EXCEPT ALL SELECT * FROM ($q) q1) UNION ALL (SELECT * FROM ($q) q2 EXCEPT ALL SELECT * FROM v_$kind)) a" |
 		sed "s/^/$kind: rows of the view and its query that differ: /"
 	runuser -u postgres -- $BIN/pg_ctl -D "$DIR/data" -m immediate -w stop >/dev/null 2>&1 || true
 	rm -rf "$DIR"

@@ -36,7 +36,8 @@ $node->safe_psql('postgres', q{
 	CREATE TABLE diff_t (id int PRIMARY KEY, grp int, val int, amount numeric,
 	                     flag bool, note text, ts timestamptz);
 	CREATE TABLE diff_np (grp int, val int);
-	-- the workload writes these too (no view reads them here)
+	-- the workload writes these too (the recursive views read diff_d and
+	-- diff_mk; no view reads the others here)
 	CREATE TABLE diff_d (id int PRIMARY KEY, code int, name text, region int,
 	                     active bool);
 	CREATE TABLE diff_r (region int PRIMARY KEY, rname text);
@@ -58,7 +59,8 @@ my %wanted = map { $_ => 1 } qw(v_count_all v_group_stats v_minmax v_filter
   v_having v_distinct v_nopk v_nopk_agg v_global v_moving_filter
   vv_stats_filter vv_stats_agg vv_chain3 vv_diamond vv_nopk_agg vv_nopk_join
   va_array va_filter_mix vs_except_all vs_distinct_on vs_inh_sum vs_inh_join
-  vs_q_exists_value vs_win_lag_ranged vs_win_np_ranged vs_win_prefix_ranged);
+  vs_q_exists_value vs_win_lag_ranged vs_win_np_ranged vs_win_prefix_ranged
+  vs_rec_reach vs_rec_tree);
 my @views;
 open(my $fh, '<', "$dir/views.sql") or die "views.sql: $!";
 while (my $line = <$fh>)
