@@ -50,6 +50,15 @@ SELECT hummock_stream.create_materialized_view('r_parts', $$
     UNION
     SELECT r.a, e.dst FROM r JOIN part_edge e ON e.src = r.b)
   SELECT x.b AS via, y.b AS reach FROM r x JOIN r y ON x.a = y.a WHERE x.b < y.b$$);
+-- UNION ALL with CYCLE: walks stop where they meet a node again (the path
+-- column, an array of anonymous rows, is not read, so not kept)
+SELECT hummock_stream.create_materialized_view('r_walks', $$
+  WITH RECURSIVE p(a, b, hops) AS (
+    SELECT src, dst, 1 FROM edge
+    UNION ALL
+    SELECT p.a, e.dst, p.hops + 1 FROM p JOIN edge e ON e.src = p.b)
+  CYCLE b SET looped USING path
+  SELECT a, b, hops, looped FROM p$$);
 -- a view over a recursive view
 SELECT hummock_stream.create_materialized_view('r_over', $$
   SELECT b, count(*) AS reached_from FROM r_reach GROUP BY b$$);
@@ -103,10 +112,12 @@ SELECT create_error($$WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FR
 SELECT create_error($$WITH RECURSIVE t(e) AS (SELECT edge FROM edge UNION ALL SELECT e FROM t WHERE false) SELECT e FROM t$$);
 SELECT create_error($$WITH RECURSIVE t(n) AS (SELECT src FROM edge TABLESAMPLE bernoulli (50) UNION SELECT n + 1 FROM t WHERE n < 3) SELECT n FROM t$$);
 SELECT create_error($$WITH RECURSIVE t(n) AS (SELECT src FROM edge UNION SELECT n + 1 FROM t WHERE n < random() * 5) SELECT n FROM t$$);
+-- a SEARCH clause's ordering column is an anonymous row: it cannot be kept
+SELECT create_error($$WITH RECURSIVE t(n) AS (SELECT src FROM edge UNION SELECT n + 1 FROM t WHERE n < 3) SEARCH BREADTH FIRST BY n SET ord SELECT n, ord FROM t$$);
 
 SELECT hummock_stream.drop_materialized_view('r_over');
 SELECT hummock_stream.drop_materialized_view(v)
-  FROM unnest(ARRAY['r_chain', 'r_reach', 'r_paths', 'r_parts']) v;
+  FROM unnest(ARRAY['r_chain', 'r_reach', 'r_paths', 'r_parts', 'r_walks']) v;
 
 SET client_min_messages = warning;	-- the capture log's name has an OID
 DROP EXTENSION hummock_stream CASCADE;

@@ -138,6 +138,13 @@ extern RelOut *project_cols(RelOut *in, List *exprs, int nvisible, List *qual,
 							bool add_key);
 extern RelOut *project_level(RelOut *in, List *exprs, List *qual, bool add_key);
 
+/*
+ * The columns (attnos) of range table entry rtindex of q that q uses, at
+ * any level below it too, and in the quals of pulled-up sublinks;
+ * *whole_row (if not NULL): whether q uses its whole row.
+ */
+extern Bitmapset *used_attnos(PlanCtx *ctx, Query *q, int rtindex, bool *whole_row);
+
 /* A source table (range table entry rtindex of q): a leaf the job feeds. */
 extern RelOut *plan_leaf(PlanCtx *ctx, Query *q, int rtindex, List *quals);
 
@@ -195,8 +202,8 @@ extern List *convert_where_sublinks(PlanCtx *ctx, Query *q);
  * A reference (q's range table entry rtindex) to recursive WITH query cte,
  * filtered by quals.
  */
-extern RelOut *plan_recursive_with(PlanCtx *ctx, CommonTableExpr *cte, int rtindex,
-								   List *quals);
+extern RelOut *plan_recursive_with(PlanCtx *ctx, Query *q, CommonTableExpr *cte,
+								   int rtindex, List *quals);
 
 /* ---- plan_temporal.c ---- */
 

@@ -904,7 +904,7 @@ plan_jtnode(PlanCtx *ctx, Query *q, List *outer, Node *jt, List *quals)
 						if (strcmp(cte->ctename, rte->ctename) != 0)
 							continue;
 						if (cte->cterecursive)
-							return plan_recursive_with(ctx, cte, rtindex, quals);
+							return plan_recursive_with(ctx, q, cte, rtindex, quals);
 						return plan_subquery(ctx, (Query *) cte->ctequery, rtindex,
 											 lcons(owner, owner_outer), quals);
 					}

@@ -49,6 +49,7 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "parser/parsetree.h"
+#include "rewrite/rewriteSearchCycle.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
@@ -320,7 +321,7 @@ input_subquery(RecursiveInput *in, int i, RangeTblEntry *ref, RangeTblEntry *kep
 }
 
 RelOut *
-plan_recursive_with(PlanCtx *ctx, CommonTableExpr *cte, int rtindex, List *quals)
+plan_recursive_with(PlanCtx *ctx, Query *q, CommonTableExpr *cte, int rtindex, List *quals)
 {
 	RecursiveWalk w;
 	CommonTableExpr *copy = copyObject(cte);
@@ -337,13 +338,21 @@ plan_recursive_with(PlanCtx *ctx, CommonTableExpr *cte, int rtindex, List *quals
 	RelOut	   *in;
 	RelOut	   *out;
 	ListCell   *lc,
-			   *lt,
-			   *lm,
-			   *lcl;
+			   *lt;
+	Bitmapset  *used;
+	int			col;
 	int			nwide = 1;
 
 	if (!IsA(cte->ctequery, Query) || ((Query *) cte->ctequery)->commandType != CMD_SELECT)
 		unsupported("data-modifying WITH queries", true);
+
+	/*
+	 * SEARCH and CYCLE clauses become columns the query computes (added to
+	 * the WITH query's columns), as the rewriter makes them before Postgres
+	 * plans a query
+	 */
+	if (copy->search_clause || copy->cycle_clause)
+		copy = rewriteSearchAndCycle(copy);
 
 	/* the tables it reads, and the columns of each */
 	memset(&w, 0, sizeof(w));
@@ -415,26 +424,35 @@ plan_recursive_with(PlanCtx *ctx, CommonTableExpr *cte, int rtindex, List *quals
 	cte_rte->rtekind = RTE_CTE;
 	cte_rte->ctename = pstrdup(cte->ctename);
 	cte_rte->ctelevelsup = 0;
-	cte_rte->coltypes = list_copy(cte->ctecoltypes);
-	cte_rte->coltypmods = list_copy(cte->ctecoltypmods);
-	cte_rte->colcollations = list_copy(cte->ctecolcollations);
-	cte_rte->eref = makeAlias(cte->ctename, copyObject(cte->ctecolnames));
+	cte_rte->coltypes = list_copy(copy->ctecoltypes);
+	cte_rte->coltypmods = list_copy(copy->ctecoltypmods);
+	cte_rte->colcollations = list_copy(copy->ctecolcollations);
+	cte_rte->eref = makeAlias(cte->ctename, copyObject(copy->ctecolnames));
 	cte_rte->inFromCl = true;
 	top->rtable = list_make1(cte_rte);
 	rtr->rtindex = 1;
 	top->jointree = makeFromExpr(list_make1(rtr), NULL);
-	forfour(lc, cte->ctecolnames, lt, cte->ctecoltypes, lm, cte->ctecoltypmods,
-			lcl, cte->ctecolcollations)
+
+	/*
+	 * Its columns the view uses (not a SEARCH or CYCLE clause's record
+	 * columns it does not read: those could not be kept), at least one
+	 */
+	used = used_attnos(ctx, q, rtindex, NULL);
+	if (bms_is_empty(used))
+		used = bms_make_singleton(1);
+	col = -1;
+	while ((col = bms_next_member(used, col)) >= 0)
 	{
-		int			col = foreach_current_index(lc) + 1;
+		Oid			type = list_nth_oid(copy->ctecoltypes, col - 1);
+		int32		typmod = list_nth_int(copy->ctecoltypmods, col - 1);
+		Oid			coll = list_nth_oid(copy->ctecolcollations, col - 1);
 
 		top->targetList = lappend(top->targetList,
-								  makeTargetEntry((Expr *) makeVar(1, col, lfirst_oid(lt),
-																   lfirst_int(lm),
-																   lfirst_oid(lcl), 0),
-												  col, pstrdup(strVal(lfirst(lc))), false));
-		vars = lappend(vars, makeVar(rtindex, col, lfirst_oid(lt), lfirst_int(lm),
-									 lfirst_oid(lcl), 0));
+								  makeTargetEntry((Expr *) makeVar(1, col, type, typmod, coll, 0),
+												  list_length(top->targetList) + 1,
+												  pstrdup(strVal(list_nth(copy->ctecolnames, col - 1))),
+												  false));
+		vars = lappend(vars, makeVar(rtindex, col, type, typmod, coll, 0));
 	}
 
 	rows = next_state(ctx, "RecomputeQuery rows");

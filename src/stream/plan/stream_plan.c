@@ -496,6 +496,18 @@ attnos_walker(Node *node, AttnoCtx *c)
 	return expression_tree_walker(node, attnos_walker, c);
 }
 
+Bitmapset *
+used_attnos(PlanCtx *ctx, Query *q, int rtindex, bool *whole_row)
+{
+	AttnoCtx	ac = {rtindex, 0, NULL, false};
+
+	(void) query_tree_walker(q, attnos_walker, &ac, 0);
+	(void) attnos_walker((Node *) ctx->semi_quals, &ac);
+	if (whole_row)
+		*whole_row = ac.whole_row;
+	return ac.attnos;
+}
+
 /*
  * A source table (range table entry rtindex of q): a leaf the job feeds,
  * filtered by quals and narrowed to the columns q uses and the primary
@@ -511,7 +523,8 @@ plan_leaf(PlanCtx *ctx, Query *q, int rtindex, List *quals)
 	bool		with_children = rte->inh && rel->rd_rel->relkind == RELKIND_RELATION;
 	List	   *pk = with_children && HsStreamPlanKeylessTree(relid) ? NIL :
 		HsStreamPlanSourceKey(relid);
-	AttnoCtx	ac = {rtindex, 0, NULL, false};
+	bool		whole_row;
+	Bitmapset  *attnos = used_attnos(ctx, q, rtindex, &whole_row);
 	List	   *full_vars = NIL;
 	List	   *vars = NIL;
 	List	   *tl = NIL;
@@ -522,16 +535,14 @@ plan_leaf(PlanCtx *ctx, Query *q, int rtindex, List *quals)
 	int			a;
 
 	table_close(rel, AccessShareLock);
-	(void) query_tree_walker(q, attnos_walker, &ac, 0);
-	(void) attnos_walker((Node *) ctx->semi_quals, &ac);
 	foreach(lc, pk)
-		ac.attnos = bms_add_member(ac.attnos, lfirst_int(lc));
+		attnos = bms_add_member(attnos, lfirst_int(lc));
 	for (int i = 0; i < rdesc->natts; i++)
 		full_vars = lappend(full_vars, makeVar(rtindex, i + 1, TupleDescAttr(rdesc, i)->atttypid,
 											   TupleDescAttr(rdesc, i)->atttypmod,
 											   TupleDescAttr(rdesc, i)->attcollation, 0));
 	a = -1;
-	while ((a = bms_next_member(ac.attnos, a)) >= 0)
+	while ((a = bms_next_member(attnos, a)) >= 0)
 	{
 		/* (semi_quals of other levels may name columns this table lacks) */
 		if (a > rdesc->natts || TupleDescAttr(rdesc, a - 1)->attisdropped)
@@ -558,7 +569,7 @@ plan_leaf(PlanCtx *ctx, Query *q, int rtindex, List *quals)
 
 		memset(&whole, 0, sizeof(whole));
 		whole.vars = full_vars;
-		if (ac.whole_row)
+		if (whole_row)
 		{
 			/*
 			 * The row as a value of the table's row type (to_jsonb(t),
