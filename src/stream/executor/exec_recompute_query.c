@@ -350,10 +350,14 @@ recompute_flush(HsExec *self)
 								ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(cxt);
 
-	/* every kept row, as many times as it is counted */
+	/*
+	 * every kept row, as many times as it is counted (in memory up to
+	 * maintenance_work_mem, as the capture reader's keys: a relation the
+	 * query scans once per recursion step should not be read from disk)
+	 */
 	memset(&f, 0, sizeof(f));
 	f.r = r;
-	f.ts = tuplestore_begin_heap(false, false, work_mem);
+	f.ts = tuplestore_begin_heap(false, false, Max(work_mem, maintenance_work_mem));
 	f.values = palloc(sizeof(Datum) * r->enr_desc->natts);
 	f.nulls = palloc(sizeof(bool) * r->enr_desc->natts);
 	HsStateTableScanPrefix(r->rows, NULL, 0, fill_row, &f);
