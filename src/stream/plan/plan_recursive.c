@@ -362,7 +362,8 @@ plan_recursive_with(PlanCtx *ctx, Query *q, CommonTableExpr *cte, int rtindex, L
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("a streaming materialized view must read a table"),
-				 errdetail("Its recursive WITH query \"%s\" reads none.", cte->ctename)));
+				 errdetail("Its recursive WITH query \"%s\" reads none.", cte->ctename),
+				 errhint("A series of numbers or dates joined with a table is generate_series() in FROM.")));
 	foreach(lc, w.inputs)
 	{
 		RecursiveInput *i = lfirst(lc);
