@@ -1,7 +1,7 @@
 # bench/lib.sh -- what the streaming benchmarks share: build and install,
 # a throwaway server with the library preloaded, psql/pgbench commands,
 # medians.  Source it after setting BARRIER_MS; it defines BIN, SRC, DIR,
-# PSQL, PGBENCH, want() and median(), and stops and removes the server
+# PSQL, PGBENCH, want(), median() and ms(), and stops and removes the server
 # on exit.  Usage:  bench_server NAME PORT.  PG_CONFIG selects the
 # PostgreSQL 15 installation (default: Debian's).
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
@@ -10,6 +10,8 @@ SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SECTIONS=${SECTIONS:-1 2 3 4}
 want() { [[ " $SECTIONS " == *" $1 "* ]]; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# sql... (psql -c arguments) -> milliseconds the statements took, in one session
+ms() { $PSQL -c '\timing on' "$@" | grep '^Time:' | awk '{s += $2} END {printf "%.1f", s}'; }
 
 bench_server() {	# name port
 	local name=$1 port=$2

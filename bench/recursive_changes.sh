@@ -34,10 +34,6 @@ declare -A QUERY=(
 )
 KINDS=${KINDS:-tree chain}
 
-ms() {	# sql... -> milliseconds the statements took, in one session
-	$PSQL -c '\timing on' "$@" | grep '^Time:' | awk '{s += $2} END {printf "%.1f", s}'
-}
-
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores, $ROWS employees"
 for kind in $KINDS; do
 	bench_server recursive 5493

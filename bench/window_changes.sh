@@ -37,12 +37,6 @@ declare -A QUERY=(
 )
 KINDS=${KINDS:-ranged prefix range whole}
 
-ms() {	# sql... -> milliseconds the statements took, in one session
-	local out
-	out=$($PSQL -c '\timing on' "$@" | grep '^Time:' | awk '{s += $2} END {printf "%.1f", s}')
-	echo "$out"
-}
-
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores, $ROWS rows"
 for kind in $KINDS; do
 	bench_server windows 5492

@@ -54,6 +54,7 @@
 
 #include "hummock_stream/row/memcmp_key.h"
 #include "hummock_stream/row/stored_row.h"
+#include "hummock_stream/storage/key.h"
 #include "hummock_stream/stream/bytes_key_hash.h"
 #include "hummock_stream/stream/executor.h"
 
@@ -227,11 +228,7 @@ result_receive(TupleTableSlot *slot, DestReceiver *self)
 static int
 bytes_cmp(const char *a, int alen, const char *b, int blen)
 {
-	int			r = memcmp(a, b, Min(alen, blen));
-
-	if (r != 0)
-		return r;
-	return (alen > blen) - (alen < blen);
+	return HsSliceCompare(HsSliceMake(a, alen), HsSliceMake(b, blen));
 }
 
 static int
