@@ -115,6 +115,30 @@ SELECT create_error($$WITH RECURSIVE t(n) AS (SELECT src FROM edge UNION SELECT 
 -- a SEARCH clause's ordering column is an anonymous row: it cannot be kept
 SELECT create_error($$WITH RECURSIVE t(n) AS (SELECT src FROM edge UNION SELECT n + 1 FROM t WHERE n < 3) SEARCH BREADTH FIRST BY n SET ord SELECT n, ord FROM t$$);
 
+-- privileges: the tables a recursive WITH query reads are checked as any
+-- table a view reads, at creation (42501) and at every epoch (a REVOKE
+-- stops the view)
+CREATE ROLE rec_reader;
+GRANT SELECT ON edge TO rec_reader;
+GRANT CREATE, USAGE ON SCHEMA public TO rec_reader;
+SET ROLE rec_reader;
+SELECT create_error($$WITH RECURSIVE r(a, b) AS (SELECT src, dst FROM edge WHERE src IN (SELECT id FROM node) UNION SELECT r.a, e.dst FROM r JOIN edge e ON e.src = r.b) SELECT a, b FROM r$$);
+SELECT hummock_stream.create_materialized_view('r_mine', $$WITH RECURSIVE r(a, b) AS (SELECT src, dst FROM edge UNION SELECT r.a, e.dst FROM r JOIN edge e ON e.src = r.b) SELECT a, b FROM r$$);
+RESET ROLE;
+REVOKE SELECT ON edge FROM rec_reader;
+INSERT INTO edge VALUES (20, 21, 1);
+DO $$
+BEGIN
+  FOR i IN 1..1200 LOOP
+    EXIT WHEN (SELECT state = 'failed' FROM hummock_stream.jobs WHERE name = 'r_mine'::regclass);
+    PERFORM pg_sleep(0.05);
+  END LOOP;
+END $$;
+SELECT state, last_error FROM hummock_stream.jobs WHERE name = 'r_mine'::regclass;
+SELECT hummock_stream.drop_materialized_view('r_mine');
+DROP OWNED BY rec_reader;
+DROP ROLE rec_reader;
+
 SELECT hummock_stream.drop_materialized_view('r_over');
 SELECT hummock_stream.drop_materialized_view(v)
   FROM unnest(ARRAY['r_chain', 'r_reach', 'r_paths', 'r_parts', 'r_walks']) v;
