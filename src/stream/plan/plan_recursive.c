@@ -62,7 +62,8 @@ typedef struct RecursiveInput
 	Oid			relid;
 	bool		inh;
 	RangeTblEntry *rte;			/* its first reference (for its privileges) */
-	Bitmapset  *attnos;			/* the columns its references use */
+	Bitmapset  *attnos;			/* the columns its references use (their
+								 * Vars, and the columns checked for SELECT) */
 	int			first;			/* its first column in the wide row (from 0) */
 	List	   *cols;			/* int: its attnos kept, in order */
 } RecursiveInput;
@@ -75,6 +76,8 @@ typedef struct RecursiveWalk
 	List	   *inputs;			/* RecursiveInput * */
 	List	   *refs;			/* RangeTblEntry *: table references */
 	List	   *ref_inputs;		/* int: the input of each */
+	List	   *var_rtes;		/* RangeTblEntry *: the table a Var reads */
+	List	   *var_attnos;		/* int: and its column */
 } RecursiveWalk;
 
 static void
@@ -165,8 +168,24 @@ recursive_walker(Node *node, RecursiveWalk *w)
 	{
 		Var		   *v = (Var *) node;
 
+		Query	   *level;
+		RangeTblEntry *rte;
+
 		if ((int) v->varlevelsup >= w->depth)
 			refuse("It reads columns of an enclosing query.");
+		/* (the columns it reads of each table, wherever they are read) */
+		level = list_nth(w->levels, v->varlevelsup);
+		rte = rt_fetch(v->varno, level->rtable);
+		if (rte->rtekind == RTE_RELATION)
+		{
+			if (v->varattno == InvalidAttrNumber)
+				refuse("It reads a whole row of a table; name its columns.");
+			if (v->varattno > 0)
+			{
+				w->var_rtes = lappend(w->var_rtes, rte);
+				w->var_attnos = lappend_int(w->var_attnos, v->varattno);
+			}
+		}
 		return false;
 	}
 	if (IsA(node, Aggref) && (int) ((Aggref *) node)->agglevelsup >= w->depth)
@@ -364,6 +383,16 @@ plan_recursive_with(PlanCtx *ctx, Query *q, CommonTableExpr *cte, int rtindex, L
 				 errmsg("a streaming materialized view must read a table"),
 				 errdetail("Its recursive WITH query \"%s\" reads none.", cte->ctename),
 				 errhint("A series of numbers or dates joined with a table is generate_series() in FROM.")));
+	forboth(lc, w.var_rtes, lt, w.var_attnos)
+	{
+		int			ref = list_index_of(w.refs, lfirst(lc));
+		RecursiveInput *i;
+
+		if (ref < 0)
+			elog(ERROR, "recursive WITH query reads a table it does not list");
+		i = list_nth(w.inputs, list_nth_int(w.ref_inputs, ref));
+		i->attnos = bms_add_member(i->attnos, lfirst_int(lt));
+	}
 	foreach(lc, w.inputs)
 	{
 		RecursiveInput *i = lfirst(lc);
