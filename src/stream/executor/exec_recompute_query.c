@@ -15,8 +15,8 @@
  *	shown	(persisted) key = canonical bytes of an output row, value =
  *			how many copies of it the view was given.
  *
- * A pushed row updates its count at once and marks the executor touched.
- * At the flush of a touched epoch every kept row goes into an ephemeral
+ * A pushed row updates its count at once.  At the flush of an epoch that
+ * changed the rows every kept row goes into an ephemeral
  * named relation (HS_KEPT_ROWS_ENR: ord int4, always 0, then the input
  * columns; rows_query.c), the query (planned once when the executor is
  * built, by pg_plan_query) runs over it, its result rows are sorted by
@@ -68,10 +68,12 @@ typedef struct RecomputeExec
 	PlannedStmt *plan;
 	HsStateTable *rows;
 	HsStateTable *shown;
-	bool		touched;		/* rows pushed since the last computation */
-	/* the net change of each row pushed since then, while it stays small */
+	/*
+	 * the net change of each row pushed since the last computation, while
+	 * they stay few (NULL: too many to follow, the rows changed)
+	 */
 	MemoryContext pending_cxt;
-	HTAB	   *pending;		/* PendingRow; NULL: too many to follow */
+	HTAB	   *pending;		/* PendingRow */
 } RecomputeExec;
 
 int			hs_recompute_max_rows = 10000000;
@@ -96,7 +98,6 @@ forget_pending(RecomputeExec *r)
 	MemoryContextReset(r->pending_cxt);
 	r->pending = HsBytesKeyHashCreate("hummock_stream recompute pending rows",
 									  sizeof(PendingRow), 256, r->pending_cxt);
-	r->touched = false;
 }
 
 /* Follow the net change of row bytes[0..len) by sign. */
@@ -159,7 +160,6 @@ recompute_push(HsExec *self, TupleTableSlot *row, int sign)
 	mt = HsCanonicalTuple(r->in_desc, row->tts_values, row->tts_isnull);
 	HsRowsCountAdd(r->rows, (const char *) mt, mt->t_len, sign, "recomputed query");
 	note_pending(r, (const char *) mt, mt->t_len, sign);
-	r->touched = true;
 	MemoryContextSwitchTo(old);
 }
 
@@ -258,6 +258,7 @@ typedef struct MergeState
 	MinimalTuple *rows;
 	int64		nrows;
 	int64		next;			/* the first result row not merged yet */
+	int64		run;			/* how many rows from next are equal to it */
 	List	   *changes;		/* RowChange * */
 } MergeState;
 
@@ -272,17 +273,15 @@ add_change(MergeState *m, const char *data, int len, int64 count)
 	m->changes = lappend(m->changes, c);
 }
 
-/* The next run of equal result rows: its first row and length. */
-static int64
-next_run(MergeState *m, MinimalTuple *first)
+/* Move past the current run of equal result rows, and count the next. */
+static void
+next_run(MergeState *m)
 {
-	int64		n = 1;
-
-	*first = m->rows[m->next];
-	while (m->next + n < m->nrows &&
-		   row_cmp(&m->rows[m->next], &m->rows[m->next + n]) == 0)
-		n++;
-	return n;
+	m->next += m->run;
+	m->run = m->next < m->nrows ? 1 : 0;
+	while (m->next + m->run < m->nrows &&
+		   row_cmp(&m->rows[m->next], &m->rows[m->next + m->run]) == 0)
+		m->run++;
 }
 
 static bool
@@ -290,17 +289,17 @@ merge_shown(const char *key, int keylen, const char *value, int vlen, void *arg)
 {
 	MergeState *m = arg;
 	int64		was = HsCountedRowCount(value);
-	MinimalTuple first;
 
 	/* result rows before this one are new */
-	while (m->next < m->nrows)
+	while (m->run > 0)
 	{
-		int64		n = next_run(m, &first);
+		MinimalTuple first = m->rows[m->next];
+		int64		n = m->run;
 		int			c = bytes_cmp((const char *) first, first->t_len, key, keylen);
 
 		if (c > 0)
 			break;
-		m->next += n;
+		next_run(m);
 		if (c < 0)
 			add_change(m, (const char *) first, first->t_len, n);
 		else
@@ -332,14 +331,15 @@ recompute_flush(HsExec *self)
 	ListCell   *lc;
 
 	/* (a backfill's chunk: the last one computes the query once) */
-	if (!r->touched || r->rows->store->more_to_come)
+	if (r->rows->store->more_to_come)
 	{
 		HsExecFlush(self->downstream);
 		return;
 	}
 	if (!pending_changes(r))
 	{
-		forget_pending(r);
+		if (hash_get_num_entries(r->pending) > 0)
+			forget_pending(r);	/* (pushes that cancelled out) */
 		HsExecFlush(self->downstream);
 		return;
 	}
@@ -376,13 +376,14 @@ recompute_flush(HsExec *self)
 	memset(&m, 0, sizeof(m));
 	m.rows = rr.rows;
 	m.nrows = rr.nrows;
+	next_run(&m);
 	HsStateTableScanPrefix(r->shown, NULL, 0, merge_shown, &m);
-	while (m.next < m.nrows)
+	while (m.run > 0)
 	{
-		MinimalTuple first;
-		int64		n = next_run(&m, &first);
+		MinimalTuple first = m.rows[m.next];
+		int64		n = m.run;
 
-		m.next += n;
+		next_run(&m);
 		add_change(&m, (const char *) first, first->t_len, n);
 	}
 

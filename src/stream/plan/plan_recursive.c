@@ -221,6 +221,22 @@ column_type(Oid relid, AttrNumber attno, Oid *type, int32 *typmod, Oid *coll)
 	return live;
 }
 
+/* SELECT (no columns yet) FROM rte WHERE quals. */
+static Query *
+select_from(RangeTblEntry *rte, Node *quals)
+{
+	Query	   *q = makeNode(Query);
+	RangeTblRef *rtr = makeNode(RangeTblRef);
+
+	q->commandType = CMD_SELECT;
+	q->querySource = QSRC_ORIGINAL;
+	q->canSetTag = true;
+	q->rtable = list_make1(rte);
+	rtr->rtindex = 1;
+	q->jointree = makeFromExpr(list_make1(rtr), quals);
+	return q;
+}
+
 /*
  * Input i's rows, as rows of the wide shape: (i, NULLs of the columns
  * before its own, its columns, NULLs of those after).
@@ -228,21 +244,13 @@ column_type(Oid relid, AttrNumber attno, Oid *type, int32 *typmod, Oid *coll)
 static RelOut *
 plan_input(PlanCtx *ctx, RecursiveInput *in, int i, List *inputs, int nwide)
 {
-	Query	   *q = makeNode(Query);
-	RangeTblEntry *rte = copyObject(in->rte);
-	RangeTblRef *rtr = makeNode(RangeTblRef);
+	Query	   *q = select_from(copyObject(in->rte), NULL);
 	List	   *exprs = NIL;
 	RelOut	   *from;
 	ListCell   *lc;
 	int			k = 0;
 
 	/* SELECT <its columns> FROM the table */
-	q->commandType = CMD_SELECT;
-	q->querySource = QSRC_ORIGINAL;
-	q->canSetTag = true;
-	q->rtable = list_make1(rte);
-	rtr->rtindex = 1;
-	q->jointree = makeFromExpr(list_make1(rtr), NULL);
 	foreach(lc, in->cols)
 	{
 		AttrNumber	attno = lfirst_int(lc);
@@ -291,16 +299,10 @@ plan_input(PlanCtx *ctx, RecursiveInput *in, int i, List *inputs, int nwide)
 static Query *
 input_subquery(RecursiveInput *in, int i, RangeTblEntry *ref, RangeTblEntry *kept)
 {
-	Query	   *q = makeNode(Query);
-	RangeTblRef *rtr = makeNode(RangeTblRef);
+	Query	   *q;
 	ListCell   *lc;
 	Expr	   *src;
 
-	q->commandType = CMD_SELECT;
-	q->querySource = QSRC_ORIGINAL;
-	q->canSetTag = true;
-	q->rtable = list_make1(copyObject(kept));
-	rtr->rtindex = 1;
 	/* (kept_rows: ord, src, then the wide row's columns) */
 	src = make_opclause(Int4EqualOperator, BOOLOID, false,
 						(Expr *) makeVar(1, 2, INT4OID, -1, InvalidOid, 0),
@@ -308,7 +310,7 @@ input_subquery(RecursiveInput *in, int i, RangeTblEntry *ref, RangeTblEntry *kep
 										   Int32GetDatum(i + 1), false, true),
 						InvalidOid, InvalidOid);
 	((OpExpr *) src)->opfuncid = get_opcode(Int4EqualOperator);
-	q->jointree = makeFromExpr(list_make1(rtr), (Node *) src);
+	q = select_from(copyObject(kept), (Node *) src);
 	foreach(lc, ref->eref->colnames)
 	{
 		AttrNumber	attno = foreach_current_index(lc) + 1;
@@ -344,9 +346,8 @@ plan_recursive_with(PlanCtx *ctx, Query *q, CommonTableExpr *cte, int rtindex, L
 {
 	RecursiveWalk w;
 	CommonTableExpr *copy = copyObject(cte);
-	Query	   *top = makeNode(Query);
+	Query	   *top;
 	RangeTblEntry *cte_rte = makeNode(RangeTblEntry);
-	RangeTblRef *rtr = makeNode(RangeTblRef);
 	RangeTblEntry *kept;
 	List	   *parts = NIL;
 	List	   *vars = NIL;
@@ -446,11 +447,6 @@ plan_recursive_with(PlanCtx *ctx, Query *q, CommonTableExpr *cte, int rtindex, L
 		rte_as_subquery(ref, input_subquery(list_nth(w.inputs, i), i, ref, kept));
 	}
 	copy->cterefcount = 1;
-	top->commandType = CMD_SELECT;
-	top->querySource = QSRC_ORIGINAL;
-	top->canSetTag = true;
-	top->hasRecursive = true;
-	top->cteList = list_make1(copy);
 	cte_rte->rtekind = RTE_CTE;
 	cte_rte->ctename = pstrdup(cte->ctename);
 	cte_rte->ctelevelsup = 0;
@@ -459,9 +455,9 @@ plan_recursive_with(PlanCtx *ctx, Query *q, CommonTableExpr *cte, int rtindex, L
 	cte_rte->colcollations = list_copy(copy->ctecolcollations);
 	cte_rte->eref = makeAlias(cte->ctename, copyObject(copy->ctecolnames));
 	cte_rte->inFromCl = true;
-	top->rtable = list_make1(cte_rte);
-	rtr->rtindex = 1;
-	top->jointree = makeFromExpr(list_make1(rtr), NULL);
+	top = select_from(cte_rte, NULL);
+	top->hasRecursive = true;
+	top->cteList = list_make1(copy);
 
 	/*
 	 * Its columns the view uses (not a SEARCH or CYCLE clause's record
