@@ -424,9 +424,10 @@ HsStateTableScanPrefix(HsStateTable *t, const char *prefix, int prefixlen,
  * together cost steps, where a scan per prefix builds an iterator over
  * every SST its range overlaps, each time.
  */
-void
-HsStateTableScanPrefixes(HsStateTable *t, const HsSlice *prefixes, int n,
-						 HsStateTablePrefixVisit visit, void *arg)
+/* HsStateTableScanPrefixes, or with first_only its first entry each. */
+static void
+scan_prefixes(HsStateTable *t, const HsSlice *prefixes, int n, bool first_only,
+			  HsStateTablePrefixVisit visit, void *arg)
 {
 	HsIterator *it;
 	HsSlice		upper;
@@ -476,6 +477,8 @@ HsStateTableScanPrefixes(HsStateTable *t, const HsSlice *prefixes, int n,
 			row = HsUserIterRow(it);
 			visit(i, (const char *) uk.data, (int) uk.len,
 				  (const char *) row.data, (int) row.len, arg);
+			if (first_only)
+				break;
 		}
 	}
 	if (!HsIterStatus(it, &st))
@@ -487,6 +490,20 @@ HsStateTableScanPrefixes(HsStateTable *t, const HsSlice *prefixes, int n,
 	pfree(tk_buf);
 	if (bounded)
 		pfree((void *) upper.data);
+}
+
+void
+HsStateTableScanPrefixes(HsStateTable *t, const HsSlice *prefixes, int n,
+						 HsStateTablePrefixVisit visit, void *arg)
+{
+	scan_prefixes(t, prefixes, n, false, visit, arg);
+}
+
+void
+HsStateTableFirstWithPrefixes(HsStateTable *t, const HsSlice *prefixes, int n,
+							  HsStateTablePrefixVisit visit, void *arg)
+{
+	scan_prefixes(t, prefixes, n, true, visit, arg);
 }
 
 void

@@ -227,6 +227,15 @@ extern HsExec *HsExecHashAggCreate(TupleDesc in_desc, int nkeys,
 extern void HsExecHashAggIdentifyRows(HsExec *agg);
 
 /*
+ * Keep the values of the min/max calls (not DISTINCT) by row: input
+ * columns rowkey_cols[0..nrowkey-1] are a unique key of the input rows,
+ * and each row's value is a state row of its own under (group, call,
+ * value, memcmp(row key)), written without reading the table
+ * (agg_ordered_state.c).  Without it they are counted per value.
+ */
+extern void HsExecHashAggKeepValuesByRow(HsExec *agg, int nrowkey, const int *rowkey_cols);
+
+/*
  * Materialize into the view's table: the stored row is input columns
  * 0..nview-1 (nview = view_desc->natts), under the memcmp key of input
  * columns key_cols[0..nkey-1].  With has_count (no unique key), input

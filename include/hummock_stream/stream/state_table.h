@@ -86,6 +86,14 @@ extern void HsStateTableScanPrefixes(HsStateTable *t, const HsSlice *prefixes,
 									 void *arg);
 
 /*
+ * HsStateTableScanPrefixes visiting only the first entry of each prefix
+ * (HsStateTableFirstWithPrefix for many prefixes in one pass).
+ */
+extern void HsStateTableFirstWithPrefixes(HsStateTable *t, const HsSlice *prefixes,
+										  int n, HsStateTablePrefixVisit visit,
+										  void *arg);
+
+/*
  * Call visit for every entry whose key is in [lower, upper) (upper NULL:
  * no end), in key order, until it returns false.
  */

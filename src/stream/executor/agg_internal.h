@@ -126,6 +126,8 @@ typedef struct AggValueCounts
 	Oid			argtype;
 	bool		descending;		/* max: values encoded descending */
 	bool		distinct;		/* a DISTINCT call (else min/max) */
+	bool		by_row;			/* min/max keyed by row, not counted per
+								 * value (HsExecHashAggKeepValuesByRow) */
 	FmgrInfo   *identity_send;	/* min/max of a type whose encoding folds
 								 * values that print differently: the send
 								 * function of its identity tail; else NULL */
@@ -150,20 +152,21 @@ typedef struct AggPendingCounts
 } AggPendingCounts;
 
 extern void AggValueCountsInit(AggValueCounts *vc, HsStateTable *table, int callno,
-							   const HsAggCall *call);
+							   const HsAggCall *call, bool by_row);
 
 extern void AggPendingInit(AggPendingCounts *p, MemoryContext parent);
 
 /*
  * A min/max or DISTINCT call vc: count one more (sign > 0) or one fewer
  * input with value v in the group whose key is group, acc its
- * accumulators there (which must stay where they are until the apply).
- * A min/max input below the extreme becomes the extreme (copied into
- * group_cxt).
+ * accumulators there (which must stay where they are until the apply);
+ * rowkey: the memcmp encoding of the input row's unique key, for a call
+ * kept by row (else unused).  A min/max input below the extreme becomes
+ * the extreme (copied into group_cxt).
  */
 extern void AggValueCountsAdd(AggPendingCounts *p, const AggValueCounts *vc,
 							  const HsBytesKey *group, AggAcc *acc, Datum v, int sign,
-							  MemoryContext group_cxt);
+							  HsSlice rowkey, MemoryContext group_cxt);
 
 /* Do the pending changes hold enough memory to be applied now? */
 extern bool AggPendingFull(const AggPendingCounts *p);
@@ -177,7 +180,7 @@ typedef void (*AggDistinctChanged) (void *arg, int callno, AggAcc *acc, Datum v,
 /*
  * Apply the pending changes to the table (see agg_ordered_state.c):
  * DISTINCT set changes go to changed, a min/max extreme whose last input
- * went is marked for rescan (AggMinMaxRescan, after the last apply of the
+ * went is marked for rescan (AggMinMaxRescanAll, after the last apply of the
  * epoch), and one that stays is set to the value as stored (in group_cxt).
  */
 extern void AggPendingApply(AggPendingCounts *p, AggDistinctChanged changed, void *arg,
@@ -186,9 +189,19 @@ extern void AggPendingApply(AggPendingCounts *p, AggDistinctChanged changed, voi
 /* Forget the pending changes (error recovery). */
 extern void AggPendingDiscard(AggPendingCounts *p);
 
-/* Find a min/max call's extreme again from its state table. */
-extern void AggMinMaxRescan(const AggValueCounts *vc, const HsBytesKey *group, AggAcc *acc,
-							MemoryContext group_cxt);
+/* A min/max call's extreme to find again: its call, group and accumulators. */
+typedef struct AggRescan
+{
+	const AggValueCounts *vc;
+	const HsBytesKey *group;
+	AggAcc	   *acc;
+} AggRescan;
+
+/*
+ * Find the extremes of rescans[0..n) again from their state table (one
+ * table: the calls of one aggregation), in one forward pass.
+ */
+extern void AggMinMaxRescanAll(AggRescan *rescans, int n, MemoryContext group_cxt);
 
 /*
  * A DISTINCT call: count one more (sign > 0) or one fewer input with value

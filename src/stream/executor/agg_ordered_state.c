@@ -7,10 +7,13 @@
  *
  *	min/max(x)	the current extreme is an accumulator (agg_accumulators.c);
  *				behind it, (group, call, value) -> how many rows have that
- *				value.  When the last row holding the extreme goes, the
- *				next one is the first entry of the group's range (max uses
- *				the descending encoding, so its first entry is the
- *				largest), read at the flush (AggMinMaxRescan).
+ *				value, or, when the input rows have a unique key (views
+ *				created since 0.3: "by row" in the state role), one entry
+ *				per row, (group, call, value, row key).  When the last row
+ *				holding the extreme goes, the next one is the first entry
+ *				of the group's range (max uses the descending encoding, so
+ *				its first entry is the largest), read at the flush
+ *				(AggMinMaxRescanAll: one pass over the groups that need it).
  *	DISTINCT	count(DISTINCT x), sum(DISTINCT x), avg(DISTINCT x): per
  *				(group, call, value) the number of inputs with that value;
  *				the accumulator sees a value when its count goes 0 -> 1
@@ -29,18 +32,24 @@
  * a DISTINCT accumulator gains the values whose count left 0 and loses
  * those that reached 0, and a min/max whose extreme's count reached 0 is
  * found again by the flush.  A value pushed and taken back in one round
- * costs nothing in the table.
+ * costs nothing in the table.  Entries kept by row are not read at all:
+ * a row's net change in the round is +1 (a blind put), -1 (a delete of
+ * the row as it was stored, which its own value gives) or 0; a min/max
+ * whose extreme's value lost a row (or may have: net 0) is found again by
+ * the flush, as rows of equal value are told apart only by the table.
  *
  * Rows of the min/max state table (persisted): key = the group's key (the
  * memcmp encoding of its key columns) | call number (1 byte) |
- * memcmp(value), descending for max [| identity tail]; value = a stored
- * row (stored_row.c) of (value, count int8).  For min/max of a type whose
+ * memcmp(value), descending for max [| identity tail] [| memcmp(row
+ * key), by row]; value = a stored row (stored_row.c) of (value, count
+ * int8), the count always 1 by row.  For min/max of a type whose
  * encoding folds values that Postgres prints differently (numeric 1.0 and
- * 1.00, float -0 and 0, ...; memcmp_key.c), the key ends with the value's
- * identity tail (its send bytes, ascending after the equal values'
- * encoding): each printed form is counted apart, so the extreme shown is
- * always one some input has, as Postgres's would be (the state role says
- * "by identity").  For DISTINCT calls equal values share a row (they are
+ * 1.00, float -0 and 0, ...; memcmp_key.c), the value's encoding is
+ * followed by its identity tail (its send bytes, ascending after the
+ * equal values' encoding): each printed form is counted apart, so the
+ * extreme shown is always one some input has, as Postgres's would be (the
+ * state role says "by identity"; by row, the tail also makes a row whose
+ * value changes only its printed form change its key).  For DISTINCT calls equal values share a row (they are
  * one distinct value), whose value is the one stored for the first of
  * them (the first pushed in the round that created the row).
  *
@@ -61,7 +70,7 @@
 
 void
 AggValueCountsInit(AggValueCounts *vc, HsStateTable *table, int callno,
-				   const HsAggCall *call)
+				   const HsAggCall *call, bool by_row)
 {
 	vc->table = table;
 	vc->desc = CreateTemplateTupleDesc(2);
@@ -71,6 +80,7 @@ AggValueCountsInit(AggValueCounts *vc, HsStateTable *table, int callno,
 	vc->argtype = call->argtype;
 	vc->descending = call->kind == HS_AGG_MAX;
 	vc->distinct = call->distinct;
+	vc->by_row = by_row && !call->distinct;
 	vc->identity_send = vc->distinct ? NULL : HsMemcmpIdentitySends(vc->desc, 1);
 }
 
@@ -90,6 +100,8 @@ typedef struct PendingChange
 	uint32		key_off;		/* group | call | memcmp(value), in p->keys */
 	uint32		key_len;
 	uint32		prefix_len;		/* of group | call */
+	uint32		enc_len;		/* of what follows it that the extreme's
+								 * encoding holds (without the row key) */
 	int32		sign;
 } PendingChange;
 
@@ -173,12 +185,13 @@ is_extreme(const AggAcc *acc, const char *enc, int len)
 
 void
 AggValueCountsAdd(AggPendingCounts *p, const AggValueCounts *vc, const HsBytesKey *group,
-				  AggAcc *acc, Datum v, int sign, MemoryContext group_cxt)
+				  AggAcc *acc, Datum v, int sign, HsSlice rowkey, MemoryContext group_cxt)
 {
 	StringInfo	key = &p->scratch;
 	PendingChange *pc;
 	MemoryContext old;
 	int			prefix_len;
+	int			enc_len;
 
 	resetStringInfo(key);
 	appendBinaryStringInfo(key, group->data, group->len);
@@ -187,6 +200,9 @@ AggValueCountsAdd(AggPendingCounts *p, const AggValueCounts *vc, const HsBytesKe
 	HsMemcmpEncode(key, v, false, vc->argtype, vc->descending);
 	if (vc->identity_send)
 		HsMemcmpAppendIdentity(key, v, false, vc->identity_send);
+	enc_len = key->len - prefix_len;
+	if (vc->by_row)
+		appendBinaryStringInfo(key, (const char *) rowkey.data, (int) rowkey.len);
 
 	old = MemoryContextSwitchTo(p->cxt);
 	if (p->n == p->cap)
@@ -207,6 +223,7 @@ AggValueCountsAdd(AggPendingCounts *p, const AggValueCounts *vc, const HsBytesKe
 	pc->key_off = (uint32) p->keys_len;
 	pc->key_len = (uint32) key->len;
 	pc->prefix_len = (uint32) prefix_len;
+	pc->enc_len = (uint32) enc_len;
 	pc->sign = sign;
 	memcpy(p->keys + p->keys_len, key->data, key->len);
 	p->keys_len += key->len;
@@ -220,8 +237,8 @@ AggValueCountsAdd(AggPendingCounts *p, const AggValueCounts *vc, const HsBytesKe
 	if (!vc->distinct && sign > 0 &&
 		(acc->val_null ||
 		 memcmp(key->data + prefix_len, acc->val_key,
-				Min(acc->val_key_len, key->len - prefix_len)) < 0))
-		set_extreme(vc, acc, v, key->data + prefix_len, key->len - prefix_len, group_cxt);
+				Min(acc->val_key_len, enc_len)) < 0))
+		set_extreme(vc, acc, v, key->data + prefix_len, enc_len, group_cxt);
 }
 
 /* Bytes from..from+8 of a key as a big-endian integer, zero-padded. */
@@ -267,11 +284,19 @@ pending_cmp(const PendingSortItem *a, const PendingSortItem *b, AggPendingCounts
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
-/* HsStateTableMultiGet callback: the count and value stored for keys[i]. */
+/* The counted keys a multi-get asks for: pks[map[i]] is the i-th. */
+typedef struct CountedKeys
+{
+	PendingKey *pks;
+	int		   *map;
+} CountedKeys;
+
+/* HsStateTableMultiGet callback: the count and value stored for key i. */
 static void
 pending_found(int i, const char *value, int vlen, void *arg)
 {
-	PendingKey *pk = &((PendingKey *) arg)[i];
+	CountedKeys *ck = (CountedKeys *) arg;
+	PendingKey *pk = &ck->pks[ck->map[i]];
 	Datum		mv[2];
 	bool		mn[2];
 
@@ -321,6 +346,9 @@ AggPendingApply(AggPendingCounts *p, AggDistinctChanged changed, void *arg,
 	PendingKey *pks;
 	HsSlice    *keys;
 	int			nkeys = 0;
+	HsSlice    *counted;
+	CountedKeys ck;
+	int			ncounted = 0;
 	MemoryContext old;
 
 	if (p->n == 0)
@@ -359,8 +387,22 @@ AggPendingApply(AggPendingCounts *p, AggDistinctChanged changed, void *arg,
 	}
 	pfree(items);
 
-	/* every call of the aggregation keeps its counts in the one table */
-	HsStateTableMultiGet(pks[0].first->vc->table, keys, nkeys, pending_found, pks);
+	/*
+	 * The counts the table holds (every call of the aggregation keeps its
+	 * entries in the one table); entries kept by row are not read.
+	 */
+	counted = palloc_extended(sizeof(HsSlice) * nkeys, MCXT_ALLOC_HUGE);
+	ck.pks = pks;
+	ck.map = palloc_extended(sizeof(int) * nkeys, MCXT_ALLOC_HUGE);
+	for (int i = 0; i < nkeys; i++)
+		if (!pks[i].first->vc->by_row)
+		{
+			ck.map[ncounted] = i;
+			counted[ncounted++] = keys[i];
+		}
+	if (ncounted > 0)
+		HsStateTableMultiGet(pks[ck.map[0]].first->vc->table, counted, ncounted,
+							 pending_found, &ck);
 
 	for (int i = 0; i < nkeys; i++)
 	{
@@ -372,11 +414,31 @@ AggPendingApply(AggPendingCounts *p, AggDistinctChanged changed, void *arg,
 		const char *enc;
 		int			enclen;
 
+		enc = (const char *) keys[i].data + pk->first->prefix_len;
+		enclen = (int) pk->first->enc_len;
+		if (vc->by_row)
+		{
+			/* one row's changes: inserted (+1), deleted (-1) or both (0) */
+			if (pk->delta > 1 || pk->delta < -1)
+				ereport(ERROR,
+						(errcode(ERRCODE_DATA_CORRUPTED),
+						 errmsg("min/max state of a streaming aggregation got a net change of %lld for one input row",
+								(long long) pk->delta)));
+			if (pk->delta != 0)
+			{
+				pk->found = pk->delta < 0;
+				pk->old_count = pk->found ? 1 : 0;
+				write_count(p, pk, keys[i], pk->first->value, pk->found ? 0 : 1);
+			}
+			/* the extreme's value lost a row, or may have (net 0) */
+			if (pk->delta <= 0 && is_extreme(acc, enc, enclen))
+				acc->rescan = true;
+			continue;
+		}
+
 		/* below zero is never expected: there is nothing to take back */
 		count = Max(pk->old_count + pk->delta, 0);
 		v = pk->found ? pk->stored : pk->first->value;
-		enc = (const char *) keys[i].data + pk->first->prefix_len;
-		enclen = (int) keys[i].len - pk->first->prefix_len;
 		if (count != pk->old_count)
 			write_count(p, pk, keys[i], v, count);
 		if (vc->distinct)
@@ -398,37 +460,107 @@ AggPendingApply(AggPendingCounts *p, AggDistinctChanged changed, void *arg,
 	pending_reset(p);
 }
 
-void
-AggMinMaxRescan(const AggValueCounts *vc, const HsBytesKey *group, AggAcc *acc,
-				MemoryContext group_cxt)
+/* One pass of AggMinMaxRescanAll: the rescans in prefix order. */
+typedef struct RescanPass
 {
-	StringInfoData prefix,
-				key,
-				val;
+	AggRescan  *rescans;
+	int		   *order;			/* pass position -> rescans[] index */
+	bool	   *found;			/* per rescans[] index */
+	MemoryContext group_cxt;
+	StringInfoData enc;
+} RescanPass;
 
-	acc->rescan = false;
-	acc->val_null = true;
-	if (acc->count == 0)
-		return;
-	initStringInfo(&prefix);
-	initStringInfo(&key);
-	initStringInfo(&val);
-	appendBinaryStringInfo(&prefix, group->data, group->len);
-	appendBinaryStringInfo(&prefix, (const char *) &vc->callno, 1);
-	if (HsStateTableFirstWithPrefix(vc->table, prefix.data, prefix.len, &key, &val))
+typedef struct RescanPrefix
+{
+	HsSlice		prefix;			/* group | call */
+	int			idx;
+} RescanPrefix;
+
+static int
+rescan_prefix_cmp(const void *a, const void *b)
+{
+	return HsSliceCompare(((const RescanPrefix *) a)->prefix,
+						  ((const RescanPrefix *) b)->prefix);
+}
+
+/* HsStateTableFirstWithPrefixes callback: the first value of a group's call. */
+static void
+rescan_found(int i, const char *key, int keylen, const char *value, int vlen, void *arg)
+{
+	RescanPass *rp = (RescanPass *) arg;
+	AggRescan  *r = &rp->rescans[rp->order[i]];
+	const AggValueCounts *vc = r->vc;
+	int			prefix_len = (int) r->group->len + 1;
+	Datum		mv[2];
+	bool		mn[2];
+
+	HsStoredRowDeform(vc->desc, value, mv, mn);
+	if (vc->by_row)
 	{
-		Datum		mv[2];
-		bool		mn[2];
-
-		HsStoredRowDeform(vc->desc, val.data, mv, mn);
-		set_extreme(vc, acc, mv[0], key.data + prefix.len, key.len - prefix.len, group_cxt);
+		/* the extreme's encoding is its value's, without the row key */
+		resetStringInfo(&rp->enc);
+		HsMemcmpEncode(&rp->enc, mv[0], false, vc->argtype, vc->descending);
+		if (vc->identity_send)
+			HsMemcmpAppendIdentity(&rp->enc, mv[0], false, vc->identity_send);
+		set_extreme(vc, r->acc, mv[0], rp->enc.data, rp->enc.len, rp->group_cxt);
 	}
 	else
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("min/max state of a streaming aggregation has no value for a group with %lld inputs",
-						(long long) acc->count)));
-	pfree(prefix.data);
-	pfree(key.data);
-	pfree(val.data);
+		set_extreme(vc, r->acc, mv[0], key + prefix_len, keylen - prefix_len, rp->group_cxt);
+	rp->found[rp->order[i]] = true;
+}
+
+void
+AggMinMaxRescanAll(AggRescan *rescans, int n, MemoryContext group_cxt)
+{
+	RescanPrefix *items;
+	HsSlice    *prefixes;
+	RescanPass	rp;
+	int			np = 0;
+
+	if (n == 0)
+		return;
+	items = palloc(sizeof(RescanPrefix) * n);
+	for (int i = 0; i < n; i++)
+	{
+		AggRescan  *r = &rescans[i];
+		char	   *p;
+
+		r->acc->rescan = false;
+		r->acc->val_null = true;
+		if (r->acc->count == 0)
+			continue;			/* no inputs: NULL */
+		p = palloc(r->group->len + 1);
+		memcpy(p, r->group->data, r->group->len);
+		p[r->group->len] = (char) r->vc->callno;
+		items[np].prefix = HsSliceMake(p, r->group->len + 1);
+		items[np++].idx = i;
+	}
+	/* (group keys are prefix-free encodings: no prefix is another's) */
+	qsort(items, np, sizeof(RescanPrefix), rescan_prefix_cmp);
+	prefixes = palloc(sizeof(HsSlice) * Max(np, 1));
+	rp.rescans = rescans;
+	rp.order = palloc(sizeof(int) * Max(np, 1));
+	rp.found = palloc0(sizeof(bool) * n);
+	rp.group_cxt = group_cxt;
+	initStringInfo(&rp.enc);
+	for (int i = 0; i < np; i++)
+	{
+		prefixes[i] = items[i].prefix;
+		rp.order[i] = items[i].idx;
+	}
+	/* every call of the aggregation keeps its values in the one table */
+	HsStateTableFirstWithPrefixes(rescans[0].vc->table, prefixes, np, rescan_found, &rp);
+	for (int i = 0; i < np; i++)
+		if (!rp.found[items[i].idx])
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("min/max state of a streaming aggregation has no value for a group with %lld inputs",
+							(long long) rescans[items[i].idx].acc->count)));
+	for (int i = 0; i < np; i++)
+		pfree((void *) items[i].prefix.data);
+	pfree(items);
+	pfree(prefixes);
+	pfree(rp.order);
+	pfree(rp.found);
+	pfree(rp.enc.data);
 }

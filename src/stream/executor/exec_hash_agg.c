@@ -90,11 +90,14 @@ typedef struct HashAggExec
 	FmgrInfo   *identity;		/* HsExecHashAggIdentifyRows: the send
 								 * functions of the key columns whose
 								 * encoding folds values, or NULL */
+	int			nrowkey;		/* HsExecHashAggKeepValuesByRow: the input */
+	int		   *rowkey_cols;	/* rows' unique key columns, or 0 */
 	MemoryContext group_cxt;	/* groups and their datums */
 	HTAB	   *groups;
 	AggGroup   *dirty;
 	StringInfoData buf;
 	StringInfoData buf2;
+	StringInfoData rowkey;		/* the pushed row's unique key, encoded */
 } HashAggExec;
 
 /* ---------------------------------------------------------------------
@@ -311,6 +314,14 @@ hash_agg_push(HsExec *self, TupleTableSlot *row, int sign)
 	g = lookup_group(a, row);
 	touch_group(a, g);
 	g->rows += sign;
+	resetStringInfo(&a->rowkey);
+	for (int k = 0; k < a->nrowkey; k++)
+	{
+		int			c = a->rowkey_cols[k];
+
+		HsMemcmpEncode(&a->rowkey, row->tts_values[c], row->tts_isnull[c],
+					   TupleDescAttr(a->in_desc, c)->atttypid, false);
+	}
 
 	for (int i = 0; i < a->ncalls; i++)
 	{
@@ -329,18 +340,49 @@ hash_agg_push(HsExec *self, TupleTableSlot *row, int sign)
 		if (call->distinct)
 		{
 			/* the accumulator sees the value when its count leaves or reaches 0 */
-			AggValueCountsAdd(&a->pending, &a->vcs[i], &g->key, acc, v, sign, a->group_cxt);
+			AggValueCountsAdd(&a->pending, &a->vcs[i], &g->key, acc, v, sign,
+							  HsSliceMake(a->rowkey.data, a->rowkey.len), a->group_cxt);
 			continue;
 		}
 		acc_add(a, i, acc, v, sign);
 		if (call->kind == HS_AGG_MIN || call->kind == HS_AGG_MAX)
-			AggValueCountsAdd(&a->pending, &a->vcs[i], &g->key, acc, v, sign, a->group_cxt);
+			AggValueCountsAdd(&a->pending, &a->vcs[i], &g->key, acc, v, sign,
+							  HsSliceMake(a->rowkey.data, a->rowkey.len), a->group_cxt);
 	}
 	if (a->recompute)
 		AggRecomputeApply(a->recompute, &g->key, row, sign);
 	MemoryContextSwitchTo(old);
 	if (AggPendingFull(&a->pending))
 		AggPendingApply(&a->pending, distinct_changed, a, a->group_cxt);
+}
+
+/* Find again the min/max extremes of dirty groups whose extreme went. */
+static void
+rescan_extremes(HashAggExec *a)
+{
+	AggRescan  *rescans = NULL;
+	int			n = 0;
+	int			cap = 0;
+
+	for (AggGroup *g = a->dirty; g != NULL; g = g->next_dirty)
+		for (int i = 0; i < a->ncalls; i++)
+			if (g->acc[i].rescan)
+			{
+				if (n == cap)
+				{
+					cap = Max(cap * 2, 64);
+					rescans = rescans ? repalloc_huge(rescans, sizeof(AggRescan) * cap) :
+						palloc(sizeof(AggRescan) * cap);
+				}
+				rescans[n].vc = &a->vcs[i];
+				rescans[n].group = &g->key;
+				rescans[n++].acc = &g->acc[i];
+			}
+	if (n > 0)
+	{
+		AggMinMaxRescanAll(rescans, n, a->group_cxt);
+		pfree(rescans);
+	}
 }
 
 /*
@@ -446,15 +488,13 @@ hash_agg_flush(HsExec *self)
 	AggPendingApply(&a->pending, distinct_changed, a, a->group_cxt);
 	if (a->recompute)
 		recompute_dirty(a);
+	rescan_extremes(a);
 	for (g = a->dirty; g != NULL; g = g->next_dirty)
 	{
 		bool		exists;
 
 		MemoryContextReset(a->exec.row_cxt);
 		old = MemoryContextSwitchTo(a->exec.row_cxt);
-		for (int i = 0; i < a->ncalls; i++)
-			if (g->acc[i].rescan)
-				AggMinMaxRescan(&a->vcs[i], &g->key, &g->acc[i], a->group_cxt);
 		exists = g->rows > 0 || a->always_one_group;
 		if (exists)
 			group_output(a, g, values, nulls);
@@ -564,7 +604,7 @@ HsExecHashAggCreate(TupleDesc in_desc, int nkeys, HsAggCall *calls, int ncalls,
 	a->vcs = palloc0(sizeof(AggValueCounts) * Max(ncalls, 1));
 	for (int i = 0; i < ncalls; i++)
 		if (calls[i].kind == HS_AGG_MIN || calls[i].kind == HS_AGG_MAX || calls[i].distinct)
-			AggValueCountsInit(&a->vcs[i], minmax, i, &calls[i]);
+			AggValueCountsInit(&a->vcs[i], minmax, i, &calls[i], false);
 	for (int i = 0; i < ncalls; i++)
 		if (calls[i].kind == HS_AGG_RECOMPUTE && a->recompute == NULL)
 		{
@@ -579,8 +619,24 @@ HsExecHashAggCreate(TupleDesc in_desc, int nkeys, HsAggCall *calls, int ncalls,
 	AggPendingInit(&a->pending, CurrentMemoryContext);
 	initStringInfo(&a->buf);
 	initStringInfo(&a->buf2);
+	initStringInfo(&a->rowkey);
 	create_groups(a);
 	return &a->exec;
+}
+
+void
+HsExecHashAggKeepValuesByRow(HsExec *agg, int nrowkey, const int *rowkey_cols)
+{
+	HashAggExec *a = (HashAggExec *) agg;
+
+	Assert(nrowkey > 0);
+	a->nrowkey = nrowkey;
+	a->rowkey_cols = palloc(sizeof(int) * nrowkey);
+	memcpy(a->rowkey_cols, rowkey_cols, sizeof(int) * nrowkey);
+	for (int i = 0; i < a->ncalls; i++)
+		if ((a->calls[i].kind == HS_AGG_MIN || a->calls[i].kind == HS_AGG_MAX) &&
+			!a->calls[i].distinct)
+			AggValueCountsInit(&a->vcs[i], a->vcs[i].table, i, &a->calls[i], true);
 }
 
 void

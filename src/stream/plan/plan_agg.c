@@ -420,6 +420,28 @@ agg_windows(PlanCtx *ctx, Query *q, HsExec *agg, RewriteContext *rctx, List *ext
 	return project_cols(groups, exprs, nvisible, NIL, !distinct);
 }
 
+/*
+ * What the second state table of an aggregation holds: min/max values
+ * (counted per value, "by identity" where a type's encoding folds values
+ * that print differently, or one entry per row, "by row"), DISTINCT
+ * values' counts and the kept rows of recomputed calls.
+ */
+static char *
+minmax_role(List *kept, bool need_values, const HsAggCall *calls, int ncalls, bool by_row)
+{
+	const char *by = by_row ? " by row" : "";
+
+	for (int i = 0; !by_row && i < ncalls; i++)
+		if ((calls[i].kind == HS_AGG_MIN || calls[i].kind == HS_AGG_MAX) &&
+			!calls[i].distinct && HsMemcmpTypeFolds(calls[i].argtype))
+			by = " by identity";
+	if (kept == NIL)
+		return psprintf("HashAgg min/max%s and DISTINCT values", by);
+	if (need_values)
+		return psprintf("HashAgg min/max%s and DISTINCT values, kept rows", by);
+	return pstrdup("HashAgg kept rows");
+}
+
 /* Aggregation of q over from (WHERE already applied). */
 RelOut *
 agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
@@ -446,6 +468,9 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
 	HsAggKeptRows kept_rows;
 	bool		need_values = false;	/* min/max or DISTINCT calls */
 	HsStateTable *second = NULL;
+	bool		by_row;
+	int		   *rowkey = NULL;
+	int			nrowkey = 0;
 
 	analyze_aggs(q, &an);
 	nkeys = list_length(an.group_exprs);
@@ -559,29 +584,38 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
 		exprs = lappend(exprs, map_expr(lfirst(lc), from));
 		kept_rows.cols[i++] = list_length(exprs) - 1;
 	}
-	in = project_level(from, exprs, NIL, false);
 	groups = next_state(ctx, "HashAgg groups");
+
+	/*
+	 * min/max keep each input row's value apart when the rows have a
+	 * unique key (agg_ordered_state.c: written without reading the
+	 * table); a view created before that keeps its values counted, as its
+	 * state role says.
+	 */
+	by_row = need_minmax && from->has_ukey && from->ukey != NIL &&
+		!next_state_recorded_as(ctx, minmax_role(kept, need_values, calls, ncalls, false));
+	for (i = 0; by_row && i < ncalls; i++)
+		if ((calls[i].kind == HS_AGG_MIN || calls[i].kind == HS_AGG_MAX) && !calls[i].distinct)
+			break;
+	by_row = by_row && i < ncalls;
+	if (by_row)
+	{
+		rowkey = palloc(sizeof(int) * list_length(from->ukey));
+		foreach(lc, from->ukey)
+		{
+			exprs = lappend(exprs, var_tle(from->desc, lfirst_int(lc), 1)->expr);
+			rowkey[nrowkey++] = list_length(exprs) - 1;
+		}
+	}
+	in = project_level(from, exprs, NIL, false);
 	note_operator(ctx, "HashAgg (%d group key%s, %d aggregate%s%s)", nkeys, nkeys == 1 ? "" : "s",
 				  ncalls, ncalls == 1 ? "" : "s", q->havingQual ? ", HAVING" : "");
 	if (need_minmax)
-	{
-		/*
-		 * min/max over a type whose encoding folds values that print
-		 * differently count each printed form apart (agg_ordered_state.c):
-		 * a state of another layout
-		 */
-		const char *by = "";
-
-		for (i = 0; i < ncalls; i++)
-			if ((calls[i].kind == HS_AGG_MIN || calls[i].kind == HS_AGG_MAX) &&
-				!calls[i].distinct && HsMemcmpTypeFolds(calls[i].argtype))
-				by = " by identity";
-		second = next_state(ctx, kept == NIL ? psprintf("HashAgg min/max%s and DISTINCT values", by) :
-							need_values ? psprintf("HashAgg min/max%s and DISTINCT values, kept rows", by) :
-							"HashAgg kept rows");
-	}
+		second = next_state(ctx, minmax_role(kept, need_values, calls, ncalls, by_row));
 	e = HsExecHashAggCreate(in->desc, nkeys, calls, ncalls, &kept_rows, groups, second,
 							nkeys == 0);
+	if (by_row)
+		HsExecHashAggKeepValuesByRow(e, nrowkey, rowkey);
 	/* what it keeps: group keys, min/max values, kept rows, results */
 	for (i = 0; i < nkeys; i++)
 		check_kept_column(in->desc, i, "HashAgg");

@@ -205,12 +205,13 @@ COMMENT ON FUNCTION hummock_stream_test.plan_describe(text) IS
   'How the streaming planner plans a query: columns, key columns, sources, operators, state tables; or its refusal with the SQLSTATE';
 
 CREATE FUNCTION hummock_stream_test.plan_run(query text, script text[] DEFAULT '{}',
-                                             evict boolean DEFAULT false)
+                                             evict boolean DEFAULT false,
+                                             recorded text[] DEFAULT NULL)
 RETURNS TABLE (epoch integer, line text)
 AS 'MODULE_PATHNAME', 'hummock_stream_test_plan_run'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE;
-COMMENT ON FUNCTION hummock_stream_test.plan_run(text, text[], boolean) IS
-  'Run a query''s streaming plan over in-memory state: backfill (epoch 0), then the script''s changes of its tables (table: +1|...), checking the view against the query after every epoch; the tables are left unchanged';
+COMMENT ON FUNCTION hummock_stream_test.plan_run(text, text[], boolean, text[]) IS
+  'Run a query''s streaming plan over in-memory state: backfill (epoch 0), then the script''s changes of its tables (table: +1|...), checking the view against the query after every epoch; the tables are left unchanged; recorded: the state table roles of a view made by an older plan, planned as the worker plans it';
 
 REVOKE ALL ON FUNCTION hummock_stream_test.exec_project(text, text[], text, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION hummock_stream_test.exec_hash_agg(text, integer, text, text[], boolean) FROM PUBLIC;
@@ -219,7 +220,7 @@ REVOKE ALL ON FUNCTION hummock_stream_test.exec_top_n(text, text, text[], bigint
 REVOKE ALL ON FUNCTION hummock_stream_test.exec_union(text, integer, text[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION hummock_stream_test.exec_materialize(text, text[], text, boolean, integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION hummock_stream_test.plan_describe(text) FROM PUBLIC;
-REVOKE ALL ON FUNCTION hummock_stream_test.plan_run(text, text[], boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION hummock_stream_test.plan_run(text, text[], boolean, text[]) FROM PUBLIC;
 
 -- The differential check of regress tests: how many rows a streaming view
 -- and its query (its definition, run by Postgres now) do not share, as

@@ -43,6 +43,7 @@
 #include "nodes/nodeFuncs.h"
 #include "parser/analyze.h"
 #include "tcop/tcopprot.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -618,7 +619,22 @@ hummock_stream_test_plan_run(PG_FUNCTION_ARGS)
 	memset(&r, 0, sizeof(r));
 	r.h = &h;
 	r.sql = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	r.plan = HsStreamPlanCreate(analyze_query(r.sql));
+	if (PG_ARGISNULL(3))
+		r.plan = HsStreamPlanCreate(analyze_query(r.sql));
+	else
+	{
+		List	   *recorded = NIL;
+		Datum	   *elems;
+		bool	   *nulls;
+		int			n;
+
+		deconstruct_array(PG_GETARG_ARRAYTYPE_P(3), TEXTOID, -1, false, TYPALIGN_INT,
+						  &elems, &nulls, &n);
+		for (int i = 0; i < n; i++)
+			if (!nulls[i])
+				recorded = lappend(recorded, TextDatumGetCString(elems[i]));
+		r.plan = HsStreamPlanCreateAs(analyze_query(r.sql), recorded);
+	}
 	r.view_desc = ExecTypeFromTL(r.plan->view_tlist);
 	/* the view's table first, then the plan's, contiguous (HstTable) */
 	r.view = HstTable(&h, "view", true);
