@@ -205,6 +205,15 @@ extern List *convert_where_sublinks(PlanCtx *ctx, Query *q);
 extern RelOut *plan_recursive_with(PlanCtx *ctx, Query *q, CommonTableExpr *cte,
 								   int rtindex, List *quals);
 
+/* ---- plan_constant_with.c ---- */
+
+/*
+ * A recursive WITH query that reads no table, computed: SELECT * FROM
+ * (VALUES <its rows, sorted by their bytes>) AS name(columns); NULL if it
+ * reads anything that may change (then plan_recursive_with plans it).
+ */
+extern Query *constant_recursive_with(CommonTableExpr *cte);
+
 /* ---- plan_temporal.c ---- */
 
 /* A temporal filter: row op time, compared in type (plan_temporal.c). */
@@ -322,7 +331,10 @@ extern void wrap_in_subquery(RangeTblEntry *rte);
 extern void filter_outer_functions(Query *q, Node *jt);
 extern RangeTblEntry *values_of_subquery(Query *sub);
 
-/* plan_with.c: non-recursive WITH queries inlined at every level (in place) */
+/*
+ * plan_with.c: non-recursive WITH queries (and recursive ones that read
+ * no table, computed) inlined at every level (in place)
+ */
 extern void inline_with_queries(Query *q);
 /* FROM item rte made subquery sub, in place (its columns and alias stay) */
 extern void rte_as_subquery(RangeTblEntry *rte, Query *sub);

@@ -16,8 +16,10 @@
  *
  * The inlined copy's references to query levels above the WITH query's
  * own level are moved down by the levels between the WITH clause and the
- * reference, as Postgres's inline_cte does.  Recursive WITH queries stay
- * (and are refused where they are planned).
+ * reference, as Postgres's inline_cte does.  A recursive WITH query that
+ * reads no table is computed and inlined as the VALUES list of its rows
+ * (plan_constant_with.c); other recursive ones stay, for
+ * plan_recursive.c.
  *
  * src/stream/plan/plan_with.c
  *
@@ -115,6 +117,12 @@ inline_with_queries(Query *q)
 		CommonTableExpr *cte = lfirst(lc);
 		InlineContext ctx = {cte->ctename, (Query *) cte->ctequery, 0};
 
+		if (cte->cterecursive && (ctx.query = constant_recursive_with(cte)) != NULL)
+		{
+			/* (its rows, as a VALUES list: plan_constant_with.c) */
+			query_tree_walker(q, inline_walker, &ctx, QTW_EXAMINE_RTES_BEFORE);
+			continue;
+		}
 		if (cte->cterecursive || !IsA(cte->ctequery, Query) ||
 			((Query *) cte->ctequery)->commandType != CMD_SELECT)
 		{
