@@ -163,6 +163,20 @@ SELECT hummock_stream.create_materialized_view('sq_on_left',
 SELECT hummock_stream.create_materialized_view('sq_on_left_corr',
   $$SELECT d.id, e.id AS e FROM emp e RIGHT JOIN dept d ON e.dept = d.id
        AND e.boss IN (SELECT b.id FROM emp b WHERE b.dept = e.dept AND b.salary > 150)$$);
+-- subqueries that read no table are constants, computed when the view is
+-- planned: IN/NOT IN/ANY/ALL over their values (with SQL's NULLs: a NULL
+-- among them leaves NOT IN no row), EXISTS, a scalar value; a series made
+-- by a recursive WITH query too
+SELECT hummock_stream.create_materialized_view('sq_const',
+  $$SELECT e.id, (SELECT max(n) FROM generate_series(1, 4) n) AS m FROM emp e
+     WHERE e.dept IN (SELECT v FROM (VALUES (1), (3), (NULL)) x(v))
+       AND e.salary > ALL (SELECT generate_series(80, 100, 10))
+       AND EXISTS (SELECT 1)$$);
+SELECT hummock_stream.create_materialized_view('sq_const_not_in',
+  $$WITH RECURSIVE odd(n) AS (SELECT 1 UNION ALL SELECT n + 2 FROM odd WHERE n < 9)
+    SELECT e.id FROM emp e WHERE e.dept NOT IN (SELECT n FROM odd)
+       OR e.boss NOT IN (SELECT unnest(ARRAY[1, NULL]))$$);
+SELECT count(*) > 0 AS some_rows FROM sq_const;
 -- EXISTS, NOT EXISTS, IN and ALL over a grouping subquery correlated by
 -- equalities: a filter over its groups, grouped by the correlation too
 SELECT hummock_stream.create_materialized_view('sq_exists_groups',
@@ -321,6 +335,8 @@ SELECT create_error('SELECT id FROM emp e WHERE dept NOT IN (SELECT dept FROM ba
 -- HAVING comparing aggregates with a subquery correlated with the groups
 SELECT create_error('SELECT dept FROM emp e GROUP BY dept HAVING count(*) > ALL (SELECT count(*) FROM emp i WHERE i.dept = e.dept)');
 SELECT create_error('SELECT dept, rank() OVER (ORDER BY count(*)) FROM emp GROUP BY dept HAVING count(*) > ANY (SELECT count(*) FROM emp GROUP BY boss)');
+-- a constant scalar subquery of several rows is Postgres's own error
+SELECT create_error('SELECT id FROM emp WHERE salary > (SELECT generate_series(1, 2))');
 -- in the ON of an outer join, reading both sides or the preserved one
 SELECT create_error('SELECT d.id, e.id AS e FROM dept d LEFT JOIN emp e ON e.dept = d.id AND e.salary * 10 > (SELECT min(budget) FROM dept x WHERE x.id <> d.id)');
 SELECT create_error('SELECT d.id, e.id AS e FROM dept d LEFT JOIN emp e ON e.dept = d.id AND d.id IN (SELECT dept FROM banned)');

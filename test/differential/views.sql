@@ -228,6 +228,7 @@ vs_rollup_rank|SELECT grp % 4 AS g, count(*) AS n, rank() OVER (ORDER BY count(*
 vs_rec_reach|WITH RECURSIVE r(x, y) AS (SELECT a, b FROM diff_mk UNION SELECT r.x, m.b FROM r JOIN diff_mk m ON m.a = r.y) SELECT x, y FROM r
 vs_rec_tree|WITH RECURSIVE h(id, root, depth) AS (SELECT id, id, 0 FROM diff_d WHERE code = 0 UNION ALL SELECT t.id, h.root, h.depth + 1 FROM diff_t t JOIN h ON t.grp = h.id WHERE h.depth < 2) SELECT root, depth, count(*) AS n FROM h GROUP BY root, depth
 vs_rec_const|WITH RECURSIVE days(d) AS (SELECT date '2024-01-01' UNION ALL SELECT d + 3 FROM days WHERE d < date '2024-02-15'), fib(a, b) AS (SELECT 1, 1 UNION SELECT b, a + b FROM fib WHERE b < 60) SELECT t.id, d.d, f.a FROM diff_t t JOIN days d ON d.d = date '2024-01-01' + t.val % 50 LEFT JOIN fib f ON f.a = t.grp
+vs_const_sublinks|SELECT t.id, (SELECT max(n) FROM generate_series(1, 4) n) AS m FROM diff_t t WHERE t.grp IN (SELECT unnest(ARRAY[1, 2, NULL])) AND t.val > ALL (SELECT generate_series(-5, 0)) AND EXISTS (SELECT 1)
 vs_rec_paths|WITH RECURSIVE p(x, y, cost, hops) AS (SELECT a, b, w, 1 FROM diff_mk UNION ALL SELECT p.x, m.b, p.cost + m.w, p.hops + 1 FROM p JOIN diff_mk m ON m.a = p.y WHERE p.hops < 3) SELECT x, y, min(cost) AS lo, count(*) AS n FROM p GROUP BY x, y
 -- compared by the rows' text (vt_): a UNION ALL keeps equal values that
 -- print differently apart, each as written

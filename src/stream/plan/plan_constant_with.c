@@ -27,6 +27,13 @@
  * CONSTANT_MAX_ROWS), or more than CONSTANT_MAX_BYTES of them, is refused
  * with 54000, as one that never ends is.
  *
+ * Subqueries that read no table are constants the same way: an
+ * uncorrelated EXISTS, scalar subquery or x op ANY/ALL (one column) over a
+ * query that reads nothing that may change is computed when the view is
+ * planned and becomes true/false, the value, or x op ANY/ALL (ARRAY[the
+ * values]) (fold_constant_sublinks), so `WHERE status IN (SELECT
+ * unnest(...))` filters rows as `IN (...)` does.
+ *
  * src/stream/plan/plan_constant_with.c
  *
  *-------------------------------------------------------------------------
@@ -39,6 +46,7 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
+#include "rewrite/rewriteManip.h"
 #include "tcop/tcopprot.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
@@ -156,16 +164,15 @@ row_cmp(const void *a, const void *b)
 	return (x->t_len > y->t_len) - (x->t_len < y->t_len);
 }
 
-/* The error of a constant WITH query (q: select_all_of) past its limit. */
+/* The error of a constant query (what: "recursive WITH query ...") past a limit. */
 static void
-too_large(Query *q, const char *limit)
+too_large(const char *what, const char *limit)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-			 errmsg("recursive WITH query \"%s\" of a streaming materialized view returns more than %s",
-					linitial_node(RangeTblEntry, q->rtable)->ctename, limit),
+			 errmsg("%s of a streaming materialized view returns more than %s", what, limit),
 			 errdetail("It reads no table, so its rows are computed when the view is planned and kept in its plan."),
-			 errhint("Stop its recursion earlier, or join the table it should be read with.")));
+			 errhint("Return fewer rows, or join the table it should be read with.")));
 }
 
 /*
@@ -176,7 +183,7 @@ too_large(Query *q, const char *limit)
 typedef struct ConstantReceiver
 {
 	DestReceiver pub;
-	Query	   *q;				/* the query (for the error) */
+	const char *what;			/* the query, for the error */
 	TupleDesc	desc;
 	MinimalTuple *rows;
 	int			n;
@@ -197,7 +204,7 @@ constant_receive(TupleTableSlot *slot, DestReceiver *self)
 	MemoryContext old;
 
 	if (r->n >= r->max_rows)
-		too_large(r->q, psprintf("%d rows", r->max_rows));
+		too_large(r->what, psprintf("%d rows", r->max_rows));
 	MemoryContextReset(r->tmp);
 	old = MemoryContextSwitchTo(r->tmp);
 	slot_getallattrs(slot);
@@ -219,7 +226,7 @@ constant_receive(TupleTableSlot *slot, DestReceiver *self)
 	r->bytes += r->rows[r->n++]->t_len;
 	MemoryContextSwitchTo(old);
 	if (r->bytes > CONSTANT_MAX_BYTES)
-		too_large(r->q, "64 MB");
+		too_large(r->what, "64 MB");
 	return true;
 }
 
@@ -240,7 +247,7 @@ constant_destroy(DestReceiver *self)
 
 /* Run q and return its rows, detoasted and sorted by their bytes. */
 static MinimalTuple *
-run_sorted(Query *q, TupleDesc desc, int max_rows, int *nrows)
+run_sorted(Query *q, TupleDesc desc, int max_rows, const char *what, int *nrows)
 {
 	PlannedStmt *plan = pg_plan_query(q, NULL, 0, NULL);
 	ConstantReceiver r;
@@ -253,7 +260,7 @@ run_sorted(Query *q, TupleDesc desc, int max_rows, int *nrows)
 	r.pub.rShutdown = constant_shutdown;
 	r.pub.rDestroy = constant_destroy;
 	r.pub.mydest = DestNone;
-	r.q = q;
+	r.what = what;
 	r.desc = desc;
 	r.max_rows = max_rows;
 	r.values = palloc(sizeof(Datum) * Max(desc->natts, 1));
@@ -305,7 +312,8 @@ constant_recursive_with(CommonTableExpr *cte)
 
 	all = select_all_of(cte);
 	desc = ExecTypeFromTL(all->targetList);
-	rows = run_sorted(all, desc, Min(hs_recompute_max_rows, CONSTANT_MAX_ROWS), &nrows);
+	rows = run_sorted(all, desc, Min(hs_recompute_max_rows, CONSTANT_MAX_ROWS),
+					  psprintf("recursive WITH query \"%s\"", cte->ctename), &nrows);
 
 	/* SELECT <each column> FROM (VALUES <the rows>) AS name(columns) */
 	values = makeNode(RangeTblEntry);
@@ -347,4 +355,147 @@ constant_recursive_with(CommonTableExpr *cte)
 	values_query->hasRecursive = false;
 	values_query->rtable = list_make1(values);
 	return values_query;
+}
+
+/* ---------------------------------------------------------------------
+ * Subqueries that read no table
+ * ---------------------------------------------------------------------
+ */
+
+/* The value of column 0 of a constant row as a Const (desc: its rows'). */
+static Const *
+row_const(TupleTableSlot *slot, TupleDesc desc, MinimalTuple row)
+{
+	Form_pg_attribute att = TupleDescAttr(desc, 0);
+
+	ExecStoreMinimalTuple(row, slot, false);
+	slot_getallattrs(slot);
+	return makeConst(att->atttypid, att->atttypmod, att->attcollation, att->attlen,
+					 slot->tts_isnull[0] ? (Datum) 0 :
+					 datumCopy(slot->tts_values[0], att->attbyval, att->attlen),
+					 slot->tts_isnull[0], att->attbyval);
+}
+
+/* Is sub (a sublink's query) a constant: uncorrelated, reading no table? */
+static bool
+constant_subquery(Query *sub)
+{
+	ConstantWalk w = {"", 0};
+
+	return sub->commandType == CMD_SELECT && sub->utilityStmt == NULL &&
+		!varying_walker((Node *) sub, &w) &&
+		!contain_volatile_functions((Node *) sub);
+}
+
+/*
+ * A sublink over a constant subquery, computed: EXISTS as true or false,
+ * a scalar subquery as its value (NULL without rows; more than one row is
+ * Postgres's 21000), x op ANY/ALL (...) over one column as x op ANY/ALL
+ * (ARRAY[its values]), which has the same NULL semantics.  NULL: left as
+ * it is (another kind, several columns, a type without an array type).
+ */
+static Node *
+fold_sublink(SubLink *sl)
+{
+	Query	   *sub = copyObject(castNode(Query, sl->subselect));
+	OpExpr	   *op = NULL;
+	Oid			array_type = InvalidOid;
+	TupleDesc	desc;
+	TupleTableSlot *slot;
+	MinimalTuple *rows;
+	int			nrows;
+	Node	   *result;
+
+	if (sl->subLinkType == ANY_SUBLINK || sl->subLinkType == ALL_SUBLINK)
+	{
+		/* x op $1: one column, x not reading the subquery */
+		if (!IsA(sl->testexpr, OpExpr))
+			return NULL;
+		op = (OpExpr *) sl->testexpr;
+		if (list_length(op->args) != 2 || !IsA(lsecond(op->args), Param) ||
+			((Param *) lsecond(op->args))->paramkind != PARAM_SUBLINK ||
+			checkExprHasSubLink(linitial(op->args)) ||
+			op->opretset)
+			return NULL;
+		array_type = get_array_type(((Param *) lsecond(op->args))->paramtype);
+		if (!OidIsValid(array_type))
+			return NULL;
+	}
+	else if (sl->subLinkType != EXISTS_SUBLINK && sl->subLinkType != EXPR_SUBLINK)
+		return NULL;
+	if (!constant_subquery(sub))
+		return NULL;
+
+	sub->canSetTag = true;
+	desc = ExecTypeFromTL(sub->targetList);
+	rows = run_sorted(sub, desc,
+					  sl->subLinkType == EXISTS_SUBLINK ? 1 :
+					  sl->subLinkType == EXPR_SUBLINK ? 2 :
+					  Min(hs_recompute_max_rows, CONSTANT_MAX_ROWS),
+					  "subquery", &nrows);
+	slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	if (sl->subLinkType == EXISTS_SUBLINK)
+		result = makeBoolConst(nrows > 0, false);
+	else if (sl->subLinkType == EXPR_SUBLINK)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, 0);
+
+		if (nrows > 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_CARDINALITY_VIOLATION),
+					 errmsg("more than one row returned by a subquery used as an expression")));
+		result = nrows == 0 ?
+			(Node *) makeNullConst(att->atttypid, att->atttypmod, att->attcollation) :
+			(Node *) row_const(slot, desc, rows[0]);
+	}
+	else
+	{
+		ScalarArrayOpExpr *saop = makeNode(ScalarArrayOpExpr);
+		ArrayExpr  *arr = makeNode(ArrayExpr);
+		Param	   *p = lsecond(op->args);
+
+		arr->array_typeid = array_type;
+		arr->array_collid = p->paramcollid;
+		arr->element_typeid = p->paramtype;
+		arr->multidims = false;
+		arr->location = -1;
+		for (int r = 0; r < nrows; r++)
+			arr->elements = lappend(arr->elements, row_const(slot, desc, rows[r]));
+		saop->opno = op->opno;
+		saop->opfuncid = op->opfuncid;
+		saop->useOr = sl->subLinkType == ANY_SUBLINK;
+		saop->inputcollid = op->inputcollid;
+		saop->args = list_make2(copyObject(linitial(op->args)), arr);
+		saop->location = -1;
+		result = (Node *) saop;
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	return result;
+}
+
+static Node *
+fold_mutator(Node *node, void *context)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, SubLink))
+	{
+		SubLink    *sl = (SubLink *) node;
+		Node	   *folded = fold_sublink(sl);
+
+		if (folded)
+			return folded;
+	}
+	if (IsA(node, Query))
+		return (Node *) query_tree_mutator((Query *) node, fold_mutator, context, 0);
+	return expression_tree_mutator(node, fold_mutator, context);
+}
+
+void
+fold_constant_sublinks(Query *q)
+{
+	Query	   *folded = query_tree_mutator(q, fold_mutator, NULL, 0);
+
+	/* (in place: the caller's Query; a hasSubLinks left true is harmless) */
+	memcpy(q, folded, sizeof(Query));
 }

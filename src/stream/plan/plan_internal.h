@@ -214,6 +214,12 @@ extern RelOut *plan_recursive_with(PlanCtx *ctx, Query *q, CommonTableExpr *cte,
  */
 extern Query *constant_recursive_with(CommonTableExpr *cte);
 
+/*
+ * Every EXISTS, scalar or one-column ANY/ALL sublink of q (any level) over
+ * an uncorrelated subquery that reads no table, computed (in place).
+ */
+extern void fold_constant_sublinks(Query *q);
+
 /* ---- plan_temporal.c ---- */
 
 /* A temporal filter: row op time, compared in type (plan_temporal.c). */

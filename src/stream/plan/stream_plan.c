@@ -795,6 +795,7 @@ plan_view(PlanCtx *ctx, HsStreamPlan *plan, TupleDesc view_desc, HsStateTable *v
 	ListCell   *lc;
 
 	inline_with_queries(q);
+	fold_constant_sublinks(q);
 	out = plan_query(ctx, q, NIL);
 	plan->key_columns = NIL;
 	if (out->has_ukey)
