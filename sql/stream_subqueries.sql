@@ -337,6 +337,8 @@ SELECT create_error('SELECT dept FROM emp e GROUP BY dept HAVING count(*) > ALL 
 SELECT create_error('SELECT dept, rank() OVER (ORDER BY count(*)) FROM emp GROUP BY dept HAVING count(*) > ANY (SELECT count(*) FROM emp GROUP BY boss)');
 -- a constant scalar subquery of several rows is Postgres's own error
 SELECT create_error('SELECT id FROM emp WHERE salary > (SELECT generate_series(1, 2))');
+-- correlated with a subquery that reads no table: nothing to keep
+SELECT create_error('SELECT id FROM emp e WHERE EXISTS (SELECT 1 FROM generate_series(1, 3) s WHERE s = e.dept)');
 -- in the ON of an outer join, reading both sides or the preserved one
 SELECT create_error('SELECT d.id, e.id AS e FROM dept d LEFT JOIN emp e ON e.dept = d.id AND e.salary * 10 > (SELECT min(budget) FROM dept x WHERE x.id <> d.id)');
 SELECT create_error('SELECT d.id, e.id AS e FROM dept d LEFT JOIN emp e ON e.dept = d.id AND d.id IN (SELECT dept FROM banned)');

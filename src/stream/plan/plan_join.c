@@ -911,15 +911,16 @@ plan_jtnode(PlanCtx *ctx, Query *q, List *outer, Node *jt, List *quals)
 					elog(ERROR, "WITH query \"%s\" not found", rte->ctename);
 				}
 				break;
-			case RTE_FUNCTION:
 			case RTE_TABLEFUNC:
-				unsupported("functions in FROM", true);
+				unsupported("XMLTABLE and JSON_TABLE in FROM", true);
 				break;
+			case RTE_FUNCTION:
 			case RTE_VALUES:
+				/* (a query level whose FROM has nothing else to read rows from) */
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						 errmsg("a streaming materialized view must read a table"),
-						 errdetail("Its FROM clause has only VALUES lists or functions.")));
+						 errdetail("A query level's FROM clause has only functions or VALUES lists.")));
 				break;
 			default:
 				unsupported("this kind of FROM item", false);
