@@ -490,7 +490,7 @@ SELECT * FROM plan_run('SELECT k, count(*) AS c, sum(v) AS s, min(v) AS lo FROM 
 -- min/max values are kept by row over rows with a unique key (an entry
 -- per row and call: two rows of one value are two entries; deleting one
 -- finds the extreme again); a view recorded with its values counted (made
--- before 0.3) is planned so again, and the counts work as before
+-- by an earlier build) is planned so again, and the counts work as before
 SELECT * FROM plan_run('SELECT k, count(*) AS c, min(v) AS lo, max(v) AS hi FROM t GROUP BY k', ARRAY[
   't: +1|3|a|1', 't: +1|4|a|1', 't: +1|5|c|5', 'flush', 'view', 'state',
   't: -1|3|a|1', 't: -1|1|a|3', 't: -1|5|c|5', 't: +1|5|c|4', 'flush', 'view', 'state',

@@ -7,8 +7,8 @@
  *
  *	min/max(x)	the current extreme is an accumulator (agg_accumulators.c);
  *				behind it, (group, call, value) -> how many rows have that
- *				value, or, when the input rows have a unique key (views
- *				created since 0.3: "by row" in the state role), one entry
+ *				value, or, when the input rows have a unique key (in
+ *				views planned so: "by row" in the state role), one entry
  *				per row, (group, call, value, row key).  When the last row
  *				holding the extreme goes, the next one is the first entry
  *				of the group's range (max uses the descending encoding, so
