@@ -176,7 +176,20 @@ SELECT hummock_stream.create_materialized_view('sq_const_not_in',
   $$WITH RECURSIVE odd(n) AS (SELECT 1 UNION ALL SELECT n + 2 FROM odd WHERE n < 9)
     SELECT e.id FROM emp e WHERE e.dept NOT IN (SELECT n FROM odd)
        OR e.boss NOT IN (SELECT unnest(ARRAY[1, NULL]))$$);
+-- several columns: the test of each constant row, ORed (IN) or ANDed (ALL)
+SELECT hummock_stream.create_materialized_view('sq_const_rows',
+  $$SELECT e.id FROM emp e
+     WHERE (e.dept, e.boss) IN (VALUES (1, 1), (2, NULL), (3, 2))
+       AND (e.dept, e.salary) NOT IN (SELECT * FROM (VALUES (3, 100), (4, 120)) v)
+        OR (e.salary, e.id) > ALL (SELECT 200, g FROM generate_series(1, 3) g)$$);
 SELECT count(*) > 0 AS some_rows FROM sq_const;
+-- ARRAY(SELECT ...): array_agg in the subquery's order, '{}' without rows;
+-- correlated with a table, over a function of the row, nested
+SELECT hummock_stream.create_materialized_view('sq_array',
+  $$SELECT d.id, ARRAY(SELECT e.id FROM emp e WHERE e.dept = d.id ORDER BY e.salary DESC, e.id) AS staff,
+          ARRAY(SELECT e.salary::text || '!' FROM emp e WHERE e.dept = d.id AND e.salary > 150 ORDER BY 1) AS top,
+          ARRAY(SELECT x * 2 FROM unnest(ARRAY[d.id, d.id + 1, NULL]) x ORDER BY x NULLS FIRST) AS doubled
+     FROM dept d$$);
 -- EXISTS, NOT EXISTS, IN and ALL over a grouping subquery correlated by
 -- equalities: a filter over its groups, grouped by the correlation too
 SELECT hummock_stream.create_materialized_view('sq_exists_groups',

@@ -300,7 +300,7 @@ CREATE TABLE child_t () INHERITS (parent_t);
 
 SELECT create_error($$SELECT id FROM orders o WHERE (id, qty) NOT IN (SELECT n, n FROM events e WHERE e.n > o.qty)$$);
 SELECT create_error($$SELECT o.id FROM orders o, orders o2, LATERAL (SELECT n FROM events e WHERE e.n = o.qty OR e.n = o2.qty) l$$);
-SELECT create_error($$SELECT o.id FROM orders o RIGHT JOIN generate_series(1, 3) g ON g = o.qty$$);
+SELECT create_error($$SELECT o.id FROM orders o, (VALUES (1)) v(x) FULL JOIN generate_series(1, 3) g ON g = v.x$$);
 SELECT create_error($$SELECT id, (SELECT n FROM events LIMIT 1) FROM orders$$);
 SELECT create_error($$SELECT id FROM orders LIMIT 3$$);
 SELECT create_error($$SELECT id FROM orders OFFSET 1$$);

@@ -525,6 +525,17 @@ SELECT * FROM plan_run($$SELECT k, s FROM (SELECT k, sum(v) AS s FROM t GROUP BY
 SELECT * FROM plan_run($$SELECT k, id, rn FROM (SELECT k, id, row_number() OVER (PARTITION BY k ORDER BY v DESC, id) AS rn FROM t) s WHERE rn <= 2$$, ARRAY[
   't: +1|1|a|1', 't: +1|2|a|2', 't: +1|3|a|3', 't: +1|4|b|3', 'flush', 'view',
   't: -1|3|a|3', 'flush', 'view']);
+-- a constant input (a VALUES list on the preserved side of a LEFT JOIN):
+-- pushed by the backfill only, its rows without a match stay
+SELECT * FROM plan_run($$SELECT c.k, count(t.id) AS n FROM (VALUES ('a'), ('b'), ('z')) c(k) LEFT JOIN t ON t.k = c.k GROUP BY c.k$$, ARRAY[
+  't: +1|1|a|1', 't: +1|2|b|1', 'flush', 'view', 't: -1|2|b|1', 't: +1|3|z|1', 'flush', 'view'], evict => true);
+-- a LEFT JOIN to a VALUES list whose condition reads the preserved side:
+-- a constant input in a new view; one recorded with the decorrelated plan
+-- (an earlier build: its domain's DISTINCT, then the join) keeps that plan
+SELECT * FROM plan_describe($$SELECT t.id, l.label FROM t LEFT JOIN (VALUES ('a', 'A'), ('b', 'B'), ('b', 'B2')) l(k, label) ON l.k = t.k$$);
+SELECT * FROM plan_run($$SELECT t.id, l.label FROM t LEFT JOIN (VALUES ('a', 'A'), ('b', 'B'), ('b', 'B2')) l(k, label) ON l.k = t.k$$, ARRAY[
+  't: +1|1|a|1', 't: +1|2|c|1', 'flush', 'view', 't: -1|2|c|1', 't: +1|2|b|1', 'flush', 'view'],
+  recorded => ARRAY['DISTINCT rows', 'HashJoin left rows', 'HashJoin right rows']);
 -- a WITH query referenced twice is planned at each reference
 SELECT * FROM plan_run('WITH c AS (SELECT k, sum(v) AS s FROM t GROUP BY k) SELECT a.k, b.k AS k2 FROM c a JOIN c b ON a.s = b.s', ARRAY[
   't: +1|1|a|1', 't: +1|2|b|1', 'flush', 'view', 't: +1|3|b|1', 'flush', 'view']);

@@ -508,7 +508,10 @@ inputs_by_size(HsStreamJob *job)
 	{
 		int			k = i;
 
-		rows[i] = (double) HsRelationRowEstimate(job->inputs[i].leaf->relid);
+		const HsStreamLeaf *leaf = job->inputs[i].leaf;
+
+		rows[i] = HsStreamLeafIsConstant(leaf) ? (double) leaf->n_const_rows :
+			(double) HsRelationRowEstimate(leaf->relid);
 		while (k > 0 && rows[order[k - 1]] > rows[i])
 		{
 			order[k] = order[k - 1];
@@ -563,17 +566,16 @@ HsBackfillAndCommit(HsStreamJob *job, Snapshot snapshot, HsEpoch view_epoch,
 	for (int o = 0; o < job->n_inputs; o++)
 	{
 		int			i = order[o];
+		const HsStreamLeaf *leaf = job->inputs[i].leaf;
 		SourceScan *scan = NULL;
 		HsViewScan *vscan = NULL;
-		int			counter = progress_input(job->inputs[i].leaf->relid);
+		int			next_const = 0;
+		int			counter = HsStreamLeafIsConstant(leaf) ? -1 : progress_input(leaf->relid);
 
 		if (job->inputs[i].is_view)
 			vscan = HsViewScanBegin(job, i, job->store.version, view_epoch);
-		else
-		{
-			scan = source_scan_begin(job->inputs[i].leaf->relid,
-									  job->inputs[i].leaf->with_children, snapshot);
-		}
+		else if (!HsStreamLeafIsConstant(leaf))
+			scan = source_scan_begin(leaf->relid, leaf->with_children, snapshot);
 		for (;;)
 		{
 			TupleTableSlot *row;
@@ -581,8 +583,13 @@ HsBackfillAndCommit(HsStreamJob *job, Snapshot snapshot, HsEpoch view_epoch,
 			CHECK_FOR_INTERRUPTS();
 			if (vscan)
 				row = HsViewScanNext(vscan);
-			else
+			else if (scan)
 				row = source_scan_next(scan);
+			else if (next_const < leaf->n_const_rows)
+				row = ExecStoreMinimalTuple(leaf->const_rows[next_const++],
+											job->inputs[i].slot, false);
+			else
+				row = NULL;
 			if (row == NULL)
 				break;
 			if (in_chunk >= BACKFILL_CHUNK_ROWS)
@@ -610,10 +617,8 @@ HsBackfillAndCommit(HsStreamJob *job, Snapshot snapshot, HsEpoch view_epoch,
 		}
 		if (vscan)
 			HsViewScanEnd(vscan);
-		else
-		{
+		else if (scan)
 			source_scan_end(scan);
-		}
 	}
 	pfree(order);
 	HsStreamJobFlush(job);

@@ -124,9 +124,17 @@ HsStreamJobCreate(Oid job_id, Query *query, const Oid *state_tables,
 	foreach(lc, leaves)
 	{
 		HsStreamJobInput *in = &job->inputs[i++];
-		Relation	src = table_open(((HsStreamLeaf *) lfirst(lc))->relid, AccessShareLock);
+		Relation	src;
 
 		in->leaf = lfirst(lc);
+		if (HsStreamLeafIsConstant(in->leaf))
+		{
+			/* pushed by the backfill only (its rows are MinimalTuples) */
+			in->desc = in->leaf->const_desc;
+			in->slot = MakeSingleTupleTableSlot(in->desc, &TTSOpsMinimalTuple);
+			continue;
+		}
+		src = table_open(in->leaf->relid, AccessShareLock);
 		in->desc = CreateTupleDescCopyConstr(RelationGetDescr(src));
 		/* an upstream view's rows are MinimalTuples (view_source.c) */
 		in->is_view = HsAmIsHummock(src->rd_rel->relam);
@@ -323,7 +331,7 @@ HsStreamJobLockSources(HsStreamJob *job)
 		HsStreamJobInput *in = &job->inputs[i];
 		Relation	src;
 
-		if (in->is_view)
+		if (in->is_view || HsStreamLeafIsConstant(in->leaf))
 			continue;
 		if (!ConditionalLockRelationOid(in->leaf->relid, AccessShareLock))
 			return HS_SOURCES_BUSY;
@@ -608,7 +616,7 @@ HsStreamJobConsume(HsStreamJob *job, const char *snapshot)
 	{
 		if (job->inputs[i].is_view)
 			HsViewSourceConsume(job, i, job->store.version, job->views_consumed, to);
-		else if (tables_moved)
+		else if (tables_moved && !HsStreamLeafIsConstant(job->inputs[i].leaf))
 			consume_input(job, i, snapshot, args);
 	}
 	if (job->consolidation != NULL)

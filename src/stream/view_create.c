@@ -614,7 +614,7 @@ create_backfill(Creation *c, char **position, HsEpoch *first_epoch, HsEpoch *vie
 	HsSwitchToUser(c->owner, &as_owner);
 	HsViewSettingsApply(c->settings);
 	job = HsStreamJobCreate(c->view, c->query, c->state_tables, c->plan->n_state_tables,
-							NIL, &store, c->change_log, CurrentMemoryContext);
+							c->plan->state_roles, &store, c->change_log, CurrentMemoryContext);
 	if (c->progress_slot >= 0)
 		HsBackfillSetProgress(HsDbStateGet(MyDatabaseId, false), c->progress_slot,
 							  &c->progress);

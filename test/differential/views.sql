@@ -229,6 +229,16 @@ vs_rec_reach|WITH RECURSIVE r(x, y) AS (SELECT a, b FROM diff_mk UNION SELECT r.
 vs_rec_tree|WITH RECURSIVE h(id, root, depth) AS (SELECT id, id, 0 FROM diff_d WHERE code = 0 UNION ALL SELECT t.id, h.root, h.depth + 1 FROM diff_t t JOIN h ON t.grp = h.id WHERE h.depth < 2) SELECT root, depth, count(*) AS n FROM h GROUP BY root, depth
 vs_rec_const|WITH RECURSIVE days(d) AS (SELECT date '2024-01-01' UNION ALL SELECT d + 3 FROM days WHERE d < date '2024-02-15'), fib(a, b) AS (SELECT 1, 1 UNION SELECT b, a + b FROM fib WHERE b < 60) SELECT t.id, d.d, f.a FROM diff_t t JOIN days d ON d.d = date '2024-01-01' + t.val % 50 LEFT JOIN fib f ON f.a = t.grp
 vs_const_sublinks|SELECT t.id, (SELECT max(n) FROM generate_series(1, 4) n) AS m FROM diff_t t WHERE t.grp IN (SELECT unnest(ARRAY[1, 2, NULL])) AND t.val > ALL (SELECT generate_series(-5, 0)) AND EXISTS (SELECT 1)
+-- FROM items that read no table on either side of outer joins (constant
+-- inputs): a calendar LEFT JOIN the facts, buckets joined on inequalities,
+-- a FULL JOIN with a list of keys
+vs_const_calendar|SELECT d, count(t.id) AS n, sum(t.amount) AS s FROM generate_series(-12, 14) d LEFT JOIN diff_t t ON t.val = d GROUP BY d
+vs_const_buckets|SELECT b.lo, count(t.id) AS n, min(t.val) AS lo_val FROM (VALUES (-100, -5), (-5, 0), (0, 5), (5, 100), (NULL, 0)) b(lo, hi) LEFT JOIN diff_t t ON t.val >= b.lo AND t.val < b.hi GROUP BY b.lo
+vs_const_full|SELECT k.g, d.id, d.code FROM (SELECT unnest(ARRAY[0, 1, 2, 99, NULL]) AS g) k FULL JOIN diff_d d ON d.code = k.g
+-- ARRAY(SELECT ...) (array_agg in the subquery's order, '{}' without
+-- rows) and row tests over constant lists
+vs_array_sublink|SELECT d.id, ARRAY(SELECT t.id FROM diff_t t WHERE t.grp = d.id ORDER BY t.val DESC NULLS LAST, t.id) AS ids FROM diff_d d
+vs_const_rows_in|SELECT t.id, t.grp FROM diff_t t WHERE (t.grp, t.val % 3) IN (VALUES (1, 0), (2, 1), (NULL, 2), (3, NULL)) OR (t.grp, t.id) > ALL (SELECT 5, g FROM generate_series(1, 3) g)
 vs_rec_paths|WITH RECURSIVE p(x, y, cost, hops) AS (SELECT a, b, w, 1 FROM diff_mk UNION ALL SELECT p.x, m.b, p.cost + m.w, p.hops + 1 FROM p JOIN diff_mk m ON m.a = p.y WHERE p.hops < 3) SELECT x, y, min(cost) AS lo, count(*) AS n FROM p GROUP BY x, y
 -- compared by the rows' text (vt_): a UNION ALL keeps equal values that
 -- print differently apart, each as written

@@ -41,16 +41,32 @@ typedef struct HsStreamPlan
 	 * recorded (an upgrade does not change the layout of existing state).
 	 */
 	List	   *recorded_roles;
+	bool		new_job;		/* planned for a view being created */
 } HsStreamPlan;
 
-/* Where a job feeds the rows of one occurrence of a source table. */
+/*
+ * Where a job feeds the rows of one occurrence of a source table, or of a
+ * constant input: a FROM item that reads no table on the preserved side
+ * of an outer join (relid InvalidOid).  A constant input's rows are
+ * computed when the view is planned; the backfill pushes them once, as
+ * inserts, and no epoch has any change of them.
+ */
 typedef struct HsStreamLeaf
 {
-	Oid			relid;
+	Oid			relid;			/* InvalidOid: a constant input */
 	HsExec	   *entry;			/* push rows of the table's row type here */
 	bool		with_children;	/* read with its inheritance children: the
 								 * log's rows of tables below it are its */
+	TupleDesc	const_desc;		/* a constant input's row type */
+	int			n_const_rows;
+	MinimalTuple *const_rows;	/* its rows, in the order they are pushed */
 } HsStreamLeaf;
+
+static inline bool
+HsStreamLeafIsConstant(const HsStreamLeaf *leaf)
+{
+	return !OidIsValid(leaf->relid);
+}
 
 /*
  * Check that query can be maintained as a streaming view and describe how;

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * plan_constant_with.c
- *	  A recursive WITH query that reads no table, computed once when the
- *	  view is planned.
+ *	  What reads no table, computed when the view is planned: recursive
+ *	  WITH queries, subqueries, and FROM items of outer joins.
  *
  *		WITH RECURSIVE days(d) AS (SELECT date '2024-01-01'
  *								   UNION ALL
@@ -34,6 +34,13 @@
  * values]) (fold_constant_sublinks), so `WHERE status IN (SELECT
  * unnest(...))` filters rows as `IN (...)` does.
  *
+ * A FROM item that reads no table (a function, a VALUES list, a subquery)
+ * on either side of an outer join with tables is a constant input of the
+ * job (plan_constant_input): its rows, computed so and numbered after the
+ * sort (the number is their key), are a leaf without a table that the
+ * backfill pushes once; the join keeps them as it keeps a table's rows,
+ * so `calendar LEFT JOIN facts` shows the days without facts.
+ *
  * src/stream/plan/plan_constant_with.c
  *
  *-------------------------------------------------------------------------
@@ -41,11 +48,14 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
+#include "parser/parse_relation.h"
+#include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
 #include "tcop/tcopprot.h"
 #include "utils/datum.h"
@@ -151,6 +161,19 @@ select_all_of(CommonTableExpr *cte)
 	return q;
 }
 
+/* Column c of the row in slot (deformed; desc: its rows') as a Const. */
+static Const *
+slot_const(TupleTableSlot *slot, TupleDesc desc, int c)
+{
+	Form_pg_attribute att = TupleDescAttr(desc, c);
+	bool		isnull = slot->tts_isnull[c];
+
+	return makeConst(att->atttypid, att->atttypmod, att->attcollation, att->attlen,
+					 isnull ? (Datum) 0 :
+					 datumCopy(slot->tts_values[c], att->attbyval, att->attlen),
+					 isnull, att->attbyval);
+}
+
 /* Canonical rows: memcmp of the bytes, then length (qsort comparator). */
 static int
 row_cmp(const void *a, const void *b)
@@ -245,15 +268,64 @@ constant_destroy(DestReceiver *self)
 {
 }
 
+/*
+ * A VALUES list without rows (what an empty constant WITH query becomes;
+ * the parser makes none, and Postgres's executor cannot run one) as the
+ * subquery SELECT NULL::<type>, ... WHERE false, in place.
+ */
+static bool
+fill_empty_values_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, RangeTblEntry))
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) node;
+
+		if (rte->rtekind == RTE_VALUES && rte->values_lists == NIL)
+		{
+			Query	   *none = makeNode(Query);
+			ListCell   *lt,
+					   *lm,
+					   *lc;
+			int			i = 0;
+
+			none->commandType = CMD_SELECT;
+			none->querySource = QSRC_ORIGINAL;
+			none->jointree = makeFromExpr(NIL, (Node *) makeBoolConst(false, false));
+			forthree(lt, rte->coltypes, lm, rte->coltypmods, lc, rte->colcollations)
+			{
+				i++;
+				none->targetList =
+					lappend(none->targetList,
+							makeTargetEntry((Expr *) makeNullConst(lfirst_oid(lt), lfirst_int(lm),
+																   lfirst_oid(lc)),
+											i, psprintf("c%d", i), false));
+			}
+			rte->rtekind = RTE_SUBQUERY;
+			rte->subquery = none;
+			rte->coltypes = rte->coltypmods = rte->colcollations = NIL;
+		}
+		return false;
+	}
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, fill_empty_values_walker, context,
+								 QTW_EXAMINE_RTES_BEFORE);
+	return expression_tree_walker(node, fill_empty_values_walker, context);
+}
+
 /* Run q and return its rows, detoasted and sorted by their bytes. */
 static MinimalTuple *
 run_sorted(Query *q, TupleDesc desc, int max_rows, const char *what, int *nrows)
 {
-	PlannedStmt *plan = pg_plan_query(q, NULL, 0, NULL);
+	PlannedStmt *plan;
 	ConstantReceiver r;
 	QueryDesc  *qd;
 	bool		pushed = false;
 
+	q = copyObject(q);
+	(void) fill_empty_values_walker((Node *) q, NULL);
+	plan = pg_plan_query(q, NULL, 0, NULL);
 	memset(&r, 0, sizeof(r));
 	r.pub.receiveSlot = constant_receive;
 	r.pub.rStartup = constant_startup;
@@ -331,17 +403,7 @@ constant_recursive_with(CommonTableExpr *cte)
 		ExecStoreMinimalTuple(rows[r], slot, false);
 		slot_getallattrs(slot);
 		for (int c = 0; c < desc->natts; c++)
-		{
-			Form_pg_attribute att = TupleDescAttr(desc, c);
-			bool		isnull = slot->tts_isnull[c];
-
-			row = lappend(row, makeConst(att->atttypid, att->atttypmod, att->attcollation,
-										 att->attlen,
-										 isnull ? (Datum) 0 :
-										 datumCopy(slot->tts_values[c], att->attbyval,
-												   att->attlen),
-										 isnull, att->attbyval));
-		}
+			row = lappend(row, slot_const(slot, desc, c));
 		values->values_lists = lappend(values->values_lists, row);
 	}
 	ExecDropSingleTupleTableSlot(slot);
@@ -366,14 +428,9 @@ constant_recursive_with(CommonTableExpr *cte)
 static Const *
 row_const(TupleTableSlot *slot, TupleDesc desc, MinimalTuple row)
 {
-	Form_pg_attribute att = TupleDescAttr(desc, 0);
-
 	ExecStoreMinimalTuple(row, slot, false);
 	slot_getallattrs(slot);
-	return makeConst(att->atttypid, att->atttypmod, att->attcollation, att->attlen,
-					 slot->tts_isnull[0] ? (Datum) 0 :
-					 datumCopy(slot->tts_values[0], att->attbyval, att->attlen),
-					 slot->tts_isnull[0], att->attbyval);
+	return slot_const(slot, desc, 0);
 }
 
 /* Is sub (a sublink's query) a constant: uncorrelated, reading no table? */
@@ -388,11 +445,70 @@ constant_subquery(Query *sub)
 }
 
 /*
+ * The most rows of a constant subquery an ANY/ALL test over several
+ * columns is expanded over (a condition per row, evaluated one by one).
+ */
+#define CONSTANT_MAX_EXPANDED_ROWS 10000
+
+typedef struct SublinkColumns
+{
+	Const	  **columns;		/* a row of the sublink's query */
+	int			n;
+} SublinkColumns;
+
+/* A sublink's Params (PARAM_SUBLINK n: column n of its query) replaced. */
+static Node *
+sublink_params_mutator(Node *node, SublinkColumns *row)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_SUBLINK)
+	{
+		int			c = ((Param *) node)->paramid - 1;
+
+		if (c < 0 || c >= row->n)
+			elog(ERROR, "sublink parameter %d out of range", c + 1);
+		return (Node *) copyObject(row->columns[c]);
+	}
+	return expression_tree_mutator(node, sublink_params_mutator, row);
+}
+
+/*
+ * (x, y) op ANY/ALL (rows): the test with each row's values, ORed (ANY)
+ * or ANDed (ALL), which is what SQL defines them as, NULLs included; no
+ * row: false (ANY) or true (ALL).
+ */
+static Node *
+test_over_rows(SubLink *sl, TupleTableSlot *slot, TupleDesc desc, MinimalTuple *rows,
+			   int nrows)
+{
+	SublinkColumns row = {palloc(sizeof(Const *) * Max(desc->natts, 1)), desc->natts};
+	List	   *tests = NIL;
+
+	for (int r = 0; r < nrows; r++)
+	{
+		ExecStoreMinimalTuple(rows[r], slot, false);
+		slot_getallattrs(slot);
+		for (int c = 0; c < desc->natts; c++)
+			row.columns[c] = slot_const(slot, desc, c);
+		tests = lappend(tests, sublink_params_mutator(copyObject(sl->testexpr), &row));
+	}
+	pfree(row.columns);
+	if (tests == NIL)
+		return makeBoolConst(sl->subLinkType == ALL_SUBLINK, false);
+	if (list_length(tests) == 1)
+		return linitial(tests);
+	return (Node *) makeBoolExpr(sl->subLinkType == ANY_SUBLINK ? OR_EXPR : AND_EXPR,
+								 tests, -1);
+}
+
+/*
  * A sublink over a constant subquery, computed: EXISTS as true or false,
  * a scalar subquery as its value (NULL without rows; more than one row is
  * Postgres's 21000), x op ANY/ALL (...) over one column as x op ANY/ALL
- * (ARRAY[its values]), which has the same NULL semantics.  NULL: left as
- * it is (another kind, several columns, a type without an array type).
+ * (ARRAY[its values]), which has the same NULL semantics, and other
+ * ANY/ALL tests ((a, b) IN (VALUES ...)) as the test of each row, ORed or
+ * ANDed (test_over_rows).  NULL: left as it is (another kind).
  */
 static Node *
 fold_sublink(SubLink *sl)
@@ -405,21 +521,24 @@ fold_sublink(SubLink *sl)
 	MinimalTuple *rows;
 	int			nrows;
 	Node	   *result;
+	bool		by_rows = false;
 
 	if (sl->subLinkType == ANY_SUBLINK || sl->subLinkType == ALL_SUBLINK)
 	{
 		/* x op $1: one column, x not reading the subquery */
-		if (!IsA(sl->testexpr, OpExpr))
+		if (checkExprHasSubLink(sl->testexpr))
 			return NULL;
-		op = (OpExpr *) sl->testexpr;
-		if (list_length(op->args) != 2 || !IsA(lsecond(op->args), Param) ||
+		if (IsA(sl->testexpr, OpExpr))
+			op = (OpExpr *) sl->testexpr;
+		if (op == NULL || list_length(op->args) != 2 || !IsA(lsecond(op->args), Param) ||
 			((Param *) lsecond(op->args))->paramkind != PARAM_SUBLINK ||
-			checkExprHasSubLink(linitial(op->args)) ||
 			op->opretset)
-			return NULL;
-		array_type = get_array_type(((Param *) lsecond(op->args))->paramtype);
-		if (!OidIsValid(array_type))
-			return NULL;
+			by_rows = true;
+		else
+		{
+			array_type = get_array_type(((Param *) lsecond(op->args))->paramtype);
+			by_rows = !OidIsValid(array_type);
+		}
 	}
 	else if (sl->subLinkType != EXISTS_SUBLINK && sl->subLinkType != EXPR_SUBLINK)
 		return NULL;
@@ -427,10 +546,11 @@ fold_sublink(SubLink *sl)
 		return NULL;
 
 	sub->canSetTag = true;
-	desc = ExecTypeFromTL(sub->targetList);
+	desc = ExecCleanTypeFromTL(sub->targetList);
 	rows = run_sorted(sub, desc,
 					  sl->subLinkType == EXISTS_SUBLINK ? 1 :
 					  sl->subLinkType == EXPR_SUBLINK ? 2 :
+					  by_rows ? CONSTANT_MAX_EXPANDED_ROWS :
 					  Min(hs_recompute_max_rows, CONSTANT_MAX_ROWS),
 					  "subquery", &nrows);
 	slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
@@ -448,6 +568,8 @@ fold_sublink(SubLink *sl)
 			(Node *) makeNullConst(att->atttypid, att->atttypmod, att->attcollation) :
 			(Node *) row_const(slot, desc, rows[0]);
 	}
+	else if (by_rows)
+		result = test_over_rows(sl, slot, desc, rows, nrows);
 	else
 	{
 		ScalarArrayOpExpr *saop = makeNode(ScalarArrayOpExpr);
@@ -498,4 +620,142 @@ fold_constant_sublinks(Query *q)
 
 	/* (in place: the caller's Query; a hasSubLinks left true is harmless) */
 	memcpy(q, folded, sizeof(Query));
+}
+
+/* ---------------------------------------------------------------------
+ * FROM items that read no table, on the preserved side of an outer join
+ * ---------------------------------------------------------------------
+ */
+
+Query *
+constant_from_item(Query *q, Node *jt)
+{
+	RangeTblEntry *rte;
+	ConstantWalk w = {"", 0};
+	Query	   *item;
+	List	   *names;
+	List	   *vars;
+	ListCell   *ln;
+	ListCell   *lv;
+	RangeTblRef *rtr;
+
+	if (!IsA(jt, RangeTblRef))
+		return NULL;
+	rte = rt_fetch(((RangeTblRef *) jt)->rtindex, q->rtable);
+	if (rte->rtekind == RTE_SUBQUERY)
+	{
+		if (!constant_subquery(rte->subquery))
+			return NULL;
+		item = copyObject(rte->subquery);
+		item->canSetTag = true;
+		return item;
+	}
+	if (rte->rtekind != RTE_FUNCTION && rte->rtekind != RTE_VALUES)
+		return NULL;
+	/* (depth 0: a Var of q's level is a LATERAL reference) */
+	if (varying_walker((Node *) rte->functions, &w) ||
+		varying_walker((Node *) rte->values_lists, &w) ||
+		contain_volatile_functions((Node *) rte->functions) ||
+		contain_volatile_functions((Node *) rte->values_lists))
+		return NULL;
+
+	/* SELECT <each column> FROM <the item> */
+	item = makeNode(Query);
+	item->commandType = CMD_SELECT;
+	item->querySource = QSRC_ORIGINAL;
+	item->canSetTag = true;
+	rte = copyObject(rte);
+	rte->lateral = false;
+	item->rtable = list_make1(rte);
+	rtr = makeNode(RangeTblRef);
+	rtr->rtindex = 1;
+	item->jointree = makeFromExpr(list_make1(rtr), NULL);
+	expandRTE(rte, 1, 0, -1, false, &names, &vars);
+	forboth(ln, names, lv, vars)
+		item->targetList = lappend(item->targetList,
+								   makeTargetEntry(lfirst(lv), list_length(item->targetList) + 1,
+												   pstrdup(strVal(lfirst(ln))), false));
+	item->hasTargetSRFs = false;
+	return item;
+}
+
+RelOut *
+plan_constant_input(PlanCtx *ctx, Query *q, int rtindex, Query *item)
+{
+	RangeTblEntry *rte = rt_fetch(rtindex, q->rtable);
+	const char *name = rte->eref->aliasname;
+	TupleDesc	desc = ExecCleanTypeFromTL(item->targetList);
+	TupleDesc	ldesc = CreateTemplateTupleDesc(desc->natts + 1);
+	TupleTableSlot *slot;
+	MinimalTuple *rows;
+	int			nrows;
+	Datum	   *values;
+	bool	   *nulls;
+	List	   *tl = NIL;
+	List	   *vars = NIL;
+	HsStreamLeaf *leaf;
+	HsExec	   *e;
+	RelOut	   *out;
+	ListCell   *lc;
+	int			col = 0;
+
+	rows = run_sorted(item, desc, Min(hs_recompute_max_rows, CONSTANT_MAX_ROWS),
+					  psprintf("FROM item \"%s\"", name), &nrows);
+
+	/* its columns, then the row's position among the sorted rows: the key */
+	for (int c = 0; c < desc->natts; c++)
+		TupleDescCopyEntry(ldesc, c + 1, desc, c + 1);
+	TupleDescInitEntry(ldesc, desc->natts + 1, "position", INT8OID, -1, 0);
+	values = palloc(sizeof(Datum) * ldesc->natts);
+	nulls = palloc(sizeof(bool) * ldesc->natts);
+	slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	for (int r = 0; r < nrows; r++)
+	{
+		MinimalTuple t;
+
+		ExecStoreMinimalTuple(rows[r], slot, false);
+		slot_getallattrs(slot);
+		memcpy(values, slot->tts_values, sizeof(Datum) * desc->natts);
+		memcpy(nulls, slot->tts_isnull, sizeof(bool) * desc->natts);
+		values[desc->natts] = Int64GetDatum(r + 1);
+		nulls[desc->natts] = false;
+		t = heap_form_minimal_tuple(ldesc, values, nulls);
+		ExecClearTuple(slot);
+		pfree(rows[r]);
+		rows[r] = t;
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	pfree(values);
+	pfree(nulls);
+
+	/* every column; the query's Vars name the item's visible ones */
+	foreach(lc, item->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		if (te->resjunk)
+			continue;
+		tl = lappend(tl, var_tle(ldesc, col, col + 1));
+		vars = lappend(vars, makeVar(rtindex, te->resno, exprType((Node *) te->expr),
+									 exprTypmod((Node *) te->expr),
+									 exprCollation((Node *) te->expr), 0));
+		col++;
+	}
+	tl = lappend(tl, var_tle(ldesc, col, col + 1));
+	vars = lappend(vars, NULL);
+	e = HsExecProjectCreate(ldesc, NIL, tl);
+	out = relout_of(e, vars);
+	out->has_ukey = true;
+	out->ukey = list_make1_int(col);
+	out->constant = true;
+	note_operator(ctx, "Constant %s (%d row%s)", name, nrows, nrows == 1 ? "" : "s");
+
+	leaf = palloc0(sizeof(HsStreamLeaf));
+	leaf->relid = InvalidOid;
+	leaf->entry = e;
+	leaf->const_desc = ldesc;
+	leaf->n_const_rows = nrows;
+	leaf->const_rows = rows;
+	ctx->leaves = lappend(ctx->leaves, leaf);
+	return out;
 }

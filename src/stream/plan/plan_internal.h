@@ -54,6 +54,7 @@ typedef struct RelOut
 								 * epoch (an outer, semi or anti join's
 								 * output): a join over it consolidates it
 								 * first (exec_consolidate.c) */
+	bool		constant;		/* a constant input's rows (filtered) */
 } RelOut;
 
 /* One planning of a view: what it hands out and what it records. */
@@ -71,6 +72,10 @@ typedef struct PlanCtx
 	List	   *state_roles;	/* text: what each state table holds */
 	List	   *relied_indexes; /* Oid: unique indexes the plan relies on */
 	List	   *recorded_roles; /* text: the job's state tables' (or NIL) */
+	bool		constant_joins; /* a LEFT JOIN to a VALUES list or function
+								 * that reads no table joins it as a
+								 * constant input (a new view, or one
+								 * planned so: plan_constant_with.c) */
 } PlanCtx;
 
 /* ---- stream_plan.c: the core ---- */
@@ -220,6 +225,24 @@ extern Query *constant_recursive_with(CommonTableExpr *cte);
  */
 extern void fold_constant_sublinks(Query *q);
 
+/*
+ * The query of FROM item jt of q (a function, a VALUES list or a subquery)
+ * if it reads nothing that may change (no table, no column of another
+ * item or of an enclosing query, no volatile function, not the current
+ * time); else NULL.
+ */
+extern Query *constant_from_item(Query *q, Node *jt);
+
+/*
+ * FROM item rtindex of q, whose query constant_from_item gave, as a
+ * constant input of the job: its rows are computed now, sorted by their
+ * bytes, and numbered (the number, a last hidden column, is their key).
+ */
+extern RelOut *plan_constant_input(PlanCtx *ctx, Query *q, int rtindex, Query *item);
+
+/* Ends the role of a join's state table that keeps a constant input's rows. */
+#define CONSTANT_INPUT_ROLE_SUFFIX " (constant)"
+
 /* ---- plan_temporal.c ---- */
 
 /* A temporal filter: row op time, compared in type (plan_temporal.c). */
@@ -288,6 +311,12 @@ extern RelOut *apply_temporal(PlanCtx *ctx, RelOut *in, List *temporal);
 /* ---- plan_sublinks.c ---- */
 
 /*
+ * Every ARRAY(SELECT ...) of q (any level) over a plain subquery as
+ * COALESCE((SELECT array_agg(... ORDER BY ...) ...), '{}') (in place).
+ */
+extern void array_sublinks_as_aggregates(Query *q);
+
+/*
  * Rewrite q's scalar subqueries (uncorrelated, or correlated by
  * equalities) into joins, and NOT IN conjuncts of its WHERE into NOT
  * EXISTS and counts; other sublinks are left for convert_where_sublinks.
@@ -333,8 +362,11 @@ extern void expand_whole_rows(Query *q);
  */
 extern void wrap_in_subquery(RangeTblEntry *rte);
 
-/* plan_join.c: LEFT JOIN f ON cond as LEFT JOIN LATERAL (... WHERE cond) ON true */
-extern void filter_outer_functions(Query *q, Node *jt);
+/*
+ * plan_join.c: LEFT JOIN f ON cond as LEFT JOIN LATERAL (... WHERE cond)
+ * ON true, unless keep_constants and f reads no table (a constant input)
+ */
+extern void filter_outer_functions(Query *q, Node *jt, bool keep_constants);
 extern RangeTblEntry *values_of_subquery(Query *sub);
 
 /*

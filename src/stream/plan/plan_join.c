@@ -200,8 +200,10 @@ make_join(PlanCtx *ctx, HsJoinKind kind, RelOut *left, Relids lrel,
 	}
 	check_kept_rows(left->desc, "HashJoin");
 	check_kept_rows(right->desc, "HashJoin");
-	lstate = next_state(ctx, "HashJoin left rows");
-	rstate = next_state(ctx, "HashJoin right rows");
+	lstate = next_state(ctx, left->constant ? "HashJoin left rows" CONSTANT_INPUT_ROLE_SUFFIX :
+						"HashJoin left rows");
+	rstate = next_state(ctx, right->constant ? "HashJoin right rows" CONSTANT_INPUT_ROLE_SUFFIX :
+						"HashJoin right rows");
 	note_operator(ctx, "HashJoin %s (%d key column%s%s)",
 				  kind == HS_JOIN_INNER ? "inner" : kind == HS_JOIN_LEFT ? "left" :
 				  kind == HS_JOIN_FULL ? "full" : kind == HS_JOIN_SEMI ? "semi" : "anti",
@@ -371,7 +373,7 @@ into_item_mutator(Node *node, IntoItemContext *ctx)
  * when it reads no table).
  */
 void
-filter_outer_functions(Query *q, Node *jt)
+filter_outer_functions(Query *q, Node *jt, bool keep_constants)
 {
 	JoinExpr   *j;
 	RangeTblEntry *rte;
@@ -385,14 +387,14 @@ filter_outer_functions(Query *q, Node *jt)
 		ListCell   *lc;
 
 		foreach(lc, ((FromExpr *) jt)->fromlist)
-			filter_outer_functions(q, lfirst(lc));
+			filter_outer_functions(q, lfirst(lc), keep_constants);
 		return;
 	}
 	if (!IsA(jt, JoinExpr))
 		return;
 	j = (JoinExpr *) jt;
-	filter_outer_functions(q, j->larg);
-	filter_outer_functions(q, j->rarg);
+	filter_outer_functions(q, j->larg, keep_constants);
+	filter_outer_functions(q, j->rarg, keep_constants);
 	if (j->jointype != JOIN_LEFT || function_item(q, j->rarg) == NULL ||
 		function_item(q, j->larg) != NULL || make_ands_implicit((Expr *) j->quals) == NIL ||
 		contain_aggs_of_level(j->quals, 0))
@@ -402,6 +404,10 @@ filter_outer_functions(Query *q, Node *jt)
 	/* (reading nothing of the preserved side, it would read no table) */
 	if (!rte->lateral &&
 		bms_is_empty(bms_del_member(pull_varnos(NULL, j->quals), rt)))
+		return;
+	/* (a constant input, hash-joined: plan_joinexpr) */
+	if (keep_constants && constant_from_item(q, j->rarg) != NULL &&
+		function_item(q, j->larg) == NULL && constant_from_item(q, j->larg) == NULL)
 		return;
 	if (rte->rtekind != RTE_SUBQUERY)
 		wrap_in_subquery(rte);
@@ -715,6 +721,8 @@ plan_joinexpr(PlanCtx *ctx, Query *q, List *outer, JoinExpr *j, List *quals)
 	Relids		rrel;
 	RelOut	   *left;
 	RelOut	   *right;
+	Query	   *lconst = NULL;
+	Query	   *rconst = NULL;
 
 	switch (j->jointype)
 	{
@@ -752,11 +760,30 @@ plan_joinexpr(PlanCtx *ctx, Query *q, List *outer, JoinExpr *j, List *quals)
 		return apply_filter(apply_function(ctx, plan_jtnode(ctx, q, outer, larg, NIL), q,
 										   ((RangeTblRef *) rarg)->rtindex, true),
 							quals);
-	if (function_item(q, larg) || function_item(q, rarg))
+
+	/*
+	 * A FROM item that reads no table on either side of an outer join (a
+	 * calendar LEFT JOIN the facts, the facts LEFT JOIN a VALUES list of
+	 * labels): a constant input, hash-joined as a table is, so the rows of
+	 * its preserved side without a match stay.  (Not when the other side
+	 * reads no table either.)
+	 */
+	if (kind == HS_JOIN_LEFT || kind == HS_JOIN_FULL)
+	{
+		Query	   *l = constant_from_item(q, larg);
+		Query	   *r = constant_from_item(q, rarg);
+
+		if (l != NULL && r == NULL && !function_item(q, rarg))
+			lconst = l;
+		else if (r != NULL && l == NULL && !function_item(q, larg))
+			rconst = r;
+	}
+	if ((lconst == NULL && function_item(q, larg)) ||
+		(rconst == NULL && function_item(q, rarg)))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("this join with a function in FROM is not supported in a streaming materialized view"),
-				 errdetail("Inner joins are, and LEFT JOINs with the function on the right whose condition or arguments read the left side.")));
+				 errdetail("Inner joins are, LEFT JOINs with the function on the right whose condition or arguments read the left side, and outer joins of a function or VALUES list that reads no table with tables.")));
 	lrel = get_relids_in_jointree(larg, false);
 	rrel = get_relids_in_jointree(rarg, false);
 	/* ON conditions over one input filter it, if that keeps the join's meaning */
@@ -772,8 +799,12 @@ plan_joinexpr(PlanCtx *ctx, Query *q, List *outer, JoinExpr *j, List *quals)
 		quals = split_pushable(quals, lrel, &lq);
 	if (kind != HS_JOIN_FULL)
 		conds = split_pushable(conds, rrel, &rq);
-	left = plan_jtnode(ctx, q, outer, larg, lq);
-	right = plan_jtnode(ctx, q, outer, rarg, rq);
+	left = lconst ? apply_filter(plan_constant_input(ctx, q, ((RangeTblRef *) larg)->rtindex,
+													 lconst), lq) :
+		plan_jtnode(ctx, q, outer, larg, lq);
+	right = rconst ? apply_filter(plan_constant_input(ctx, q, ((RangeTblRef *) rarg)->rtindex,
+													  rconst), rq) :
+		plan_jtnode(ctx, q, outer, rarg, rq);
 	return apply_filter(make_join(ctx, kind, left, lrel, right, rrel, conds), quals);
 }
 

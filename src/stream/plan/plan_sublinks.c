@@ -88,6 +88,7 @@
 #include "parser/parse_oper.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
+#include "utils/array.h"
 #include "utils/fmgroids.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
@@ -2606,4 +2607,194 @@ rewrite_lateral(Query *q)
 			return;
 		decorrelate_lateral(q, rt, list, join);
 	}
+}
+
+/* ---------------------------------------------------------------------
+ * ARRAY(SELECT ...)
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * SELECT <each column of sub> FROM (sub) AS s ORDER BY <sub's ORDER BY>:
+ * sub (a copy, one level deeper now) with its hidden columns shown, so
+ * that the query over it can order by them.  sub keeps its ORDER BY where
+ * its LIMIT, OFFSET or DISTINCT ON needs it.
+ */
+static Query *
+select_all_of_subquery(Query *sub)
+{
+	Query	   *w = makeNode(Query);
+	RangeTblEntry *rte = makeNode(RangeTblEntry);
+	RangeTblRef *rtr = makeNode(RangeTblRef);
+	List	   *colnames = NIL;
+	ListCell   *lc;
+
+	IncrementVarSublevelsUp((Node *) sub, 1, 1);
+	w->commandType = CMD_SELECT;
+	w->querySource = QSRC_ORIGINAL;
+	w->canSetTag = true;
+	foreach(lc, sub->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+		TargetEntry *outer;
+
+		colnames = lappend(colnames, makeString(psprintf("c%d", te->resno)));
+		outer = makeTargetEntry((Expr *) makeVar(1, te->resno, exprType((Node *) te->expr),
+												 exprTypmod((Node *) te->expr),
+												 exprCollation((Node *) te->expr), 0),
+								te->resno, te->resname, te->resjunk);
+		outer->ressortgroupref = te->ressortgroupref;
+		w->targetList = lappend(w->targetList, outer);
+		te->resjunk = false;
+	}
+	w->sortClause = sub->sortClause;
+	if (sub->limitCount == NULL && sub->limitOffset == NULL && !sub->hasDistinctOn)
+		sub->sortClause = NIL;
+	rte->rtekind = RTE_SUBQUERY;
+	rte->subquery = sub;
+	rte->eref = makeAlias("s", colnames);
+	rte->inFromCl = true;
+	w->rtable = list_make1(rte);
+	rtr->rtindex = 1;
+	w->jointree = makeFromExpr(list_make1(rtr), NULL);
+	return w;
+}
+
+/*
+ * ARRAY(SELECT e FROM ... WHERE ... ORDER BY s) is COALESCE((SELECT
+ * array_agg(e ORDER BY s) FROM ... WHERE ...), '{}'): the array of the
+ * subquery's values in its order, empty without rows, as Postgres builds
+ * it; a scalar subquery then, planned as any other.  A subquery that
+ * aggregates, groups, has DISTINCT, window or set-returning functions, set
+ * operations, LIMIT or OFFSET is aggregated from a level above it:
+ * SELECT array_agg(s.e ORDER BY s.s) FROM (<it>) s.
+ */
+static Node *
+array_sublink_as_aggregate(SubLink *sl)
+{
+	Query	   *sub = castNode(Query, sl->subselect);
+	TargetEntry *value = NULL;
+	Aggref	   *agg;
+	Oid			elem;
+	Oid			array_type;
+	List	   *args;
+	ListCell   *lc;
+	CoalesceExpr *result;
+	Index		next_ref = 1;
+	bool		plain;
+
+	if (sub->commandType != CMD_SELECT || sub->utilityStmt || sub->rowMarks ||
+		sub->hasModifyingCTE)
+		return NULL;
+	plain = !(sub->hasAggs || sub->hasWindowFuncs || sub->hasTargetSRFs ||
+			  sub->groupClause || sub->groupingSets || sub->havingQual ||
+			  sub->distinctClause || sub->setOperations || sub->limitCount ||
+			  sub->limitOffset);
+	foreach(lc, sub->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		if (te->resjunk)
+			continue;
+		if (value != NULL)
+			return NULL;		/* (Postgres allows one column) */
+		value = te;
+	}
+	if (value == NULL)
+		return NULL;
+	elem = exprType((Node *) value->expr);
+	array_type = exprType((Node *) sl);
+	if (!OidIsValid(array_type))
+		return NULL;
+
+	/* array_agg(value ORDER BY the subquery's sort keys) */
+	sub = copyObject(sub);
+	if (!plain)
+		sub = select_all_of_subquery(sub);
+	value = NULL;
+	foreach(lc, sub->targetList)
+		if (!lfirst_node(TargetEntry, lc)->resjunk)
+			value = lfirst(lc);
+	args = list_make1(makeTargetEntry(copyObject(value->expr), 1, NULL, false));
+	agg = makeNode(Aggref);
+	foreach(lc, sub->sortClause)
+	{
+		SortGroupClause *sort = copyObject(lfirst_node(SortGroupClause, lc));
+		TargetEntry *key = get_sortgroupclause_tle(sort, sub->targetList);
+		TargetEntry *arg = makeTargetEntry(copyObject(key->expr), list_length(args) + 1,
+										   NULL, true);
+
+		arg->ressortgroupref = sort->tleSortGroupRef = next_ref++;
+		args = lappend(args, arg);
+		agg->aggorder = lappend(agg->aggorder, sort);
+	}
+	agg->aggfnoid = type_is_array(elem) ? F_ARRAY_AGG_ANYARRAY : F_ARRAY_AGG_ANYNONARRAY;
+	agg->aggtype = array_type;
+	agg->aggcollid = exprCollation((Node *) value->expr);
+	agg->inputcollid = exprCollation((Node *) value->expr);
+	agg->aggtranstype = InvalidOid; /* (set by Postgres's planner) */
+	agg->aggargtypes = list_make1_oid(elem);
+	foreach(lc, agg->aggorder)
+		agg->aggargtypes = lappend_oid(agg->aggargtypes,
+									   exprType((Node *) get_sortgroupclause_expr(lfirst(lc),
+																				  args)));
+	agg->args = args;
+	agg->aggstar = false;
+	agg->aggvariadic = false;
+	agg->aggkind = AGGKIND_NORMAL;
+	agg->agglevelsup = 0;
+	agg->aggsplit = AGGSPLIT_SIMPLE;
+	agg->aggno = agg->aggtransno = -1;
+	agg->location = -1;
+
+	sub->targetList = list_make1(makeTargetEntry((Expr *) agg, 1,
+												 value->resname ? pstrdup(value->resname) : NULL,
+												 false));
+	sub->sortClause = NIL;
+	sub->hasAggs = true;
+
+	sl = copyObject(sl);
+	sl->subLinkType = EXPR_SUBLINK;
+	sl->subselect = (Node *) sub;
+	result = makeNode(CoalesceExpr);
+	result->coalescetype = array_type;
+	result->coalescecollid = agg->aggcollid;
+	result->args = list_make2(sl,
+							  makeConst(array_type, -1, result->coalescecollid, -1,
+										PointerGetDatum(construct_empty_array(elem)),
+										false, false));
+	result->location = -1;
+	return (Node *) result;
+}
+
+static Node *
+array_sublinks_mutator(Node *node, void *context)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, SubLink) && ((SubLink *) node)->subLinkType == ARRAY_SUBLINK)
+	{
+		Node	   *rewritten = array_sublink_as_aggregate((SubLink *) node);
+
+		if (rewritten)
+		{
+			/* (the subquery's own ARRAY sublinks too) */
+			SubLink    *sl = linitial_node(SubLink, ((CoalesceExpr *) rewritten)->args);
+
+			sl->subselect = (Node *) query_tree_mutator(castNode(Query, sl->subselect),
+														array_sublinks_mutator, context, 0);
+			return rewritten;
+		}
+	}
+	if (IsA(node, Query))
+		return (Node *) query_tree_mutator((Query *) node, array_sublinks_mutator, context, 0);
+	return expression_tree_mutator(node, array_sublinks_mutator, context);
+}
+
+void
+array_sublinks_as_aggregates(Query *q)
+{
+	Query	   *rewritten = query_tree_mutator(q, array_sublinks_mutator, NULL, 0);
+
+	memcpy(q, rewritten, sizeof(Query));
 }

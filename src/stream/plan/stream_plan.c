@@ -324,6 +324,7 @@ apply_filter(RelOut *in, List *quals)
 	out->ukey = in->ukey;
 	out->nvisible = in->nvisible;
 	out->churns = in->churns;
+	out->constant = in->constant;
 	return out;
 }
 
@@ -738,7 +739,7 @@ plan_query(PlanCtx *ctx, Query *q, List *outer)
 				refuse_time_function();
 		}
 	}
-	filter_outer_functions(q, (Node *) q->jointree);
+	filter_outer_functions(q, (Node *) q->jointree, ctx->constant_joins);
 	rewrite_lateral(q);
 	rewrite_sublinks(ctx, q);
 	semis = convert_where_sublinks(ctx, q);
@@ -795,6 +796,7 @@ plan_view(PlanCtx *ctx, HsStreamPlan *plan, TupleDesc view_desc, HsStateTable *v
 	ListCell   *lc;
 
 	inline_with_queries(q);
+	array_sublinks_as_aggregates(q);
 	fold_constant_sublinks(q);
 	out = plan_query(ctx, q, NIL);
 	plan->key_columns = NIL;
@@ -865,14 +867,43 @@ plan_view(PlanCtx *ctx, HsStreamPlan *plan, TupleDesc view_desc, HsStateTable *v
 	}
 }
 
+static HsStreamPlan *plan_create(Query *q, List *recorded_roles, bool new_job);
+
 HsStreamPlan *
 HsStreamPlanCreate(Query *q)
 {
-	return HsStreamPlanCreateAs(q, NIL);
+	return plan_create(q, NIL, true);
 }
 
 HsStreamPlan *
 HsStreamPlanCreateAs(Query *q, List *recorded_roles)
+{
+	return plan_create(q, recorded_roles, false);
+}
+
+/*
+ * Does plan join a VALUES list or function that reads no table on the
+ * nullable side of a LEFT JOIN, whose condition reads the preserved side,
+ * as a constant input?  A new view does; a view planned before constant
+ * inputs existed keeps its decorrelated plan (filter_outer_functions), so
+ * its state tables keep their layout.  Its recorded roles tell: constant
+ * inputs are joined under roles of their own.
+ */
+static bool
+makes_constant_joins(const HsStreamPlan *plan)
+{
+	ListCell   *lc;
+
+	if (plan->new_job)
+		return true;
+	foreach(lc, plan->recorded_roles)
+		if (strstr((const char *) lfirst(lc), CONSTANT_INPUT_ROLE_SUFFIX) != NULL)
+			return true;
+	return false;
+}
+
+static HsStreamPlan *
+plan_create(Query *q, List *recorded_roles, bool new_job)
 {
 	HsStreamPlan *plan = palloc0(sizeof(HsStreamPlan));
 	ListCell   *lc;
@@ -885,6 +916,7 @@ HsStreamPlanCreateAs(Query *q, List *recorded_roles)
 
 	plan->query = q;
 	plan->recorded_roles = recorded_roles;
+	plan->new_job = new_job;
 	foreach(lc, q->targetList)
 	{
 		TargetEntry *tle = lfirst(lc);
@@ -901,6 +933,7 @@ HsStreamPlanCreateAs(Query *q, List *recorded_roles)
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.dry = true;
 	ctx.recorded_roles = recorded_roles;
+	ctx.constant_joins = makes_constant_joins(plan);
 	tmp = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream planning",
 								ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(tmp);
@@ -933,6 +966,7 @@ HsStreamPlanBuild(HsStreamPlan *plan, TupleDesc view_desc, HsStateTable *view,
 
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.recorded_roles = plan->recorded_roles;
+	ctx.constant_joins = makes_constant_joins(plan);
 	ctx.states = states;
 	ctx.nstates = plan->n_state_tables;
 	plan_view(&ctx, plan, view_desc, view);

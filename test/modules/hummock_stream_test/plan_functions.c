@@ -416,9 +416,12 @@ feed_epoch(PlanRun *r)
 	foreach(lc, r->leaves)
 	{
 		HsStreamLeaf *leaf = lfirst(lc);
-		Source	   *s = source_of(r, leaf->relid);
+		Source	   *s;
 		ListCell   *lc2;
 
+		if (HsStreamLeafIsConstant(leaf))
+			continue;			/* (no change after the backfill) */
+		s = source_of(r, leaf->relid);
 		foreach(lc2, s->changes)
 		{
 			Change	   *c = lfirst(lc2);
@@ -449,12 +452,24 @@ backfill(PlanRun *r)
 	foreach(lc, r->leaves)
 	{
 		HsStreamLeaf *leaf = lfirst(lc);
-		Relation	rel = table_open(leaf->relid, AccessShareLock);
-		TupleTableSlot *slot = table_slot_create(rel, NULL);
-		TupleTableSlot *flat_slot = MakeSingleTupleTableSlot(RelationGetDescr(rel),
-															 &TTSOpsHeapTuple);
-		TableScanDesc scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
+		Relation	rel;
+		TupleTableSlot *slot;
+		TupleTableSlot *flat_slot;
+		TableScanDesc scan;
 
+		if (HsStreamLeafIsConstant(leaf))
+		{
+			slot = MakeSingleTupleTableSlot(leaf->const_desc, &TTSOpsMinimalTuple);
+			for (int k = 0; k < leaf->n_const_rows; k++)
+				HsExecPush(leaf->entry,
+						   ExecStoreMinimalTuple(leaf->const_rows[k], slot, false), +1);
+			ExecDropSingleTupleTableSlot(slot);
+			continue;
+		}
+		rel = table_open(leaf->relid, AccessShareLock);
+		slot = table_slot_create(rel, NULL);
+		flat_slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsHeapTuple);
+		scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
 		while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
 		{
 			bool		should_free;
@@ -634,6 +649,18 @@ hummock_stream_test_plan_run(PG_FUNCTION_ARGS)
 			if (!nulls[i])
 				recorded = lappend(recorded, TextDatumGetCString(elems[i]));
 		r.plan = HsStreamPlanCreateAs(analyze_query(r.sql), recorded);
+		/* as a job's load checks it: the state is the one recorded */
+		{
+			ListCell   *la;
+			ListCell   *lb;
+			bool		same = list_length(recorded) == list_length(r.plan->state_roles);
+
+			forboth(la, recorded, lb, r.plan->state_roles)
+				same = same && strcmp(lfirst(la), lfirst(lb)) == 0;
+			if (!same)
+				ereport(ERROR,
+						(errmsg("plan_run: the query is planned with other state tables than the recorded ones")));
+		}
 	}
 	r.view_desc = ExecTypeFromTL(r.plan->view_tlist);
 	/* the view's table first, then the plan's, contiguous (HstTable) */
@@ -648,7 +675,7 @@ hummock_stream_test_plan_run(PG_FUNCTION_ARGS)
 		Source	   *s;
 		Relation	rel;
 
-		if (source_of(&r, leaf->relid))
+		if (HsStreamLeafIsConstant(leaf) || source_of(&r, leaf->relid))
 			continue;
 		if (HsRelidIsHummock(leaf->relid))
 			ereport(ERROR,
