@@ -37,6 +37,12 @@ SELECT hummock_stream.create_materialized_view('c_buckets', $$
   SELECT b.lo, b.hi, count(s.id) AS n, max(s.qty) AS top
     FROM (VALUES (0, 10), (10, 20), (20, 1000), (1000, 2000)) b(lo, hi)
     LEFT JOIN sales s ON s.qty >= b.lo AND s.qty < b.hi GROUP BY b.lo, b.hi$$);
+-- an inner join to a large constant (64 rows or more) on an equality: a
+-- hash join with the constant as an input; a small one runs over each row
+SELECT hummock_stream.create_materialized_view('c_inner_big', $$
+  SELECT s.id, g FROM sales s JOIN generate_series(1, 1000) g ON g = s.qty * 2 AND g % 3 > 0$$);
+SELECT hummock_stream.create_materialized_view('c_inner_small', $$
+  SELECT s.id, g FROM sales s, generate_series(1, 10) g WHERE g = s.qty$$);
 -- constants without rows: an empty recursive WITH query on either side
 SELECT hummock_stream.create_materialized_view('c_empty', $$
   WITH RECURSIVE none(n) AS (SELECT 1 WHERE false UNION ALL SELECT n + 1 FROM none WHERE n < 3)
@@ -47,7 +53,7 @@ SELECT * FROM c_days ORDER BY day;
 SELECT * FROM c_buckets ORDER BY lo;
 -- the constant is an operator of the view's fragment
 SELECT job, operators FROM hummock_stream.fragments
- WHERE job::text IN ('c_days', 'c_labels') ORDER BY 1;
+ WHERE job::text IN ('c_days', 'c_labels', 'c_inner_big', 'c_inner_small') ORDER BY 1;
 
 -- rounds of changes: days gaining and losing their only sale, NULL keys
 INSERT INTO sales VALUES (100, '2026-01-09', 'west', 5), (101, '2026-01-11', NULL, 15),
@@ -85,7 +91,7 @@ SELECT hummock_stream.create_materialized_view('bad', $$
   SELECT g, s.id FROM generate_series(1, 2000000) g LEFT JOIN sales s ON s.qty = g$$);
 
 SELECT hummock_stream.drop_materialized_view('c_days_busy');
-SELECT hummock_stream.drop_materialized_view(v) FROM unnest(ARRAY['c_days', 'c_days_rec', 'c_labels', 'c_full', 'c_buckets', 'c_empty']) v;
+SELECT hummock_stream.drop_materialized_view(v) FROM unnest(ARRAY['c_days', 'c_days_rec', 'c_labels', 'c_full', 'c_buckets', 'c_empty', 'c_inner_big', 'c_inner_small']) v;
 DROP TABLE sales;
 DROP EXTENSION hummock_stream_test;
 DROP EXTENSION hummock_stream;

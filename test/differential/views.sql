@@ -234,6 +234,7 @@ vs_const_sublinks|SELECT t.id, (SELECT max(n) FROM generate_series(1, 4) n) AS m
 -- a FULL JOIN with a list of keys
 vs_const_calendar|SELECT d, count(t.id) AS n, sum(t.amount) AS s FROM generate_series(-12, 14) d LEFT JOIN diff_t t ON t.val = d GROUP BY d
 vs_const_buckets|SELECT b.lo, count(t.id) AS n, min(t.val) AS lo_val FROM (VALUES (-100, -5), (-5, 0), (0, 5), (5, 100), (NULL, 0)) b(lo, hi) LEFT JOIN diff_t t ON t.val >= b.lo AND t.val < b.hi GROUP BY b.lo
+vs_const_inner_big|SELECT t.id, g, t.grp FROM diff_t t JOIN generate_series(-100, 100) g ON g = t.val + t.grp
 vs_const_full|SELECT k.g, d.id, d.code FROM (SELECT unnest(ARRAY[0, 1, 2, 99, NULL]) AS g) k FULL JOIN diff_d d ON d.code = k.g
 -- ARRAY(SELECT ...) (array_agg in the subquery's order, '{}' without
 -- rows) and row tests over constant lists

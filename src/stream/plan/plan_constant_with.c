@@ -679,6 +679,35 @@ constant_from_item(Query *q, Node *jt)
 	return item;
 }
 
+bool
+constant_has_rows(Query *item, int64 n)
+{
+	Query	   *q = copyObject(item);
+	PlannedStmt *plan;
+	QueryDesc  *qd;
+	bool		pushed = false;
+	uint64		got;
+
+	(void) fill_empty_values_walker((Node *) q, NULL);
+	plan = pg_plan_query(q, NULL, 0, NULL);
+	if (!ActiveSnapshotSet())
+	{
+		PushActiveSnapshot(GetTransactionSnapshot());
+		pushed = true;
+	}
+	qd = CreateQueryDesc(plan, "constant FROM item of a streaming materialized view",
+						 GetActiveSnapshot(), InvalidSnapshot, None_Receiver, NULL, NULL, 0);
+	ExecutorStart(qd, 0);
+	ExecutorRun(qd, ForwardScanDirection, (uint64) n, true);
+	got = qd->estate->es_processed;
+	ExecutorFinish(qd);
+	ExecutorEnd(qd);
+	FreeQueryDesc(qd);
+	if (pushed)
+		PopActiveSnapshot();
+	return got >= (uint64) n;
+}
+
 RelOut *
 plan_constant_input(PlanCtx *ctx, Query *q, int rtindex, Query *item)
 {

@@ -74,8 +74,11 @@ typedef struct PlanCtx
 	List	   *recorded_roles; /* text: the job's state tables' (or NIL) */
 	bool		constant_joins; /* a LEFT JOIN to a VALUES list or function
 								 * that reads no table joins it as a
-								 * constant input (a new view, or one
+								 * constant input, and so does an inner
+								 * join to a large one (a new view, or one
 								 * planned so: plan_constant_with.c) */
+	List	   *constant_refs;	/* RangeTblRef: FROM-list items planned
+								 * as constant inputs (plan_join.c) */
 } PlanCtx;
 
 /* ---- stream_plan.c: the core ---- */
@@ -239,6 +242,12 @@ extern Query *constant_from_item(Query *q, Node *jt);
  * bytes, and numbered (the number, a last hidden column, is their key).
  */
 extern RelOut *plan_constant_input(PlanCtx *ctx, Query *q, int rtindex, Query *item);
+
+/*
+ * Does the query of a constant FROM item (constant_from_item) return at
+ * least n rows?  (Runs it until it has.)
+ */
+extern bool constant_has_rows(Query *item, int64 n);
 
 /* Ends the role of a join's state table that keeps a constant input's rows. */
 #define CONSTANT_INPUT_ROLE_SUFFIX " (constant)"

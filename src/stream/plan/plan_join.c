@@ -647,10 +647,53 @@ apply_semis(PlanCtx *ctx, Query *q, List *outer, RelOut *cur, Relids cur_rel, Li
 }
 
 /*
+ * The fewest rows a FROM item that reads no table must have to be
+ * hash-joined as a constant input in an inner join: below, running it over
+ * each row of the other items and filtering (ProjectSet) costs less than
+ * keeping their rows in a join's state.
+ */
+#define CONSTANT_HASH_JOIN_MIN_ROWS 64
+
+/*
+ * Is function (or VALUES) item jt of FROM list items, related to an item
+ * that reads a table by an equality of conds, a constant input of a hash
+ * join?  In a new view, when it reads no table and has many rows.  (A view
+ * planned before constant inputs existed runs every such item over the
+ * other items' rows: ctx->constant_joins.)
+ */
+static bool
+hash_joins_constant(PlanCtx *ctx, Query *q, Node *jt, List *items, List *conds)
+{
+	Query	   *item;
+	Relids		mine;
+	Relids		tables = NULL;
+	ListCell   *lc;
+	bool		related = false;
+
+	if (!ctx->constant_joins || (item = constant_from_item(q, jt)) == NULL)
+		return false;
+	mine = get_relids_in_jointree(jt, false);
+	foreach(lc, items)
+		if (lfirst(lc) != jt && !function_item(q, lfirst(lc)))
+			tables = bms_union(tables, get_relids_in_jointree(lfirst(lc), false));
+	foreach(lc, conds)
+	{
+		Expr	   *l;
+		Expr	   *r;
+		bool		ns;
+
+		if (!bms_is_empty(tables) && equi_key(lfirst(lc), mine, tables, &l, &r, &ns))
+			related = true;
+	}
+	return related && constant_has_rows(item, CONSTANT_HASH_JOIN_MIN_ROWS);
+}
+
+/*
  * A FROM list with functions: the other items joined first (with the
  * conditions that do not use a function's columns, and the semi and anti
  * joins that do not either), then each function over their rows, then the
- * rest of the conditions and of the semi and anti joins.
+ * rest of the conditions and of the semi and anti joins.  (Items of
+ * ctx->constant_refs are among the others: constant inputs.)
  */
 static RelOut *
 plan_fromlist_with_functions(PlanCtx *ctx, Query *q, List *outer, List *items,
@@ -670,7 +713,7 @@ plan_fromlist_with_functions(PlanCtx *ctx, Query *q, List *outer, List *items,
 	foreach(lc, items)
 	{
 		all_rels = bms_union(all_rels, get_relids_in_jointree(lfirst(lc), false));
-		if (function_item(q, lfirst(lc)))
+		if (function_item(q, lfirst(lc)) && !list_member_ptr(ctx->constant_refs, lfirst(lc)))
 		{
 			funcs = lappend(funcs, lfirst(lc));
 			func_rels = bms_add_member(func_rels, ((RangeTblRef *) lfirst(lc))->rtindex);
@@ -835,8 +878,14 @@ plan_fromlist(PlanCtx *ctx, Query *q, List *outer, List *items, List *conds,
 				 errmsg("a streaming materialized view must read a table"),
 				 errdetail("The query has no FROM clause.")));
 	foreach(lc, items)
-		if (function_item(q, lfirst(lc)))
+	{
+		if (!function_item(q, lfirst(lc)) || list_member_ptr(ctx->constant_refs, lfirst(lc)))
+			continue;
+		if (hash_joins_constant(ctx, q, lfirst(lc), items, conds))
+			ctx->constant_refs = lappend(ctx->constant_refs, lfirst(lc));
+		else
 			return plan_fromlist_with_functions(ctx, q, outer, items, conds, semis);
+	}
 	/* temporal filters: DynamicFilters over the item they read, or the join */
 	conds = take_temporal(conds, &temporal);
 	i = 0;
@@ -850,8 +899,15 @@ plan_fromlist(PlanCtx *ctx, Query *q, List *outer, List *items, List *conds,
 	i = 0;
 	foreach(lc, items)
 	{
-		outs[i] = apply_temporal(ctx, plan_jtnode(ctx, q, outer, lfirst(lc), pushed[i]),
-								 item_temporal[i]);
+		Node	   *jt = lfirst(lc);
+
+		if (list_member_ptr(ctx->constant_refs, jt))
+			outs[i] = apply_filter(plan_constant_input(ctx, q, ((RangeTblRef *) jt)->rtindex,
+													   constant_from_item(q, jt)),
+								   pushed[i]);
+		else
+			outs[i] = plan_jtnode(ctx, q, outer, jt, pushed[i]);
+		outs[i] = apply_temporal(ctx, outs[i], item_temporal[i]);
 		i++;
 	}
 	cur = outs[0];
