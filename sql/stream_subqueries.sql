@@ -188,8 +188,12 @@ SELECT count(*) > 0 AS some_rows FROM sq_const;
 SELECT hummock_stream.create_materialized_view('sq_array',
   $$SELECT d.id, ARRAY(SELECT e.id FROM emp e WHERE e.dept = d.id ORDER BY e.salary DESC, e.id) AS staff,
           ARRAY(SELECT e.salary::text || '!' FROM emp e WHERE e.dept = d.id AND e.salary > 150 ORDER BY 1) AS top,
-          ARRAY(SELECT x * 2 FROM unnest(ARRAY[d.id, d.id + 1, NULL]) x ORDER BY x NULLS FIRST) AS doubled
+          ARRAY(SELECT x * 2 FROM unnest(ARRAY[d.id, d.id + 1, NULL]) x ORDER BY x NULLS FIRST) AS doubled,
+          ARRAY(SELECT unnest(ARRAY[d.name, 'z', 'a', d.name])) AS names,
+          ARRAY(SELECT x FROM unnest(ARRAY[9, d.id, 1]) x WHERE x > 1) AS kept
      FROM dept d$$);
+-- (without ORDER BY, over one function: in the function's order, as Postgres)
+SELECT * FROM sq_array ORDER BY id LIMIT 2;
 -- EXISTS, NOT EXISTS, IN and ALL over a grouping subquery correlated by
 -- equalities: a filter over its groups, grouped by the correlation too
 SELECT hummock_stream.create_materialized_view('sq_exists_groups',

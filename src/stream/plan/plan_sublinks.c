@@ -2661,6 +2661,68 @@ select_all_of_subquery(Query *sub)
 }
 
 /*
+ * The order Postgres gives the rows of plain subquery sub that has no
+ * ORDER BY and reads one function (ARRAY(SELECT x FROM unnest(a) x),
+ * ARRAY(SELECT upper(x) FROM unnest(a) x WHERE ...)): the function's,
+ * as an expression over sub (its ordinality, added to the function); NULL
+ * for another subquery.  ARRAY(SELECT unnest(a)), the function in the
+ * select list alone, is first made that shape (in place).
+ */
+static Expr *
+function_order(Query *sub)
+{
+	RangeTblEntry *rte;
+	RangeTblRef *rtr;
+
+	if (sub->sortClause != NIL || sub->cteList != NIL || sub->hasSubLinks)
+		return NULL;
+	if (sub->rtable == NIL && sub->hasTargetSRFs && sub->jointree->quals == NULL &&
+		!sub->hasAggs && !sub->hasWindowFuncs && sub->groupClause == NIL &&
+		sub->distinctClause == NIL && sub->limitCount == NULL && sub->limitOffset == NULL &&
+		sub->setOperations == NULL && list_length(sub->targetList) == 1)
+	{
+		/* SELECT f(...) -> SELECT f.f FROM f(...) f */
+		TargetEntry *te = linitial_node(TargetEntry, sub->targetList);
+		RangeTblFunction *rtf;
+		Oid			type;
+
+		if (!IsA(te->expr, FuncExpr) || !((FuncExpr *) te->expr)->funcretset ||
+			expression_returns_set((Node *) ((FuncExpr *) te->expr)->args))
+			return NULL;
+		type = exprType((Node *) te->expr);
+		if (type == RECORDOID || type_is_rowtype(type))
+			return NULL;
+		rtf = makeNode(RangeTblFunction);
+		rtf->funcexpr = (Node *) te->expr;
+		rtf->funccolcount = 1;
+		rte = makeNode(RangeTblEntry);
+		rte->rtekind = RTE_FUNCTION;
+		rte->functions = list_make1(rtf);
+		rte->eref = makeAlias("f", list_make1(makeString("f")));
+		rte->inFromCl = true;
+		sub->rtable = list_make1(rte);
+		rtr = makeNode(RangeTblRef);
+		rtr->rtindex = 1;
+		sub->jointree->fromlist = list_make1(rtr);
+		te->expr = (Expr *) makeVar(1, 1, type, exprTypmod((Node *) rtf->funcexpr),
+									exprCollation(rtf->funcexpr), 0);
+		sub->hasTargetSRFs = false;
+	}
+	if (list_length(sub->rtable) != 1 || list_length(sub->jointree->fromlist) != 1 ||
+		!IsA(linitial(sub->jointree->fromlist), RangeTblRef))
+		return NULL;
+	rte = linitial_node(RangeTblEntry, sub->rtable);
+	if (rte->rtekind != RTE_FUNCTION)
+		return NULL;
+	if (!rte->funcordinality)
+	{
+		rte->funcordinality = true;
+		rte->eref->colnames = lappend(rte->eref->colnames, makeString(pstrdup("ordinality")));
+	}
+	return (Expr *) makeVar(1, list_length(rte->eref->colnames), INT8OID, -1, InvalidOid, 0);
+}
+
+/*
  * ARRAY(SELECT e FROM ... WHERE ... ORDER BY s) is COALESCE((SELECT
  * array_agg(e ORDER BY s) FROM ... WHERE ...), '{}'): the array of the
  * subquery's values in its order, empty without rows, as Postgres builds
@@ -2682,6 +2744,7 @@ array_sublink_as_aggregate(SubLink *sl)
 	CoalesceExpr *result;
 	Index		next_ref = 1;
 	bool		plain;
+	Expr	   *order;
 
 	if (sub->commandType != CMD_SELECT || sub->utilityStmt || sub->rowMarks ||
 		sub->hasModifyingCTE)
@@ -2709,6 +2772,9 @@ array_sublink_as_aggregate(SubLink *sl)
 
 	/* array_agg(value ORDER BY the subquery's sort keys) */
 	sub = copyObject(sub);
+	order = plain || sub->rtable == NIL ? function_order(sub) : NULL;
+	if (order != NULL)
+		plain = true;			/* (SELECT f(...) is now plain) */
 	if (!plain)
 		sub = select_all_of_subquery(sub);
 	value = NULL;
@@ -2724,6 +2790,21 @@ array_sublink_as_aggregate(SubLink *sl)
 		TargetEntry *arg = makeTargetEntry(copyObject(key->expr), list_length(args) + 1,
 										   NULL, true);
 
+		arg->ressortgroupref = sort->tleSortGroupRef = next_ref++;
+		args = lappend(args, arg);
+		agg->aggorder = lappend(agg->aggorder, sort);
+	}
+	if (order != NULL)
+	{
+		/* (no ORDER BY: the function's order) */
+		SortGroupClause *sort = makeNode(SortGroupClause);
+		TargetEntry *arg = makeTargetEntry(order, list_length(args) + 1, NULL, true);
+		bool		hashable;
+
+		get_sort_group_operators(INT8OID, true, true, false, &sort->sortop, &sort->eqop,
+								 NULL, &hashable);
+		sort->hashable = hashable;
+		sort->nulls_first = false;
 		arg->ressortgroupref = sort->tleSortGroupRef = next_ref++;
 		args = lappend(args, arg);
 		agg->aggorder = lappend(agg->aggorder, sort);
