@@ -12,6 +12,13 @@
  *		sides swapped
  *	WHERE x IN (SELECT ...), EXISTS (...), NOT EXISTS (...):
  *		semi and anti HashJoins, joined after the FROM list
+ *	functions and VALUES lists in FROM:
+ *		inner-joined: run over the rows of the other items (ProjectSet),
+ *		the condition filtering after; one that reads no table with 64
+ *		rows or more and an equality with a table, and one on either
+ *		side of an outer join with tables: a constant input
+ *		(plan_constant_with.c) of a HashJoin, in views planned so
+ *		(PlanCtx.constant_joins)
  *
  * Join keys are equalities whose operator is the type's own btree or hash
  * equality (so equal values have equal memcmp encodings), between
