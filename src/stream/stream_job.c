@@ -78,10 +78,15 @@ HsStreamJobOwner(Oid job_id)
 }
 
 
-HsStreamJob *
-HsStreamJobCreate(Oid job_id, Query *query, const Oid *state_tables,
-				  int n_state_tables, List *state_roles, HsStreamStore *store,
-				  bool change_log, MemoryContext parent)
+/*
+ * HsStreamJobCreate; backfills: the job will backfill its tables (else it
+ * goes on from their committed state, and its plan skips computing the
+ * rows of constant inputs, which only a backfill pushes).
+ */
+static HsStreamJob *
+job_create(Oid job_id, Query *query, const Oid *state_tables, int n_state_tables,
+		   List *state_roles, HsStreamStore *store, bool change_log, MemoryContext parent,
+		   bool backfills)
 {
 	MemoryContext cxt = AllocSetContextCreate(parent, "hummock_stream job",
 											  ALLOCSET_DEFAULT_SIZES);
@@ -96,7 +101,8 @@ HsStreamJobCreate(Oid job_id, Query *query, const Oid *state_tables,
 	job->cxt = cxt;
 	job->store = *store;
 	job->store.more_to_come = false;
-	job->plan = HsStreamPlanCreateAs(copyObject(query), state_roles);
+	job->plan = backfills ? HsStreamPlanCreateAs(copyObject(query), state_roles) :
+		HsStreamPlanCreateForLoad(copyObject(query), state_roles);
 	job->reads = HsViewReadsOf(job->plan->query);
 	if (job->plan->n_state_tables != n_state_tables)
 		ereport(ERROR,
@@ -148,6 +154,15 @@ HsStreamJobCreate(Oid job_id, Query *query, const Oid *state_tables,
 	return job;
 }
 
+HsStreamJob *
+HsStreamJobCreate(Oid job_id, Query *query, const Oid *state_tables,
+				  int n_state_tables, List *state_roles, HsStreamStore *store,
+				  bool change_log, MemoryContext parent)
+{
+	return job_create(job_id, query, state_tables, n_state_tables, state_roles, store,
+					  change_log, parent, true);
+}
+
 /*
  * The plan this binary makes of a view's query must keep its state as the
  * plan that created it did: after an upgrade that plans the query
@@ -191,9 +206,9 @@ HsStreamJobLoad(Oid job_id, HsStreamStore *store, MemoryContext parent)
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("streaming job %u does not exist", job_id)));
 	/* the worker says at every barrier whether the view keeps a log */
-	job = HsStreamJobCreate(job_id, (Query *) stringToNode(row.query_tree),
-							row.state_tables, row.n_state_tables, row.state_roles, store,
-							false, parent);
+	job = job_create(job_id, (Query *) stringToNode(row.query_tree),
+					 row.state_tables, row.n_state_tables, row.state_roles, store,
+					 false, parent, false);
 	check_planned_alike(job_id, row.state_roles, job->plan);
 	job->position = MemoryContextStrdup(job->cxt, row.position);
 	job->consolidate_next = true;

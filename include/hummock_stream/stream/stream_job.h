@@ -69,9 +69,11 @@ typedef struct HsStreamJob
  * Build a job's executors from its Query (already checked by
  * HsStreamPlanCreate) in a new context under parent; state_tables has as
  * many table ids as the plan needs (n_state_tables), created to hold
- * state_roles (as the catalog recorded them; NIL for a new job: see
- * HsStreamPlanCreateAs).  change_log: the view's memtables keep old
- * values (HsStreamJobSetChangeLog).
+ * state_roles (as the catalog recorded them, or as the new job's plan
+ * makes them: see HsStreamPlanCreateAs).  change_log: the view's memtables
+ * keep old values (HsStreamJobSetChangeLog).  The job is one that
+ * backfills (HsBackfillAndCommit); HsStreamJobLoad makes one that goes on
+ * from its tables' committed state.
  */
 extern HsStreamJob *HsStreamJobCreate(Oid job_id, Query *query,
 									  const Oid *state_tables, int n_state_tables,

@@ -42,6 +42,10 @@ typedef struct HsStreamPlan
 	 */
 	List	   *recorded_roles;
 	bool		new_job;		/* planned for a view being created */
+	bool		constant_rows;	/* its constant inputs' rows are computed
+								 * (else their shape only: a job loaded
+								 * from its committed state never pushes
+								 * them) */
 } HsStreamPlan;
 
 /*
@@ -76,6 +80,13 @@ extern HsStreamPlan *HsStreamPlanCreate(Query *query);
 
 /* HsStreamPlanCreate for a job whose state tables hold recorded_roles. */
 extern HsStreamPlan *HsStreamPlanCreateAs(Query *query, List *recorded_roles);
+
+/*
+ * HsStreamPlanCreateAs for a job that goes on from its committed state
+ * (a worker's): the rows of its constant inputs are not computed, since
+ * only a backfill pushes them.
+ */
+extern HsStreamPlan *HsStreamPlanCreateForLoad(Query *query, List *recorded_roles);
 
 /*
  * The columns (attnums) a job's leaf keys the rows of source table relid

@@ -728,8 +728,14 @@ plan_constant_input(PlanCtx *ctx, Query *q, int rtindex, Query *item)
 	ListCell   *lc;
 	int			col = 0;
 
-	rows = run_sorted(item, desc, Min(hs_recompute_max_rows, CONSTANT_MAX_ROWS),
-					  psprintf("FROM item \"%s\"", name), &nrows);
+	if (ctx->constant_rows)
+		rows = run_sorted(item, desc, Min(hs_recompute_max_rows, CONSTANT_MAX_ROWS),
+						  psprintf("FROM item \"%s\"", name), &nrows);
+	else
+	{
+		rows = NULL;			/* (a job loaded from its state: never pushed) */
+		nrows = 0;
+	}
 
 	/* its columns, then the row's position among the sorted rows: the key */
 	for (int c = 0; c < desc->natts; c++)

@@ -79,6 +79,8 @@ typedef struct PlanCtx
 								 * planned so: plan_constant_with.c) */
 	List	   *constant_refs;	/* RangeTblRef: FROM-list items planned
 								 * as constant inputs (plan_join.c) */
+	bool		constant_rows;	/* compute constant inputs' rows (else
+								 * only their shape) */
 } PlanCtx;
 
 /* ---- stream_plan.c: the core ---- */

@@ -867,18 +867,25 @@ plan_view(PlanCtx *ctx, HsStreamPlan *plan, TupleDesc view_desc, HsStateTable *v
 	}
 }
 
-static HsStreamPlan *plan_create(Query *q, List *recorded_roles, bool new_job);
+static HsStreamPlan *plan_create(Query *q, List *recorded_roles, bool new_job,
+								 bool constant_rows);
 
 HsStreamPlan *
 HsStreamPlanCreate(Query *q)
 {
-	return plan_create(q, NIL, true);
+	return plan_create(q, NIL, true, true);
 }
 
 HsStreamPlan *
 HsStreamPlanCreateAs(Query *q, List *recorded_roles)
 {
-	return plan_create(q, recorded_roles, false);
+	return plan_create(q, recorded_roles, false, true);
+}
+
+HsStreamPlan *
+HsStreamPlanCreateForLoad(Query *q, List *recorded_roles)
+{
+	return plan_create(q, recorded_roles, false, false);
 }
 
 /*
@@ -903,7 +910,7 @@ makes_constant_joins(const HsStreamPlan *plan)
 }
 
 static HsStreamPlan *
-plan_create(Query *q, List *recorded_roles, bool new_job)
+plan_create(Query *q, List *recorded_roles, bool new_job, bool constant_rows)
 {
 	HsStreamPlan *plan = palloc0(sizeof(HsStreamPlan));
 	ListCell   *lc;
@@ -917,6 +924,7 @@ plan_create(Query *q, List *recorded_roles, bool new_job)
 	plan->query = q;
 	plan->recorded_roles = recorded_roles;
 	plan->new_job = new_job;
+	plan->constant_rows = constant_rows;
 	foreach(lc, q->targetList)
 	{
 		TargetEntry *tle = lfirst(lc);
@@ -934,6 +942,7 @@ plan_create(Query *q, List *recorded_roles, bool new_job)
 	ctx.dry = true;
 	ctx.recorded_roles = recorded_roles;
 	ctx.constant_joins = makes_constant_joins(plan);
+	ctx.constant_rows = plan->constant_rows;
 	tmp = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream planning",
 								ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(tmp);
@@ -967,6 +976,7 @@ HsStreamPlanBuild(HsStreamPlan *plan, TupleDesc view_desc, HsStateTable *view,
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.recorded_roles = plan->recorded_roles;
 	ctx.constant_joins = makes_constant_joins(plan);
+	ctx.constant_rows = plan->constant_rows;
 	ctx.states = states;
 	ctx.nstates = plan->n_state_tables;
 	plan_view(&ctx, plan, view_desc, view);
