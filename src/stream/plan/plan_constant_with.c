@@ -315,17 +315,44 @@ fill_empty_values_walker(Node *node, void *context)
 }
 
 /* Run q and return its rows, detoasted and sorted by their bytes. */
-static MinimalTuple *
-run_sorted(Query *q, TupleDesc desc, int max_rows, const char *what, int *nrows)
+/*
+ * Plan and run constant query q (a copy: its empty VALUES lists filled)
+ * into dest, at most count rows (0: all); returns how many it produced.
+ */
+static uint64
+run_constant_query(Query *q, DestReceiver *dest, uint64 count)
 {
 	PlannedStmt *plan;
-	ConstantReceiver r;
 	QueryDesc  *qd;
 	bool		pushed = false;
+	uint64		processed;
 
 	q = copyObject(q);
 	(void) fill_empty_values_walker((Node *) q, NULL);
 	plan = pg_plan_query(q, NULL, 0, NULL);
+	if (!ActiveSnapshotSet())
+	{
+		PushActiveSnapshot(GetTransactionSnapshot());
+		pushed = true;
+	}
+	qd = CreateQueryDesc(plan, "constant of a streaming materialized view",
+						 GetActiveSnapshot(), InvalidSnapshot, dest, NULL, NULL, 0);
+	ExecutorStart(qd, 0);
+	ExecutorRun(qd, ForwardScanDirection, count, true);
+	processed = qd->estate->es_processed;
+	ExecutorFinish(qd);
+	ExecutorEnd(qd);
+	FreeQueryDesc(qd);
+	if (pushed)
+		PopActiveSnapshot();
+	return processed;
+}
+
+static MinimalTuple *
+run_sorted(Query *q, TupleDesc desc, int max_rows, const char *what, int *nrows)
+{
+	ConstantReceiver r;
+
 	memset(&r, 0, sizeof(r));
 	r.pub.receiveSlot = constant_receive;
 	r.pub.rStartup = constant_startup;
@@ -340,20 +367,7 @@ run_sorted(Query *q, TupleDesc desc, int max_rows, const char *what, int *nrows)
 	r.cxt = CurrentMemoryContext;
 	r.tmp = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream constant row",
 								  ALLOCSET_DEFAULT_SIZES);
-	if (!ActiveSnapshotSet())
-	{
-		PushActiveSnapshot(GetTransactionSnapshot());
-		pushed = true;
-	}
-	qd = CreateQueryDesc(plan, "recursive WITH query of a streaming materialized view",
-						 GetActiveSnapshot(), InvalidSnapshot, &r.pub, NULL, NULL, 0);
-	ExecutorStart(qd, 0);
-	ExecutorRun(qd, ForwardScanDirection, 0, true);
-	ExecutorFinish(qd);
-	ExecutorEnd(qd);
-	FreeQueryDesc(qd);
-	if (pushed)
-		PopActiveSnapshot();
+	(void) run_constant_query(q, &r.pub, 0);
 	MemoryContextDelete(r.tmp);
 	pfree(r.values);
 	pfree(r.nulls);
@@ -682,30 +696,7 @@ constant_from_item(Query *q, Node *jt)
 bool
 constant_has_rows(Query *item, int64 n)
 {
-	Query	   *q = copyObject(item);
-	PlannedStmt *plan;
-	QueryDesc  *qd;
-	bool		pushed = false;
-	uint64		got;
-
-	(void) fill_empty_values_walker((Node *) q, NULL);
-	plan = pg_plan_query(q, NULL, 0, NULL);
-	if (!ActiveSnapshotSet())
-	{
-		PushActiveSnapshot(GetTransactionSnapshot());
-		pushed = true;
-	}
-	qd = CreateQueryDesc(plan, "constant FROM item of a streaming materialized view",
-						 GetActiveSnapshot(), InvalidSnapshot, None_Receiver, NULL, NULL, 0);
-	ExecutorStart(qd, 0);
-	ExecutorRun(qd, ForwardScanDirection, (uint64) n, true);
-	got = qd->estate->es_processed;
-	ExecutorFinish(qd);
-	ExecutorEnd(qd);
-	FreeQueryDesc(qd);
-	if (pushed)
-		PopActiveSnapshot();
-	return got >= (uint64) n;
+	return run_constant_query(item, None_Receiver, (uint64) n) >= (uint64) n;
 }
 
 RelOut *
