@@ -54,6 +54,27 @@ RESET DateStyle;
 RESET IntervalStyle;
 RESET extra_float_digits;
 
+-- constants computed when the view is planned (a subquery over no table)
+-- are computed with the creator's settings too, also when a worker plans
+-- the view again (here after ALTER TABLE of its source)
+SET TimeZone = 'Asia/Manila';
+SET DateStyle = 'SQL, DMY';
+SELECT hummock_stream.create_materialized_view('ev_since',
+  $$SELECT id, (SELECT '2026-03-02 08:00:00+00'::timestamptz::text) AS since,
+           at::text > ALL (SELECT '2026-03-02 08:00:00+00'::timestamptz::text) AS later
+      FROM ev$$);
+RESET TimeZone;
+RESET DateStyle;
+ALTER TABLE ev ADD COLUMN note text;
+INSERT INTO ev VALUES (5, '2026-03-03 10:00:00+00', '1 day', 1, 1);
+SELECT hummock_stream.wait();
+SELECT * FROM ev_since ORDER BY id;
+SET TimeZone = 'Asia/Manila';
+SET DateStyle = 'SQL, DMY';
+SELECT hummock_stream_test.view_differs('ev_since') AS ev_since;
+RESET TimeZone;
+RESET DateStyle;
+
 -- to_tsvector(text) follows the creator's default_text_search_config
 CREATE TABLE docs (id int PRIMARY KEY, body text);
 INSERT INTO docs VALUES (1, 'The running foxes');

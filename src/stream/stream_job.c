@@ -47,6 +47,7 @@
 #include "hummock_stream/stream/capture_reader.h"
 #include "hummock_stream/stream/log_consolidation.h"
 #include "hummock_stream/stream/stream_job.h"
+#include "hummock_stream/stream/view_settings.h"
 #include "hummock_stream/stream/view_source.h"
 
 /* Rows fetched from the capture log at a time. */
@@ -205,6 +206,12 @@ HsStreamJobLoad(Oid job_id, HsStreamStore *store, MemoryContext parent)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("streaming job %u does not exist", job_id)));
+	/*
+	 * Planning computes the constants of the query (constant WITH queries,
+	 * folded sublinks) with the settings in force: the creator's, as at
+	 * creation (they stay until the worker's transaction ends).
+	 */
+	HsViewSettingsApply(row.settings);
 	/* the worker says at every barrier whether the view keeps a log */
 	job = job_create(job_id, (Query *) stringToNode(row.query_tree),
 					 row.state_tables, row.n_state_tables, row.state_roles, store,
