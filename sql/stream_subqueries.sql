@@ -194,6 +194,13 @@ SELECT hummock_stream.create_materialized_view('sq_array',
      FROM dept d$$);
 -- (without ORDER BY, over one function: in the function's order, as Postgres)
 SELECT * FROM sq_array ORDER BY id LIMIT 2;
+-- an aggregate whose result depends on its rows' order, without ORDER BY,
+-- over one function: in the function's order, as Postgres
+SELECT hummock_stream.create_materialized_view('sq_agg_fn_order',
+  $$SELECT d.id, (SELECT string_agg(x, ',') FROM unnest(ARRAY[d.name, 'z', 'a', d.name]) x) AS names,
+          (SELECT array_agg(x) FROM generate_series(d.id + 2, d.id, -1) x WHERE x > 0) AS down
+     FROM dept d$$);
+SELECT * FROM sq_agg_fn_order ORDER BY id LIMIT 2;
 -- EXISTS, NOT EXISTS, IN and ALL over a grouping subquery correlated by
 -- equalities: a filter over its groups, grouped by the correlation too
 SELECT hummock_stream.create_materialized_view('sq_exists_groups',

@@ -240,6 +240,7 @@ vs_const_full|SELECT k.g, d.id, d.code FROM (SELECT unnest(ARRAY[0, 1, 2, 99, NU
 -- rows) and row tests over constant lists
 vs_array_sublink|SELECT d.id, ARRAY(SELECT t.id FROM diff_t t WHERE t.grp = d.id ORDER BY t.val DESC NULLS LAST, t.id) AS ids FROM diff_d d
 vs_array_unnest|SELECT t.id, ARRAY(SELECT unnest(ARRAY[t.note, 'zz', 'aa', t.note])) AS a, ARRAY(SELECT x FROM unnest(ARRAY[t.val, 3, -1, NULL]) x WHERE x IS DISTINCT FROM 3) AS b FROM diff_t t
+vs_agg_fn_order|SELECT t.id, (SELECT string_agg(x, '+') FROM unnest(ARRAY[t.note, 'zz', 'aa', t.note]) x) AS s, (SELECT jsonb_agg(x) FROM unnest(ARRAY[t.val, 3, -1, NULL]) x WHERE x IS DISTINCT FROM 3) AS j FROM diff_t t
 vs_const_rows_in|SELECT t.id, t.grp FROM diff_t t WHERE (t.grp, t.val % 3) IN (VALUES (1, 0), (2, 1), (NULL, 2), (3, NULL)) OR (t.grp, t.id) > ALL (SELECT 5, g FROM generate_series(1, 3) g)
 vs_rec_paths|WITH RECURSIVE p(x, y, cost, hops) AS (SELECT a, b, w, 1 FROM diff_mk UNION ALL SELECT p.x, m.b, p.cost + m.w, p.hops + 1 FROM p JOIN diff_mk m ON m.a = p.y WHERE p.hops < 3) SELECT x, y, min(cost) AS lo, count(*) AS n FROM p GROUP BY x, y
 -- compared by the rows' text (vt_): a UNION ALL keeps equal values that

@@ -140,6 +140,12 @@ agg_kind(Aggref *a)
 	return kind;
 }
 
+bool
+agg_is_recomputed(Aggref *a)
+{
+	return agg_kind(a) == HS_AGG_RECOMPUTE;
+}
+
 static bool
 collect_aggrefs_walker(Node *node, AggAnalysis *an)
 {
@@ -430,16 +436,32 @@ static char *
 minmax_role(List *kept, bool need_values, const HsAggCall *calls, int ncalls, bool by_row)
 {
 	const char *by = by_row ? " by row" : "";
+	const char *order = "";
 
 	for (int i = 0; !by_row && i < ncalls; i++)
 		if ((calls[i].kind == HS_AGG_MIN || calls[i].kind == HS_AGG_MAX) &&
 			!calls[i].distinct && HsMemcmpTypeFolds(calls[i].argtype))
 			by = " by identity";
+	/* kept rows of calls given their function's order (plan_sublinks.c) */
+	for (int i = 0; i < ncalls; i++)
+	{
+		ListCell   *lc;
+
+		if (calls[i].kind != HS_AGG_RECOMPUTE)
+			continue;
+		foreach(lc, calls[i].aggref->args)
+		{
+			const char *name = lfirst_node(TargetEntry, lc)->resname;
+
+			if (name != NULL && strcmp(name, FUNCTION_ORDER_ARG) == 0)
+				order = FUNCTION_ORDER_ROLE_SUFFIX;
+		}
+	}
 	if (kept == NIL)
 		return psprintf("HashAgg min/max%s and DISTINCT values", by);
 	if (need_values)
-		return psprintf("HashAgg min/max%s and DISTINCT values, kept rows", by);
-	return pstrdup("HashAgg kept rows");
+		return psprintf("HashAgg min/max%s and DISTINCT values, kept rows%s", by, order);
+	return psprintf("HashAgg kept rows%s", order);
 }
 
 /* Aggregation of q over from (WHERE already applied). */

@@ -77,6 +77,9 @@ typedef struct PlanCtx
 								 * constant input, and so does an inner
 								 * join to a large one (a new view, or one
 								 * planned so: plan_constant_with.c) */
+	bool		function_order; /* order-dependent aggregates over one
+								 * function read it in its order (a new
+								 * view, or one planned so: plan_sublinks.c) */
 	List	   *constant_refs;	/* RangeTblRef: FROM-list items planned
 								 * as constant inputs (plan_join.c) */
 	bool		constant_rows;	/* compute constant inputs' rows (else
@@ -328,6 +331,16 @@ extern RelOut *apply_temporal(PlanCtx *ctx, RelOut *in, List *temporal);
 extern void array_sublinks_as_aggregates(Query *q);
 
 /*
+ * Give every order-dependent aggregate call without ORDER BY of q (any
+ * level) that aggregates the rows of one function the function's order
+ * (in place): its ordinality, an argument named FUNCTION_ORDER_ARG.
+ */
+extern void aggregates_in_function_order(Query *q);
+#define FUNCTION_ORDER_ARG "function order"
+/* Ends the role of the kept rows of calls so ordered (plan_agg.c). */
+#define FUNCTION_ORDER_ROLE_SUFFIX " (function order)"
+
+/*
  * Rewrite q's scalar subqueries (uncorrelated, or correlated by
  * equalities) into joins, and NOT IN conjuncts of its WHERE into NOT
  * EXISTS and counts; other sublinks are left for convert_where_sublinks.
@@ -398,6 +411,9 @@ extern void grouping_without_sets(Query *q);
  * output columns; extra: hidden Top-N sort columns.
  */
 extern RelOut *agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra);
+
+/* Is call a recomputed from its group's kept rows (not by accumulators)? */
+extern bool agg_is_recomputed(Aggref *a);
 
 /*
  * A query level with GROUPING SETS, ROLLUP or CUBE: an aggregation level

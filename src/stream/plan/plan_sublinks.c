@@ -2722,6 +2722,28 @@ function_order(Query *sub)
 	return (Expr *) makeVar(1, list_length(rte->eref->colnames), INT8OID, -1, InvalidOid, 0);
 }
 
+/* An ORDER BY key of aggregate a, last: its arguments gain the key. */
+static void
+add_aggregate_order(Aggref *a, Expr *key, const char *resname)
+{
+	SortGroupClause *sort = makeNode(SortGroupClause);
+	TargetEntry *arg = makeTargetEntry(key, list_length(a->args) + 1,
+									   resname ? pstrdup(resname) : NULL, true);
+	Index		ref = 0;
+	ListCell   *lc;
+	bool		hashable;
+
+	foreach(lc, a->args)
+		ref = Max(ref, lfirst_node(TargetEntry, lc)->ressortgroupref);
+	get_sort_group_operators(exprType((Node *) key), true, true, false, &sort->sortop,
+							 &sort->eqop, NULL, &hashable);
+	sort->hashable = hashable;
+	sort->nulls_first = false;
+	arg->ressortgroupref = sort->tleSortGroupRef = ref + 1;
+	a->args = lappend(a->args, arg);
+	a->aggorder = lappend(a->aggorder, sort);
+}
+
 /*
  * ARRAY(SELECT e FROM ... WHERE ... ORDER BY s) is COALESCE((SELECT
  * array_agg(e ORDER BY s) FROM ... WHERE ...), '{}'): the array of the
@@ -2794,32 +2816,15 @@ array_sublink_as_aggregate(SubLink *sl)
 		args = lappend(args, arg);
 		agg->aggorder = lappend(agg->aggorder, sort);
 	}
-	if (order != NULL)
-	{
-		/* (no ORDER BY: the function's order) */
-		SortGroupClause *sort = makeNode(SortGroupClause);
-		TargetEntry *arg = makeTargetEntry(order, list_length(args) + 1, NULL, true);
-		bool		hashable;
-
-		get_sort_group_operators(INT8OID, true, true, false, &sort->sortop, &sort->eqop,
-								 NULL, &hashable);
-		sort->hashable = hashable;
-		sort->nulls_first = false;
-		arg->ressortgroupref = sort->tleSortGroupRef = next_ref++;
-		args = lappend(args, arg);
-		agg->aggorder = lappend(agg->aggorder, sort);
-	}
 	agg->aggfnoid = type_is_array(elem) ? F_ARRAY_AGG_ANYARRAY : F_ARRAY_AGG_ANYNONARRAY;
 	agg->aggtype = array_type;
 	agg->aggcollid = exprCollation((Node *) value->expr);
 	agg->inputcollid = exprCollation((Node *) value->expr);
 	agg->aggtranstype = InvalidOid; /* (set by Postgres's planner) */
-	agg->aggargtypes = list_make1_oid(elem);
-	foreach(lc, agg->aggorder)
-		agg->aggargtypes = lappend_oid(agg->aggargtypes,
-									   exprType((Node *) get_sortgroupclause_expr(lfirst(lc),
-																				  args)));
+	agg->aggargtypes = list_make1_oid(elem);	/* (the arguments, not the ORDER BY) */
 	agg->args = args;
+	if (order != NULL)
+		add_aggregate_order(agg, order, NULL);	/* (no ORDER BY: the function's) */
 	agg->aggstar = false;
 	agg->aggvariadic = false;
 	agg->aggkind = AGGKIND_NORMAL;
@@ -2876,6 +2881,97 @@ void
 array_sublinks_as_aggregates(Query *q)
 {
 	Query	   *rewritten = query_tree_mutator(q, array_sublinks_mutator, NULL, 0);
+
+	memcpy(q, rewritten, sizeof(Query));
+}
+
+/* ---------------------------------------------------------------------
+ * Aggregates over one function, in the function's order
+ *
+ * (SELECT string_agg(t, '+') FROM unnest(a.tags) t) gives the elements in
+ * the array's order in Postgres: the aggregate reads the function's rows
+ * as it returns them.  A view recomputes such a call from the group's kept
+ * rows, which it reads in the order of their bytes; so an aggregate whose
+ * result depends on its rows' order (a RECOMPUTE call: array_agg,
+ * string_agg, jsonb_agg, ... and any user-defined one), without ORDER BY
+ * or DISTINCT, at a level without GROUP BY that reads one function, is
+ * given ORDER BY the function's ordinality (added to the function).  The
+ * added key's argument is named FUNCTION_ORDER_ARG, so the state role of
+ * its kept rows says so (plan_agg.c): a view planned before keeps its
+ * plan (PlanCtx.function_order).
+ * ---------------------------------------------------------------------
+ */
+
+typedef struct UnorderedCalls
+{
+	List	   *calls;			/* Aggref of the level, to order */
+	bool		whole_row;		/* the level reads its FROM item's row */
+} UnorderedCalls;
+
+static bool
+unordered_calls_walker(Node *node, UnorderedCalls *u)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+		return false;			/* (another level) */
+	if (IsA(node, Var) && ((Var *) node)->varlevelsup == 0 &&
+		((Var *) node)->varattno == InvalidAttrNumber)
+		u->whole_row = true;
+	if (IsA(node, Aggref))
+	{
+		Aggref	   *a = (Aggref *) node;
+
+		if (a->agglevelsup == 0 && a->aggorder == NIL && a->aggdistinct == NIL &&
+			a->aggkind == AGGKIND_NORMAL && agg_is_recomputed(a))
+			u->calls = lappend(u->calls, a);
+		return false;
+	}
+	return expression_tree_walker(node, unordered_calls_walker, u);
+}
+
+/* Level q's order-dependent aggregates over one function, ordered (in place). */
+static void
+order_calls_by_function(Query *q)
+{
+	UnorderedCalls u = {NIL, false};
+	Expr	   *order;
+	ListCell   *lc;
+
+	if (!q->hasAggs || q->groupClause != NIL || q->groupingSets != NIL ||
+		q->hasWindowFuncs || q->hasTargetSRFs || q->setOperations != NULL ||
+		list_length(q->rtable) != 1 ||
+		linitial_node(RangeTblEntry, q->rtable)->rtekind != RTE_FUNCTION)
+		return;
+	(void) unordered_calls_walker((Node *) q->targetList, &u);
+	(void) unordered_calls_walker(q->havingQual, &u);
+	(void) unordered_calls_walker(q->jointree->quals, &u);
+	if (u.calls == NIL || u.whole_row || (order = function_order(q)) == NULL)
+		return;
+	/* (equal calls of the target list and HAVING stay equal) */
+	foreach(lc, u.calls)
+		add_aggregate_order(lfirst(lc), copyObject(order), FUNCTION_ORDER_ARG);
+}
+
+static Node *
+function_order_mutator(Node *node, void *context)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Query))
+	{
+		Query	   *q = query_tree_mutator((Query *) node, function_order_mutator, context, 0);
+
+		order_calls_by_function(q);
+		return (Node *) q;
+	}
+	return expression_tree_mutator(node, function_order_mutator, context);
+}
+
+void
+aggregates_in_function_order(Query *q)
+{
+	Query	   *rewritten = (Query *) function_order_mutator((Node *) q, NULL);
 
 	memcpy(q, rewritten, sizeof(Query));
 }

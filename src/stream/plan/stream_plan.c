@@ -797,6 +797,8 @@ plan_view(PlanCtx *ctx, HsStreamPlan *plan, TupleDesc view_desc, HsStateTable *v
 
 	inline_with_queries(q);
 	array_sublinks_as_aggregates(q);
+	if (ctx->function_order)
+		aggregates_in_function_order(q);
 	fold_constant_sublinks(q);
 	out = plan_query(ctx, q, NIL);
 	plan->key_columns = NIL;
@@ -897,16 +899,33 @@ HsStreamPlanCreateForLoad(Query *q, List *recorded_roles)
  * inputs are joined under roles of their own.
  */
 static bool
-makes_constant_joins(const HsStreamPlan *plan)
+new_or_recorded_with(const HsStreamPlan *plan, const char *role_suffix)
 {
 	ListCell   *lc;
 
 	if (plan->new_job)
 		return true;
 	foreach(lc, plan->recorded_roles)
-		if (strstr((const char *) lfirst(lc), CONSTANT_INPUT_ROLE_SUFFIX) != NULL)
+		if (strstr((const char *) lfirst(lc), role_suffix) != NULL)
 			return true;
 	return false;
+}
+
+static bool
+makes_constant_joins(const HsStreamPlan *plan)
+{
+	return new_or_recorded_with(plan, CONSTANT_INPUT_ROLE_SUFFIX);
+}
+
+/*
+ * Does plan give order-dependent aggregates over one function the
+ * function's order (aggregates_in_function_order)?  A new view does; one
+ * planned before keeps its plan (its kept rows' layout), as its roles say.
+ */
+static bool
+makes_function_order(const HsStreamPlan *plan)
+{
+	return new_or_recorded_with(plan, FUNCTION_ORDER_ROLE_SUFFIX);
 }
 
 static HsStreamPlan *
@@ -942,6 +961,7 @@ plan_create(Query *q, List *recorded_roles, bool new_job, bool constant_rows)
 	ctx.dry = true;
 	ctx.recorded_roles = recorded_roles;
 	ctx.constant_joins = makes_constant_joins(plan);
+	ctx.function_order = makes_function_order(plan);
 	ctx.constant_rows = plan->constant_rows;
 	tmp = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream planning",
 								ALLOCSET_DEFAULT_SIZES);
@@ -976,6 +996,7 @@ HsStreamPlanBuild(HsStreamPlan *plan, TupleDesc view_desc, HsStateTable *view,
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.recorded_roles = plan->recorded_roles;
 	ctx.constant_joins = makes_constant_joins(plan);
+	ctx.function_order = makes_function_order(plan);
 	ctx.constant_rows = plan->constant_rows;
 	ctx.states = states;
 	ctx.nstates = plan->n_state_tables;
