@@ -545,6 +545,26 @@ SELECT * FROM plan_run($$SELECT t.id, (SELECT string_agg(c, '') FROM regexp_spli
 SELECT * FROM plan_run($$SELECT t.id, (SELECT string_agg(c, '') FROM regexp_split_to_table(t.k, '') c) AS back FROM t$$, ARRAY[
   't: +1|1|abc|1', 'flush', 'view'],
   recorded => ARRAY['DISTINCT rows', 'HashAgg groups', 'HashAgg kept rows', 'HashJoin left rows', 'HashJoin right rows']);
+-- three or more inner-joined items are joined smallest first (by the
+-- tables' estimates), the order recorded in the first join's role; a view
+-- recorded before (no order in its roles) joins them in FROM order
+CREATE TABLE facts (id int PRIMARY KEY, k int);
+CREATE TABLE dims (k int PRIMARY KEY, r int);
+CREATE TABLE regions (r int PRIMARY KEY, name text);
+INSERT INTO facts SELECT g, g % 20 FROM generate_series(1, 2000) g;
+INSERT INTO dims SELECT g, g % 3 FROM generate_series(0, 19) g;
+INSERT INTO regions VALUES (0, 'zero'), (1, 'one'), (2, 'two');
+ANALYZE facts, dims, regions;
+SELECT * FROM plan_describe($$SELECT f.id, r.name FROM facts f JOIN dims d ON d.k = f.k JOIN regions r ON r.r = d.r$$)
+ WHERE item LIKE 'state table%' OR item LIKE 'operator%';
+SELECT * FROM plan_describe($$SELECT f.id, r.name FROM facts f, regions r, dims d WHERE d.k = f.k AND r.r = d.r$$)
+ WHERE item LIKE 'state table 1';
+SELECT * FROM plan_run($$SELECT f.id, r.name FROM facts f JOIN dims d ON d.k = f.k JOIN regions r ON r.r = d.r WHERE f.id <= 3$$, ARRAY[
+  'facts: +1|3000|1', 'regions: -1|1|one', 'regions: +1|1|uno', 'flush', 'view', 'dims: -1|1|1', 'dims: +1|1|2', 'flush', 'view']);
+SELECT * FROM plan_run($$SELECT f.id, r.name FROM facts f JOIN dims d ON d.k = f.k JOIN regions r ON r.r = d.r WHERE f.id <= 3$$, ARRAY[
+  'regions: -1|1|one', 'regions: +1|1|uno', 'flush', 'view'],
+  recorded => ARRAY['HashJoin left rows', 'HashJoin right rows', 'HashJoin left rows', 'HashJoin right rows']);
+DROP TABLE facts, dims, regions;
 -- a WITH query referenced twice is planned at each reference
 SELECT * FROM plan_run('WITH c AS (SELECT k, sum(v) AS s FROM t GROUP BY k) SELECT a.k, b.k AS k2 FROM c a JOIN c b ON a.s = b.s', ARRAY[
   't: +1|1|a|1', 't: +1|2|b|1', 'flush', 'view', 't: +1|3|b|1', 'flush', 'view']);

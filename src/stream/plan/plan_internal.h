@@ -77,6 +77,9 @@ typedef struct PlanCtx
 								 * constant input, and so does an inner
 								 * join to a large one (a new view, or one
 								 * planned so: plan_constant_with.c) */
+	bool		join_order;		/* inner joins of three items or more are
+								 * joined smallest first (a new view, or one
+								 * planned so: plan_join.c) */
 	bool		function_order; /* order-dependent aggregates over one
 								 * function read it in its order (a new
 								 * view, or one planned so: plan_sublinks.c) */
@@ -253,6 +256,13 @@ extern RelOut *plan_constant_input(PlanCtx *ctx, Query *q, int rtindex, Query *i
  * least n rows?  (Runs it until it has.)
  */
 extern bool constant_has_rows(Query *item, int64 n);
+
+/*
+ * Ends the role of the left rows of the first join of inner-joined items
+ * in the order the planner chose: " (joins FROM items 3, 1, 2)" (their
+ * positions in the FROM list, from 1).
+ */
+#define JOIN_ORDER_ROLE_MARK " (joins FROM items "
 
 /* Ends the role of a join's state table that keeps a constant input's rows. */
 #define CONSTANT_INPUT_ROLE_SUFFIX " (constant)"

@@ -43,12 +43,17 @@
  */
 #include "postgres.h"
 
+#include <float.h>
+
 #include "access/stratnum.h"
+#include "access/table.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
 #include "funcapi.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/plancat.h"
 #include "optimizer/prep.h"
 #include "optimizer/subselect.h"
 #include "rewrite/rewriteManip.h"
@@ -57,6 +62,7 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/rel.h"
 #include "utils/typcache.h"
 
 #include "hummock_stream/row/memcmp_key.h"
@@ -165,11 +171,12 @@ attach_join_input(RelOut *in, HsExec *port)
 /*
  * Join left (the rows of lrel) and right (of rrel) on conds (clauses of
  * the query level, implicitly ANDed): equalities become the hash key, the
- * rest the join filter.
+ * rest the join filter.  left_note (or NULL) ends the role of the left
+ * rows' state table.
  */
 static RelOut *
 make_join(PlanCtx *ctx, HsJoinKind kind, RelOut *left, Relids lrel,
-		  RelOut *right, Relids rrel, List *conds)
+		  RelOut *right, Relids rrel, List *conds, const char *left_note)
 {
 	List	   *lkeys = NIL;
 	List	   *rkeys = NIL;
@@ -207,8 +214,9 @@ make_join(PlanCtx *ctx, HsJoinKind kind, RelOut *left, Relids lrel,
 	}
 	check_kept_rows(left->desc, "HashJoin");
 	check_kept_rows(right->desc, "HashJoin");
-	lstate = next_state(ctx, left->constant ? "HashJoin left rows" CONSTANT_INPUT_ROLE_SUFFIX :
-						"HashJoin left rows");
+	lstate = next_state(ctx, psprintf("HashJoin left rows%s%s",
+									  left->constant ? CONSTANT_INPUT_ROLE_SUFFIX : "",
+									  left_note ? left_note : ""));
 	rstate = next_state(ctx, right->constant ? "HashJoin right rows" CONSTANT_INPUT_ROLE_SUFFIX :
 						"HashJoin right rows");
 	note_operator(ctx, "HashJoin %s (%d key column%s%s)",
@@ -648,7 +656,7 @@ apply_semis(PlanCtx *ctx, Query *q, List *outer, RelOut *cur, Relids cur_rel, Li
 			refuse_time_function();
 		right = apply_temporal(ctx, plan_jtnode(ctx, q, outer, sj->rarg, rq), rtemporal);
 		cur = make_join(ctx, sj->jointype == JOIN_SEMI ? HS_JOIN_SEMI : HS_JOIN_ANTI,
-						cur, cur_rel, right, rrel, sconds);
+						cur, cur_rel, right, rrel, sconds, NULL);
 	}
 	return cur;
 }
@@ -755,8 +763,194 @@ plan_fromlist_with_functions(PlanCtx *ctx, Query *q, List *outer, List *items,
 
 /* ---------------------------------------------------------------------
  * Join trees
+ *
+ * Join order.  Every join keeps both of its inputs' rows, so joining a
+ * large table to the join of the small ones keeps its rows once, where
+ * joining it first keeps them (joined) at every join after: a view of
+ * facts JOIN dim JOIN region written in that order keeps two million rows
+ * for a million facts.  So the items of a FROM list and of a tree of
+ * inner JOINs (flattened into one list, their ON conditions with the
+ * WHERE) are joined, when there are three or more, smallest first
+ * (pg_class estimates, estimate_rel_size; an item that is not a table
+ * counts as larger than any table), each next one the smallest related
+ * to the items joined so far by an equality.  The order chosen is
+ * recorded in the role of the first join's left rows (JOIN_ORDER_ROLE_MARK)
+ * and read back from it whenever the view is planned again, as the
+ * estimates change.  A view planned before joins its items in FROM order
+ * (PlanCtx.join_order).
  * ---------------------------------------------------------------------
  */
+
+/*
+ * The items of the inner joins of tree jt (JoinExprs of JOIN_INNER at any
+ * depth; anything else is an item), in FROM order, and their ON
+ * conditions (appended to *conds).
+ */
+static void
+inner_join_items(Node *jt, List **items, List **conds)
+{
+	if (IsA(jt, JoinExpr) && ((JoinExpr *) jt)->jointype == JOIN_INNER)
+	{
+		JoinExpr   *j = (JoinExpr *) jt;
+
+		inner_join_items(j->larg, items, conds);
+		inner_join_items(j->rarg, items, conds);
+		*conds = list_concat(*conds, make_ands_implicit((Expr *) j->quals));
+	}
+	else
+		*items = lappend(*items, jt);
+}
+
+/* Is a condition of conds an equality (a join key) between a and b? */
+static bool
+related_by_equality(List *conds, Relids a, Relids b)
+{
+	ListCell   *lc;
+
+	foreach(lc, conds)
+	{
+		Expr	   *l;
+		Expr	   *r;
+		bool		ns;
+
+		if (equi_key(lfirst(lc), a, b, &l, &r, &ns))
+			return true;
+	}
+	return false;
+}
+
+/* How many rows a table holds, estimated; -1 if not known. */
+static double
+table_rows(Oid relid)
+{
+	Relation	rel = table_open(relid, AccessShareLock);
+	double		rows = -1;
+
+	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+	{
+		ListCell   *lc;
+
+		rows = 0;
+		foreach(lc, find_all_inheritors(relid, AccessShareLock, NULL))
+			if (lfirst_oid(lc) != relid && get_rel_relkind(lfirst_oid(lc)) == RELKIND_RELATION)
+				rows += Max(table_rows(lfirst_oid(lc)), 0);
+	}
+	else if (rel->rd_rel->relkind == RELKIND_RELATION)
+	{
+		BlockNumber pages;
+		double		allvisfrac;
+
+		estimate_rel_size(rel, NULL, &pages, &rows, &allvisfrac);
+	}
+	table_close(rel, AccessShareLock);
+	return rows;
+}
+
+/* The estimated rows of FROM item jt: a table's, else more than any. */
+static double
+item_rows(Query *q, Node *jt)
+{
+	if (IsA(jt, RangeTblRef))
+	{
+		RangeTblEntry *rte = rt_fetch(((RangeTblRef *) jt)->rtindex, q->rtable);
+
+		if (rte->rtekind == RTE_RELATION)
+		{
+			double		rows = table_rows(rte->relid);
+
+			if (rows >= 0)
+				return rows;
+		}
+	}
+	return DBL_MAX;
+}
+
+/*
+ * The order in which plan_fromlist joins items (three or more): the one
+ * recorded in the role of the state table the first join's left rows take
+ * next, or else smallest first, each next the smallest related to those
+ * before by an equality (the first one related to some other, if one is).
+ * *note: the role's mark of that order.
+ */
+static int *
+join_order(PlanCtx *ctx, Query *q, List *items, Relids *rels, List *conds, char **note)
+{
+	int			n = list_length(items);
+	int		   *order = palloc(sizeof(int) * n);
+	bool	   *done = palloc0(sizeof(bool) * n);
+	const char *recorded = ctx->used < list_length(ctx->recorded_roles) ?
+		list_nth(ctx->recorded_roles, ctx->used) : NULL;
+	const char *mark = recorded ? strstr(recorded, JOIN_ORDER_ROLE_MARK) : NULL;
+	StringInfoData buf;
+
+	if (mark != NULL)
+	{
+		const char *p = mark + strlen(JOIN_ORDER_ROLE_MARK);
+
+		for (int k = 0; k < n; k++)
+		{
+			char	   *end;
+			long		v = strtol(p, &end, 10);
+
+			if (end == p || v < 1 || v > n || done[v - 1])
+				ereport(ERROR,
+						(errcode(ERRCODE_DATA_CORRUPTED),
+						 errmsg("the recorded join order of a streaming materialized view is malformed: \"%s\"",
+								recorded)));
+			done[v - 1] = true;
+			order[k] = (int) v - 1;
+			p = end;
+			while (*p == ',' || *p == ' ')
+				p++;
+		}
+	}
+	else
+	{
+		double	   *rows = palloc(sizeof(double) * n);
+		bool	   *related = palloc0(sizeof(bool) * n);
+		Relids		cur = NULL;
+		int			i = 0;
+		ListCell   *lc;
+
+		foreach(lc, items)
+		{
+			rows[i] = item_rows(q, lfirst(lc));
+			for (int k = 0; k < n; k++)
+				related[i] |= k != i && related_by_equality(conds, rels[i], rels[k]);
+			i++;
+		}
+		for (int k = 0; k < n; k++)
+		{
+			int			best = -1;
+			bool		best_related = false;
+
+			for (i = 0; i < n; i++)
+			{
+				bool		r;
+
+				if (done[i])
+					continue;
+				r = k == 0 ? related[i] : related_by_equality(conds, cur, rels[i]);
+				if (best < 0 || (r && !best_related) ||
+					(r == best_related && rows[i] < rows[best]))
+				{
+					best = i;
+					best_related = r;
+				}
+			}
+			order[k] = best;
+			done[best] = true;
+			cur = bms_union(cur, rels[best]);
+		}
+	}
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, JOIN_ORDER_ROLE_MARK);
+	for (int k = 0; k < n; k++)
+		appendStringInfo(&buf, "%s%d", k > 0 ? ", " : "", order[k] + 1);
+	appendStringInfoChar(&buf, ')');
+	*note = buf.data;
+	return order;
+}
 
 static RelOut *
 plan_joinexpr(PlanCtx *ctx, Query *q, List *outer, JoinExpr *j, List *quals)
@@ -774,6 +968,16 @@ plan_joinexpr(PlanCtx *ctx, Query *q, List *outer, JoinExpr *j, List *quals)
 	Query	   *lconst = NULL;
 	Query	   *rconst = NULL;
 
+	/* a tree of three or more inner-joined items: joined as a FROM list */
+	if (ctx->join_order && j->jointype == JOIN_INNER)
+	{
+		List	   *items = NIL;
+		List	   *on = NIL;
+
+		inner_join_items((Node *) j, &items, &on);
+		if (list_length(items) >= 3)
+			return plan_fromlist(ctx, q, outer, items, list_concat(on, quals), NIL);
+	}
 	switch (j->jointype)
 	{
 		case JOIN_INNER:
@@ -855,7 +1059,7 @@ plan_joinexpr(PlanCtx *ctx, Query *q, List *outer, JoinExpr *j, List *quals)
 	right = rconst ? apply_filter(plan_constant_input(ctx, q, ((RangeTblRef *) rarg)->rtindex,
 													  rconst), rq) :
 		plan_jtnode(ctx, q, outer, rarg, rq);
-	return apply_filter(make_join(ctx, kind, left, lrel, right, rrel, conds), quals);
+	return apply_filter(make_join(ctx, kind, left, lrel, right, rrel, conds, NULL), quals);
 }
 
 /*
@@ -873,12 +1077,34 @@ plan_fromlist(PlanCtx *ctx, Query *q, List *outer, List *items, List *conds,
 	RelOut	  **outs = palloc(sizeof(RelOut *) * Max(n, 1));
 	List	  **item_temporal = palloc0(sizeof(List *) * Max(n, 1));
 	List	   *temporal = NIL;
-	bool	   *done = palloc0(sizeof(bool) * Max(n, 1));
+	bool	   *done;
 	RelOut	   *cur;
 	Relids		cur_rel;
 	ListCell   *lc;
 	int			i;
+	int		   *order = NULL;
+	char	   *order_note = NULL;
 
+	if (ctx->join_order)
+	{
+		/* inner JOINs among the items: their items are the list's (three or more) */
+		List	   *flat = NIL;
+		List	   *on = NIL;
+
+		foreach(lc, items)
+			inner_join_items(lfirst(lc), &flat, &on);
+		if (list_length(flat) < 3)
+			flat = items;
+		else
+			conds = list_concat_copy(conds, on);
+		items = flat;
+		n = list_length(items);
+		rels = palloc(sizeof(Relids) * Max(n, 1));
+		pushed = palloc0(sizeof(List *) * Max(n, 1));
+		outs = palloc(sizeof(RelOut *) * Max(n, 1));
+		item_temporal = palloc0(sizeof(List *) * Max(n, 1));
+	}
+	done = palloc0(sizeof(bool) * Max(n, 1));
 	if (n == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -917,12 +1143,15 @@ plan_fromlist(PlanCtx *ctx, Query *q, List *outer, List *items, List *conds,
 		outs[i] = apply_temporal(ctx, outs[i], item_temporal[i]);
 		i++;
 	}
-	cur = outs[0];
-	cur_rel = rels[0];
-	done[0] = true;
+	if (ctx->join_order && n >= 3)
+		order = join_order(ctx, q, items, rels, conds, &order_note);
+	i = order ? order[0] : 0;
+	cur = outs[i];
+	cur_rel = rels[i];
+	done[i] = true;
 	for (int step = 1; step < n; step++)
 	{
-		int			next = -1;
+		int			next = order ? order[step] : -1;
 		List	   *jconds = NIL;
 		List	   *rest = NIL;
 		Relids		both;
@@ -959,7 +1188,8 @@ plan_fromlist(PlanCtx *ctx, Query *q, List *outer, List *items, List *conds,
 				rest = lappend(rest, lfirst(lc));
 		}
 		conds = rest;
-		cur = make_join(ctx, HS_JOIN_INNER, cur, cur_rel, outs[next], rels[next], jconds);
+		cur = make_join(ctx, HS_JOIN_INNER, cur, cur_rel, outs[next], rels[next], jconds,
+						step == 1 ? order_note : NULL);
 		cur_rel = both;
 		done[next] = true;
 	}

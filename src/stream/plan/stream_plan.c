@@ -918,6 +918,17 @@ makes_constant_joins(const HsStreamPlan *plan)
 }
 
 /*
+ * Does plan join three or more inner-joined items smallest first
+ * (plan_fromlist)?  A new view does; one planned before joins them in
+ * FROM order, as its roles say.
+ */
+static bool
+makes_join_order(const HsStreamPlan *plan)
+{
+	return new_or_recorded_with(plan, JOIN_ORDER_ROLE_MARK);
+}
+
+/*
  * Does plan give order-dependent aggregates over one function the
  * function's order (aggregates_in_function_order)?  A new view does; one
  * planned before keeps its plan (its kept rows' layout), as its roles say.
@@ -962,6 +973,7 @@ plan_create(Query *q, List *recorded_roles, bool new_job, bool constant_rows)
 	ctx.recorded_roles = recorded_roles;
 	ctx.constant_joins = makes_constant_joins(plan);
 	ctx.function_order = makes_function_order(plan);
+	ctx.join_order = makes_join_order(plan);
 	ctx.constant_rows = plan->constant_rows;
 	tmp = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream planning",
 								ALLOCSET_DEFAULT_SIZES);
@@ -994,9 +1006,11 @@ HsStreamPlanBuild(HsStreamPlan *plan, TupleDesc view_desc, HsStateTable *view,
 	PlanCtx		ctx;
 
 	memset(&ctx, 0, sizeof(ctx));
-	ctx.recorded_roles = plan->recorded_roles;
+	/* (as its dry planning did: choices recorded in roles, such as join orders) */
+	ctx.recorded_roles = plan->recorded_roles ? plan->recorded_roles : plan->state_roles;
 	ctx.constant_joins = makes_constant_joins(plan);
 	ctx.function_order = makes_function_order(plan);
+	ctx.join_order = makes_join_order(plan);
 	ctx.constant_rows = plan->constant_rows;
 	ctx.states = states;
 	ctx.nstates = plan->n_state_tables;
