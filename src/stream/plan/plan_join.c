@@ -771,8 +771,9 @@ plan_fromlist_with_functions(PlanCtx *ctx, Query *q, List *outer, List *items,
  * for a million facts.  So the items of a FROM list and of a tree of
  * inner JOINs (flattened into one list, their ON conditions with the
  * WHERE) are joined, when there are three or more, smallest first
- * (pg_class estimates, estimate_rel_size; an item that is not a table
- * counts as larger than any table), each next one the smallest related
+ * (pg_class estimates, estimate_rel_size; a streaming view upstream
+ * counts the keys of its tables; an item that is not a table counts as
+ * larger than any table), each next one the smallest related
  * to the items joined so far by an equality.  The order chosen is
  * recorded in the role of the first join's left rows (JOIN_ORDER_ROLE_MARK)
  * and read back from it whenever the view is planned again, as the
@@ -819,7 +820,7 @@ related_by_equality(List *conds, Relids a, Relids b)
 	return false;
 }
 
-/* How many rows a table holds, estimated; -1 if not known. */
+/* How many rows a table (or view) holds, estimated; -1 if not known. */
 static double
 table_rows(Oid relid)
 {
@@ -835,8 +836,10 @@ table_rows(Oid relid)
 			if (lfirst_oid(lc) != relid && get_rel_relkind(lfirst_oid(lc)) == RELKIND_RELATION)
 				rows += Max(table_rows(lfirst_oid(lc)), 0);
 	}
-	else if (rel->rd_rel->relkind == RELKIND_RELATION)
+	else if (rel->rd_rel->relkind == RELKIND_RELATION ||
+			 rel->rd_rel->relkind == RELKIND_MATVIEW)
 	{
+		/* (a streaming view upstream: the keys its hummock tables hold) */
 		BlockNumber pages;
 		double		allvisfrac;
 
