@@ -864,6 +864,7 @@ HsViewCreatorMain(Datum main_arg)
 		c.change_log = sh->change_log;
 		c.owner = GetUserId();
 		HsSwitchToUser(GetUserId(), &as_owner);
+		HsViewSettingsApply(c.settings);	/* (constants are computed planning) */
 		c.plan = HsStreamPlanCreate(c.query);
 		HsRestoreUser(&as_owner);
 		create_setup(&c);
