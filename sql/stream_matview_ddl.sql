@@ -122,6 +122,21 @@ COMMIT;
 SELECT hummock_stream.wait('m_in_xact');
 SELECT * FROM m_in_xact;
 
+-- a wait for a view whose table this transaction locks (TRUNCATE, ALTER
+-- TABLE, LOCK TABLE) would wait for itself: refused at once
+BEGIN;
+TRUNCATE sales;
+SAVEPOINT s;
+SELECT hummock_stream.wait('m_in_xact');
+ROLLBACK TO s;
+SELECT hummock_stream.wait(NULL, NULL);
+ROLLBACK;
+BEGIN;
+LOCK TABLE sales IN SHARE MODE;		-- (the views read it still)
+SELECT hummock_stream.wait('m_in_xact');
+COMMIT;
+SELECT * FROM m_in_xact;
+
 SET client_min_messages = warning;	-- the capture log's name has an OID
 DROP EXTENSION hummock_stream CASCADE;
 RESET client_min_messages;

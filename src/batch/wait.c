@@ -41,7 +41,10 @@
  * SQLSTATE 55000 naming the view and its last error, instead of waiting
  * for the timeout (57014); except after a single loss of its compute
  * worker (terminated, or an error outside the view's own work), which the
- * graph recovers from by itself within a second.
+ * graph recovers from by itself within a second.  So does a view that
+ * reads a table this transaction holds an ACCESS EXCLUSIVE lock on (a
+ * TRUNCATE not yet committed): its maintenance cannot read the table
+ * before the transaction ends.
  *
  * src/batch/wait.c
  *
@@ -54,6 +57,7 @@
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/condition_variable.h"
+#include "storage/lock.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/inval.h"
@@ -278,6 +282,52 @@ global_epoch_holder(const HsVersion *v, HsEpoch g)
 }
 
 /*
+ * A table that view relid reads (directly, or through the views it reads)
+ * on which this transaction holds an ACCESS EXCLUSIVE lock (TRUNCATE,
+ * ALTER TABLE, LOCK TABLE, ...), or InvalidOid.  The view's maintenance
+ * reads its tables under ACCESS SHARE locks that it does not wait for: it
+ * cannot advance until this transaction ends, so a wait() for it here
+ * would wait for itself.  depth bounds the walk up a chain of views.
+ */
+static Oid
+source_locked_by_me(Oid relid, int depth)
+{
+	ListCell   *lc;
+
+	if (depth > 64)
+		return InvalidOid;
+	foreach(lc, HsCatalogJobSources(relid))
+	{
+		Oid			src = lfirst_oid(lc);
+		LOCKTAG		tag;
+		Oid			up;
+
+		SET_LOCKTAG_RELATION(tag, MyDatabaseId, src);
+		if (LockHeldByMe(&tag, AccessExclusiveLock))
+			return src;
+		if (src != relid && OidIsValid(up = source_locked_by_me(src, depth + 1)))
+			return up;
+	}
+	return InvalidOid;
+}
+
+static void
+check_not_locked_by_me(const WaitView *w)
+{
+	Oid			src = source_locked_by_me(w->relid, 0);
+
+	if (!OidIsValid(src))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("cannot wait for streaming materialized view \"%s\" while this transaction holds an ACCESS EXCLUSIVE lock on \"%s\"",
+					get_rel_name(w->relid), get_rel_name(src)),
+			 errdetail("The view reads \"%s\"; it is maintained past this transaction's lock only once the transaction ends (TRUNCATE, ALTER TABLE and LOCK TABLE take that lock).",
+					   get_rel_name(src)),
+			 errhint("Commit or roll back first, then wait.")));
+}
+
+/*
  * Fail at once if view w cannot advance: its graph is failed (reset, and
  * waiting to start again) by an error of its own, by the loss of a compute
  * worker for the second time in a row, or because its compute worker
@@ -373,6 +423,12 @@ hummock_stream_wait(PG_FUNCTION_ARGS)
 	if (views == NIL)
 		PG_RETURN_VOID();		/* nothing streams into what we wait for */
 
+	{
+		ListCell   *lc;
+
+		foreach(lc, views)
+			check_not_locked_by_me(lfirst(lc));
+	}
 	db = HsDbStateGet(MyDatabaseId, true);
 	ConditionVariablePrepareToSleep(&db->version_cv);
 	for (;;)

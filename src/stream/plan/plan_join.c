@@ -1161,22 +1161,8 @@ plan_fromlist(PlanCtx *ctx, Query *q, List *outer, List *items, List *conds,
 
 		/* prefer an item related to what is joined so far by an equality */
 		for (i = 1; i < n && next < 0; i++)
-		{
-			if (done[i])
-				continue;
-			foreach(lc, conds)
-			{
-				Expr	   *l;
-				Expr	   *r;
-				bool		ns;
-
-				if (equi_key(lfirst(lc), cur_rel, rels[i], &l, &r, &ns))
-				{
-					next = i;
-					break;
-				}
-			}
-		}
+			if (!done[i] && related_by_equality(conds, cur_rel, rels[i]))
+				next = i;
 		for (i = 1; i < n && next < 0; i++)
 			if (!done[i])
 				next = i;
