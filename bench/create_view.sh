@@ -4,7 +4,8 @@
 # source.  One server, one run, same data for every figure.
 #
 # 1. Creation: for each view kind (GROUP BY count/sum, count/min,
-#    count(DISTINCT), a join with a 5,000-row dimension, Top-3 per group,
+#    count(DISTINCT), a join with a 5,000-row dimension, a 3-way join
+#    (facts, that dimension, a 10-row region), Top-3 per group,
 #    filter + project) over a ROWS-row table: median of RUNS of
 #    create_materialized_view (the default concurrent protocol, from
 #    autocommit) against CREATE MATERIALIZED VIEW of the same query.  The
@@ -32,12 +33,14 @@ PMPID=$(head -n 1 "$DIR/data/postmaster.pid")
 echo "# $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at start; $ROWS rows; barrier ${BARRIER_MS} ms"
 
 $PSQL <<SQL
-CREATE TABLE dim (k int PRIMARY KEY, name text);
-INSERT INTO dim SELECT k, 'name ' || k FROM generate_series(1, 5000) k;
+CREATE TABLE region (r int PRIMARY KEY, rname text);
+INSERT INTO region SELECT r, 'region ' || r FROM generate_series(1, 10) r;
+CREATE TABLE dim (k int PRIMARY KEY, name text, r int);
+INSERT INTO dim SELECT k, 'name ' || k, 1 + k % 10 FROM generate_series(1, 5000) k;
 CREATE TABLE facts (id bigint PRIMARY KEY, g int, k int, v int);
 INSERT INTO facts SELECT i, i % 1000, 1 + i % 5000, (hashint8(i) & 1048575)::int
   FROM generate_series(1, $ROWS) i;
-VACUUM ANALYZE dim, facts;
+VACUUM ANALYZE region, dim, facts;
 CREATE SEQUENCE facts_id START $((ROWS + 1));
 SQL
 
@@ -46,6 +49,7 @@ declare -A Q=(
 	[min]="SELECT g, count(*) AS n, min(v) AS m FROM facts GROUP BY g"
 	[distinct]="SELECT g, count(DISTINCT v) AS d FROM facts GROUP BY g"
 	[join]="SELECT f.id, f.v, d.name FROM facts f JOIN dim d ON d.k = f.k"
+	[join3]="SELECT f.id, f.v, d.name, r.rname FROM facts f JOIN dim d ON d.k = f.k JOIN region r ON r.r = d.r"
 	[top3]="SELECT g, id, v FROM (SELECT g, id, v, row_number() OVER (PARTITION BY g ORDER BY v DESC, id) AS rn FROM facts) s WHERE rn <= 3"
 	[filter]="SELECT id, g, v FROM facts WHERE v % 10 = 0"
 )

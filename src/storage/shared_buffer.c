@@ -21,7 +21,13 @@
  * its first spill, while all its pieces are still in memory (a table that
  * spills before goes without until its pieces are synced), grows with
  * every seal, keeps the keys of what spills, and is dropped
- * when a sync leaves the table no unsynced piece.  A key the filter lacks
+ * when a sync leaves the table no unsynced piece.  For a table no point
+ * read has asked about yet (a join side whose other side was pushed
+ * before it, a view, a min/max kept by row: written blind, often never
+ * read before the commit), the index is put off from that seal or spill
+ * to the first such read, which builds it from the sealed memtables and
+ * the spilled SSTs' keys (a pass over them); a table never read costs no
+ * index.  A key the filter lacks
  * skips every sealed memtable and spilled SST of the table, so a get for
  * a new key costs a few probes instead of one skip-list search or bloom
  * probe per epoch.
@@ -69,6 +75,9 @@ typedef struct TableMark
 	HsKeyFilter *keys;			/* key index of its SEALED and SPILLED
 								 * pieces, or NULL */
 	bool		unindexed;		/* a piece spilled before the index began */
+	bool		read;			/* a point read asked about the table */
+	bool		lazy;			/* spilled before any read: the first read
+								 * builds the index, from SSTs too */
 } TableMark;
 
 /* Unsynced pieces of a table at which a seal starts its key index. */
@@ -148,6 +157,8 @@ mark_of(HsSharedBuffer *b, HsTableId t, bool create)
 	b->marks[b->n_marks].max_sealed = HS_EPOCH_INVALID;
 	b->marks[b->n_marks].keys = NULL;
 	b->marks[b->n_marks].unindexed = false;
+	b->marks[b->n_marks].read = false;
+	b->marks[b->n_marks].lazy = false;
 	return &b->marks[b->n_marks++];
 }
 
@@ -207,13 +218,19 @@ index_sealed(HsSharedBuffer *b, TableMark *m, HsMemtable *mt)
 		index_memtable(b, m, mt);
 		return;
 	}
-	if (m->unindexed)
+	if (m->unindexed || m->lazy)
 		return;
 	for (int i = 0; i < b->n_pieces; i++)
 		if (b->pieces[i].table_id == m->table_id && b->pieces[i].state != PIECE_SYNCED)
 			n++;
 	if (n < KEY_INDEX_MIN_PIECES)
 		return;
+	if (!m->read)
+	{
+		/* no point read asked about the table yet: the first will */
+		m->lazy = true;
+		return;
+	}
 	if (has_spilled_piece(b, m->table_id))
 	{
 		/* its keys are in SSTs only: no index until they are synced */
@@ -236,6 +253,8 @@ drop_key_index(HsSharedBuffer *b, HsTableId t, bool always)
 			if (b->pieces[i].table_id == t && b->pieces[i].state != PIECE_SYNCED)
 				return;
 	m->unindexed = false;
+	m->lazy = false;
+	m->read = false;
 	if (m->keys == NULL)
 		return;
 	b->memory -= HsKeyFilterMemoryUsage(m->keys);
@@ -362,14 +381,22 @@ HsSharedBufferSpill(HsSharedBuffer *b, size_t target,
 		}
 		if (best == NULL)
 			break;
-		/* the table's first spill: index its keys while they are in memory */
+		/*
+		 * The table's first spill: index its keys while they are in
+		 * memory, if it is read; if not yet, its first read will.
+		 */
 		if (b->index_at_spill)
 		{
 			TableMark  *m = mark_of(b, best->table_id, false);
 
-			if (m != NULL && m->keys == NULL && !m->unindexed &&
+			if (m != NULL && m->keys == NULL && !m->unindexed && !m->lazy &&
 				!has_spilled_piece(b, best->table_id))
-				start_key_index(b, m);
+			{
+				if (m->read)
+					start_key_index(b, m);
+				else
+					m->lazy = true;
+			}
 		}
 		if (!write_memtables(b->env, &best->mt, 1, HS_MEMTABLE_NEW_VALUES,
 							 ctx, &news, &n_new, st))
@@ -781,6 +808,85 @@ HsSharedBufferNewIterator(HsSharedBuffer *b, HsSstCache *cache,
 	return true;
 }
 
+/* Add the keys of table m's spilled SSTs of piece p to its key index. */
+static bool
+index_spilled(HsSharedBuffer *b, HsSstCache *cache, TableMark *m, const Piece *p)
+{
+	bool		ok = true;
+	HsStatus	st;
+
+	HsStatusClear(&st);
+	b->memory -= HsKeyFilterMemoryUsage(m->keys);
+	for (int j = 0; j < p->n_new && ok; j++)
+	{
+		HsIterator *it;
+
+		if (!HsSstCacheNewIterator(cache, p->new_ssts[j]->object_id, &it, &st))
+		{
+			ok = false;
+			break;
+		}
+		for (HsIterSeekToFirst(it); HsIterValid(it); HsIterNext(it))
+		{
+			HsSlice		fk = HsIterKey(it);
+
+			if (HsFullKeyTableId(fk) == m->table_id)
+				HsKeyFilterAdd(m->keys, HsKeyFilterHash(HsFullKeyUserKey(fk)));
+		}
+		ok = HsIterStatus(it, &st);
+		HsIterDestroy(it);
+	}
+	b->memory += HsKeyFilterMemoryUsage(m->keys);
+	return ok;
+}
+
+/*
+ * A point read asks about m's table: note it, and build the key index put
+ * off at its first spill from its sealed memtables and the keys of its
+ * spilled SSTs.  If an SST cannot be read the table goes without an index
+ * (any key may be here; the read itself then meets the error).
+ */
+static void
+note_read(HsSharedBuffer *b, HsSstCache *cache, TableMark *m)
+{
+	size_t		keys = 0;
+
+	m->read = true;
+	if (!m->lazy)
+		return;
+	m->lazy = false;
+	for (int i = 0; i < b->n_pieces; i++)
+	{
+		const Piece *p = &b->pieces[i];
+
+		if (p->table_id != m->table_id || p->state == PIECE_SYNCED)
+			continue;
+		if (p->state == PIECE_SEALED)
+			keys += HsMemtableKeyCount(p->mt);
+		else
+			for (int j = 0; j < p->n_new; j++)
+				keys += p->new_ssts[j]->entry_count;
+	}
+	m->keys = HsKeyFilterCreate(b->env, keys * 2);
+	b->memory += HsKeyFilterMemoryUsage(m->keys);
+	for (int i = 0; i < b->n_pieces; i++)
+	{
+		const Piece *p = &b->pieces[i];
+
+		if (p->table_id != m->table_id || p->state == PIECE_SYNCED)
+			continue;
+		if (p->state == PIECE_SEALED)
+			index_memtable(b, m, p->mt);
+		else if (!index_spilled(b, cache, m, p))
+		{
+			drop_key_index(b, m->table_id, true);
+			m->unindexed = true;
+			m->read = true;
+			return;
+		}
+	}
+}
+
 bool
 HsSharedBufferSetIndexAtSpill(HsSharedBuffer *b, bool on)
 {
@@ -791,13 +897,15 @@ HsSharedBufferSetIndexAtSpill(HsSharedBuffer *b, bool on)
 }
 
 void
-HsSharedBufferMayHold(HsSharedBuffer *b, HsTableId table_id, const HsSlice *keys,
-					  size_t n, bool *maybe)
+HsSharedBufferMayHold(HsSharedBuffer *b, HsSstCache *cache, HsTableId table_id,
+					  const HsSlice *keys, size_t n, bool *maybe)
 {
-	TableMark  *m = mark_of(b, table_id, false);
+	TableMark  *m = mark_of(b, table_id, true);
 	bool		pieces = false;
 	bool		synced = false;
 	uint64_t   *hashes;
+
+	note_read(b, cache, m);
 
 	for (int i = 0; i < b->n_pieces; i++)
 		if (b->pieces[i].table_id == table_id)
@@ -830,11 +938,12 @@ HsSharedBufferGet(HsSharedBuffer *b, HsSstCache *cache, HsTableId table_id,
 	HsSlice		tk;
 	bool		ok = true;
 	bool		skip_unsynced = false;
-	TableMark  *m = mark_of(b, table_id, false);
+	TableMark  *m = mark_of(b, table_id, true);
 	int			i;
 
+	note_read(b, cache, m);
 	/* a key the index lacks is in no sealed or spilled piece */
-	if (m != NULL && m->keys != NULL)
+	if (m->keys != NULL)
 	{
 		skip_unsynced = !HsKeyFilterMayContain(m->keys, HsKeyFilterHash(user_key));
 		b->index_misses += skip_unsynced;

@@ -245,7 +245,7 @@ HsStateTableMultiGet(HsStateTable *t, const HsSlice *keys, int n,
 	answer = palloc(sizeof(int) * n);
 	answer_len = palloc(sizeof(int) * n);
 	in_buffer = palloc(sizeof(bool) * n);
-	HsSharedBufferMayHold(s->shared_buffer, t->table_id, keys, n, in_buffer);
+	HsSharedBufferMayHold(s->shared_buffer, s->cache, t->table_id, keys, n, in_buffer);
 	initStringInfo(&rows);
 	HsBufInit(&buf, s->env);
 	for (i = 0; i < n; i++)

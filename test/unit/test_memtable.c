@@ -903,7 +903,7 @@ test_shared_buffer_key_index(void **state)
 				snprintf(text[i], sizeof(text[i]), "absent-%d", i);
 			keys[i] = S(text[i]);
 		}
-		HsSharedBufferMayHold(buf, t1, keys, 1000, maybe);
+		HsSharedBufferMayHold(buf, cache, t1, keys, 1000, maybe);
 		for (int i = 0; i < 1000; i++)
 		{
 			if (i < 800)
@@ -913,12 +913,16 @@ test_shared_buffer_key_index(void **state)
 		}
 		assert_true(n_maybe < 10);
 		/* a table with nothing buffered holds no key */
-		HsSharedBufferMayHold(buf, 3, keys, 1000, maybe);
+		HsSharedBufferMayHold(buf, cache, 3, keys, 1000, maybe);
 		for (int i = 0; i < 1000; i++)
 			assert_false(maybe[i]);
 	}
 
-	/* table 4 spills its first epoch before it has three: no index */
+	/*
+	 * table 4, read once, spills its first epoch before it has three:
+	 * no index
+	 */
+	expect_get(buf, cache, 4, "nope", 0, false, NULL);
 	seal_epoch(buf, 4, 1, "i", 50);
 	assert_status_ok(HsSharedBufferSpill(buf, 0, &ctx, &st), &st);
 	seal_epoch(buf, 4, 2, "i", 50);
@@ -932,12 +936,31 @@ test_shared_buffer_key_index(void **state)
 		bool		maybe = false;
 
 		/* without an index, any key may be here */
-		HsSharedBufferMayHold(buf, 4, &nope, 1, &maybe);
+		HsSharedBufferMayHold(buf, cache, 4, &nope, 1, &maybe);
 		assert_true(maybe);
 	}
 	HsSharedBufferDropTable(buf, 4);
 
-	/* as a backfill's buffer, table 2's first spill starts its index first */
+	/*
+	 * table 7, never read, the same: its third piece puts the index off
+	 * to the first read, which builds it from the spilled SST too
+	 */
+	seal_epoch(buf, 7, 1, "i", 50);
+	assert_status_ok(HsSharedBufferSpill(buf, 0, &ctx, &st), &st);
+	seal_epoch(buf, 7, 2, "i", 50);
+	seal_epoch(buf, 7, 3, "i", 50);
+	misses = HsSharedBufferIndexMisses(buf);
+	expect_get(buf, cache, 7, "i1-10", 3, true, "new");
+	expect_get(buf, cache, 7, "i3-49", 3, true, "new");
+	expect_get(buf, cache, 7, "nope", 3, false, NULL);
+	assert_int_equal(HsSharedBufferIndexMisses(buf) - misses, 1);
+	HsSharedBufferDropTable(buf, 7);
+
+	/*
+	 * As a backfill's buffer: table 2 spills its first epoch before any
+	 * read asked about it, so its first read builds the index, from the
+	 * spilled SST's keys and the sealed memtables'.
+	 */
 	assert_false(HsSharedBufferSetIndexAtSpill(buf, true));
 	seal_epoch(buf, t2, 1, "j", 50);
 	assert_status_ok(HsSharedBufferSpill(buf, 0, &ctx, &st), &st);
@@ -954,10 +977,46 @@ test_shared_buffer_key_index(void **state)
 		HsSlice		keys[2] = {S("j1-10"), S("nope")};
 		bool		maybe[2] = {false, true};
 
-		HsSharedBufferMayHold(buf, t2, keys, 2, maybe);
+		HsSharedBufferMayHold(buf, cache, t2, keys, 2, maybe);
 		assert_true(maybe[0]);
 		assert_false(maybe[1]);
 	}
+
+	/* table 5, read before its first spill: the spill starts its index */
+	seal_epoch(buf, 5, 1, "m", 50);
+	misses = HsSharedBufferIndexMisses(buf);
+	expect_get(buf, cache, 5, "nope", 1, false, NULL);
+	assert_int_equal(HsSharedBufferIndexMisses(buf), misses);
+	assert_status_ok(HsSharedBufferSpill(buf, 0, &ctx, &st), &st);
+	seal_epoch(buf, 5, 2, "m", 50);
+	expect_get(buf, cache, 5, "nope", 2, false, NULL);
+	assert_int_equal(HsSharedBufferIndexMisses(buf) - misses, 1);
+	expect_get(buf, cache, 5, "m1-07", 2, true, "new");
+	expect_get(buf, cache, 5, "m2-49", 2, true, "new");
+
+	/*
+	 * table 6, spilled twice and never read: the first read, a may-hold,
+	 * builds the index over both spilled epochs and the sealed one
+	 */
+	seal_epoch(buf, 6, 1, "q", 40);
+	assert_status_ok(HsSharedBufferSpill(buf, 0, &ctx, &st), &st);
+	seal_epoch(buf, 6, 2, "q", 40);
+	assert_status_ok(HsSharedBufferSpill(buf, 0, &ctx, &st), &st);
+	seal_epoch(buf, 6, 3, "q", 40);
+	{
+		HsSlice		keys[5] = {S("q1-00"), S("q2-39"), S("q3-17"), S("q9-00"), S("nope")};
+		bool		maybe[5];
+
+		HsSharedBufferMayHold(buf, cache, 6, keys, 5, maybe);
+		assert_true(maybe[0]);
+		assert_true(maybe[1]);
+		assert_true(maybe[2]);
+		assert_false(maybe[3] && maybe[4]);
+	}
+	expect_get(buf, cache, 6, "q1-39", 3, true, "new");
+	expect_get(buf, cache, 6, "q2-00", 3, true, "new");
+	HsSharedBufferDropTable(buf, 5);
+	HsSharedBufferDropTable(buf, 6);
 	assert_true(HsSharedBufferSetIndexAtSpill(buf, false));
 
 	/* a sync of table 1 up to epoch 5 keeps the index for epochs 6..9 */
@@ -974,7 +1033,7 @@ test_shared_buffer_key_index(void **state)
 		bool		maybe = false;
 
 		/* synced SSTs are not in the index: any key may be in them */
-		HsSharedBufferMayHold(buf, t1, &nope, 1, &maybe);
+		HsSharedBufferMayHold(buf, cache, t1, &nope, 1, &maybe);
 		assert_true(maybe);
 	}
 

@@ -164,7 +164,9 @@ extern bool HsSharedBufferGet(HsSharedBuffer *buf, HsSstCache *cache,
 /*
  * Whether a table's first spill starts its key index (else only its third
  * unsynced piece does): for a buffer that takes many epochs of a table
- * before a sync, as a backfill's.  Returns the previous setting.
+ * before a sync, as a backfill's.  A table no point read (get, may-hold)
+ * has asked about by then gets its index at the first one instead, built
+ * from its memtables and spilled SSTs.  Returns the previous setting.
  */
 extern bool HsSharedBufferSetIndexAtSpill(HsSharedBuffer *buf, bool on);
 
@@ -173,8 +175,9 @@ extern bool HsSharedBufferSetIndexAtSpill(HsSharedBuffer *buf, bool on);
  * no version of keys[i] (HsSharedBufferGet would leave it unresolved), by
  * the table's key filter, probed for all keys in one pass.
  */
-extern void HsSharedBufferMayHold(HsSharedBuffer *buf, HsTableId table_id,
-								  const HsSlice *keys, size_t n, bool *maybe);
+extern void HsSharedBufferMayHold(HsSharedBuffer *buf, HsSstCache *cache,
+								  HsTableId table_id, const HsSlice *keys,
+								  size_t n, bool *maybe);
 
 /* The newest epoch of table_id sealed in the buffer (0 if none). */
 extern HsEpoch HsSharedBufferMaxSealed(HsSharedBuffer *buf, HsTableId table_id);
