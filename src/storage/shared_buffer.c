@@ -18,8 +18,8 @@
  * a key).  It is started at the seal that gives the table
  * KEY_INDEX_MIN_PIECES unsynced pieces, or (HsSharedBufferSetIndexAtSpill:
  * a backfill, whose state may outgrow the buffer at its first chunk) at
- * its first spill, while all its pieces are still in memory (a table that
- * spills before goes without until its pieces are synced), grows with
+ * its first seal or spill, while all its pieces are still in memory (a
+ * table that spills before goes without until its pieces are synced), grows with
  * every seal, keeps the keys of what spills, and is dropped
  * when a sync leaves the table no unsynced piece.  For a table no point
  * read has asked about yet (a join side whose other side was pushed
@@ -206,7 +206,9 @@ has_spilled_piece(const HsSharedBuffer *b, HsTableId t)
 
 /*
  * A piece of m's table was just sealed: grow its key index, or start one
- * once the table has enough unsynced pieces, all in memory.
+ * once the table has enough unsynced pieces, all in memory (with
+ * index_at_spill, one is enough: a backfill's table that is read is read
+ * every chunk, and a get without an index asks every piece).
  */
 static void
 index_sealed(HsSharedBuffer *b, TableMark *m, HsMemtable *mt)
@@ -223,7 +225,7 @@ index_sealed(HsSharedBuffer *b, TableMark *m, HsMemtable *mt)
 	for (int i = 0; i < b->n_pieces; i++)
 		if (b->pieces[i].table_id == m->table_id && b->pieces[i].state != PIECE_SYNCED)
 			n++;
-	if (n < KEY_INDEX_MIN_PIECES)
+	if (n < (b->index_at_spill ? 1 : KEY_INDEX_MIN_PIECES))
 		return;
 	if (!m->read)
 	{
