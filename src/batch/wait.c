@@ -305,7 +305,9 @@ source_locked_by_me(Oid relid, int depth)
 		SET_LOCKTAG_RELATION(tag, MyDatabaseId, src);
 		if (LockHeldByMe(&tag, AccessExclusiveLock))
 			return src;
-		if (src != relid && OidIsValid(up = source_locked_by_me(src, depth + 1)))
+		/* (only a streaming view, a relation USING hummock, has sources) */
+		if (src != relid && get_rel_relkind(src) == RELKIND_MATVIEW &&
+			OidIsValid(up = source_locked_by_me(src, depth + 1)))
 			return up;
 	}
 	return InvalidOid;
