@@ -76,8 +76,8 @@ typedef struct TableMark
 								 * pieces, or NULL */
 	bool		unindexed;		/* a piece spilled before the index began */
 	bool		read;			/* a point read asked about the table */
-	bool		lazy;			/* spilled before any read: the first read
-								 * builds the index, from SSTs too */
+	bool		lazy;			/* its index was due before any read: the
+								 * first read builds it, from SSTs too */
 } TableMark;
 
 /* Unsynced pieces of a table at which a seal starts its key index. */
@@ -94,7 +94,8 @@ struct HsSharedBuffer
 	TableMark  *marks;
 	uint64_t	spills;
 	uint64_t	index_misses;	/* gets the key index settled */
-	bool		index_at_spill; /* a table's first spill starts its index */
+	bool		index_at_spill; /* a read table's first seal or spill starts
+								 * its index */
 };
 
 HsSharedBuffer *
@@ -843,9 +844,9 @@ index_spilled(HsSharedBuffer *b, HsSstCache *cache, TableMark *m, const Piece *p
 }
 
 /*
- * A point read asks about m's table: note it, and build the key index put
- * off at its first spill from its sealed memtables and the keys of its
- * spilled SSTs.  If an SST cannot be read the table goes without an index
+ * A point read asks about m's table: note it, and build the key index a
+ * seal or spill put off (lazy) from its sealed memtables and the keys of
+ * its spilled SSTs.  If an SST cannot be read the table goes without an index
  * (any key may be here; the read itself then meets the error).
  */
 static void

@@ -162,11 +162,12 @@ extern bool HsSharedBufferGet(HsSharedBuffer *buf, HsSstCache *cache,
 							  HsBuf *value, HsStatus *st);
 
 /*
- * Whether a table's first spill starts its key index (else only its third
- * unsynced piece does): for a buffer that takes many epochs of a table
- * before a sync, as a backfill's.  A table no point read (get, may-hold)
- * has asked about by then gets its index at the first one instead, built
- * from its memtables and spilled SSTs.  Returns the previous setting.
+ * Whether a table's first seal or spill starts its key index (else only
+ * its third unsynced piece does): for a buffer that takes many epochs of
+ * a table before a sync, as a backfill's.  Either way only for a table a
+ * point read (get, may-hold) has asked about; another gets its index at
+ * the first such read, built from its memtables and spilled SSTs.
+ * Returns the previous setting.
  */
 extern bool HsSharedBufferSetIndexAtSpill(HsSharedBuffer *buf, bool on);
 
