@@ -79,6 +79,40 @@ DELETE FROM sales WHERE day = '2026-01-05';
 SELECT hummock_stream.wait();
 SELECT * FROM hummock_stream_test.views_differ();
 
+-- views that read no table at all: computed once when created, never
+-- changed; a view over one, joined with a table, follows the table
+SELECT hummock_stream.create_materialized_view('k_one', $$SELECT 1 AS x, text 'a' AS y$$);
+SELECT hummock_stream.create_materialized_view('k_values', $$
+  SELECT * FROM (VALUES (1, 'east'), (2, 'west'), (2, 'west'), (3, NULL)) v(n, region)$$);
+SELECT hummock_stream.create_materialized_view('k_series', $$
+  SELECT count(*) AS n, sum(g) AS total FROM generate_series(1, 100) g$$);
+SELECT hummock_stream.create_materialized_view('k_rec', $$
+  WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n * 2 FROM t WHERE n < 500)
+  SELECT n FROM t ORDER BY n DESC LIMIT 3$$);
+SELECT hummock_stream.create_materialized_view('k_none', 'SELECT 1 AS x WHERE false');
+SELECT hummock_stream.create_materialized_view('k_bg', 'SELECT 2 AS x', wait => false);
+SELECT hummock_stream.wait('k_bg');
+SELECT hummock_stream.create_materialized_view('k_regions', $$
+  SELECT v.region, count(s.id) AS n FROM k_values v LEFT JOIN sales s ON s.region = v.region
+   GROUP BY 1$$);
+SELECT * FROM k_one;
+SELECT * FROM k_values ORDER BY 1, 2;
+SELECT * FROM k_series;
+SELECT * FROM k_rec ORDER BY 1;
+SELECT count(*) FROM k_none;
+SELECT name, state, sources FROM hummock_stream.jobs WHERE name::text LIKE 'k\_%' ORDER BY 1;
+SELECT job, operators FROM hummock_stream.fragments WHERE job::text IN ('k_one', 'k_values') ORDER BY 1;
+INSERT INTO sales VALUES (300, '2026-01-03', 'west', 4);
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM k_regions ORDER BY 1;
+-- alone, the current time and volatile functions are refused as elsewhere;
+-- so is a constant of more rows than a constant may have (54000)
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT now() AS t');
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT random() AS r');
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT g FROM generate_series(1, 2000000) g');
+SELECT hummock_stream.drop_materialized_view(v) FROM unnest(ARRAY['k_regions', 'k_one', 'k_values', 'k_series', 'k_rec', 'k_none', 'k_bg']) v;
+
 -- refused, with the reason
 -- a volatile function or the current time in the constant
 SELECT hummock_stream.create_materialized_view('bad', $$

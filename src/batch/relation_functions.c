@@ -86,6 +86,7 @@ hummock_stream_change_log(PG_FUNCTION_ARGS)
 	HsEpoch		prev;
 	TupleDesc	rowdesc;
 	TupleTableSlot *rowslot;
+	HsJobRow	job;
 
 	if (!OidIsValid(relid))
 		ereport(ERROR,
@@ -121,7 +122,7 @@ hummock_stream_change_log(PG_FUNCTION_ARGS)
 				 errmsg("relation \"%s\" is not committed at epoch %lld",
 						RelationGetRelationName(rel), (long long) to)));
 	log = HsVersionChangeLog(v, (HsTableId) relid);
-	if (log == NULL && HsCatalogJobSources(relid) != NIL)
+	if (log == NULL && HsCatalogReadJob(relid, &job))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("streaming materialized view \"%s\" keeps no change log",

@@ -99,8 +99,10 @@ hummock_stream_drop_materialized_view(PG_FUNCTION_ARGS)
 	List	   *sources = HsCatalogJobSources(view);
 	ObjectAddress addr;
 	ListCell   *lc;
+	HsJobRow	row;
 
-	if (sources == NIL)
+	/* (a view that reads no table, a constant, has no sources) */
+	if (sources == NIL && !HsCatalogReadJob(view, &row))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not a streaming materialized view", get_rel_name(view))));

@@ -1374,7 +1374,12 @@ HsCreateStreamingView(RangeVar *rv, const char *definition, Query *query, Query 
 	HsViewCheckPrivileges(HsViewReadsOf(c.query), c.rv->relname, false);
 	HsRestoreUser(&as_owner);
 
-	if (!c.attach && !IsTransactionBlock() && !caller_blocks_creator(c.plan->sources))
+	/*
+	 * (A view that reads no source, a constant, blocks no writer: created
+	 * here unless asked to return at once.)
+	 */
+	if (!c.attach && !IsTransactionBlock() && (c.plan->sources != NIL || !wait) &&
+		!caller_blocks_creator(c.plan->sources))
 	{
 		bool		no_worker = false;
 		Oid			view = create_concurrently(c.rv, definition, c.query, c.as_written, wait,

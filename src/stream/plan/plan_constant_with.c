@@ -41,6 +41,12 @@
  * backfill pushes once; the join keeps them as it keeps a table's rows,
  * so `calendar LEFT JOIN facts` shows the days without facts.
  *
+ * A view whose whole query reads nothing that could change (`SELECT 1`, a
+ * VALUES list, an aggregate over generate_series) is one such constant
+ * input, and nothing else (plan_constant_query): a job with no source,
+ * whose rows the creation computes and pushes once and which never
+ * changes after (a view over it reads it as it reads any view).
+ *
  * src/stream/plan/plan_constant_with.c
  *
  *-------------------------------------------------------------------------
@@ -699,11 +705,15 @@ constant_has_rows(Query *item, int64 n)
 	return run_constant_query(item, None_Receiver, (uint64) n) >= (uint64) n;
 }
 
-RelOut *
-plan_constant_input(PlanCtx *ctx, Query *q, int rtindex, Query *item)
+/*
+ * The rows of item (a query that reads nothing that may change), computed
+ * now, sorted and numbered, as a leaf of the job.  rtindex: the FROM item
+ * of the enclosing query they stand for (0: none, the view's whole query);
+ * name: the operator's, what: the error's.
+ */
+static RelOut *
+constant_leaf(PlanCtx *ctx, const char *name, const char *what, Query *item, int rtindex)
 {
-	RangeTblEntry *rte = rt_fetch(rtindex, q->rtable);
-	const char *name = rte->eref->aliasname;
 	TupleDesc	desc = ExecCleanTypeFromTL(item->targetList);
 	TupleDesc	ldesc = CreateTemplateTupleDesc(desc->natts + 1);
 	TupleTableSlot *slot;
@@ -721,7 +731,7 @@ plan_constant_input(PlanCtx *ctx, Query *q, int rtindex, Query *item)
 
 	if (ctx->constant_rows)
 		rows = run_sorted(item, desc, Min(hs_recompute_max_rows, CONSTANT_MAX_ROWS),
-						  psprintf("FROM item \"%s\"", name), &nrows);
+						  what, &nrows);
 	else
 	{
 		rows = NULL;			/* (a job loaded from its state: never pushed) */
@@ -762,9 +772,10 @@ plan_constant_input(PlanCtx *ctx, Query *q, int rtindex, Query *item)
 		if (te->resjunk)
 			continue;
 		tl = lappend(tl, var_tle(ldesc, col, col + 1));
-		vars = lappend(vars, makeVar(rtindex, te->resno, exprType((Node *) te->expr),
-									 exprTypmod((Node *) te->expr),
-									 exprCollation((Node *) te->expr), 0));
+		vars = lappend(vars, rtindex == 0 ? NULL :
+					   makeVar(rtindex, te->resno, exprType((Node *) te->expr),
+							   exprTypmod((Node *) te->expr),
+							   exprCollation((Node *) te->expr), 0));
 		col++;
 	}
 	tl = lappend(tl, var_tle(ldesc, col, col + 1));
@@ -784,4 +795,32 @@ plan_constant_input(PlanCtx *ctx, Query *q, int rtindex, Query *item)
 	leaf->const_rows = rows;
 	ctx->leaves = lappend(ctx->leaves, leaf);
 	return out;
+}
+
+RelOut *
+plan_constant_input(PlanCtx *ctx, Query *q, int rtindex, Query *item)
+{
+	const char *name = rt_fetch(rtindex, q->rtable)->eref->aliasname;
+
+	return constant_leaf(ctx, name, psprintf("FROM item \"%s\"", name), item, rtindex);
+}
+
+/* ---------------------------------------------------------------------
+ * A view whose whole query reads no table
+ * ---------------------------------------------------------------------
+ */
+
+bool
+query_is_constant(Query *q)
+{
+	return constant_subquery(q);
+}
+
+RelOut *
+plan_constant_query(PlanCtx *ctx, Query *q)
+{
+	Query	   *item = copyObject(q);
+
+	item->canSetTag = true;
+	return constant_leaf(ctx, "query", "the query", item, 0);
 }

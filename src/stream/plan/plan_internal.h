@@ -252,6 +252,16 @@ extern Query *constant_from_item(Query *q, Node *jt);
 extern RelOut *plan_constant_input(PlanCtx *ctx, Query *q, int rtindex, Query *item);
 
 /*
+ * Does the view's query q read nothing that may change (no table at any
+ * depth, no volatile function, not the current time)?  Then its rows are
+ * computed once, when the view is created: plan_constant_query gives them
+ * as a constant input (numbered rows: the number is their key), the
+ * whole of the job, which has no source and never changes.
+ */
+extern bool query_is_constant(Query *q);
+extern RelOut *plan_constant_query(PlanCtx *ctx, Query *q);
+
+/*
  * Does the query of a constant FROM item (constant_from_item) return at
  * least n rows?  (Runs it until it has.)
  */

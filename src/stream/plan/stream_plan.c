@@ -800,7 +800,7 @@ plan_view(PlanCtx *ctx, HsStreamPlan *plan, TupleDesc view_desc, HsStateTable *v
 	if (ctx->function_order)
 		aggregates_in_function_order(q);
 	fold_constant_sublinks(q);
-	out = plan_query(ctx, q, NIL);
+	out = query_is_constant(q) ? plan_constant_query(ctx, q) : plan_query(ctx, q, NIL);
 	plan->key_columns = NIL;
 	if (out->has_ukey)
 	{
