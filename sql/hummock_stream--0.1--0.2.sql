@@ -58,3 +58,8 @@ SELECT j.job_id::regclass AS name,
 COMMENT ON VIEW hummock_stream.job_stats IS
   'Maintenance of the streaming views since the server started: epochs, rows read and written, rows in and out per executor, time per epoch, bytes of the view and its state tables, backfill progress';
 GRANT SELECT ON hummock_stream.job_stats TO PUBLIC;
+
+-- wait() on a failing view first asks for its retry within a second and
+-- waits through it.
+COMMENT ON FUNCTION hummock_stream.wait(regclass, interval) IS
+  'Return once everything committed before the call is visible in view rel (NULL: in every view you may read; at once for a relation no view writes) at the current consistency; on a failing view, ask for its retry within a second and wait through it: error 55000 if it fails again (at once if no retry can help, at the timeout if still failing), 57014 after timeout (NULL: wait forever)';

@@ -36,12 +36,17 @@
  * committer of each new version broadcasts, and so does the barrier
  * manager when a graph fails or heals; it rechecks at least every second.
  * A view whose graph is failed (reset and waiting to retry, see
- * barrier_manager.c), or whose database has no barrier manager because no
- * background worker slot was free, makes wait() fail at once with
- * SQLSTATE 55000 naming the view and its last error, instead of waiting
- * for the timeout (57014); except after a single loss of its compute
- * worker (terminated, or an error outside the view's own work), which the
- * graph recovers from by itself within a second.  So does a view that
+ * barrier_manager.c) is asked to start again soon (a second after its
+ * reset, not after its whole delay, which grows to 30 s), and waited for
+ * through that one start: if the cause was fixed meanwhile (a bad row
+ * deleted, a privilege granted), the view heals and wait() returns as for
+ * any view; if it fails again, wait() fails with SQLSTATE 55000 naming the
+ * view and its last error, as it does at once for a view that waits for a
+ * compute worker without a slot, and for a database whose barrier manager
+ * has no background worker slot.  A view still failing at the timeout is
+ * reported so too, not as a timeout (57014).  A single loss of its compute
+ * worker (terminated, or an error outside the view's own work) is not a
+ * failure here: the graph recovers from it by itself within a second.  So does a view that
  * reads a table this transaction holds an ACCESS EXCLUSIVE lock on (a
  * TRUNCATE not yet committed): its maintenance cannot read the table
  * before the transaction ends.
@@ -85,6 +90,8 @@ typedef struct WaitView
 	HsEpoch		first_epoch;	/* stream_jobs.first_epoch */
 	char	   *creating;		/* being created: its name; else NULL */
 	bool		done;
+	int64		resets_seen;	/* failed: its graph's resets when a retry
+								 * was asked (-1: none asked) */
 } WaitView;
 
 PG_FUNCTION_INFO_V1(hummock_stream_wait);
@@ -182,6 +189,7 @@ all_views(void)
 		w->first_epoch = job->first_epoch;
 		w->creating = strcmp(job->state, "creating") == 0 ? get_rel_name(job->job_id) : NULL;
 		w->done = false;
+		w->resets_seen = -1;
 		views = lappend(views, w);
 	}
 	return views;
@@ -330,15 +338,16 @@ check_not_locked_by_me(const WaitView *w)
 }
 
 /*
- * Fail at once if view w cannot advance: its graph is failed (reset, and
- * waiting to start again) by an error of its own, by the loss of a compute
- * worker for the second time in a row, or because its compute worker
- * cannot start; or no barrier manager can run for the database.  A view
- * whose worker merely exited once is waited for: its graph starts again
- * on a new worker within a second.
+ * Fail if view w cannot advance: its graph is failed (reset, and waiting to
+ * start again) by an error of its own or by the loss of a compute worker
+ * for the second time in a row, and failed again after the retry this
+ * wait asked for (or at the timeout); its compute worker cannot start; or
+ * no barrier manager can run for the database.  A view whose worker merely
+ * exited once is waited for: its graph starts again on a new worker within
+ * a second.
  */
 static void
-check_view_failing(HsDbState *db, const WaitView *w)
+check_view_failing(HsDbState *db, WaitView *w, bool timed_out)
 {
 	HsGraphStatus st;
 	const char *why = NULL;
@@ -346,7 +355,19 @@ check_view_failing(HsDbState *db, const WaitView *w)
 	if (HsDbStateGraphStatus(db, (uint32) w->relid, &st) && st.failed &&
 		(st.state == HS_GRAPH_FAILED || st.state == HS_GRAPH_RESETTING) &&
 		!(st.worker_lost && st.failures <= 1))
+	{
+		if (!timed_out && !st.waits_for_worker)
+		{
+			/* ask for one retry soon, and wait for it */
+			if (w->resets_seen < 0 && HsDbStateRetryRequest(db, (uint32) w->relid))
+				w->resets_seen = st.resets;
+			if (w->resets_seen == st.resets)
+				return;
+		}
 		why = pstrdup(st.last_error);
+	}
+	else if (timed_out && HsDbStateGraphStatus(db, (uint32) w->relid, &st) && st.failed)
+		why = pstrdup(st.last_error);	/* its retry is under way */
 	else if (db->manager_pid == 0 &&
 			 HsDbStateManagerProblem(MyDatabaseId) == HS_MANAGER_NO_WORKER_SLOT)
 		why = HS_NO_MANAGER_SLOT_MSG;
@@ -417,6 +438,7 @@ hummock_stream_wait(PG_FUNCTION_ARGS)
 			w->first_epoch = first;
 			w->creating = creating ? get_rel_name(relid) : NULL;
 			w->done = false;
+			w->resets_seen = -1;
 			views = list_make1(w);
 		}
 	}
@@ -489,7 +511,7 @@ hummock_stream_wait(PG_FUNCTION_ARGS)
 			WaitView   *w = lfirst(lc);
 
 			if (!w->done)
-				check_view_failing(db, w);
+				check_view_failing(db, w, timed_out);
 		}
 		if (timed_out)
 		{

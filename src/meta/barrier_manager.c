@@ -462,6 +462,7 @@ publish_status(HsEpoch last_injected)
 		s->failed = g->failed;
 		s->failures = (int16) Min(g->failures, PG_INT16_MAX);
 		s->worker_lost = g->worker_lost;
+		s->waits_for_worker = g->state == HS_GRAPH_FAILED && g->waits_for_worker;
 		s->retry_at = g->state == HS_GRAPH_FAILED ? g->retry_at : 0;
 		strlcpy(s->last_error, g->last_error, sizeof(s->last_error));
 	}
@@ -487,6 +488,24 @@ publish_status(HsEpoch last_injected)
 		hs_manager.failure_changed = false;
 		HsDbStateNotify(hs_manager.db);
 	}
+}
+
+/* The graphs wait() asked to start again soon (HsGraphBackoffMs). */
+static void
+take_retry_requests(void)
+{
+	uint32		ids[HS_MAX_RETRY_REQUESTS];
+	int			n = HsDbStateRetryRequestsTake(hs_manager.db, ids, HS_MAX_RETRY_REQUESTS);
+	ListCell   *lc;
+
+	for (int i = 0; i < n; i++)
+		foreach(lc, hs_manager.graphs)
+		{
+			HsGraph    *g = lfirst(lc);
+
+			if (g->graph_id == ids[i] && g->failed)
+				g->retry_requested = true;
+		}
 }
 
 static bool
@@ -816,6 +835,7 @@ HsBarrierManagerMain(Datum main_arg)
 
 			if (checkpoint)
 				since_checkpoint = 0;
+			take_retry_requests();
 			foreach(lc, hs_manager.graphs)
 				HsGraphRetry(lfirst(lc), now);
 			snapshot = take_snapshot();

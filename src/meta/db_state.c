@@ -1108,6 +1108,43 @@ HsDbStateLogRequestAdd(HsDbState *db, Oid relid)
 	return done;
 }
 
+bool
+HsDbStateRetryRequest(HsDbState *db, uint32 graph_id)
+{
+	bool		done = false;
+
+	SpinLockAcquire(&db->barrier_mutex);
+	for (int i = 0; i < HS_MAX_RETRY_REQUESTS && !done; i++)
+	{
+		if (db->retry_requests[i] == graph_id)
+			done = true;		/* asked already */
+		else if (db->retry_requests[i] == 0)
+		{
+			db->retry_requests[i] = graph_id;
+			done = true;
+		}
+	}
+	SpinLockRelease(&db->barrier_mutex);
+	return done;
+}
+
+int
+HsDbStateRetryRequestsTake(HsDbState *db, uint32 *graph_ids, int max)
+{
+	int			n = 0;
+
+	SpinLockAcquire(&db->barrier_mutex);
+	for (int i = 0; i < HS_MAX_RETRY_REQUESTS && n < max; i++)
+	{
+		if (db->retry_requests[i] == 0)
+			continue;
+		graph_ids[n++] = db->retry_requests[i];
+		db->retry_requests[i] = 0;
+	}
+	SpinLockRelease(&db->barrier_mutex);
+	return n;
+}
+
 HsEpoch
 HsDbStateLogRequestSeen(HsDbState *db, Oid relid)
 {

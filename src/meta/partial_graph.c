@@ -203,7 +203,8 @@ HsGraphResetDone(HsGraph *g)
 {
 	g->state = HS_GRAPH_FAILED;
 	g->last_injected = 0;
-	g->retry_at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+	g->reset_done_at = GetCurrentTimestamp();
+	g->retry_at = TimestampTzPlusMilliseconds(g->reset_done_at,
 											  HsGraphBackoffMs(g->failures));
 	hs_manager.failure_changed = true;
 }
@@ -287,6 +288,19 @@ HsGraphRetry(HsGraph *g, TimestampTz now)
 {
 	int			missing;
 
+	if (g->state == HS_GRAPH_FAILED && g->retry_requested)
+	{
+		/* a wait() asked (see HsGraphBackoffMs) */
+		TimestampTz soon = TimestampTzPlusMilliseconds(g->reset_done_at,
+													   HS_GRAPH_BACKOFF_MIN_MS);
+
+		g->retry_requested = false;
+		if (soon < g->retry_at)
+		{
+			g->retry_at = soon;
+			hs_manager.failure_changed = true;
+		}
+	}
 	if (g->state == HS_GRAPH_FAILED && now < g->retry_at)
 		return;
 	if (g->state != HS_GRAPH_FAILED && g->state != HS_GRAPH_INITIALIZING)
@@ -728,6 +742,7 @@ HsGraphsComplete(void)
 					hs_manager.failure_changed = true;
 				g->failed = false;
 				g->failures = 0;
+				g->retry_requested = false;
 				g->last_error[0] = '\0';
 				if (b->tables != NIL)
 					notify |= b->to_collect;

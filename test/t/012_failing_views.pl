@@ -162,6 +162,49 @@ is($node->safe_psql('postgres',
 		"SELECT string_agg(id || ':' || v, ',' ORDER BY id) FROM v_fragile"),
 	'1:10,2:20', 'and it has every change');
 
+# After failures in a row a view waits up to 30 s before it starts again;
+# wait() asks for a start within a second of its last reset and waits
+# through it, so a script that fixes the cause and then waits sees the
+# view heal before its own retry time.
+$node->safe_psql('postgres', q{
+	UPDATE switch SET broken = true;
+	INSERT INTO src VALUES (3, 30);
+});
+ok( $node->poll_query_until('postgres', q{
+	SELECT state = 'failed' AND retry_at > now() + interval '5 s'
+	  FROM hummock_stream.partial_graphs WHERE graph_id = 'v_fragile'::regclass::oid}),
+	'after failures in a row the view waits seconds before its next start');
+my $retry_at = $node->safe_psql('postgres', q{
+	SELECT extract(epoch FROM retry_at) FROM hummock_stream.partial_graphs
+	 WHERE graph_id = 'v_fragile'::regclass::oid AND state = 'failed'});
+$node->safe_psql('postgres', 'UPDATE switch SET broken = false');
+$node->safe_psql('postgres', "SELECT hummock_stream.wait('v_fragile', '60 s')");
+my $healed_at = time;
+is($node->safe_psql('postgres',
+		"SELECT string_agg(id || ':' || v, ',' ORDER BY id) FROM v_fragile"),
+	'1:10,2:20,3:30', 'wait() right after the fix returns with the view healed');
+cmp_ok($healed_at, '<', $retry_at,
+	sprintf('before its own retry time (%.1f s early)', $retry_at - $healed_at));
+# still broken: wait() asks for one start, and fails when it fails again
+$node->safe_psql('postgres', q{
+	UPDATE switch SET broken = true;
+	INSERT INTO src VALUES (4, 40);
+});
+ok( $node->poll_query_until('postgres', q{
+	SELECT state = 'failed' FROM hummock_stream.jobs WHERE name = 'v_fragile'::regclass}),
+	'the view fails again');
+my $resets = $node->safe_psql('postgres',
+	"SELECT resets FROM hummock_stream.partial_graphs WHERE graph_id = 'v_fragile'::regclass::oid");
+($ret, $out, $err) = $node->psql('postgres', "SELECT hummock_stream.wait('v_fragile', '60 s')");
+like($err, qr/ERROR:  streaming materialized view "v_fragile" is failing.*broken on purpose at value 40/s,
+	'wait() on a view still broken fails with its error');
+cmp_ok($node->safe_psql('postgres',
+		"SELECT resets FROM hummock_stream.partial_graphs WHERE graph_id = 'v_fragile'::regclass::oid"),
+	'>', $resets, 'after the start it asked for failed');
+$node->safe_psql('postgres', 'UPDATE switch SET broken = false');
+$node->safe_psql('postgres', "SELECT hummock_stream.wait('v_fragile', '60 s')");
+is($node->safe_psql('postgres', 'SELECT count(*) FROM v_fragile'), '4', 'and heals once fixed');
+
 # A recursive UNION ALL that meets a cycle of its data never ends: its
 # computation stops at hummock_stream.recompute_max_rows with an error
 # that says so, the view fails instead of a worker looping, and it heals

@@ -63,6 +63,7 @@ typedef struct HsGraphStatus
 	bool		paused;
 	bool		failed;			/* failed since its last commit (last_error) */
 	bool		worker_lost;	/* its last failure: a compute worker exited */
+	bool		waits_for_worker;	/* failed: a worker of it has no slot */
 	int16		failures;		/* failures in a row since its last commit */
 	int16		n_actors;
 	int16		inflight;
@@ -134,6 +135,13 @@ typedef struct HsCreationStatus
  * and sets seen_epoch: every barrier injected after it carries the flag.
  */
 #define HS_MAX_LOG_REQUESTS 64
+
+/*
+ * Graphs that a wait() asked to start again soon (failed, waiting out
+ * their delay): their id, 0 in a free slot.  A waiter fills a slot, the
+ * barrier manager takes and frees them before it retries graphs.
+ */
+#define HS_MAX_RETRY_REQUESTS 16
 
 typedef struct HsLogRequest
 {
@@ -210,6 +218,7 @@ typedef struct HsDbState
 	HsWorkerStatus workers[HS_MAX_WORKER_STATUS];
 	HsCreationStatus creations[HS_MAX_CREATIONS];
 	HsLogRequest log_requests[HS_MAX_LOG_REQUESTS];
+	uint32		retry_requests[HS_MAX_RETRY_REQUESTS];
 } HsDbState;
 
 /* What the registry knows about pins of one database. */
@@ -270,6 +279,14 @@ extern HsEpoch HsDbStateLogRequestSeen(HsDbState *db, Oid relid);
 extern void HsDbStateLogRequestsRelease(HsDbState *db);
 extern int	HsDbStateLogRequestsTake(HsDbState *db, HsEpoch injected, Oid *relids,
 									  int max);
+
+/*
+ * Retry requests (see HS_MAX_RETRY_REQUESTS): ask that failed graph
+ * graph_id start again soon (false if every slot is busy); the manager
+ * takes them all (at most max), freeing their slots.
+ */
+extern bool HsDbStateRetryRequest(HsDbState *db, uint32 graph_id);
+extern int	HsDbStateRetryRequestsTake(HsDbState *db, uint32 *graph_ids, int max);
 
 /*
  * The epoch of the checkpoint barrier whose collection committed graph

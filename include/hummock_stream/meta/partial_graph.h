@@ -30,6 +30,10 @@ typedef enum HsGraphState
  * Initial barrier, twice as long after each further failure, at most
  * HS_GRAPH_BACKOFF_MAX_MS; a committed checkpoint resets the delay.
  * Compute workers that could not start are tried again on the same delays.
+ * A wait() on a failed view asks for its retry sooner (retry_requested):
+ * HS_GRAPH_BACKOFF_MIN_MS after the reset, whatever the failures before,
+ * so a cause that was fixed is seen without waiting out a long delay, and
+ * a failing view costs at most one start a second however often waited.
  */
 #define HS_GRAPH_BACKOFF_MIN_MS 1000
 #define HS_GRAPH_BACKOFF_MAX_MS 30000
@@ -107,6 +111,8 @@ typedef struct HsGraph
 	int			failures;		/* failures since its last commit (backoff) */
 	bool		worker_lost;	/* the last one: a compute worker exited */
 	TimestampTz retry_at;		/* FAILED: not before this time */
+	TimestampTz reset_done_at;	/* FAILED: since when */
+	bool		retry_requested;	/* a wait() asked it to start again soon */
 	bool		waits_for_worker;	/* FAILED: a worker of it is not running */
 	bool		dropping;		/* remove once its Stop barrier is collected */
 	bool		is_stream_job;	/* a view's job: commits its capture position */
