@@ -70,6 +70,7 @@
 #include "utils/snapmgr.h"
 
 #include "hummock_stream/stream/executor.h"
+#include "hummock_stream/stream/view_settings.h"
 
 #include "plan_internal.h"
 
@@ -706,46 +707,19 @@ constant_has_rows(Query *item, int64 n)
 }
 
 /*
- * The rows of item (a query that reads nothing that may change), computed
- * now, sorted and numbered, as a leaf of the job.  rtindex: the FROM item
- * of the enclosing query they stand for (0: none, the view's whole query);
- * name: the operator's, what: the error's.
+ * The rows of item sorted by their bytes, each with its position after
+ * them (1, 2, ...): tuples of ldesc, desc's columns and an int8.
  */
-static RelOut *
-constant_leaf(PlanCtx *ctx, const char *name, const char *what, Query *item, int rtindex)
+static MinimalTuple *
+numbered_rows(Query *item, TupleDesc desc, TupleDesc ldesc, const char *what, int *nrows)
 {
-	TupleDesc	desc = ExecCleanTypeFromTL(item->targetList);
-	TupleDesc	ldesc = CreateTemplateTupleDesc(desc->natts + 1);
-	TupleTableSlot *slot;
-	MinimalTuple *rows;
-	int			nrows;
-	Datum	   *values;
-	bool	   *nulls;
-	List	   *tl = NIL;
-	List	   *vars = NIL;
-	HsStreamLeaf *leaf;
-	HsExec	   *e;
-	RelOut	   *out;
-	ListCell   *lc;
-	int			col = 0;
+	MinimalTuple *rows = run_sorted(item, desc, Min(hs_recompute_max_rows, CONSTANT_MAX_ROWS),
+									what, nrows);
+	Datum	   *values = palloc(sizeof(Datum) * ldesc->natts);
+	bool	   *nulls = palloc(sizeof(bool) * ldesc->natts);
+	TupleTableSlot *slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 
-	if (ctx->constant_rows)
-		rows = run_sorted(item, desc, Min(hs_recompute_max_rows, CONSTANT_MAX_ROWS),
-						  what, &nrows);
-	else
-	{
-		rows = NULL;			/* (a job loaded from its state: never pushed) */
-		nrows = 0;
-	}
-
-	/* its columns, then the row's position among the sorted rows: the key */
-	for (int c = 0; c < desc->natts; c++)
-		TupleDescCopyEntry(ldesc, c + 1, desc, c + 1);
-	TupleDescInitEntry(ldesc, desc->natts + 1, "position", INT8OID, -1, 0);
-	values = palloc(sizeof(Datum) * ldesc->natts);
-	nulls = palloc(sizeof(bool) * ldesc->natts);
-	slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
-	for (int r = 0; r < nrows; r++)
+	for (int r = 0; r < *nrows; r++)
 	{
 		MinimalTuple t;
 
@@ -763,6 +737,127 @@ constant_leaf(PlanCtx *ctx, const char *name, const char *what, Query *item, int
 	ExecDropSingleTupleTableSlot(slot);
 	pfree(values);
 	pfree(nulls);
+	return rows;
+}
+
+/*
+ * The numbered rows of the constants computed in this transaction: a
+ * creation plans the view's query more than once (its dry planning, then
+ * the job's plans), and each would run the constant, sort and number its
+ * rows again.  Keyed by the query, the settings the view records and the
+ * user it runs as; reset with the transaction (its memory is a child of
+ * the transaction's).  A planning gets its own copy of the rows, which
+ * live as long as its plan.
+ */
+typedef struct CachedConstant
+{
+	char	   *key;
+	MinimalTuple *rows;
+	int			nrows;
+} CachedConstant;
+
+static List *constant_cache = NIL;
+static MemoryContext constant_cache_cxt = NULL;
+
+static void
+constant_cache_gone(void *arg)
+{
+	constant_cache = NIL;
+	constant_cache_cxt = NULL;
+}
+
+static MinimalTuple *
+copy_rows(MinimalTuple *rows, int nrows)
+{
+	MinimalTuple *out = palloc(sizeof(MinimalTuple) * Max(nrows, 1));
+
+	for (int r = 0; r < nrows; r++)
+		out[r] = heap_copy_minimal_tuple(rows[r]);
+	return out;
+}
+
+static MinimalTuple *
+cached_numbered_rows(Query *item, TupleDesc desc, TupleDesc ldesc, const char *what,
+					 int *nrows)
+{
+	StringInfoData key;
+	ListCell   *lc;
+	CachedConstant *c;
+	MinimalTuple *rows;
+	MemoryContext old;
+
+	initStringInfo(&key);
+	appendStringInfo(&key, "%u ", GetUserId());
+	foreach(lc, HsViewSettingsCapture())
+		appendStringInfo(&key, "%s ", (char *) lfirst(lc));
+	appendStringInfoString(&key, nodeToString(item));
+	foreach(lc, constant_cache)
+	{
+		c = lfirst(lc);
+		if (strcmp(c->key, key.data) == 0)
+		{
+			pfree(key.data);
+			*nrows = c->nrows;
+			return copy_rows(c->rows, c->nrows);
+		}
+	}
+
+	rows = numbered_rows(item, desc, ldesc, what, nrows);
+	if (constant_cache_cxt == NULL)
+	{
+		MemoryContextCallback *cb;
+
+		constant_cache_cxt = AllocSetContextCreate(TopTransactionContext,
+												   "hummock_stream constants",
+												   ALLOCSET_DEFAULT_SIZES);
+		cb = MemoryContextAlloc(constant_cache_cxt, sizeof(MemoryContextCallback));
+		cb->func = constant_cache_gone;
+		cb->arg = NULL;
+		MemoryContextRegisterResetCallback(constant_cache_cxt, cb);
+	}
+	old = MemoryContextSwitchTo(constant_cache_cxt);
+	c = palloc(sizeof(CachedConstant));
+	c->key = pstrdup(key.data);
+	c->rows = copy_rows(rows, *nrows);
+	c->nrows = *nrows;
+	constant_cache = lappend(constant_cache, c);
+	MemoryContextSwitchTo(old);
+	pfree(key.data);
+	return rows;
+}
+
+/*
+ * The rows of item (a query that reads nothing that may change), computed
+ * now, sorted and numbered, as a leaf of the job.  rtindex: the FROM item
+ * of the enclosing query they stand for (0: none, the view's whole query);
+ * name: the operator's, what: the error's.
+ */
+static RelOut *
+constant_leaf(PlanCtx *ctx, const char *name, const char *what, Query *item, int rtindex)
+{
+	TupleDesc	desc = ExecCleanTypeFromTL(item->targetList);
+	TupleDesc	ldesc = CreateTemplateTupleDesc(desc->natts + 1);
+	MinimalTuple *rows;
+	int			nrows;
+	List	   *tl = NIL;
+	List	   *vars = NIL;
+	HsStreamLeaf *leaf;
+	HsExec	   *e;
+	RelOut	   *out;
+	ListCell   *lc;
+	int			col = 0;
+
+	/* its columns, then the row's position among the sorted rows: the key */
+	for (int c = 0; c < desc->natts; c++)
+		TupleDescCopyEntry(ldesc, c + 1, desc, c + 1);
+	TupleDescInitEntry(ldesc, desc->natts + 1, "position", INT8OID, -1, 0);
+	if (ctx->constant_rows)
+		rows = cached_numbered_rows(item, desc, ldesc, what, &nrows);
+	else
+	{
+		rows = NULL;			/* (a job loaded from its state: never pushed) */
+		nrows = 0;
+	}
 
 	/* every column; the query's Vars name the item's visible ones */
 	foreach(lc, item->targetList)
