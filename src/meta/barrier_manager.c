@@ -433,6 +433,40 @@ max_committed_epoch(void)
  * ---------------------------------------------------------------------
  */
 
+/* Graph g's status, as partial_graphs shows it. */
+static void
+fill_graph_status(HsGraphStatus *s, const HsGraph *g)
+{
+	s->graph_id = g->graph_id;
+	s->state = (uint8) g->state;
+	s->paused = g->paused;
+	s->n_actors = (int16) (list_length(g->actors) + list_length(g->pending_add));
+	s->inflight = (int16) list_length(g->inflight);
+	s->committed_epoch = g->committed_epoch;
+	s->last_injected = g->last_injected;
+	s->commits = g->commits;
+	s->resets = g->resets;
+	s->last_commit_at = g->last_commit_at;
+	s->failed = g->failed;
+	s->failures = (int16) Min(g->failures, PG_INT16_MAX);
+	s->worker_lost = g->worker_lost;
+	s->waits_for_worker = g->state == HS_GRAPH_FAILED && g->waits_for_worker;
+	s->retry_at = g->state == HS_GRAPH_FAILED ? g->retry_at : 0;
+	strlcpy(s->last_error, g->last_error, sizeof(s->last_error));
+}
+
+/*
+ * Graphs that do not advance (failed since their last commit, or running
+ * no actor) are published first: with more graphs than the status has
+ * room for, wait(), jobs and the global read epoch still see every one
+ * that holds them back.
+ */
+static bool
+graph_stalled(const HsGraph *g)
+{
+	return g->failed || (g->actors == NIL && g->pending_add == NIL);
+}
+
 static void
 publish_status(HsEpoch last_injected)
 {
@@ -441,31 +475,16 @@ publish_status(HsEpoch last_injected)
 
 	SpinLockAcquire(&hs_manager.db->barrier_mutex);
 	hs_manager.db->last_injected = last_injected;
-	foreach(lc, hs_manager.graphs)
-	{
-		HsGraph    *g = lfirst(lc);
-		HsGraphStatus *s;
+	for (int pass = 0; pass < 2; pass++)
+		foreach(lc, hs_manager.graphs)
+		{
+			HsGraph    *g = lfirst(lc);
 
-		if (n >= HS_MAX_GRAPH_STATUS)
-			break;
-		s = &hs_manager.db->graphs[n++];
-		s->graph_id = g->graph_id;
-		s->state = (uint8) g->state;
-		s->paused = g->paused;
-		s->n_actors = (int16) (list_length(g->actors) + list_length(g->pending_add));
-		s->inflight = (int16) list_length(g->inflight);
-		s->committed_epoch = g->committed_epoch;
-		s->last_injected = g->last_injected;
-		s->commits = g->commits;
-		s->resets = g->resets;
-		s->last_commit_at = g->last_commit_at;
-		s->failed = g->failed;
-		s->failures = (int16) Min(g->failures, PG_INT16_MAX);
-		s->worker_lost = g->worker_lost;
-		s->waits_for_worker = g->state == HS_GRAPH_FAILED && g->waits_for_worker;
-		s->retry_at = g->state == HS_GRAPH_FAILED ? g->retry_at : 0;
-		strlcpy(s->last_error, g->last_error, sizeof(s->last_error));
-	}
+			if (n >= HS_MAX_GRAPH_STATUS)
+				break;
+			if (graph_stalled(g) == (pass == 0))
+				fill_graph_status(&hs_manager.db->graphs[n++], g);
+		}
 	hs_manager.db->n_graphs = n;
 	hs_manager.db->n_workers = Min(hs_manager.nworkers, HS_MAX_WORKER_STATUS);
 	for (int i = 0; i < hs_manager.db->n_workers; i++)

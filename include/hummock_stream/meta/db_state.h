@@ -54,8 +54,12 @@ typedef struct HsBarrierRecord
 	TimestampTz committed_at;	/* 0 unless a committed checkpoint */
 } HsBarrierRecord;
 
-/* Status of one partial graph, for hummock_stream.partial_graphs. */
-#define HS_MAX_GRAPH_STATUS 256
+/*
+ * Status of one partial graph, for hummock_stream.partial_graphs, wait(),
+ * jobs and the global read epoch.  At most HS_MAX_GRAPH_STATUS graphs per
+ * database are shown, those that do not advance first (publish_status).
+ */
+#define HS_MAX_GRAPH_STATUS 1024
 typedef struct HsGraphStatus
 {
 	uint32		graph_id;		/* 0: unused slot */
