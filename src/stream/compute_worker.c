@@ -64,6 +64,7 @@
 #include "storage/latch.h"
 #include "tcop/tcopprot.h"
 #include "utils/guc.h"
+#include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
@@ -129,6 +130,13 @@ static HsEnv *worker_env;		/* allocates in WorkerContext */
 static int	uncommitted_syncs = 0;	/* checkpoints synced, not yet committed */
 
 static dlist_head graphs = DLIST_STATIC_INIT(graphs);
+/* graph id -> its WorkerGraph (a worker may host hundreds of graphs) */
+typedef struct GraphIndexEntry
+{
+	uint32		graph_id;
+	WorkerGraph *graph;
+} GraphIndexEntry;
+static HTAB *graph_index = NULL;
 static dlist_head outbox = DLIST_STATIC_INIT(outbox);
 static MemoryContext WorkerContext;
 
@@ -175,15 +183,23 @@ flush_outbox(void)
 static WorkerGraph *
 find_graph(uint32 graph_id, bool create)
 {
-	dlist_iter	it;
+	GraphIndexEntry *e;
 	WorkerGraph *g;
+	bool		found;
 
-	dlist_foreach(it, &graphs)
+	if (graph_index == NULL)
 	{
-		g = dlist_container(WorkerGraph, node, it.cur);
-		if (g->graph_id == graph_id)
-			return g;
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(uint32);
+		ctl.entrysize = sizeof(GraphIndexEntry);
+		ctl.hcxt = WorkerContext;
+		graph_index = hash_create("hummock_stream worker graphs", 256, &ctl,
+								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	}
+	e = hash_search(graph_index, &graph_id, create ? HASH_ENTER : HASH_FIND, &found);
+	if (found)
+		return e->graph;
 	if (!create)
 		return NULL;
 	g = MemoryContextAllocZero(WorkerContext, sizeof(WorkerGraph));
@@ -191,6 +207,7 @@ find_graph(uint32 graph_id, bool create)
 	dlist_init(&g->actors);
 	dlist_init(&g->barriers);
 	dlist_push_tail(&graphs, &g->node);
+	e->graph = g;
 	return g;
 }
 
@@ -228,6 +245,7 @@ drop_graph(WorkerGraph *g)
 		free_barrier(dlist_container(PendingBarrier, node, it.cur));
 	}
 	dlist_delete(&g->node);
+	(void) hash_search(graph_index, &g->graph_id, HASH_REMOVE, NULL);
 	pfree(g);
 }
 
