@@ -573,9 +573,10 @@ checkpoints_wrote(List *mine)
 }
 
 static void
-commit_positions(List *per_graph)
+commit_positions(List *per_graph, List *graphs)
 {
 	ListCell   *lc;
+	ListCell   *lg;
 	TimestampTz now = GetCurrentTimestamp();
 	int			n = 0;
 	int			max = list_length(per_graph);
@@ -583,21 +584,13 @@ commit_positions(List *per_graph)
 	const char **snapshots = palloc(sizeof(char *) * Max(max, 1));
 	HsEpoch    *views = palloc(sizeof(HsEpoch) * Max(max, 1));
 
-	foreach(lc, per_graph)
+	forboth(lc, per_graph, lg, graphs)
 	{
 		List	   *mine = lfirst(lc);
 		HsInflightBarrier *b = llast(mine);
-		HsGraph    *g = NULL;
-		ListCell   *lg;
+		HsGraph    *g = lfirst(lg);
 
-		foreach(lg, hs_manager.graphs)
-		{
-			HsGraph    *gg = lfirst(lg);
-
-			if (list_member_ptr(gg->inflight, b))
-				g = gg;
-		}
-		if (g == NULL || !g->is_stream_job || b->snapshot == NULL)
+		if (!g->is_stream_job || b->snapshot == NULL)
 			continue;
 		if (!checkpoints_wrote(mine) &&
 			!TimestampDifferenceExceeds(g->position_saved_at, now, HS_POSITION_SAVE_MS))
@@ -628,6 +621,7 @@ void
 HsGraphsComplete(void)
 {
 	List	   *per_graph = NIL;	/* List * of checkpoints, one per graph */
+	List	   *committers = NIL;	/* HsGraph *: the graph of each */
 	ListCell   *lc;
 	TimestampTz committed_at = 0;
 	bool		any = false;
@@ -650,6 +644,7 @@ HsGraphsComplete(void)
 		if (mine != NIL)
 		{
 			per_graph = lappend(per_graph, mine);
+			committers = lappend(committers, g);
 			any = true;
 		}
 	}
@@ -707,7 +702,7 @@ HsGraphsComplete(void)
 			(void) HsHummockCommitDelta(delta);
 			HsVersionDeltaFree(delta);
 		}
-		commit_positions(per_graph);
+		commit_positions(per_graph, committers);
 		HsVersionUnref(current);
 		PopActiveSnapshot();
 		CommitTransactionCommand();
@@ -716,6 +711,7 @@ HsGraphsComplete(void)
 	foreach(lc, per_graph)
 		list_free(lfirst(lc));
 	list_free(per_graph);
+	list_free(committers);
 
 	foreach(lc, hs_manager.graphs)
 	{
