@@ -59,9 +59,11 @@
 
 #include "access/relation.h"
 #include "access/table.h"
+#include "access/xact.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/condition_variable.h"
+#include "storage/lmgr.h"
 #include "storage/lock.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
@@ -265,10 +267,33 @@ creation_finished(const HsVersion *v, WaitView *w)
 					 errdetail("Its creation failed or was canceled, or the view was dropped.")));
 		return false;
 	}
+	/*
+	 * The version may show the view's table committed before its creation
+	 * ends (the backfill commits its first epoch before the creator's
+	 * transaction marks the view populated and created): the creation has
+	 * ended once the job's row says so (each catalog read takes a new
+	 * snapshot).  Postgres then sends the transaction's catalog
+	 * invalidations after it became visible, before it releases its locks:
+	 * wait for the creator's ShareUpdateExclusiveLock on the view and take
+	 * them in; and drop this process's relcache entry of the view (an
+	 * invalidation of our own, applied at once), so that the caller's next
+	 * read does not use an entry built while the view was being created
+	 * ("has not been populated", seen about once in a hundred creations
+	 * with wait => false followed by wait()).
+	 */
+	if (!HsCatalogReadJob(w->relid, &job) || strcmp(job.state, "creating") == 0)
+		return false;
+	{
+		LOCKTAG		tag;
+
+		SET_LOCKTAG_RELATION(tag, MyDatabaseId, w->relid);
+		WaitForLockers(tag, ShareUpdateExclusiveLock, false);
+		AcceptInvalidationMessages();
+		CacheInvalidateRelcacheByRelid(w->relid);
+		CommandCounterIncrement();
+	}
 	/* (a snapshot that predates the creation's commit still says 0) */
-	w->first_epoch = c;
-	if (HsCatalogReadJob(w->relid, &job) && job.first_epoch != 0)
-		w->first_epoch = job.first_epoch;
+	w->first_epoch = job.first_epoch != 0 ? job.first_epoch : c;
 	w->creating = NULL;
 	return true;
 }
