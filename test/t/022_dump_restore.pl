@@ -46,10 +46,13 @@ my %views = (
 	                  FROM orders o},
 	order_regions => q{SELECT o.id, (SELECT r.label FROM regions r WHERE r.code = 'r' || o.customer % 4)
 	                    AS label FROM orders o},
+	# a view that reads no table (a constant), and one over it
+	codes => q{SELECT * FROM (VALUES (0, 'zero'), (1, 'one'), (2, 'two')) v(k, label)},
+	coded => q{SELECT o.id, c.label FROM orders o JOIN codes c ON c.k = o.customer % 3},
 );
 # creation order: upstreams first
 my @order = qw(by_customer named big_customers big_count paid_view by_month top_orders order_docs
-  order_names order_regions);
+  order_names order_regions codes coded);
 
 $node->safe_psql('postgres', q{
 	CREATE EXTENSION hummock_stream;
