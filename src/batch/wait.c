@@ -46,10 +46,11 @@
  * has no background worker slot.  A view still failing at the timeout is
  * reported so too, not as a timeout (57014).  A single loss of its compute
  * worker (terminated, or an error outside the view's own work) is not a
- * failure here: the graph recovers from it by itself within a second.  So does a view that
- * reads a table this transaction holds an ACCESS EXCLUSIVE lock on (a
- * TRUNCATE not yet committed): its maintenance cannot read the table
- * before the transaction ends.
+ * failure here: the graph recovers from it by itself within a second.
+ * wait() also fails at once for a view that reads a table this
+ * transaction holds an ACCESS EXCLUSIVE lock on (a TRUNCATE not yet
+ * committed): its maintenance cannot read the table before the
+ * transaction ends.
  *
  * src/batch/wait.c
  *
@@ -375,10 +376,10 @@ static void
 check_view_failing(HsDbState *db, WaitView *w, bool timed_out)
 {
 	HsGraphStatus st;
+	bool		failed = HsDbStateGraphStatus(db, (uint32) w->relid, &st) && st.failed;
 	const char *why = NULL;
 
-	if (HsDbStateGraphStatus(db, (uint32) w->relid, &st) && st.failed &&
-		(st.state == HS_GRAPH_FAILED || st.state == HS_GRAPH_RESETTING) &&
+	if (failed && (st.state == HS_GRAPH_FAILED || st.state == HS_GRAPH_RESETTING) &&
 		!(st.worker_lost && st.failures <= 1))
 	{
 		if (!timed_out && !st.waits_for_worker)
@@ -391,7 +392,7 @@ check_view_failing(HsDbState *db, WaitView *w, bool timed_out)
 		}
 		why = pstrdup(st.last_error);
 	}
-	else if (timed_out && HsDbStateGraphStatus(db, (uint32) w->relid, &st) && st.failed)
+	else if (timed_out && failed)
 		why = pstrdup(st.last_error);	/* its retry is under way */
 	else if (db->manager_pid == 0 &&
 			 HsDbStateManagerProblem(MyDatabaseId) == HS_MANAGER_NO_WORKER_SLOT)
