@@ -142,6 +142,34 @@ SELECT hummock_stream.wait();
 SELECT * FROM a_mails ORDER BY n;
 SELECT * FROM a_mails_nokey ORDER BY n;
 
+-- columns shown through a grouped primary key (functional dependency):
+-- the view groups by them too; it depends on the key as Postgres's own
+-- views do, and a type that cannot be a group key is refused
+CREATE TABLE fd_dept (id int PRIMARY KEY, name text, region text, spot point);
+CREATE TABLE fd_emp (id int PRIMARY KEY, dept int, pay int);
+INSERT INTO fd_dept SELECT i, 'd' || i, CASE WHEN i % 2 = 0 THEN 'east' END, point(i, i)
+  FROM generate_series(1, 6) i;
+INSERT INTO fd_emp SELECT i, i % 7, i * 10 FROM generate_series(1, 40) i;
+SELECT hummock_stream.create_materialized_view('a_fd',
+  $$SELECT d.id, d.name, d.region, count(e.id) AS n, sum(e.pay) AS pay
+      FROM fd_dept d LEFT JOIN fd_emp e ON e.dept = d.id GROUP BY d.id$$);
+SELECT hummock_stream.create_materialized_view('a_fd_having',
+  $$SELECT upper(x.name) AS name, count(*) AS n
+      FROM (fd_dept d JOIN (SELECT dept, pay FROM fd_emp) e ON e.dept = d.id) x
+     GROUP BY x.id HAVING x.name <> 'd3' AND count(*) > 1$$);
+SELECT * FROM a_fd ORDER BY id;
+UPDATE fd_dept SET name = name || '!', region = 'west' WHERE id IN (1, 4);
+UPDATE fd_emp SET dept = 4 WHERE id % 5 = 0;
+INSERT INTO fd_dept VALUES (7, 'd7', NULL, NULL);
+DELETE FROM fd_emp WHERE dept = 2;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM a_fd ORDER BY id;
+SELECT * FROM a_fd_having ORDER BY name;
+ALTER TABLE fd_dept DROP CONSTRAINT fd_dept_pkey;	-- refused: the views rely on it
+SELECT hummock_stream.create_materialized_view('bad',
+  $$SELECT d.id, d.spot, count(*) FROM fd_dept d GROUP BY d.id$$);
+
 -- refused: direct arguments of an ordered-set aggregate that read a column
 SELECT hummock_stream.create_materialized_view('bad',
   $$SELECT g, percentile_cont(g / 10.0) WITHIN GROUP (ORDER BY v) FROM s GROUP BY g$$);
@@ -151,6 +179,6 @@ DROP EXTENSION hummock_stream CASCADE;
 RESET client_min_messages;
 DROP AGGREGATE my_agg(int);
 DROP FUNCTION my_concat(text, int);
-DROP TABLE s, s_later, js, js2, rg, mails, mails_nokey;
+DROP TABLE s, s_later, js, js2, rg, mails, mails_nokey, fd_dept, fd_emp;
 DROP EXTENSION citext;
 DROP COLLATION a_ci;

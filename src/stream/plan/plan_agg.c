@@ -44,12 +44,15 @@
 #include "postgres.h"
 
 #include "catalog/pg_aggregate.h"
+#include "catalog/pg_constraint.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "parser/parse_agg.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
+#include "parser/parse_oper.h"
+#include "parser/parsetree.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
@@ -243,6 +246,111 @@ grouping_without_sets(Query *q)
 		return;
 	q->targetList = (List *) grouping_zero_mutator((Node *) q->targetList, NULL);
 	q->havingQual = grouping_zero_mutator(q->havingQual, NULL);
+}
+
+/*
+ * Columns a level shows because GROUP BY names their table's primary key
+ * (SELECT d.id, d.name, count(*) ... GROUP BY d.id: Postgres's functional
+ * dependency, parse_agg.c) are added to its GROUP BY, as resjunk entries:
+ * each group of the key has one value of them, so the groups and their
+ * values are the same, and the aggregation then reads only grouped
+ * columns.  A column is added only when Postgres's own rule
+ * (check_functional_grouping) says its table's key is grouped; any other
+ * ungrouped column stays refused by post_agg_mutator.
+ */
+typedef struct DependentContext
+{
+	Query	   *q;
+	List	   *group_exprs;	/* Expr: the level's grouping expressions */
+	List	   *grouped_vars;	/* Var: those that are plain columns */
+	List	   *found;			/* Var: dependent columns, no duplicates */
+} DependentContext;
+
+static bool
+dependent_columns_walker(Node *node, DependentContext *ctx)
+{
+	ListCell   *lc;
+
+	if (node == NULL || IsA(node, Aggref) || IsA(node, GroupingFunc) ||
+		IsA(node, Query))
+		return false;			/* (an aggregate's arguments are its own) */
+	foreach(lc, ctx->group_exprs)
+		if (equal(node, lfirst(lc)))
+			return false;
+	if (IsA(node, Var))
+	{
+		Var		   *v = (Var *) node;
+		RangeTblEntry *rte;
+		List	   *deps = NIL;
+
+		if (v->varlevelsup != 0 || v->varattno <= 0 ||
+			list_member(ctx->found, v))
+			return false;
+		rte = rt_fetch(v->varno, ctx->q->rtable);
+		if (rte->rtekind == RTE_RELATION &&
+			check_functional_grouping(rte->relid, v->varno, 0, ctx->grouped_vars, &deps))
+			ctx->found = lappend(ctx->found, v);
+		return false;
+	}
+	return expression_tree_walker(node, dependent_columns_walker, ctx);
+}
+
+void
+group_by_dependent_columns(Query *q)
+{
+	DependentContext ctx;
+	ListCell   *lc;
+	Index		maxref = 0;
+
+	if (q->groupClause == NIL || q->groupingSets != NIL)
+		return;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.q = q;
+	foreach(lc, q->groupClause)
+	{
+		Node	   *e = get_sortgroupclause_expr(lfirst(lc), q->targetList);
+
+		ctx.group_exprs = lappend(ctx.group_exprs, e);
+		if (IsA(e, Var) && ((Var *) e)->varlevelsup == 0)
+			ctx.grouped_vars = lappend(ctx.grouped_vars, e);
+	}
+	if (ctx.grouped_vars == NIL)
+		return;
+	foreach(lc, q->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		maxref = Max(maxref, tle->ressortgroupref);
+		(void) dependent_columns_walker((Node *) tle->expr, &ctx);
+	}
+	(void) dependent_columns_walker(q->havingQual, &ctx);
+	foreach(lc, ctx.found)
+	{
+		Var		   *v = lfirst(lc);
+		SortGroupClause *sgc = makeNode(SortGroupClause);
+		TargetEntry *tle;
+		bool		hashable;
+
+		get_sort_group_operators(v->vartype, false, false, false,
+								 &sgc->sortop, &sgc->eqop, NULL, &hashable);
+		if (!OidIsValid(sgc->eqop) ||
+			HsMemcmpTypeSupport(v->vartype) == HS_MEMCMP_NONE)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("column \"%s\" of type %s, shown through its table's grouped primary key, is not supported in a streaming materialized view",
+							get_rte_attribute_name(rt_fetch(v->varno, q->rtable), v->varattno),
+							format_type_be(v->vartype)),
+					 errdetail("The view groups its rows by such columns too, and values of type %s cannot be a group key.",
+							   format_type_be(v->vartype)),
+					 errhint("Show it through an aggregate (for example min() of it cast to text).")));
+		sgc->hashable = hashable;
+		sgc->tleSortGroupRef = ++maxref;
+		tle = makeTargetEntry((Expr *) copyObject(v), list_length(q->targetList) + 1,
+							  NULL, true);
+		tle->ressortgroupref = sgc->tleSortGroupRef;
+		q->targetList = lappend(q->targetList, tle);
+		q->groupClause = lappend(q->groupClause, sgc);
+	}
 }
 
 typedef struct RewriteContext

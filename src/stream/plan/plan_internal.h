@@ -427,6 +427,12 @@ extern void rte_as_subquery(RangeTblEntry *rte, Query *sub);
 extern void grouping_without_sets(Query *q);
 
 /*
+ * Columns shown through a grouped primary key (functional dependency)
+ * added to GROUP BY (in place; q's join aliases flattened)
+ */
+extern void group_by_dependent_columns(Query *q);
+
+/*
  * The aggregation of q over from (WHERE applied), then HAVING and q's
  * output columns; extra: hidden Top-N sort columns.
  */

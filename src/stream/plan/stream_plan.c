@@ -717,6 +717,7 @@ plan_query(PlanCtx *ctx, Query *q, List *outer)
 	q->targetList = (List *) flatten_join_alias_vars(q, (Node *) q->targetList);
 	q->jointree = (FromExpr *) flatten_join_alias_vars(q, (Node *) q->jointree);
 	q->havingQual = flatten_join_alias_vars(q, q->havingQual);
+	group_by_dependent_columns(q);
 	expand_whole_rows(q);
 	canonicalize_jointree((Node *) q->jointree);
 	q->havingQual = (Node *) canonicalize_qual((Expr *) q->havingQual, false);
