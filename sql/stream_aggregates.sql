@@ -166,6 +166,14 @@ SELECT hummock_stream.wait();
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM a_fd ORDER BY id;
 SELECT * FROM a_fd_having ORDER BY name;
+-- with GROUPING SETS, the key grouped in every set: the columns join every set
+SELECT hummock_stream.create_materialized_view('a_fd_sets',
+  $$SELECT d.name, e.pay % 3 AS m, count(*) AS n, grouping(e.pay % 3) AS g
+      FROM fd_dept d JOIN fd_emp e ON e.dept = d.id GROUP BY d.id, ROLLUP (e.pay % 3)$$);
+UPDATE fd_dept SET name = name || '?' WHERE id IN (3, 4);
+UPDATE fd_emp SET pay = pay + 10 WHERE id % 3 = 0;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ() WHERE view::text LIKE 'a\_fd%';
 ALTER TABLE fd_dept DROP CONSTRAINT fd_dept_pkey;	-- refused: the views rely on it
 SELECT hummock_stream.create_materialized_view('bad',
   $$SELECT d.id, d.spot, count(*) FROM fd_dept d GROUP BY d.id$$);

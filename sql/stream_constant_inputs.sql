@@ -48,6 +48,17 @@ SELECT hummock_stream.create_materialized_view('c_empty', $$
   WITH RECURSIVE none(n) AS (SELECT 1 WHERE false UNION ALL SELECT n + 1 FROM none WHERE n < 3)
   SELECT s.id, z.n FROM sales s FULL JOIN none z ON z.n = s.qty
    WHERE s.id IN (SELECT n FROM none) OR s.id < 5 OR s.id IS NULL$$);
+-- inner joins with a subquery that reads no table (parameters of the
+-- query, a short list): constant inputs too, in a FROM list, a WITH query
+-- or a JOIN, also nested in a join whose columns the query reads by alias
+SELECT hummock_stream.create_materialized_view('c_params', $$
+  SELECT s.id, s.qty * p.rate AS cost, p.tag FROM sales s CROSS JOIN (SELECT 0.5 AS rate, 'x' AS tag) p$$);
+SELECT hummock_stream.create_materialized_view('c_params_with', $$
+  WITH p AS (SELECT 10 AS lim) SELECT s.id FROM sales s, p WHERE s.qty > p.lim$$);
+SELECT hummock_stream.create_materialized_view('c_params_alias', $$
+  SELECT j.region, j.k, count(*) AS n
+    FROM (sales s JOIN (SELECT 1 AS k UNION ALL SELECT 2) c ON c.k <= s.qty % 3) j
+   GROUP BY j.region, j.k$$);
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM c_days ORDER BY day;
 SELECT * FROM c_buckets ORDER BY lo;
@@ -125,7 +136,7 @@ SELECT hummock_stream.create_materialized_view('bad', $$
   SELECT g, s.id FROM generate_series(1, 2000000) g LEFT JOIN sales s ON s.qty = g$$);
 
 SELECT hummock_stream.drop_materialized_view('c_days_busy');
-SELECT hummock_stream.drop_materialized_view(v) FROM unnest(ARRAY['c_days', 'c_days_rec', 'c_labels', 'c_full', 'c_buckets', 'c_empty', 'c_inner_big', 'c_inner_small']) v;
+SELECT hummock_stream.drop_materialized_view(v) FROM unnest(ARRAY['c_days', 'c_days_rec', 'c_labels', 'c_full', 'c_buckets', 'c_empty', 'c_inner_big', 'c_inner_small', 'c_params', 'c_params_with', 'c_params_alias']) v;
 DROP TABLE sales;
 DROP EXTENSION hummock_stream_test;
 DROP EXTENSION hummock_stream;

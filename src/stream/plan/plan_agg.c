@@ -256,7 +256,9 @@ grouping_without_sets(Query *q)
  * values are the same, and the aggregation then reads only grouped
  * columns.  A column is added only when Postgres's own rule
  * (check_functional_grouping) says its table's key is grouped; any other
- * ungrouped column stays refused by post_agg_mutator.
+ * ungrouped column stays refused by post_agg_mutator.  With GROUPING
+ * SETS, as in Postgres, only a key grouped in every set counts, and the
+ * columns join every set.
  */
 typedef struct DependentContext
 {
@@ -302,16 +304,31 @@ group_by_dependent_columns(Query *q)
 	ListCell   *lc;
 	Index		maxref = 0;
 
-	if (q->groupClause == NIL || q->groupingSets != NIL)
+	List	   *common = NIL;	/* with grouping sets: refs in every set */
+	List	   *added = NIL;
+
+	if (q->groupClause == NIL)
 		return;
+	if (q->groupingSets != NIL)
+	{
+		List	   *sets = expand_grouping_sets(q->groupingSets, q->groupDistinct, 4096);
+
+		common = sets != NIL ? linitial(sets) : NIL;
+		foreach(lc, sets)
+			common = list_intersection_int(common, lfirst(lc));
+		if (common == NIL)
+			return;
+	}
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.q = q;
 	foreach(lc, q->groupClause)
 	{
-		Node	   *e = get_sortgroupclause_expr(lfirst(lc), q->targetList);
+		SortGroupClause *sgc = lfirst(lc);
+		Node	   *e = get_sortgroupclause_expr(sgc, q->targetList);
 
 		ctx.group_exprs = lappend(ctx.group_exprs, e);
-		if (IsA(e, Var) && ((Var *) e)->varlevelsup == 0)
+		if (IsA(e, Var) && ((Var *) e)->varlevelsup == 0 &&
+			(q->groupingSets == NIL || list_member_int(common, sgc->tleSortGroupRef)))
 			ctx.grouped_vars = lappend(ctx.grouped_vars, e);
 	}
 	if (ctx.grouped_vars == NIL)
@@ -350,7 +367,12 @@ group_by_dependent_columns(Query *q)
 		tle->ressortgroupref = sgc->tleSortGroupRef;
 		q->targetList = lappend(q->targetList, tle);
 		q->groupClause = lappend(q->groupClause, sgc);
+		added = lappend_int(added, sgc->tleSortGroupRef);
 	}
+	/* with grouping sets, in every set: "GROUP BY ROLLUP (...), cols" */
+	if (q->groupingSets != NIL && added != NIL)
+		q->groupingSets = lappend(q->groupingSets,
+								  makeGroupingSet(GROUPING_SET_SIMPLE, added, -1));
 }
 
 typedef struct RewriteContext

@@ -1202,6 +1202,17 @@ plan_jtnode(PlanCtx *ctx, Query *q, List *outer, Node *jt, List *quals)
 			case RTE_RELATION:
 				return plan_leaf(ctx, q, rtindex, quals);
 			case RTE_SUBQUERY:
+				{
+					/*
+					 * One that reads no table (CROSS JOIN (SELECT 0.2 AS
+					 * rate) p, a subquery of VALUES or generate_series) is
+					 * a constant input, its rows computed at planning.
+					 */
+					Query	   *item = ctx->constant_joins ? constant_from_item(q, jt) : NULL;
+
+					if (item != NULL)
+						return apply_filter(plan_constant_input(ctx, q, rtindex, item), quals);
+				}
 				return plan_subquery(ctx, rte->subquery, rtindex, lcons(q, outer), quals);
 			case RTE_CTE:
 				{

@@ -713,7 +713,12 @@ plan_query(PlanCtx *ctx, Query *q, List *outer)
 	if (q->setOperations)
 		return plan_setop_query(ctx, q, outer);
 	if (q->groupingSets)
+	{
+		q->targetList = (List *) flatten_join_alias_vars(q, (Node *) q->targetList);
+		q->havingQual = flatten_join_alias_vars(q, q->havingQual);
+		group_by_dependent_columns(q);
 		return top_n_level(ctx, q, grouping_sets_query(ctx, q, outer), top_n_extra(q));
+	}
 	q->targetList = (List *) flatten_join_alias_vars(q, (Node *) q->targetList);
 	q->jointree = (FromExpr *) flatten_join_alias_vars(q, (Node *) q->jointree);
 	q->havingQual = flatten_join_alias_vars(q, q->havingQual);
