@@ -59,6 +59,30 @@ SELECT hummock_stream.create_materialized_view('r_walks', $$
     SELECT p.a, e.dst, p.hops + 1 FROM p JOIN edge e ON e.src = p.b)
   CYCLE b SET looped USING path
   SELECT a, b, hops, looped FROM p$$);
+-- values computed from the path (an array of anonymous rows, which cannot
+-- be kept) and from a SEARCH clause's ordering column: computed in the
+-- recomputation, kept as their values; also as group keys, in aggregates,
+-- in a join condition and in a Top-N's ORDER BY
+SELECT hummock_stream.create_materialized_view('r_routes', $$
+  WITH RECURSIVE p(a, b) AS (
+    SELECT src, dst FROM edge
+    UNION ALL
+    SELECT p.a, e.dst FROM p JOIN edge e ON e.src = p.b)
+  CYCLE b SET looped USING path
+  SELECT a, b, path::text AS route, cardinality(path) AS len FROM p WHERE NOT looped$$);
+SELECT hummock_stream.create_materialized_view('r_path_groups', $$
+  WITH RECURSIVE p(a, b) AS (
+    SELECT src, dst FROM edge
+    UNION ALL
+    SELECT p.a, e.dst FROM p JOIN edge e ON e.src = p.b)
+  CYCLE b SET looped USING path
+  SELECT cardinality(p.path) AS len, count(*) AS n, max(p.path::text) AS last, count(n.id) AS named
+    FROM p LEFT JOIN node n ON n.id = p.b AND n.id::text <> p.path::text
+   GROUP BY cardinality(p.path)$$);
+SELECT hummock_stream.create_materialized_view('r_search', $$
+  WITH RECURSIVE t(n, d) AS (SELECT src, 0 FROM edge UNION SELECT e.dst, t.d + 1 FROM t JOIN edge e ON e.src = t.n WHERE t.d < 3)
+  SEARCH DEPTH FIRST BY n SET ord
+  SELECT n, d FROM t ORDER BY ord::text LIMIT 4$$);
 -- a view over a recursive view
 SELECT hummock_stream.create_materialized_view('r_over', $$
   SELECT b, count(*) AS reached_from FROM r_reach GROUP BY b$$);
@@ -128,7 +152,9 @@ SELECT create_error($$WITH RECURSIVE t(e) AS (SELECT edge FROM edge UNION ALL SE
 SELECT create_error($$WITH RECURSIVE t(n) AS (SELECT src FROM edge TABLESAMPLE bernoulli (50) UNION SELECT n + 1 FROM t WHERE n < 3) SELECT n FROM t$$);
 SELECT create_error($$WITH RECURSIVE t(n) AS (SELECT src FROM edge UNION SELECT n + 1 FROM t WHERE n < random() * 5) SELECT n FROM t$$);
 -- a SEARCH clause's ordering column is an anonymous row: it cannot be kept
+-- (nor can a path, or an element of it)
 SELECT create_error($$WITH RECURSIVE t(n) AS (SELECT src FROM edge UNION SELECT n + 1 FROM t WHERE n < 3) SEARCH BREADTH FIRST BY n SET ord SELECT n, ord FROM t$$);
+SELECT create_error($$WITH RECURSIVE t(n) AS (SELECT src FROM edge UNION ALL SELECT n + 1 FROM t WHERE n < 3) CYCLE n SET c USING path SELECT n, path[1] AS first FROM t$$);
 
 -- privileges: the tables a recursive WITH query reads are checked as any
 -- table a view reads, at creation (42501) and at every epoch (a REVOKE
@@ -156,7 +182,7 @@ DROP ROLE rec_reader;
 
 SELECT hummock_stream.drop_materialized_view('r_over');
 SELECT hummock_stream.drop_materialized_view(v)
-  FROM unnest(ARRAY['r_chain', 'r_reach', 'r_paths', 'r_parts', 'r_walks']) v;
+  FROM unnest(ARRAY['r_chain', 'r_reach', 'r_paths', 'r_parts', 'r_walks', 'r_routes', 'r_path_groups', 'r_search']) v;
 
 SET client_min_messages = warning;	-- the capture log's name has an OID
 DROP EXTENSION hummock_stream CASCADE;

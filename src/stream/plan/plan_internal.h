@@ -45,7 +45,10 @@ typedef struct RelOut
 {
 	HsExec	   *tail;			/* emits the rows; its downstream is free */
 	TupleDesc	desc;
-	List	   *vars;			/* per column: Var (varno, varattno) or NULL */
+	List	   *vars;			/* per column: Var (varno, varattno), an
+								 * expression of the level it computes (over
+								 * a recursive WITH query's row columns), or
+								 * NULL */
 	bool		has_ukey;		/* ukey is a unique key of the rows */
 	List	   *ukey;			/* column indexes (int, 0-based) */
 	int			nvisible;		/* query levels: the tlist columns come

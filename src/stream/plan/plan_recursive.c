@@ -31,6 +31,10 @@
  * whole, as REFRESH would, but only that part of the view; other epochs
  * cost nothing.
  *
+ * Columns of anonymous row types (a CYCLE clause's path, a SEARCH
+ * clause's ordering column) cannot be kept; the level's expressions over
+ * them alone are computed by the recomputation instead (RecordUses).
+ *
  * The WITH query must be self-contained: refused (0A000) are references to
  * columns of an enclosing query, to another WITH query of an enclosing
  * level, to whole rows of tables, and the current time.
@@ -48,6 +52,7 @@
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteSearchCycle.h"
 #include "utils/builtins.h"
@@ -55,6 +60,123 @@
 #include "utils/syscache.h"
 
 #include "plan_internal.h"
+
+/*
+ * Expressions of the level over the WITH query's anonymous row columns (a
+ * CYCLE clause's path, a SEARCH clause's ordering column), computed in the
+ * recomputation: cardinality(path), path::text, (ord).depth.  Such a
+ * column's values name their row type by a typmod of the process that
+ * made them, so they cannot be kept; a value computed from them in the
+ * same query can.  The RecomputeQuery returns each such expression as a
+ * column, and the level's expressions map onto it whole (map_expr matches
+ * non-Var entries of a RelOut's vars).  A column used otherwise (bare, or
+ * together with another item's columns) stays a kept column, refused.
+ */
+typedef struct RecordUses
+{
+	int			rtindex;
+	Bitmapset  *record_cols;	/* the WITH query's anonymous row columns */
+	int			depth;			/* query levels entered */
+	List	   *exprs;			/* collected, no duplicates */
+	Bitmapset  *bare;			/* record columns used otherwise */
+} RecordUses;
+
+static bool
+is_anonymous_row_type(Oid type)
+{
+	type = getBaseType(type);
+	return type == RECORDOID || type == RECORDARRAYOID;
+}
+
+/* Does node read only columns of ru->rtindex, one of them a record column? */
+static bool
+reads_record_column_walker(Node *node, RecordUses *ru)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		Var		   *v = (Var *) node;
+
+		if (v->varlevelsup != 0 || v->varno != ru->rtindex)
+			return true;		/* (another item's column: abort, not ours) */
+		return false;
+	}
+	if (IsA(node, Aggref) || IsA(node, WindowFunc) || IsA(node, GroupingFunc) ||
+		IsA(node, SubLink) || IsA(node, PlaceHolderVar) || IsA(node, Query))
+		return true;
+	return expression_tree_walker(node, reads_record_column_walker, ru);
+}
+
+static bool
+reads_record_column(Node *node, RecordUses *ru)
+{
+	Bitmapset  *cols = NULL;
+	List	   *vars;
+	ListCell   *lc;
+
+	if (reads_record_column_walker(node, ru))
+		return false;
+	vars = pull_var_clause(node, 0);
+	foreach(lc, vars)
+		cols = bms_add_member(cols, ((Var *) lfirst(lc))->varattno);
+	return bms_overlap(cols, ru->record_cols);
+}
+
+static bool
+record_uses_walker(Node *node, RecordUses *ru)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		bool		r;
+
+		ru->depth++;
+		r = query_tree_walker((Query *) node, record_uses_walker, ru, QTW_IGNORE_JOINALIASES);
+		ru->depth--;
+		return r;
+	}
+	if (IsA(node, Var))
+	{
+		Var		   *v = (Var *) node;
+
+		if (v->varlevelsup == (Index) ru->depth && v->varno == ru->rtindex &&
+			bms_is_member(v->varattno, ru->record_cols))
+			ru->bare = bms_add_member(ru->bare, v->varattno);
+		return false;
+	}
+	/* (the nodes the level's expressions are walked through that have no type) */
+	if (ru->depth == 0 && !IsA(node, List) && !IsA(node, FromExpr) &&
+		!IsA(node, JoinExpr) && !IsA(node, TargetEntry) && !IsA(node, RangeTblRef) &&
+		!IsA(node, RangeTblFunction) && !IsA(node, CaseWhen) &&
+		!is_anonymous_row_type(exprType(node)) && reads_record_column(node, ru))
+	{
+		if (!list_member(ru->exprs, node))
+			ru->exprs = lappend(ru->exprs, copyObject(node));
+		return false;
+	}
+	return expression_tree_walker(node, record_uses_walker, ru);
+}
+
+/* Var(rtindex, c) -> Var(1, c): an expression of the level over the query */
+static Node *
+onto_query_mutator(Node *node, int *rtindex)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) && ((Var *) node)->varlevelsup == 0 &&
+		((Var *) node)->varno == *rtindex)
+	{
+		Var		   *v = copyObject((Var *) node);
+
+		v->varno = 1;
+		v->varnosyn = 0;
+		v->varattnosyn = 0;
+		return (Node *) v;
+	}
+	return expression_tree_mutator(node, onto_query_mutator, rtindex);
+}
 
 /* A table the WITH query reads: one input of the RecomputeQuery. */
 typedef struct RecursiveInput
@@ -360,6 +482,7 @@ plan_recursive_with(PlanCtx *ctx, Query *q, CommonTableExpr *cte, int rtindex, L
 	ListCell   *lc,
 			   *lt;
 	Bitmapset  *used;
+	RecordUses	ru;
 	int			col;
 	int			nwide = 1;
 
@@ -464,7 +587,29 @@ plan_recursive_with(PlanCtx *ctx, Query *q, CommonTableExpr *cte, int rtindex, L
 	 * columns it does not read: those could not be kept), at least one
 	 */
 	used = used_attnos(ctx, q, rtindex, NULL);
-	if (bms_is_empty(used))
+	memset(&ru, 0, sizeof(ru));
+	ru.rtindex = rtindex;
+	col = -1;
+	while ((col = bms_next_member(used, col)) >= 0)
+		if (is_anonymous_row_type(list_nth_oid(copy->ctecoltypes, col - 1)))
+			ru.record_cols = bms_add_member(ru.record_cols, col);
+	if (ru.record_cols != NULL)
+	{
+		(void) record_uses_walker((Node *) q->targetList, &ru);
+		(void) record_uses_walker((Node *) q->jointree, &ru);
+		(void) record_uses_walker(q->havingQual, &ru);
+		(void) record_uses_walker((Node *) ctx->semi_quals, &ru);
+		foreach(lc, q->rtable)
+		{
+			RangeTblEntry *rte = lfirst(lc);
+
+			(void) record_uses_walker((Node *) rte->subquery, &ru);
+			(void) record_uses_walker((Node *) rte->functions, &ru);
+			(void) record_uses_walker((Node *) rte->values_lists, &ru);
+		}
+		used = bms_del_members(used, bms_difference(ru.record_cols, ru.bare));
+	}
+	if (bms_is_empty(used) && ru.exprs == NIL)
 		used = bms_make_singleton(1);
 	col = -1;
 	while ((col = bms_next_member(used, col)) >= 0)
@@ -479,6 +624,16 @@ plan_recursive_with(PlanCtx *ctx, Query *q, CommonTableExpr *cte, int rtindex, L
 												  pstrdup(strVal(list_nth(copy->ctecolnames, col - 1))),
 												  false));
 		vars = lappend(vars, makeVar(rtindex, col, type, typmod, coll, 0));
+	}
+	foreach(lc, ru.exprs)
+	{
+		top->targetList = lappend(top->targetList,
+								  makeTargetEntry((Expr *) onto_query_mutator(copyObject(lfirst(lc)),
+																			  &rtindex),
+												  list_length(top->targetList) + 1,
+												  psprintf("expr%d", foreach_current_index(lc) + 1),
+												  false));
+		vars = lappend(vars, lfirst(lc));
 	}
 
 	rows = next_state(ctx, "RecomputeQuery rows");

@@ -187,8 +187,20 @@ relout_of(HsExec *e, List *vars)
 static Node *
 map_vars_mutator(Node *node, List *vars)
 {
+	ListCell   *lc;
+
 	if (node == NULL)
 		return NULL;
+	/* (an expression a column carries computed: plan_recursive.c) */
+	if (!IsA(node, Var))
+		foreach(lc, vars)
+		{
+			Node	   *w = lfirst(lc);
+
+			if (w != NULL && !IsA(w, Var) && equal(w, node))
+				return (Node *) makeVar(1, foreach_current_index(lc) + 1, exprType(node),
+										exprTypmod(node), exprCollation(node), 0);
+		}
 	if (IsA(node, Var) && ((Var *) node)->varlevelsup == 0)
 	{
 		Var		   *v = (Var *) node;
