@@ -147,8 +147,37 @@ SELECT create_error($$SELECT e.id FROM ev e JOIN kinds k ON k.kind = e.kind AND 
 SELECT create_error($$SELECT id FROM ev WHERE ts > clock_timestamp()$$);
 SELECT create_error($$SELECT id FROM ev WHERE kind > to_char(now(), 'YYYY')$$);
 
+-- a filter whose rows do not change as time passes writes nothing: no
+-- state is written at the epochs after its creation (it wrote the time of
+-- its bound at every epoch, a file per epoch)
+CREATE TABLE idle_ev (id int PRIMARY KEY, ts timestamptz);
+INSERT INTO idle_ev SELECT g, timestamptz '2000-01-01' + g * interval '1 day' FROM generate_series(1, 50) g;
+SELECT hummock_stream.create_materialized_view('t_idle',
+  $$SELECT id FROM idle_ev WHERE ts > now() - interval '1 hour'$$);
+SELECT committed_epoch AS idle_e0 FROM hummock_stream.jobs WHERE name = 't_idle'::regclass \gset
+DO $$
+DECLARE
+  seen int := 0;
+  last bigint;
+  cur bigint;
+  deadline timestamptz := clock_timestamp() + interval '60 seconds';
+BEGIN
+  SELECT committed_epoch INTO last FROM hummock_stream.jobs WHERE name = 't_idle'::regclass;
+  WHILE seen < 3 LOOP	-- three more epochs committed
+    PERFORM pg_sleep(0.01);
+    SELECT committed_epoch INTO cur FROM hummock_stream.jobs WHERE name = 't_idle'::regclass;
+    IF cur > last THEN seen := seen + 1; last := cur; END IF;
+    IF clock_timestamp() > deadline THEN RAISE 'the view committed no epoch'; END IF;
+  END LOOP;
+END $$;
+SELECT count(*) AS written_since FROM hummock_stream.sstables() t, hummock_stream.state_tables s
+ WHERE s.job = 't_idle'::regclass AND s.table_id = ANY (t.table_ids) AND t.max_epoch > :idle_e0;
+INSERT INTO idle_ev VALUES (100, now() + interval '1 minute');
+SELECT hummock_stream.wait();
+SELECT * FROM t_idle;
+
 SET client_min_messages = warning;	-- the capture log's name has an OID
 DROP EXTENSION hummock_stream CASCADE;
 RESET client_min_messages;
 DROP FUNCTION temporal_differs(regclass, text), make(text, text), create_error(text);
-DROP TABLE ev, kinds, defs;
+DROP TABLE ev, kinds, defs, idle_ev;

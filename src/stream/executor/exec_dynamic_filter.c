@@ -15,9 +15,9 @@
  * passed even though no one wrote it, as in RisingWave's dynamic filter.
  *
  * State table (one per filter):
- *   0x00                                -> int64 TimestampTz: the time
+ *   0x00                                -> int64 TimestampTz: a time
  *                                          whose bound the rows shown
- *                                          passed (the last epoch's)
+ *                                          passed
  *   0x01 | memcmp(key) | canonical row  -> counted row (count, stored row)
  * Rows whose key is NULL never pass and are not kept, nor are rows for
  * which the filter's bypass condition holds (the other arguments of an
@@ -29,6 +29,11 @@
  *
  * When the epoch changes (the first row or flush of an epoch, read from
  * the state table's store) the bound is moved before anything else.  The
+ * time is written only at an epoch that flips rows or keeps a new row:
+ * in the epochs between, no kept row lies between the stored time's bound
+ * and the current one, so both show the same rows, and a view whose rows
+ * do not change writes nothing (a time written every epoch made an SST
+ * file per epoch per filter, most of an idle worker's cost).  The
  * bound is evaluated by Postgres (with the view's recorded settings: the
  * TimeZone of current_date) from an expression whose time functions were
  * replaced by parameter 1 (timestamptz).
@@ -73,6 +78,8 @@ typedef struct DynamicFilterExec
 	HsEpoch		epoch;			/* the epoch it was checked for */
 	bool		has_applied;	/* is there an applied time? */
 	TimestampTz applied;
+	bool		has_stored;		/* and one in the state table? */
+	TimestampTz stored;			/* (its bound shows the same rows) */
 	StringInfoData bound_bytes; /* its encoding; len 0: NULL (none pass) */
 	MemoryContext cxt;			/* bound_bytes's */
 } DynamicFilterExec;
@@ -127,6 +134,7 @@ typedef struct FlipScan
 	StringInfo	new_bound;
 	Datum	   *values;
 	bool	   *nulls;
+	int64		flipped;		/* rows emitted */
 } FlipScan;
 
 /* A row between the two bounds: emitted if it passes one and not the other. */
@@ -142,6 +150,7 @@ flip_row(const char *key, int keylen, const char *value, int vlen, void *arg)
 
 	if (was == is)
 		return true;
+	s->flipped++;
 	copy = HsStoredRowCopyDeform(f->in_desc, HsCountedRowTuple(value),
 								 HsCountedRowTupleLen(vlen), s->values, s->nulls);
 	ExecClearTuple(out);
@@ -167,19 +176,19 @@ successor(StringInfo buf)
 /*
  * Emit the rows that pass one of the bounds and not the other: those with
  * keys from the lower bound through the higher one (with a NULL bound, all
- * those the other passes).
+ * those the other passes).  Returns how many rows it emitted.
  */
-static void
+static int64
 flip_between(DynamicFilterExec *f, StringInfo old_bound, StringInfo new_bound)
 {
 	bool		upward = f->strategy == BTGreaterStrategyNumber ||
 		f->strategy == BTGreaterEqualStrategyNumber;
 	StringInfoData lo;
 	StringInfoData hi;
-	FlipScan	s = {f, old_bound, new_bound, NULL, NULL};
+	FlipScan	s = {f, old_bound, new_bound, NULL, NULL, 0};
 
 	if (old_bound->len == 0 && new_bound->len == 0)
-		return;
+		return 0;
 	initStringInfo(&lo);
 	initStringInfo(&hi);
 	appendStringInfoChar(&lo, KEY_ROW);
@@ -211,6 +220,22 @@ flip_between(DynamicFilterExec *f, StringInfo old_bound, StringInfo new_bound)
 	pfree(hi.data);
 	pfree(s.values);
 	pfree(s.nulls);
+	return s.flipped;
+}
+
+/* Write the applied time, unless the state table has it. */
+static void
+store_applied(DynamicFilterExec *f)
+{
+	char		k = KEY_APPLIED;
+
+	if (!f->has_applied || (f->has_stored && f->stored == f->applied))
+		return;
+	HsStateTablePut(f->rows, &k, 1, f->has_stored ? (char *) &f->stored : NULL,
+					f->has_stored ? sizeof(TimestampTz) : 0,
+					(char *) &f->applied, sizeof(TimestampTz));
+	f->stored = f->applied;
+	f->has_stored = true;
 }
 
 /* Move the bound to the current epoch's time, once per epoch. */
@@ -237,29 +262,26 @@ at_epoch(DynamicFilterExec *f)
 			memcpy(&f->applied, v.data, sizeof(TimestampTz));
 			eval_bound(f, f->applied, &f->bound_bytes);
 		}
+		f->has_stored = f->has_applied;
+		f->stored = f->applied;
 		pfree(v.data);
 		f->loaded = true;
 	}
 	if (!f->has_applied || f->applied != now)
 	{
 		StringInfoData nb;
-		char		k = KEY_APPLIED;
-		StringInfoData prev;
+		int64		flipped = 0;
 
 		initStringInfo(&nb);
 		eval_bound(f, now, &nb);
 		if (f->has_applied)
-			flip_between(f, &f->bound_bytes, &nb);
-		initStringInfo(&prev);
-		if (f->has_applied)
-			appendBinaryStringInfo(&prev, (char *) &f->applied, sizeof(TimestampTz));
-		HsStateTablePut(f->rows, &k, 1, f->has_applied ? prev.data : NULL, prev.len,
-						(char *) &now, sizeof(TimestampTz));
-		pfree(prev.data);
+			flipped = flip_between(f, &f->bound_bytes, &nb);
 		pfree(f->bound_bytes.data);
 		f->bound_bytes = nb;
 		f->applied = now;
 		f->has_applied = true;
+		if (flipped > 0)
+			store_applied(f);
 	}
 	f->epoch = e;
 	MemoryContextSwitchTo(old);
@@ -298,6 +320,7 @@ dynamic_filter_push(HsExec *self, TupleTableSlot *row, int sign)
 		MemoryContextSwitchTo(old);
 		return;
 	}
+	store_applied(f);			/* (the rows kept change) */
 	initStringInfo(&key);
 	appendStringInfoChar(&key, KEY_ROW);
 	HsMemcmpEncode(&key, kv, false, f->key_type, false);
@@ -342,6 +365,7 @@ dynamic_filter_reset(HsExec *self)
 	/* unsealed writes are gone: read the applied time again */
 	f->loaded = false;
 	f->has_applied = false;
+	f->has_stored = false;
 	resetStringInfo(&f->bound_bytes);
 }
 
