@@ -119,7 +119,9 @@ typedef struct PendingSortItem
 /* One key of the apply: its changes summed, and what the table holds. */
 typedef struct PendingKey
 {
-	PendingChange *first;		/* its first change (its value is the one kept) */
+	PendingChange first;		/* its first change (its value is the one
+								 * kept), copied: the keys are visited in
+								 * key order, the changes lie in push order */
 	int64		delta;
 	bool		found;
 	int64		old_count;
@@ -300,18 +302,18 @@ pending_found(int i, const char *value, int vlen, void *arg)
 	Datum		mv[2];
 	bool		mn[2];
 
-	HsStoredRowDeform(pk->first->vc->desc, value, mv, mn);
+	HsStoredRowDeform(pk->first.vc->desc, value, mv, mn);
 	pk->found = true;
 	pk->old_count = DatumGetInt64(mv[1]);
 	/* the deformed value points into the iterator's block: keep a copy */
-	pk->stored = copy_att_datum(mv[0], TupleDescAttr(pk->first->vc->desc, 0));
+	pk->stored = copy_att_datum(mv[0], TupleDescAttr(pk->first.vc->desc, 0));
 }
 
 /* Write pk's new count (count, of value v) over what the table holds. */
 static void
 write_count(AggPendingCounts *p, const PendingKey *pk, HsSlice key, Datum v, int64 count)
 {
-	const AggValueCounts *vc = pk->first->vc;
+	const AggValueCounts *vc = pk->first.vc;
 	StringInfo	oldrow = &p->scratch;
 	StringInfo	newrow = &p->scratch2;
 	Datum		cv[2];
@@ -377,7 +379,7 @@ AggPendingApply(AggPendingCounts *p, AggDistinctChanged changed, void *arg,
 		if (nkeys == 0 || HsSliceCompare(keys[nkeys - 1], k) != 0)
 		{
 			keys[nkeys] = k;
-			pks[nkeys].first = pc;
+			pks[nkeys].first = *pc;
 			pks[nkeys].delta = 0;
 			pks[nkeys].found = false;
 			pks[nkeys].old_count = 0;
@@ -395,27 +397,27 @@ AggPendingApply(AggPendingCounts *p, AggDistinctChanged changed, void *arg,
 	ck.pks = pks;
 	ck.map = palloc_extended(sizeof(int) * nkeys, MCXT_ALLOC_HUGE);
 	for (int i = 0; i < nkeys; i++)
-		if (!pks[i].first->vc->by_row)
+		if (!pks[i].first.vc->by_row)
 		{
 			ck.map[ncounted] = i;
 			counted[ncounted++] = keys[i];
 		}
 	if (ncounted > 0)
-		HsStateTableMultiGet(pks[ck.map[0]].first->vc->table, counted, ncounted,
+		HsStateTableMultiGet(pks[ck.map[0]].first.vc->table, counted, ncounted,
 							 pending_found, &ck);
 
 	for (int i = 0; i < nkeys; i++)
 	{
 		PendingKey *pk = &pks[i];
-		const AggValueCounts *vc = pk->first->vc;
-		AggAcc	   *acc = pk->first->acc;
+		const AggValueCounts *vc = pk->first.vc;
+		AggAcc	   *acc = pk->first.acc;
 		int64		count;
 		Datum		v;
 		const char *enc;
 		int			enclen;
 
-		enc = (const char *) keys[i].data + pk->first->prefix_len;
-		enclen = (int) pk->first->enc_len;
+		enc = (const char *) keys[i].data + pk->first.prefix_len;
+		enclen = (int) pk->first.enc_len;
 		if (vc->by_row)
 		{
 			/* one row's changes: inserted (+1), deleted (-1) or both (0) */
@@ -428,7 +430,7 @@ AggPendingApply(AggPendingCounts *p, AggDistinctChanged changed, void *arg,
 			{
 				pk->found = pk->delta < 0;
 				pk->old_count = pk->found ? 1 : 0;
-				write_count(p, pk, keys[i], pk->first->value, pk->found ? 0 : 1);
+				write_count(p, pk, keys[i], pk->first.value, pk->found ? 0 : 1);
 			}
 			/* the extreme's value lost a row, or may have (net 0) */
 			if (pk->delta <= 0 && is_extreme(acc, enc, enclen))
@@ -438,7 +440,7 @@ AggPendingApply(AggPendingCounts *p, AggDistinctChanged changed, void *arg,
 
 		/* below zero is never expected: there is nothing to take back */
 		count = Max(pk->old_count + pk->delta, 0);
-		v = pk->found ? pk->stored : pk->first->value;
+		v = pk->found ? pk->stored : pk->first.value;
 		if (count != pk->old_count)
 			write_count(p, pk, keys[i], v, count);
 		if (vc->distinct)
