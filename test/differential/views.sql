@@ -243,6 +243,13 @@ vs_array_unnest|SELECT t.id, ARRAY(SELECT unnest(ARRAY[t.note, 'zz', 'aa', t.not
 vs_agg_fn_order|SELECT t.id, (SELECT string_agg(x, '+') FROM unnest(ARRAY[t.note, 'zz', 'aa', t.note]) x) AS s, (SELECT jsonb_agg(x) FROM unnest(ARRAY[t.val, 3, -1, NULL]) x WHERE x IS DISTINCT FROM 3) AS j FROM diff_t t
 vs_const_rows_in|SELECT t.id, t.grp FROM diff_t t WHERE (t.grp, t.val % 3) IN (VALUES (1, 0), (2, 1), (NULL, 2), (3, NULL)) OR (t.grp, t.id) > ALL (SELECT 5, g FROM generate_series(1, 3) g)
 vs_rec_paths|WITH RECURSIVE p(x, y, cost, hops) AS (SELECT a, b, w, 1 FROM diff_mk UNION ALL SELECT p.x, m.b, p.cost + m.w, p.hops + 1 FROM p JOIN diff_mk m ON m.a = p.y WHERE p.hops < 3) SELECT x, y, min(cost) AS lo, count(*) AS n FROM p GROUP BY x, y
+-- columns shown through a grouped primary key (grouped by too, also in
+-- every grouping set); a subquery of parameters that reads no table; the
+-- text and length of a CYCLE clause's path (computed by the recomputation)
+vs_fd_dept|SELECT d.id, d.name, d.region, count(t.id) AS n, sum(t.val) AS s FROM diff_d d LEFT JOIN diff_t t ON t.grp = d.id GROUP BY d.id
+vs_fd_rollup|SELECT d.name, t.val % 3 AS m, count(*) AS n, grouping(t.val % 3) AS g FROM diff_d d JOIN diff_t t ON t.grp = d.id GROUP BY d.id, ROLLUP (t.val % 3)
+vs_const_params|SELECT t.id, t.val * p.k AS v, p.tag FROM diff_t t CROSS JOIN (SELECT 3 AS k, 'x' AS tag) p WHERE t.grp < p.k
+vs_rec_cycle_text|WITH RECURSIVE p(x, y, hops) AS (SELECT a, b, 1 FROM diff_mk UNION ALL SELECT p.x, m.b, p.hops + 1 FROM p JOIN diff_mk m ON m.a = p.y WHERE p.hops < 3) CYCLE y SET looped USING path SELECT x, y, path::text AS route, cardinality(path) AS len FROM p WHERE NOT looped
 -- compared by the rows' text (vt_): a UNION ALL keeps equal values that
 -- print differently apart, each as written
 vt_union_scales|SELECT round(amount, abs(val) % 3) AS a, (val % 2) * float8 '-0.0' AS z FROM diff_t WHERE amount IS NOT NULL UNION ALL SELECT round(amount, 1), float8 '0' FROM diff_t WHERE flag
