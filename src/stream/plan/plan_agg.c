@@ -201,8 +201,6 @@ kept_var(List **kept, Expr *e)
 static Node *
 kept_expr_mutator(Node *node, List **kept)
 {
-	Oid			type;
-
 	if (node == NULL)
 		return NULL;
 	/* (parts of an expression that are not one themselves) */
@@ -210,8 +208,7 @@ kept_expr_mutator(Node *node, List **kept)
 		return expression_tree_mutator(node, kept_expr_mutator, kept);
 	if (!contain_var_clause(node))
 		return copyObject(node);
-	type = getBaseType(exprType(node));
-	if (IsA(node, Var) || (type != RECORDOID && type != RECORDARRAYOID))
+	if (IsA(node, Var) || !anonymous_row_type(exprType(node)))
 		return (Node *) kept_var(kept, (Expr *) node);
 	return expression_tree_mutator(node, kept_expr_mutator, kept);
 }

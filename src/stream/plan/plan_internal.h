@@ -113,6 +113,8 @@ extern bool next_state_recorded_as(PlanCtx *ctx, const char *role);
  */
 extern void check_kept_rows(TupleDesc desc, const char *role);
 extern void check_kept_column(TupleDesc desc, int col, const char *role);
+/* record or record[] (a domain over one too): values no state may keep */
+extern bool anonymous_row_type(Oid type);
 
 /* Make e the downstream of in's rows. */
 extern void attach(RelOut *in, HsExec *e);

@@ -81,16 +81,13 @@ typedef struct RecordUses
 	Bitmapset  *bare;			/* record columns used otherwise */
 } RecordUses;
 
+/*
+ * Does node read anything but columns of the WITH query's reference (a
+ * column of another item or level, an aggregate, a window function, a
+ * subquery), which the recomputation could not compute?
+ */
 static bool
-is_anonymous_row_type(Oid type)
-{
-	type = getBaseType(type);
-	return type == RECORDOID || type == RECORDARRAYOID;
-}
-
-/* Does node read only columns of ru->rtindex, one of them a record column? */
-static bool
-reads_record_column_walker(Node *node, RecordUses *ru)
+reads_other_walker(Node *node, RecordUses *ru)
 {
 	if (node == NULL)
 		return false;
@@ -98,16 +95,15 @@ reads_record_column_walker(Node *node, RecordUses *ru)
 	{
 		Var		   *v = (Var *) node;
 
-		if (v->varlevelsup != 0 || v->varno != ru->rtindex)
-			return true;		/* (another item's column: abort, not ours) */
-		return false;
+		return v->varlevelsup != 0 || v->varno != ru->rtindex;
 	}
 	if (IsA(node, Aggref) || IsA(node, WindowFunc) || IsA(node, GroupingFunc) ||
 		IsA(node, SubLink) || IsA(node, PlaceHolderVar) || IsA(node, Query))
 		return true;
-	return expression_tree_walker(node, reads_record_column_walker, ru);
+	return expression_tree_walker(node, reads_other_walker, ru);
 }
 
+/* Does node read only the reference's columns, a record column among them? */
 static bool
 reads_record_column(Node *node, RecordUses *ru)
 {
@@ -115,7 +111,7 @@ reads_record_column(Node *node, RecordUses *ru)
 	List	   *vars;
 	ListCell   *lc;
 
-	if (reads_record_column_walker(node, ru))
+	if (reads_other_walker(node, ru))
 		return false;
 	vars = pull_var_clause(node, 0);
 	foreach(lc, vars)
@@ -150,7 +146,7 @@ record_uses_walker(Node *node, RecordUses *ru)
 	if (ru->depth == 0 && !IsA(node, List) && !IsA(node, FromExpr) &&
 		!IsA(node, JoinExpr) && !IsA(node, TargetEntry) && !IsA(node, RangeTblRef) &&
 		!IsA(node, RangeTblFunction) && !IsA(node, CaseWhen) &&
-		!is_anonymous_row_type(exprType(node)) && reads_record_column(node, ru))
+		!anonymous_row_type(exprType(node)) && reads_record_column(node, ru))
 	{
 		if (!list_member(ru->exprs, node))
 			ru->exprs = lappend(ru->exprs, copyObject(node));
@@ -591,7 +587,7 @@ plan_recursive_with(PlanCtx *ctx, Query *q, CommonTableExpr *cte, int rtindex, L
 	ru.rtindex = rtindex;
 	col = -1;
 	while ((col = bms_next_member(used, col)) >= 0)
-		if (is_anonymous_row_type(list_nth_oid(copy->ctecoltypes, col - 1)))
+		if (anonymous_row_type(list_nth_oid(copy->ctecoltypes, col - 1)))
 			ru.record_cols = bms_add_member(ru.record_cols, col);
 	if (ru.record_cols != NULL)
 	{

@@ -136,19 +136,26 @@ next_state(PlanCtx *ctx, const char *role)
 	return &ctx->states[ctx->used++];
 }
 
+/*
+ * A record's value names its row type by a typmod that BlessTupleDesc
+ * numbered in one process: another process (the compute worker after the
+ * creator, or any after a restart) would read it as whatever row type it
+ * numbered so, or as none.
+ */
+bool
+anonymous_row_type(Oid type)
+{
+	type = getBaseType(type);
+	return type == RECORDOID || type == RECORDARRAYOID;
+}
+
 /* check_kept_rows of column col (from 0) of desc only. */
 void
 check_kept_column(TupleDesc desc, int col, const char *role)
 {
 	Oid			type = getBaseType(TupleDescAttr(desc, col)->atttypid);
 
-	/*
-	 * A record's value names its row type by a typmod that BlessTupleDesc
-	 * numbered in one process: another process (the compute worker after
-	 * the creator, or any after a restart) would read it as whatever row
-	 * type it numbered so, or as none.
-	 */
-	if (type == RECORDOID || type == RECORDARRAYOID)
+	if (anonymous_row_type(type))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("values of anonymous row types are not supported in the state of a streaming materialized view"),
