@@ -300,7 +300,6 @@ group_by_dependent_columns(Query *q)
 	DependentContext ctx;
 	ListCell   *lc;
 	Index		maxref = 0;
-
 	List	   *common = NIL;	/* with grouping sets: refs in every set */
 	List	   *added = NIL;
 

@@ -54,6 +54,7 @@
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
 #include "rewrite/rewriteSearchCycle.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -153,25 +154,6 @@ record_uses_walker(Node *node, RecordUses *ru)
 		return false;
 	}
 	return expression_tree_walker(node, record_uses_walker, ru);
-}
-
-/* Var(rtindex, c) -> Var(1, c): an expression of the level over the query */
-static Node *
-onto_query_mutator(Node *node, int *rtindex)
-{
-	if (node == NULL)
-		return NULL;
-	if (IsA(node, Var) && ((Var *) node)->varlevelsup == 0 &&
-		((Var *) node)->varno == *rtindex)
-	{
-		Var		   *v = copyObject((Var *) node);
-
-		v->varno = 1;
-		v->varnosyn = 0;
-		v->varattnosyn = 0;
-		return (Node *) v;
-	}
-	return expression_tree_mutator(node, onto_query_mutator, rtindex);
 }
 
 /* A table the WITH query reads: one input of the RecomputeQuery. */
@@ -623,10 +605,12 @@ plan_recursive_with(PlanCtx *ctx, Query *q, CommonTableExpr *cte, int rtindex, L
 	}
 	foreach(lc, ru.exprs)
 	{
+		/* (its Vars of the reference read the query's one FROM item) */
+		Node	   *e = copyObject(lfirst(lc));
+
+		ChangeVarNodes(e, rtindex, 1, 0);
 		top->targetList = lappend(top->targetList,
-								  makeTargetEntry((Expr *) onto_query_mutator(copyObject(lfirst(lc)),
-																			  &rtindex),
-												  list_length(top->targetList) + 1,
+								  makeTargetEntry((Expr *) e, list_length(top->targetList) + 1,
 												  psprintf("expr%d", foreach_current_index(lc) + 1),
 												  false));
 		vars = lappend(vars, lfirst(lc));
