@@ -110,6 +110,39 @@ SELECT hummock_stream.drop_materialized_view(v)
   FROM unnest(ARRAY['forms_by_k', 'forms_by_g', 'forms_text']) v;
 DROP TABLE forms;
 
+-- Epochs of thousands of changes: the pending value counts are sorted by
+-- a radix sort on their first 16 key bytes, then by comparisons within
+-- runs of equal prefixes (text values alike on their first bytes), with
+-- values below zero, NULLs, max's descending encoding, rows kept by row
+-- (a primary key) and counted (none), and changes that cancel in the epoch
+CREATE TABLE bulk (id int PRIMARY KEY, g int, v int, t text);
+CREATE TABLE bulk_np (g int, v int, t text);
+SELECT hummock_stream.create_materialized_view('bulk_minmax',
+  $$SELECT g, min(v) AS vlo, max(v) AS vhi, min(t COLLATE "C") AS tlo,
+           max(t COLLATE "C") AS thi, count(DISTINCT t) AS dt FROM bulk GROUP BY g$$);
+SELECT hummock_stream.create_materialized_view('bulk_np_minmax',
+  $$SELECT g, min(v) AS vlo, max(t COLLATE "C") AS thi, count(DISTINCT v) AS dv
+      FROM bulk_np GROUP BY g$$);
+INSERT INTO bulk SELECT i, i % 7, nullif((hashint4(i) % 5000), 17),
+  'a long common prefix of text ' || (hashint4(i * 3) % 300)
+  FROM generate_series(1, 20000) i;
+INSERT INTO bulk_np SELECT i % 5, (hashint4(i) % 1000), 'same prefix, then ' || i % 40
+  FROM generate_series(1, 20000) i;
+SELECT hummock_stream.wait();
+BEGIN;
+UPDATE bulk SET g = (g + 1) % 7, v = -v WHERE id % 3 = 0;
+DELETE FROM bulk WHERE id % 11 = 0;
+INSERT INTO bulk SELECT i, i % 7, -i, 'a long common prefix of text ' || i FROM generate_series(20001, 21000) i;
+DELETE FROM bulk WHERE id BETWEEN 20001 AND 20500;
+DELETE FROM bulk_np WHERE v % 4 = 0;
+UPDATE bulk_np SET v = v + 1 WHERE g = 2;
+COMMIT;
+SELECT hummock_stream.wait();
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT hummock_stream.drop_materialized_view(v)
+  FROM unnest(ARRAY['bulk_minmax', 'bulk_np_minmax']) v;
+DROP TABLE bulk, bulk_np;
+
 SET client_min_messages = warning;	-- the capture log's name has an OID
 DROP EXTENSION hummock_stream CASCADE;
 RESET client_min_messages;

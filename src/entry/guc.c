@@ -170,6 +170,15 @@ HsGucDefine(void)
 							GUC_UNIT_KB,
 							NULL, NULL, NULL);
 
+	DefineCustomIntVariable("hummock_stream.sst_reader_cache_size",
+							"Memory for the index and filter blocks of open SSTs, per process.",
+							"Compute workers and sessions keep the SSTs they read open; the least recently used unused ones are closed beyond this.",
+							&hs_sst_reader_cache_size_kb,
+							64 * 1024, 1024, INT_MAX / 1024,
+							PGC_POSTMASTER,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
 	DefineCustomIntVariable("hummock_stream.shared_block_cache_size",
 							"Shared memory for decompressed SST blocks, for all processes.",
 							"Blocks one process read are copied from here by the next; 0 turns the cache off.",

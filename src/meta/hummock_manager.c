@@ -90,8 +90,9 @@ static HsSstCache *sst_cache = NULL;
 static HsBlockCache *block_cache = NULL;	/* per process, outlives caches */
 
 int			hs_block_cache_size_kb = 64 * 1024;
+int			hs_sst_reader_cache_size_kb = 64 * 1024;
 
-/* Open SST readers kept per process. */
+/* Open SST readers kept per process (and hs_sst_reader_cache_size_kb). */
 #define HS_SST_CACHE_CAPACITY 512
 
 HsEnv *
@@ -868,6 +869,8 @@ HsHummockSstCache(void)
 			block_cache = HsBlockCacheCreate(env, (size_t) hs_block_cache_size_kb * 1024);
 		sst_cache = HsSstCacheCreate(env, HsHummockObjectStore(),
 									 HS_SST_CACHE_CAPACITY, block_cache);
+		HsSstCacheSetByteCapacity(sst_cache,
+								  (size_t) hs_sst_reader_cache_size_kb * 1024);
 		/* the object store above set cached_ext_oid */
 		HsSstCacheSetSecondary(sst_cache,
 							   HsSharedBlockCacheFor(MyDatabaseId, cached_ext_oid));

@@ -6,7 +6,9 @@
  * Entries live in a chained hash table keyed by object id and, while
  * idle (refs == 1, only the cache's own reference), in an LRU list.
  * An evicted entry leaves the table; whoever holds the last reference
- * closes the reader.
+ * closes the reader.  Each open reader is charged its memory when it is
+ * opened and again whenever it goes back to idle (a reader loads its
+ * filter on its first point read, so it grows while in use).
  *
  * src/storage/sst_cache.c
  *
@@ -24,6 +26,7 @@ struct HsSstCacheHandle
 	uint64_t	object_id;
 	HsSstReader  *reader;
 	int			refs;			/* the cache's own + one per user */
+	size_t		charge;			/* HsSstReaderMemory when last charged */
 	bool		in_table;
 	HsSstCacheHandle *hash_next;
 	HsSstCacheHandle *lru_prev;	/* idle list, most recent at head */
@@ -39,6 +42,8 @@ struct HsSstCache
 	const HsSecondaryCache *secondary;	/* or NULL */
 	const HsSstIterHooks *iter_hooks;	/* or NULL */
 	int			capacity;
+	size_t		byte_capacity;	/* 0: none */
+	size_t		bytes;			/* charges of the open readers */
 	int			n_buckets;		/* power of two */
 	HsSstCacheHandle **buckets;
 	int			n_open;			/* entries whose reader is open */
@@ -92,6 +97,15 @@ table_remove(HsSstCache *c, HsSstCacheHandle *h)
 	h->in_table = false;
 }
 
+/* Charges h its reader's memory now. */
+static void
+recharge(HsSstCache *c, HsSstCacheHandle *h)
+{
+	c->bytes -= h->charge;
+	h->charge = HsSstReaderMemory(h->reader);
+	c->bytes += h->charge;
+}
+
 /* Drops a reference to h: back to idle at one, closed and freed at zero. */
 static void
 unref(HsSstCache *c, HsSstCacheHandle *h)
@@ -100,9 +114,13 @@ unref(HsSstCache *c, HsSstCacheHandle *h)
 	{
 		/* back to idle: only the cache's reference is left */
 		if (h->refs == 1 && h->in_table)
+		{
+			recharge(c, h);
 			lru_push(c, h);
+		}
 		return;
 	}
+	c->bytes -= h->charge;
 	HsSstReaderClose(h->reader);
 	c->n_open--;
 	HsFree(c->env, h);
@@ -117,11 +135,16 @@ evict(HsSstCache *c, HsSstCacheHandle *h)
 	unref(c, h);
 }
 
-/* Evicts idle readers, least recently used first, down to the capacity. */
+/*
+ * Evicts idle readers, least recently used first, down to the capacity
+ * and, if set, the byte capacity.
+ */
 static void
 trim(HsSstCache *c)
 {
-	while (c->n_idle > c->capacity)
+	while (c->n_idle > c->capacity ||
+		   (c->n_idle > 0 && c->byte_capacity > 0 &&
+			c->bytes > c->byte_capacity))
 		evict(c, c->lru.lru_prev);
 }
 
@@ -144,6 +167,19 @@ HsSstCacheCreate(HsEnv *env, HsObjectStore *store, int capacity,
 	c->buckets = HsAllocZero(env, sizeof(HsSstCacheHandle *) * nb);
 	c->lru.lru_next = c->lru.lru_prev = &c->lru;
 	return c;
+}
+
+void
+HsSstCacheSetByteCapacity(HsSstCache *c, size_t bytes)
+{
+	c->byte_capacity = bytes;
+	trim(c);
+}
+
+size_t
+HsSstCacheOpenBytes(const HsSstCache *c)
+{
+	return c->bytes;
 }
 
 void
@@ -227,6 +263,7 @@ HsSstCacheGet(HsSstCache *c, uint64_t object_id, HsSstCacheHandle **handle,
 	h->hash_next = c->buckets[bucket_of(c, object_id)];
 	c->buckets[bucket_of(c, object_id)] = h;
 	c->n_open++;
+	recharge(c, h);
 	trim(c);
 	*handle = h;
 	return true;

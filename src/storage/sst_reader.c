@@ -27,6 +27,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "hummock_stream/storage/block.h"
 #include "hummock_stream/storage/bloom.h"
@@ -481,6 +482,15 @@ HsSstReaderClose(HsSstReader *r)
  *		accessors
  * ----------------------------------------------------------------
  */
+
+size_t
+HsSstReaderMemory(const HsSstReader *r)
+{
+	return sizeof(HsSstReader) + strlen(r->path) + 1 +
+		r->index_mem.cap + r->filter_mem.cap + r->props_mem.cap +
+		(size_t) r->num_blocks * sizeof(HsSstIndexEntry) +
+		r->get_stored.cap + r->get_raw.cap + r->get_target.cap;
+}
 
 const HsSstProperties *
 HsSstReaderProperties(const HsSstReader *r)

@@ -211,8 +211,95 @@ test_concat_missing_object(void **state)
 	test_data_free(&d);
 }
 
+/*
+ * The SST cache's byte capacity: idle readers beyond it are closed, least
+ * recently used first; a reader in use stays open whatever the bound.
+ */
+static void
+test_sst_cache_byte_capacity(void **state)
+{
+	HsEnv	   *env = HsEnvPosix();
+	char		dir[512];
+	HsObjectStore *store;
+	HsSstCache *cache;
+	HsStatus	st;
+	TestDataSpec spec = {.num_keys = 3000,.max_versions = 1,.num_tables = 1,
+	.max_user_key = 12,.max_payload = 40,.delete_pct = 0};
+	TestData	d = test_data_make(&spec, 20261207);
+	HsSstInfo **ssts;
+	int			n;
+	HsSstCacheHandle *h;
+	HsSstCacheHandle *held;
+	size_t		all;
+	size_t		one;
+
+	unit_path(dir, sizeof(dir), "sst-cache-bytes");
+	assert_status_ok(HsObjectStoreOpen(env, dir, &store, &st), &st);
+	cache = HsSstCacheCreate(env, store, 100, NULL);
+	write_run(env, store, &d, 4096, &ssts, &n);
+	assert_true(n > 10);
+
+	/* bounded by the count alone, every reader stays open */
+	for (int i = 0; i < n; i++)
+	{
+		assert_true(HsSstCacheGet(cache, ssts[i]->object_id, &h, &st));
+		HsSstCacheRelease(cache, h);
+	}
+	assert_int_equal(HsSstCacheOpenCount(cache), n);
+	all = HsSstCacheOpenBytes(cache);
+	assert_true(all > 0);
+	one = all / (size_t) n;
+
+	/* room for about three: the oldest are closed at once */
+	HsSstCacheSetByteCapacity(cache, one * 3);
+	assert_true(HsSstCacheOpenCount(cache) >= 1 && HsSstCacheOpenCount(cache) <= 4);
+	assert_true(HsSstCacheOpenBytes(cache) <= one * 3);
+	/* the most recently used one is kept (no reopen: still in the table) */
+	assert_true(HsSstCacheGet(cache, ssts[n - 1]->object_id, &held, &st));
+	assert_true(HsSstCacheOpenCount(cache) <= 4);
+
+	/* a reader in use outlives a bound it exceeds; idle, it goes */
+	HsSstCacheSetByteCapacity(cache, 1);
+	assert_int_equal(HsSstCacheOpenCount(cache), 1);
+	assert_true(HsSstCacheOpenBytes(cache) > 1);
+	HsSstCacheRelease(cache, held);
+	assert_int_equal(HsSstCacheOpenCount(cache), 0);
+	assert_int_equal(HsSstCacheOpenBytes(cache), 0);
+
+	/* reads still work through the bound: open, read, close */
+	{
+		bool		found;
+		HsEpoch		epoch;
+		HsBuf		value;
+		size_t		i = d.n / 2;
+		HsSlice		full = test_key(&d.e[i]);
+
+		HsBufInit(&value, env);
+		for (int s = 0; s < n; s++)
+		{
+			if (HsFullKeyCompare(full, HsSstInfoLargest(ssts[s])) <= 0)
+			{
+				assert_true(HsSstCacheGetVersion(cache, ssts[s]->object_id,
+												 HsFullKeyTableKey(full),
+												 HS_EPOCH_MAX, &found, &epoch,
+												 &value, &st));
+				assert_true(found);
+				break;
+			}
+		}
+		HsBufFree(&value);
+	}
+	assert_int_equal(HsSstCacheOpenCount(cache), 0);
+
+	HsSstInfoArrayFree(env, ssts, n);
+	HsSstCacheDestroy(cache);
+	HsObjectStoreClose(store);
+	test_data_free(&d);
+}
+
 static const struct CMUnitTest concat_iter_tests[] = {
 	cmocka_unit_test(test_concat_run),
+	cmocka_unit_test(test_sst_cache_byte_capacity),
 	cmocka_unit_test(test_concat_missing_object),
 };
 

@@ -83,6 +83,12 @@ extern void HsHummockRemoveOldIncarnations(void);
 /* hummock_stream.block_cache_size: decompressed blocks kept per process */
 extern int	hs_block_cache_size_kb;
 
+/*
+ * hummock_stream.sst_reader_cache_size: memory of the SST readers (index,
+ * filter) kept open per process
+ */
+extern int	hs_sst_reader_cache_size_kb;
+
 /* This process's cache of open SST readers (with its block cache). */
 extern HsSstCache *HsHummockSstCache(void);
 

@@ -11,9 +11,13 @@
  *	- Entries are reference counted.  A reader handed out (directly or
  *	  inside an iterator) stays open until released, even if it has been
  *	  evicted meanwhile; eviction only drops the cache's own reference.
- *	- At most `capacity` readers are kept open while unused (LRU); readers
- *	  in use do not count against the bound, so a wide scan may briefly
- *	  hold more.
+ *	- At most `capacity` readers are kept open while unused (LRU), and,
+ *	  with a byte capacity set, idle readers are closed (LRU first) while
+ *	  the open ones hold more memory than it (HsSstReaderMemory: a big
+ *	  SST's filter and index take megabytes, and every compaction makes
+ *	  new SSTs, so a count alone let a process keep hundreds of dead
+ *	  readers' filters).  Readers in use are never closed, so a wide scan
+ *	  may briefly hold more.
  *	- An object the version references but that cannot be opened is
  *	  reported as HS_CORRUPTION naming the object and its path (a missing
  *	  file is corruption of the version/store pair, not a user error);
@@ -39,6 +43,15 @@ typedef struct HsSstCacheHandle HsSstCacheHandle;
  */
 extern HsSstCache *HsSstCacheCreate(HsEnv *env, HsObjectStore *store,
 									int capacity, HsBlockCache *block_cache);
+
+/*
+ * Bound the memory of open readers to bytes (0: only the count bounds
+ * them, the default); idle readers beyond it are closed at once.
+ */
+extern void HsSstCacheSetByteCapacity(HsSstCache *cache, size_t bytes);
+
+/* Memory the open readers hold (HsSstReaderMemory), as last charged. */
+extern size_t HsSstCacheOpenBytes(const HsSstCache *cache);
 
 /* Close every idle reader and free the cache (all handles released). */
 extern void HsSstCacheDestroy(HsSstCache *cache);

@@ -145,6 +145,12 @@ extern HsIterator *HsSstReaderNewIterator(HsSstReader *r);
 extern const HsSstProperties *HsSstReaderProperties(const HsSstReader *r);
 
 extern uint64_t HsSstReaderFileSize(const HsSstReader *r);
+
+/*
+ * Bytes of memory the open reader holds: its index, filter (once loaded),
+ * properties and scratch buffers; it grows when the filter is loaded.
+ */
+extern size_t HsSstReaderMemory(const HsSstReader *r);
 extern const HsSstFooter *HsSstReaderFooter(const HsSstReader *r);
 
 /* Data blocks, in key order: handle and last full key of block i. */

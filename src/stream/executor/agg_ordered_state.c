@@ -24,7 +24,7 @@
  * insert below a min/max extreme becomes the extreme at once.  At the
  * flush, or within the epoch once the pending changes hold
  * maintenance_work_mem, they are applied (AggPendingApply): sorted by key
- * (16-byte integer prefixes, then the rest) and summed per key,
+ * (a radix sort on 16-byte prefixes, then the rest) and summed per key,
  * their current counts read in one forward pass over the table
  * (HsStateTableMultiGet: dense keys cost a step each, not a point get
  * through every SST's bloom filter), and every changed value written
@@ -289,6 +289,86 @@ pending_cmp(const PendingSortItem *a, const PendingSortItem *b, AggPendingCounts
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
+/* Fewer changes than this are sorted by comparisons alone. */
+#define RADIX_MIN_ITEMS 256
+
+/*
+ * Sort items[0..n) into key order (pending_cmp): an LSD radix sort on the
+ * 16-byte prefix, a pass per byte some items differ in (stable: changes of
+ * one prefix stay in push order), then each run of one prefix by
+ * comparisons (the rest of the keys, their lengths, push order).  The
+ * comparison sort alone took 6% of a min view's worker in an epoch of 1%
+ * churn (20,000 changes).
+ */
+static void
+sort_items(PendingSortItem *items, uint32 n, AggPendingCounts *p)
+{
+	PendingSortItem *src = items;
+	PendingSortItem *dst;
+	PendingSortItem *tmp;
+	uint64		any1 = 0,
+				all1 = ~(uint64) 0,
+				any2 = 0,
+				all2 = ~(uint64) 0;
+	uint32		i,
+				j;
+
+	if (n < RADIX_MIN_ITEMS)
+	{
+		sort_pending(items, n, p);
+		return;
+	}
+	tmp = palloc_extended(sizeof(PendingSortItem) * n, MCXT_ALLOC_HUGE);
+	dst = tmp;
+	for (i = 0; i < n; i++)
+	{
+		any1 |= items[i].p1;
+		all1 &= items[i].p1;
+		any2 |= items[i].p2;
+		all2 &= items[i].p2;
+	}
+	/* least significant first: p2's bytes, then p1's */
+	for (int b = 0; b < 16; b++)
+	{
+		bool		high = b >= 8;
+		int			shift = 8 * (b % 8);
+		uint64		differ = high ? any1 ^ all1 : any2 ^ all2;
+		uint32		count[256];
+		uint32		at = 0;
+		PendingSortItem *swap;
+
+		if (((differ >> shift) & 0xff) == 0)
+			continue;
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[((high ? src[i].p1 : src[i].p2) >> shift) & 0xff]++;
+		for (int d = 0; d < 256; d++)
+		{
+			uint32		k = count[d];
+
+			count[d] = at;
+			at += k;
+		}
+		for (i = 0; i < n; i++)
+			dst[count[((high ? src[i].p1 : src[i].p2) >> shift) & 0xff]++] = src[i];
+		swap = src;
+		src = dst;
+		dst = swap;
+	}
+	if (src != items)
+		memcpy(items, src, sizeof(PendingSortItem) * n);
+	pfree(tmp);
+
+	for (i = 0; i < n; i = j)
+	{
+		for (j = i + 1; j < n && items[j].p1 == items[i].p1 &&
+			 items[j].p2 == items[i].p2; j++)
+			;
+		if (j - i > 1)
+			sort_pending(items + i, j - i, p);
+	}
+}
+
 /* The counted keys a multi-get asks for: pks[map[i]] is the i-th. */
 typedef struct CountedKeys
 {
@@ -369,7 +449,7 @@ AggPendingApply(AggPendingCounts *p, AggDistinctChanged changed, void *arg,
 		items[i].p2 = key_prefix(k, len, 8);
 		items[i].idx = i;
 	}
-	sort_pending(items, p->n, p);
+	sort_items(items, p->n, p);
 
 	/* the distinct keys, each with its changes summed */
 	pks = palloc_extended(sizeof(PendingKey) * p->n, MCXT_ALLOC_HUGE);
