@@ -174,7 +174,7 @@ HsGucDefine(void)
 							"Memory for the index and filter blocks of open SSTs, per process.",
 							"Compute workers and sessions keep the SSTs they read open; the least recently used unused ones are closed beyond this.",
 							&hs_sst_reader_cache_size_kb,
-							64 * 1024, 1024, INT_MAX / 1024,
+							256 * 1024, 1024, INT_MAX / 1024,
 							PGC_POSTMASTER,
 							GUC_UNIT_KB,
 							NULL, NULL, NULL);

@@ -90,7 +90,7 @@ static HsSstCache *sst_cache = NULL;
 static HsBlockCache *block_cache = NULL;	/* per process, outlives caches */
 
 int			hs_block_cache_size_kb = 64 * 1024;
-int			hs_sst_reader_cache_size_kb = 64 * 1024;
+int			hs_sst_reader_cache_size_kb = 256 * 1024;
 
 /* Open SST readers kept per process (and hs_sst_reader_cache_size_kb). */
 #define HS_SST_CACHE_CAPACITY 512
