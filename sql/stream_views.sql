@@ -722,6 +722,31 @@ SELECT count(*) FROM pg_class WHERE relname = 'ddl_v';
 SELECT count(*) FROM hummock_stream.jobs WHERE name::text = 'ddl_v';
 DROP TABLE ddl_t;
 
+-- Rows whose image the capture log keeps out of line (TOAST), compressed
+-- (a long repetitive text) or not (storage EXTERNAL): their images are
+-- read back from the log's TOAST table.  Such a row crashed the compute
+-- worker, over and over after each restart.
+CREATE TABLE big_t (id int PRIMARY KEY, k int, doc text, raw text);
+ALTER TABLE big_t ALTER COLUMN raw SET STORAGE EXTERNAL;
+SELECT hummock_stream.create_materialized_view('big_counts',
+  'SELECT k, count(*) AS n FROM big_t GROUP BY k');
+SELECT hummock_stream.create_materialized_view('big_docs',
+  'SELECT id, length(doc) AS len, md5(doc) AS doc_md5, length(raw) AS raw_len FROM big_t');
+INSERT INTO big_t SELECT 1, 1, string_agg(md5((i % 40)::text), ''), NULL FROM generate_series(1, 2000) i;
+INSERT INTO big_t SELECT 2, 1, NULL, string_agg(md5(i::text), '') FROM generate_series(1, 200) i;
+INSERT INTO big_t SELECT 3, 2, 'short', 'short';
+SELECT hummock_stream.wait();
+UPDATE big_t SET k = 2 WHERE id = 1;
+UPDATE big_t SET doc = repeat('x', 100000) WHERE id = 2;
+DELETE FROM big_t WHERE id = 3;
+SELECT hummock_stream.wait();
+SELECT * FROM big_counts ORDER BY k;
+SELECT id, len, raw_len FROM big_docs ORDER BY id;
+SELECT view_diff('big_counts'), view_diff('big_docs');
+SELECT hummock_stream.drop_materialized_view('big_counts');
+SELECT hummock_stream.drop_materialized_view('big_docs');
+DROP TABLE big_t;
+
 DROP FUNCTION view_diff(regclass);
 DROP FUNCTION create_error(text);
 DROP FUNCTION error_of(text);

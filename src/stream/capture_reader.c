@@ -472,21 +472,23 @@ row_image(Datum d, char **buf, Size *buf_size, bool *detoasted)
 	Size		len;
 	const char *data;
 
-	*detoasted = false;
+	/*
+	 * A toast pointer has a 1-byte header too: tell it from a short inline
+	 * value before VARATT_IS_SHORT, which is true of both (a row image
+	 * stored out of line read as a short value crashed the worker).
+	 */
+	*detoasted = VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v);
+	if (*detoasted)
+		return (HeapTupleHeader) PG_DETOAST_DATUM(d);
 	if (VARATT_IS_SHORT(v))
 	{
 		len = VARSIZE_SHORT(v) - VARHDRSZ_SHORT;
 		data = VARDATA_SHORT(v);
 	}
-	else if (!VARATT_IS_EXTENDED(v))
+	else
 	{
 		len = VARSIZE(v) - VARHDRSZ;
 		data = VARDATA(v);
-	}
-	else
-	{
-		*detoasted = true;
-		return (HeapTupleHeader) PG_DETOAST_DATUM(d);
 	}
 	if (len + VARHDRSZ > *buf_size)
 	{
