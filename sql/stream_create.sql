@@ -38,6 +38,30 @@ SELECT hummock_stream.create_materialized_view('cr_gone', 'SELECT id FROM cr');
 ROLLBACK;
 SELECT to_regclass('cr_gone');
 SELECT count(*) FROM hummock_stream.jobs WHERE name::text = 'cr_gone';
+-- ... or, in a savepoint, not if rolled back to: views created and dropped
+-- within subtransactions that abort are taken back, with the versions they
+-- committed, and what the transaction does next commits on the version
+-- before them
+BEGIN;
+SAVEPOINT s1;
+SELECT hummock_stream.create_materialized_view('cr_sp1', 'SELECT id FROM cr WHERE v > 995');
+ROLLBACK TO s1;
+SELECT hummock_stream.create_materialized_view('cr_sp2', 'SELECT id FROM cr WHERE v > 995');
+SAVEPOINT s2;
+SELECT hummock_stream.create_materialized_view('cr_sp3', 'SELECT id FROM cr WHERE v > 995');
+SAVEPOINT s3;
+SELECT hummock_stream.drop_materialized_view('cr_sp2');
+RELEASE s3;
+ROLLBACK TO s2;
+SELECT hummock_stream.create_materialized_view('cr_sp4', 'SELECT id FROM cr WHERE v > 995');
+COMMIT;
+SELECT name FROM hummock_stream.jobs WHERE name::text LIKE 'cr_sp%' ORDER BY 1;
+UPDATE cr SET v = 999 WHERE id = 1;
+SELECT hummock_stream.wait();
+SELECT (SELECT count(*) FROM cr_sp2) = (SELECT count(*) FROM cr WHERE v > 995) AS sp2_ok,
+       (SELECT count(*) FROM cr_sp4) = (SELECT count(*) FROM cr WHERE v > 995) AS sp4_ok;
+SELECT hummock_stream.drop_materialized_view('cr_sp2');
+SELECT hummock_stream.drop_materialized_view('cr_sp4');
 
 -- errors: wait => false in a transaction block, NULL wait, an existing name
 BEGIN;

@@ -357,9 +357,68 @@ int			hs_sst_bloom_bits_per_key = 10;
  * ---------------------------------------------------------------------
  */
 
+/*
+ * The versions this transaction committed, with the subtransaction of
+ * each: a ROLLBACK TO SAVEPOINT takes back those of the subtransactions
+ * it aborts (their deltas leave the catalog with them), so the cache must
+ * not keep them, and the transaction's last version is the one before.
+ */
+typedef struct SubxactVersion
+{
+	SubTransactionId subid;
+	uint64		version_id;
+} SubxactVersion;
+
+static SubxactVersion *xact_versions;
+static int	n_xact_versions;
+static int	xact_versions_cap;
+
+static void
+remember_xact_version(uint64 version_id)
+{
+	if (n_xact_versions == xact_versions_cap)
+	{
+		xact_versions_cap = Max(8, xact_versions_cap * 2);
+		xact_versions = xact_versions ?
+			repalloc(xact_versions, sizeof(SubxactVersion) * xact_versions_cap) :
+			MemoryContextAlloc(TopMemoryContext, sizeof(SubxactVersion) * xact_versions_cap);
+	}
+	xact_versions[n_xact_versions].subid = GetCurrentSubTransactionId();
+	xact_versions[n_xact_versions].version_id = version_id;
+	n_xact_versions++;
+}
+
+/*
+ * A subtransaction aborts: the versions it (or a subtransaction within it,
+ * whose ids are greater) committed never happened.  Those of
+ * subtransactions that committed into it are taken back with it, since
+ * every such subtransaction began after it.
+ */
+static void
+hummock_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+						 SubTransactionId parentSubid, void *arg)
+{
+	int			keep = n_xact_versions;
+
+	if (event != SUBXACT_EVENT_ABORT_SUB)
+		return;
+	while (keep > 0 && xact_versions[keep - 1].subid >= mySubid)
+		keep--;
+	if (keep == n_xact_versions)
+		return;
+	n_xact_versions = keep;
+	xact_last_version_id = keep > 0 ? xact_versions[keep - 1].version_id : 0;
+	if (cached_version)
+		HsVersionUnref(cached_version);
+	cached_version = NULL;
+}
+
 static void
 hummock_xact_callback(XactEvent event, void *arg)
 {
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
+		event == XACT_EVENT_PREPARE)
+		n_xact_versions = 0;
 	if (xact_last_version_id == 0)
 		return;
 	if (event == XACT_EVENT_COMMIT)
@@ -485,6 +544,7 @@ HsHummockCommitDelta(HsVersionDelta *delta)
 	if (!xact_callback_registered)
 	{
 		RegisterXactCallback(hummock_xact_callback, NULL);
+		RegisterSubXactCallback(hummock_subxact_callback, NULL);
 		xact_callback_registered = true;
 	}
 	check_incarnation();
@@ -588,6 +648,7 @@ HsHummockCommitDelta(HsVersionDelta *delta)
 	HsVersionUnref(cached_version);
 	cached_version = next;
 	xact_last_version_id = next->id;
+	remember_xact_version(next->id);
 	return delta->id;
 }
 
