@@ -92,6 +92,23 @@ SELECT hummock_stream.create_materialized_view('bad', 'SELECT id, current_schema
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT id, to_regclass(id::text) AS r FROM ev');
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT id, age(at::timestamp) AS a FROM ev');
 SELECT hummock_stream.create_materialized_view('bad', 'SELECT id, ''ev''::regclass::text AS r FROM ev');
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT id, session_user AS u FROM ev');
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT id, pg_catalog."session_user"() AS u FROM ev');
+SELECT hummock_stream.create_materialized_view('bad', 'SELECT id, current_schema AS s FROM ev');
+-- current_user is the view's owner, at creation and in every epoch
+CREATE ROLE settings_owner;
+GRANT SELECT ON ev TO settings_owner;
+GRANT CREATE ON SCHEMA public TO settings_owner;
+SET ROLE settings_owner;
+SELECT hummock_stream.create_materialized_view('ev_owner', 'SELECT id, current_user AS c, current_role AS r FROM ev');
+RESET ROLE;
+INSERT INTO ev (id) SELECT max(id) + 1000 FROM ev;
+SELECT hummock_stream.wait();
+SELECT count(*), count(*) FILTER (WHERE c = 'settings_owner' AND r = 'settings_owner') FROM ev_owner;
+SELECT hummock_stream.drop_materialized_view('ev_owner');
+REVOKE ALL ON ev FROM settings_owner;
+REVOKE CREATE ON SCHEMA public FROM settings_owner;
+DROP ROLE settings_owner;
 
 -- refused: functions of the current time, a user's STABLE function, volatile ones
 CREATE FUNCTION my_stable(int) RETURNS int LANGUAGE sql STABLE AS 'SELECT $1 + 1';

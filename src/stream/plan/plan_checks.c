@@ -118,6 +118,7 @@ session_state_function(Oid funcid)
 		case F_INET_SERVER_PORT:
 		case F_PG_MY_TEMP_SCHEMA:
 		case F_PG_TRIGGER_DEPTH:
+		case F_SESSION_USER:
 			return "Its result depends on the session or transaction that calls it: a view is evaluated by workers.";
 		case F_CURRENT_SCHEMA:
 		case F_CURRENT_SCHEMAS:
@@ -300,6 +301,18 @@ function_check_walker(Node *node, void *context)
 	(void) check_functions_in_node(node, function_refused, context);
 	if (is_time_value_function(node) && (context == NULL || !*(bool *) context))
 		refuse_time_function();
+	if (IsA(node, SQLValueFunction) &&
+		(((SQLValueFunction *) node)->op == SVFOP_SESSION_USER ||
+		 ((SQLValueFunction *) node)->op == SVFOP_CURRENT_SCHEMA))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s is not supported in a streaming materialized view",
+						((SQLValueFunction *) node)->op == SVFOP_SESSION_USER ?
+						"session_user" : "current_schema"),
+				 errdetail("%s",
+						   ((SQLValueFunction *) node)->op == SVFOP_SESSION_USER ?
+						   "Its result depends on the session that calls it: a view is evaluated by workers (current_user is the view's owner everywhere)." :
+						   "Its result depends on the search_path, which workers pin (names in the view's definition were resolved when it was created).")));
 	if (IsA(node, NextValueExpr))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
