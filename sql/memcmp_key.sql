@@ -380,6 +380,9 @@ SELECT t AS type, hummock_stream.memcmp_support(t)
       'pg_temp.tagged', 'pg_temp.mood[]', 'int4range', 'jsonb', 'point', 'int2vector', 'oidvector',
       'record', 'anyelement', 'aclitem', 'aclitem[]', 'numrange', 'daterange', 'tsvector',
       'jsonb[]', 'nummultirange', 'int4multirange']::regtype[]) t;
+-- a type that does not exist (a regtype made from a number)
+SELECT hummock_stream.memcmp_support(0);
+SELECT hummock_stream.memcmp_support(12345678);
 -- jsonb: equal values (numbers as numeric) encode equal, others not
 SELECT hummock_stream.memcmp_key('{"x": 1.0, "y": [1, "a", null, true]}'::jsonb) =
        hummock_stream.memcmp_key('{"y": [1.00, "a", null, true], "x": 1}'::jsonb) AS equal_values,

@@ -19,6 +19,7 @@
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
+#include "utils/syscache.h"
 
 #include "hummock_stream/row/memcmp_key.h"
 
@@ -67,6 +68,10 @@ hummock_stream_memcmp_support(PG_FUNCTION_ARGS)
 	Oid			typid = PG_GETARG_OID(0);
 	const char *name = "none";
 
+	if (!SearchSysCacheExists1(TYPEOID, ObjectIdGetDatum(typid)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("type with OID %u does not exist", typid)));
 	switch (HsMemcmpTypeSupport(typid))
 	{
 		case HS_MEMCMP_NONE:
