@@ -63,6 +63,15 @@ SELECT (SELECT count(*) FROM cr_sp2) = (SELECT count(*) FROM cr WHERE v > 995) A
 SELECT hummock_stream.drop_materialized_view('cr_sp2');
 SELECT hummock_stream.drop_materialized_view('cr_sp4');
 
+-- a view given by a number that names no relation
+SELECT hummock_stream.drop_materialized_view(0);
+SELECT hummock_stream.drop_materialized_view(12345678);
+SELECT hummock_stream.set_change_log(12345678, true);
+SELECT hummock_stream.wait(0);
+SELECT hummock_stream.wait(12345678);
+CALL hummock_stream.rebuild(12345678);
+CALL hummock_stream.rebuild(NULL);
+
 -- errors: wait => false in a transaction block, NULL wait, an existing name
 BEGIN;
 SELECT hummock_stream.create_materialized_view('cr_bg', 'SELECT id FROM cr', wait => false);

@@ -418,6 +418,11 @@ hummock_stream_wait(PG_FUNCTION_ARGS)
 	List	   *views = NIL;
 	HsDbState  *db;
 
+	/* NULL waits for every view; a number that names no relation is an error */
+	if (!PG_ARGISNULL(0) && !SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
 	if (OidIsValid(relid))
 	{
 		AclResult	acl = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);

@@ -92,15 +92,30 @@ PG_FUNCTION_INFO_V1(hummock_stream_set_change_log);
 /* CREATE TABLE name (columns of plan's view) USING hummock; its OID. */
 /* Spill the job's sealed data if the shared buffer is over its limit. */
 
+/* The name of relation view; 42P01 if there is none (a regclass made from a number). */
+static char *
+relation_name_or_error(Oid view)
+{
+	char	   *name = get_rel_name(view);
+
+	if (name == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", view)));
+	return name;
+}
+
 Datum
 hummock_stream_drop_materialized_view(PG_FUNCTION_ARGS)
 {
 	Oid			view = PG_GETARG_OID(0);
-	List	   *sources = HsCatalogJobSources(view);
+	List	   *sources;
 	ObjectAddress addr;
 	ListCell   *lc;
 	HsJobRow	row;
 
+	(void) relation_name_or_error(view);
+	sources = HsCatalogJobSources(view);
 	/* (a view that reads no table, a constant, has no sources) */
 	if (sources == NIL && !HsCatalogReadJob(view, &row))
 		ereport(ERROR,
@@ -192,6 +207,10 @@ hummock_stream_rebuild(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_ACTIVE_SQL_TRANSACTION),
 				 errmsg("hummock_stream.rebuild() cannot run inside a transaction block"),
 				 errhint("CALL it on its own.")));
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the view to rebuild cannot be null")));
 	HsRebuildView(PG_GETARG_OID(0), true);
 	PG_RETURN_VOID();
 }
@@ -209,12 +228,12 @@ HsRebuildView(Oid view, bool notice)
 	HsEpoch		epoch;
 	HsUserContext as_owner;
 	char	   *position;
-	char	   *name = get_rel_name(view);
+	char	   *name = relation_name_or_error(view);
 
 	if (!HsCatalogReadJob(view, &row))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a streaming materialized view", name ? name : "?")));
+				 errmsg("\"%s\" is not a streaming materialized view", name)));
 	if (!pg_class_ownercheck(view, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, name);
 	if (strcmp(row.state, "creating") == 0)
@@ -356,12 +375,11 @@ hummock_stream_set_change_log(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("the arguments of set_change_log cannot be null")));
 	view = PG_GETARG_OID(0);
-	name = get_rel_name(view);
+	name = relation_name_or_error(view);
 	if (!HsCatalogReadJob(view, &row))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a streaming materialized view",
-						name ? name : "?")));
+				 errmsg("\"%s\" is not a streaming materialized view", name)));
 	if (!pg_class_ownercheck(view, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, name);
 	/* one change of the view at a time (as ALTER, DROP) */
