@@ -63,6 +63,19 @@ SELECT (SELECT count(*) FROM cr_sp2) = (SELECT count(*) FROM cr WHERE v > 995) A
 SELECT hummock_stream.drop_materialized_view('cr_sp2');
 SELECT hummock_stream.drop_materialized_view('cr_sp4');
 
+-- a canceled creation (here by statement_timeout, during a backfill that
+-- takes seconds) is cleaned up before the caller has the error: the name
+-- can be used again at once
+CREATE FUNCTION cr_slow(int) RETURNS int IMMUTABLE LANGUAGE plpgsql
+  AS $$BEGIN PERFORM pg_sleep(0.1); RETURN $1; END$$;
+SET statement_timeout = '300ms';
+SELECT hummock_stream.create_materialized_view('cr_cancel', 'SELECT id, cr_slow(v) AS s FROM cr WHERE id <= 100');
+RESET statement_timeout;
+SELECT hummock_stream.create_materialized_view('cr_cancel', 'SELECT id FROM cr WHERE id <= 3');
+SELECT count(*) FROM cr_cancel;
+SELECT hummock_stream.drop_materialized_view('cr_cancel');
+DROP FUNCTION cr_slow(int);
+
 -- a view given by a number that names no relation
 SELECT hummock_stream.drop_materialized_view(0);
 SELECT hummock_stream.drop_materialized_view(12345678);

@@ -1104,12 +1104,34 @@ create_concurrently(RangeVar *rv, const char *definition, Query *q, Query *as_wr
 	PG_CATCH();
 	{
 		/*
-		 * A cancel (or an error) of the caller cancels the creation.  Not
-		 * waiting for it: its clean-up waits for our locks on the sources,
-		 * which go with our transaction.
+		 * A cancel (or an error) of the caller cancels the creation.  The
+		 * creator drops the view and its job first, and only then stops
+		 * capturing the sources, which waits for our locks on them (they go
+		 * with our transaction): we wait for the first part, so that the
+		 * name is free again when the caller has the error (a retry at once
+		 * would find the relation otherwise), not for the second.
 		 */
 		if (sh->state != CREATOR_DONE && sh->state != CREATOR_FAILED)
+		{
+			TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+															   CREATOR_EXIT_WAIT_MS);
+			pid_t		p;
+
 			TerminateBackgroundWorker(handle);
+			HOLD_INTERRUPTS();
+			for (;;)
+			{
+				pg_read_barrier();
+				if (sh->state == CREATOR_DONE || sh->state == CREATOR_FAILED ||
+					GetBackgroundWorkerPid(handle, &p) == BGWH_STOPPED ||
+					GetCurrentTimestamp() >= deadline)
+					break;
+				(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+								 CREATOR_POLL_MS, PG_WAIT_EXTENSION);
+				ResetLatch(MyLatch);
+			}
+			RESUME_INTERRUPTS();
+		}
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
