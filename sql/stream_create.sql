@@ -76,6 +76,10 @@ SELECT count(*) FROM cr_cancel;
 SELECT hummock_stream.drop_materialized_view('cr_cancel');
 DROP FUNCTION cr_slow(int);
 
+-- a temporary streaming view: refused (0A000), by either command
+SELECT hummock_stream.create_materialized_view('pg_temp.cr_tmp', 'SELECT id FROM cr WHERE id <= 3');
+CREATE MATERIALIZED VIEW pg_temp.cr_tmp USING hummock AS SELECT 1 AS a;
+
 -- a view given by a number that names no relation
 SELECT hummock_stream.drop_materialized_view(0);
 SELECT hummock_stream.drop_materialized_view(12345678);

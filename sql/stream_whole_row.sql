@@ -17,6 +17,11 @@ SELECT hummock_stream.create_materialized_view('wr_json',
   'SELECT o.id, to_jsonb(o) AS doc, row_to_json(o)::text AS js FROM ord o');
 SELECT hummock_stream.create_materialized_view('wr_value',
   'SELECT c, c.id FROM cust c');
+-- in WHERE, as a condition on the table's own rows
+SELECT hummock_stream.create_materialized_view('wr_where',
+  'SELECT o.id FROM ord o WHERE o IS NOT NULL');
+SELECT hummock_stream.create_materialized_view('wr_where_json',
+  'SELECT c.id, o.id AS oid FROM cust c JOIN ord o ON o.cust = c.id WHERE to_jsonb(o) ->> ''note'' IS NOT NULL AND c IS NOT NULL');
 -- the NULL row of an outer join is NULL, not a row of NULLs
 SELECT hummock_stream.create_materialized_view('wr_left',
   'SELECT c.id, to_jsonb(o) AS o, o IS NULL AS none FROM cust c LEFT JOIN ord o ON o.cust = c.id AND o.amount > 10');
@@ -110,7 +115,7 @@ SELECT hummock_stream.create_materialized_view('wr_cols', 'SELECT id, cust FROM 
 RESET ROLE;
 
 SELECT hummock_stream.drop_materialized_view(v)
-  FROM unnest(ARRAY['wr_json', 'wr_value', 'wr_left', 'wr_agg', 'wr_join', 'wr_cols', 'wr_sub',
+  FROM unnest(ARRAY['wr_where', 'wr_where_json', 'wr_json', 'wr_value', 'wr_left', 'wr_agg', 'wr_join', 'wr_cols', 'wr_sub',
                      'wr_sub_agg', 'wr_sub_left', 'wr_cte', 'wr_func', 'wr_scalar',
                      'wr_sub_left_agg', 'wr_named', 'wr_lateral', 'wr_lateral_left',
                      'wr_cte_left', 'wr_func_left', 'wr_setop_left', 'wr_domain_left']) v;

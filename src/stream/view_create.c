@@ -1371,6 +1371,16 @@ HsCreateStreamingView(RangeVar *rv, const char *definition, Query *query, Query 
 	Creation	c;
 	HsUserContext as_owner;
 
+	if (!OidIsValid(existing) &&
+		(rv->relpersistence == RELPERSISTENCE_TEMP ||
+		 (rv->schemaname != NULL && strcmp(rv->schemaname, "pg_temp") == 0) ||
+		 (rv->schemaname != NULL &&
+		  isAnyTempNamespace(get_namespace_oid(rv->schemaname, true)))))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("streaming materialized views cannot be temporary"),
+				 errdetail("Background workers maintain their rows, and a session's temporary objects are its own.")));
+
 	memset(&c, 0, sizeof(c));
 	c.progress_slot = -1;
 	c.definition = pstrdup(definition);

@@ -528,6 +528,24 @@ used_attnos(PlanCtx *ctx, Query *q, int rtindex, bool *whole_row)
 	return ac.attnos;
 }
 
+/* Whole-row Vars of one range table entry, to be replaced by its ROW(). */
+typedef struct WholeRowQuals
+{
+	int			varno;
+	RowExpr    *row;
+} WholeRowQuals;
+
+static Node *
+whole_row_quals_mutator(Node *node, WholeRowQuals *wq)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) && ((Var *) node)->varno == wq->varno &&
+		((Var *) node)->varattno == 0 && ((Var *) node)->varlevelsup == 0)
+		return copyObject((Node *) wq->row);
+	return expression_tree_mutator(node, whole_row_quals_mutator, wq);
+}
+
 /*
  * A source table (range table entry rtindex of q): a leaf the job feeds,
  * filtered by quals and narrowed to the columns q uses and the primary
@@ -595,10 +613,12 @@ plan_leaf(PlanCtx *ctx, Query *q, int rtindex, List *quals)
 			 * The row as a value of the table's row type (to_jsonb(t),
 			 * jsonb_agg(t)): a column made here, below any join, so that an
 			 * outer join's NULL row gives NULL, as Postgres's whole-row Var
-			 * does (dropped columns are NULL in it).
+			 * does (dropped columns are NULL in it).  The leaf's own quals
+			 * (WHERE t IS NOT NULL) read it as that expression.
 			 */
 			RowExpr    *r = makeNode(RowExpr);
 			Oid			rowtype = get_rel_type_id(relid);
+			WholeRowQuals wq;
 
 			for (int i = 0; i < rdesc->natts; i++)
 			{
@@ -614,6 +634,9 @@ plan_leaf(PlanCtx *ctx, Query *q, int rtindex, List *quals)
 			r->row_typeid = rowtype;
 			r->row_format = COERCE_IMPLICIT_CAST;
 			r->location = -1;
+			wq.varno = rtindex;
+			wq.row = r;
+			quals = (List *) whole_row_quals_mutator((Node *) quals, &wq);
 			tl = lappend(tl, makeTargetEntry(map_expr((Expr *) r, &whole),
 											 list_length(tl) + 1, NULL, false));
 			vars = lappend(vars, makeVar(rtindex, 0, rowtype, -1, InvalidOid, 0));
