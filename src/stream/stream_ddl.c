@@ -122,7 +122,7 @@ hummock_stream_drop_materialized_view(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not a streaming materialized view", get_rel_name(view))));
 	if (!pg_class_ownercheck(view, GetUserId()))
-		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(view));
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_MATVIEW, get_rel_name(view));
 
 	/* a creator dropping the view as it stops is waited for */
 	if (HsViewCreationCancel(view))
@@ -235,7 +235,7 @@ HsRebuildView(Oid view, bool notice)
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not a streaming materialized view", name)));
 	if (!pg_class_ownercheck(view, GetUserId()))
-		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, name);
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_MATVIEW, name);
 	if (strcmp(row.state, "creating") == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -381,7 +381,7 @@ hummock_stream_set_change_log(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not a streaming materialized view", name)));
 	if (!pg_class_ownercheck(view, GetUserId()))
-		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, name);
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_MATVIEW, name);
 	/* one change of the view at a time (as ALTER, DROP) */
 	LockRelationOid(view, ShareUpdateExclusiveLock);
 	HsCatalogSetChangeLog(view, PG_GETARG_BOOL(1));
