@@ -56,6 +56,8 @@ SELECT name, change_log FROM hummock_stream.jobs ORDER BY name::text;
 SELECT has_log('no_log'), has_log('cheap');
 SELECT op FROM hummock_stream.change_log(NULL::no_log, 0,
   (SELECT committed_epoch FROM hummock_stream.committed_epochs() WHERE relation = 'no_log'::regclass));
+-- NULL epochs are an error, not 0
+SELECT op FROM hummock_stream.change_log(NULL::no_log, NULL, NULL);
 
 -- asked for, it starts within two checkpoints and shows what follows
 SELECT hummock_stream.set_change_log('no_log', true);

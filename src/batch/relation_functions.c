@@ -88,6 +88,11 @@ hummock_stream_change_log(PG_FUNCTION_ARGS)
 	TupleTableSlot *rowslot;
 	HsJobRow	job;
 
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the epochs of change_log cannot be null"),
+				 errhint("hummock_stream.committed_epochs() shows the epochs a view's change log holds.")));
 	if (!OidIsValid(relid))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
