@@ -19,9 +19,21 @@
  *	REMOVE_TREE	path					a store or database directory
  *										(DROP EXTENSION, DROP DATABASE)
  *
- * Every record is replayed idempotently: a write rewrites the same bytes,
- * a rename whose source is gone was done already, a remove of a missing
- * file is nothing.  So crash recovery of the primary can replay them over
+ * Every record is replayed idempotently: a write rewrites the same bytes
+ * (into a file that exists: a write to a missing file is skipped, the file
+ * was renamed or removed after it), a rename whose source is gone was done
+ * already, a remove of a missing file is nothing.
+ *
+ * A file written across the start of a checkpoint is logged again whole
+ * before its rename.  Replay starts at the checkpoint's redo point, after
+ * the file's CREATE and first WRITEs: had the rename replayed the source
+ * left by the later WRITEs alone, it would have put a file whose first
+ * bytes are zeros over the complete one (a crash after a long spread
+ * checkpoint began during a large compaction did that).  So
+ * HsWalLogFileRename logs, for a file whose CREATE precedes the current
+ * redo point (GetRedoRecPtr, as full-page writes decide), a new CREATE and
+ * WRITEs of all its bytes first; replay from any redo point then either
+ * rebuilds the file whole or leaves the renamed one alone.  So crash recovery of the primary can replay them over
  * the files it has, and a base backup that copied a file while it was
  * written is repaired by the writes after its start.  The records of an
  * SST precede the commit of the version delta that refers to it (the
@@ -65,6 +77,7 @@
 #include "miscadmin.h"
 #include "storage/fd.h"
 #include "storage/standby.h"
+#include "utils/memutils.h"
 
 #include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/pg/wal_files.h"
@@ -106,7 +119,8 @@ logged_path(const char *path)
 		path[n] == '/' && !RecoveryInProgress();
 }
 
-static void
+/* Logs one record; the LSN of its end. */
+static XLogRecPtr
 log_record(uint8 info, const HsWalFileRecord *rec, const char *path,
 		   const char *path2, const char *data, size_t len)
 {
@@ -117,7 +131,7 @@ log_record(uint8 info, const HsWalFileRecord *rec, const char *path,
 		XLogRegisterData((char *) path2, rec->path2_len);
 	if (len > 0)
 		XLogRegisterData((char *) data, (int) len);
-	(void) XLogInsert(HS_RMGR_ID, info);
+	return XLogInsert(HS_RMGR_ID, info);
 }
 
 static void
@@ -129,6 +143,54 @@ init_record(HsWalFileRecord *rec, const char *path)
 	rec->path_len = (uint16) strlen(path);
 }
 
+/*
+ * The files this process created and has not renamed or removed yet, with
+ * the end LSN of their CREATE records (a short list: a writer has a few files
+ * open at a time; the oldest are forgotten past CREATED_MAX, and such a
+ * file is logged whole at its rename).
+ */
+typedef struct CreatedFile
+{
+	char	   *path;
+	XLogRecPtr	create_lsn;
+} CreatedFile;
+
+#define CREATED_MAX 64
+
+static CreatedFile created[CREATED_MAX];
+static int	n_created;
+
+static int
+created_find(const char *path)
+{
+	for (int i = 0; i < n_created; i++)
+		if (strcmp(created[i].path, path) == 0)
+			return i;
+	return -1;
+}
+
+static void
+created_forget(int i)
+{
+	pfree(created[i].path);
+	memmove(&created[i], &created[i + 1], sizeof(CreatedFile) * (n_created - i - 1));
+	n_created--;
+}
+
+static void
+created_remember(const char *path, XLogRecPtr lsn)
+{
+	int			i = created_find(path);
+
+	if (i >= 0)
+		created_forget(i);
+	if (n_created == CREATED_MAX)
+		created_forget(0);
+	created[n_created].path = MemoryContextStrdup(TopMemoryContext, path);
+	created[n_created].create_lsn = lsn;
+	n_created++;
+}
+
 void
 HsWalLogFileCreate(const char *path)
 {
@@ -137,7 +199,7 @@ HsWalLogFileCreate(const char *path)
 	if (!logged_path(path))
 		return;
 	init_record(&rec, path);
-	log_record(XLOG_HS_FILE_CREATE, &rec, path, NULL, NULL, 0);
+	created_remember(path, log_record(XLOG_HS_FILE_CREATE, &rec, path, NULL, NULL, 0));
 }
 
 void
@@ -161,13 +223,58 @@ HsWalLogFileWrite(const char *path, uint64 offset, const void *buf, size_t len)
 	}
 }
 
+/*
+ * Log file path again whole (a CREATE, then WRITEs of all its bytes read
+ * back from it): replay from the current redo point would miss its first
+ * records.
+ */
+static void
+log_file_again(const char *path)
+{
+	HsWalFileRecord rec;
+	char	   *buf = palloc(WAL_WRITE_CHUNK);
+	uint64		offset = 0;
+	int			fd;
+
+	init_record(&rec, path);
+	log_record(XLOG_HS_FILE_CREATE, &rec, path, NULL, NULL, 0);
+	fd = OpenTransientFile(path, O_RDONLY | PG_BINARY);
+	if (fd < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open file \"%s\": %m", path)));
+	for (;;)
+	{
+		ssize_t		n = pg_pread(fd, buf, WAL_WRITE_CHUNK, (off_t) offset);
+
+		if (n < 0)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not read file \"%s\": %m", path)));
+		if (n == 0)
+			break;
+		rec.offset = offset;
+		log_record(XLOG_HS_FILE_WRITE, &rec, path, NULL, buf, (size_t) n);
+		offset += n;
+	}
+	CloseTransientFile(fd);
+	pfree(buf);
+}
+
 void
 HsWalLogFileRename(const char *from, const char *to)
 {
 	HsWalFileRecord rec;
+	int			i;
 
 	if (!logged_path(from))
 		return;
+	/* a checkpoint began after its CREATE (or it is not known): whole */
+	i = created_find(from);
+	if (i < 0 || GetRedoRecPtr() >= created[i].create_lsn)
+		log_file_again(from);
+	if (i >= 0)
+		created_forget(i);
 	init_record(&rec, from);
 	rec.path2_len = (uint16) strlen(to);
 	log_record(XLOG_HS_FILE_RENAME, &rec, from, to, NULL, 0);
@@ -189,6 +296,12 @@ HsWalLogFileRemove(const char *path)
 
 	if (!logged_path(path))
 		return;
+	{
+		int			i = created_find(path);
+
+		if (i >= 0)
+			created_forget(i);
+	}
 	init_record(&rec, path);
 	rec.conflict_xid = remove_conflict_xid;
 	rec.dboid = MyDatabaseId;
@@ -277,13 +390,21 @@ make_parent(const char *path)
 		make_dirs(parent);
 }
 
+/*
+ * Replay a CREATE (truncate: the file made empty) or a WRITE, which only
+ * writes into a file that exists: one that is gone was renamed or removed
+ * later, and its CREATE, if replay had passed it, would have made it.
+ */
 static void
 redo_write(const char *path, uint64 offset, const char *data, size_t len, bool truncate)
 {
 	int			fd;
 
-	make_parent(path);
-	fd = OpenTransientFile(path, O_WRONLY | O_CREAT | PG_BINARY | (truncate ? O_TRUNC : 0));
+	if (truncate)
+		make_parent(path);
+	fd = OpenTransientFile(path, O_WRONLY | PG_BINARY | (truncate ? O_CREAT | O_TRUNC : 0));
+	if (fd < 0 && !truncate && errno == ENOENT)
+		return;
 	if (fd < 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),

@@ -112,6 +112,14 @@ LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION hummock_stream_test.sst_build_test(text, integer, integer, integer) IS
   'Build a deterministic SST with the current hummock_stream.sst_* settings; returns its size (superuser; relative paths are relative to the data directory)';
 
+CREATE FUNCTION hummock_stream_test.write_file_across_checkpoint(path text, bytes integer)
+RETURNS void
+AS 'MODULE_PATHNAME', 'hummock_stream_test_write_file_across_checkpoint'
+LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION hummock_stream_test.write_file_across_checkpoint(text, integer) IS
+  'Write path (under pg_hummock/) as the store writes an object, with a checkpoint between its two halves; byte i is 1 + i % 251 (superuser)';
+
+REVOKE ALL ON FUNCTION hummock_stream_test.write_file_across_checkpoint(text, integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION hummock_stream_test.test_write(bigint, bigint, text[], text[], boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION hummock_stream_test.test_scan(bigint, bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION hummock_stream_test.test_get(bigint, text, bigint) FROM PUBLIC;
