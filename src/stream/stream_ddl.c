@@ -109,20 +109,27 @@ Datum
 hummock_stream_drop_materialized_view(PG_FUNCTION_ARGS)
 {
 	Oid			view = PG_GETARG_OID(0);
+	char	   *name = relation_name_or_error(view);
 	List	   *sources;
 	ObjectAddress addr;
 	ListCell   *lc;
 	HsJobRow	row;
 
-	(void) relation_name_or_error(view);
 	sources = HsCatalogJobSources(view);
 	/* (a view that reads no table, a constant, has no sources) */
 	if (sources == NIL && !HsCatalogReadJob(view, &row))
+	{
+		/* (dropped by another session meanwhile) */
+		if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(view)))
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_TABLE),
+					 errmsg("relation \"%s\" does not exist", name)));
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a streaming materialized view", get_rel_name(view))));
+				 errmsg("\"%s\" is not a streaming materialized view", name)));
+	}
 	if (!pg_class_ownercheck(view, GetUserId()))
-		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_MATVIEW, get_rel_name(view));
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_MATVIEW, name);
 
 	/* a creator dropping the view as it stops is waited for */
 	if (HsViewCreationCancel(view))
@@ -130,6 +137,19 @@ hummock_stream_drop_materialized_view(PG_FUNCTION_ARGS)
 		LockRelationOid(view, AccessExclusiveLock);
 		if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(view)))
 			HsViewCreationAwaitExit(view);
+	}
+	else
+	{
+		/*
+		 * Another session's drop may have committed since the checks: once
+		 * the lock is ours, the relation is there or it is not (as DROP
+		 * checks again after locking).
+		 */
+		LockRelationOid(view, AccessExclusiveLock);
+		if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(view)))
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_TABLE),
+					 errmsg("relation \"%s\" does not exist", name)));
 	}
 	if (SearchSysCacheExists1(RELOID, ObjectIdGetDatum(view)))
 	{
