@@ -659,7 +659,11 @@ advance_graph_guarded(WorkerGraph *g)
 		b = dlist_is_empty(&g->barriers) ? NULL :
 			dlist_head_element(PendingBarrier, node, &g->barriers);
 		f.prev_epoch = b ? b->msg.prev_epoch : 0;
-		strlcpy(f.message, edata->message, sizeof(f.message));
+		/* with its detail (a corrupt block's file and offset, say) */
+		if (edata->detail)
+			snprintf(f.message, sizeof(f.message), "%s (%s)", edata->message, edata->detail);
+		else
+			strlcpy(f.message, edata->message, sizeof(f.message));
 		queue_up(&f, sizeof(f));
 		g->failed = true;
 		ereport(LOG,

@@ -77,7 +77,7 @@ typedef struct HsGraphStatus
 	int64		resets;
 	TimestampTz last_commit_at;
 	TimestampTz retry_at;		/* failed: when its next Initial barrier may go */
-	char		last_error[160];
+	char		last_error[512];
 } HsGraphStatus;
 
 /* Status of one compute worker, for hummock_stream.workers. */

@@ -106,7 +106,7 @@ typedef struct HsGraph
 	int64		commits;
 	int64		resets;
 	TimestampTz last_commit_at;
-	char		last_error[160];	/* kept until the graph commits again */
+	char		last_error[512];	/* kept until the graph commits again */
 	bool		failed;			/* failed since its last commit */
 	int			failures;		/* failures since its last commit (backoff) */
 	bool		worker_lost;	/* the last one: a compute worker exited */
