@@ -86,8 +86,10 @@
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/lmgr.h"
+#include "storage/proc.h"
 #include "tcop/tcopprot.h"
 #include "utils/acl.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/inval.h"
@@ -986,6 +988,56 @@ raise_creator_error(CreatorShared *sh)
 			 sh->hint[0] ? errhint("%s", sh->hint) : 0));
 }
 
+/* The processes pg_blocking_pids() says block pid (palloc'd), how many. */
+static int
+blocking_pids(pid_t pid, Datum **pids)
+{
+	ArrayType  *a = DatumGetArrayTypeP(DirectFunctionCall1(pg_blocking_pids,
+														   Int32GetDatum(pid)));
+	bool	   *nulls;
+	int			n;
+
+	deconstruct_array(a, INT4OID, sizeof(int32), true, TYPALIGN_INT, pids, &nulls, &n);
+	return n;
+}
+
+/*
+ * Does the creator (creator_pid) wait for a process that waits for this
+ * session, or for this session itself?  The caller holds its sources'
+ * AccessShareLocks (from analyzing the definition) while it waits for the
+ * creator, through a latch the deadlock detector does not see: a TRUNCATE
+ * (or any exclusive lock) of a source queued behind them, and the creator's
+ * lock request queued behind the TRUNCATE, would wait for ever.  *other is
+ * the process in between (or the creator).
+ */
+static bool
+creator_waits_for_us(pid_t creator_pid, int *other)
+{
+	Datum	   *pids;
+	int			n = blocking_pids(creator_pid, &pids);
+
+	for (int i = 0; i < n; i++)
+	{
+		int			p = DatumGetInt32(pids[i]);
+		Datum	   *second;
+		int			m;
+
+		if (p == MyProcPid)
+		{
+			*other = creator_pid;
+			return true;
+		}
+		m = blocking_pids(p, &second);
+		for (int j = 0; j < m; j++)
+			if (DatumGetInt32(second[j]) == MyProcPid)
+			{
+				*other = p;
+				return true;
+			}
+	}
+	return false;
+}
+
 /*
  * The concurrent protocol in the caller: start a creator for the checked
  * definition and wait for it (until the view is set up, or created).  If
@@ -1066,10 +1118,14 @@ create_concurrently(RangeVar *rv, const char *definition, Query *q, Query *as_wr
 
 	PG_TRY();
 	{
+		TimestampTz next_check = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+															 DeadlockTimeout);
+
 		for (;;)
 		{
 			int			state = sh->state;
 			pid_t		p;
+			int			other;
 
 			pg_read_barrier();
 			if (state == CREATOR_FAILED)
@@ -1094,6 +1150,20 @@ create_concurrently(RangeVar *rv, const char *definition, Query *q, Query *as_wr
 						(errcode(ERRCODE_INTERNAL_ERROR),
 						 errmsg("the background worker creating streaming materialized view \"%s\" exited",
 								rv->relname)));
+			}
+			/* as often as the deadlock detector would look */
+			if (GetCurrentTimestamp() >= next_check)
+			{
+				if (creator_waits_for_us(pid, &other))
+					ereport(ERROR,
+							(errcode(ERRCODE_T_R_DEADLOCK_DETECTED),
+							 errmsg("deadlock detected while creating streaming materialized view \"%s\"",
+									rv->relname),
+							 errdetail("Its creator (process %d) waits for process %d, which waits for this session's lock on a source of the view.",
+									   (int) pid, other),
+							 errhint("Retry the creation once the statement that locks the source (TRUNCATE, ALTER TABLE, VACUUM FULL, LOCK TABLE) is done.")));
+				next_check = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+														 DeadlockTimeout);
 			}
 			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 							 CREATOR_POLL_MS, PG_WAIT_EXTENSION);

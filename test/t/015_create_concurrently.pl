@@ -254,5 +254,46 @@ for my $who ('creator', 'caller')
 		'(g) the setting defaults to no limit');
 }
 
+# (h) a TRUNCATE of the source queued during the creation: the caller holds
+# the source's AccessShareLock while it waits for the creator (a latch the
+# deadlock detector does not see), the TRUNCATE waits for it, and the
+# creator's lock request waits behind the TRUNCATE.  The caller finds the
+# cycle (as often as the detector looks) and fails with 40P01; the
+# TRUNCATE goes on, and nothing of the view is left.
+{
+	my ($in, $out) = ('', '');
+	my $writer = IPC::Run::start(
+		[ 'psql', '-X', '-qAt', '-d', $node->connstr('postgres') ],
+		'<', \$in, '>', \$out, '2>', \$out);
+	$in .= "BEGIN; INSERT INTO src VALUES (7000, 7000); SELECT 'held';\n";
+	$writer->pump until $out =~ /held/;
+	my ($cout, $cerr) = ('', '');
+	my $create = IPC::Run::start(
+		[ 'psql', '-X', '-qAt', '-d', $node->connstr('postgres'), '-c',
+		  q{SELECT hummock_stream.create_materialized_view('dv', 'SELECT count(*) AS n FROM src')} ],
+		'>', \$cout, '2>', \$cerr);
+	my $c = { h => $create, err => \$cerr };
+	ok(wait_for(q{SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+		 WHERE a.backend_type = 'hummock_stream view creator' AND NOT l.granted}, '1',
+			'(h) creator waiting'),
+		'(h) the creator waits for the open writer of the source');
+	my $tout = '';
+	my $trunc = IPC::Run::start(
+		[ 'psql', '-X', '-qAt', '-d', $node->connstr('postgres'), '-c', 'TRUNCATE src' ],
+		'>', \$tout, '2>', \$tout);
+	ok(wait_for(q{SELECT count(*) FROM pg_stat_activity
+		 WHERE query = 'TRUNCATE src' AND wait_event_type = 'Lock'}, '1', '(h) truncate waiting'),
+		'(h) the TRUNCATE waits for the caller');
+	$in .= "COMMIT;\n\\q\n";
+	$writer->finish;
+	$c->{h}->finish;
+	like(${ $c->{err} }, qr/deadlock detected while creating streaming materialized view "dv"/,
+		'(h) the creation fails with a deadlock error instead of waiting for ever');
+	$trunc->finish;
+	is($node->safe_psql('postgres', 'SELECT count(*) FROM src'), '0', '(h) the TRUNCATE went through');
+	ok(wait_for(q{SELECT count(*) FROM pg_class WHERE relname = 'dv'}, '0', '(h) relation'),
+		"(h) the view's relation is gone");
+}
+
 $node->stop;
 done_testing();
