@@ -59,7 +59,27 @@ SELECT * FROM acc WHERE id IN (42, 43) ORDER BY id;
 SELECT * FROM acc WHERE id = 42;
 SELECT * FROM acc WHERE id = 43;
 
+-- a key whose type's equal values differ in their bytes (citext), or text
+-- compared under a nondeterministic collation, is not sought by its bytes:
+-- the rows equal to the value are found by a scan
+CREATE EXTENSION citext;
+CREATE COLLATION ks_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+CREATE TABLE mails (email citext PRIMARY KEY, n int);
+CREATE TABLE names (name text PRIMARY KEY, n int);
+INSERT INTO mails VALUES ('Ann@x', 1), ('bob@x', 2);
+INSERT INTO names VALUES ('Ann', 1), ('bob', 2);
+SELECT hummock_stream.create_materialized_view('mails_v', $$SELECT * FROM mails$$);
+SELECT hummock_stream.create_materialized_view('names_v', $$SELECT * FROM names$$);
+EXPLAIN (COSTS OFF) SELECT * FROM mails_v WHERE email = 'ANN@X';
+SELECT * FROM mails_v WHERE email = 'ANN@X';
+EXPLAIN (COSTS OFF) SELECT * FROM names_v WHERE name = 'ANN' COLLATE ks_ci;
+SELECT * FROM names_v WHERE name = 'ANN' COLLATE ks_ci;
+EXPLAIN (COSTS OFF) SELECT * FROM names_v WHERE name = 'Ann';
+SELECT * FROM names_v WHERE name = 'Ann';
+
 SET client_min_messages = warning;	-- the capture log's name has an OID
 DROP EXTENSION hummock_stream CASCADE;
 RESET client_min_messages;
-DROP TABLE accounts;
+DROP TABLE accounts, mails, names;
+DROP COLLATION ks_ci;
+DROP EXTENSION citext;

@@ -120,14 +120,14 @@ SELECT * FROM hummock_stream_test.views_differ();
 SELECT n FROM a_json_groups ORDER BY n;
 SELECT * FROM a_json_join ORDER BY id;
 -- refused: keys of a type whose equal values may differ in their bytes
--- (a range of numeric), DISTINCT under a nondeterministic collation
-CREATE COLLATION a_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
-CREATE TABLE rg (id int PRIMARY KEY, r numrange, s text COLLATE a_ci);
-SELECT hummock_stream.create_materialized_view('bad', $$SELECT r, count(*) FROM rg GROUP BY r$$);
-SELECT hummock_stream.create_materialized_view('bad', $$SELECT DISTINCT s FROM rg$$);
-SELECT hummock_stream.create_materialized_view('bad', $$SELECT s FROM rg UNION SELECT s FROM rg$$);
--- such a type still tells stored rows apart: a citext primary key, a view
--- without a key (rows by their bytes), but no GROUP BY on it
+-- and that has no hash function to group them by (tsvector); citext,
+-- numrange and nondeterministic collations are grouped by their hash
+-- (stream_hashed_keys)
+CREATE TABLE rg (id int PRIMARY KEY, t tsvector);
+SELECT hummock_stream.create_materialized_view('bad', $$SELECT t, count(*) FROM rg GROUP BY t$$);
+SELECT hummock_stream.create_materialized_view('bad', $$SELECT DISTINCT t FROM rg$$);
+-- such a type tells stored rows apart: a citext primary key, a view
+-- without a key (rows by their bytes)
 CREATE EXTENSION citext;
 CREATE TABLE mails (email citext PRIMARY KEY, n int);
 CREATE TABLE mails_nokey (email citext, n int);
@@ -135,7 +135,6 @@ INSERT INTO mails VALUES ('Ann@x', 1), ('bob@x', 2);
 INSERT INTO mails_nokey VALUES ('Ann@x', 1), ('ann@X', 1);
 SELECT hummock_stream.create_materialized_view('a_mails', $$SELECT email, n FROM mails$$);
 SELECT hummock_stream.create_materialized_view('a_mails_nokey', $$SELECT email, n FROM mails_nokey$$);
-SELECT hummock_stream.create_materialized_view('bad', $$SELECT email, count(*) FROM mails_nokey GROUP BY email$$);
 UPDATE mails SET email = 'ANN@x' WHERE n = 1;
 DELETE FROM mails_nokey WHERE email::text = 'ann@X';
 SELECT hummock_stream.wait();
@@ -189,4 +188,3 @@ DROP AGGREGATE my_agg(int);
 DROP FUNCTION my_concat(text, int);
 DROP TABLE s, s_later, js, js2, rg, mails, mails_nokey, fd_dept, fd_emp;
 DROP EXTENSION citext;
-DROP COLLATION a_ci;

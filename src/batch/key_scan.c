@@ -144,8 +144,17 @@ match_clause(Expr *clause, Index relid, AttrNumber attno, Oid coltype,
 		(HsMemcmpTypeSupport(coltype) != HS_MEMCMP_ORDERED ||
 		 !HsCollationIsBytewise(op->inputcollid)))
 		return 0;
-	if (op->inputcollid != colcoll && OidIsValid(colcoll) &&
-		!get_collation_isdeterministic(op->inputcollid))
+	/*
+	 * The key holds each value's encoding, which gives equal values equal
+	 * bytes only for a type whose support is not NONE and under a
+	 * deterministic collation: a citext or numrange key (encoded by the
+	 * bytes it sends, to tell rows apart) or text compared under a
+	 * case-insensitive collation would miss the rows that are equal but
+	 * spelled otherwise.
+	 */
+	if (HsMemcmpTypeSupport(coltype) == HS_MEMCMP_NONE)
+		return 0;
+	if (OidIsValid(op->inputcollid) && !get_collation_isdeterministic(op->inputcollid))
 		return 0;
 	if (exprType(other) != coltype)
 	{

@@ -69,6 +69,8 @@
 typedef struct AggAnalysis
 {
 	List	   *group_exprs;	/* Expr over the source */
+	bool	   *hashed;			/* per group key: grouped by its hash
+								 * (plan_hashed_keys.c) */
 	List	   *aggrefs;		/* distinct Aggref nodes, in first-use order */
 } AggAnalysis;
 
@@ -444,6 +446,7 @@ analyze_aggs(Query *q, AggAnalysis *an)
 	ListCell   *lc;
 
 	memset(an, 0, sizeof(*an));
+	an->hashed = palloc0(sizeof(bool) * (list_length(q->groupClause) + 1));
 	foreach(lc, q->groupClause)
 	{
 		SortGroupClause *sgc = lfirst(lc);
@@ -451,15 +454,22 @@ analyze_aggs(Query *q, AggAnalysis *an)
 		Oid			t = exprType(e);
 		Oid			coll = exprCollation(e);
 
-		if (HsMemcmpTypeSupport(t) == HS_MEMCMP_NONE)
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("grouping by type %s is not supported in a streaming materialized view",
-							format_type_be(t))));
-		if (OidIsValid(coll) && !get_collation_isdeterministic(coll))
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("grouping by a nondeterministic collation is not supported in a streaming materialized view")));
+		if (group_key_needs_hash(t, coll))
+		{
+			if (!group_key_hashable(t))
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("grouping by type %s is not supported in a streaming materialized view",
+								format_type_be(t)),
+						 errdetail("Its equal values can differ in their bytes, and it has no hash operator class with an extended hash function to group them by.")));
+			if (q->hasWindowFuncs)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("grouping by type %s together with window functions is not supported in a streaming materialized view",
+								format_type_be(t)),
+						 errdetail("Its equal values can differ in their bytes, so the groups are found by its hash, and window functions over such groups are not supported.")));
+			an->hashed[list_length(an->group_exprs)] = true;
+		}
 		an->group_exprs = lappend(an->group_exprs, e);
 	}
 	foreach(lc, q->targetList)
@@ -630,7 +640,13 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
 	/* (and a min per group key shown in its printed forms, below) */
 	calls = palloc0(sizeof(HsAggCall) * (list_length(an.aggrefs) + nkeys + 1));
 	foreach(lc, an.group_exprs)
-		exprs = lappend(exprs, map_expr(lfirst(lc), from));
+	{
+		Expr	   *ge = lfirst(lc);
+
+		if (an.hashed[foreach_current_index(lc)])
+			ge = hashed_group_key(ge);
+		exprs = lappend(exprs, map_expr(ge, from));
+	}
 	foreach(lc, an.aggrefs)
 	{
 		Aggref	   *a = lfirst(lc);
@@ -700,11 +716,23 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
 	{
 		for (i = 0; i < nkeys; i++)
 		{
-			Oid			type = exprType((Node *) list_nth(an.group_exprs, i));
+			Expr	   *ge = list_nth(an.group_exprs, i);
+			Oid			type = exprType((Node *) ge);
 			HsAggCall  *c;
 
-			if (!HsMemcmpTypeFolds(type) || !HsAggSupported(HS_AGG_MIN, type) ||
-				!contains_expr((Node *) visible_tlist(q), list_nth(an.group_exprs, i)))
+			/*
+			 * A hashed key (plan_hashed_keys.c) is shown wherever the level
+			 * reads it; its min is taken over the key's own value, in the
+			 * order of its encoding (the bytes it sends), not the type's.
+			 */
+			if (an.hashed[i])
+			{
+				if (!contains_expr((Node *) q->targetList, (Node *) ge) &&
+					!contains_expr(q->havingQual, (Node *) ge))
+					continue;
+			}
+			else if (!HsMemcmpTypeFolds(type) || !HsAggSupported(HS_AGG_MIN, type) ||
+					 !contains_expr((Node *) visible_tlist(q), (Node *) ge))
 				continue;
 			if (rctx.key_attno == NULL)
 			{
@@ -715,6 +743,11 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
 			c = &calls[ncalls++];
 			c->kind = HS_AGG_MIN;
 			c->arg = i;
+			if (an.hashed[i])
+			{
+				exprs = lappend(exprs, map_expr(ge, from));
+				c->arg = list_length(exprs) - 1;
+			}
 			c->filter = -1;
 			c->argtype = type;
 			c->restype = type;
@@ -722,6 +755,13 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
 			need_minmax = need_values = true;
 		}
 	}
+	for (i = 0; i < nkeys; i++)
+		if (an.hashed[i] && list_length(an.aggrefs) + nkeys > HS_AGG_MAX_CALLS)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("a query level of a streaming materialized view grouping by type %s may have at most %d aggregate calls and group keys",
+							format_type_be(exprType((Node *) list_nth(an.group_exprs, i))),
+							HS_AGG_MAX_CALLS)));
 
 	/* the kept rows of RECOMPUTE calls: the last input columns */
 	kept_rows.ncols = list_length(kept);
@@ -846,6 +886,79 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
  * ---------------------------------------------------------------------
  */
 
+/*
+ * DISTINCT over the visible columns of in, some of which must be grouped
+ * by their hash (plan_hashed_keys.c): a HashAgg by the columns, hashed
+ * where they must be, with a min of each hashed column to show it (the
+ * form of one of the rows, as Postgres shows one).  Rows equal to a row of
+ * another group in every column are in that group, so the shown columns
+ * are a key of the output too.
+ */
+static RelOut *
+distinct_by_hash(PlanCtx *ctx, RelOut *in)
+{
+	int			n = in->nvisible;
+	List	   *exprs = NIL;
+	List	   *tl = NIL;
+	HsAggCall  *calls = palloc0(sizeof(HsAggCall) * (n + 1));
+	int			ncalls = 0;
+	int		   *shown = palloc(sizeof(int) * n);
+	HsExec	   *e;
+	HsExec	   *p;
+	RelOut	   *out;
+
+	if (2 * n > HS_AGG_MAX_CALLS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("DISTINCT over more than %d columns some of which are grouped by their hash is not supported in a streaming materialized view",
+						HS_AGG_MAX_CALLS / 2)));
+	for (int i = 0; i < n; i++)
+	{
+		Expr	   *v = var_tle(in->desc, i, i + 1)->expr;
+		Form_pg_attribute att = TupleDescAttr(in->desc, i);
+
+		shown[i] = i + 1;
+		if (group_key_needs_hash(att->atttypid, att->attcollation))
+			v = hashed_group_key(v);
+		exprs = lappend(exprs, v);
+	}
+	for (int i = 0; i < n; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(in->desc, i);
+		HsAggCall  *c;
+
+		if (!group_key_needs_hash(att->atttypid, att->attcollation))
+			continue;
+		exprs = lappend(exprs, var_tle(in->desc, i, i + 1)->expr);
+		c = &calls[ncalls++];
+		c->kind = HS_AGG_MIN;
+		c->arg = list_length(exprs) - 1;
+		c->filter = -1;
+		c->argtype = att->atttypid;
+		c->restype = att->atttypid;
+		shown[i] = n + ncalls;
+	}
+	in = project_level(in, exprs, NIL, false);
+	note_operator(ctx, "HashAgg (DISTINCT over %d column%s, %d by hash)", n, n == 1 ? "" : "s",
+				  ncalls);
+	check_kept_rows(in->desc, "DISTINCT");
+	for (int i = 0; i < ncalls; i++)
+		check_kept_column(in->desc, calls[i].arg, "DISTINCT");
+	e = HsExecHashAggCreate(in->desc, n, calls, ncalls, NULL, next_state(ctx, "DISTINCT rows"),
+							next_state(ctx, minmax_role(NIL, true, calls, ncalls, false)), false);
+	attach(in, e);
+	for (int i = 0; i < n; i++)
+		tl = lappend(tl, var_tle(e->out_desc, shown[i] - 1, i + 1));
+	p = HsExecProjectCreate(e->out_desc, NIL, tl);
+	e->downstream = p;
+	out = relout_of(p, NIL);
+	out->nvisible = n;
+	out->has_ukey = true;
+	for (int i = 0; i < n; i++)
+		out->ukey = lappend_int(out->ukey, i);
+	return out;
+}
+
 /* DISTINCT over the visible columns of in. */
 RelOut *
 distinct_level(PlanCtx *ctx, RelOut *in)
@@ -853,25 +966,24 @@ distinct_level(PlanCtx *ctx, RelOut *in)
 	HsExec	   *e;
 	RelOut	   *out;
 	int			n = in->nvisible;
+	int			nhashed = 0;
 
 	for (int i = 0; i < n; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(in->desc, i);
 
-		if (HsMemcmpTypeSupport(att->atttypid) == HS_MEMCMP_NONE)
+		if (!group_key_needs_hash(att->atttypid, att->attcollation))
+			continue;
+		if (!group_key_hashable(att->atttypid))
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("DISTINCT over a column of type %s is not supported in a streaming materialized view",
 							format_type_be(att->atttypid)),
-					 errdetail("DISTINCT compares whole rows.")));
-		/* (its rows are told apart bytewise: "abc" and "ABC" would both stay) */
-		if (OidIsValid(att->attcollation) && !get_collation_isdeterministic(att->attcollation))
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("DISTINCT or UNION over a column of a nondeterministic collation is not supported in a streaming materialized view"),
-					 errdetail("Column %d has collation %s.", i + 1,
-							   get_collation_name(att->attcollation))));
+					 errdetail("DISTINCT compares whole rows, and the type's equal values can differ in their bytes, with no hash operator class with an extended hash function to group them by.")));
+		nhashed++;
 	}
+	if (nhashed > 0)
+		return distinct_by_hash(ctx, in);
 	if (in->desc->natts != n)
 	{
 		List	   *exprs = NIL;

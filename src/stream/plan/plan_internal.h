@@ -22,6 +22,8 @@
  *	plan_with.c		WITH queries, inlined as subqueries
  *	plan_recursive.c	recursive WITH queries, computed again whole
  *	plan_whole_rows.c	whole rows of items other than tables
+ *	plan_hashed_keys.c	group keys of types whose equal values differ in
+ *					their bytes, grouped by their hash
  *
  * src/stream/plan/plan_internal.h
  *
@@ -86,6 +88,10 @@ typedef struct PlanCtx
 	bool		function_order; /* order-dependent aggregates over one
 								 * function read it in its order (a new
 								 * view, or one planned so: plan_sublinks.c) */
+	bool		hashed_join_keys;	/* an equality of a type whose equal
+									 * values can differ in their bytes is a
+									 * join key, by its hash (a new view, or
+									 * one planned so: plan_hashed_keys.c) */
 	List	   *constant_refs;	/* RangeTblRef: FROM-list items planned
 								 * as constant inputs (plan_join.c) */
 	bool		constant_rows;	/* compute constant inputs' rows (else
@@ -115,6 +121,12 @@ extern void check_kept_rows(TupleDesc desc, const char *role);
 extern void check_kept_column(TupleDesc desc, int col, const char *role);
 /* record or record[] (a domain over one too): values no state may keep */
 extern bool anonymous_row_type(Oid type);
+
+/* plan_hashed_keys.c */
+extern bool group_key_needs_hash(Oid type, Oid collation);
+extern bool group_key_hashable(Oid type);
+extern Expr *hashed_group_key(Expr *e);
+extern Expr *hashed_key(Expr *e, Oid collation);
 
 /* Make e the downstream of in's rows. */
 extern void attach(RelOut *in, HsExec *e);
@@ -278,6 +290,12 @@ extern bool constant_has_rows(Query *item, int64 n);
  * positions in the FROM list, from 1).
  */
 #define JOIN_ORDER_ROLE_MARK " (joins FROM items "
+
+/*
+ * In the role of a join's left rows when a key of the join is the hash of
+ * an equality's sides (plan_hashed_keys.c).
+ */
+#define HASHED_KEYS_ROLE_MARK " (keys hashed)"
 
 /* Ends the role of a join's state table that keeps a constant input's rows. */
 #define CONSTANT_INPUT_ROLE_SUFFIX " (constant)"

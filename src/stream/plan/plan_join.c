@@ -77,11 +77,14 @@
 /*
  * Is clause an equality (or an IS NOT DISTINCT FROM: *null_safe) usable as
  * a hash join key between the rows of lrel and rrel?  If so, set *lexpr
- * and *rexpr to its two sides (cast to one type) over lrel and rrel.
+ * and *rexpr to its two sides (cast to one type) over lrel and rrel.  With
+ * allow_hash, an equality of a type whose equal values can differ in
+ * their bytes is one too, by the hashes of its sides (*recheck: the join
+ * must check the equality itself on the rows that match).
  */
 static bool
 equi_key(Expr *clause, Relids lrel, Relids rrel, Expr **lexpr, Expr **rexpr,
-		 bool *null_safe)
+		 bool *null_safe, bool allow_hash, bool *recheck)
 {
 	OpExpr	   *op;
 	Expr	   *a;
@@ -94,6 +97,7 @@ equi_key(Expr *clause, Relids lrel, Relids rrel, Expr **lexpr, Expr **rexpr,
 	TypeCacheEntry *tc;
 
 	*null_safe = false;
+	*recheck = false;
 	/* a IS NOT DISTINCT FROM b: NOT over a DistinctExpr of the equality */
 	if (is_notclause(clause) && IsA(get_notclausearg(clause), DistinctExpr))
 	{
@@ -131,11 +135,18 @@ equi_key(Expr *clause, Relids lrel, Relids rrel, Expr **lexpr, Expr **rexpr,
 		t = FLOAT8OID;
 	else
 		return false;
-	if (HsMemcmpTypeSupport(t) == HS_MEMCMP_NONE)
-		return false;
-	if (OidIsValid(op->inputcollid) && !get_collation_isdeterministic(op->inputcollid))
-		return false;
-	/* the operator must be the type's own equality (equal = same encoding) */
+	/*
+	 * A type whose equal values can differ in their bytes (or text under a
+	 * nondeterministic collation) joins by its hash, and the equality is
+	 * checked again on the rows that match (plan_hashed_keys.c).
+	 */
+	if (group_key_needs_hash(t, op->inputcollid))
+	{
+		if (!allow_hash || !group_key_hashable(t))
+			return false;
+		*recheck = true;
+	}
+	/* the operator must be the type's own equality (equal = same hash or encoding) */
 	tc = lookup_type_cache(t, TYPECACHE_BTREE_OPFAMILY | TYPECACHE_HASH_OPFAMILY);
 	if (!((OidIsValid(tc->btree_opf) &&
 		   get_op_opfamily_strategy(op->opno, tc->btree_opf) == BTEqualStrategyNumber) ||
@@ -146,7 +157,14 @@ equi_key(Expr *clause, Relids lrel, Relids rrel, Expr **lexpr, Expr **rexpr,
 											COERCION_IMPLICIT, COERCE_IMPLICIT_CAST, -1);
 	*rexpr = (Expr *) coerce_to_target_type(NULL, (Node *) b, exprType((Node *) b), t, -1,
 											COERCION_IMPLICIT, COERCE_IMPLICIT_CAST, -1);
-	return *lexpr != NULL && *rexpr != NULL;
+	if (*lexpr == NULL || *rexpr == NULL)
+		return false;
+	if (*recheck)
+	{
+		*lexpr = hashed_key(*lexpr, op->inputcollid);
+		*rexpr = hashed_key(*rexpr, op->inputcollid);
+	}
+	return true;
 }
 
 /*
@@ -183,6 +201,7 @@ make_join(PlanCtx *ctx, HsJoinKind kind, RelOut *left, Relids lrel,
 	List	   *filter = NIL;
 	bool	   *null_safe = palloc0(sizeof(bool) * (list_length(conds) + 1));
 	bool		any_null_safe = false;
+	bool		hashed = false;
 	RelOut		combined;
 	HsExec	   *j;
 	HsExec	   *lport;
@@ -199,23 +218,29 @@ make_join(PlanCtx *ctx, HsJoinKind kind, RelOut *left, Relids lrel,
 	{
 		Expr	   *l;
 		Expr	   *r;
-
 		bool		ns;
+		bool		recheck;
 
-		if (equi_key(lfirst(lc), lrel, rrel, &l, &r, &ns))
+		if (equi_key(lfirst(lc), lrel, rrel, &l, &r, &ns, ctx->hashed_join_keys, &recheck))
 		{
 			null_safe[list_length(lkeys)] = ns;
 			any_null_safe |= ns;
 			lkeys = lappend(lkeys, map_expr(l, left));
 			rkeys = lappend(rkeys, map_expr(r, right));
+			if (recheck)
+			{
+				filter = lappend(filter, map_expr(lfirst(lc), &combined));
+				hashed = true;
+			}
 		}
 		else
 			filter = lappend(filter, map_expr(lfirst(lc), &combined));
 	}
 	check_kept_rows(left->desc, "HashJoin");
 	check_kept_rows(right->desc, "HashJoin");
-	lstate = next_state(ctx, psprintf("HashJoin left rows%s%s",
+	lstate = next_state(ctx, psprintf("HashJoin left rows%s%s%s",
 									  left->constant ? CONSTANT_INPUT_ROLE_SUFFIX : "",
+									  hashed ? HASHED_KEYS_ROLE_MARK : "",
 									  left_note ? left_note : ""));
 	rstate = next_state(ctx, right->constant ? "HashJoin right rows" CONSTANT_INPUT_ROLE_SUFFIX :
 						"HashJoin right rows");
@@ -696,8 +721,9 @@ hash_joins_constant(PlanCtx *ctx, Query *q, Node *jt, List *items, List *conds)
 		Expr	   *l;
 		Expr	   *r;
 		bool		ns;
+		bool		recheck;
 
-		if (!bms_is_empty(tables) && equi_key(lfirst(lc), mine, tables, &l, &r, &ns))
+		if (!bms_is_empty(tables) && equi_key(lfirst(lc), mine, tables, &l, &r, &ns, ctx->hashed_join_keys, &recheck))
 			related = true;
 	}
 	return related && constant_has_rows(item, CONSTANT_HASH_JOIN_MIN_ROWS);
@@ -804,7 +830,7 @@ inner_join_items(Node *jt, List **items, List **conds)
 
 /* Is a condition of conds an equality (a join key) between a and b? */
 static bool
-related_by_equality(List *conds, Relids a, Relids b)
+related_by_equality(PlanCtx *ctx, List *conds, Relids a, Relids b)
 {
 	ListCell   *lc;
 
@@ -813,8 +839,9 @@ related_by_equality(List *conds, Relids a, Relids b)
 		Expr	   *l;
 		Expr	   *r;
 		bool		ns;
+		bool		recheck;
 
-		if (equi_key(lfirst(lc), a, b, &l, &r, &ns))
+		if (equi_key(lfirst(lc), a, b, &l, &r, &ns, ctx->hashed_join_keys, &recheck))
 			return true;
 	}
 	return false;
@@ -919,7 +946,7 @@ join_order(PlanCtx *ctx, Query *q, List *items, Relids *rels, List *conds, char 
 		{
 			rows[i] = item_rows(q, lfirst(lc));
 			for (int k = 0; k < n; k++)
-				related[i] |= k != i && related_by_equality(conds, rels[i], rels[k]);
+				related[i] |= k != i && related_by_equality(ctx, conds, rels[i], rels[k]);
 			i++;
 		}
 		for (int k = 0; k < n; k++)
@@ -933,7 +960,7 @@ join_order(PlanCtx *ctx, Query *q, List *items, Relids *rels, List *conds, char 
 
 				if (done[i])
 					continue;
-				r = k == 0 ? related[i] : related_by_equality(conds, cur, rels[i]);
+				r = k == 0 ? related[i] : related_by_equality(ctx, conds, cur, rels[i]);
 				if (best < 0 || (r && !best_related) ||
 					(r == best_related && rows[i] < rows[best]))
 				{
@@ -1161,7 +1188,7 @@ plan_fromlist(PlanCtx *ctx, Query *q, List *outer, List *items, List *conds,
 
 		/* prefer an item related to what is joined so far by an equality */
 		for (i = 1; i < n && next < 0; i++)
-			if (!done[i] && related_by_equality(conds, cur_rel, rels[i]))
+			if (!done[i] && related_by_equality(ctx, conds, cur_rel, rels[i]))
 				next = i;
 		for (i = 1; i < n && next < 0; i++)
 			if (!done[i])

@@ -91,7 +91,12 @@ plan_intersect_except(PlanCtx *ctx, Query *q, List *outer, SetOperationStmt *op,
 	HsExec	   *ports[2];
 	HsExec	   *u;
 	HsExec	   *agg;
-	HsAggCall  *calls = palloc0(sizeof(HsAggCall) * 2);
+	HsAggCall  *calls = palloc0(sizeof(HsAggCall) * (n + 2));
+	int			ncalls = 2;
+	int		   *shown = palloc(sizeof(int) * (n + 1));
+	List	   *in_exprs = NIL;
+	List	   *raw = NIL;
+	RelOut	   *in;
 	RelOut	   *out;
 	Var		   *nl;
 	Var		   *nr;
@@ -105,13 +110,24 @@ plan_intersect_except(PlanCtx *ctx, Query *q, List *outer, SetOperationStmt *op,
 	{
 		Form_pg_attribute att = TupleDescAttr(l->desc, i);
 
-		if (HsMemcmpTypeSupport(att->atttypid) == HS_MEMCMP_NONE ||
-			(OidIsValid(att->attcollation) && !get_collation_isdeterministic(att->attcollation)))
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("%s over a column of type %s is not supported in a streaming materialized view",
-							intersect ? "INTERSECT" : "EXCEPT", format_type_be(att->atttypid)),
-					 errdetail("%s compares whole rows.", intersect ? "INTERSECT" : "EXCEPT")));
+		Expr	   *v = var_tle(l->desc, i, i + 1)->expr;
+
+		shown[i] = i + 1;
+		if (group_key_needs_hash(att->atttypid, att->attcollation))
+		{
+			if (!group_key_hashable(att->atttypid))
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("%s over a column of type %s is not supported in a streaming materialized view",
+								intersect ? "INTERSECT" : "EXCEPT", format_type_be(att->atttypid)),
+						 errdetail("%s compares whole rows, and the type's equal values can differ in their bytes, with no hash operator class with an extended hash function to compare them by.",
+								   intersect ? "INTERSECT" : "EXCEPT")));
+			/* grouped by its hash, shown by a min of its left rows' values */
+			raw = lappend(raw, v);
+			shown[i] = n + 2 + list_length(raw);
+			v = hashed_group_key(v);
+		}
+		in_exprs = lappend(in_exprs, v);
 	}
 	l = with_side_flags(l, true);
 	r = with_side_flags(r, false);
@@ -119,6 +135,26 @@ plan_intersect_except(PlanCtx *ctx, Query *q, List *outer, SetOperationStmt *op,
 	u = HsExecUnionCreate(l->desc, 2, ports);
 	attach(l, ports[0]);
 	attach(r, ports[1]);
+	in = relout_of(u, NIL);
+	if (raw != NIL)
+	{
+		in_exprs = lappend(in_exprs, var_tle(u->out_desc, n, n + 1)->expr);
+		in_exprs = lappend(in_exprs, var_tle(u->out_desc, n + 1, n + 2)->expr);
+		foreach(lc, raw)
+		{
+			HsAggCall  *c = &calls[ncalls++];
+
+			in_exprs = lappend(in_exprs, lfirst(lc));
+			c->kind = HS_AGG_MIN;
+			c->arg = list_length(in_exprs) - 1;
+			c->filter = n;
+			c->argtype = exprType(lfirst(lc));
+			c->restype = c->argtype;
+		}
+		in = project_level(in, in_exprs, NIL, false);
+		for (int i = 2; i < ncalls; i++)
+			check_kept_column(in->desc, calls[i].arg, intersect ? "INTERSECT" : "EXCEPT");
+	}
 
 	/* per distinct row: l = its copies on the left, r on the right */
 	for (int k = 0; k < 2; k++)
@@ -129,18 +165,21 @@ plan_intersect_except(PlanCtx *ctx, Query *q, List *outer, SetOperationStmt *op,
 		calls[k].argtype = BOOLOID;
 		calls[k].restype = INT8OID;
 	}
-	note_operator(ctx, "HashAgg (%s: copies of each row on each side)",
-				  intersect ? "INTERSECT" : "EXCEPT");
-	check_kept_rows(l->desc, intersect ? "INTERSECT" : "EXCEPT");
-	agg = HsExecHashAggCreate(l->desc, n, calls, 2, NULL,
+	note_operator(ctx, "HashAgg (%s: copies of each row on each side%s)",
+				  intersect ? "INTERSECT" : "EXCEPT", raw != NIL ? ", by hash" : "");
+	check_kept_rows(in->desc, intersect ? "INTERSECT" : "EXCEPT");
+	agg = HsExecHashAggCreate(in->desc, n, calls, ncalls, NULL,
 							  next_state(ctx, intersect ? "INTERSECT row counts" : "EXCEPT row counts"),
-							  NULL, false);
-	u->downstream = agg;
+							  raw == NIL ? NULL :
+							  next_state(ctx, intersect ? "INTERSECT values of hashed columns" :
+										 "EXCEPT values of hashed columns"),
+							  false);
+	attach(in, agg);
 
 	nl = makeVar(1, n + 1, INT8OID, -1, InvalidOid, 0);
 	nr = makeVar(1, n + 2, INT8OID, -1, InvalidOid, 0);
 	for (int i = 0; i < n; i++)
-		tl = lappend(tl, var_tle(agg->out_desc, i, i + 1));
+		tl = lappend(tl, var_tle(agg->out_desc, shown[i] - 1, i + 1));
 	if (intersect)
 	{
 		qual = list_make2(positive((Expr *) nl), positive((Expr *) nr));

@@ -229,19 +229,52 @@ top_n_level(PlanCtx *ctx, Query *q, RelOut *in, List *extra)
 	return out;
 }
 
-/* Check that rows can be grouped by e (a partition or DISTINCT ON key). */
+/*
+ * Check that rows can be grouped by e (a partition or DISTINCT ON key):
+ * by its key encoding, or by its hash (plan_hashed_keys.c).
+ */
 static void
 check_group_key(Expr *e, const char *what)
 {
 	Oid			t = exprType((Node *) e);
-	Oid			coll = exprCollation((Node *) e);
 
-	if (HsMemcmpTypeSupport(t) == HS_MEMCMP_NONE ||
-		(OidIsValid(coll) && !get_collation_isdeterministic(coll)))
+	if (group_key_needs_hash(t, exprCollation((Node *) e)) && !group_key_hashable(t))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("%s type %s is not supported in a streaming materialized view",
-						what, format_type_be(t))));
+						what, format_type_be(t)),
+				 errdetail("Its equal values can differ in their bytes, and it has no hash operator class with an extended hash function to group them by.")));
+}
+
+/*
+ * in with a hidden column of the hash of each group column gcols[i] that
+ * must be grouped by its hash (plan_hashed_keys.c), which gcols[i] then
+ * names; the rows keep their columns and key.
+ */
+static RelOut *
+with_hashed_group_columns(RelOut *in, int *gcols, int ng)
+{
+	List	   *exprs = NIL;
+	bool		any = false;
+	RelOut	   *out;
+
+	for (int c = 0; c < in->desc->natts; c++)
+		exprs = lappend(exprs, var_tle(in->desc, c, c + 1)->expr);
+	for (int i = 0; i < ng; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(in->desc, gcols[i]);
+
+		if (!group_key_needs_hash(att->atttypid, att->attcollation))
+			continue;
+		exprs = lappend(exprs, hashed_group_key(var_tle(in->desc, gcols[i], 1)->expr));
+		gcols[i] = list_length(exprs) - 1;
+		any = true;
+	}
+	if (!any)
+		return in;
+	out = project_cols(in, exprs, in->nvisible, NIL, true);
+	out->churns = in->churns;
+	return out;
 }
 
 RelOut *
@@ -288,6 +321,7 @@ distinct_on_level(PlanCtx *ctx, Query *q, RelOut *in, List *extra)
 		sdesc[ns] = sort_key_desc(tle->expr, sgc, &snulls[ns], &scolls[ns]);
 		ns++;
 	}
+	in = with_hashed_group_columns(in, gcols, ng);
 	check_kept_rows(in->desc, "TopN");
 	rows = next_state(ctx, "TopN rows");
 	shown = next_state(ctx, "TopN shown rows");
@@ -475,6 +509,7 @@ plan_group_top_n(PlanCtx *ctx, Query *sub, int rtindex, List *outer, List **qual
 		sdesc[i] = sort_key_desc(tle->expr, sgc, &snulls[i], &scolls[i]);
 		i++;
 	}
+	in = with_hashed_group_columns(in, gcols, ng);
 	check_kept_rows(in->desc, "TopN");
 	rows = next_state(ctx, "TopN rows");
 	shown = next_state(ctx, "TopN shown rows");

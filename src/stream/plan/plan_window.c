@@ -484,14 +484,18 @@ over_window(PlanCtx *ctx, Query *q, RelOut *from, List *calls, List *parts,
 	foreach(lc, parts)
 	{
 		Node	   *p = lfirst(lc);
-		Oid			coll = exprCollation(p);
 
-		if (HsMemcmpTypeSupport(exprType(p)) == HS_MEMCMP_NONE ||
-			(OidIsValid(coll) && !get_collation_isdeterministic(coll)))
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("PARTITION BY type %s is not supported in a streaming materialized view",
-							format_type_be(exprType(p)))));
+		/* (a type whose equal values differ in bytes: partitioned by its hash) */
+		if (group_key_needs_hash(exprType(p), exprCollation(p)))
+		{
+			if (!group_key_hashable(exprType(p)))
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("PARTITION BY type %s is not supported in a streaming materialized view",
+								format_type_be(exprType(p))),
+						 errdetail("Its equal values can differ in their bytes, and it has no hash operator class with an extended hash function to partition them by.")));
+			p = (Node *) hashed_group_key((Expr *) p);
+		}
 		part_mapped = lappend(part_mapped, map_expr((Expr *) p, from));
 	}
 

@@ -987,6 +987,17 @@ makes_function_order(const HsStreamPlan *plan)
 	return new_or_recorded_with(plan, FUNCTION_ORDER_ROLE_SUFFIX);
 }
 
+/*
+ * Does plan join by the hashes of equalities whose type's equal values can
+ * differ in their bytes (plan_hashed_keys.c)?  A new view does; one planned
+ * before filters such equalities over the rows it joins, as its roles say.
+ */
+static bool
+makes_hashed_join_keys(const HsStreamPlan *plan)
+{
+	return new_or_recorded_with(plan, HASHED_KEYS_ROLE_MARK);
+}
+
 static HsStreamPlan *
 plan_create(Query *q, List *recorded_roles, bool new_job, bool constant_rows)
 {
@@ -1022,6 +1033,7 @@ plan_create(Query *q, List *recorded_roles, bool new_job, bool constant_rows)
 	ctx.constant_joins = makes_constant_joins(plan);
 	ctx.function_order = makes_function_order(plan);
 	ctx.join_order = makes_join_order(plan);
+	ctx.hashed_join_keys = makes_hashed_join_keys(plan);
 	ctx.constant_rows = plan->constant_rows;
 	tmp = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream planning",
 								ALLOCSET_DEFAULT_SIZES);
@@ -1059,6 +1071,7 @@ HsStreamPlanBuild(HsStreamPlan *plan, TupleDesc view_desc, HsStateTable *view,
 	ctx.constant_joins = makes_constant_joins(plan);
 	ctx.function_order = makes_function_order(plan);
 	ctx.join_order = makes_join_order(plan);
+	ctx.hashed_join_keys = makes_hashed_join_keys(plan);
 	ctx.constant_rows = plan->constant_rows;
 	ctx.states = states;
 	ctx.nstates = plan->n_state_tables;
