@@ -109,13 +109,27 @@ SELECT hummock_stream.create_materialized_view('bad', $$SELECT DISTINCT ON (t) t
 SELECT hummock_stream.create_materialized_view('bad', $$SELECT t FROM ht INTERSECT SELECT t FROM ht$$);
 SELECT hummock_stream.create_materialized_view('bad',
   $$SELECT id, row_number() OVER (PARTITION BY t ORDER BY id) FROM ht$$);
--- and grouping by such a key together with window functions over the groups
-SELECT hummock_stream.create_materialized_view('bad',
-  $$SELECT c, count(*), rank() OVER (ORDER BY count(*)) FROM hu GROUP BY c$$);
+
+-- window functions over groups of such keys (ordered by the type's order)
+CREATE TABLE tie (id int PRIMARY KEY, c citext);
+INSERT INTO tie VALUES (1, 'b'), (2, 'A'), (3, 'c'), (4, 'B'), (5, 'a'), (6, 'C');
+SELECT hummock_stream.create_materialized_view('k_group_window',
+  $$SELECT c, count(*) AS k, rank() OVER (ORDER BY count(*) DESC, c) AS rk,
+           row_number() OVER (ORDER BY c DESC) AS rn FROM tie GROUP BY c$$);
+SELECT hummock_stream.create_materialized_view('k_group_window2',
+  $$SELECT r, n, sum(v) AS s, row_number() OVER (PARTITION BY n ORDER BY sum(v), r) AS rn
+      FROM hu GROUP BY r, n$$);
+SELECT * FROM k_group_window ORDER BY rk;
+INSERT INTO tie VALUES (7, 'c');
+DELETE FROM tie WHERE id = 2;
+UPDATE hu SET v = v + 1 WHERE id % 3 = 0;
+SELECT hummock_stream.wait();
+SELECT * FROM k_group_window ORDER BY rk;
+SELECT * FROM hummock_stream_test.views_differ() WHERE differs <> 0;
 
 SET client_min_messages = warning;	-- the capture log's name has an OID
 DROP EXTENSION hummock_stream CASCADE;
 RESET client_min_messages;
-DROP TABLE hu, hw, ht;
+DROP TABLE hu, hw, ht, tie;
 DROP COLLATION h_ci;
 DROP EXTENSION citext;

@@ -462,12 +462,6 @@ analyze_aggs(Query *q, AggAnalysis *an)
 						 errmsg("grouping by type %s is not supported in a streaming materialized view",
 								format_type_be(t)),
 						 errdetail("Its equal values can differ in their bytes, and it has no hash operator class with an extended hash function to group them by.")));
-			if (q->hasWindowFuncs)
-				ereport(ERROR,
-						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("grouping by type %s together with window functions is not supported in a streaming materialized view",
-								format_type_be(t)),
-						 errdetail("Its equal values can differ in their bytes, so the groups are found by its hash, and window functions over such groups are not supported.")));
 			an->hashed[list_length(an->group_exprs)] = true;
 		}
 		an->group_exprs = lappend(an->group_exprs, e);
@@ -712,7 +706,7 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
 	 * so it keys the view's rows as the key would.
 	 */
 	rctx.key_attno = NULL;
-	if (!q->hasWindowFuncs && list_length(an.aggrefs) + nkeys <= HS_AGG_MAX_CALLS)
+	if (list_length(an.aggrefs) + nkeys <= HS_AGG_MAX_CALLS)
 	{
 		for (i = 0; i < nkeys; i++)
 		{
@@ -731,9 +725,10 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
 					!contains_expr(q->havingQual, (Node *) ge))
 					continue;
 			}
-			else if (!HsMemcmpTypeFolds(type) || !HsAggSupported(HS_AGG_MIN, type) ||
+			else if (q->hasWindowFuncs || !HsMemcmpTypeFolds(type) ||
+					 !HsAggSupported(HS_AGG_MIN, type) ||
 					 !contains_expr((Node *) visible_tlist(q), (Node *) ge))
-				continue;
+				continue;		/* (views with windows were planned so before) */
 			if (rctx.key_attno == NULL)
 			{
 				rctx.key_attno = palloc(sizeof(int) * nkeys);
