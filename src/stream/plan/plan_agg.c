@@ -349,7 +349,7 @@ group_by_dependent_columns(Query *q)
 		get_sort_group_operators(v->vartype, false, false, false,
 								 &sgc->sortop, &sgc->eqop, NULL, &hashable);
 		if (!OidIsValid(sgc->eqop) ||
-			HsMemcmpTypeSupport(v->vartype) == HS_MEMCMP_NONE)
+			(group_key_needs_hash(v->vartype, v->varcollid) && !group_key_hashable(v->vartype)))
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("column \"%s\" of type %s, shown through its table's grouped primary key, is not supported in a streaming materialized view",
