@@ -1058,9 +1058,46 @@ HsDbStateCreationBegin(HsDbState *db, Oid userid)
 void
 HsDbStateCreationSet(HsDbState *db, int slot, const HsCreationStatus *st)
 {
+	pid_t		canceled_by;
+
 	SpinLockAcquire(&db->barrier_mutex);
+	canceled_by = db->creations[slot].canceled_by;
 	db->creations[slot] = *st;
+	db->creations[slot].canceled_by = canceled_by;
 	SpinLockRelease(&db->barrier_mutex);
+}
+
+/*
+ * A DROP of view is about to cancel its creation: note this backend in the
+ * creation's slot (so the creator can say why it stopped) and return the
+ * creator's pid, if a live creator has the view.
+ */
+bool
+HsDbStateCreationCancelBy(HsDbState *db, Oid view, pid_t *creator)
+{
+	HsCreationStatus *found = NULL;
+
+	SpinLockAcquire(&db->barrier_mutex);
+	for (int i = 0; i < HS_MAX_CREATIONS; i++)
+		if (db->creations[i].phase != HS_CREATION_FREE && db->creations[i].view == view)
+		{
+			found = &db->creations[i];
+			found->canceled_by = MyProcPid;
+			*creator = found->pid;
+		}
+	SpinLockRelease(&db->barrier_mutex);
+	return found != NULL && *creator != 0 && kill(*creator, 0) == 0;
+}
+
+pid_t
+HsDbStateCreationCanceledBy(HsDbState *db, int slot)
+{
+	pid_t		by;
+
+	SpinLockAcquire(&db->barrier_mutex);
+	by = db->creations[slot].canceled_by;
+	SpinLockRelease(&db->barrier_mutex);
+	return by;
 }
 
 void

@@ -908,6 +908,21 @@ HsViewCreatorMain(Datum main_arg)
 		strlcpy(sh->message, edata->message ? edata->message : "", sizeof(sh->message));
 		strlcpy(sh->detail, edata->detail ? edata->detail : "", sizeof(sh->detail));
 		strlcpy(sh->hint, edata->hint ? edata->hint : "", sizeof(sh->hint));
+		if (creator_cancel && c.progress_slot >= 0)
+		{
+			pid_t		by = HsDbStateCreationCanceledBy(db, c.progress_slot);
+
+			/* (a DROP of the view, not the caller's cancel: say so) */
+			if (by != 0)
+			{
+				snprintf(sh->message, sizeof(sh->message),
+						 "streaming materialized view \"%s.%s\" was dropped during its creation",
+						 sh->schema, sh->relname);
+				snprintf(sh->detail, sizeof(sh->detail),
+						 "Process %d dropped it, which canceled its creation.", (int) by);
+				sh->hint[0] = '\0';
+			}
+		}
 
 		/*
 		 * The view and its job go before the caller has our error; the
@@ -941,7 +956,7 @@ HsViewCreationCancel(Oid view)
 	pid_t		pid;
 
 	if (db == NULL || !pg_class_ownercheck(view, GetUserId()) ||
-		!HsDbStateCreating(db, view, &pid))
+		!HsDbStateCreationCancelBy(db, view, &pid))
 		return false;
 	ereport(NOTICE,
 			(errmsg("canceling the creation of streaming materialized view \"%s\"",

@@ -183,6 +183,22 @@ my $log_offset;
 		'(c) the creator logs the drop');
 }
 
+# (c2) drop the view during the backfill: the caller learns why it stopped
+{
+	my $gate = hold_gate();
+	my $c = start_create();
+	ok(wait_for(q{SELECT phase FROM hummock_stream.create_progress}, 'backfilling',
+			'(c2) backfilling'), '(c2) the creation reaches the backfill');
+	my $dropper = $node->safe_psql('postgres',
+		q{SELECT pg_backend_pid() FROM (SELECT hummock_stream.drop_materialized_view('cv')) d});
+	$c->{h}->finish;
+	like(${ $c->{err} }, qr/streaming materialized view "public.cv" was dropped during its creation/,
+		'(c2) the caller is told that a DROP canceled the creation');
+	like(${ $c->{err} }, qr/Process $dropper dropped it/, '(c2) naming the process that dropped it');
+	release($gate);
+	nothing_left('(c2)');
+}
+
 # (d) kill -9 the creator during the backfill, (e) kill -9 the caller
 for my $who ('creator', 'caller')
 {

@@ -120,6 +120,8 @@ typedef struct HsCreationStatus
 	uint8		phase;			/* HsCreationPhase; FREE: unused slot */
 	Oid			view;			/* InvalidOid until its relation exists */
 	pid_t		pid;			/* the creator process */
+	pid_t		canceled_by;	/* a backend whose DROP canceled it, or 0
+								 * (kept by HsDbStateCreationSet) */
 	Oid			userid;			/* who creates it */
 	TimestampTz started_at;
 	TimestampTz phase_at;		/* when it entered its phase */
@@ -268,6 +270,8 @@ extern void HsDbStateNewIncarnation(HsDbState *db);
 extern int	HsDbStateCreationBegin(HsDbState *db, Oid userid);
 extern void HsDbStateCreationSet(HsDbState *db, int slot, const HsCreationStatus *st);
 extern void HsDbStateCreationEnd(HsDbState *db, int slot);
+extern bool HsDbStateCreationCancelBy(HsDbState *db, Oid view, pid_t *creator);
+extern pid_t HsDbStateCreationCanceledBy(HsDbState *db, int slot);
 extern int	HsDbStateCreations(HsDbState *db, HsCreationStatus *out, int max);
 extern bool HsDbStateCreating(HsDbState *db, Oid view, pid_t *pid);
 
