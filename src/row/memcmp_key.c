@@ -76,7 +76,8 @@
  *				in attribute order (record_cmp's order, with a NULL
  *				attribute after every value).  A RECORD value is encoded by
  *				the row type its datum carries.  Support: the weakest of
- *				its attribute types.
+ *				its attribute types; NONE with an attribute under a
+ *				nondeterministic collation (equal values differ in bytes).
  *	array		the value encoding of each element in storage order, a
  *				0x00 byte (which sorts before the 0x01/0x02 of an element,
  *				so a shorter array whose elements are a prefix of a longer
@@ -725,7 +726,10 @@ min_support(HsMemcmpSupport a, HsMemcmpSupport b)
 	return a < b ? a : b;
 }
 
-/* The support of a composite type: the weakest of its attributes'. */
+/*
+ * The support of a composite type: the weakest of its attributes'; NONE
+ * (but for identity) with an attribute under a nondeterministic collation.
+ */
 static HsMemcmpSupport
 composite_support(Oid typid, bool identity)
 {
@@ -739,7 +743,12 @@ composite_support(Oid typid, bool identity)
 
 		if (att->attisdropped)
 			continue;
-		result = min_support(result, type_support(att->atttypid, identity));
+		/* (record_eq compares such an attribute under its collation) */
+		if (!identity && OidIsValid(att->attcollation) &&
+			!get_collation_isdeterministic(att->attcollation))
+			result = HS_MEMCMP_NONE;
+		else
+			result = min_support(result, type_support(att->atttypid, identity));
 	}
 	ReleaseTupleDesc(tupdesc);
 	return result;

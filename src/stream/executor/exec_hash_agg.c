@@ -588,6 +588,11 @@ HsExecHashAggCreate(TupleDesc in_desc, int nkeys, HsAggCall *calls, int ncalls,
 			!AggSumOpsFor(call->kind, call->argtype, &sums[i]))
 			elog(ERROR, "unsupported streaming aggregate argument type %u", call->argtype);
 		TupleDescInitEntry(out, nkeys + i + 1, NULL, call->restype, -1, 0);
+		/* min and max return a value of their argument, under its collation */
+		if ((call->kind == HS_AGG_MIN || call->kind == HS_AGG_MAX) && call->arg >= 0 &&
+			call->restype == TupleDescAttr(in_desc, call->arg)->atttypid)
+			TupleDescInitEntryCollation(out, nkeys + i + 1,
+										TupleDescAttr(in_desc, call->arg)->attcollation);
 		AggAccDescribe(state_desc, c, call, &sums[i]);
 		c += AGG_STATE_COLS_PER_CALL;
 	}

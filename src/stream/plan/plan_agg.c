@@ -461,7 +461,7 @@ analyze_aggs(Query *q, AggAnalysis *an)
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						 errmsg("grouping by type %s is not supported in a streaming materialized view",
 								format_type_be(t)),
-						 errdetail("Its equal values can differ in their bytes, and it has no hash operator class with an extended hash function to group them by.")));
+						 errdetail("Its equal values can differ in their bytes, and it has no hash that finds exactly its equal values (no extended hash function, or an array inside a row or range).")));
 			an->hashed[list_length(an->group_exprs)] = true;
 		}
 		an->group_exprs = lappend(an->group_exprs, e);
@@ -721,8 +721,15 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
 			 */
 			if (an.hashed[i])
 			{
-				if (!contains_expr((Node *) q->targetList, (Node *) ge) &&
-					!contains_expr(q->havingQual, (Node *) ge))
+				/*
+				 * (its value is read where the level shows it, in HAVING, in
+				 * a hidden ORDER BY expression, and by window functions or
+				 * an ORDER BY of the level, which may order by it)
+				 */
+				if (!contains_expr((Node *) visible_tlist(q), (Node *) ge) &&
+					!contains_expr(q->havingQual, (Node *) ge) &&
+					!contains_expr((Node *) extra, (Node *) ge) &&
+					!q->hasWindowFuncs && q->sortClause == NIL)
 					continue;
 			}
 			else if (q->hasWindowFuncs || !HsMemcmpTypeFolds(type) ||
@@ -898,6 +905,8 @@ distinct_by_hash(PlanCtx *ctx, RelOut *in)
 	HsAggCall  *calls = palloc0(sizeof(HsAggCall) * (n + 1));
 	int			ncalls = 0;
 	int		   *shown = palloc(sizeof(int) * n);
+	HsStateTable *groups;
+	HsStateTable *values;
 	HsExec	   *e;
 	HsExec	   *p;
 	RelOut	   *out;
@@ -939,8 +948,9 @@ distinct_by_hash(PlanCtx *ctx, RelOut *in)
 	check_kept_rows(in->desc, "DISTINCT");
 	for (int i = 0; i < ncalls; i++)
 		check_kept_column(in->desc, calls[i].arg, "DISTINCT");
-	e = HsExecHashAggCreate(in->desc, n, calls, ncalls, NULL, next_state(ctx, "DISTINCT rows"),
-							next_state(ctx, minmax_role(NIL, true, calls, ncalls, false)), false);
+	groups = next_state(ctx, "DISTINCT rows");
+	values = next_state(ctx, minmax_role(NIL, true, calls, ncalls, false));
+	e = HsExecHashAggCreate(in->desc, n, calls, ncalls, NULL, groups, values, false);
 	attach(in, e);
 	for (int i = 0; i < n; i++)
 		tl = lappend(tl, var_tle(e->out_desc, shown[i] - 1, i + 1));
@@ -974,7 +984,7 @@ distinct_level(PlanCtx *ctx, RelOut *in)
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("DISTINCT over a column of type %s is not supported in a streaming materialized view",
 							format_type_be(att->atttypid)),
-					 errdetail("DISTINCT compares whole rows, and the type's equal values can differ in their bytes, with no hash operator class with an extended hash function to group them by.")));
+					 errdetail("DISTINCT compares whole rows, and the type's equal values can differ in their bytes, with no hash that finds exactly its equal values (no extended hash function, or an array inside a row or range).")));
 		nhashed++;
 	}
 	if (nhashed > 0)

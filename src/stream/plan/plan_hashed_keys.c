@@ -29,6 +29,11 @@
  * condition of the join (plan_join.c): rows whose hashes collide but
  * whose values differ do not match.
  *
+ * An array's hash is its elements' alone, where its equality compares its
+ * dimensions and lower bounds too ('{a,b}' <> '{{a},{b}}'): the hashed key
+ * of an array ends with textsend(array_dims(e)) ('' for an empty array),
+ * and a type holding an array elsewhere (in a row, a range) is not hashed.
+ *
  * Two unequal values fall into one group only if both of their 64-bit
  * hashes collide (about 2^-128 for a pair, as for a UUID).  The hashes
  * are persisted in state: a view's groups depend on its hash functions
@@ -43,6 +48,7 @@
 
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
+#include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/fmgroids.h"
@@ -83,10 +89,49 @@ group_key_needs_hash(Oid type, Oid collation)
 	return OidIsValid(collation) && !get_collation_isdeterministic(collation);
 }
 
-/* Can a group key of this type be hashed (and still be shown)? */
+/*
+ * Does a value of type hold an array (below a domain, in a row, a range or
+ * a multirange)?  An array's hash is its elements' alone, where its
+ * equality compares its dimensions and lower bounds too.
+ */
+static bool
+holds_array(Oid type)
+{
+	check_stack_depth();
+	type = getBaseType(type);
+	if (OidIsValid(get_element_type(type)))
+		return true;
+	if (type_is_rowtype(type) && type != RECORDOID)
+	{
+		TupleDesc	desc = lookup_rowtype_tupdesc(type, -1);
+		bool		found = false;
+
+		for (int i = 0; i < desc->natts && !found; i++)
+			if (!TupleDescAttr(desc, i)->attisdropped)
+				found = holds_array(TupleDescAttr(desc, i)->atttypid);
+		ReleaseTupleDesc(desc);
+		return found;
+	}
+	if (type_is_range(type))
+		return holds_array(get_range_subtype(type));
+	if (type_is_multirange(type))
+		return holds_array(get_multirange_range(type));
+	return false;
+}
+
+/*
+ * Can a group key of this type be hashed (and still be shown)?  An array
+ * at the top, whose dimensions the key adds (below), but no array inside
+ * anything else.
+ */
 bool
 group_key_hashable(Oid type)
 {
+	Oid			base = getBaseType(type);
+	Oid			element = get_element_type(base);
+
+	if (OidIsValid(element) ? holds_array(element) : holds_array(base))
+		return false;
 	return HsMemcmpTypeIdentifies(type) && OidIsValid(extended_hash_proc(type));
 }
 
@@ -114,12 +159,35 @@ hashed_key(Expr *e, Oid collation)
 	Oid			type = exprType((Node *) e);
 	Oid			proc = extended_hash_proc(type);
 
+	Expr	   *key;
+
 	if (!OidIsValid(proc))
 		elog(ERROR, "type %s has no extended hash function", format_type_be(type));
-	return (Expr *) makeFuncExpr(F_BYTEACAT, BYTEAOID,
-								 list_make2(int8send_of_hash(proc, e, collation, HASHED_KEY_SEED1),
-											int8send_of_hash(proc, e, collation, HASHED_KEY_SEED2)),
-								 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+	key = (Expr *) makeFuncExpr(F_BYTEACAT, BYTEAOID,
+								list_make2(int8send_of_hash(proc, e, collation, HASHED_KEY_SEED1),
+										   int8send_of_hash(proc, e, collation, HASHED_KEY_SEED2)),
+								InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+	if (OidIsValid(get_element_type(getBaseType(type))))
+	{
+		/* an array's dimensions: '' for an empty one (array_dims is NULL) */
+		CoalesceExpr *dims = makeNode(CoalesceExpr);
+
+		dims->coalescetype = TEXTOID;
+		dims->coalescecollid = DEFAULT_COLLATION_OID;
+		dims->args = list_make2(makeFuncExpr(F_ARRAY_DIMS, TEXTOID, list_make1(copyObject(e)),
+											 DEFAULT_COLLATION_OID, InvalidOid,
+											 COERCE_EXPLICIT_CALL),
+								makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1,
+										  CStringGetTextDatum(""), false, false));
+		dims->location = -1;
+		key = (Expr *) makeFuncExpr(F_BYTEACAT, BYTEAOID,
+									list_make2(key, makeFuncExpr(F_TEXTSEND, BYTEAOID,
+																 list_make1(dims), InvalidOid,
+																 DEFAULT_COLLATION_OID,
+																 COERCE_EXPLICIT_CALL)),
+									InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+	}
+	return key;
 }
 
 /* The hashed key of a group key e, under its own collation. */

@@ -148,6 +148,10 @@ equi_key(Expr *clause, Relids lrel, Relids rrel, Expr **lexpr, Expr **rexpr,
 	}
 	/* the operator must be the type's own equality (equal = same hash or encoding) */
 	tc = lookup_type_cache(t, TYPECACHE_BTREE_OPFAMILY | TYPECACHE_HASH_OPFAMILY);
+	/* (a hashed key stands for the equality of the family its hash is of) */
+	if (*recheck && !(OidIsValid(tc->hash_opf) &&
+					  get_op_opfamily_strategy(op->opno, tc->hash_opf) == HTEqualStrategyNumber))
+		return false;
 	if (!((OidIsValid(tc->btree_opf) &&
 		   get_op_opfamily_strategy(op->opno, tc->btree_opf) == BTEqualStrategyNumber) ||
 		  (OidIsValid(tc->hash_opf) &&

@@ -55,7 +55,7 @@
 #define INT8_MINUS_OPERATOR 685
 
 static RelOut *plan_setop_node(PlanCtx *ctx, Query *q, List *outer, Node *node,
-							   List *types, List *typmods);
+								 List *types, List *typmods, List *colls);
 
 /* in's columns, then the constant flags left and right (bool). */
 static RelOut *
@@ -85,8 +85,8 @@ static RelOut *
 plan_intersect_except(PlanCtx *ctx, Query *q, List *outer, SetOperationStmt *op,
 					  List *types, List *typmods)
 {
-	RelOut	   *l = plan_setop_node(ctx, q, outer, op->larg, types, typmods);
-	RelOut	   *r = plan_setop_node(ctx, q, outer, op->rarg, types, typmods);
+	RelOut	   *l = plan_setop_node(ctx, q, outer, op->larg, types, typmods, op->colCollations);
+	RelOut	   *r = plan_setop_node(ctx, q, outer, op->rarg, types, typmods, op->colCollations);
 	int			n = l->desc->natts;
 	HsExec	   *ports[2];
 	HsExec	   *u;
@@ -96,6 +96,8 @@ plan_intersect_except(PlanCtx *ctx, Query *q, List *outer, SetOperationStmt *op,
 	int		   *shown = palloc(sizeof(int) * (n + 1));
 	List	   *in_exprs = NIL;
 	List	   *raw = NIL;
+	HsStateTable *counts;
+	HsStateTable *values = NULL;
 	RelOut	   *in;
 	RelOut	   *out;
 	Var		   *nl;
@@ -109,7 +111,6 @@ plan_intersect_except(PlanCtx *ctx, Query *q, List *outer, SetOperationStmt *op,
 	for (int i = 0; i < n; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(l->desc, i);
-
 		Expr	   *v = var_tle(l->desc, i, i + 1)->expr;
 
 		shown[i] = i + 1;
@@ -120,7 +121,7 @@ plan_intersect_except(PlanCtx *ctx, Query *q, List *outer, SetOperationStmt *op,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						 errmsg("%s over a column of type %s is not supported in a streaming materialized view",
 								intersect ? "INTERSECT" : "EXCEPT", format_type_be(att->atttypid)),
-						 errdetail("%s compares whole rows, and the type's equal values can differ in their bytes, with no hash operator class with an extended hash function to compare them by.",
+						 errdetail("%s compares whole rows, and the type's equal values can differ in their bytes, with no hash that finds exactly its equal values (no extended hash function, or an array inside a row or range).",
 								   intersect ? "INTERSECT" : "EXCEPT")));
 			/* grouped by its hash, shown by a min of its left rows' values */
 			raw = lappend(raw, v);
@@ -129,6 +130,11 @@ plan_intersect_except(PlanCtx *ctx, Query *q, List *outer, SetOperationStmt *op,
 		}
 		in_exprs = lappend(in_exprs, v);
 	}
+	if (list_length(raw) + 2 > HS_AGG_MAX_CALLS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s over more than %d columns grouped by their hash is not supported in a streaming materialized view",
+						intersect ? "INTERSECT" : "EXCEPT", HS_AGG_MAX_CALLS - 2)));
 	l = with_side_flags(l, true);
 	r = with_side_flags(r, false);
 	note_operator(ctx, "Union");
@@ -168,12 +174,11 @@ plan_intersect_except(PlanCtx *ctx, Query *q, List *outer, SetOperationStmt *op,
 	note_operator(ctx, "HashAgg (%s: copies of each row on each side%s)",
 				  intersect ? "INTERSECT" : "EXCEPT", raw != NIL ? ", by hash" : "");
 	check_kept_rows(in->desc, intersect ? "INTERSECT" : "EXCEPT");
-	agg = HsExecHashAggCreate(in->desc, n, calls, ncalls, NULL,
-							  next_state(ctx, intersect ? "INTERSECT row counts" : "EXCEPT row counts"),
-							  raw == NIL ? NULL :
-							  next_state(ctx, intersect ? "INTERSECT values of hashed columns" :
-										 "EXCEPT values of hashed columns"),
-							  false);
+	counts = next_state(ctx, intersect ? "INTERSECT row counts" : "EXCEPT row counts");
+	if (raw != NIL)
+		values = next_state(ctx, intersect ? "INTERSECT values of hashed columns" :
+							"EXCEPT values of hashed columns");
+	agg = HsExecHashAggCreate(in->desc, n, calls, ncalls, NULL, counts, values, false);
 	attach(in, agg);
 
 	nl = makeVar(1, n + 1, INT8OID, -1, InvalidOid, 0);
@@ -232,10 +237,45 @@ plan_intersect_except(PlanCtx *ctx, Query *q, List *outer, SetOperationStmt *op,
 	return out;
 }
 
-/* UNION [ALL] tree node of a set-operation query, columns coerced to types. */
+/*
+ * in with its columns under collations colls (as Postgres compares the
+ * rows of a set operation: under the collations the parser resolved for
+ * it, colCollations, whatever each input's own are).
+ */
+static RelOut *
+under_collations(RelOut *in, List *colls)
+{
+	List	   *exprs = NIL;
+	bool		differ = false;
+	RelOut	   *out;
+
+	for (int i = 0; i < in->desc->natts; i++)
+	{
+		Expr	   *v = var_tle(in->desc, i, i + 1)->expr;
+		Oid			coll = i < list_length(colls) ? list_nth_oid(colls, i) : InvalidOid;
+
+		if (OidIsValid(coll) && exprCollation((Node *) v) != coll)
+		{
+			v = (Expr *) makeRelabelType(v, exprType((Node *) v), exprTypmod((Node *) v), coll,
+										 COERCE_IMPLICIT_CAST);
+			differ = true;
+		}
+		exprs = lappend(exprs, v);
+	}
+	if (!differ)
+		return in;
+	out = project_cols(in, exprs, in->nvisible, NIL, true);
+	out->churns = in->churns;
+	return out;
+}
+
+/*
+ * UNION [ALL] tree node of a set-operation query, columns coerced to types
+ * and under collations colls (its parent's).
+ */
 static RelOut *
 plan_setop_node(PlanCtx *ctx, Query *q, List *outer, Node *node, List *types,
-				List *typmods)
+				List *typmods, List *colls)
 {
 	RelOut	   *out;
 
@@ -263,7 +303,7 @@ plan_setop_node(PlanCtx *ctx, Query *q, List *outer, Node *node, List *types,
 			exprs = lappend(exprs, expression_planner((Expr *) c));
 			i++;
 		}
-		return project_level(in, exprs, NIL, false);
+		return under_collations(project_level(in, exprs, NIL, false), colls);
 	}
 	else
 	{
@@ -274,9 +314,10 @@ plan_setop_node(PlanCtx *ctx, Query *q, List *outer, Node *node, List *types,
 		HsExec	   *u;
 
 		if (op->op != SETOP_UNION)
-			return plan_intersect_except(ctx, q, outer, op, types, typmods);
-		l = plan_setop_node(ctx, q, outer, op->larg, types, typmods);
-		r = plan_setop_node(ctx, q, outer, op->rarg, types, typmods);
+			return under_collations(plan_intersect_except(ctx, q, outer, op, types, typmods),
+									colls);
+		l = plan_setop_node(ctx, q, outer, op->larg, types, typmods, op->colCollations);
+		r = plan_setop_node(ctx, q, outer, op->rarg, types, typmods, op->colCollations);
 		note_operator(ctx, "Union");
 		u = HsExecUnionCreate(l->desc, 2, ports);
 		attach(l, ports[0]);
@@ -284,7 +325,7 @@ plan_setop_node(PlanCtx *ctx, Query *q, List *outer, Node *node, List *types,
 		out = relout_of(u, NIL);
 		if (!op->all)
 			out = distinct_level(ctx, out);
-		return out;
+		return under_collations(out, colls);
 	}
 }
 
@@ -304,7 +345,8 @@ plan_setop_query(PlanCtx *ctx, Query *q, List *outer)
 	while (IsA(leftmost, SetOperationStmt))
 		leftmost = ((SetOperationStmt *) leftmost)->larg;
 	rtindex = castNode(RangeTblRef, leftmost)->rtindex;
-	from = plan_setop_node(ctx, q, outer, (Node *) op, op->colTypes, op->colTypmods);
+	from = plan_setop_node(ctx, q, outer, (Node *) op, op->colTypes, op->colTypmods,
+						   op->colCollations);
 	from->vars = NIL;
 	for (int i = 0; i < from->desc->natts; i++)
 	{
