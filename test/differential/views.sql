@@ -250,6 +250,15 @@ vs_fd_dept|SELECT d.id, d.name, d.region, count(t.id) AS n, sum(t.val) AS s FROM
 vs_fd_rollup|SELECT d.name, t.val % 3 AS m, count(*) AS n, grouping(t.val % 3) AS g FROM diff_d d JOIN diff_t t ON t.grp = d.id GROUP BY d.id, ROLLUP (t.val % 3)
 vs_const_params|SELECT t.id, t.val * p.k AS v, p.tag FROM diff_t t CROSS JOIN (SELECT 3 AS k, 'x' AS tag) p WHERE t.grp < p.k
 vs_rec_cycle_text|WITH RECURSIVE p(x, y, hops) AS (SELECT a, b, 1 FROM diff_mk UNION ALL SELECT p.x, m.b, p.hops + 1 FROM p JOIN diff_mk m ON m.a = p.y WHERE p.hops < 3) CYCLE y SET looped USING path SELECT x, y, path::text AS route, cardinality(path) AS len FROM p WHERE NOT looped
+-- keys whose equal values differ in their bytes, grouped by their hash:
+-- numrange bounds of other scales, text under a nondeterministic collation
+vh_range_group|SELECT numrange(round(amount, abs(val) % 3), 1000) AS r, count(*) AS n, sum(val) AS s FROM diff_t GROUP BY 1
+vh_range_distinct|SELECT DISTINCT numrange(round(amount, abs(val) % 3), 1000) AS r, grp FROM diff_t
+vh_ci_group|SELECT CASE WHEN val % 2 = 0 THEN upper(note) ELSE note END COLLATE diff_ci AS note, count(*) AS n, max(id) AS top FROM diff_t GROUP BY 1
+vh_ci_join|SELECT a.id, b.id AS bid FROM diff_t a JOIN diff_t b ON upper(a.note) COLLATE diff_ci = b.note AND a.grp = b.grp
+vh_ci_union|SELECT upper(note) COLLATE diff_ci AS n FROM diff_t WHERE val > 0 UNION SELECT note FROM diff_t WHERE val < 0
+vh_ci_except|SELECT note COLLATE diff_ci AS n FROM diff_t WHERE flag EXCEPT SELECT upper(note) FROM diff_t WHERE NOT flag
+vh_ci_window|SELECT id, row_number() OVER (PARTITION BY upper(note) COLLATE diff_ci ORDER BY id) AS rn FROM diff_t
 -- compared by the rows' text (vt_): a UNION ALL keeps equal values that
 -- print differently apart, each as written
 vt_union_scales|SELECT round(amount, abs(val) % 3) AS a, (val % 2) * float8 '-0.0' AS z FROM diff_t WHERE amount IS NOT NULL UNION ALL SELECT round(amount, 1), float8 '0' FROM diff_t WHERE flag

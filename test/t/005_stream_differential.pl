@@ -30,6 +30,8 @@ max_worker_processes = 32
 $node->start;
 $node->safe_psql('postgres', q{
 	CREATE EXTENSION hummock_stream;
+	-- (views.sql: vh_ views group text under it)
+	CREATE COLLATION diff_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
 	CREATE TABLE diff_t (id int PRIMARY KEY, grp int, val int, amount numeric,
 	                     flag bool, note text, ts timestamptz);
 	CREATE TABLE diff_np (grp int, val int);
