@@ -140,6 +140,14 @@ SELECT * FROM k_intersect_coll;
 SELECT * FROM k_except_coll;
 SELECT * FROM k_chained_coll ORDER BY n COLLATE "C";
 SELECT * FROM k_explicit_coll;
+-- chained: the inner set operation under another collation than the outer
+SELECT hummock_stream.create_materialized_view('k_chain_c',
+  $$SELECT m FROM hs2 UNION SELECT m FROM hs2 UNION SELECT m COLLATE "C" FROM hs2$$);
+SELECT hummock_stream.create_materialized_view('k_chain_ci',
+  $$SELECT m FROM hs2 INTERSECT SELECT m FROM hs2 UNION SELECT n FROM hs1$$);
+SELECT hummock_stream.create_materialized_view('k_chain_ci2',
+  $$SELECT n, 1 AS one FROM hs1 EXCEPT SELECT n, 1 FROM hs1 UNION SELECT m COLLATE "C", 1 FROM hs2$$);
+SELECT * FROM k_chain_ci ORDER BY m COLLATE "C";
 -- a row type with an attribute under a nondeterministic collation
 CREATE TYPE h_pt AS (y text COLLATE h_ci);
 CREATE TABLE hp (id int PRIMARY KEY, a h_pt);

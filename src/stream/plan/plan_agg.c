@@ -774,7 +774,15 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
 		exprs = lappend(exprs, map_expr(lfirst(lc), from));
 		kept_rows.cols[i++] = list_length(exprs) - 1;
 	}
-	groups = next_state(ctx, "HashAgg groups");
+	{
+		bool		any_hashed = false;
+
+		for (i = 0; i < nkeys; i++)
+			any_hashed |= an.hashed[i];
+		/* (a view planned before keeps its layout: plan_hashed_keys.c) */
+		groups = next_state(ctx, any_hashed ? "HashAgg groups" HASHED_KEYS_ROLE_MARK :
+							"HashAgg groups");
+	}
 
 	/*
 	 * min/max keep each input row's value apart when the rows have a
@@ -948,7 +956,7 @@ distinct_by_hash(PlanCtx *ctx, RelOut *in)
 	check_kept_rows(in->desc, "DISTINCT");
 	for (int i = 0; i < ncalls; i++)
 		check_kept_column(in->desc, calls[i].arg, "DISTINCT");
-	groups = next_state(ctx, "DISTINCT rows");
+	groups = next_state(ctx, "DISTINCT rows" HASHED_KEYS_ROLE_MARK);
 	values = next_state(ctx, minmax_role(NIL, true, calls, ncalls, false));
 	e = HsExecHashAggCreate(in->desc, n, calls, ncalls, NULL, groups, values, false);
 	attach(in, e);

@@ -174,7 +174,10 @@ plan_intersect_except(PlanCtx *ctx, Query *q, List *outer, SetOperationStmt *op,
 	note_operator(ctx, "HashAgg (%s: copies of each row on each side%s)",
 				  intersect ? "INTERSECT" : "EXCEPT", raw != NIL ? ", by hash" : "");
 	check_kept_rows(in->desc, intersect ? "INTERSECT" : "EXCEPT");
-	counts = next_state(ctx, intersect ? "INTERSECT row counts" : "EXCEPT row counts");
+	counts = next_state(ctx, raw == NIL ?
+						(intersect ? "INTERSECT row counts" : "EXCEPT row counts") :
+						(intersect ? "INTERSECT row counts" HASHED_KEYS_ROLE_MARK :
+						 "EXCEPT row counts" HASHED_KEYS_ROLE_MARK));
 	if (raw != NIL)
 		values = next_state(ctx, intersect ? "INTERSECT values of hashed columns" :
 							"EXCEPT values of hashed columns");
@@ -240,7 +243,10 @@ plan_intersect_except(PlanCtx *ctx, Query *q, List *outer, SetOperationStmt *op,
 /*
  * in with its columns under collations colls (as Postgres compares the
  * rows of a set operation: under the collations the parser resolved for
- * it, colCollations, whatever each input's own are).
+ * it, colCollations, whatever each input's own are).  Only where one of
+ * the two is nondeterministic: deterministic collations compare equal
+ * exactly the equal bytes, so a plan without any stays as it was.  The
+ * rows keep their columns (hidden ones too) and their key.
  */
 static RelOut *
 under_collations(RelOut *in, List *colls)
@@ -253,8 +259,11 @@ under_collations(RelOut *in, List *colls)
 	{
 		Expr	   *v = var_tle(in->desc, i, i + 1)->expr;
 		Oid			coll = i < list_length(colls) ? list_nth_oid(colls, i) : InvalidOid;
+		Oid			have = exprCollation((Node *) v);
 
-		if (OidIsValid(coll) && exprCollation((Node *) v) != coll)
+		if (OidIsValid(coll) && have != coll &&
+			(!get_collation_isdeterministic(coll) ||
+			 (OidIsValid(have) && !get_collation_isdeterministic(have))))
 		{
 			v = (Expr *) makeRelabelType(v, exprType((Node *) v), exprTypmod((Node *) v), coll,
 										 COERCE_IMPLICIT_CAST);
@@ -264,7 +273,9 @@ under_collations(RelOut *in, List *colls)
 	}
 	if (!differ)
 		return in;
-	out = project_cols(in, exprs, in->nvisible, NIL, true);
+	out = project_cols(in, exprs, in->nvisible, NIL, false);
+	out->has_ukey = in->has_ukey;
+	out->ukey = list_copy(in->ukey);
 	out->churns = in->churns;
 	return out;
 }

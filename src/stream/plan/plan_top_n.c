@@ -252,7 +252,7 @@ check_group_key(Expr *e, const char *what)
  * names; the rows keep their columns and key.
  */
 static RelOut *
-with_hashed_group_columns(RelOut *in, int *gcols, int ng)
+with_hashed_group_columns(RelOut *in, int *gcols, int ng, const char **mark)
 {
 	List	   *exprs = NIL;
 	bool		any = false;
@@ -270,6 +270,7 @@ with_hashed_group_columns(RelOut *in, int *gcols, int ng)
 		gcols[i] = list_length(exprs) - 1;
 		any = true;
 	}
+	*mark = any ? HASHED_KEYS_ROLE_MARK : "";
 	if (!any)
 		return in;
 	out = project_cols(in, exprs, in->nvisible, NIL, true);
@@ -280,6 +281,7 @@ with_hashed_group_columns(RelOut *in, int *gcols, int ng)
 RelOut *
 distinct_on_level(PlanCtx *ctx, Query *q, RelOut *in, List *extra)
 {
+	const char *mark;
 	int			ng = list_length(q->distinctClause);
 	int			nsort = list_length(q->sortClause);
 	int		   *gcols = palloc(sizeof(int) * Max(ng, 1));
@@ -321,9 +323,9 @@ distinct_on_level(PlanCtx *ctx, Query *q, RelOut *in, List *extra)
 		sdesc[ns] = sort_key_desc(tle->expr, sgc, &snulls[ns], &scolls[ns]);
 		ns++;
 	}
-	in = with_hashed_group_columns(in, gcols, ng);
+	in = with_hashed_group_columns(in, gcols, ng, &mark);
 	check_kept_rows(in->desc, "TopN");
-	rows = next_state(ctx, "TopN rows");
+	rows = next_state(ctx, psprintf("TopN rows%s", mark));
 	shown = next_state(ctx, "TopN shown rows");
 	note_operator(ctx, "TopN per group (DISTINCT ON %d column%s)", ng, ng == 1 ? "" : "s");
 	e = HsExecTopNCreate(in->desc, gcols, ng, scols, sdesc, snulls, scolls, ns,
@@ -410,6 +412,7 @@ row_number_bound(Node *c, int rtindex, AttrNumber resno)
 RelOut *
 plan_group_top_n(PlanCtx *ctx, Query *sub, int rtindex, List *outer, List **quals)
 {
+	const char *mark;
 	WindowClause *wc;
 	TargetEntry *rn = NULL;
 	Query	   *sub2;
@@ -509,9 +512,9 @@ plan_group_top_n(PlanCtx *ctx, Query *sub, int rtindex, List *outer, List **qual
 		sdesc[i] = sort_key_desc(tle->expr, sgc, &snulls[i], &scolls[i]);
 		i++;
 	}
-	in = with_hashed_group_columns(in, gcols, ng);
+	in = with_hashed_group_columns(in, gcols, ng, &mark);
 	check_kept_rows(in->desc, "TopN");
-	rows = next_state(ctx, "TopN rows");
+	rows = next_state(ctx, psprintf("TopN rows%s", mark));
 	shown = next_state(ctx, "TopN shown rows");
 	note_operator(ctx, "TopN per group (%d partition column%s, limit %lld, row_number)",
 				  ng, ng == 1 ? "" : "s", (long long) limit);

@@ -478,6 +478,7 @@ over_window(PlanCtx *ctx, Query *q, RelOut *from, List *calls, List *parts,
 	HsWindowRanges *ranges;
 	RelOut	   *out;
 	int			k = first_call;
+	const char *mark = "";		/* of a partition key hashed */
 
 	foreach(lc, calls)
 		windows = list_append_unique_ptr(windows, window_of(q, lfirst(lc)));
@@ -495,6 +496,7 @@ over_window(PlanCtx *ctx, Query *q, RelOut *from, List *calls, List *parts,
 								format_type_be(exprType(p))),
 						 errdetail("Its equal values can differ in their bytes, and it has no hash that finds exactly its equal values (no extended hash function, or an array inside a row or range).")));
 			p = (Node *) hashed_group_key((Expr *) p);
+			mark = HASHED_KEYS_ROLE_MARK;
 		}
 		part_mapped = lappend(part_mapped, map_expr((Expr *) p, from));
 	}
@@ -561,7 +563,7 @@ over_window(PlanCtx *ctx, Query *q, RelOut *from, List *calls, List *parts,
 		HsStateTable *rows_rev;
 		const char *by_value = ranges->value_frames ? ", and rows RANGE frames reach" : "";
 
-		rows = next_state(ctx, "OverWindow rows in order");
+		rows = next_state(ctx, psprintf("OverWindow rows in order%s", mark));
 		rows_rev = next_state(ctx, "OverWindow rows in reverse order");
 		shown = next_state(ctx, "OverWindow shown rows in order");
 
@@ -580,7 +582,7 @@ over_window(PlanCtx *ctx, Query *q, RelOut *from, List *calls, List *parts,
 	}
 	else
 	{
-		rows = next_state(ctx, "OverWindow rows");
+		rows = next_state(ctx, psprintf("OverWindow rows%s", mark));
 		shown = next_state(ctx, "OverWindow shown rows");
 		note_operator(ctx, "OverWindow (%d function%s, %d partition column%s)",
 					  list_length(calls), list_length(calls) == 1 ? "" : "s",
