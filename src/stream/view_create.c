@@ -280,6 +280,13 @@ create_view_relation(RangeVar *rv, HsStreamPlan *plan, Query *as_written)
 		ColumnDef  *col = makeColumnDef(tle->resname ? tle->resname : "?column?",
 										exprType(e), exprTypmod(e), exprCollation(e));
 
+		/* (DefineRelation would take the type's default, as CREATE TABLE AS checks) */
+		if (!OidIsValid(col->collOid) && type_is_collatable(exprType(e)))
+			ereport(ERROR,
+					(errcode(ERRCODE_INDETERMINATE_COLLATION),
+					 errmsg("no collation was derived for column \"%s\" with collatable type %s",
+							col->colname, format_type_be(exprType(e))),
+					 errhint("Use the COLLATE clause to set the collation explicitly.")));
 		create->tableElts = lappend(create->tableElts, col);
 	}
 	create->oncommit = ONCOMMIT_NOOP;

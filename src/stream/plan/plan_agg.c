@@ -454,6 +454,7 @@ analyze_aggs(Query *q, AggAnalysis *an)
 		Oid			t = exprType(e);
 		Oid			coll = exprCollation(e);
 
+		check_key_collation(t, coll);
 		if (group_key_needs_hash(t, coll))
 		{
 			if (!group_key_hashable(t))

@@ -78,6 +78,22 @@ extended_hash_proc(Oid type)
 }
 
 /*
+ * A key of a collatable type that no collation was derived for (the
+ * inputs of a set operation under conflicting implicit collations):
+ * Postgres cannot compare or hash it, nor can the view (42P22, as
+ * Postgres's executor says).
+ */
+void
+check_key_collation(Oid type, Oid collation)
+{
+	if (!OidIsValid(collation) && type_is_collatable(type))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDETERMINATE_COLLATION),
+				 errmsg("could not determine which collation to use for string hashing"),
+				 errhint("Use the COLLATE clause to set the collation explicitly.")));
+}
+
+/*
  * Must a group key of this type and collation be hashed: is there no key
  * encoding that gives its equal values equal bytes?
  */

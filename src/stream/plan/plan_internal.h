@@ -123,6 +123,7 @@ extern void check_kept_column(TupleDesc desc, int col, const char *role);
 extern bool anonymous_row_type(Oid type);
 
 /* plan_hashed_keys.c */
+extern void check_key_collation(Oid type, Oid collation);
 extern bool group_key_needs_hash(Oid type, Oid collation);
 extern bool group_key_hashable(Oid type);
 extern Expr *hashed_group_key(Expr *e);

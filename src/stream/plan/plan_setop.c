@@ -324,6 +324,15 @@ plan_setop_node(PlanCtx *ctx, Query *q, List *outer, Node *node, List *types,
 		RelOut	   *r;
 		HsExec	   *u;
 
+		/* (rows compared under no collation: as Postgres, 42P22) */
+		if (op->op != SETOP_UNION || !op->all)
+		{
+			ListCell   *lt;
+			ListCell   *lcoll;
+
+			forboth(lt, op->colTypes, lcoll, op->colCollations)
+				check_key_collation(lfirst_oid(lt), lfirst_oid(lcoll));
+		}
 		if (op->op != SETOP_UNION)
 			return under_collations(plan_intersect_except(ctx, q, outer, op, types, typmods),
 									colls);
