@@ -462,7 +462,7 @@ analyze_aggs(Query *q, AggAnalysis *an)
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						 errmsg("grouping by type %s is not supported in a streaming materialized view",
 								format_type_be(t)),
-						 errdetail("Its equal values can differ in their bytes, and it has no hash that finds exactly its equal values (no extended hash function, or an array inside a row or range).")));
+						 errdetail(UNHASHABLE_KEY_DETAIL)));
 			an->hashed[list_length(an->group_exprs)] = true;
 		}
 		an->group_exprs = lappend(an->group_exprs, e);

@@ -123,6 +123,9 @@ extern void check_kept_column(TupleDesc desc, int col, const char *role);
 extern bool anonymous_row_type(Oid type);
 
 /* plan_hashed_keys.c */
+/* DETAIL of the refusal of a key that needs a hash and has none */
+#define UNHASHABLE_KEY_DETAIL \
+	"Its equal values can differ in their bytes, and it has no hash that finds exactly its equal values (no extended hash function, or an array inside a row or range)."
 extern void check_key_collation(Oid type, Oid collation);
 extern bool group_key_needs_hash(Oid type, Oid collation);
 extern bool group_key_hashable(Oid type);

@@ -243,7 +243,7 @@ check_group_key(Expr *e, const char *what)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("%s type %s is not supported in a streaming materialized view",
 						what, format_type_be(t)),
-				 errdetail("Its equal values can differ in their bytes, and it has no hash that finds exactly its equal values (no extended hash function, or an array inside a row or range).")));
+				 errdetail(UNHASHABLE_KEY_DETAIL)));
 }
 
 /*

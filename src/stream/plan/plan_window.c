@@ -494,7 +494,7 @@ over_window(PlanCtx *ctx, Query *q, RelOut *from, List *calls, List *parts,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						 errmsg("PARTITION BY type %s is not supported in a streaming materialized view",
 								format_type_be(exprType(p))),
-						 errdetail("Its equal values can differ in their bytes, and it has no hash that finds exactly its equal values (no extended hash function, or an array inside a row or range).")));
+						 errdetail(UNHASHABLE_KEY_DETAIL)));
 			p = (Node *) hashed_group_key((Expr *) p);
 			mark = HASHED_KEYS_ROLE_MARK;
 		}
