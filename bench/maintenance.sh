@@ -19,7 +19,8 @@
 #    the speedup is REFRESH / apply.
 # Figures, not assertions.  Run as root:  bench/maintenance.sh
 # BASE (default 1000000), CHANGE (1000000), CHURN (BASE / 100), RUNS (3),
-# KINDS (the view kinds), SECTIONS ("1 2"), BARRIER_MS (100), CHANGE_LOG
+# KINDS (the view kinds; also usum and urecompute: a user-defined sum with
+# and without moving-aggregate support), SECTIONS ("1 2"), BARRIER_MS (100), CHANGE_LOG
 # (false: the views keep no change log, as a view nobody reads; true: they
 # keep one, as a view with a downstream or a change_log() reader).
 set -Eeuo pipefail
@@ -49,6 +50,12 @@ INSERT INTO facts SELECT i, i % 1000, 1 + i % 5000, (hashint8(i) & 1048575)::int
 CREATE TABLE notes (id bigint PRIMARY KEY, fid bigint, w int);
 INSERT INTO notes SELECT i, i, i % 100 FROM generate_series(1, $BASE) i;
 VACUUM ANALYZE region, dim, facts, notes;
+-- (usum, urecompute) a user's sum with and without moving-aggregate support
+CREATE FUNCTION bench_add(s int8, x int) RETURNS int8 LANGUAGE sql IMMUTABLE STRICT AS 'SELECT s + x';
+CREATE FUNCTION bench_inv(s int8, x int) RETURNS int8 LANGUAGE sql IMMUTABLE STRICT AS 'SELECT s - x';
+CREATE AGGREGATE usum_moving(int) (SFUNC = bench_add, STYPE = int8, INITCOND = 0,
+  MSFUNC = bench_add, MINVFUNC = bench_inv, MSTYPE = int8, MINITCOND = 0);
+CREATE AGGREGATE usum_plain(int) (SFUNC = bench_add, STYPE = int8, INITCOND = 0);
 SQL
 
 declare -A Q=(
@@ -61,6 +68,8 @@ declare -A Q=(
 	[join]="SELECT f.id, f.v, d.name FROM facts f JOIN dim d ON d.k = f.k"
 	[join2]="SELECT f.id, f.v, n.w FROM facts f JOIN notes n ON n.fid = f.id"
 	[join3]="SELECT f.id, d.name, r.rname FROM facts f JOIN dim d ON d.k = f.k JOIN region r ON r.r = d.r"
+	[usum]="SELECT g, count(*) AS n, usum_moving(v) AS s FROM facts GROUP BY g"
+	[urecompute]="SELECT g, count(*) AS n, usum_plain(v) AS s FROM facts GROUP BY g"
 )
 
 PMPID=$(head -n 1 "$DIR/data/postmaster.pid")

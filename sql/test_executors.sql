@@ -500,6 +500,25 @@ SELECT * FROM plan_run('SELECT k, count(*) AS c, min(v) AS lo, max(v) AS hi FROM
   't: -1|3|a|1', 't: -1|1|a|3', 't: -1|5|c|5', 't: +1|5|c|4', 'flush', 'view', 'state',
   't: -1|4|a|1', 'flush', 'view'],
   recorded => ARRAY['HashAgg groups', 'HashAgg min/max and DISTINCT values']);
+-- an aggregate with moving-aggregate support keeps its moving state in
+-- the groups' state row (reloaded after each epoch with evict), taken out
+-- of by the inverse, and rebuilt from the kept rows where the inverse
+-- gives up (on 1); a view recorded before such calls existed recomputes
+CREATE FUNCTION public.tx_add(s int8, x int) RETURNS int8 LANGUAGE sql IMMUTABLE STRICT
+  AS 'SELECT s + x';
+CREATE FUNCTION public.tx_inv(s int8, x int) RETURNS int8 LANGUAGE sql IMMUTABLE STRICT
+  AS 'SELECT CASE WHEN x <> 1 THEN s - x END';
+CREATE AGGREGATE public.tx_sum(int) (SFUNC = tx_add, STYPE = int8, INITCOND = 0,
+  MSFUNC = tx_add, MINVFUNC = tx_inv, MSTYPE = int8, MINITCOND = 0);
+SELECT * FROM plan_run('SELECT k, tx_sum(v) AS s, tx_sum(v) FILTER (WHERE id > 2) AS f FROM t GROUP BY k', ARRAY[
+  't: +1|3|a|1', 't: +1|4|a|7', 't: +1|5|c|5', 'flush', 'view', 'state',
+  't: -1|3|a|1', 't: -1|1|a|3', 'flush', 'view', 'state',
+  't: -1|4|a|7', 't: -1|5|c|5', 't: +1|5|c|2', 'flush', 'view'], evict => true);
+SELECT * FROM plan_run('SELECT k, tx_sum(v) AS s FROM t GROUP BY k', ARRAY[
+  't: +1|3|a|1', 'flush', 'view', 'state', 't: -1|3|a|1', 'flush', 'view'],
+  recorded => ARRAY['HashAgg groups', 'HashAgg kept rows']);
+DROP AGGREGATE tx_sum(int);
+DROP FUNCTION tx_add(int8, int), tx_inv(int8, int);
 SELECT * FROM t ORDER BY id;
 -- a self-join: a change of t reaches both of its inputs
 SELECT * FROM plan_run('SELECT a.id, b.id AS bid FROM t a JOIN t b ON a.k = b.k AND a.id < b.id', ARRAY[

@@ -775,7 +775,8 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 		source_alter = check_alter_table((AlterTableStmt *) parsetree, (List **) &relatives);
 		tree_member = ((AlterTableStmt *) parsetree)->relation;
 	}
-	else if (IsA(parsetree, CreateFunctionStmt) || IsA(parsetree, AlterFunctionStmt))
+	else if (IsA(parsetree, CreateFunctionStmt) || IsA(parsetree, AlterFunctionStmt) ||
+			 (IsA(parsetree, DefineStmt) && ((DefineStmt *) parsetree)->kind == OBJECT_AGGREGATE))
 		function_change = HsFunctionChangeBegin(parsetree);
 	else if (IsA(parsetree, ViewStmt) && ((ViewStmt *) parsetree)->replace)
 		HsSourceCheckReplaceView(RangeVarGetRelid(((ViewStmt *) parsetree)->view, NoLock, true));

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * function_replace.c
- *	  CREATE OR REPLACE FUNCTION and ALTER FUNCTION of a function that
- *	  streaming views call.
+ *	  CREATE OR REPLACE FUNCTION, ALTER FUNCTION and CREATE OR REPLACE
+ *	  AGGREGATE of a function or aggregate that streaming views call.
  *
  * A streaming view computes each row once, when its change is captured,
  * and retracts it later from the state it kept: a function whose body,
@@ -24,7 +24,9 @@
  *
  * The function is looked up before the statement (its argument types are
  * those of the parameters that are not OUT or TABLE), its pg_proc row
- * kept, and compared with the row the statement left, column by column.
+ * (and an aggregate's pg_aggregate row: its transition, inverse and final
+ * functions, initial states) kept, and compared with the rows the
+ * statement left, column by column.
  * The refusal comes after the statement ran, so its transaction rolls
  * the change back.
  *
@@ -40,6 +42,7 @@
 #include "catalog/dependency.h"
 #include "catalog/objectaddress.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_aggregate.h"
 #include "catalog/pg_depend.h"
 #include "catalog/pg_operator.h"
 #include "catalog/pg_proc.h"
@@ -64,6 +67,7 @@ typedef struct FunctionChange
 	Oid			func;
 	Oid			view;			/* a streaming view that calls it */
 	HeapTuple	before;			/* its pg_proc row before the statement */
+	HeapTuple	agg_before;		/* an aggregate's pg_aggregate row, or NULL */
 } FunctionChange;
 
 /*
@@ -122,15 +126,18 @@ view_computing_with(Oid func)
 	return view;
 }
 
-/* The function CREATE OR REPLACE FUNCTION would replace, or InvalidOid. */
+/*
+ * The function CREATE OR REPLACE FUNCTION or AGGREGATE would replace, named
+ * funcname with parameters (FunctionParameter), or InvalidOid.
+ */
 static Oid
-function_replaced(CreateFunctionStmt *stmt)
+function_replaced(List *funcname, List *parameters)
 {
 	Oid			argtypes[FUNC_MAX_ARGS];
 	int			nargs = 0;
 	ListCell   *lc;
 
-	foreach(lc, stmt->parameters)
+	foreach(lc, parameters)
 	{
 		FunctionParameter *fp = lfirst(lc);
 
@@ -143,7 +150,7 @@ function_replaced(CreateFunctionStmt *stmt)
 			return InvalidOid;	/* (a new type: no such function yet) */
 		nargs++;
 	}
-	return LookupFuncName(stmt->funcname, nargs, argtypes, true);
+	return LookupFuncName(funcname, nargs, argtypes, true);
 }
 
 void *
@@ -157,7 +164,17 @@ HsFunctionChangeBegin(Node *parsetree)
 	if (!OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)))
 		return NULL;
 	if (IsA(parsetree, CreateFunctionStmt) && ((CreateFunctionStmt *) parsetree)->replace)
-		func = function_replaced((CreateFunctionStmt *) parsetree);
+		func = function_replaced(((CreateFunctionStmt *) parsetree)->funcname,
+								 ((CreateFunctionStmt *) parsetree)->parameters);
+	else if (IsA(parsetree, DefineStmt) && ((DefineStmt *) parsetree)->replace &&
+			 ((DefineStmt *) parsetree)->kind == OBJECT_AGGREGATE &&
+			 !((DefineStmt *) parsetree)->oldstyle)
+	{
+		DefineStmt *stmt = (DefineStmt *) parsetree;
+
+		/* (args: its parameters, then how many are direct) */
+		func = function_replaced(stmt->defnames, linitial_node(List, stmt->args));
+	}
 	else if (IsA(parsetree, AlterFunctionStmt))
 	{
 		AlterFunctionStmt *stmt = (AlterFunctionStmt *) parsetree;
@@ -176,6 +193,9 @@ HsFunctionChangeBegin(Node *parsetree)
 	change->func = func;
 	change->view = view;
 	change->before = tup;
+	change->agg_before = SearchSysCacheCopy1(AGGFNOID, ObjectIdGetDatum(func));
+	if (!HeapTupleIsValid(change->agg_before))
+		change->agg_before = NULL;
 	return change;
 }
 
@@ -197,24 +217,19 @@ same_value(Datum a, bool a_null, Datum b, bool b_null, int16 typlen, bool typbyv
 	return datumIsEqual(a, b, typbyval, typlen);
 }
 
-void
-HsFunctionChangeDone(void *state)
+/*
+ * The first column of catalog relid whose value differs between rows
+ * before and after, other than those ignore_column says, or 0.
+ */
+static AttrNumber
+changed_column(Oid relid, HeapTuple before, HeapTuple after,
+			   bool (*ignore_column) (AttrNumber attnum))
 {
-	FunctionChange *change = state;
-	HeapTuple	after;
-	TupleDesc	desc;
-	ObjectAddress func_addr;
-	ObjectAddress view_addr;
-	Relation	rel;
+	Relation	rel = table_open(relid, AccessShareLock);
+	TupleDesc	desc = RelationGetDescr(rel);
+	AttrNumber	changed = 0;
 
-	if (change == NULL)
-		return;
-	after = SearchSysCacheCopy1(PROCOID, ObjectIdGetDatum(change->func));
-	if (!HeapTupleIsValid(after))
-		return;
-	rel = table_open(ProcedureRelationId, AccessShareLock);
-	desc = RelationGetDescr(rel);
-	for (int i = 0; i < desc->natts; i++)
+	for (int i = 0; i < desc->natts && changed == 0; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
 		bool		a_null;
@@ -222,30 +237,68 @@ HsFunctionChangeDone(void *state)
 		Datum		a;
 		Datum		b;
 
-		/* (what it costs, who owns it and may call it, what its parameters are
-		 * called, where the planner may run it: not what it computes) */
-		if (att->attnum == Anum_pg_proc_procost || att->attnum == Anum_pg_proc_prorows ||
-			att->attnum == Anum_pg_proc_proowner || att->attnum == Anum_pg_proc_proacl ||
-			att->attnum == Anum_pg_proc_proargnames ||
-			att->attnum == Anum_pg_proc_proparallel || att->attnum == Anum_pg_proc_proleakproof)
+		if (ignore_column && ignore_column(att->attnum))
 			continue;
-		a = heap_getattr(change->before, att->attnum, desc, &a_null);
+		a = heap_getattr(before, att->attnum, desc, &a_null);
 		b = heap_getattr(after, att->attnum, desc, &b_null);
 		if (same_value(a, a_null, b, b_null, att->attlen, att->attbyval))
 			continue;
 		/* (a BEGIN ATOMIC body: the same tree, its token locations aside) */
-		if (att->attnum == Anum_pg_proc_prosqlbody && !a_null && !b_null &&
+		if (relid == ProcedureRelationId && att->attnum == Anum_pg_proc_prosqlbody &&
+			!a_null && !b_null &&
 			equal(stringToNode(TextDatumGetCString(a)), stringToNode(TextDatumGetCString(b))))
 			continue;
-		ObjectAddressSet(func_addr, ProcedureRelationId, change->func);
-		ObjectAddressSet(view_addr, RelationRelationId, change->view);
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot change %s because %s calls it",
-						getObjectDescription(&func_addr, false),
-						getObjectDescription(&view_addr, false)),
-				 errdetail("A streaming materialized view retracts the rows it computed with the function's definition; it would retract values the changed function never produced."),
-				 errhint("Drop the streaming materialized view, change the function, then create the view again.")));
+		changed = att->attnum;
 	}
 	table_close(rel, AccessShareLock);
+	return changed;
+}
+
+/*
+ * What it costs, who owns it and may call it, what its parameters are
+ * called, where the planner may run it: not what it computes.
+ */
+static bool
+proc_column_ignored(AttrNumber attnum)
+{
+	return attnum == Anum_pg_proc_procost || attnum == Anum_pg_proc_prorows ||
+		attnum == Anum_pg_proc_proowner || attnum == Anum_pg_proc_proacl ||
+		attnum == Anum_pg_proc_proargnames ||
+		attnum == Anum_pg_proc_proparallel || attnum == Anum_pg_proc_proleakproof;
+}
+
+void
+HsFunctionChangeDone(void *state)
+{
+	FunctionChange *change = state;
+	HeapTuple	after;
+	HeapTuple	agg_after;
+	ObjectAddress func_addr;
+	ObjectAddress view_addr;
+	bool		changed;
+
+	if (change == NULL)
+		return;
+	after = SearchSysCacheCopy1(PROCOID, ObjectIdGetDatum(change->func));
+	if (!HeapTupleIsValid(after))
+		return;
+	changed = changed_column(ProcedureRelationId, change->before, after,
+							 proc_column_ignored) != 0;
+	if (!changed && change->agg_before != NULL)
+	{
+		agg_after = SearchSysCacheCopy1(AGGFNOID, ObjectIdGetDatum(change->func));
+		changed = !HeapTupleIsValid(agg_after) ||
+			changed_column(AggregateRelationId, change->agg_before, agg_after, NULL) != 0;
+	}
+	if (!changed)
+		return;
+	ObjectAddressSet(func_addr, ProcedureRelationId, change->func);
+	ObjectAddressSet(view_addr, RelationRelationId, change->view);
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("cannot change %s because %s calls it",
+					getObjectDescription(&func_addr, false),
+					getObjectDescription(&view_addr, false)),
+			 errdetail("A streaming materialized view retracts the rows it computed with the function's definition; it would retract values the changed function never produced."),
+			 errhint("Drop the streaming materialized view, change the function, then create the view again.")));
 }

@@ -262,3 +262,9 @@ vh_ci_window|SELECT id, row_number() OVER (PARTITION BY upper(note) COLLATE diff
 -- compared by the rows' text (vt_): a UNION ALL keeps equal values that
 -- print differently apart, each as written
 vt_union_scales|SELECT round(amount, abs(val) % 3) AS a, (val % 2) * float8 '-0.0' AS z FROM diff_t WHERE amount IS NOT NULL UNION ALL SELECT round(amount, 1), float8 '0' FROM diff_t WHERE flag
+-- aggregates with moving-aggregate support (agg_moving.c): kept states
+-- changed by the inverse, rebuilt when it gives up (negative values)
+vm_msum|SELECT grp, diff_msum(val) AS s, count(*) AS n FROM diff_t GROUP BY grp
+vm_msum_filter|SELECT flag, diff_msum(val) FILTER (WHERE grp > 2) AS s, diff_msum(val * 2 - 5) AS s2 FROM diff_t GROUP BY flag
+vm_msum_global|SELECT diff_msum(val) AS s, diff_msum(grp) AS g FROM diff_t WHERE note IS NOT NULL
+vm_msum_join|SELECT d.region, diff_msum(t.val) AS s FROM diff_t t JOIN diff_d d ON d.code = t.grp GROUP BY d.region

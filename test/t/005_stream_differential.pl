@@ -50,6 +50,8 @@ $node->safe_psql('postgres', q{
 	ALTER TABLE diff_ih_b INHERIT diff_ih;
 	CREATE TABLE diff_ih_a1 () INHERITS (diff_ih_a);
 });
+# the functions and aggregates views.sql calls
+$node->safe_psql('postgres', PostgreSQL::Test::Utils::slurp_file("$dir/functions.sql"));
 
 my @views;
 open(my $fh, '<', "$dir/views.sql") or die "views.sql: $!";

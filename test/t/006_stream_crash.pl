@@ -55,6 +55,8 @@ $node->safe_psql('postgres', q{
 	  FROM generate_series(1, 100) g;
 	INSERT INTO diff_np SELECT g % 9, g % 4 FROM generate_series(1, 100) g;
 });
+# the functions and aggregates views.sql calls
+$node->safe_psql('postgres', PostgreSQL::Test::Utils::slurp_file("$dir/functions.sql"));
 
 # a cross-section of the view library
 my %wanted = map { $_ => 1 } qw(v_count_all v_group_stats v_minmax v_filter
@@ -62,7 +64,7 @@ my %wanted = map { $_ => 1 } qw(v_count_all v_group_stats v_minmax v_filter
   vv_stats_filter vv_stats_agg vv_chain3 vv_diamond vv_nopk_agg vv_nopk_join
   va_array va_filter_mix vs_except_all vs_distinct_on vs_inh_sum vs_inh_join
   vs_q_exists_value vs_win_lag_ranged vs_win_np_ranged vs_win_prefix_ranged
-  vs_rec_reach vs_rec_tree vs_rec_const vs_const_calendar);
+  vs_rec_reach vs_rec_tree vs_rec_const vs_const_calendar vm_msum);
 my @views;
 open(my $fh, '<', "$dir/views.sql") or die "views.sql: $!";
 while (my $line = <$fh>)

@@ -162,7 +162,11 @@ typedef enum HsAggKind
 	HS_AGG_MAX,
 	HS_AGG_BOOL_AND,
 	HS_AGG_BOOL_OR,
-	HS_AGG_RECOMPUTE			/* any other: recomputed per touched group */
+	HS_AGG_RECOMPUTE,			/* any other: recomputed per touched group */
+	HS_AGG_MOVING				/* with moving-aggregate support: its
+								 * transition and inverse transition
+								 * functions, recomputed only when the
+								 * inverse cannot take a row out */
 } HsAggKind;
 
 /* Calls per aggregation: one byte numbers them in state keys, 0xFF is taken. */
@@ -177,14 +181,15 @@ typedef struct HsAggCall
 	bool		distinct;		/* over the distinct non-NULL values */
 	Oid			argtype;
 	Oid			restype;		/* as Postgres's aggregate returns it */
-	struct Aggref *aggref;		/* RECOMPUTE: the call over the kept rows
-								 * (HsAggKeptRows: Var varno 1, attno 2 ..
-								 * ncols + 1; attno 1 is taken) */
+	struct Aggref *aggref;		/* RECOMPUTE, MOVING: the call over the kept
+								 * rows (HsAggKeptRows: Var varno 1, attno
+								 * 2 .. ncols + 1; attno 1 is taken) */
+	Oid			statetype;		/* MOVING: its moving state type, resolved */
 } HsAggCall;
 
 /*
  * The input columns a group keeps of each of its rows, as a multiset, for
- * its RECOMPUTE calls (none: ncols = 0).
+ * its RECOMPUTE and MOVING calls (none: ncols = 0).
  */
 typedef struct HsAggKeptRows
 {

@@ -28,6 +28,9 @@
  *	bool_and/or	count of true inputs and of non-NULL inputs
  *	min/max(x)	the current extreme (its value counts are the ordered
  *				state, agg_ordered_state.c)
+ *	moving		(MOVING: an aggregate with moving-aggregate support) its
+ *				moving transition state and how many rows it includes
+ *				(agg_moving.c)
  *	any other	(RECOMPUTE) the value Postgres computed for the group at its
  *				last change, from the group's kept rows (agg_recompute.c)
  *
@@ -41,8 +44,9 @@
  * State-row columns (persisted; the state row is the group's key columns
  * and row count, then these per call, exec_hash_agg.c): non-NULL count
  * (int8), sum (sum type; NULL when unused or when no finite input
- * remains), current min/max value (argument type) or recomputed value
- * (the call's result type; NULL when unused), true
+ * remains), current min/max value (argument type), recomputed value
+ * (the call's result type) or moving state (its resolved moving state
+ * type; NULL when unused), true
  * count (int8), and the special-value counts of sum/avg (int8[] of
  * (class, count) pairs with non-zero counts, NULL when empty): for numeric
  * a class >= 0 is a display scale, and for numeric and float -1 counts
@@ -522,6 +526,8 @@ AggAccResult(const HsAggCall *call, const AggSumOps *ops, const AggAcc *acc,
 			/* the group's last recomputed value (agg_recompute.c) */
 			*isnull = acc->val_null;
 			return acc->val_null ? (Datum) 0 : acc->val;
+		case HS_AGG_MOVING:
+			break;				/* its final function's (AggMovingResult) */
 	}
 	elog(ERROR, "unexpected streaming aggregate kind %d", (int) call->kind);
 	return (Datum) 0;
@@ -543,7 +549,8 @@ AggAccDescribe(TupleDesc state_desc, AttrNumber first, const HsAggCall *call,
 	TupleDescInitEntry(state_desc, c++, NULL,
 					   (call->kind == HS_AGG_MIN || call->kind == HS_AGG_MAX) ?
 					   call->argtype :
-					   call->kind == HS_AGG_RECOMPUTE ? call->restype : INT8OID, -1, 0);
+					   call->kind == HS_AGG_RECOMPUTE ? call->restype :
+					   call->kind == HS_AGG_MOVING ? call->statetype : INT8OID, -1, 0);
 	TupleDescInitEntry(state_desc, c++, NULL, INT8OID, -1, 0);
 	TupleDescInitEntry(state_desc, c++, NULL, INT8ARRAYOID, -1, 0);
 	Assert(c == first + AGG_STATE_COLS_PER_CALL);
@@ -576,6 +583,8 @@ AggAccDecode(AggAcc *acc, const HsAggCall *call, const AggSumOps *ops,
 	acc->val_null = nulls[2];
 	if (!acc->val_null && call->kind == HS_AGG_RECOMPUTE)
 		acc->val = copy_datum(values[2], call->restype);
+	else if (!acc->val_null && call->kind == HS_AGG_MOVING)
+		acc->val = copy_datum(values[2], call->statetype);
 	else if (!acc->val_null)
 	{
 		StringInfoData e;

@@ -227,7 +227,8 @@ typedef struct AggRecompute
 	TupleDesc	enr_desc;		/* (ord int4, kept columns...) */
 	int			ncalls;			/* RECOMPUTE calls: callno[] among all calls */
 	int		   *callno;
-	struct PlannedStmt *plan;
+	struct PlannedStmt *plan;	/* NULL without RECOMPUTE calls */
+	TupleTableSlot *rows_slot;	/* a row of enr_desc, for MOVING calls */
 	StringInfoData key;			/* scratch */
 } AggRecompute;
 
@@ -248,5 +249,63 @@ extern void AggRecomputeApply(AggRecompute *r, const HsBytesKey *group,
  */
 extern void AggRecomputeRun(AggRecompute *r, const HsBytesKey *const *groups,
 							int ngroups, Datum *results, bool *nulls);
+
+/* r->rows_slot as the kept row of input row (ord 0). */
+extern TupleTableSlot *AggRecomputeRowSlot(AggRecompute *r, TupleTableSlot *row);
+
+/*
+ * Call fn with r->rows_slot holding each kept row of group in turn, and
+ * how many input rows have it.
+ */
+typedef void (*AggKeptRowFn) (void *arg, TupleTableSlot *rows_slot, int64 count);
+extern void AggRecomputeScanGroup(AggRecompute *r, const HsBytesKey *group,
+								  AggKeptRowFn fn, void *arg);
+
+/* ---- agg_moving.c ---- */
+
+/* A MOVING call: its functions, its arguments over a kept row. */
+typedef struct AggMoving
+{
+	const HsAggCall *call;
+	Oid			statetype;
+	int16		statelen;
+	bool		statebyval;
+	Datum		init;			/* the initial state */
+	bool		init_null;
+	Oid			collation;
+	char		finalmodify;
+	int			nargs;
+	struct ExprState **args;	/* over a row of (ord, kept columns...) */
+	struct ExprState *filter;	/* or NULL */
+	struct ExprContext *econtext;
+	FmgrInfo	transfn;
+	FmgrInfo	invfn;
+	FmgrInfo	finalfn;
+	int			nfinalargs;		/* 0: no final function */
+	FunctionCallInfo fcinfo;
+	FunctionCallInfo final_fcinfo;
+} AggMoving;
+
+/*
+ * Look the call's moving functions up and check who may run them, as
+ * Postgres's Agg node does (in a long-lived context).
+ */
+extern void AggMovingInit(AggMoving *m, const HsAggCall *call);
+
+/* acc holds the initial state, of no rows. */
+extern void AggMovingReset(const AggMoving *m, AggAcc *acc, MemoryContext group_cxt);
+
+/*
+ * Add (sign > 0) or take out the row in rows_slot; an inverse that cannot
+ * take it out sets acc->rescan: the state is then rebuilt (AggMovingReset,
+ * then AggMovingAddKept per kept row) before it is shown.
+ */
+extern void AggMovingApply(AggMoving *m, AggAcc *acc, TupleTableSlot *rows_slot,
+						   int sign, MemoryContext group_cxt);
+extern void AggMovingAddKept(AggMoving *m, AggAcc *acc, TupleTableSlot *rows_slot,
+							 int64 count, MemoryContext group_cxt);
+
+/* The call's value for the state in acc (in the current memory context). */
+extern Datum AggMovingResult(AggMoving *m, const AggAcc *acc, bool *isnull);
 
 #endif							/* HS_STREAM_EXECUTOR_AGG_INTERNAL_H */

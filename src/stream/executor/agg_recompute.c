@@ -135,7 +135,9 @@ AggRecomputeInit(AggRecompute *r, HsStateTable *table, TupleDesc in_desc,
 	for (int i = 0; i < ncalls; i++)
 		if (calls[i].kind == HS_AGG_RECOMPUTE)
 			r->callno[r->ncalls++] = i;
-	r->plan = plan_recompute(r, calls, ncalls);
+	/* (kept rows for MOVING calls only: nothing to recompute) */
+	r->plan = r->ncalls > 0 ? plan_recompute(r, calls, ncalls) : NULL;
+	r->rows_slot = MakeSingleTupleTableSlot(r->enr_desc, &TTSOpsVirtual);
 	initStringInfo(&r->key);
 }
 
@@ -175,6 +177,62 @@ AggRecomputeApply(AggRecompute *r, const HsBytesKey *group, TupleTableSlot *row,
 	pfree(mt);
 	pfree(values);
 	pfree(nulls);
+}
+
+TupleTableSlot *
+AggRecomputeRowSlot(AggRecompute *r, TupleTableSlot *row)
+{
+	TupleTableSlot *s = r->rows_slot;
+
+	ExecClearTuple(s);
+	s->tts_values[0] = Int32GetDatum(0);
+	s->tts_isnull[0] = false;
+	for (int c = 0; c < r->ncols; c++)
+	{
+		s->tts_values[c + 1] = row->tts_values[r->cols[c]];
+		s->tts_isnull[c + 1] = row->tts_isnull[r->cols[c]];
+	}
+	return ExecStoreVirtualTuple(s);
+}
+
+typedef struct KeptScan
+{
+	AggRecompute *r;
+	int			prefix_len;
+	AggKeptRowFn fn;
+	void	   *arg;
+} KeptScan;
+
+static bool
+scan_group_row(const char *key, int keylen, const char *value, int vlen, void *arg)
+{
+	KeptScan   *st = arg;
+	TupleTableSlot *s = st->r->rows_slot;
+	MinimalTuple copy;
+
+	ExecClearTuple(s);
+	copy = HsStoredRowCopyDeform(st->r->kept_desc, key + st->prefix_len,
+								 keylen - st->prefix_len, s->tts_values + 1, s->tts_isnull + 1);
+	s->tts_values[0] = Int32GetDatum(0);
+	s->tts_isnull[0] = false;
+	ExecStoreVirtualTuple(s);
+	st->fn(st->arg, s, HsCountedRowCount(value));
+	ExecClearTuple(s);
+	pfree(copy);
+	return true;
+}
+
+void
+AggRecomputeScanGroup(AggRecompute *r, const HsBytesKey *group, AggKeptRowFn fn, void *arg)
+{
+	KeptScan	st;
+
+	kept_prefix(r, group);
+	st.r = r;
+	st.prefix_len = r->key.len;
+	st.fn = fn;
+	st.arg = arg;
+	HsStateTableScanPrefix(r->table, r->key.data, r->key.len, scan_group_row, &st);
 }
 
 /* Adds the kept rows of a group (its ordinal ord) to the tuplestore. */

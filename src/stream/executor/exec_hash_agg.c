@@ -12,7 +12,11 @@
  * (agg_ordered_state.c).  Any other call (RECOMPUTE) is computed again by
  * Postgres, from the group's kept rows, for every group an epoch touches
  * (agg_recompute.c): at a flush, all touched groups in one query.  A call
- * with FILTER leaves out the rows whose filter column is not true.
+ * with FILTER leaves out the rows whose filter column is not true.  A
+ * call of an aggregate with moving-aggregate support (MOVING) keeps its
+ * moving transition state instead, and its group's kept rows only to
+ * rebuild that state when its inverse function cannot take a row out
+ * (agg_moving.c).
  *
  * Changes to a group are applied as rows arrive; at the end of the epoch
  * each touched group emits the delete of its output row as it was before
@@ -83,7 +87,9 @@ typedef struct HashAggExec
 	AggSumOps  *sums;			/* per call */
 	AggValueCounts *vcs;		/* per min/max or DISTINCT call */
 	AggPendingCounts pending;	/* their changes not yet in the table */
-	AggRecompute *recompute;	/* the RECOMPUTE calls, or NULL */
+	AggRecompute *recompute;	/* kept rows of RECOMPUTE and MOVING calls,
+								 * or NULL */
+	AggMoving  *movings;		/* per call: MOVING calls' functions */
 	TupleDesc	state_desc;
 	HsStateTable *state;
 	bool		always_one_group;
@@ -127,7 +133,11 @@ group_output(HashAggExec *a, AggGroup *g, Datum *values, bool *nulls)
 	{
 		int			c = a->nkeys + i;
 
-		values[c] = AggAccResult(&a->calls[i], &a->sums[i], &g->acc[i], g->rows, &nulls[c]);
+		if (a->calls[i].kind == HS_AGG_MOVING)
+			values[c] = AggMovingResult(&a->movings[i], &g->acc[i], &nulls[c]);
+		else
+			values[c] = AggAccResult(&a->calls[i], &a->sums[i], &g->acc[i], g->rows,
+									 &nulls[c]);
 	}
 }
 
@@ -221,6 +231,9 @@ lookup_group(HashAggExec *a, TupleTableSlot *row)
 	else
 	{
 		/* a new group: its key values come from the row */
+		for (int i = 0; i < a->ncalls; i++)
+			if (a->calls[i].kind == HS_AGG_MOVING)
+				AggMovingReset(&a->movings[i], &g->acc[i], a->group_cxt);
 		old = MemoryContextSwitchTo(a->group_cxt);
 		for (int kk = 0; kk < a->nkeys; kk++)
 		{
@@ -299,6 +312,7 @@ hash_agg_push(HsExec *self, TupleTableSlot *row, int sign)
 	HashAggExec *a = (HashAggExec *) self;
 	AggGroup   *g;
 	MemoryContext old;
+	TupleTableSlot *kept_row = NULL;
 
 	MemoryContextReset(a->exec.row_cxt);
 	old = MemoryContextSwitchTo(a->exec.row_cxt);
@@ -331,6 +345,13 @@ hash_agg_push(HsExec *self, TupleTableSlot *row, int sign)
 
 		if (call->kind == HS_AGG_COUNT_STAR || call->kind == HS_AGG_RECOMPUTE)
 			continue;
+		if (call->kind == HS_AGG_MOVING)
+		{
+			if (kept_row == NULL)
+				kept_row = AggRecomputeRowSlot(a->recompute, row);
+			AggMovingApply(&a->movings[i], acc, kept_row, sign, a->group_cxt);
+			continue;
+		}
 		if (call->filter >= 0 &&
 			(row->tts_isnull[call->filter] || !DatumGetBool(row->tts_values[call->filter])))
 			continue;
@@ -354,6 +375,51 @@ hash_agg_push(HsExec *self, TupleTableSlot *row, int sign)
 	MemoryContextSwitchTo(old);
 	if (AggPendingFull(&a->pending))
 		AggPendingApply(&a->pending, distinct_changed, a, a->group_cxt);
+}
+
+typedef struct RebuildArg
+{
+	AggMoving  *m;
+	AggAcc	   *acc;
+	MemoryContext group_cxt;
+} RebuildArg;
+
+static void
+rebuild_add_kept(void *arg, TupleTableSlot *rows_slot, int64 count)
+{
+	RebuildArg *rb = arg;
+
+	AggMovingAddKept(rb->m, rb->acc, rows_slot, count, rb->group_cxt);
+}
+
+/*
+ * Rebuild the moving states an inverse transition function could not
+ * take a row out of, from their groups' kept rows (agg_moving.c).
+ */
+static void
+rebuild_lost_states(HashAggExec *a)
+{
+	for (AggGroup *g = a->dirty; g != NULL; g = g->next_dirty)
+		for (int i = 0; i < a->ncalls; i++)
+		{
+			RebuildArg	rb;
+
+			if (a->calls[i].kind != HS_AGG_MOVING || !g->acc[i].rescan)
+				continue;
+			rb.m = &a->movings[i];
+			rb.acc = &g->acc[i];
+			rb.group_cxt = a->group_cxt;
+			AggMovingReset(rb.m, rb.acc, a->group_cxt);
+			if (g->rows > 0 || a->always_one_group)
+			{
+				MemoryContext old;
+
+				MemoryContextReset(a->exec.row_cxt);
+				old = MemoryContextSwitchTo(a->exec.row_cxt);
+				AggRecomputeScanGroup(a->recompute, &g->key, rebuild_add_kept, &rb);
+				MemoryContextSwitchTo(old);
+			}
+		}
 }
 
 /* Find again the min/max extremes of dirty groups whose extreme went. */
@@ -486,8 +552,10 @@ hash_agg_flush(HsExec *self)
 		MemoryContextSwitchTo(old);
 	}
 	AggPendingApply(&a->pending, distinct_changed, a, a->group_cxt);
-	if (a->recompute)
+	if (a->recompute && a->recompute->ncalls > 0)
 		recompute_dirty(a);
+	if (a->movings)
+		rebuild_lost_states(a);
 	rescan_extremes(a);
 	for (g = a->dirty; g != NULL; g = g->next_dirty)
 	{
@@ -611,13 +679,21 @@ HsExecHashAggCreate(TupleDesc in_desc, int nkeys, HsAggCall *calls, int ncalls,
 		if (calls[i].kind == HS_AGG_MIN || calls[i].kind == HS_AGG_MAX || calls[i].distinct)
 			AggValueCountsInit(&a->vcs[i], minmax, i, &calls[i], false);
 	for (int i = 0; i < ncalls; i++)
-		if (calls[i].kind == HS_AGG_RECOMPUTE && a->recompute == NULL)
+		if ((calls[i].kind == HS_AGG_RECOMPUTE || calls[i].kind == HS_AGG_MOVING) &&
+			a->recompute == NULL)
 		{
 			if (minmax == NULL || kept == NULL)
 				elog(ERROR, "a recomputed aggregate call needs kept rows and their state table");
 			a->recompute = palloc0(sizeof(AggRecompute));
 			AggRecomputeInit(a->recompute, minmax, in_desc, kept, calls, ncalls,
 							 !always_one_group);
+		}
+	for (int i = 0; i < ncalls; i++)
+		if (calls[i].kind == HS_AGG_MOVING)
+		{
+			if (a->movings == NULL)
+				a->movings = palloc0(sizeof(AggMoving) * ncalls);
+			AggMovingInit(&a->movings[i], &calls[i]);
 		}
 	a->group_cxt = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream agg groups",
 										 ALLOCSET_DEFAULT_SIZES);

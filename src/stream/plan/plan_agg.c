@@ -24,7 +24,13 @@
  * inputs), which each group keeps as a multiset in the second state
  * table, and the call itself is copied with those expressions replaced by
  * columns of the recompute query (agg_recompute.c).  Direct arguments of
- * ordered-set aggregates must be constants.
+ * ordered-set aggregates must be constants.  A call of an aggregate with
+ * moving-aggregate support whose moving state is not internal, without
+ * ORDER BY or DISTINCT, is MOVING: planned as a RECOMPUTE call (the kept
+ * rows rebuild its state when its inverse gives up), but maintained by
+ * its transition and inverse transition functions (agg_moving.c); its
+ * groups' state table says so in its role, and a view planned before
+ * keeps such calls RECOMPUTE.
  *
  * After the aggregation, the output columns and HAVING are rewritten to
  * read the aggregation's output row: each aggregate call and each
@@ -43,6 +49,7 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_constraint.h"
 #include "catalog/pg_namespace.h"
@@ -56,6 +63,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
+#include "utils/syscache.h"
 
 #include "hummock_stream/row/memcmp_key.h"
 
@@ -99,7 +107,7 @@ agg_nargs(Aggref *a)
  * again (agg_recompute.c).
  */
 static HsAggKind
-agg_kind(Aggref *a)
+native_agg_kind(Aggref *a)
 {
 	char	   *name = get_func_name(a->aggfnoid);
 	Oid			argtype = a->args ? exprType((Node *) linitial_node(TargetEntry, a->args)->expr) : InvalidOid;
@@ -145,10 +153,73 @@ agg_kind(Aggref *a)
 	return kind;
 }
 
+/*
+ * The moving state type of a, resolved, if a call of a can be MOVING: an
+ * aggregate with moving-aggregate support whose moving state is a type
+ * that can be stored (not internal, nor another pseudo-type), called
+ * without ORDER BY (the inverse takes out any row, not only the first:
+ * agg_moving.c), DISTINCT or an order given by its function; else
+ * InvalidOid.
+ */
+static Oid
+moving_state_type(Aggref *a)
+{
+	HeapTuple	tup;
+	Form_pg_aggregate agg;
+	Oid			input_types[FUNC_MAX_ARGS];
+	int			nargs;
+	Oid			statetype = InvalidOid;
+	ListCell   *lc;
+
+	if (a->aggkind != AGGKIND_NORMAL || a->aggorder != NIL || a->aggdistinct != NIL)
+		return InvalidOid;
+	foreach(lc, a->args)
+	{
+		const char *name = lfirst_node(TargetEntry, lc)->resname;
+
+		if (name != NULL && strcmp(name, FUNCTION_ORDER_ARG) == 0)
+			return InvalidOid;
+	}
+	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(a->aggfnoid));
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for aggregate %u", a->aggfnoid);
+	agg = (Form_pg_aggregate) GETSTRUCT(tup);
+	if (OidIsValid(agg->aggmtransfn) && OidIsValid(agg->aggminvtransfn))
+	{
+		nargs = get_aggregate_argtypes(a, input_types);
+		statetype = resolve_aggregate_transtype(a->aggfnoid, agg->aggmtranstype,
+												input_types, nargs);
+		if (get_typtype(statetype) == TYPTYPE_PSEUDO)
+			statetype = InvalidOid;
+	}
+	ReleaseSysCache(tup);
+	return statetype;
+}
+
+/*
+ * How a call is computed (native_agg_kind), MOVING where it can be unless
+ * moving is false (a view planned before MOVING calls existed).
+ */
+static HsAggKind
+agg_kind_of(Aggref *a, bool moving, Oid *statetype)
+{
+	HsAggKind	kind = native_agg_kind(a);
+
+	*statetype = InvalidOid;
+	if (kind == HS_AGG_RECOMPUTE && moving)
+	{
+		*statetype = moving_state_type(a);
+		if (OidIsValid(*statetype))
+			kind = HS_AGG_MOVING;
+	}
+	return kind;
+}
+
+/* Does a call of a keep its group's rows (RECOMPUTE or MOVING)? */
 bool
 agg_is_recomputed(Aggref *a)
 {
-	return agg_kind(a) == HS_AGG_RECOMPUTE;
+	return native_agg_kind(a) == HS_AGG_RECOMPUTE;
 }
 
 static bool
@@ -160,7 +231,7 @@ collect_aggrefs_walker(Node *node, AggAnalysis *an)
 	{
 		ListCell   *lc;
 
-		(void) agg_kind((Aggref *) node);
+		(void) native_agg_kind((Aggref *) node);
 		foreach(lc, an->aggrefs)
 			if (equal(lfirst(lc), node))
 				return false;
@@ -619,6 +690,8 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
 	int			i;
 	List	   *kept = NIL;		/* Expr over the source: kept columns */
 	HsAggKeptRows kept_rows;
+	bool		moving;			/* MOVING calls allowed */
+	bool		any_moving = false;
 	bool		need_values = false;	/* min/max or DISTINCT calls */
 	HsStateTable *second = NULL;
 	bool		by_row;
@@ -634,6 +707,9 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
 						HS_AGG_MAX_CALLS)));
 	/* (and a min per group key shown in its printed forms, below) */
 	calls = palloc0(sizeof(HsAggCall) * (list_length(an.aggrefs) + nkeys + 1));
+	/* (the groups' state table is the next one: its role says) */
+	moving = !next_state_recorded_as(ctx, "HashAgg groups") &&
+		!next_state_recorded_as(ctx, "HashAgg groups" HASHED_KEYS_ROLE_MARK);
 	foreach(lc, an.group_exprs)
 	{
 		Expr	   *ge = lfirst(lc);
@@ -647,11 +723,12 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
 		Aggref	   *a = lfirst(lc);
 		HsAggCall  *c = &calls[ncalls++];
 
-		c->kind = agg_kind(a);
+		c->kind = agg_kind_of(a, moving, &c->statetype);
 		c->restype = a->aggtype;
 		c->arg = -1;
 		c->filter = -1;
-		if (c->kind == HS_AGG_RECOMPUTE)
+		any_moving |= c->kind == HS_AGG_MOVING;
+		if (c->kind == HS_AGG_RECOMPUTE || c->kind == HS_AGG_MOVING)
 		{
 			/* the call over the kept rows: its expressions become columns */
 			Aggref	   *na = copyObject(a);
@@ -781,8 +858,9 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
 		for (i = 0; i < nkeys; i++)
 			any_hashed |= an.hashed[i];
 		/* (a view planned before keeps its layout: plan_hashed_keys.c) */
-		groups = next_state(ctx, any_hashed ? "HashAgg groups" HASHED_KEYS_ROLE_MARK :
-							"HashAgg groups");
+		groups = next_state(ctx, psprintf("HashAgg groups%s%s",
+										  any_moving ? " with moving states" : "",
+										  any_hashed ? HASHED_KEYS_ROLE_MARK : ""));
 	}
 
 	/*
