@@ -526,16 +526,8 @@ analyze_aggs(Query *q, AggAnalysis *an)
 		Oid			coll = exprCollation(e);
 
 		check_key_collation(t, coll);
-		if (group_key_needs_hash(t, coll))
-		{
-			if (!group_key_hashable(t))
-				ereport(ERROR,
-						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("grouping by type %s is not supported in a streaming materialized view",
-								format_type_be(t)),
-						 errdetail(UNHASHABLE_KEY_DETAIL)));
-			an->hashed[list_length(an->group_exprs)] = true;
-		}
+		an->hashed[list_length(an->group_exprs)] =
+			key_needs_hash(t, coll, "grouping by type", NULL);
 		an->group_exprs = lappend(an->group_exprs, e);
 	}
 	foreach(lc, q->targetList)
@@ -1064,15 +1056,9 @@ distinct_level(PlanCtx *ctx, RelOut *in)
 	{
 		Form_pg_attribute att = TupleDescAttr(in->desc, i);
 
-		if (!group_key_needs_hash(att->atttypid, att->attcollation))
-			continue;
-		if (!group_key_hashable(att->atttypid))
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("DISTINCT over a column of type %s is not supported in a streaming materialized view",
-							format_type_be(att->atttypid)),
-					 errdetail("DISTINCT compares whole rows, and the type's equal values can differ in their bytes, with no hash that finds exactly its equal values (no extended hash function, or an array inside a row or range).")));
-		nhashed++;
+		if (key_needs_hash(att->atttypid, att->attcollation,
+						   "DISTINCT over a column of type", "DISTINCT"))
+			nhashed++;
 	}
 	if (nhashed > 0)
 		return distinct_by_hash(ctx, in);

@@ -151,6 +151,29 @@ group_key_hashable(Oid type)
 	return HsMemcmpTypeIdentifies(type) && OidIsValid(extended_hash_proc(type));
 }
 
+bool
+key_needs_hash(Oid type, Oid collation, const char *refused, const char *compares_rows)
+{
+	if (!group_key_needs_hash(type, collation))
+		return false;
+	if (!group_key_hashable(type))
+	{
+		if (compares_rows)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("%s %s is not supported in a streaming materialized view",
+							refused, format_type_be(type)),
+					 errdetail("%s compares whole rows, and the type's equal values can differ in their bytes, with no hash that finds exactly its equal values (no extended hash function, or an array inside a row or range).",
+							   compares_rows)));
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s %s is not supported in a streaming materialized view",
+						refused, format_type_be(type)),
+				 errdetail("Its equal values can differ in their bytes, and it has no hash that finds exactly its equal values (no extended hash function, or an array inside a row or range).")));
+	}
+	return true;
+}
+
 static Expr *
 int8send_of_hash(Oid proc, Expr *e, Oid collation, int64 seed)
 {

@@ -123,12 +123,18 @@ extern void check_kept_column(TupleDesc desc, int col, const char *role);
 extern bool anonymous_row_type(Oid type);
 
 /* plan_hashed_keys.c */
-/* DETAIL of the refusal of a key that needs a hash and has none */
-#define UNHASHABLE_KEY_DETAIL \
-	"Its equal values can differ in their bytes, and it has no hash that finds exactly its equal values (no extended hash function, or an array inside a row or range)."
 extern void check_key_collation(Oid type, Oid collation);
 extern bool group_key_needs_hash(Oid type, Oid collation);
 extern bool group_key_hashable(Oid type);
+/*
+ * Whether a key of type under collation is taken by its hash; one that
+ * needs a hash and has none is refused (0A000) as "<refused> <type> is not
+ * supported" ("grouping by type", "PARTITION BY type", ...), with a DETAIL
+ * saying compares_rows (DISTINCT, INTERSECT, ...) compares whole rows when
+ * that is not NULL.
+ */
+extern bool key_needs_hash(Oid type, Oid collation, const char *refused,
+						   const char *compares_rows);
 extern Expr *hashed_group_key(Expr *e);
 extern Expr *hashed_key(Expr *e, Oid collation);
 

@@ -114,15 +114,11 @@ plan_intersect_except(PlanCtx *ctx, Query *q, List *outer, SetOperationStmt *op,
 		Expr	   *v = var_tle(l->desc, i, i + 1)->expr;
 
 		shown[i] = i + 1;
-		if (group_key_needs_hash(att->atttypid, att->attcollation))
+		if (key_needs_hash(att->atttypid, att->attcollation,
+						   intersect ? "INTERSECT over a column of type" :
+						   "EXCEPT over a column of type",
+						   intersect ? "INTERSECT" : "EXCEPT"))
 		{
-			if (!group_key_hashable(att->atttypid))
-				ereport(ERROR,
-						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("%s over a column of type %s is not supported in a streaming materialized view",
-								intersect ? "INTERSECT" : "EXCEPT", format_type_be(att->atttypid)),
-						 errdetail("%s compares whole rows, and the type's equal values can differ in their bytes, with no hash that finds exactly its equal values (no extended hash function, or an array inside a row or range).",
-								   intersect ? "INTERSECT" : "EXCEPT")));
 			/* grouped by its hash, shown by a min of its left rows' values */
 			raw = lappend(raw, v);
 			shown[i] = n + 2 + list_length(raw);

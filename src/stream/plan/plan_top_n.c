@@ -236,14 +236,8 @@ top_n_level(PlanCtx *ctx, Query *q, RelOut *in, List *extra)
 static void
 check_group_key(Expr *e, const char *what)
 {
-	Oid			t = exprType((Node *) e);
-
-	if (group_key_needs_hash(t, exprCollation((Node *) e)) && !group_key_hashable(t))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s type %s is not supported in a streaming materialized view",
-						what, format_type_be(t)),
-				 errdetail(UNHASHABLE_KEY_DETAIL)));
+	(void) key_needs_hash(exprType((Node *) e), exprCollation((Node *) e),
+						  psprintf("%s type", what), NULL);
 }
 
 /*

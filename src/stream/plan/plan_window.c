@@ -487,14 +487,8 @@ over_window(PlanCtx *ctx, Query *q, RelOut *from, List *calls, List *parts,
 		Node	   *p = lfirst(lc);
 
 		/* (a type whose equal values differ in bytes: partitioned by its hash) */
-		if (group_key_needs_hash(exprType(p), exprCollation(p)))
+		if (key_needs_hash(exprType(p), exprCollation(p), "PARTITION BY type", NULL))
 		{
-			if (!group_key_hashable(exprType(p)))
-				ereport(ERROR,
-						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("PARTITION BY type %s is not supported in a streaming materialized view",
-								format_type_be(exprType(p))),
-						 errdetail(UNHASHABLE_KEY_DETAIL)));
 			p = (Node *) hashed_group_key((Expr *) p);
 			mark = HASHED_KEYS_ROLE_MARK;
 		}
