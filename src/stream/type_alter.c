@@ -16,7 +16,10 @@
  * view depends on the type, or on a type built on it: its array type, a
  * domain over it, a composite type with an attribute of it, and so on
  * (found through pg_depend, where the view's dependencies on everything
- * its query uses are recorded, view_create.c).
+ * its query uses are recorded, view_create.c), or on an aggregate whose
+ * transition state is of such a type (a moving state is kept in the
+ * view's state, agg_moving.c; the query names only the aggregate, and
+ * pg_depend ties an aggregate to its functions, not to its state type).
  *
  * src/stream/type_alter.c
  *
@@ -29,8 +32,10 @@
 #include "access/table.h"
 #include "catalog/dependency.h"
 #include "catalog/objectaddress.h"
+#include "catalog/pg_aggregate.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_depend.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
 #include "utils/builtins.h"
@@ -40,6 +45,7 @@
 #include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/stream/type_alter.h"
+#include "hummock_stream/stream/view_dependents.h"
 
 /*
  * The oldest streaming view (lowest OID) that depends on type typ or on a
@@ -51,6 +57,9 @@ view_using_type(Oid typ)
 	Relation	dep = table_open(DependRelationId, AccessShareLock);
 	List	   *types = list_make1_oid(typ);
 	Oid			found = InvalidOid;
+	Relation	agg;
+	SysScanDesc agg_scan;
+	HeapTuple	agg_tup;
 
 	/* (types grows while it is walked: each type built on one in it) */
 	for (int i = 0; i < list_length(types); i++)
@@ -80,6 +89,29 @@ view_using_type(Oid typ)
 		systable_endscan(scan);
 	}
 	table_close(dep, AccessShareLock);
+
+	/*
+	 * Aggregates whose transition state is of one of the types (pg_depend
+	 * does not record it: an aggregate depends on its functions, which may
+	 * be another type's), and the views that call them.
+	 */
+	agg = table_open(AggregateRelationId, AccessShareLock);
+	agg_scan = systable_beginscan(agg, InvalidOid, false, NULL, 0, NULL);
+	while (HeapTupleIsValid(agg_tup = systable_getnext(agg_scan)))
+	{
+		Form_pg_aggregate a = (Form_pg_aggregate) GETSTRUCT(agg_tup);
+
+		if (list_member_oid(types, a->aggtranstype) ||
+			(OidIsValid(a->aggmtranstype) && list_member_oid(types, a->aggmtranstype)))
+		{
+			Oid			view = HsViewDependingOn(ProcedureRelationId, a->aggfnoid, 0);
+
+			if (OidIsValid(view) && (!OidIsValid(found) || view < found))
+				found = view;
+		}
+	}
+	systable_endscan(agg_scan);
+	table_close(agg, AccessShareLock);
 	return found;
 }
 

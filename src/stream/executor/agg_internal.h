@@ -284,6 +284,7 @@ typedef struct AggMoving
 	int			nfinalargs;		/* 0: no final function */
 	FunctionCallInfo fcinfo;
 	FunctionCallInfo final_fcinfo;
+	MemoryContext call_cxt;		/* a transition call's result, until copied */
 } AggMoving;
 
 /*

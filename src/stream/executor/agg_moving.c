@@ -26,6 +26,11 @@
  *	  arguments with MFINALFUNC_EXTRA), over a copy of the state unless
  *	  the function declares it read-only.
  *
+ * An inverse that raises an error (rather than returning NULL) fails the
+ * view at the delete, and every retry replays that delete: the view stays
+ * failed until it is dropped, as a query fails whenever a function it
+ * calls raises (catching the error would cost a subtransaction per row).
+ *
  * Postgres calls the inverse only on the oldest row of a window frame; a
  * view takes out whichever row was deleted.  The two agree for every
  * aggregate whose result does not depend on the order of its rows, which
@@ -59,6 +64,7 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/regproc.h"
 #include "utils/syscache.h"
 
@@ -188,6 +194,8 @@ AggMovingInit(AggMoving *m, const HsAggCall *call)
 	m->fcinfo = palloc0(SizeForFunctionCallInfo(m->nargs + 1));
 	m->final_fcinfo = palloc0(SizeForFunctionCallInfo(Max(m->nfinalargs, 1)));
 	MemoryContextSwitchTo(old);
+	m->call_cxt = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream moving call",
+										ALLOCSET_DEFAULT_SIZES);
 }
 
 void
@@ -258,6 +266,21 @@ eval_inputs(AggMoving *m, const FmgrInfo *fn)
 	return true;
 }
 
+/*
+ * Call fcinfo's function with its result (and whatever it allocates) in
+ * cxt, which the caller resets once it copied the result: a group's state
+ * rebuilt over many rows must not keep every intermediate state.
+ */
+static Datum
+call_in(MemoryContext cxt, FunctionCallInfo fcinfo)
+{
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	Datum		v = FunctionCallInvoke(fcinfo);
+
+	MemoryContextSwitchTo(old);
+	return v;
+}
+
 /* Add the row whose arguments are in m->fcinfo (count times). */
 static void
 add_inputs(AggMoving *m, AggAcc *acc, int64 count, MemoryContext group_cxt)
@@ -279,12 +302,13 @@ add_inputs(AggMoving *m, AggAcc *acc, int64 count, MemoryContext group_cxt)
 								 NULL, NULL);
 		fcinfo->args[0].value = acc->val;
 		fcinfo->args[0].isnull = acc->val_null;
-		v = FunctionCallInvoke(fcinfo);
+		v = call_in(m->call_cxt, fcinfo);
 		if (fcinfo->isnull)
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("moving-aggregate transition function must not return null")));
 		set_state(m, acc, v, group_cxt);
+		MemoryContextReset(m->call_cxt);
 		acc->count++;
 	}
 }
@@ -316,7 +340,7 @@ AggMovingApply(AggMoving *m, AggAcc *acc, TupleTableSlot *rows_slot, int sign,
 								 NULL, NULL);
 		fcinfo->args[0].value = acc->val;
 		fcinfo->args[0].isnull = false;
-		v = FunctionCallInvoke(fcinfo);
+		v = call_in(m->call_cxt, fcinfo);
 		if (fcinfo->isnull)
 			acc->rescan = true;
 		else
@@ -324,6 +348,7 @@ AggMovingApply(AggMoving *m, AggAcc *acc, TupleTableSlot *rows_slot, int sign,
 			set_state(m, acc, v, group_cxt);
 			acc->count--;
 		}
+		MemoryContextReset(m->call_cxt);
 	}
 	ResetExprContext(m->econtext);
 }

@@ -877,8 +877,25 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
 		}
 	}
 	in = project_level(from, exprs, NIL, false);
-	note_operator(ctx, "HashAgg (%d group key%s, %d aggregate%s%s)", nkeys, nkeys == 1 ? "" : "s",
-				  ncalls, ncalls == 1 ? "" : "s", q->havingQual ? ", HAVING" : "");
+	{
+		/* how the calls are computed, where not natively (docs/SQL.md: costs) */
+		int			nmoving = 0;
+		int			nrecomputed = 0;
+		char	   *how = "";
+
+		for (i = 0; i < ncalls; i++)
+		{
+			nmoving += calls[i].kind == HS_AGG_MOVING;
+			nrecomputed += calls[i].kind == HS_AGG_RECOMPUTE;
+		}
+		if (nmoving > 0 || nrecomputed > 0)
+			how = psprintf(": %s%s%s", nmoving > 0 ? psprintf("%d by moving state", nmoving) : "",
+						   nmoving > 0 && nrecomputed > 0 ? ", " : "",
+						   nrecomputed > 0 ? psprintf("%d recomputed", nrecomputed) : "");
+		note_operator(ctx, "HashAgg (%d group key%s, %d aggregate%s%s%s)", nkeys,
+					  nkeys == 1 ? "" : "s", ncalls, ncalls == 1 ? "" : "s", how,
+					  q->havingQual ? ", HAVING" : "");
+	}
 	if (need_minmax)
 		second = next_state(ctx, minmax_role(kept, need_values, calls, ncalls, by_row));
 	e = HsExecHashAggCreate(in->desc, nkeys, calls, ncalls, &kept_rows, groups, second,
