@@ -18,16 +18,6 @@ EXCEPTION WHEN OTHERS THEN
   GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL;
   RETURN st || ': ' || msg || CASE WHEN detail <> '' THEN ' DETAIL: ' || detail ELSE '' END;
 END $$;
--- wait (bounded) until view v shows state s in hummock_stream.jobs
-CREATE FUNCTION wait_for_state(v regclass, s text) RETURNS text
-LANGUAGE plpgsql AS $$
-BEGIN
-  FOR i IN 1..1200 LOOP
-    EXIT WHEN (SELECT j.state = s FROM hummock_stream.jobs j WHERE j.name = v);
-    PERFORM pg_sleep(0.05);
-  END LOOP;
-  RETURN (SELECT j.state FROM hummock_stream.jobs j WHERE j.name = v);
-END $$;
 
 -- no view: nothing to wait for, even without time to wait
 SELECT hummock_stream.wait(NULL, '0 s');
@@ -58,7 +48,7 @@ SELECT name, state, last_error FROM hummock_stream.jobs ORDER BY name::text COLL
 -- its next epoch fails, and every retry fails the same way
 UPDATE switch SET broken = true;
 INSERT INTO src VALUES (2, 20);
-SELECT wait_for_state('v_fragile', 'failed');
+SELECT hummock_stream_test.wait_for_state('v_fragile', 'failed');
 SELECT name, state, last_error FROM hummock_stream.jobs ORDER BY name::text COLLATE "C";
 -- the graph was reset and keeps the error until it commits again
 SELECT resets >= 1 AS was_reset, last_error
@@ -96,7 +86,7 @@ RESET ROLE;
 
 -- once the switch is off, a retry succeeds: the view catches up by itself
 UPDATE switch SET broken = false;
-SELECT wait_for_state('v_fragile', 'created');
+SELECT hummock_stream_test.wait_for_state('v_fragile', 'created');
 SELECT hummock_stream.wait();
 SELECT * FROM v_fragile ORDER BY id;
 SELECT name, state, last_error FROM hummock_stream.jobs ORDER BY name::text COLLATE "C";
@@ -111,10 +101,10 @@ CREATE TABLE ratios (id int PRIMARY KEY, a int, b int);
 INSERT INTO ratios VALUES (1, 10, 2);
 SELECT hummock_stream.create_materialized_view('v_ratio', 'SELECT id, a / b AS q FROM ratios');
 INSERT INTO ratios VALUES (2, 5, 0);
-SELECT wait_for_state('v_ratio', 'failed');
+SELECT hummock_stream_test.wait_for_state('v_ratio', 'failed');
 SELECT last_error FROM hummock_stream.jobs WHERE name = 'v_ratio'::regclass;
 UPDATE ratios SET b = 5 WHERE id = 2;
-SELECT wait_for_state('v_ratio', 'created');
+SELECT hummock_stream_test.wait_for_state('v_ratio', 'created');
 SELECT hummock_stream.wait('v_ratio');
 SELECT * FROM v_ratio ORDER BY id;
 -- two bad rows in one transaction, one deleted and one fixed in another
@@ -122,12 +112,12 @@ BEGIN;
 INSERT INTO ratios VALUES (3, 1, 0), (4, 8, 0);
 UPDATE ratios SET a = a + 1 WHERE id = 1;
 COMMIT;
-SELECT wait_for_state('v_ratio', 'failed');
+SELECT hummock_stream_test.wait_for_state('v_ratio', 'failed');
 BEGIN;
 DELETE FROM ratios WHERE id = 3;
 UPDATE ratios SET b = 4 WHERE id = 4;
 COMMIT;
-SELECT wait_for_state('v_ratio', 'created');
+SELECT hummock_stream_test.wait_for_state('v_ratio', 'created');
 SELECT hummock_stream.wait('v_ratio');
 SELECT * FROM v_ratio ORDER BY id;
 SELECT * FROM hummock_stream_test.views_differ() WHERE view = 'v_ratio'::regclass;
@@ -150,7 +140,6 @@ REVOKE pg_monitor FROM hs_reader;
 DROP OWNED BY hs_reader;
 DROP ROLE hs_reader;
 DROP FUNCTION error_of(text);
-DROP FUNCTION wait_for_state(regclass, text);
 DROP EXTENSION hummock_stream_test;
 DROP EXTENSION hummock_stream CASCADE;
 DROP TABLE src, switch;

@@ -97,15 +97,6 @@ SELECT * FROM ma_global;
 -- the forward function must not return NULL, as in a window (22004): at
 -- creation the caller gets the error; a view that meets such a row fails,
 -- and heals once the row is gone, planned again over its stored states
-CREATE FUNCTION wait_for_state(v regclass, s text) RETURNS text
-LANGUAGE plpgsql AS $$
-BEGIN
-  FOR i IN 1..1200 LOOP
-    EXIT WHEN (SELECT j.state = s FROM hummock_stream.jobs j WHERE j.name = v);
-    PERFORM pg_sleep(0.05);
-  END LOOP;
-  RETURN (SELECT j.state FROM hummock_stream.jobs j WHERE j.name = v);
-END $$;
 CREATE FUNCTION bad_add(s int8, x int) RETURNS int8 LANGUAGE sql IMMUTABLE
   AS $$SELECT CASE WHEN x IS DISTINCT FROM 99 THEN coalesce(s, 0) + coalesce(x, 0) END$$;
 CREATE FUNCTION bad_inv(s int8, x int) RETURNS int8 LANGUAGE sql IMMUTABLE
@@ -119,10 +110,10 @@ DELETE FROM ma WHERE id = 99;
 SELECT hummock_stream.create_materialized_view('ma_bad',
   $$SELECT g, bad_sum(v) AS s, msum(v) AS m, cnt(id) AS c FROM ma GROUP BY g$$);
 INSERT INTO ma VALUES (99, 1, 99, 0, false);
-SELECT wait_for_state('ma_bad', 'failed');
+SELECT hummock_stream_test.wait_for_state('ma_bad', 'failed');
 SELECT last_error FROM hummock_stream.jobs WHERE name = 'ma_bad'::regclass;
 DELETE FROM ma WHERE id = 99;
-SELECT wait_for_state('ma_bad', 'created');
+SELECT hummock_stream_test.wait_for_state('ma_bad', 'created');
 SELECT hummock_stream.wait('ma_bad');
 UPDATE ma SET v = v - 1 WHERE id % 3 = 0;
 DELETE FROM ma WHERE id % 7 = 0;
@@ -182,6 +173,5 @@ CREATE OR REPLACE AGGREGATE nsum(numeric) (SFUNC = nsum_add, STYPE = numeric,
 DROP MATERIALIZED VIEW ma_groups, ma_global;
 CREATE OR REPLACE AGGREGATE nsum(numeric) (SFUNC = nsum_add, STYPE = numeric);
 DROP AGGREGATE msum(int), nsum(numeric), cnt(anyelement), bad_sum(int);
-DROP FUNCTION wait_for_state(regclass, text);
 DROP TABLE ma;
 DROP EXTENSION hummock_stream CASCADE;

@@ -266,7 +266,6 @@ extern void AggRecomputeScanGroup(AggRecompute *r, const HsBytesKey *group,
 /* A MOVING call: its functions, its arguments over a kept row. */
 typedef struct AggMoving
 {
-	const HsAggCall *call;
 	Oid			statetype;
 	int16		statelen;
 	bool		statebyval;

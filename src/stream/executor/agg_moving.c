@@ -147,7 +147,6 @@ AggMovingInit(AggMoving *m, const HsAggCall *call)
 	check_owner_may_execute(finalfn, owner);
 
 	memset(m, 0, sizeof(*m));
-	m->call = call;
 	m->statetype = call->statetype;
 	get_typlenbyval(m->statetype, &m->statelen, &m->statebyval);
 	m->collation = aggref->inputcollid;

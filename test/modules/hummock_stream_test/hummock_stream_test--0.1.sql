@@ -246,3 +246,15 @@ END $$;
 CREATE FUNCTION hummock_stream_test.views_differ() RETURNS TABLE (view regclass, differs bigint)
 LANGUAGE sql AS
   $$SELECT name, hummock_stream_test.view_differs(name) FROM hummock_stream.jobs ORDER BY name::text$$;
+
+-- A view's state once it is s ('failed', 'created', ...), polled every
+-- 50 ms for at most 60 s; the state it has then, whatever it is.
+CREATE FUNCTION hummock_stream_test.wait_for_state(v regclass, s text) RETURNS text
+LANGUAGE plpgsql AS $$
+BEGIN
+  FOR i IN 1..1200 LOOP
+    EXIT WHEN (SELECT j.state = s FROM hummock_stream.jobs j WHERE j.name = v);
+    PERFORM pg_sleep(0.05);
+  END LOOP;
+  RETURN (SELECT j.state FROM hummock_stream.jobs j WHERE j.name = v);
+END $$;
