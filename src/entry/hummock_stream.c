@@ -30,6 +30,7 @@
 #include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/meta/launcher.h"
 #include "hummock_stream/pg/wal_files.h"
+#include "hummock_stream/stream/capture.h"
 #include "hummock_stream/stream/stream_ddl.h"
 
 PG_MODULE_MAGIC;
@@ -57,6 +58,7 @@ _PG_init(void)
 	HsBackwardScanInstall();
 	HsExplainInstall();
 	HsLauncherRegister();
+	HsBarrierManagerSetChore(HsCaptureRemoveUnread);
 }
 
 PG_FUNCTION_INFO_V1(hummock_stream_version);

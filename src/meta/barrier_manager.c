@@ -640,6 +640,15 @@ drop_orphan_creations(void)
 	list_free(orphans);
 }
 
+/* The housekeeping of the layers above (launcher.h), or NULL. */
+static HsManagerChoreFn manager_chore = NULL;
+
+void
+HsBarrierManagerSetChore(HsManagerChoreFn chore)
+{
+	manager_chore = chore;
+}
+
 /* ---------------------------------------------------------------------
  * Warnings for backends: missing background worker slots
  * ---------------------------------------------------------------------
@@ -885,6 +894,8 @@ HsBarrierManagerMain(Datum main_arg)
 		if (GetCurrentTimestamp() >= next_trim_at)
 		{
 			drop_orphan_creations();
+			if (manager_chore != NULL)
+				manager_chore();
 			trim_capture_logs();
 			next_trim_at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
 													   CAPTURE_TRIM_INTERVAL_MS);

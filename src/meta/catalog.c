@@ -597,14 +597,46 @@ HsCatalogIsSource(Oid relid)
 	CatalogStatement cs;
 	Datum		arg = ObjectIdGetDatum(relid);
 	Oid			argtype = OIDOID;
+	SPIPlanPtr	plan;
+	int			rc;
 	bool		used;
 
 	begin(&cs);
-	run("SELECT 1 FROM hummock_stream.stream_sources WHERE relid = $1 LIMIT 1",
-		1, &argtype, &arg, NULL, SPI_OK_SELECT);
+	plan = SPI_prepare("SELECT 1 FROM hummock_stream.stream_sources WHERE relid = $1 LIMIT 1",
+					   1, &argtype);
+	if (plan == NULL)
+		elog(ERROR, "hummock_stream catalog statement failed to prepare (%s)",
+			 SPI_result_code_string(SPI_result));
+	/* with the latest snapshot, even in a REPEATABLE READ transaction */
+	rc = SPI_execute_snapshot(plan, &arg, NULL, GetLatestSnapshot(), InvalidSnapshot,
+							  true, false, 1);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "hummock_stream catalog statement failed (%s)", SPI_result_code_string(rc));
 	used = SPI_processed > 0;
 	end(&cs);
 	return used;
+}
+
+List *
+HsCatalogUnreadCaptureLogs(void)
+{
+	CatalogStatement cs;
+	List	   *out = NIL;
+
+	begin(&cs);
+	run("SELECT l.relid FROM hummock_stream.capture_logs l WHERE NOT EXISTS"
+		" (SELECT FROM hummock_stream.stream_sources s WHERE s.relid = l.relid)",
+		0, NULL, NULL, NULL, SPI_OK_SELECT);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		MemoryContext old = MemoryContextSwitchTo(cs.caller);
+
+		out = lappend_oid(out, DatumGetObjectId(column(i, 1, &isnull)));
+		MemoryContextSwitchTo(old);
+	}
+	end(&cs);
+	return out;
 }
 
 /* ---------------------------------------------------------------------

@@ -161,6 +161,9 @@
  * SCHEMA ... CASCADE, DROP OWNED), where dropping another table's
  * triggers could delete objects the deletion still has on its list, so
  * HsCaptureRemoveAtCommit defers that to the transaction's pre-commit.
+ * Removal never waits in the source's lock queue (HsCaptureRemoveIfUnused
+ * in capture.h says why): capture it cannot lock now is left to the
+ * barrier manager's next round (HsCaptureRemoveUnread).
  *
  * src/stream/capture.c
  *
@@ -280,6 +283,9 @@ HsCaptureSettingUp(void)
 {
 	return setting_up;
 }
+
+/* How long a removal of capture waits between its tries for the locks. */
+#define CAPTURE_REMOVAL_RETRY_MS 10
 
 /* Sources whose capture goes at pre-commit unless a view reads them. */
 static List *pending_removals = NIL;
@@ -1297,8 +1303,31 @@ add_capture_triggers(Oid relid, Oid source, ObjectAddresses *objs)
 	table_close(tgrel, AccessShareLock);
 }
 
-void
-HsCaptureRemoveIfUnused(Oid relid)
+/*
+ * Lock relid against everyone (AccessExclusiveLock) without joining its
+ * lock queue; added to *taken when this call took it.
+ */
+static bool
+lock_now(Oid relid, List **taken)
+{
+	if (!ConditionalLockRelationOid(relid, AccessExclusiveLock))
+		return false;
+	*taken = lappend_oid(*taken, relid);
+	return true;
+}
+
+static void
+unlock_all(List *taken)
+{
+	ListCell   *lc;
+
+	foreach(lc, taken)
+		UnlockRelationOid(lfirst_oid(lc), AccessExclusiveLock);
+	list_free(taken);
+}
+
+bool
+HsCaptureRemoveIfUnused(Oid relid, int tries)
 {
 	Oid			ext = get_extension_oid(HS_EXTENSION_NAME, true);
 	Oid			log_oid;
@@ -1306,32 +1335,77 @@ HsCaptureRemoveIfUnused(Oid relid)
 	ObjectAddresses *objs;
 	ObjectAddress addr;
 	bool		source_exists;
+	List	   *covered = NIL;
+	List	   *taken = NIL;
 
 	/* a dropped extension took the logs and the triggers along */
 	if (!OidIsValid(ext))
-		return;
+		return true;
 	log_oid = HsCatalogCaptureLogOf(relid);
-	if (!OidIsValid(log_oid))
-		return;
-	HsBecomeExtensionOwner(&owner);
-	if (HsCatalogIsSource(relid))
+	if (!OidIsValid(log_oid) || HsCatalogIsSource(relid))
+		return true;
+	source_exists = OidIsValid(get_rel_namespace(relid));
+	if (source_exists)
+		covered = covered_tables(relid);
+
+	/*
+	 * Lock the source, the tables below it that carry its triggers, and
+	 * the log, without waiting in their lock queues (the header says why);
+	 * if one is busy, let go of what this attempt took and try again.
+	 */
+	for (int attempt = 0;; attempt++)
 	{
-		HsRestoreUser(&owner);
-		return;
+		bool		all = true;
+		ListCell   *lc;
+
+		if (source_exists)
+		{
+			all = lock_now(relid, &taken);
+			foreach(lc, covered)
+				if (all && OidIsValid(get_rel_namespace(lfirst_oid(lc))))
+					all = lock_now(lfirst_oid(lc), &taken);
+		}
+		if (all)
+			all = lock_now(log_oid, &taken);
+		if (all)
+			break;
+		unlock_all(taken);
+		taken = NIL;
+		if (attempt + 1 >= tries)
+		{
+			/* (and not again at this transaction's pre-commit) */
+			pending_removals = list_delete_oid(pending_removals, relid);
+			elog(DEBUG1, "hummock_stream: capture of relation %u stays until a later round (a lock on it is held)",
+				 relid);
+			return false;
+		}
+		pg_usleep(CAPTURE_REMOVAL_RETRY_MS * 1000L);
+		CHECK_FOR_INTERRUPTS();
 	}
+
+	/*
+	 * Again, now that nobody can set up a creation over relid (a creation
+	 * whose set-up committed since the first look reads it now).
+	 */
+	if (HsCatalogIsSource(relid) ||
+		!OidIsValid(log_oid = HsCatalogCaptureLogOf(relid)))
+	{
+		unlock_all(taken);
+		return true;
+	}
+	list_free(taken);			/* (held until the transaction ends) */
 
 	/*
 	 * The triggers (if the source still exists: a source dropped with its
 	 * views took them along) and the log, in one
 	 * deletion of our own objects: no DDL statements, no event triggers.
 	 */
+	HsBecomeExtensionOwner(&owner);
 	objs = new_object_addresses();
-	source_exists = OidIsValid(get_rel_namespace(relid));
 	if (source_exists)
 	{
 		ListCell   *lc;
 
-		LockRelationOid(relid, AccessExclusiveLock);
 		add_capture_triggers(relid, relid, objs);
 		/* and those it has on the tables below it */
 		foreach(lc, covered_tables(relid))
@@ -1352,6 +1426,40 @@ HsCaptureRemoveIfUnused(Oid relid)
 	if (source_exists)
 		CacheInvalidateRelcacheByRelid(relid);	/* (dropping it did) */
 	CommandCounterIncrement();
+	return true;
+}
+
+void
+HsCaptureRemoveUnread(void)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream unread capture",
+											  ALLOCSET_SMALL_SIZES);
+	MemoryContext old;
+	List	   *tables;
+	ListCell   *lc;
+
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	old = MemoryContextSwitchTo(cxt);
+	tables = OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)) ?
+		HsCatalogUnreadCaptureLogs() : NIL;
+	MemoryContextSwitchTo(old);
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+
+	/* one transaction each, trying once: a busy table waits a round */
+	foreach(lc, tables)
+	{
+		StartTransactionCommand();
+		PushActiveSnapshot(GetTransactionSnapshot());
+		if (HsCaptureRemoveIfUnused(lfirst_oid(lc), 1))
+			elog(DEBUG1, "hummock_stream stopped capturing relation %u, which no view reads",
+				 lfirst_oid(lc));
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
 }
 
 Oid
@@ -1569,7 +1677,7 @@ capture_xact_callback(XactEvent event, void *arg)
 				Oid			relid = linitial_oid(pending_removals);
 
 				pending_removals = list_delete_first(pending_removals);
-				HsCaptureRemoveIfUnused(relid);
+				(void) HsCaptureRemoveIfUnused(relid, HS_CAPTURE_REMOVAL_TRIES);
 			}
 			PopActiveSnapshot();
 			break;

@@ -158,7 +158,7 @@ hummock_stream_drop_materialized_view(PG_FUNCTION_ARGS)
 		CommandCounterIncrement();
 	}
 	foreach(lc, sources)
-		HsCaptureRemoveIfUnused(lfirst_oid(lc));
+		(void) HsCaptureRemoveIfUnused(lfirst_oid(lc), HS_CAPTURE_REMOVAL_TRIES);
 	PG_RETURN_VOID();
 }
 

@@ -759,7 +759,7 @@ remove_unused_capture(List *sources)
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
 	foreach(lc, sources)
-		HsCaptureRemoveIfUnused(lfirst_oid(lc));
+		(void) HsCaptureRemoveIfUnused(lfirst_oid(lc), HS_CAPTURE_REMOVAL_TRIES);
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 }

@@ -15,7 +15,11 @@
 #  (e) the caller's backend is killed during the backfill: the same;
 #  (f) a creation that runs to the end gives the view its query's rows;
 #  (g) hummock_stream.backfill_rate_limit of the creating session holds the
-#      backfill (in the creator worker) to that many rows per second.
+#      backfill (in the creator worker) to that many rows per second;
+#  (h) a TRUNCATE queued behind the caller: 40P01 instead of a hang;
+#  (i) creations that fail, creations that succeed and drops of the last
+#      view of the same source, at once: capture is removed without
+#      waiting in the source's lock queue, so none of them deadlocks.
 # The backfill is held open by an IMMUTABLE-declared function of the view's
 # query that waits for an advisory lock the test holds.
 use strict;
@@ -309,6 +313,55 @@ for my $who ('creator', 'caller')
 	is($node->safe_psql('postgres', 'SELECT count(*) FROM src'), '0', '(h) the TRUNCATE went through');
 	ok(wait_for(q{SELECT count(*) FROM pg_class WHERE relname = 'dv'}, '0', '(h) relation'),
 		"(h) the view's relation is gone");
+}
+
+# (i) Two sessions, each in a loop over the same source with no other view:
+# one creates a view whose backfill fails (division by zero), the other
+# creates a view and drops it.  A failed creation's creator and a drop of
+# the last view both stop capturing the source, which needs its
+# AccessExclusiveLock while the other session's caller holds its
+# AccessShareLock waiting for its creator: queued for it, their lock
+# requests held the next creator behind them (a cycle through the caller's
+# latch, 40P01 in about one creation of ten).  Removal now asks for the
+# lock without queueing and leaves the capture to the barrier manager when
+# it stays busy.
+{
+	$node->safe_psql('postgres', q{
+		CREATE TABLE isrc (id int PRIMARY KEY, g int, v int);
+		INSERT INTO isrc SELECT i, i % 10, i % 7 FROM generate_series(1, 100000) i;
+	});
+	my $rounds = 20;
+	my @loops;
+	for my $kind ('fail', 'ok')
+	{
+		my $script = '';
+		for my $i (1 .. $rounds)
+		{
+			$script .= $kind eq 'fail'
+			  ? "SELECT hummock_stream.create_materialized_view('if_$i', 'SELECT g, sum(1 / v) AS s FROM isrc GROUP BY g');\n"
+			  : "SELECT hummock_stream.create_materialized_view('io_$i', 'SELECT g, count(*) AS n FROM isrc GROUP BY g');\n"
+			  . "SELECT hummock_stream.drop_materialized_view('io_$i');\n";
+		}
+		my ($out, $err) = ('', '');
+		push @loops, { kind => $kind, out => \$out, err => \$err,
+			h => IPC::Run::start(
+				[ 'psql', '-X', '-qAt', '-d', $node->connstr('postgres') ],
+				'<', \$script, '>', \$out, '2>', \$err) };
+	}
+	$_->{h}->finish for @loops;
+	my ($fail, $ok) = @loops;
+	my @fail_errors = ${ $fail->{err} } =~ /ERROR:\s+(.*)/g;
+	is(scalar(grep { $_ ne 'division by zero' } @fail_errors), 0,
+		'(i) each failing creation fails with its own error, never a deadlock')
+	  or diag(${ $fail->{err} });
+	is(scalar(@fail_errors), $rounds, '(i) every failing creation failed');
+	is(join("\n", ${ $ok->{err} } =~ /ERROR:.*/g), '', '(i) every other creation and drop succeeded')
+	  or diag(${ $ok->{err} });
+	ok(wait_for(q{SELECT count(*) FROM pg_trigger WHERE tgrelid = 'isrc'::regclass AND NOT tgisinternal},
+			'0', '(i) capture'),
+		'(i) with no view left, the source is no longer captured');
+	is($node->safe_psql('postgres', q{SELECT count(*) FROM hummock_stream.capture_logs
+		WHERE relid = 'isrc'::regclass}), '0', '(i) and its capture log is gone');
 }
 
 $node->stop;

@@ -117,8 +117,11 @@ extern void HsCatalogSetPlanOutline(Oid job_id, List *operators, List *state_rol
 /* The jobs that read relid (a table or a view's relation), by OID. */
 extern List *HsCatalogReaders(Oid relid);
 
-/* Is relid read by some job? */
+/* Is relid read by some job (as the latest snapshot sees the catalog)? */
 extern bool HsCatalogIsSource(Oid relid);
+
+/* The tables with a capture log that no job reads (a List of OIDs). */
+extern List *HsCatalogUnreadCaptureLogs(void);
 
 /* The capture log of relid (InvalidOid if it is not captured). */
 extern Oid	HsCatalogCaptureLogOf(Oid relid);

@@ -55,9 +55,27 @@ extern bool HsCaptureTracksChildren(Oid relid);
 
 /*
  * Drop relid's triggers and log if no streaming job reads relid any more
- * (relid may have been dropped: then its log goes).
+ * (relid may have been dropped: then its log goes).  It needs
+ * AccessExclusiveLock on relid, the tables below it that carry its
+ * triggers and the log, and never waits in their lock queues: it asks
+ * for them up to tries times, 10 ms apart, and if one stays busy leaves
+ * the capture in place and returns false.  Waiting in the queue would
+ * stall every reader and writer of the source behind a long reader of
+ * it, and deadlock with a concurrent creation: its caller holds a lock on
+ * the source (from parsing the definition) while it waits for its
+ * creator, which the lock manager cannot see, and the creator's own locks
+ * would queue behind ours.  The barrier manager removes the capture left
+ * in place about every second (HsCaptureRemoveUnread).
  */
-extern void HsCaptureRemoveIfUnused(Oid relid);
+#define HS_CAPTURE_REMOVAL_TRIES 100
+extern bool HsCaptureRemoveIfUnused(Oid relid, int tries);
+
+/*
+ * Remove the capture that no view reads and that removals left in place,
+ * trying each table once, in a transaction of its own (the barrier
+ * manager's chore, launcher.h; called outside a transaction).
+ */
+extern void HsCaptureRemoveUnread(void);
 
 /*
  * The same at the pre-commit of this transaction: safe to call in the
