@@ -137,6 +137,49 @@ SELECT hummock_stream.wait('m_in_xact');
 COMMIT;
 SELECT * FROM m_in_xact;
 
+-- DDL in REPEATABLE READ and SERIALIZABLE transactions whose snapshot
+-- predates the barrier manager's last commits (it updates the version head
+-- and every view's position at each barrier): hummock_stream reads and
+-- writes its catalog with the latest snapshot there, as Postgres does its
+-- own, instead of failing with 40001.
+CREATE FUNCTION await_commit_after_snapshot() RETURNS void LANGUAGE plpgsql AS $$
+DECLARE deadline timestamptz := clock_timestamp() + interval '120 s';
+BEGIN
+	-- (barriers() reads shared memory, not this transaction's snapshot)
+	WHILE NOT EXISTS (SELECT FROM hummock_stream.barriers()
+					   WHERE committed_at > transaction_timestamp() + interval '0.2 s') LOOP
+		IF clock_timestamp() > deadline THEN
+			RAISE EXCEPTION 'no barrier committed';
+		END IF;
+		PERFORM pg_sleep(0.02);
+	END LOOP;
+END $$;
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT count(*) FROM sales;
+SELECT await_commit_after_snapshot();
+CREATE MATERIALIZED VIEW m_rr USING hummock AS
+  SELECT region, count(*) AS n FROM sales GROUP BY region;
+SELECT hummock_stream.create_materialized_view('m_rr2', 'SELECT count(*) AS n FROM sales');
+COMMIT;
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+SELECT count(*) FROM sales;
+SELECT await_commit_after_snapshot();
+ALTER MATERIALIZED VIEW m_rr RENAME TO m_rr_renamed;
+INSERT INTO sales VALUES (1000, 'north', 5);
+SELECT hummock_stream.drop_materialized_view('m_rr2');
+COMMIT;
+SELECT hummock_stream.wait('m_rr_renamed');
+SELECT count(*) AS differ FROM ((TABLE m_rr_renamed EXCEPT ALL
+  SELECT region, count(*) FROM sales GROUP BY region) UNION ALL
+  (SELECT region, count(*) FROM sales GROUP BY region EXCEPT ALL TABLE m_rr_renamed)) d;
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT count(*) FROM sales;
+SELECT await_commit_after_snapshot();
+DROP MATERIALIZED VIEW m_rr_renamed;
+COMMIT;
+SELECT count(*) AS views_left FROM hummock_stream.jobs WHERE name::text LIKE 'm_rr%';
+DROP FUNCTION await_commit_after_snapshot();
+
 SET client_min_messages = warning;	-- the capture log's name has an OID
 DROP EXTENSION hummock_stream CASCADE;
 RESET client_min_messages;

@@ -83,7 +83,21 @@ static void
 run(const char *sql, int nargs, Oid *types, Datum *args, const char *nulls,
 	int expected)
 {
-	int			rc = SPI_execute_with_args(sql, nargs, types, args, nulls, false, 0);
+	Snapshot	snap = HsCatalogStatementSnapshot();
+	int			rc;
+
+	if (snap == InvalidSnapshot)
+		rc = SPI_execute_with_args(sql, nargs, types, args, nulls, false, 0);
+	else
+	{
+		SPIPlanPtr	plan = SPI_prepare(sql, nargs, types);
+
+		if (plan == NULL)
+			elog(ERROR, "hummock_stream catalog statement failed to prepare (%s): %s",
+				 SPI_result_code_string(SPI_result), sql);
+		rc = SPI_execute_snapshot(plan, args, nulls, snap, InvalidSnapshot, false, true, 0);
+		SPI_freeplan(plan);
+	}
 
 	if (rc != expected)
 		elog(ERROR, "hummock_stream catalog statement failed (%s): %s",

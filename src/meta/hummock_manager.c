@@ -57,6 +57,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "storage/fd.h"
+#include "storage/lmgr.h"
 #include "utils/snapmgr.h"
 
 #include "hummock_stream/hummock_stream.h"
@@ -507,6 +508,23 @@ record_stale_objects(const HsVersion *old, HsVersion *new)
 #define LOCK_HEAD_SQL "SELECT version_id FROM hummock_stream.version_head FOR UPDATE"
 static SPIPlanPtr lock_head_plan;
 
+/*
+ * Before the head row, every committer (and HsHummockLockVersionHead)
+ * takes ExclusiveLock on an object named after the head's table, which
+ * alone serializes them.  It comes first so that the row is never locked
+ * by another committer when a REPEATABLE READ or SERIALIZABLE
+ * transaction locks it with the latest snapshot
+ * (HsCatalogStatementSnapshot): waiting for that row lock and finding the
+ * row updated would be a serialization error.  (A relation lock on the
+ * table would also wait for autovacuum, which vacuums this one-row table
+ * every few seconds.)
+ */
+static void
+lock_head_object(void)
+{
+	LockDatabaseObject(catalog_relid("version_head"), 0, 0, ExclusiveLock);
+}
+
 void
 HsHummockLockVersionHead(void)
 {
@@ -516,6 +534,7 @@ HsHummockLockVersionHead(void)
 	/* (DROP EXTENSION drops the catalog too, in an order of its own) */
 	if (!OidIsValid(nsp) || !OidIsValid(get_relname_relid("version_head", nsp)))
 		return;
+	lock_head_object();
 	HsBecomeExtensionOwner(&owner);
 	SPI_connect();
 	if (HsKeptStatementRun(&lock_head_plan, LOCK_HEAD_SQL, 0, NULL, NULL, NULL) != SPI_OK_SELECT ||
@@ -550,6 +569,7 @@ HsHummockCommitDelta(HsVersionDelta *delta)
 	check_incarnation();
 
 	/* the catalog is the extension's, whoever commits */
+	lock_head_object();
 	HsBecomeExtensionOwner(&owner);
 	SPI_connect();
 	rc = HsKeptStatementRun(&lock_head_plan, LOCK_HEAD_SQL, 0, NULL, NULL, NULL);

@@ -16,7 +16,16 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
+#include "utils/snapmgr.h"
+
 #include "hummock_stream/pg/kept_statement.h"
+
+Snapshot
+HsCatalogStatementSnapshot(void)
+{
+	return IsolationUsesXactSnapshot() ? GetLatestSnapshot() : InvalidSnapshot;
+}
 
 int
 HsKeptStatementRun(SPIPlanPtr *plan, const char *sql, int nargs, Oid *types,
@@ -33,5 +42,6 @@ HsKeptStatementRun(SPIPlanPtr *plan, const char *sql, int nargs, Oid *types,
 			elog(ERROR, "could not keep the plan of \"%s\"", sql);
 		*plan = p;
 	}
-	return SPI_execute_plan(*plan, args, nulls, false, 0);
+	return SPI_execute_snapshot(*plan, args, nulls, HsCatalogStatementSnapshot(),
+								InvalidSnapshot, false, true, 0);
 }

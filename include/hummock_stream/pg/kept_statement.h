@@ -24,4 +24,16 @@
 extern int	HsKeptStatementRun(SPIPlanPtr *plan, const char *sql, int nargs,
 							   Oid *types, Datum *args, const char *nulls);
 
+/*
+ * The snapshot for a catalog statement of hummock_stream: InvalidSnapshot
+ * (SPI's own: a new snapshot for each statement) in a READ COMMITTED
+ * transaction; the latest snapshot in a REPEATABLE READ or SERIALIZABLE
+ * one, as Postgres reads and writes its own catalogs there.  The rows the
+ * barrier manager updates every barrier (the version head, the jobs'
+ * positions) are newer than such a transaction's snapshot, and DDL that
+ * locked, updated or deleted them through it would always fail with a
+ * serialization error (40001).
+ */
+extern Snapshot HsCatalogStatementSnapshot(void);
+
 #endif							/* HS_PG_KEPT_STATEMENT_H */
