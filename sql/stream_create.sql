@@ -79,6 +79,11 @@ DROP FUNCTION cr_slow(int);
 -- a temporary streaming view: refused (0A000), by either command
 SELECT hummock_stream.create_materialized_view('pg_temp.cr_tmp', 'SELECT id FROM cr WHERE id <= 3');
 CREATE MATERIALIZED VIEW pg_temp.cr_tmp USING hummock AS SELECT 1 AS a;
+-- also when pg_temp comes first in search_path (not 42501 for its schema)
+SET search_path = pg_temp, public;
+SELECT hummock_stream.create_materialized_view('cr_tmp', 'SELECT id FROM public.cr WHERE id <= 3');
+CREATE MATERIALIZED VIEW cr_tmp USING hummock AS SELECT 1 AS a;
+RESET search_path;
 
 -- a view given by a number that names no relation
 SELECT hummock_stream.drop_materialized_view(0);

@@ -168,6 +168,11 @@ DROP TABLE fchild2;
 
 -- disabling a capture trigger of a table below a source is refused
 ALTER TABLE ev_c DISABLE TRIGGER USER;
+-- and so is replacing one (its function would no longer capture)
+CREATE FUNCTION ev_noop() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;
+CREATE OR REPLACE TRIGGER hummock_stream_capture_insert AFTER INSERT ON ev
+  REFERENCING NEW TABLE AS hs_new FOR EACH STATEMENT EXECUTE FUNCTION ev_noop();
+DROP FUNCTION ev_noop();
 
 -- when the last view of the tree goes, so do the triggers below it
 SELECT hummock_stream.drop_materialized_view('ev_by_g');

@@ -180,6 +180,27 @@ COMMIT;
 SELECT count(*) AS views_left FROM hummock_stream.jobs WHERE name::text LIKE 'm_rr%';
 DROP FUNCTION await_commit_after_snapshot();
 
+-- PREPARE TRANSACTION after creating or dropping a streaming view is
+-- refused (0A000), as Postgres refuses it after using temporary objects:
+-- prepared, it would hold the version head's lock, stopping every view of
+-- the database until COMMIT PREPARED.  Other DDL of a view may be prepared.
+BEGIN;
+SELECT hummock_stream.create_materialized_view('m_prep', 'SELECT count(*) AS n FROM sales');
+PREPARE TRANSACTION 'hs_prep';
+SELECT count(*) AS prepared FROM pg_prepared_xacts;
+SELECT hummock_stream.create_materialized_view('m_prep', 'SELECT count(*) AS n FROM sales');
+BEGIN;
+SELECT hummock_stream.drop_materialized_view('m_prep');
+PREPARE TRANSACTION 'hs_prep';
+BEGIN;
+ALTER MATERIALIZED VIEW m_prep RENAME TO m_prep2;
+PREPARE TRANSACTION 'hs_prep';
+COMMIT PREPARED 'hs_prep';
+INSERT INTO sales VALUES (1001, 'south', 1);
+SELECT hummock_stream.wait('m_prep2');
+SELECT n = (SELECT count(*) FROM sales) AS current FROM m_prep2;
+DROP MATERIALIZED VIEW m_prep2;
+
 SET client_min_messages = warning;	-- the capture log's name has an OID
 DROP EXTENSION hummock_stream CASCADE;
 RESET client_min_messages;

@@ -59,6 +59,21 @@ SELECT * FROM through_owner;
 -- a security_invoker view reads it as pv_reader, who may not
 SELECT hummock_stream.create_materialized_view('through_invoker', 'SELECT count(*) AS n FROM invoker_view');
 RESET ROLE;
+-- the view's owner and security_invoker decide whose rights read the
+-- tables under it, and the streaming view keeps its creation's: changing
+-- them under it is refused (0A000), by ALTER and by REASSIGN OWNED
+CREATE ROLE pv_other;
+ALTER VIEW owner_view OWNER TO pv_other;
+ALTER TABLE owner_view OWNER TO pv_other;
+ALTER VIEW owner_view SET (security_invoker = true);
+ALTER VIEW owner_view RESET (security_invoker);
+REASSIGN OWNED BY pv_owner TO pv_other;
+-- other options, and views no streaming view reads, are altered as usual
+ALTER VIEW owner_view SET (security_barrier = true);
+ALTER VIEW invoker_view OWNER TO pv_other;
+ALTER VIEW invoker_view SET (security_invoker = false);
+ALTER VIEW invoker_view OWNER TO pv_owner;
+DROP ROLE pv_other;
 -- once pv_reader may no longer read owner_view, its streaming view stops
 REVOKE SELECT ON owner_view FROM pv_reader;
 INSERT INTO base_orders VALUES (20, 'c0', 5, true);

@@ -265,6 +265,10 @@ SELECT hummock_stream.epoch_to_timestamp(hummock_stream.epoch_at('2026-01-02 03:
 SELECT hummock_stream.epoch_at('2026-01-01 00:00:00+00') AS epoch_2026;
 SELECT hummock_stream.epoch_at('2024-01-01');
 SELECT hummock_stream.epoch_at('infinity');
+-- an epoch is a non-negative int64: past its range, 22008 (not a wrapped value)
+SELECT hummock_stream.epoch_at('6484-01-01') > 0 AS in_range;
+SELECT hummock_stream.epoch_at('9999-01-01');
+SELECT hummock_stream.epoch_at('294276-12-31');
 
 -- an epoch that retention gave up: no time-travel retention, a newer load,
 -- a compaction (last: it moves the safe epoch of every table)

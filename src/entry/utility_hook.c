@@ -338,6 +338,8 @@ refuse_capture_trigger_change(Oid relid, const char *trigger, const char *what)
 			 errmsg("cannot %s all triggers of table \"%s\"", what, get_rel_name(relid)),
 			 errdetail("Streaming materialized views read \"%s\": its capture triggers follow every change of it.",
 					   get_rel_name(source)),
+			 trigger ?
+			 errhint("Drop the views first (see hummock_stream.jobs).") :
 			 errhint("Name the other triggers one by one, or drop the views first (see hummock_stream.jobs).")));
 }
 
@@ -383,6 +385,20 @@ check_alter_table(AlterTableStmt *stmt, List **relatives)
 											  (cmd->subtype == AT_DisableTrigAll ||
 											   cmd->subtype == AT_DisableTrigUser) ?
 											  "disable" : "enable");
+				break;
+			case AT_ChangeOwner:
+				HsSourceCheckAlterView(relid, "change the owner of");
+				break;
+			case AT_SetRelOptions:
+			case AT_ResetRelOptions:
+			case AT_ReplaceRelOptions:
+				{
+					ListCell   *ld;
+
+					foreach(ld, (List *) cmd->def)
+						if (strcmp(((DefElem *) lfirst(ld))->defname, "security_invoker") == 0)
+							HsSourceCheckAlterView(relid, "change security_invoker of");
+				}
 				break;
 			case AT_SetAccessMethod:
 				/* (its rows would be rewritten into a relation that refuses writes) */
@@ -621,6 +637,15 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 				refuse_capture_trigger_change(relid, trigger, "drop");
 		}
 	}
+	else if (IsA(parsetree, CreateTrigStmt) && ((CreateTrigStmt *) parsetree)->replace &&
+			 is_capture_trigger(((CreateTrigStmt *) parsetree)->trigname))
+	{
+		/* CREATE OR REPLACE TRIGGER would swap a capture trigger's function */
+		Oid			relid = RangeVarGetRelid(((CreateTrigStmt *) parsetree)->relation, NoLock, true);
+
+		if (OidIsValid(relid))
+			refuse_capture_trigger_change(relid, ((CreateTrigStmt *) parsetree)->trigname, "replace");
+	}
 	else if (IsA(parsetree, RenameStmt) && ((RenameStmt *) parsetree)->renameType == OBJECT_TRIGGER &&
 			 is_capture_trigger(((RenameStmt *) parsetree)->subname))
 	{
@@ -780,6 +805,16 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 		function_change = HsFunctionChangeBegin(parsetree);
 	else if (IsA(parsetree, ViewStmt) && ((ViewStmt *) parsetree)->replace)
 		HsSourceCheckReplaceView(RangeVarGetRelid(((ViewStmt *) parsetree)->view, NoLock, true));
+	else if (IsA(parsetree, ReassignOwnedStmt))
+	{
+		List	   *roles = NIL;
+		ListCell   *lc;
+
+		/* (an unknown role is the command's own error) */
+		foreach(lc, ((ReassignOwnedStmt *) parsetree)->roles)
+			roles = lappend_oid(roles, get_rolespec_oid(lfirst(lc), true));
+		HsSourceCheckReassignOwned(roles);
+	}
 	else if ((IsA(parsetree, CreateStmt) || IsA(parsetree, CreateForeignTableStmt)) &&
 			 ((CreateStmt *) parsetree)->partbound != NULL)
 		tree_member = ((CreateStmt *) parsetree)->relation;

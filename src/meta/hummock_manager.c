@@ -82,6 +82,9 @@ static HsVersion *cached_version = NULL;
  * when the transaction commits, and the cache is dropped if it aborts.
  */
 static uint64 xact_last_version_id = 0;
+
+/* This transaction took the version head's lock (lock_head_object). */
+static bool xact_locked_head = false;
 static bool xact_callback_registered = false;
 
 static HsObjectStore *object_store = NULL;	/* reads: untracked files */
@@ -417,9 +420,23 @@ hummock_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 static void
 hummock_xact_callback(XactEvent event, void *arg)
 {
+	/*
+	 * A prepared transaction would keep the version head locked, stopping
+	 * every view of the database until it is committed, and its version
+	 * (whose objects only its own process knows are in flight) would be
+	 * published by nobody: refused, as Postgres refuses to prepare a
+	 * transaction that used temporary objects.
+	 */
+	if (event == XACT_EVENT_PRE_PREPARE && (xact_locked_head || xact_last_version_id != 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot PREPARE a transaction that has created, changed or dropped streaming materialized views")));
 	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
 		event == XACT_EVENT_PREPARE)
+	{
 		n_xact_versions = 0;
+		xact_locked_head = false;
+	}
 	if (xact_last_version_id == 0)
 		return;
 	if (event == XACT_EVENT_COMMIT)
@@ -522,7 +539,14 @@ static SPIPlanPtr lock_head_plan;
 static void
 lock_head_object(void)
 {
+	if (!xact_callback_registered)
+	{
+		RegisterXactCallback(hummock_xact_callback, NULL);
+		RegisterSubXactCallback(hummock_subxact_callback, NULL);
+		xact_callback_registered = true;
+	}
 	LockDatabaseObject(catalog_relid("version_head"), 0, 0, ExclusiveLock);
+	xact_locked_head = true;
 }
 
 void
@@ -560,12 +584,6 @@ HsHummockCommitDelta(HsVersionDelta *delta)
 	static SPIPlanPtr insert_delta_plan;
 	static SPIPlanPtr move_head_plan;
 
-	if (!xact_callback_registered)
-	{
-		RegisterXactCallback(hummock_xact_callback, NULL);
-		RegisterSubXactCallback(hummock_subxact_callback, NULL);
-		xact_callback_registered = true;
-	}
 	check_incarnation();
 
 	/* the catalog is the extension's, whoever commits */

@@ -58,6 +58,13 @@ hummock_stream_epoch_at(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
 				 errmsg("infinite timestamps have no epoch")));
+	/* (an epoch is a non-negative int64: its milliseconds have 47 bits) */
+	if (ts >= (HS_EPOCH_UNIX_MS_BASE + (INT64_C(1) << (63 - HS_EPOCH_SEQ_BITS))) * 1000 -
+		((POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("timestamp out of range for an epoch"),
+				 errdetail("Epochs count milliseconds from 2025-01-01 in 47 bits, up to the year 6484.")));
 	unix_ms = HsTimestampToUnixMs(ts);
 	if (unix_ms < HS_EPOCH_UNIX_MS_BASE)
 		ereport(ERROR,

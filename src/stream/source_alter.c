@@ -602,6 +602,51 @@ HsSourceCheckTree(Oid relid)
 }
 
 void
+HsSourceCheckAlterView(Oid view, const char *what)
+{
+	Oid			reader;
+
+	if (!OidIsValid(view) || get_rel_relkind(view) != RELKIND_VIEW ||
+		!OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)))
+		return;
+	reader = view_depending_on(view, 0);
+	if (!OidIsValid(reader))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("cannot %s view \"%s\" because %s reads it",
+					what, get_rel_name(view), describe(reader)),
+			 errdetail("A streaming materialized view reads the tables under a view with the rights its expansion had at its creation: those of the view's owner then, or, with security_invoker, its own."),
+			 errhint("Drop the streaming materialized view, alter the view, then create it again.")));
+}
+
+void
+HsSourceCheckReassignOwned(List *roles)
+{
+	Relation	rel;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	List	   *views = NIL;
+	ListCell   *lc;
+
+	if (roles == NIL || !OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)))
+		return;
+	rel = table_open(RelationRelationId, AccessShareLock);
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_class c = (Form_pg_class) GETSTRUCT(tup);
+
+		if (c->relkind == RELKIND_VIEW && list_member_oid(roles, c->relowner))
+			views = lappend_oid(views, c->oid);
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	foreach(lc, views)
+		HsSourceCheckAlterView(lfirst_oid(lc), "reassign the owner of");
+}
+
+void
 HsSourceCheckReplaceView(Oid view)
 {
 	Oid			reader;

@@ -669,6 +669,9 @@ typedef struct CreatorShared
 	char		relname[NAMEDATALEN];
 	pid_t		caller_pid;
 	int			backfill_rate_limit;	/* the caller's setting */
+	int			lock_timeout;	/* the caller's, in ms: its lock waits
+								 * are the creator's (as CREATE INDEX
+								 * CONCURRENTLY's waits are its caller's) */
 	bool		change_log;		/* the caller's change_log argument */
 	/* written by the creator */
 	volatile sig_atomic_t state;
@@ -810,11 +813,16 @@ HsViewCreatorMain(Datum main_arg)
 	CommitTransactionCommand();
 	pgstat_report_appname("hummock_stream view creator");
 	{
-		/* the caller's backfill setting, as if it ran the backfill itself */
+		/*
+		 * The caller's backfill and lock_timeout settings, as if it ran the
+		 * creation itself.
+		 */
 		char		limit[16];
 
 		snprintf(limit, sizeof(limit), "%d", sh->backfill_rate_limit);
 		SetConfigOption("hummock_stream.backfill_rate_limit", limit, PGC_USERSET, PGC_S_SESSION);
+		snprintf(limit, sizeof(limit), "%d", sh->lock_timeout);
+		SetConfigOption("lock_timeout", limit, PGC_USERSET, PGC_S_SESSION);
 	}
 	HsPinWorkerSettings();
 	cxt = AllocSetContextCreate(TopMemoryContext, "hummock_stream creator", ALLOCSET_DEFAULT_SIZES);
@@ -911,6 +919,8 @@ HsViewCreatorMain(Datum main_arg)
 		FlushErrorState();
 		AbortOutOfAnyTransaction();
 		QueryCancelPending = false;
+		/* (the lock waits of the clean-up are not the caller's) */
+		SetConfigOption("lock_timeout", "0", PGC_USERSET, PGC_S_SESSION);
 		sh->sqlerrcode = creator_cancel ? ERRCODE_QUERY_CANCELED : edata->sqlerrcode;
 		strlcpy(sh->message, edata->message ? edata->message : "", sizeof(sh->message));
 		strlcpy(sh->detail, edata->detail ? edata->detail : "", sizeof(sh->detail));
@@ -1109,6 +1119,7 @@ create_concurrently(RangeVar *rv, const char *definition, Query *q, Query *as_wr
 	strlcpy(sh->relname, rv->relname, NAMEDATALEN);
 	sh->caller_pid = MyProcPid;
 	sh->backfill_rate_limit = hs_backfill_rate_limit;
+	sh->lock_timeout = LockTimeout;
 	sh->change_log = change_log;
 	sh->query_len = tlen;
 	sh->rule_len = rlen;
@@ -1467,7 +1478,9 @@ HsCreateStreamingView(RangeVar *rv, const char *definition, Query *query, Query 
 		(rv->relpersistence == RELPERSISTENCE_TEMP ||
 		 (rv->schemaname != NULL && strcmp(rv->schemaname, "pg_temp") == 0) ||
 		 (rv->schemaname != NULL &&
-		  isAnyTempNamespace(get_namespace_oid(rv->schemaname, true)))))
+		  isAnyTempNamespace(get_namespace_oid(rv->schemaname, true))) ||
+		 /* (pg_temp first in search_path) */
+		 (rv->schemaname == NULL && isAnyTempNamespace(RangeVarGetCreationNamespace(rv)))))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("streaming materialized views cannot be temporary"),

@@ -58,4 +58,18 @@ extern void HsSourceCheckTree(Oid relid);
  */
 extern void HsSourceCheckReplaceView(Oid view);
 
+/*
+ * Before ALTER VIEW view OWNER TO, SET/RESET (security_invoker), or
+ * REASSIGN OWNED of it: refuse if a streaming view reads it.  The tables
+ * under a Postgres view are read with its owner's privileges (or, with
+ * security_invoker, the reader's, and row-level security applies), and the
+ * streaming view keeps the expansion of its creation, whose privilege
+ * checks name that owner: it would go on reading as the old one.  what
+ * is the verb phrase of the message ("change the owner of").
+ */
+extern void HsSourceCheckAlterView(Oid view, const char *what);
+
+/* Before REASSIGN OWNED BY roles (OIDs): the same for each view they own. */
+extern void HsSourceCheckReassignOwned(List *roles);
+
 #endif							/* HS_STREAM_SOURCE_ALTER_H */
