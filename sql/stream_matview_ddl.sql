@@ -201,6 +201,24 @@ SELECT hummock_stream.wait('m_prep2');
 SELECT n = (SELECT count(*) FROM sales) AS current FROM m_prep2;
 DROP MATERIALIZED VIEW m_prep2;
 
+-- inside a transaction block the creation locks its sources against
+-- writers until the transaction ends: a role that may only read them may
+-- not (42501, as LOCK TABLE ... IN SHARE ROW EXCLUSIVE MODE); from
+-- autocommit it creates the view concurrently
+CREATE ROLE reader_only;
+GRANT SELECT ON sales TO reader_only;
+GRANT CREATE, USAGE ON SCHEMA public TO reader_only;
+SET ROLE reader_only;
+BEGIN;
+SELECT hummock_stream.create_materialized_view('m_reader', 'SELECT count(*) AS n FROM sales');
+ROLLBACK;
+SELECT hummock_stream.create_materialized_view('m_reader', 'SELECT count(*) AS n FROM sales');
+SELECT n = (SELECT count(*) FROM sales) AS current FROM m_reader;
+SELECT hummock_stream.drop_materialized_view('m_reader');
+RESET ROLE;
+DROP OWNED BY reader_only;
+DROP ROLE reader_only;
+
 SET client_min_messages = warning;	-- the capture log's name has an OID
 DROP EXTENSION hummock_stream CASCADE;
 RESET client_min_messages;

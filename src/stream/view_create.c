@@ -1535,6 +1535,27 @@ HsCreateStreamingView(RangeVar *rv, const char *definition, Query *query, Query 
 		wait = true;
 	}
 
+	/*
+	 * In a transaction block the sources stay locked against writers until
+	 * it ends, which only a role that may lock them so may do (LOCK TABLE
+	 * ... IN SHARE ROW EXCLUSIVE MODE needs UPDATE, DELETE or TRUNCATE); a
+	 * role that may only read them creates the view from autocommit.
+	 */
+	if (!c.attach && IsTransactionBlock())
+	{
+		ListCell   *lc;
+
+		foreach(lc, source_tables(c.plan->sources))
+			if (pg_class_aclcheck(lfirst_oid(lc), GetUserId(),
+								  ACL_UPDATE | ACL_DELETE | ACL_TRUNCATE) != ACLCHECK_OK)
+				ereport(ERROR,
+						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+						 errmsg("permission denied to lock table \"%s\" against writers",
+								get_rel_name(lfirst_oid(lc))),
+						 errdetail("Inside a transaction block the creation holds SHARE ROW EXCLUSIVE on its sources until the transaction ends, which needs UPDATE, DELETE or TRUNCATE on them, as LOCK TABLE does."),
+						 errhint("Create the view from autocommit: it is then created concurrently, without blocking writers.")));
+	}
+
 	/* the transactional protocol: steps 2 and 3 in the caller's transaction */
 	if (!wait)
 		ereport(ERROR,
