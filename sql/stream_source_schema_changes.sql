@@ -69,6 +69,10 @@ SELECT hummock_stream.wait(NULL, NULL);
 SELECT name, definition FROM hummock_stream.jobs ORDER BY name::text;
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM labelled WHERE id = 1000;
+-- and so they do when the schema is renamed
+ALTER SCHEMA elsewhere RENAME TO yonder;
+SELECT name, definition FROM hummock_stream.jobs WHERE definition LIKE '%grps%' ORDER BY name::text;
+ALTER SCHEMA yonder RENAME TO elsewhere;
 
 \set VERBOSITY terse
 -- refused: what a view uses, the primary key the views key rows of things by

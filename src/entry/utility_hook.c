@@ -584,6 +584,7 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	void	   *volatile source_alter = NULL;
 	void	   *volatile function_change = NULL;
 	volatile Oid renamed = InvalidOid;
+	volatile bool renamed_any = false;	/* a schema, view or function */
 	List	   *volatile relatives = NIL;	/* tables joining an inheritance tree */
 	RangeVar   *volatile tree_member = NULL;	/* a table whose tree is checked */
 	ListCell   *lc_rel;
@@ -846,6 +847,16 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 			 (((AlterObjectSchemaStmt *) parsetree)->objectType == OBJECT_TABLE ||
 			  ((AlterObjectSchemaStmt *) parsetree)->objectType == OBJECT_MATVIEW))
 		renamed = RangeVarGetRelid(((AlterObjectSchemaStmt *) parsetree)->relation, NoLock, true);
+	else if ((IsA(parsetree, RenameStmt) &&
+			  (((RenameStmt *) parsetree)->renameType == OBJECT_SCHEMA ||
+			   ((RenameStmt *) parsetree)->renameType == OBJECT_VIEW ||
+			   ((RenameStmt *) parsetree)->renameType == OBJECT_FUNCTION ||
+			   ((RenameStmt *) parsetree)->renameType == OBJECT_AGGREGATE)) ||
+			 (IsA(parsetree, AlterObjectSchemaStmt) &&
+			  (((AlterObjectSchemaStmt *) parsetree)->objectType == OBJECT_VIEW ||
+			   ((AlterObjectSchemaStmt *) parsetree)->objectType == OBJECT_FUNCTION ||
+			   ((AlterObjectSchemaStmt *) parsetree)->objectType == OBJECT_AGGREGATE)))
+		renamed_any = true;
 	else if (IsA(parsetree, DropdbStmt))
 	{
 		dropped_db = get_database_oid(((DropdbStmt *) parsetree)->dbname, true);
@@ -890,6 +901,8 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	/* definitions that name it, deparsed again */
 	if (OidIsValid(renamed))
 		HsSourceRenamed(renamed);
+	else if (renamed_any)
+		HsSourceRenamed(InvalidOid);
 
 	/* tell at once if the new extension's processes will lack worker slots */
 	if (creates_ours)

@@ -485,6 +485,20 @@ HsSourceAlterDone(void *state)
 	}
 }
 
+/* Deparse job's definition again from its rule (the query as written). */
+static void
+redescribe(Oid job)
+{
+	Relation	view = table_open(job, AccessShareLock);
+
+	/*
+	 * The view's rule holds its query as written, by OIDs and attnums;
+	 * deparsed from a copy (deparsing edits the tree it is given).
+	 */
+	HsCatalogSetDefinition(job, pg_get_querydef(copyObject(get_view_query(view)), false));
+	table_close(view, AccessShareLock);
+}
+
 void
 HsSourceRenamed(Oid relid)
 {
@@ -492,18 +506,20 @@ HsSourceRenamed(Oid relid)
 
 	if (!OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)) || !HsCatalogExists())
 		return;
-	foreach(lc, HsCatalogReaders(relid))
+	if (!OidIsValid(relid))
 	{
-		Oid			job = lfirst_oid(lc);
-		Relation	view = table_open(job, AccessShareLock);
+		/* (a schema, a Postgres view or a function: any view may name it) */
+		foreach(lc, HsCatalogJobs())
+		{
+			HsJobRow   *job = lfirst(lc);
 
-		/*
-		 * The view's rule holds its query as written, by OIDs and attnums;
-		 * deparsed from a copy (deparsing edits the tree it is given).
-		 */
-		HsCatalogSetDefinition(job, pg_get_querydef(copyObject(get_view_query(view)), false));
-		table_close(view, AccessShareLock);
+			if (SearchSysCacheExists1(RELOID, ObjectIdGetDatum(job->job_id)))
+				redescribe(job->job_id);
+		}
+		return;
 	}
+	foreach(lc, HsCatalogReaders(relid))
+		redescribe(lfirst_oid(lc));
 }
 
 /*

@@ -25,7 +25,8 @@ extern void HsSourceAlterDone(void *state);
 /*
  * After relid (a source table or a view's relation) or one of its columns
  * was renamed or moved to another schema: deparse the definitions of the
- * views that read it again.
+ * views that read it again.  InvalidOid: of every view (after a schema, a
+ * Postgres view or a function was renamed or moved).
  */
 extern void HsSourceRenamed(Oid relid);
 
