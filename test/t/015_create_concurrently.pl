@@ -19,7 +19,9 @@
 #  (h) a TRUNCATE queued behind the caller: 40P01 instead of a hang;
 #  (i) creations that fail, creations that succeed and drops of the last
 #      view of the same source, at once: capture is removed without
-#      waiting in the source's lock queue, so none of them deadlocks.
+#      waiting in the source's lock queue, so none of them deadlocks;
+#  (j) DROP DATABASE while a view is created there in the background
+#      cancels the creation instead of failing (55006) for its creator.
 # The backfill is held open by an IMMUTABLE-declared function of the view's
 # query that waits for an advisory lock the test holds.
 use strict;
@@ -362,6 +364,27 @@ for my $who ('creator', 'caller')
 		'(i) with no view left, the source is no longer captured');
 	is($node->safe_psql('postgres', q{SELECT count(*) FROM hummock_stream.capture_logs
 		WHERE relid = 'isrc'::regclass}), '0', '(i) and its capture log is gone');
+}
+
+# (j) a creation with wait => false runs on in its creator (held back by
+# the rate limit); DROP DATABASE cancels it rather than waiting for it
+{
+	$node->safe_psql('postgres', 'CREATE DATABASE dropped_during');
+	$node->safe_psql('dropped_during', q{
+		CREATE EXTENSION hummock_stream;
+		CREATE TABLE jt (id int PRIMARY KEY, v int);
+		INSERT INTO jt SELECT g, g FROM generate_series(1, 20000) g;
+		SET hummock_stream.backfill_rate_limit = 1000;
+		SELECT hummock_stream.create_materialized_view('jv', 'SELECT id, v FROM jt', wait => false);
+	});
+	ok(wait_for(q{SELECT count(*) FROM pg_stat_activity
+		 WHERE backend_type = 'hummock_stream view creator' AND datname = 'dropped_during'}, '1',
+			'(j) creator'),
+		'(j) the creation runs in its creator');
+	my ($ret, $out, $err) = $node->psql('postgres', 'DROP DATABASE dropped_during');
+	is($ret, 0, '(j) DROP DATABASE succeeds during the creation') or diag($err);
+	is($node->safe_psql('postgres', q{SELECT count(*) FROM pg_database WHERE datname = 'dropped_during'}),
+		'0', '(j) the database is gone');
 }
 
 $node->stop;

@@ -413,7 +413,8 @@ extern bool HsDbStateStopRequested(Oid dboid);
 /*
  * Stop the manager of dboid and keep it from being restarted (DROP
  * DATABASE, DROP EXTENSION); waits up to timeout_ms.  If the drop fails,
- * HsDbStateRequestStart starts it again.
+ * HsDbStateRequestStart starts it again.  The creators of views being
+ * created there are signalled to cancel their creations (not waited for).
  */
 extern void HsDbStateStopManager(Oid dboid, long timeout_ms);
 
