@@ -861,7 +861,10 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	{
 		dropped_db = get_database_oid(((DropdbStmt *) parsetree)->dbname, true);
 		if (OidIsValid(dropped_db))
+		{
+			HsDbStateCancelCreations(dropped_db);
 			HsDbStateStopManager(dropped_db, 10000);
+		}
 	}
 
 	PG_TRY();

@@ -802,6 +802,25 @@ HsDbStateStopRequested(Oid dboid)
 }
 
 void
+HsDbStateCancelCreations(Oid dboid)
+{
+	HsDbState  *db = HsDbStateGet(dboid, false);
+	pid_t		creators[HS_MAX_CREATIONS];
+	int			n = 0;
+
+	if (db == NULL)
+		return;
+	SpinLockAcquire(&db->barrier_mutex);
+	for (int i = 0; i < HS_MAX_CREATIONS; i++)
+		if (db->creations[i].phase != HS_CREATION_FREE && db->creations[i].pid != 0)
+			creators[n++] = db->creations[i].pid;
+	SpinLockRelease(&db->barrier_mutex);
+	/* (a creator's SIGTERM cancels its creation, which cleans up and exits) */
+	for (int i = 0; i < n; i++)
+		(void) kill(creators[i], SIGTERM);
+}
+
+void
 HsDbStateStopManager(Oid dboid, long timeout_ms)
 {
 	HsDbState  *db = HsDbStateGet(dboid, false);
@@ -815,24 +834,6 @@ HsDbStateStopManager(Oid dboid, long timeout_ms)
 	db->start_requested = false;
 	pid = db->manager_pid;
 	LWLockRelease(&db_shared->registry_lock);
-
-	/*
-	 * The creators of views being created in the background are connected
-	 * to the database too (DROP DATABASE would wait for them and fail): a
-	 * SIGTERM cancels each creation, which cleans up and exits.
-	 */
-	{
-		pid_t		creators[HS_MAX_CREATIONS];
-		int			n = 0;
-
-		SpinLockAcquire(&db->barrier_mutex);
-		for (int i = 0; i < HS_MAX_CREATIONS; i++)
-			if (db->creations[i].phase != HS_CREATION_FREE && db->creations[i].pid != 0)
-				creators[n++] = db->creations[i].pid;
-		SpinLockRelease(&db->barrier_mutex);
-		for (int i = 0; i < n; i++)
-			(void) kill(creators[i], SIGTERM);
-	}
 	if (pid == 0)
 		return;
 	if (kill(pid, SIGTERM) != 0 && errno == ESRCH)

@@ -413,10 +413,16 @@ extern bool HsDbStateStopRequested(Oid dboid);
 /*
  * Stop the manager of dboid and keep it from being restarted (DROP
  * DATABASE, DROP EXTENSION); waits up to timeout_ms.  If the drop fails,
- * HsDbStateRequestStart starts it again.  The creators of views being
- * created there are signalled to cancel their creations (not waited for).
+ * HsDbStateRequestStart starts it again.
  */
 extern void HsDbStateStopManager(Oid dboid, long timeout_ms);
+
+/*
+ * Cancel the creations running in dboid's creator workers (DROP DATABASE:
+ * they are connected to it, and it would wait for them and fail); not
+ * waited for.
+ */
+extern void HsDbStateCancelCreations(Oid dboid);
 
 /*
  * Warn (one WARNING) if this database's barrier manager, or the compute
