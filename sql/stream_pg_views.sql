@@ -86,6 +86,17 @@ BEGIN
 END $$;
 SELECT state, last_error FROM hummock_stream.jobs WHERE name = 'through_owner'::regclass;
 SELECT hummock_stream.drop_materialized_view('through_owner');
+-- when the owner of the view in between may no longer read the table
+-- under it, the error names that owner
+GRANT SELECT ON owner_view TO pv_reader;
+SET ROLE pv_reader;
+SELECT hummock_stream.create_materialized_view('through_owner2', 'SELECT count(*) AS n FROM owner_view');
+RESET ROLE;
+REVOKE SELECT ON base_orders FROM pv_owner;
+INSERT INTO base_orders VALUES (21, 'c0', 5, true);
+SELECT hummock_stream_test.wait_for_state('through_owner2', 'failed');
+SELECT state, last_error FROM hummock_stream.jobs WHERE name = 'through_owner2'::regclass;
+SELECT hummock_stream.drop_materialized_view('through_owner2');
 
 SET client_min_messages = warning;	-- the capture log's name has an OID
 DROP EXTENSION hummock_stream CASCADE;

@@ -16,6 +16,7 @@
 #include "access/heaptoast.h"
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "catalog/objectaddress.h"
 #include "executor/spi.h"
 #include "executor/tuptable.h"
 #include "fmgr.h"
@@ -104,7 +105,8 @@ hummock_stream_change_log(PG_FUNCTION_ARGS)
 				 errmsg("\"%s\" is not a relation USING hummock",
 						RelationGetRelationName(rel))));
 	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
-		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, RelationGetRelationName(rel));
+		aclcheck_error(ACLCHECK_NO_PRIV, get_relkind_objtype(rel->rd_rel->relkind),
+					   RelationGetRelationName(rel));
 	/* the log has every row: it cannot apply policies as a scan does */
 	if (check_enable_rls(relid, InvalidOid, false) == RLS_ENABLED)
 		ereport(ERROR,

@@ -61,6 +61,7 @@
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/xact.h"
+#include "catalog/objectaddress.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/condition_variable.h"
@@ -428,7 +429,7 @@ hummock_stream_wait(PG_FUNCTION_ARGS)
 		AclResult	acl = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
 
 		if (acl != ACLCHECK_OK)
-			aclcheck_error(acl, OBJECT_TABLE, get_rel_name(relid));
+			aclcheck_error(acl, get_relkind_objtype(get_rel_relkind(relid)), get_rel_name(relid));
 		if (!HsRelidIsHummock(relid))
 			ereport(ERROR,
 					(errcode(ERRCODE_WRONG_OBJECT_TYPE),

@@ -79,6 +79,7 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_depend.h"
 #include "catalog/namespace.h"
+#include "catalog/objectaddress.h"
 #include "commands/extension.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -539,7 +540,7 @@ copy_discarding(CopyStmt *stmt, Oid relid, const char *queryString, QueryComplet
 	uint64		n = 0;
 
 	if (acl != ACLCHECK_OK)
-		aclcheck_error(acl, OBJECT_TABLE, RelationGetRelationName(rel));
+		aclcheck_error(acl, get_relkind_objtype(rel->rd_rel->relkind), RelationGetRelationName(rel));
 	pstate->p_sourcetext = queryString;
 	cstate = BeginCopyFrom(pstate, rel, NULL, NULL, false, NULL, stmt->attlist, stmt->options);
 	/* errors name the line and column, as COPY's do */

@@ -9,6 +9,8 @@
  */
 #include "postgres.h"
 
+#include "catalog/objectaddress.h"
+#include "catalog/pg_class.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
@@ -89,6 +91,7 @@ HsViewCheckPrivileges(const HsViewReads *reads, const char *view_name, bool main
 {
 	ListCell   *lc;
 	char	   *role;
+	bool		through_view;
 
 	foreach(lc, reads->relations)
 	{
@@ -105,14 +108,26 @@ HsViewCheckPrivileges(const HsViewReads *reads, const char *view_name, bool main
 					(errcode(ERRCODE_UNDEFINED_TABLE),
 					 errmsg("a relation that streaming materialized view \"%s\" reads no longer exists",
 							view_name)));
-		role = GetUserNameFromId(GetUserId(), false);
+		/* (whose rights read it: the view's owner, or a Postgres view's) */
+		through_view = OidIsValid(rte->checkAsUser) && rte->checkAsUser != GetUserId();
+		role = GetUserNameFromId(through_view ? rte->checkAsUser : GetUserId(), false);
 		if (!ExecCheckRTEPerms(rte))
 		{
+			char		relkind = get_rel_relkind(rte->relid);
+
 			if (!maintaining)
-				aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, relname);
+				aclcheck_error(ACLCHECK_NO_PRIV, get_relkind_objtype(relkind), relname);
+			/* (in Postgres's words for each kind of relation) */
 			ereport(ERROR,
 					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-					 errmsg("permission denied for table %s", relname),
+					 errmsg("permission denied for %s %s",
+							relkind == RELKIND_MATVIEW ? "materialized view" :
+							relkind == RELKIND_VIEW ? "view" :
+							relkind == RELKIND_FOREIGN_TABLE ? "foreign table" : "table",
+							relname),
+					 through_view ?
+					 errdetail("Streaming materialized view \"%s\" reads \"%s\" through a view owned by role \"%s\", which may no longer read every column of it that the view uses.",
+							   view_name, relname, role) :
 					 errdetail("Role \"%s\" owns streaming materialized view \"%s\" and may no longer read every column of \"%s\" that the view uses.",
 							   role, view_name, relname),
 					 errhint("The view does not advance until its owner may read them again.")));
