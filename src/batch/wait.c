@@ -250,10 +250,12 @@ epoch_covers_call(HsDbState *db, const HsVersion *v, const WaitView *w, HsEpoch 
  * Is view w, being created when wait() began, created now (it has a
  * committed epoch in version v)?  Then it is waited for as any other, from
  * its first epoch.  A creation that failed or was canceled dropped the
- * view: an error.
+ * view: an error for a wait for it (named), and for a wait for every view
+ * one view fewer to wait for (w->done; after a crash the barrier manager
+ * drops the views left half-created).
  */
 static bool
-creation_finished(const HsVersion *v, WaitView *w)
+creation_finished(const HsVersion *v, WaitView *w, bool named)
 {
 	HsEpoch		c;
 	HsJobRow	job;
@@ -261,6 +263,11 @@ creation_finished(const HsVersion *v, WaitView *w)
 	if (!HsVersionCommittedEpoch(v, (HsTableId) w->relid, &c))
 	{
 		AcceptInvalidationMessages();
+		if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(w->relid)) && !named)
+		{
+			w->done = true;
+			return false;
+		}
 		if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(w->relid)))
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -507,8 +514,10 @@ hummock_stream_wait(PG_FUNCTION_ARGS)
 
 			if (w->done)
 				continue;
-			if (w->creating != NULL && !creation_finished(v, w))
+			if (w->creating != NULL && !creation_finished(v, w, OidIsValid(relid)))
 			{
+				if (w->done)
+					continue;
 				if (laggard == NULL)
 				{
 					laggard = w;

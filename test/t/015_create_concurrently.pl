@@ -205,6 +205,31 @@ my $log_offset;
 	nothing_left('(c2)');
 }
 
+# (c3) a wait() for every view, begun while a view is created, does not
+# fail when that creation ends without a view (here a DROP): one view fewer
+# to wait for
+{
+	my $gate = hold_gate();
+	$node->safe_psql('postgres',
+		"SELECT hummock_stream.create_materialized_view('cv', \$q\$$def\$q\$, wait => false)");
+	ok(wait_for(q{SELECT phase FROM hummock_stream.create_progress}, 'backfilling',
+			'(c3) backfilling'), '(c3) the creation reaches the backfill');
+	my ($wout, $werr) = ('', '');
+	my $waiter = IPC::Run::start(
+		[ 'psql', '-X', '-qAt', '-d', $node->connstr('postgres'), '-c',
+		  q{SELECT 'waited' FROM hummock_stream.wait()} ],
+		'>', \$wout, '2>', \$werr);
+	ok(wait_for(q{SELECT count(*) FROM pg_stat_activity
+		 WHERE query LIKE '%hummock_stream.wait()%' AND pid <> pg_backend_pid()}, '1',
+			'(c3) waiter'), '(c3) wait() waits for the creation');
+	$node->safe_psql('postgres', q{SELECT hummock_stream.drop_materialized_view('cv')});
+	$waiter->finish;
+	is($werr, '', '(c3) wait() does not fail');
+	like($wout, qr/waited/, '(c3) wait() returns');
+	release($gate);
+	nothing_left('(c3)');
+}
+
 # (d) kill -9 the creator during the backfill, (e) kill -9 the caller
 for my $who ('creator', 'caller')
 {
