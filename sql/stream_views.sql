@@ -324,9 +324,10 @@ SELECT hummock_stream.create_materialized_view('v_parted_high', 'SELECT id FROM 
 SELECT error_of($$ALTER TABLE parted ATTACH PARTITION parted_high FOR VALUES FROM (10) TO (20)$$);
 SELECT hummock_stream.drop_materialized_view('v_parted_high');
 ALTER TABLE parted ATTACH PARTITION parted_high FOR VALUES FROM (10) TO (20);
--- the extension's own tables: its catalogs and the capture logs
+-- the extension's own tables (its catalogs and the capture logs) and views
 SELECT create_error($$SELECT * FROM hummock_stream.stream_jobs$$);
 SELECT create_error($$SELECT relid FROM hummock_stream.capture_logs$$);
+SELECT create_error($$SELECT name, state FROM hummock_stream.jobs$$);
 SELECT regexp_replace(create_error(format('SELECT * FROM %s', log_relid::regclass)), 'capture_\d+', 'capture_N')
   FROM hummock_stream.capture_logs WHERE relid = 'orders'::regclass;
 SELECT create_error($$SELECT * FROM orders TABLESAMPLE SYSTEM (50)$$);

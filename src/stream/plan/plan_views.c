@@ -26,6 +26,7 @@
 #include "postgres.h"
 
 #include "access/table.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "nodes/nodeFuncs.h"
 #include "parser/parsetree.h"
@@ -34,6 +35,7 @@
 #include "rewrite/prs2lock.h"
 #include "utils/rel.h"
 
+#include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/stream/stream_plan.h"
 
 #include "plan_internal.h"
@@ -56,6 +58,13 @@ expand_view(RangeTblEntry *rte, int depth)
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("views nested more than %d deep are not supported in a streaming materialized view",
 						MAX_VIEW_DEPTH)));
+	/* (its monitoring views, as its tables: said before what they compute) */
+	if (RelationGetNamespace(rel) == get_namespace_oid(HS_SCHEMA_NAME, true))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("streaming materialized views over \"%s.%s\", a view of the %s extension, are not supported",
+						HS_SCHEMA_NAME, RelationGetRelationName(rel), HS_EXTENSION_NAME),
+				 errdetail("The extension's own views show state that changes as views are maintained.")));
 	/* the view's permission check, on its *OLD* entry (as the rewriter) */
 	old = rt_fetch(PRS2_OLD_VARNO, vq->rtable);
 	Assert(old->relid == rte->relid);
