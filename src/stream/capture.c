@@ -1432,7 +1432,9 @@ HsCaptureRemoveIfUnused(Oid relid, int tries)
 void
 HsCaptureRemoveUnread(void)
 {
-	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream unread capture",
+	/* (each commit leaves CurrentMemoryContext in TopMemoryContext) */
+	MemoryContext caller = CurrentMemoryContext;
+	MemoryContext cxt = AllocSetContextCreate(caller, "hummock_stream unread capture",
 											  ALLOCSET_SMALL_SIZES);
 	MemoryContext old;
 	List	   *tables;
@@ -1458,7 +1460,7 @@ HsCaptureRemoveUnread(void)
 		PopActiveSnapshot();
 		CommitTransactionCommand();
 	}
-	MemoryContextSwitchTo(old);
+	MemoryContextSwitchTo(caller);
 	MemoryContextDelete(cxt);
 }
 
