@@ -178,6 +178,67 @@ HsCompactOnce(bool force_l0, int *input_level, int *output_level, int *inputs,
 	return true;
 }
 
+/* Compaction tasks failed in a row, and when the next may run. */
+static int	compaction_failures = 0;
+static TimestampTz compaction_resume_at = 0;
+
+/* The longest pause of compaction after failed tasks. */
+#define COMPACTION_MAX_BACKOFF_MS (10 * 60 * 1000)
+
+/*
+ * Run one compaction task in a transaction of its own.  A task that fails
+ * (an SST that cannot be read, a full disk) is reported as a WARNING and
+ * compaction pauses, twice as long after each failure in a row (up to
+ * COMPACTION_MAX_BACKOFF_MS): before, the error ended the compactor, which
+ * was started again and failed on the same task every interval, and its
+ * garbage collection, which runs every GC_EVERY_ROUNDS rounds of one
+ * process, never ran; now GC and change-log trimming go on.  What the task
+ * wrote is an orphan object that GC deletes; its pin goes with its
+ * transaction.
+ */
+static bool
+compact_one(int *in, int *out, int *n, uint64 *vid)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	volatile bool worked = false;
+
+	PG_TRY();
+	{
+		StartTransactionCommand();
+		PushActiveSnapshot(GetTransactionSnapshot());
+		pgstat_report_activity(STATE_RUNNING, "compacting");
+		worked = HsCompactOnce(false, in, out, n, vid);
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+		compaction_failures = 0;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+		long		backoff_ms;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		AbortOutOfAnyTransaction();
+		MemoryContextSwitchTo(cxt);
+		compaction_failures++;
+		backoff_ms = Min((long) Max(hs_compaction_interval_ms, 1000) << Min(compaction_failures, 10),
+						 COMPACTION_MAX_BACKOFF_MS);
+		compaction_resume_at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), backoff_ms);
+		ereport(WARNING,
+				(errcode(edata->sqlerrcode),
+				 errmsg("hummock_stream compaction failed: %s", edata->message),
+				 edata->detail ? errdetail("%s", edata->detail) : 0,
+				 errhint("Compaction pauses for %ld s (failure %d in a row); garbage collection and change-log trimming go on.",
+						 backoff_ms / 1000, compaction_failures)));
+		FreeErrorData(edata);
+		worked = false;
+	}
+	PG_END_TRY();
+	return worked;
+}
+
 void
 HsCompactorMain(Datum main_arg)
 {
@@ -227,12 +288,9 @@ HsCompactorMain(Datum main_arg)
 		/* as many tasks as are due, one transaction each */
 		do
 		{
-			StartTransactionCommand();
-			PushActiveSnapshot(GetTransactionSnapshot());
-			pgstat_report_activity(STATE_RUNNING, "compacting");
-			worked = HsCompactOnce(false, &in, &out, &n, &vid);
-			PopActiveSnapshot();
-			CommitTransactionCommand();
+			if (GetCurrentTimestamp() < compaction_resume_at)
+				break;			/* backing off after a failed task */
+			worked = compact_one(&in, &out, &n, &vid);
 			if (worked)
 				elog(DEBUG1, "hummock_stream compacted %d SSTs of level %d into level %d (version %llu)",
 					 n, in, out, (unsigned long long) vid);
