@@ -939,6 +939,21 @@ HsViewCreatorMain(Datum main_arg)
 						 "Process %d dropped it, which canceled its creation.", (int) by);
 				sh->hint[0] = '\0';
 			}
+			else
+			{
+				/*
+				 * A SIGTERM from elsewhere than the caller (whose own cancel
+				 * it sees itself): pg_terminate_backend, DROP DATABASE.
+				 */
+				sh->sqlerrcode = ERRCODE_ADMIN_SHUTDOWN;
+				snprintf(sh->message, sizeof(sh->message),
+						 "the creation of streaming materialized view \"%s.%s\" was canceled: its creator was terminated",
+						 sh->schema, sh->relname);
+				snprintf(sh->detail, sizeof(sh->detail),
+						 "Process %d, the background worker creating the view, received SIGTERM (pg_terminate_backend, DROP DATABASE or a shutdown).",
+						 (int) MyProcPid);
+				snprintf(sh->hint, sizeof(sh->hint), "Create the view again.");
+			}
 		}
 
 		/*

@@ -8,7 +8,7 @@
 #  (b) the caller is canceled during the backfill: the creator drops the
 #      half-created view (LOG), the caller gets 57014;
 #  (c) the creator is terminated (pg_terminate_backend) during the
-#      backfill: the same;
+#      backfill: the same, and the caller gets 57P01 saying so;
 #  (d) the creator is killed (kill -9) during the backfill: after the
 #      crash restart the barrier manager drops the view left 'creating'
 #      (LOG), and the source is no longer captured;
@@ -182,7 +182,8 @@ my $log_offset;
 			'(c) backfilling'), '(c) the creation reaches the backfill');
 	$node->safe_psql('postgres', "SELECT pg_terminate_backend(" . creator_pid() . ")");
 	$c->{h}->finish;
-	like(${ $c->{err} }, qr/cancel/, '(c) the caller gets the cancel');
+	like(${ $c->{err} }, qr/the creation of streaming materialized view "public.cv" was canceled: its creator was terminated/,
+		'(c) the caller is told its creator was terminated');
 	release($gate);
 	nothing_left('(c)');
 	ok($node->wait_for_log(qr/whose creation was canceled/, $log_offset),
