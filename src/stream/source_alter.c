@@ -617,23 +617,31 @@ HsSourceCheckTree(Oid relid)
 	}
 }
 
+/*
+ * The streaming view (lowest OID) that reads Postgres view view, or
+ * InvalidOid (also when view is not a view or the extension is absent).
+ */
+static Oid
+reader_of_view(Oid view)
+{
+	if (!OidIsValid(view) || get_rel_relkind(view) != RELKIND_VIEW ||
+		!OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)))
+		return InvalidOid;
+	return view_depending_on(view, 0);
+}
+
 void
 HsSourceCheckAlterView(Oid view, const char *what)
 {
-	Oid			reader;
+	Oid			reader = reader_of_view(view);
 
-	if (!OidIsValid(view) || get_rel_relkind(view) != RELKIND_VIEW ||
-		!OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)))
-		return;
-	reader = view_depending_on(view, 0);
-	if (!OidIsValid(reader))
-		return;
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("cannot %s view \"%s\" because %s reads it",
-					what, get_rel_name(view), describe(reader)),
-			 errdetail("A streaming materialized view reads the tables under a view with the rights its expansion had at its creation: those of the view's owner then, or, with security_invoker, its own."),
-			 errhint("Drop the streaming materialized view, alter the view, then create it again.")));
+	if (OidIsValid(reader))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot %s view \"%s\" because %s reads it",
+						what, get_rel_name(view), describe(reader)),
+				 errdetail("A streaming materialized view reads the tables under a view with the rights its expansion had at its creation: those of the view's owner then, or, with security_invoker, its own."),
+				 errhint("Drop the streaming materialized view, alter the view, then create it again.")));
 }
 
 void
@@ -665,18 +673,13 @@ HsSourceCheckReassignOwned(List *roles)
 void
 HsSourceCheckReplaceView(Oid view)
 {
-	Oid			reader;
+	Oid			reader = reader_of_view(view);
 
-	if (!OidIsValid(view) || get_rel_relkind(view) != RELKIND_VIEW ||
-		!OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)))
-		return;
-	reader = view_depending_on(view, 0);
-	if (!OidIsValid(reader))
-		return;
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("cannot replace view \"%s\" because %s reads it",
-					get_rel_name(view), describe(reader)),
-			 errdetail("A streaming materialized view keeps the expansion of the views it reads from its creation; it would no longer be the query over the view."),
-			 errhint("Drop the streaming materialized view, replace the view, then create it again.")));
+	if (OidIsValid(reader))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot replace view \"%s\" because %s reads it",
+						get_rel_name(view), describe(reader)),
+				 errdetail("A streaming materialized view keeps the expansion of the views it reads from its creation; it would no longer be the query over the view."),
+				 errhint("Drop the streaming materialized view, replace the view, then create it again.")));
 }
