@@ -11,7 +11,6 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use Time::HiRes qw(time sleep);
 
 my $node = PostgreSQL::Test::Cluster->new('compaction_failure');
 $node->init;
@@ -24,22 +23,6 @@ hummock_stream.compaction_interval = '1h'
 hummock_stream.time_travel_retention = 0
 });
 $node->start;
-
-# poll $sql until it returns $want (a deadline, never a fixed sleep)
-sub wait_for
-{
-	my ($sql, $want, $what) = @_;
-	my $deadline = time + 180;
-	my $got = '';
-	while (time < $deadline)
-	{
-		$got = $node->safe_psql('postgres', $sql);
-		return 1 if $got eq $want;
-		sleep 0.05;
-	}
-	diag("$what: still '$got'");
-	return 0;
-}
 
 $node->safe_psql('postgres', q{
 	CREATE EXTENSION hummock_stream;
@@ -95,8 +78,9 @@ $node->safe_psql('postgres', q{SELECT hummock_stream.drop_materialized_view('dro
 if (@dropped)
 {
 	my $list = join(',', map { "'$objdir/$_.sst'" } @dropped);
-	ok(wait_for(qq{SELECT count(*) FROM unnest(ARRAY[$list]) f
-		 WHERE pg_stat_file(f, true) IS NOT NULL}, '0', 'dropped SSTs'),
+	# (poll_query_until: a deadline, never a fixed sleep)
+	ok($node->poll_query_until('postgres', qq{SELECT count(*) FROM unnest(ARRAY[$list]) f
+		 WHERE pg_stat_file(f, true) IS NOT NULL}, '0'),
 		"the dropped view's SSTs are collected while compaction fails");
 }
 else
