@@ -87,6 +87,33 @@ DROP MATERIALIZED VIEW par_sales, par_later;
 -- a bad value is refused before anything is created
 CREATE MATERIALIZED VIEW par_bad USING hummock WITH (parallel_workers = -1) AS SELECT id FROM sales;
 SELECT count(*) AS created FROM pg_class WHERE relname = 'par_bad';
+CREATE MATERIALIZED VIEW par_bad USING hummock WITH (change_log = maybe) AS SELECT id FROM sales;
+SELECT count(*) AS created FROM pg_class WHERE relname = 'par_bad';
+-- change_log, ours, is a storage parameter too: the same setting as
+-- create_materialized_view(..., change_log => true) and set_change_log(),
+-- shown by \d+ and dumped with the view (with data or without)
+CREATE MATERIALIZED VIEW log_sales USING hummock WITH (change_log, parallel_workers = 2) AS SELECT id FROM sales;
+CREATE MATERIALIZED VIEW log_later USING hummock WITH (change_log = true) AS SELECT id FROM sales WITH NO DATA;
+SELECT hummock_stream.create_materialized_view('log_fn', 'SELECT id FROM sales', change_log => true);
+SELECT relname, reloptions FROM pg_class WHERE relname IN ('log_sales', 'log_later', 'log_fn') ORDER BY 1;
+REFRESH MATERIALIZED VIEW log_later;
+SELECT name, change_log FROM hummock_stream.jobs WHERE name::text LIKE 'log%' ORDER BY 1;
+ALTER MATERIALIZED VIEW log_sales RESET (change_log);
+ALTER MATERIALIZED VIEW log_later SET (change_log = off);
+SELECT hummock_stream.set_change_log('log_fn', false);
+SELECT hummock_stream.set_change_log('log_later', true);
+ALTER MATERIALIZED VIEW log_sales SET (parallel_workers = 1);
+SELECT relname, reloptions FROM pg_class WHERE relname IN ('log_sales', 'log_later', 'log_fn') ORDER BY 1;
+SELECT name, change_log FROM hummock_stream.jobs WHERE name::text LIKE 'log%' ORDER BY 1;
+-- set alone (Postgres's own ALTER would refuse change_log), by the owner
+ALTER MATERIALIZED VIEW log_later OWNER TO CURRENT_USER, SET (parallel_workers = 1);
+ALTER MATERIALIZED VIEW log_later SET (change_log = 2);
+CREATE ROLE not_owner;
+SET ROLE not_owner;
+ALTER MATERIALIZED VIEW log_later RESET (change_log);
+RESET ROLE;
+DROP ROLE not_owner;
+DROP MATERIALIZED VIEW log_sales, log_later, log_fn;
 -- rows of a view are the engine's: DML and TRUNCATE are refused
 INSERT INTO large_sales VALUES (1, 1);
 TRUNCATE large_sales;
@@ -215,6 +242,17 @@ ROLLBACK;
 SELECT hummock_stream.create_materialized_view('m_reader', 'SELECT count(*) AS n FROM sales');
 SELECT n = (SELECT count(*) FROM sales) AS current FROM m_reader;
 SELECT hummock_stream.drop_materialized_view('m_reader');
+-- so does REFRESH of an unpopulated view, which backfills it in its
+-- transaction (as a restore does), from autocommit too; a superuser
+-- restoring it may, the view staying its owner's
+CREATE MATERIALIZED VIEW m_reader_nd USING hummock AS SELECT count(*) AS n FROM sales WITH NO DATA;
+REFRESH MATERIALIZED VIEW m_reader_nd;
+RESET ROLE;
+REFRESH MATERIALIZED VIEW m_reader_nd;
+SELECT n = (SELECT count(*) FROM sales) AS current FROM m_reader_nd;
+SELECT relowner::regrole FROM pg_class WHERE oid = 'm_reader_nd'::regclass;
+DROP MATERIALIZED VIEW m_reader_nd;
+SET ROLE reader_only;
 RESET ROLE;
 DROP OWNED BY reader_only;
 DROP ROLE reader_only;

@@ -41,7 +41,10 @@ void
 _PG_init(void)
 {
 	if (IsBinaryUpgrade)
+	{
+		HsUtilityHookInstallForUpgrade();
 		return;
+	}
 
 	if (!process_shared_preload_libraries_in_progress)
 		ereport(ERROR,

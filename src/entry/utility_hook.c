@@ -69,6 +69,7 @@
 #include "access/htup_details.h"
 #include "access/stratnum.h"
 #include "access/table.h"
+#include "access/tableam.h"
 #include "access/xact.h"
 #include "commands/copy.h"
 #include "executor/executor.h"
@@ -81,10 +82,12 @@
 #include "catalog/namespace.h"
 #include "catalog/objectaddress.h"
 #include "commands/extension.h"
+#include "commands/tablecmds.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "commands/dbcommands.h"
 #include "miscadmin.h"
+#include "nodes/makefuncs.h"
 #include "nodes/parsenodes.h"
 #include "tcop/utility.h"
 
@@ -101,6 +104,7 @@
 #include "hummock_stream/stream/stream_ddl.h"
 #include "hummock_stream/stream/type_alter.h"
 #include "hummock_stream/stream/view_create.h"
+#include "hummock_stream/stream/view_options.h"
 
 static ProcessUtility_hook_type prev_utility_hook = NULL;
 
@@ -493,7 +497,16 @@ check_alter_table(AlterTableStmt *stmt, List **relatives)
 			case AT_ResetRelOptions:
 			case AT_ReplaceRelOptions:
 				/* (as at creation: a dump carries them into its CREATE) */
-				HsViewCheckStorageParameters((List *) cmd->def, get_rel_name(relid));
+				HsViewCheckStorageParameters((List *) cmd->def, get_rel_name(relid),
+											 cmd->subtype == AT_ResetRelOptions);
+				/* (alone, they were set by alter_storage_parameters) */
+				if (HsViewChangeLogParameter((List *) cmd->def, NULL) ||
+					HsViewStoredChangeLog(relid))
+					ereport(ERROR,
+							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+							 errmsg("cannot set the storage parameters of streaming materialized view \"%s\" together with other changes",
+									get_rel_name(relid)),
+							 errhint("Set them in an ALTER statement of their own.")));
 				continue;
 			default:
 				continue;
@@ -572,6 +585,118 @@ copy_discarding(CopyStmt *stmt, Oid relid, const char *queryString, QueryComplet
 		SetQueryCompletion(qc, CMDTAG_COPY, 0);
 }
 
+/*
+ * CREATE MATERIALIZED VIEW ... USING hummock WITH (change_log ...) ...
+ * that Postgres creates (WITH NO DATA, as a dump restores a view): the
+ * statement to run instead, without change_log, which Postgres would
+ * refuse (NULL if there is nothing to take out); *keeping: the view to
+ * store change_log = true for once it is made (else left alone).
+ */
+static PlannedStmt *
+without_change_log(PlannedStmt *pstmt, RangeVar **keeping)
+{
+	CreateTableAsStmt *ctas = (CreateTableAsStmt *) pstmt->utilityStmt;
+	const char *am = ctas->into->accessMethod ? ctas->into->accessMethod :
+		default_table_access_method;
+	bool		keep = false;
+	PlannedStmt *run;
+
+	if (ctas->objtype != OBJECT_MATVIEW || am == NULL || strcmp(am, HS_TABLEAM_NAME) != 0 ||
+		!HsViewChangeLogParameter(ctas->into->options, &keep))
+		return NULL;
+	run = copyObject(pstmt);
+	ctas = (CreateTableAsStmt *) run->utilityStmt;
+	ctas->into->options = HsViewWithoutChangeLog(ctas->into->options);
+	/* (IF NOT EXISTS of a relation that exists: left as it is) */
+	if (keep && !OidIsValid(get_relname_relid(ctas->into->rel->relname,
+											  RangeVarGetCreationNamespace(ctas->into->rel))))
+		*keeping = ctas->into->rel;
+	return run;
+}
+
+static void
+store_change_log(RangeVar *rv)
+{
+	Oid			view = get_relname_relid(rv->relname, RangeVarGetCreationNamespace(rv));
+
+	if (OidIsValid(view))
+		HsViewSetStorageParameters(view,
+								   list_make1(makeDefElem("change_log",
+														  (Node *) makeString("true"), -1)),
+								   false);
+}
+
+/*
+ * pg_upgrade's server (binary upgrade mode) runs none of the extension
+ * but this: the dump it restores creates each view WITH NO DATA, with its
+ * storage parameters.
+ */
+static void
+hs_upgrade_process_utility(PlannedStmt *pstmt, const char *queryString,
+						   bool readOnlyTree, ProcessUtilityContext context,
+						   ParamListInfo params, QueryEnvironment *queryEnv,
+						   DestReceiver *dest, QueryCompletion *qc)
+{
+	PlannedStmt *run = NULL;
+	RangeVar   *keeping = NULL;
+
+	if (IsA(pstmt->utilityStmt, CreateTableAsStmt))
+		run = without_change_log(pstmt, &keeping);
+	if (prev_utility_hook)
+		prev_utility_hook(run ? run : pstmt, queryString, readOnlyTree, context, params,
+						  queryEnv, dest, qc);
+	else
+		standard_ProcessUtility(run ? run : pstmt, queryString, readOnlyTree, context,
+								params, queryEnv, dest, qc);
+	if (keeping)
+		store_change_log(keeping);
+}
+
+/*
+ * ALTER MATERIALIZED VIEW (or TABLE) v SET/RESET (...) of a streaming
+ * view, with nothing else in the statement: set here (view_options.c),
+ * since Postgres's own ALTER would refuse change_log.  False if the
+ * statement is not that.
+ */
+static bool
+alter_storage_parameters(AlterTableStmt *stmt, QueryCompletion *qc)
+{
+	Oid			relid;
+	ListCell   *lc;
+
+	if (stmt->relation == NULL ||
+		(stmt->objtype != OBJECT_MATVIEW && stmt->objtype != OBJECT_TABLE))
+		return false;
+	relid = RangeVarGetRelid(stmt->relation, NoLock, true);
+	if (!OidIsValid(relid) || !HsRelidIsHummock(relid) ||
+		get_rel_relkind(relid) != RELKIND_MATVIEW)
+		return false;
+	foreach(lc, stmt->cmds)
+	{
+		AlterTableCmd *cmd = lfirst(lc);
+
+		if (cmd->subtype != AT_SetRelOptions && cmd->subtype != AT_ResetRelOptions)
+			return false;
+	}
+	/* (Postgres's lock for these parameters, and its ownership check) */
+	relid = RangeVarGetRelidExtended(stmt->relation, ShareUpdateExclusiveLock,
+									 stmt->missing_ok ? RVR_MISSING_OK : 0,
+									 RangeVarCallbackOwnsRelation, NULL);
+	if (!OidIsValid(relid))
+		return false;			/* (gone meanwhile: Postgres says so) */
+	foreach(lc, stmt->cmds)
+	{
+		AlterTableCmd *cmd = lfirst(lc);
+
+		HsViewSetStorageParameters(relid, (List *) cmd->def,
+								   cmd->subtype == AT_ResetRelOptions);
+	}
+	if (qc)
+		SetQueryCompletion(qc, stmt->objtype == OBJECT_MATVIEW ?
+						   CMDTAG_ALTER_MATERIALIZED_VIEW : CMDTAG_ALTER_TABLE, 0);
+	return true;
+}
+
 static void
 hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 				   bool readOnlyTree, ProcessUtilityContext context,
@@ -588,6 +713,7 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	volatile bool renamed_any = false;	/* a schema, view or function */
 	List	   *volatile relatives = NIL;	/* tables joining an inheritance tree */
 	RangeVar   *volatile tree_member = NULL;	/* a table whose tree is checked */
+	RangeVar   *volatile created_keeping_log = NULL;	/* a view WITH (change_log) */
 	ListCell   *lc_rel;
 
 	if (IsA(parsetree, CreateExtensionStmt) &&
@@ -658,12 +784,17 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	}
 	else if (IsA(parsetree, CreateTableAsStmt))
 	{
+		PlannedStmt *edited;
+
 		if (HsCreateMaterializedViewStmt((CreateTableAsStmt *) parsetree))
 		{
 			if (qc)
 				SetQueryCompletion(qc, CMDTAG_CREATE_MATERIALIZED_VIEW, 0);
 			return;
 		}
+		edited = without_change_log(pstmt, (RangeVar **) &created_keeping_log);
+		if (edited)
+			run = edited;
 	}
 	else if (IsA(parsetree, RefreshMatViewStmt))
 	{
@@ -797,6 +928,9 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	else if (IsA(parsetree, RenameStmt) &&
 			 ((RenameStmt *) parsetree)->renameType == OBJECT_ATTRIBUTE)
 		HsTypeAlterCheck(RangeVarGetRelid(((RenameStmt *) parsetree)->relation, NoLock, true));
+	else if (IsA(parsetree, AlterTableStmt) &&
+			 alter_storage_parameters((AlterTableStmt *) parsetree, qc))
+		return;
 	else if (IsA(parsetree, AlterTableStmt))
 	{
 		source_alter = check_alter_table((AlterTableStmt *) parsetree, (List **) &relatives);
@@ -899,6 +1033,8 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	/* captured rows in the shape the ALTER TABLE gave its tables */
 	if (source_alter)
 		HsSourceAlterDone(source_alter);
+	if (created_keeping_log)
+		store_change_log(created_keeping_log);
 	/* sources that joined an inheritance tree: captured row by row */
 	foreach(lc_rel, relatives)
 		HsCaptureFollowInheritance(lfirst_oid(lc_rel));
@@ -934,4 +1070,11 @@ HsUtilityHookInstall(void)
 {
 	prev_utility_hook = ProcessUtility_hook;
 	ProcessUtility_hook = hs_process_utility;
+}
+
+void
+HsUtilityHookInstallForUpgrade(void)
+{
+	prev_utility_hook = ProcessUtility_hook;
+	ProcessUtility_hook = hs_upgrade_process_utility;
 }

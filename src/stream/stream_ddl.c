@@ -84,6 +84,7 @@
 #include "hummock_stream/stream/view_settings.h"
 #include "hummock_stream/stream/view_source.h"
 #include "hummock_stream/stream/view_create.h"
+#include "hummock_stream/stream/view_options.h"
 
 PG_FUNCTION_INFO_V1(hummock_stream_drop_materialized_view);
 PG_FUNCTION_INFO_V1(hummock_stream_rebuild);
@@ -371,7 +372,8 @@ HsRefreshMaterializedView(RefreshMatViewStmt *stmt, bool is_top_level)
 		query = HsAnalyzeViewDefinition(definition, &as_written);
 		(void) HsCreateStreamingView(makeRangeVar(get_namespace_name(get_rel_namespace(relid)),
 												  name, -1),
-									 definition, query, as_written, relid, true, false);
+									 definition, query, as_written, relid, true,
+									 HsViewStoredChangeLog(relid));
 	}
 	return true;
 }
@@ -404,8 +406,12 @@ hummock_stream_set_change_log(PG_FUNCTION_ARGS)
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_MATVIEW, name);
 	/* one change of the view at a time (as ALTER, DROP) */
 	LockRelationOid(view, ShareUpdateExclusiveLock);
-	HsCatalogSetChangeLog(view, PG_GETARG_BOOL(1));
-	HsWakeManagerOnCommit();
+	/* (the storage parameter too: shown by \d+, dumped with the view) */
+	HsViewSetStorageParameters(view,
+							   list_make1(makeDefElem("change_log",
+													  (Node *) makeString(PG_GETARG_BOOL(1) ? "true" : "false"),
+													  -1)),
+							   false);
 	PG_RETURN_VOID();
 }
 

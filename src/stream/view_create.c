@@ -115,6 +115,7 @@
 #include "hummock_stream/stream/stream_ddl.h"
 #include "hummock_stream/stream/stream_job.h"
 #include "hummock_stream/stream/view_create.h"
+#include "hummock_stream/stream/view_options.h"
 #include "hummock_stream/stream/view_settings.h"
 
 PG_FUNCTION_INFO_V1(hummock_stream_create_materialized_view);
@@ -520,7 +521,15 @@ create_setup(Creation *c)
 		HsCheckNoOwnCapturedWrites(lfirst_oid(lc));
 	}
 	if (!c->attach)
+	{
 		c->view = create_view_relation(c->rv, c->plan, c->as_written);
+		/* (shown by \d+, and dumped with the view) */
+		if (c->change_log)
+			HsViewSetStorageParameters(c->view,
+									   list_make1(makeDefElem("change_log",
+															  (Node *) makeString("true"), -1)),
+									   false);
+	}
 	c->state_tables = palloc(sizeof(Oid) * Max(c->plan->n_state_tables, 1));
 	for (int i = 0; i < c->plan->n_state_tables; i++)
 		c->state_tables[i] = GetNewObjectId();
@@ -1373,16 +1382,18 @@ HsCreateMaterializedViewStmt(CreateTableAsStmt *stmt)
 	Oid			view;
 	ListCell   *lc;
 	ListCell   *ln;
+	bool		change_log = false;
 
 	if (stmt->objtype != OBJECT_MATVIEW || am == NULL || strcmp(am, HS_TABLEAM_NAME) != 0)
 		return false;
-	HsViewCheckStorageParameters(into->options, into->rel->relname);
+	HsViewCheckStorageParameters(into->options, into->rel->relname, false);
 	/* (their values too, before anything is created: set after the creation) */
 	if (into->options != NIL)
 		(void) heap_reloptions(RELKIND_MATVIEW,
-							   transformRelOptions((Datum) 0, into->options, NULL, NULL,
-												   false, false),
+							   transformRelOptions((Datum) 0, HsViewWithoutChangeLog(into->options),
+												   NULL, NULL, false, false),
 							   true);
+	(void) HsViewChangeLogParameter(into->options, &change_log);
 	if (into->tableSpaceName != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -1440,38 +1451,14 @@ HsCreateMaterializedViewStmt(CreateTableAsStmt *stmt)
 		return false;
 	}
 	view = HsCreateStreamingView(into->rel, pg_get_querydef(as_written, false), query,
-								 as_written, InvalidOid, true, false);
+								 as_written, InvalidOid, true, change_log);
 	/* (WITH NO DATA above: Postgres's own creation stores them) */
 	if (into->options != NIL)
 	{
-		AlterTableCmd *cmd = makeNode(AlterTableCmd);
-
-		cmd->subtype = AT_SetRelOptions;
-		cmd->def = (Node *) into->options;
-		AlterTableInternal(view, list_make1(cmd), false);
+		LockRelationOid(view, ShareUpdateExclusiveLock);
+		HsViewSetStorageParameters(view, into->options, false);
 	}
 	return true;
-}
-
-void
-HsViewCheckStorageParameters(List *defs, const char *relname)
-{
-	ListCell   *lc;
-
-	foreach(lc, defs)
-	{
-		DefElem    *d = lfirst(lc);
-
-		if (d->defnamespace == NULL && strcmp(d->defname, "parallel_workers") == 0)
-			continue;
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("storage parameter \"%s%s%s\" is not supported for streaming materialized views",
-						d->defnamespace ? d->defnamespace : "", d->defnamespace ? "." : "",
-						d->defname),
-				 errdetail("The streaming engine stores the rows of \"%s\" in hummock storage, not in heap pages; only parallel_workers applies (to its parallel scans).",
-						   relname)));
-	}
 }
 
 /*
@@ -1551,15 +1538,34 @@ HsCreateStreamingView(RangeVar *rv, const char *definition, Query *query, Query 
 	}
 
 	/*
-	 * In a transaction block the sources stay locked against writers until
-	 * it ends, which only a role that may lock them so may do (LOCK TABLE
-	 * ... IN SHARE ROW EXCLUSIVE MODE needs UPDATE, DELETE or TRUNCATE); a
-	 * role that may only read them creates the view from autocommit.
+	 * From here on the creation runs in the caller's transaction, holding
+	 * its sources against writers until it ends (a transaction block) or
+	 * for the whole backfill (a REFRESH of an unpopulated view, a creation
+	 * no worker could take): only a role that may lock them so may do that
+	 * (LOCK TABLE ... IN SHARE ROW EXCLUSIVE MODE needs UPDATE, DELETE or
+	 * TRUNCATE).  A role that may only read them creates the view from
+	 * autocommit, concurrently.
 	 */
-	if (!c.attach && IsTransactionBlock())
 	{
 		ListCell   *lc;
+		const char *holds;
+		const char *hint;
 
+		if (IsTransactionBlock())
+		{
+			holds = "Inside a transaction block the creation holds SHARE ROW EXCLUSIVE on its sources until the transaction ends";
+			hint = "Create the view from autocommit: it is then created concurrently, without blocking writers.";
+		}
+		else if (c.attach)
+		{
+			holds = "REFRESH MATERIALIZED VIEW of an unpopulated streaming view holds SHARE ROW EXCLUSIVE on its sources for its backfill";
+			hint = "Drop the view and create it with hummock_stream.create_materialized_view() from autocommit: it is then created concurrently, without blocking writers.";
+		}
+		else
+		{
+			holds = "With no background worker to create it concurrently, the creation holds SHARE ROW EXCLUSIVE on its sources for its backfill";
+			hint = "Raise max_worker_processes to create views without blocking writers.";
+		}
 		foreach(lc, source_tables(c.plan->sources))
 			if (pg_class_aclcheck(lfirst_oid(lc), GetUserId(),
 								  ACL_UPDATE | ACL_DELETE | ACL_TRUNCATE) != ACLCHECK_OK)
@@ -1567,8 +1573,8 @@ HsCreateStreamingView(RangeVar *rv, const char *definition, Query *query, Query 
 						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 						 errmsg("permission denied to lock table \"%s\" against writers",
 								get_rel_name(lfirst_oid(lc))),
-						 errdetail("Inside a transaction block the creation holds SHARE ROW EXCLUSIVE on its sources until the transaction ends, which needs UPDATE, DELETE or TRUNCATE on them, as LOCK TABLE does."),
-						 errhint("Create the view from autocommit: it is then created concurrently, without blocking writers.")));
+						 errdetail("%s, which needs UPDATE, DELETE or TRUNCATE on them, as LOCK TABLE does.", holds),
+						 errhint("%s", hint)));
 	}
 
 	/* the transactional protocol: steps 2 and 3 in the caller's transaction */

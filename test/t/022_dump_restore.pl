@@ -88,6 +88,7 @@ $node->safe_psql('postgres', q{
 	ALTER MATERIALIZED VIEW named OWNER TO reporter;
 	ALTER MATERIALIZED VIEW big_count SET (parallel_workers = 2);
 	GRANT SELECT ON by_customer TO reporter;
+	SELECT hummock_stream.set_change_log('by_customer', true);
 	UPDATE orders SET amount = amount + 1 WHERE id % 5 = 0;
 	DELETE FROM orders WHERE id % 7 = 0;
 	SELECT hummock_stream.wait();
@@ -119,7 +120,8 @@ $node->command_ok([ 'pg_dump', '-f', "$tmp/plain.sql", $node->connstr('postgres'
 $node->command_ok([ 'pg_dump', '-Fc', '-f', "$tmp/dump.custom", $node->connstr('postgres') ],
 	'pg_dump, custom format');
 my $plain = slurp_file("$tmp/plain.sql");
-like($plain, qr/CREATE MATERIALIZED VIEW public\.by_customer AS/, 'views are dumped as materialized views');
+like($plain, qr/CREATE MATERIALIZED VIEW public\.by_customer\s+WITH \(change_log='true'\) AS/,
+	'views are dumped as materialized views, with their storage parameters');
 like($plain, qr/REFRESH MATERIALIZED VIEW public\.big_count;/, 'and refreshed after the data');
 unlike($plain, qr/CREATE TABLE hummock_stream\.capture_/, 'capture logs are not dumped');
 unlike($plain, qr/COPY public\.by_customer/, 'view rows are not dumped');
@@ -150,6 +152,17 @@ foreach my $r (@restores)
 		'reporter', "$name restore: owners are restored");
 	is($node->safe_psql($db, q{SELECT reloptions FROM pg_class WHERE relname = 'big_count'}),
 		'{parallel_workers=2}', "$name restore: storage parameters are restored");
+	# ... change_log among them: the view keeps its log, from its backfill on
+	is($node->safe_psql($db, q{
+		SELECT string_agg(name::text || '=' || change_log, ',' ORDER BY name::text)
+		  FROM hummock_stream.jobs WHERE change_log = 'kept'}),
+		'by_customer=kept', "$name restore: the change log setting is restored");
+	is($node->safe_psql($db, q{
+		SELECT (SELECT count(*) FROM hummock_stream.change_log(NULL::by_customer, 0,
+		          (SELECT committed_epoch FROM hummock_stream.committed_epochs()
+		            WHERE relation = 'by_customer'::regclass)) WHERE op = 'Insert')
+		       = (SELECT count(*) FROM by_customer)}),
+		't', "$name restore: its change log holds the backfill");
 
 	# the restored sources are captured
 	$node->safe_psql($db, q{

@@ -31,7 +31,7 @@ $old->safe_psql('app', q{
 	  SELECT g, count(*) AS n, sum(v) AS s, min(v) AS lo FROM t GROUP BY g;
 	CREATE MATERIALIZED VIEW big_groups USING hummock AS
 	  SELECT g, n FROM by_g WHERE n > 400;
-	CREATE MATERIALIZED VIEW labelled USING hummock AS
+	CREATE MATERIALIZED VIEW labelled USING hummock WITH (change_log) AS
 	  SELECT t.id, d.label FROM t JOIN d USING (g) WHERE t.v % 7 = 0;
 });
 $old->safe_psql('app', 'UPDATE t SET g = (g + 1) % 10 WHERE id % 3 = 0');
@@ -71,6 +71,10 @@ sub check_views
 is($new->safe_psql('app', 'SELECT count(*) FROM by_g'), '10', 'a view reads its rows at once');
 check_views('after the upgrade');
 ok($new->log_contains(qr/hummock_stream store .* taken over/), 'the store was taken over');
+is($new->safe_psql('app', q{
+	SELECT c.reloptions::text || ' ' || j.change_log FROM pg_class c
+	  JOIN hummock_stream.jobs j ON j.name = c.oid WHERE c.relname = 'labelled'}),
+	'{change_log=true} kept', 'a storage parameter of ours is kept');
 
 $new->safe_psql('app', q{
 	INSERT INTO t SELECT i, i % 10, i FROM generate_series(5001, 6000) i;

@@ -12,4 +12,7 @@
 
 extern void HsUtilityHookInstall(void);
 
+/* In pg_upgrade's server: what its restore of views needs, no more. */
+extern void HsUtilityHookInstallForUpgrade(void);
+
 #endif							/* HS_ENTRY_UTILITY_HOOK_H */

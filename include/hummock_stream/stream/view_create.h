@@ -45,14 +45,6 @@ extern Oid	HsCreateStreamingView(RangeVar *rv, const char *definition, Query *qu
 extern bool HsCreateMaterializedViewStmt(CreateTableAsStmt *stmt);
 
 /*
- * Whether a streaming view may have the storage parameters defs (of
- * WITH (...), or of ALTER ... SET/RESET (...)): only parallel_workers,
- * which its parallel scans use; the others are heap's.  Raises the error
- * otherwise.
- */
-extern void HsViewCheckStorageParameters(List *defs, const char *relname);
-
-/*
  * Refuse to create a view in a transaction that already wrote to its
  * source while the source was captured (those rows would be both in the
  * backfill and in the capture log under our xid).

@@ -1,0 +1,214 @@
+/*-------------------------------------------------------------------------
+ *
+ * view_options.c
+ *	  The storage parameters of a streaming view.
+ *
+ * A streaming view (a materialized view USING hummock) takes two storage
+ * parameters: parallel_workers, heap's, which its parallel scans use, and
+ * change_log, ours: keep the view's change log for change_log() even when
+ * no view reads it (what maintenance reads is the job's row,
+ * stream_jobs.change_log; this is the same setting as the user sees it).
+ *
+ * Both live in pg_class.reloptions, so that \d+ shows them and pg_dump
+ * writes them into the view's CREATE MATERIALIZED VIEW ... WITH (...):
+ * a restored view keeps its change log (REFRESH, which makes it streaming
+ * again, reads the parameter), as pg_upgrade's dump does.  Postgres's
+ * reloption parser knows heap's parameters only: reading pg_class it
+ * ignores change_log (relcache builds parse without validating), but a
+ * statement that sets parameters validates the whole new list, and would
+ * refuse it.  So every statement that sets a streaming view's parameters
+ * comes here (CREATE ... WITH, ALTER ... SET/RESET, set_change_log(),
+ * create_materialized_view(change_log => true)): the list without
+ * change_log is validated by Postgres's parser, and the whole is stored
+ * here, as ALTER TABLE ... SET stores it.
+ *
+ * src/stream/view_options.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/reloptions.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "catalog/indexing.h"
+#include "catalog/objectaccess.h"
+#include "catalog/pg_class.h"
+#include "commands/defrem.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+
+#include "hummock_stream/meta/catalog.h"
+#include "hummock_stream/meta/db_state.h"
+#include "hummock_stream/stream/view_options.h"
+
+#define CHANGE_LOG_PARAMETER "change_log"
+
+static bool
+is_change_log(const DefElem *d)
+{
+	return d->defnamespace == NULL && strcmp(d->defname, CHANGE_LOG_PARAMETER) == 0;
+}
+
+/* The boolean value of change_log (no value: true), as Postgres parses one. */
+static bool
+change_log_value(const DefElem *d)
+{
+	bool		keep;
+	char	   *value;
+
+	if (d->arg == NULL)
+		return true;
+	value = defGetString((DefElem *) d);
+	if (!parse_bool(value, &keep))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid value for boolean option \"%s\": %s",
+						CHANGE_LOG_PARAMETER, value)));
+	return keep;
+}
+
+void
+HsViewCheckStorageParameters(List *defs, const char *relname, bool is_reset)
+{
+	ListCell   *lc;
+
+	foreach(lc, defs)
+	{
+		DefElem    *d = lfirst(lc);
+
+		if (is_change_log(d))
+		{
+			if (!is_reset)
+				(void) change_log_value(d);
+			continue;
+		}
+		if (d->defnamespace == NULL && strcmp(d->defname, "parallel_workers") == 0)
+			continue;
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("storage parameter \"%s%s%s\" is not supported for streaming materialized views",
+						d->defnamespace ? d->defnamespace : "", d->defnamespace ? "." : "",
+						d->defname),
+				 errdetail("The streaming engine stores the rows of \"%s\" in hummock storage, not in heap pages; only parallel_workers (for its parallel scans) and change_log apply.",
+						   relname)));
+	}
+}
+
+bool
+HsViewChangeLogParameter(List *defs, bool *keep)
+{
+	ListCell   *lc;
+	bool		found = false;
+
+	/* (the last one counts, as for Postgres's parameters) */
+	foreach(lc, defs)
+		if (is_change_log(lfirst(lc)))
+		{
+			found = true;
+			if (keep)
+				*keep = change_log_value(lfirst(lc));
+		}
+	return found;
+}
+
+List *
+HsViewWithoutChangeLog(List *defs)
+{
+	List	   *rest = NIL;
+	ListCell   *lc;
+
+	foreach(lc, defs)
+		if (!is_change_log(lfirst(lc)))
+			rest = lappend(rest, lfirst(lc));
+	return rest;
+}
+
+bool
+HsViewStoredChangeLog(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	bool		keep = false;
+	bool		isnull;
+	Datum		options;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	options = SysCacheGetAttr(RELOID, tup, Anum_pg_class_reloptions, &isnull);
+	if (!isnull)
+		(void) HsViewChangeLogParameter(untransformRelOptions(options), &keep);
+	ReleaseSysCache(tup);
+	return keep;
+}
+
+void
+HsViewSetStorageParameters(Oid relid, List *defs, bool is_reset)
+{
+	Relation	pg_class;
+	HeapTuple	tup;
+	HeapTuple	newtup;
+	Datum		old;
+	Datum		options;
+	bool		isnull;
+	bool		keep;
+	bool		names_change_log;
+	List	   *rest = HsViewWithoutChangeLog(defs);
+	Datum		values[Natts_pg_class] = {0};
+	bool		nulls[Natts_pg_class] = {0};
+	bool		replace[Natts_pg_class] = {0};
+	HsJobRow	job;
+
+	HsViewCheckStorageParameters(defs, get_rel_name(relid), is_reset);
+	names_change_log = HsViewChangeLogParameter(defs, &keep);
+	if (names_change_log && is_reset)
+		keep = false;
+	else if (!names_change_log)
+		keep = HsViewStoredChangeLog(relid);
+
+	pg_class = table_open(RelationRelationId, RowExclusiveLock);
+	tup = SearchSysCacheCopy1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for relation %u", relid);
+	old = SysCacheGetAttr(RELOID, tup, Anum_pg_class_reloptions, &isnull);
+	if (isnull)
+		old = (Datum) 0;
+
+	/* heap's parameters, checked by Postgres without ours among them */
+	options = transformRelOptions(old,
+								  list_make1(makeDefElem(CHANGE_LOG_PARAMETER, NULL, -1)),
+								  NULL, NULL, false, true);
+	options = transformRelOptions(options, rest, NULL, NULL, false, is_reset);
+	(void) heap_reloptions(RELKIND_MATVIEW, options, true);
+	/* ... then ours, stored only when it is on (off is the default) */
+	if (keep)
+		options = transformRelOptions(options,
+									  list_make1(makeDefElem(CHANGE_LOG_PARAMETER,
+															 (Node *) makeString("true"), -1)),
+									  NULL, NULL, false, false);
+
+	if (options != (Datum) 0)
+		values[Anum_pg_class_reloptions - 1] = options;
+	else
+		nulls[Anum_pg_class_reloptions - 1] = true;
+	replace[Anum_pg_class_reloptions - 1] = true;
+	newtup = heap_modify_tuple(tup, RelationGetDescr(pg_class), values, nulls, replace);
+	CatalogTupleUpdate(pg_class, &newtup->t_self, newtup);
+	InvokeObjectPostAlterHook(RelationRelationId, relid, 0);
+	heap_freetuple(newtup);
+	heap_freetuple(tup);
+	table_close(pg_class, RowExclusiveLock);
+
+	/* a streaming view keeps (or stops keeping) its log from now on */
+	if (names_change_log && !IsBinaryUpgrade && HsCatalogReadJob(relid, &job) &&
+		job.change_log != keep)
+	{
+		HsCatalogSetChangeLog(relid, keep);
+		HsWakeManagerOnCommit();
+	}
+	CommandCounterIncrement();
+}
