@@ -568,6 +568,12 @@ HsHummockLockVersionHead(void)
 	HsRestoreUser(&owner);
 }
 
+bool
+HsHummockXactHoldsHead(void)
+{
+	return xact_locked_head;
+}
+
 uint64
 HsHummockCommitDelta(HsVersionDelta *delta)
 {

@@ -304,8 +304,16 @@ HsBackfillUpstreamEpoch(List *sources, HsVersion **v)
 		{
 			foreach(lc, sources)
 			{
+				/*
+				 * (An upstream created in this transaction commits nothing
+				 * more before it ends: its state at its one epoch is its
+				 * state at any later one until then.  This is how a dump
+				 * restored in one transaction creates a view over two
+				 * views it restored.)
+				 */
 				if (HsRelidIsHummock(lfirst_oid(lc)) &&
-					(!HsVersionCommittedEpoch(*v, (HsTableId) lfirst_oid(lc), &c) || c < target))
+					(!HsVersionCommittedEpoch(*v, (HsTableId) lfirst_oid(lc), &c) || c < target) &&
+					!HsCatalogJobIsNew(lfirst_oid(lc)))
 				{
 					behind = lfirst_oid(lc);
 					break;
@@ -314,6 +322,19 @@ HsBackfillUpstreamEpoch(List *sources, HsVersion **v)
 			if (!OidIsValid(behind))
 				break;
 		}
+
+		/*
+		 * Waiting for a commit is waiting for ourselves when this
+		 * transaction holds the version head (it created or dropped a view
+		 * before): no epoch commits until it ends.
+		 */
+		if (HsHummockXactHoldsHead())
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("streaming materialized view \"%s\" cannot commit the epoch this view must read it at in this transaction",
+							get_rel_name(behind)),
+					 errdetail("This transaction created or dropped a streaming materialized view before, so no view of the database commits an epoch until it ends; a view over several streaming views reads them at one epoch, and a view over one kept from before reads its change log, which starts at a commit."),
+					 errhint("Create the view in a transaction of its own (or from autocommit).")));
 		left = (long) TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline);
 		if (left <= 0)
 		{

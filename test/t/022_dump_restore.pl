@@ -8,7 +8,7 @@
 # transaction with ON_ERROR_STOP), custom format through pg_restore (also
 # --single-transaction): every restore runs
 # without an error, every view (chains of views over views, joins,
-# aggregates, a view over a Postgres view, a partitioned source) equals its
+# aggregates, a diamond, a view over a Postgres view, a partitioned source) equals its
 # query, and keeps doing so as the restored sources are written.
 use strict;
 use warnings;
@@ -49,10 +49,13 @@ my %views = (
 	# a view that reads no table (a constant), and one over it
 	codes => q{SELECT * FROM (VALUES (0, 'zero'), (1, 'one'), (2, 'two')) v(k, label)},
 	coded => q{SELECT o.id, c.label FROM orders o JOIN codes c ON c.k = o.customer % 3},
+	# a diamond: a view over two views over the same view (a restore in one
+	# transaction reads them at their one epoch each)
+	diamond => q{SELECT b.customer, b.n, g.total FROM by_customer b JOIN big_customers g USING (customer)},
 );
 # creation order: upstreams first
 my @order = qw(by_customer named big_customers big_count paid_view by_month top_orders order_docs
-  order_names order_regions codes coded);
+  order_names order_regions codes coded diamond);
 
 $node->safe_psql('postgres', q{
 	CREATE EXTENSION hummock_stream;

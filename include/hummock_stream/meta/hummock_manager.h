@@ -63,6 +63,13 @@ extern uint64 HsHummockCommitDelta(HsVersionDelta *delta);
 extern void HsHummockLockVersionHead(void);
 
 /*
+ * Does this transaction hold the version head's lock (it committed a delta
+ * or locked the head)?  Then no other process commits a version of this
+ * database, the barrier manager's epochs included, until it ends.
+ */
+extern bool HsHummockXactHoldsHead(void);
+
+/*
  * The object store of this database ($PGDATA/pg_hummock/<db oid>/), for
  * reads (files stay open in the SST cache) and for writes (files belong to
  * the current resource owner: an ERROR closes and removes a half-written
