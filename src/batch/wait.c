@@ -47,6 +47,8 @@
  * reported so too, not as a timeout (57014).  A single loss of its compute
  * worker (terminated, or an error outside the view's own work) is not a
  * failure here: the graph recovers from it by itself within a second.
+ * wait() fails at once on a standby (recovery is in progress), which
+ * maintains nothing.
  * wait() also fails at once for a view that reads a table this
  * transaction holds an ACCESS EXCLUSIVE lock on (a TRUNCATE not yet
  * committed): its maintenance cannot read the table before the
@@ -61,6 +63,7 @@
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "catalog/objectaddress.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -425,6 +428,20 @@ hummock_stream_wait(PG_FUNCTION_ARGS)
 	TimestampTz deadline = 0;
 	List	   *views = NIL;
 	HsDbState  *db;
+
+	/*
+	 * A standby maintains nothing: its views show what the primary
+	 * committed once replay brings it, and a wait here would hold a
+	 * snapshot that stops the replay of the very commits it waits for
+	 * (the catalog's row versions the primary prunes) until the standby
+	 * cancels it.
+	 */
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("recovery is in progress"),
+				 errdetail("A standby's streaming views show what the primary committed, as WAL replay brings it."),
+				 errhint("Call hummock_stream.wait() on the primary, then wait for this standby to replay up to the primary's pg_current_wal_lsn() (pg_last_wal_replay_lsn()).")));
 
 	/* NULL waits for every view; a number that names no relation is an error */
 	if (!PG_ARGISNULL(0) && !SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))

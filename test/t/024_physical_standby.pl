@@ -139,6 +139,11 @@ $primary->safe_psql('postgres', 'DROP DATABASE extra');
 caught_up($standby);
 is($standby->safe_psql('postgres', $store_of_extra), '0', 'and removes it with the database');
 
+# a standby maintains nothing: wait() says so at once (a wait would hold a
+# snapshot that stops the replay it waits for)
+my ($rc, $out, $err) = $standby->psql('postgres', 'SELECT hummock_stream.wait()');
+like($err, qr/recovery is in progress/, 'wait() on a standby fails at once');
+
 # promotion: the new primary maintains every view from its committed epochs
 $standby->promote;
 $standby->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()')
