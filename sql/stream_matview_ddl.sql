@@ -67,6 +67,12 @@ SELECT hummock_stream.wait();
 SELECT * FROM reports.by_region ORDER BY region;
 SELECT * FROM large_sales ORDER BY sale DESC LIMIT 2;
 SELECT name, state FROM hummock_stream.jobs ORDER BY name::text;
+-- a view's storage parameters but its settings (recorded at its creation,
+-- with values that depend on the test's locale; below)
+CREATE FUNCTION heap_options(r regclass) RETURNS text[] LANGUAGE sql AS $$
+  SELECT array(SELECT o FROM pg_class, unnest(reloptions) o
+                WHERE oid = r AND o !~ '^settings=')
+$$;
 -- storage parameters are refused after creation too (a
 -- dump would carry them into a CREATE that refuses them)
 ALTER MATERIALIZED VIEW large_sales SET (fillfactor = 50);
@@ -75,13 +81,13 @@ ALTER MATERIALIZED VIEW large_sales RESET (fillfactor);
 -- but parallel_workers (which its parallel scans use) is kept, at creation
 -- too, with data or without (as a dump creates it)
 ALTER MATERIALIZED VIEW large_sales SET (parallel_workers = 2);
-SELECT reloptions FROM pg_class WHERE oid = 'large_sales'::regclass;
+SELECT heap_options('large_sales');
 ALTER MATERIALIZED VIEW large_sales RESET (parallel_workers);
-SELECT reloptions FROM pg_class WHERE oid = 'large_sales'::regclass;
+SELECT heap_options('large_sales');
 CREATE MATERIALIZED VIEW par_sales USING hummock WITH (parallel_workers = 3) AS SELECT id FROM sales;
 CREATE MATERIALIZED VIEW par_later USING hummock WITH (parallel_workers = 1) AS SELECT id FROM sales WITH NO DATA;
 REFRESH MATERIALIZED VIEW par_later;
-SELECT relname, reloptions FROM pg_class WHERE relname IN ('par_sales', 'par_later') ORDER BY 1;
+SELECT relname, heap_options(oid) FROM pg_class WHERE relname IN ('par_sales', 'par_later') ORDER BY 1;
 SELECT (SELECT count(*) FROM par_sales) = (SELECT count(*) FROM sales) AS same;
 DROP MATERIALIZED VIEW par_sales, par_later;
 -- a bad value is refused before anything is created
@@ -95,7 +101,7 @@ SELECT count(*) AS created FROM pg_class WHERE relname = 'par_bad';
 CREATE MATERIALIZED VIEW log_sales USING hummock WITH (change_log, parallel_workers = 2) AS SELECT id FROM sales;
 CREATE MATERIALIZED VIEW log_later USING hummock WITH (change_log = true) AS SELECT id FROM sales WITH NO DATA;
 SELECT hummock_stream.create_materialized_view('log_fn', 'SELECT id FROM sales', change_log => true);
-SELECT relname, reloptions FROM pg_class WHERE relname IN ('log_sales', 'log_later', 'log_fn') ORDER BY 1;
+SELECT relname, heap_options(oid) FROM pg_class WHERE relname IN ('log_sales', 'log_later', 'log_fn') ORDER BY 1;
 REFRESH MATERIALIZED VIEW log_later;
 SELECT name, change_log FROM hummock_stream.jobs WHERE name::text LIKE 'log%' ORDER BY 1;
 ALTER MATERIALIZED VIEW log_sales RESET (change_log);
@@ -103,7 +109,7 @@ ALTER MATERIALIZED VIEW log_later SET (change_log = off);
 SELECT hummock_stream.set_change_log('log_fn', false);
 SELECT hummock_stream.set_change_log('log_later', true);
 ALTER MATERIALIZED VIEW log_sales SET (parallel_workers = 1);
-SELECT relname, reloptions FROM pg_class WHERE relname IN ('log_sales', 'log_later', 'log_fn') ORDER BY 1;
+SELECT relname, heap_options(oid) FROM pg_class WHERE relname IN ('log_sales', 'log_later', 'log_fn') ORDER BY 1;
 SELECT name, change_log FROM hummock_stream.jobs WHERE name::text LIKE 'log%' ORDER BY 1;
 -- set alone (Postgres's own ALTER would refuse change_log), by the owner
 ALTER MATERIALIZED VIEW log_later OWNER TO CURRENT_USER, SET (parallel_workers = 1);
@@ -114,6 +120,34 @@ ALTER MATERIALIZED VIEW log_later RESET (change_log);
 RESET ROLE;
 DROP ROLE not_owner;
 DROP MATERIALIZED VIEW log_sales, log_later, log_fn;
+-- settings: the values of the settings its expressions may depend on,
+-- recorded at its creation (all of them, a storage parameter so that a
+-- dump restores the view with them, not with the restoring session's);
+-- WITH (settings = ...) names some for a new view; fixed once it streams
+CREATE TABLE stamps (id int PRIMARY KEY, ts timestamptz);
+INSERT INTO stamps VALUES (1, '2024-01-01 01:00:00+00');
+SET TimeZone = 'Asia/Tokyo';
+CREATE MATERIALIZED VIEW st_session USING hummock AS SELECT id, ts::text AS s FROM stamps;
+CREATE MATERIALIZED VIEW st_named USING hummock WITH (settings = '{timezone=UTC}') AS SELECT id, ts::text AS s FROM stamps;
+CREATE MATERIALIZED VIEW st_later USING hummock WITH (settings = '{TimeZone=America/New_York}') AS SELECT id, ts::text AS s FROM stamps WITH NO DATA;
+RESET TimeZone;
+REFRESH MATERIALIZED VIEW st_later;
+SELECT 'session' AS v, * FROM st_session UNION ALL SELECT 'named', * FROM st_named
+ UNION ALL SELECT 'later', * FROM st_later ORDER BY 1;
+SELECT relname, substring(o from 'TimeZone=[^,]*') AS time_zone,
+       o ~ 'DateStyle' AND o ~ 'lc_time' AS all_recorded
+  FROM pg_class, unnest(reloptions) o
+ WHERE relname LIKE 'st\_%' AND o ~ '^settings=' ORDER BY 1;
+SELECT j.job_id::regclass AS name, s FROM hummock_stream.stream_jobs j, unnest(j.settings) s
+ WHERE j.job_id::regclass::text LIKE 'st\_%' AND s LIKE 'TimeZone=%' ORDER BY 1;
+ALTER MATERIALIZED VIEW st_named SET (settings = '{TimeZone=Europe/Paris}');
+ALTER MATERIALIZED VIEW st_named RESET (settings);
+CREATE MATERIALIZED VIEW st_bad USING hummock WITH (settings = '{work_mem=1MB}') AS SELECT id FROM stamps;
+CREATE MATERIALIZED VIEW st_bad USING hummock WITH (settings = '{TimeZone=Mars/Base}') AS SELECT id FROM stamps;
+CREATE MATERIALIZED VIEW st_bad USING hummock WITH (settings = '{TimeZone}') AS SELECT id FROM stamps;
+CREATE MATERIALIZED VIEW st_bad USING hummock WITH (settings = 'UTC') AS SELECT id FROM stamps;
+DROP MATERIALIZED VIEW st_session, st_named, st_later;
+DROP TABLE stamps;
 -- rows of a view are the engine's: DML and TRUNCATE are refused
 INSERT INTO large_sales VALUES (1, 1);
 TRUNCATE large_sales;
@@ -263,3 +297,4 @@ RESET client_min_messages;
 DROP TABLE sales;
 DROP SCHEMA reports;
 DROP ROLE matview_owner;
+DROP FUNCTION heap_options(regclass);

@@ -586,44 +586,41 @@ copy_discarding(CopyStmt *stmt, Oid relid, const char *queryString, QueryComplet
 }
 
 /*
- * CREATE MATERIALIZED VIEW ... USING hummock WITH (change_log ...) ...
- * that Postgres creates (WITH NO DATA, as a dump restores a view): the
- * statement to run instead, without change_log, which Postgres would
- * refuse (NULL if there is nothing to take out); *keeping: the view to
- * store change_log = true for once it is made (else left alone).
+ * CREATE MATERIALIZED VIEW ... USING hummock WITH (...) that Postgres
+ * creates (WITH NO DATA, as a dump restores a view): the statement to run
+ * instead, without our storage parameters, which Postgres would refuse
+ * (NULL if it names none); *ours: them, to store once the view is made
+ * (NIL if it is not made: IF NOT EXISTS of a relation that exists).
  */
 static PlannedStmt *
-without_change_log(PlannedStmt *pstmt, RangeVar **keeping)
+without_our_parameters(PlannedStmt *pstmt, List **ours)
 {
 	CreateTableAsStmt *ctas = (CreateTableAsStmt *) pstmt->utilityStmt;
 	const char *am = ctas->into->accessMethod ? ctas->into->accessMethod :
 		default_table_access_method;
-	bool		keep = false;
 	PlannedStmt *run;
 
 	if (ctas->objtype != OBJECT_MATVIEW || am == NULL || strcmp(am, HS_TABLEAM_NAME) != 0 ||
-		!HsViewChangeLogParameter(ctas->into->options, &keep))
+		HsViewOurParameters(ctas->into->options) == NIL)
 		return NULL;
+	HsViewCheckStorageParameters(ctas->into->options, ctas->into->rel->relname, false);
 	run = copyObject(pstmt);
 	ctas = (CreateTableAsStmt *) run->utilityStmt;
-	ctas->into->options = HsViewWithoutChangeLog(ctas->into->options);
-	/* (IF NOT EXISTS of a relation that exists: left as it is) */
-	if (keep && !OidIsValid(get_relname_relid(ctas->into->rel->relname,
-											  RangeVarGetCreationNamespace(ctas->into->rel))))
-		*keeping = ctas->into->rel;
+	if (!OidIsValid(get_relname_relid(ctas->into->rel->relname,
+									  RangeVarGetCreationNamespace(ctas->into->rel))))
+		*ours = HsViewOurParameters(ctas->into->options);
+	ctas->into->options = HsViewHeapParameters(ctas->into->options);
 	return run;
 }
 
+/* Store ours (without_our_parameters) for the view rv names. */
 static void
-store_change_log(RangeVar *rv)
+store_our_parameters(const RangeVar *rv, List *ours)
 {
 	Oid			view = get_relname_relid(rv->relname, RangeVarGetCreationNamespace(rv));
 
 	if (OidIsValid(view))
-		HsViewSetStorageParameters(view,
-								   list_make1(makeDefElem("change_log",
-														  (Node *) makeString("true"), -1)),
-								   false);
+		HsViewSetStorageParameters(view, ours, false);
 }
 
 /*
@@ -638,18 +635,18 @@ hs_upgrade_process_utility(PlannedStmt *pstmt, const char *queryString,
 						   DestReceiver *dest, QueryCompletion *qc)
 {
 	PlannedStmt *run = NULL;
-	RangeVar   *keeping = NULL;
+	List	   *ours = NIL;
 
 	if (IsA(pstmt->utilityStmt, CreateTableAsStmt))
-		run = without_change_log(pstmt, &keeping);
+		run = without_our_parameters(pstmt, &ours);
 	if (prev_utility_hook)
 		prev_utility_hook(run ? run : pstmt, queryString, readOnlyTree, context, params,
 						  queryEnv, dest, qc);
 	else
 		standard_ProcessUtility(run ? run : pstmt, queryString, readOnlyTree, context,
 								params, queryEnv, dest, qc);
-	if (keeping)
-		store_change_log(keeping);
+	if (ours != NIL)
+		store_our_parameters(((CreateTableAsStmt *) run->utilityStmt)->into->rel, ours);
 }
 
 /*
@@ -713,7 +710,7 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	volatile bool renamed_any = false;	/* a schema, view or function */
 	List	   *volatile relatives = NIL;	/* tables joining an inheritance tree */
 	RangeVar   *volatile tree_member = NULL;	/* a table whose tree is checked */
-	RangeVar   *volatile created_keeping_log = NULL;	/* a view WITH (change_log) */
+	List	   *volatile created_with_ours = NIL;	/* a view WITH (change_log ...) */
 	ListCell   *lc_rel;
 
 	if (IsA(parsetree, CreateExtensionStmt) &&
@@ -792,7 +789,7 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 				SetQueryCompletion(qc, CMDTAG_CREATE_MATERIALIZED_VIEW, 0);
 			return;
 		}
-		edited = without_change_log(pstmt, (RangeVar **) &created_keeping_log);
+		edited = without_our_parameters(pstmt, (List **) &created_with_ours);
 		if (edited)
 			run = edited;
 	}
@@ -1033,8 +1030,9 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	/* captured rows in the shape the ALTER TABLE gave its tables */
 	if (source_alter)
 		HsSourceAlterDone(source_alter);
-	if (created_keeping_log)
-		store_change_log(created_keeping_log);
+	if (created_with_ours != NIL)
+		store_our_parameters(((CreateTableAsStmt *) run->utilityStmt)->into->rel,
+							 created_with_ours);
 	/* sources that joined an inheritance tree: captured row by row */
 	foreach(lc_rel, relatives)
 		HsCaptureFollowInheritance(lfirst_oid(lc_rel));

@@ -373,7 +373,7 @@ HsRefreshMaterializedView(RefreshMatViewStmt *stmt, bool is_top_level)
 		(void) HsCreateStreamingView(makeRangeVar(get_namespace_name(get_rel_namespace(relid)),
 												  name, -1),
 									 definition, query, as_written, relid, true,
-									 HsViewStoredChangeLog(relid));
+									 HsViewStoredChangeLog(relid), HsViewStoredSettings(relid));
 	}
 	return true;
 }

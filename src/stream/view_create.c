@@ -521,14 +521,21 @@ create_setup(Creation *c)
 		HsCheckNoOwnCapturedWrites(lfirst_oid(lc));
 	}
 	if (!c->attach)
-	{
 		c->view = create_view_relation(c->rv, c->plan, c->as_written);
-		/* (shown by \d+, and dumped with the view) */
+
+	/*
+	 * What it is computed with (all of the settings it records, a restored
+	 * view's among them) and whether it keeps a change log, as its storage
+	 * parameters: shown by \d+, dumped with the view.
+	 */
+	{
+		List	   *ours = list_make1(makeDefElem("settings",
+												  (Node *) makeString(HsViewSettingsToText(c->settings)),
+												  -1));
+
 		if (c->change_log)
-			HsViewSetStorageParameters(c->view,
-									   list_make1(makeDefElem("change_log",
-															  (Node *) makeString("true"), -1)),
-									   false);
+			ours = lappend(ours, makeDefElem("change_log", (Node *) makeString("true"), -1));
+		HsViewSetStorageParameters(c->view, ours, false);
 	}
 	c->state_tables = palloc(sizeof(Oid) * Max(c->plan->n_state_tables, 1));
 	for (int i = 0; i < c->plan->n_state_tables; i++)
@@ -1349,7 +1356,7 @@ hummock_stream_create_materialized_view(PG_FUNCTION_ARGS)
 	/* step 1, in the caller's session */
 	query = HsAnalyzeViewDefinition(definition, &as_written);
 	PG_RETURN_OID(HsCreateStreamingView(rv, definition, query, as_written, InvalidOid, wait,
-										PG_NARGS() > 3 ? PG_GETARG_BOOL(3) : false));
+										PG_NARGS() > 3 ? PG_GETARG_BOOL(3) : false, NIL));
 }
 
 /* Does node read a relation USING hummock that is not a streaming view (yet)? */
@@ -1383,6 +1390,7 @@ HsCreateMaterializedViewStmt(CreateTableAsStmt *stmt)
 	ListCell   *lc;
 	ListCell   *ln;
 	bool		change_log = false;
+	List	   *settings = NIL;
 
 	if (stmt->objtype != OBJECT_MATVIEW || am == NULL || strcmp(am, HS_TABLEAM_NAME) != 0)
 		return false;
@@ -1390,10 +1398,11 @@ HsCreateMaterializedViewStmt(CreateTableAsStmt *stmt)
 	/* (their values too, before anything is created: set after the creation) */
 	if (into->options != NIL)
 		(void) heap_reloptions(RELKIND_MATVIEW,
-							   transformRelOptions((Datum) 0, HsViewWithoutChangeLog(into->options),
+							   transformRelOptions((Datum) 0, HsViewHeapParameters(into->options),
 												   NULL, NULL, false, false),
 							   true);
 	(void) HsViewChangeLogParameter(into->options, &change_log);
+	(void) HsViewSettingsParameter(into->options, &settings);
 	if (into->tableSpaceName != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -1451,12 +1460,12 @@ HsCreateMaterializedViewStmt(CreateTableAsStmt *stmt)
 		return false;
 	}
 	view = HsCreateStreamingView(into->rel, pg_get_querydef(as_written, false), query,
-								 as_written, InvalidOid, true, change_log);
-	/* (WITH NO DATA above: Postgres's own creation stores them) */
-	if (into->options != NIL)
+								 as_written, InvalidOid, true, change_log, settings);
+	/* heap's (ours were stored with the relation; WITH NO DATA: see utility_hook.c) */
+	if (HsViewHeapParameters(into->options) != NIL)
 	{
 		LockRelationOid(view, ShareUpdateExclusiveLock);
-		HsViewSetStorageParameters(view, into->options, false);
+		HsViewSetStorageParameters(view, HsViewHeapParameters(into->options), false);
 	}
 	return true;
 }
@@ -1471,7 +1480,7 @@ HsCreateMaterializedViewStmt(CreateTableAsStmt *stmt)
  */
 Oid
 HsCreateStreamingView(RangeVar *rv, const char *definition, Query *query, Query *as_written,
-					  Oid existing, bool wait, bool change_log)
+					  Oid existing, bool wait, bool change_log, List *settings)
 {
 	Creation	c;
 	HsUserContext as_owner;
@@ -1492,7 +1501,7 @@ HsCreateStreamingView(RangeVar *rv, const char *definition, Query *query, Query 
 	c.progress_slot = -1;
 	c.definition = pstrdup(definition);
 	c.change_log = change_log;
-	c.settings = HsViewSettingsCapture();
+	c.settings = HsViewSettingsOverride(HsViewSettingsCapture(), settings);
 	c.rv = rv;
 	c.query = query;
 	c.as_written = as_written;
@@ -1506,6 +1515,7 @@ HsCreateStreamingView(RangeVar *rv, const char *definition, Query *query, Query 
 	 * with a pinned search_path.
 	 */
 	HsSwitchToUser(c.owner, &as_owner);
+	HsViewSettingsApply(c.settings);	/* (constants are computed planning) */
 	c.plan = HsStreamPlanCreate(c.query);
 	HsRestoreUser(&as_owner);
 	/* the view's owner may read all it reads (as SELECT) */

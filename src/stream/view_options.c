@@ -3,24 +3,30 @@
  * view_options.c
  *	  The storage parameters of a streaming view.
  *
- * A streaming view (a materialized view USING hummock) takes two storage
- * parameters: parallel_workers, heap's, which its parallel scans use, and
- * change_log, ours: keep the view's change log for change_log() even when
- * no view reads it (what maintenance reads is the job's row,
- * stream_jobs.change_log; this is the same setting as the user sees it).
+ * A streaming view (a materialized view USING hummock) takes three
+ * storage parameters: parallel_workers, heap's, which its parallel scans
+ * use, and two of ours:
+ *	- change_log: keep the view's change log for change_log() even when no
+ *	  view reads it (what maintenance reads is the job's row,
+ *	  stream_jobs.change_log; this is the same setting as the user sees it);
+ *	- settings: the values of the settings its expressions may depend on
+ *	  that it is evaluated with (view_settings.c; stream_jobs.settings),
+ *	  a text array of 'name=value', recorded at its creation.  Changing
+ *	  them would change rows already computed: refused once it streams.
  *
- * Both live in pg_class.reloptions, so that \d+ shows them and pg_dump
+ * All live in pg_class.reloptions, so that \d+ shows them and pg_dump
  * writes them into the view's CREATE MATERIALIZED VIEW ... WITH (...):
- * a restored view keeps its change log (REFRESH, which makes it streaming
- * again, reads the parameter), as pg_upgrade's dump does.  Postgres's
+ * a restored view keeps its change log and is computed with its
+ * creator's settings, not the restoring session's (REFRESH, which makes
+ * it streaming again, reads them), as pg_upgrade's dump does.  Postgres's
  * reloption parser knows heap's parameters only: reading pg_class it
- * ignores change_log (relcache builds parse without validating), but a
+ * ignores ours (relcache builds parse without validating), but a
  * statement that sets parameters validates the whole new list, and would
- * refuse it.  So every statement that sets a streaming view's parameters
- * comes here (CREATE ... WITH, ALTER ... SET/RESET, set_change_log(),
- * create_materialized_view(change_log => true)): the list without
- * change_log is validated by Postgres's parser, and the whole is stored
- * here, as ALTER TABLE ... SET stores it.
+ * refuse them.  So every statement that sets a streaming view's
+ * parameters comes here (CREATE ... WITH, ALTER ... SET/RESET,
+ * set_change_log(), a creation): the list without ours is validated by
+ * Postgres's parser, and the whole is stored here, as ALTER TABLE ... SET
+ * stores it.
  *
  * src/stream/view_options.c
  *
@@ -46,13 +52,27 @@
 #include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/stream/view_options.h"
+#include "hummock_stream/stream/view_settings.h"
 
 #define CHANGE_LOG_PARAMETER "change_log"
+#define SETTINGS_PARAMETER "settings"
 
 static bool
 is_change_log(const DefElem *d)
 {
 	return d->defnamespace == NULL && strcmp(d->defname, CHANGE_LOG_PARAMETER) == 0;
+}
+
+static bool
+is_settings(const DefElem *d)
+{
+	return d->defnamespace == NULL && strcmp(d->defname, SETTINGS_PARAMETER) == 0;
+}
+
+static bool
+is_ours(const DefElem *d)
+{
+	return is_change_log(d) || is_settings(d);
 }
 
 /* The boolean value of change_log (no value: true), as Postgres parses one. */
@@ -88,6 +108,12 @@ HsViewCheckStorageParameters(List *defs, const char *relname, bool is_reset)
 				(void) change_log_value(d);
 			continue;
 		}
+		if (is_settings(d))
+		{
+			if (!is_reset)
+				(void) HsViewSettingsFromText(d->arg ? defGetString(d) : "");
+			continue;
+		}
 		if (d->defnamespace == NULL && strcmp(d->defname, "parallel_workers") == 0)
 			continue;
 		ereport(ERROR,
@@ -95,7 +121,7 @@ HsViewCheckStorageParameters(List *defs, const char *relname, bool is_reset)
 				 errmsg("storage parameter \"%s%s%s\" is not supported for streaming materialized views",
 						d->defnamespace ? d->defnamespace : "", d->defnamespace ? "." : "",
 						d->defname),
-				 errdetail("The streaming engine stores the rows of \"%s\" in hummock storage, not in heap pages; only parallel_workers (for its parallel scans) and change_log apply.",
+				 errdetail("The streaming engine stores the rows of \"%s\" in hummock storage, not in heap pages; only parallel_workers (for its parallel scans), change_log and settings apply.",
 						   relname)));
 	}
 }
@@ -117,32 +143,81 @@ HsViewChangeLogParameter(List *defs, bool *keep)
 	return found;
 }
 
+bool
+HsViewSettingsParameter(List *defs, List **settings)
+{
+	ListCell   *lc;
+	bool		found = false;
+
+	foreach(lc, defs)
+		if (is_settings(lfirst(lc)))
+		{
+			DefElem    *d = lfirst(lc);
+
+			found = true;
+			if (settings)
+				*settings = HsViewSettingsFromText(d->arg ? defGetString(d) : "");
+		}
+	return found;
+}
+
 List *
-HsViewWithoutChangeLog(List *defs)
+HsViewHeapParameters(List *defs)
 {
 	List	   *rest = NIL;
 	ListCell   *lc;
 
 	foreach(lc, defs)
-		if (!is_change_log(lfirst(lc)))
+		if (!is_ours(lfirst(lc)))
 			rest = lappend(rest, lfirst(lc));
 	return rest;
+}
+
+List *
+HsViewOurParameters(List *defs)
+{
+	List	   *ours = NIL;
+	ListCell   *lc;
+
+	foreach(lc, defs)
+		if (is_ours(lfirst(lc)))
+			ours = lappend(ours, lfirst(lc));
+	return ours;
+}
+
+/* The parameters stored for relid (NIL if none). */
+static List *
+stored_parameters(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	List	   *defs = NIL;
+	bool		isnull;
+	Datum		options;
+
+	if (!HeapTupleIsValid(tup))
+		return NIL;
+	options = SysCacheGetAttr(RELOID, tup, Anum_pg_class_reloptions, &isnull);
+	if (!isnull)
+		defs = untransformRelOptions(options);
+	ReleaseSysCache(tup);
+	return defs;
+}
+
+List *
+HsViewStoredSettings(Oid relid)
+{
+	List	   *settings = NIL;
+
+	(void) HsViewSettingsParameter(stored_parameters(relid), &settings);
+	return settings;
 }
 
 bool
 HsViewStoredChangeLog(Oid relid)
 {
-	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	bool		keep = false;
-	bool		isnull;
-	Datum		options;
 
-	if (!HeapTupleIsValid(tup))
-		return false;
-	options = SysCacheGetAttr(RELOID, tup, Anum_pg_class_reloptions, &isnull);
-	if (!isnull)
-		(void) HsViewChangeLogParameter(untransformRelOptions(options), &keep);
-	ReleaseSysCache(tup);
+	(void) HsViewChangeLogParameter(stored_parameters(relid), &keep);
 	return keep;
 }
 
@@ -157,7 +232,9 @@ HsViewSetStorageParameters(Oid relid, List *defs, bool is_reset)
 	bool		isnull;
 	bool		keep;
 	bool		names_change_log;
-	List	   *rest = HsViewWithoutChangeLog(defs);
+	List	   *settings = NIL;
+	bool		names_settings;
+	List	   *rest = HsViewHeapParameters(defs);
 	Datum		values[Natts_pg_class] = {0};
 	bool		nulls[Natts_pg_class] = {0};
 	bool		replace[Natts_pg_class] = {0};
@@ -169,6 +246,16 @@ HsViewSetStorageParameters(Oid relid, List *defs, bool is_reset)
 		keep = false;
 	else if (!names_change_log)
 		keep = HsViewStoredChangeLog(relid);
+	names_settings = HsViewSettingsParameter(defs, is_reset ? NULL : &settings);
+	if (names_settings && !IsBinaryUpgrade && HsCatalogReadJob(relid, &job))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot change the settings of streaming materialized view \"%s\"",
+						get_rel_name(relid)),
+				 errdetail("Its rows were computed with them."),
+				 errhint("Drop it and create it again WITH (settings = ...).")));
+	if (!names_settings)
+		settings = HsViewStoredSettings(relid);
 
 	pg_class = table_open(RelationRelationId, RowExclusiveLock);
 	tup = SearchSysCacheCopy1(RELOID, ObjectIdGetDatum(relid));
@@ -180,15 +267,22 @@ HsViewSetStorageParameters(Oid relid, List *defs, bool is_reset)
 
 	/* heap's parameters, checked by Postgres without ours among them */
 	options = transformRelOptions(old,
-								  list_make1(makeDefElem(CHANGE_LOG_PARAMETER, NULL, -1)),
+								  list_make2(makeDefElem(CHANGE_LOG_PARAMETER, NULL, -1),
+											 makeDefElem(SETTINGS_PARAMETER, NULL, -1)),
 								  NULL, NULL, false, true);
 	options = transformRelOptions(options, rest, NULL, NULL, false, is_reset);
 	(void) heap_reloptions(RELKIND_MATVIEW, options, true);
-	/* ... then ours, stored only when it is on (off is the default) */
+	/* ... then ours (change_log only when it is on, off is the default) */
 	if (keep)
 		options = transformRelOptions(options,
 									  list_make1(makeDefElem(CHANGE_LOG_PARAMETER,
 															 (Node *) makeString("true"), -1)),
+									  NULL, NULL, false, false);
+	if (settings != NIL)
+		options = transformRelOptions(options,
+									  list_make1(makeDefElem(SETTINGS_PARAMETER,
+															 (Node *) makeString(HsViewSettingsToText(settings)),
+															 -1)),
 									  NULL, NULL, false, false);
 
 	if (options != (Datum) 0)

@@ -18,13 +18,24 @@
  * search_path is pinned instead (user_context.h): names were resolved
  * when the definition was analyzed.
  *
+ * They are also the view's storage parameter settings (view_options.c),
+ * a text array of the same strings ('{TimeZone=UTC,"DateStyle=ISO, MDY",
+ * ...}'), so that a dump restores the view with its creator's values, not
+ * with the restoring session's; CREATE MATERIALIZED VIEW ... WITH
+ * (settings = '{...}') names the values of some of them for a new view.
+ *
  * src/stream/view_settings.c
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/guc.h"
+#include "utils/lsyscache.h"
 
 #include "hummock_stream/stream/view_settings.h"
 
@@ -79,4 +90,98 @@ HsViewSettingsApply(List *settings)
 									 GUC_ACTION_SAVE, true, 0, false);
 		pfree(item);
 	}
+}
+
+/* Is name one of the settings recorded with a view?  Its spelling, or NULL. */
+static const char *
+recorded_name(const char *name)
+{
+	for (size_t i = 0; i < lengthof(view_setting_names); i++)
+		if (pg_strcasecmp(view_setting_names[i], name) == 0)
+			return view_setting_names[i];
+	return NULL;
+}
+
+List *
+HsViewSettingsFromText(const char *literal)
+{
+	Datum		array = OidInputFunctionCall(F_ARRAY_IN, (char *) literal, TEXTOID, -1);
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+	List	   *out = NIL;
+
+	deconstruct_array(DatumGetArrayTypeP(array), TEXTOID, -1, false, TYPALIGN_INT,
+					  &elems, &nulls, &n);
+	for (int i = 0; i < n; i++)
+	{
+		char	   *item;
+		char	   *eq;
+		const char *name;
+
+		if (nulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid value for option \"settings\": a setting is null")));
+		item = TextDatumGetCString(elems[i]);
+		eq = strchr(item, '=');
+		if (eq == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid value for option \"settings\": \"%s\" is not name=value", item)));
+		*eq = '\0';
+		name = recorded_name(item);
+		if (name == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid value for option \"settings\": \"%s\" is not a setting a streaming view records",
+							item),
+					 errhint("The settings a view records are those its expressions may depend on: TimeZone, DateStyle, IntervalStyle, extra_float_digits, bytea_output, lc_monetary, lc_numeric, lc_time, xmlbinary, xmloption and default_text_search_config.")));
+		/* (its value as SET would check it) */
+		(void) set_config_option(name, eq + 1, PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_SET, false, ERROR, false);
+		out = lappend(out, psprintf("%s=%s", name, eq + 1));
+	}
+	return out;
+}
+
+char *
+HsViewSettingsToText(List *settings)
+{
+	Datum	   *elems = palloc(sizeof(Datum) * Max(list_length(settings), 1));
+	int			n = 0;
+	ListCell   *lc;
+
+	foreach(lc, settings)
+		elems[n++] = CStringGetTextDatum((char *) lfirst(lc));
+	return OidOutputFunctionCall(F_ARRAY_OUT,
+								 PointerGetDatum(construct_array(elems, n, TEXTOID, -1, false,
+																 TYPALIGN_INT)));
+}
+
+List *
+HsViewSettingsOverride(List *base, List *over)
+{
+	List	   *out = NIL;
+	ListCell   *lb;
+	ListCell   *lo;
+
+	foreach(lb, base)
+	{
+		char	   *item = lfirst(lb);
+		size_t		len = strcspn(item, "=");
+
+		foreach(lo, over)
+		{
+			char	   *o = lfirst(lo);
+
+			if (strcspn(o, "=") == len && strncmp(o, item, len) == 0)
+			{
+				item = o;
+				break;
+			}
+		}
+		out = lappend(out, item);
+	}
+	return out;
 }

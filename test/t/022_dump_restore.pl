@@ -49,13 +49,16 @@ my %views = (
 	# a view that reads no table (a constant), and one over it
 	codes => q{SELECT * FROM (VALUES (0, 'zero'), (1, 'one'), (2, 'two')) v(k, label)},
 	coded => q{SELECT o.id, c.label FROM orders o JOIN codes c ON c.k = o.customer % 3},
+	# TimeZone and DateStyle (the creator's, restored with the view)
+	tz_view => q{SELECT o.id || '|' || to_timestamp(o.id * 3600)::text || '|' || to_char(to_timestamp(o.id * 3600), 'HH24') AS s
+	               FROM orders o WHERE o.id = 1},
 	# a diamond: a view over two views over the same view (a restore in one
 	# transaction reads them at their one epoch each)
 	diamond => q{SELECT b.customer, b.n, g.total FROM by_customer b JOIN big_customers g USING (customer)},
 );
 # creation order: upstreams first
 my @order = qw(by_customer named big_customers big_count paid_view by_month top_orders order_docs
-  order_names order_regions codes coded diamond);
+  order_names order_regions codes coded diamond tz_view);
 
 $node->safe_psql('postgres', q{
 	CREATE EXTENSION hummock_stream;
@@ -81,6 +84,11 @@ foreach my $v (@order)
 	{
 		$node->safe_psql('postgres', "CREATE MATERIALIZED VIEW $v USING hummock AS $views{$v}");
 	}
+	elsif ($v eq 'tz_view')
+	{
+		$node->safe_psql('postgres', qq{SET TimeZone = 'Asia/Tokyo'; SET DateStyle = 'German, DMY';
+			SELECT hummock_stream.create_materialized_view('$v', \$q\$$views{$v}\$q\$)});
+	}
 	else
 	{
 		$node->safe_psql('postgres',
@@ -104,7 +112,9 @@ sub check_views
 	my $bad = 0;
 	foreach my $v (@order)
 	{
-		my $diff = $node->safe_psql($db, qq{
+		# (a view is computed with its creator's settings)
+		my $set = $v eq 'tz_view' ? q{SET TimeZone = 'Asia/Tokyo'; SET DateStyle = 'German, DMY';} : '';
+		my $diff = $node->safe_psql($db, qq{$set
 			SELECT count(*) FROM ((TABLE $v EXCEPT ALL ($views{$v}))
 			          UNION ALL (($views{$v}) EXCEPT ALL TABLE $v)) d});
 		if ($diff ne '0')
@@ -123,7 +133,7 @@ $node->command_ok([ 'pg_dump', '-f', "$tmp/plain.sql", $node->connstr('postgres'
 $node->command_ok([ 'pg_dump', '-Fc', '-f', "$tmp/dump.custom", $node->connstr('postgres') ],
 	'pg_dump, custom format');
 my $plain = slurp_file("$tmp/plain.sql");
-like($plain, qr/CREATE MATERIALIZED VIEW public\.by_customer\s+WITH \(change_log='true'\) AS/,
+like($plain, qr/CREATE MATERIALIZED VIEW public\.by_customer\s+WITH \(change_log='true', settings='\{TimeZone=[^']*'\) AS/,
 	'views are dumped as materialized views, with their storage parameters');
 like($plain, qr/REFRESH MATERIALIZED VIEW public\.big_count;/, 'and refreshed after the data');
 unlike($plain, qr/CREATE TABLE hummock_stream\.capture_/, 'capture logs are not dumped');
@@ -153,8 +163,12 @@ foreach my $r (@restores)
 		join(',', sort @order), "$name restore: every view is a streaming job");
 	is($node->safe_psql($db, q{SELECT relowner::regrole FROM pg_class WHERE relname = 'named'}),
 		'reporter', "$name restore: owners are restored");
-	is($node->safe_psql($db, q{SELECT reloptions FROM pg_class WHERE relname = 'big_count'}),
+	is($node->safe_psql($db, q{SELECT array(SELECT o FROM pg_class, unnest(reloptions) o
+	                                         WHERE relname = 'big_count' AND o !~ '^settings=')}),
 		'{parallel_workers=2}', "$name restore: storage parameters are restored");
+	# ... settings among them: a view is computed with its creator's
+	is($node->safe_psql($db, q{SELECT string_agg(s, ',' ORDER BY s) FROM tz_view}),
+		'1|01.01.1970 10:00:00 JST|10', "$name restore: a view keeps its creator's settings");
 	# ... change_log among them: the view keeps its log, from its backfill on
 	is($node->safe_psql($db, q{
 		SELECT string_agg(name::text || '=' || change_log, ',' ORDER BY name::text)

@@ -31,10 +31,13 @@ extern Query *HsAnalyzeViewDefinition(const char *sql, Query **as_written);
  * transaction; wait: return once it is created (else once it is set up).
  * existing: make that unpopulated materialized view USING hummock (a
  * restored one) streaming instead of creating a relation, in this
- * transaction.  Returns the view's OID.
+ * transaction.  settings: values ('name=value') of recorded settings it
+ * is evaluated with instead of this session's (NIL: none).  Returns the
+ * view's OID.
  */
 extern Oid	HsCreateStreamingView(RangeVar *rv, const char *definition, Query *query,
-								  Query *as_written, Oid existing, bool wait, bool change_log);
+								  Query *as_written, Oid existing, bool wait, bool change_log,
+								  List *settings);
 
 /*
  * CREATE MATERIALIZED VIEW ... USING hummock (or with hummock as

@@ -2,7 +2,8 @@
  *
  * view_options.h
  *	  The storage parameters of a streaming view (view_options.c):
- *	  parallel_workers, which Postgres knows, and change_log, ours.
+ *	  parallel_workers, which Postgres knows, change_log and settings,
+ *	  ours.
  *
  * include/hummock_stream/stream/view_options.h
  *
@@ -17,25 +18,32 @@
 /*
  * Whether a streaming view may have the storage parameters defs (of
  * WITH (...), or of ALTER ... SET/RESET (...)): parallel_workers, which
- * its parallel scans use, and change_log (a boolean); the others are
- * heap's.  Raises the error otherwise, and for a value that is not a
- * boolean or an integer in range.
+ * its parallel scans use, change_log (a boolean) and settings (a text
+ * array of 'name=value'); the others are heap's.  Raises the error
+ * otherwise, and for a value that is not a boolean, a valid settings array
+ * or an integer in range.
  */
 extern void HsViewCheckStorageParameters(List *defs, const char *relname, bool is_reset);
 
 /* Does defs name change_log?  *keep (if not NULL): its value. */
 extern bool HsViewChangeLogParameter(List *defs, bool *keep);
 
-/* defs without change_log (a new list; the elements are shared). */
-extern List *HsViewWithoutChangeLog(List *defs);
+/* Does defs name settings?  *settings (if not NULL): its 'name=value' list. */
+extern bool HsViewSettingsParameter(List *defs, List **settings);
 
-/* The change_log parameter stored for relation relid (false if none). */
+/* defs without ours, and ours only (new lists; the elements are shared). */
+extern List *HsViewHeapParameters(List *defs);
+extern List *HsViewOurParameters(List *defs);
+
+/* The change_log and settings parameters stored for relid (false, NIL if none). */
 extern bool HsViewStoredChangeLog(Oid relid);
+extern List *HsViewStoredSettings(Oid relid);
 
 /*
  * SET (defs), or RESET (defs) if is_reset, the storage parameters of the
  * materialized view USING hummock relid, which the caller has locked; a
- * change_log among them also tells its job (if it is streaming).
+ * change_log among them also tells its job (if it is streaming); settings
+ * are refused once it streams.
  */
 extern void HsViewSetStorageParameters(Oid relid, List *defs, bool is_reset);
 

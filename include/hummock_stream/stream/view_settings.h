@@ -23,4 +23,15 @@ extern List *HsViewSettingsCapture(void);
  */
 extern void HsViewSettingsApply(List *settings);
 
+/*
+ * The text of the storage parameter settings (a text array of
+ * 'name=value') as a list, each a setting a view records with a value SET
+ * would take (else 22023), and a list as that text.
+ */
+extern List *HsViewSettingsFromText(const char *literal);
+extern char *HsViewSettingsToText(List *settings);
+
+/* base (HsViewSettingsCapture's list) with the values over names. */
+extern List *HsViewSettingsOverride(List *base, List *over);
+
 #endif							/* HS_STREAM_VIEW_SETTINGS_H */
