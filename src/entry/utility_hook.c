@@ -322,6 +322,20 @@ capture_tables_dropped(Node *stmt)
 }
 
 /*
+ * The captured source whose capture trigger (named trigger, or any: NULL)
+ * on relid a statement would change, or InvalidOid if it may.
+ */
+static Oid
+capture_trigger_source(Oid relid, const char *trigger)
+{
+	if (HsCaptureSettingUp())
+		return InvalidOid;		/* capture.c's own statements */
+	if (trigger != NULL && HsCaptureTriggerIsStale(relid, trigger))
+		return InvalidOid;		/* a restored dump's, which does nothing */
+	return HsCaptureSourceAbove(relid);
+}
+
+/*
  * Refuse to disable, re-enable in another mode, drop or rename a capture
  * trigger of relid while it (or a table above it in its partition tree)
  * is captured: capture would stop, or fire twice, without any error.
@@ -329,11 +343,8 @@ capture_tables_dropped(Node *stmt)
 static void
 refuse_capture_trigger_change(Oid relid, const char *trigger, const char *what)
 {
-	Oid			source;
+	Oid			source = capture_trigger_source(relid, trigger);
 
-	if (HsCaptureSettingUp())
-		return;					/* capture.c's own statements */
-	source = HsCaptureSourceAbove(relid);
 	if (!OidIsValid(source))
 		return;
 	ereport(ERROR,
@@ -758,8 +769,29 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 			relid = RangeVarGetRelid(makeRangeVarFromNameList(list_truncate(list_copy(names),
 																		   list_length(names) - 1)),
 									 NoLock, true);
-			if (OidIsValid(relid))
-				refuse_capture_trigger_change(relid, trigger, "drop");
+			if (!OidIsValid(relid))
+				continue;
+
+			/*
+			 * DROP TRIGGER IF EXISTS (a clean-up script's, pg_restore
+			 * --clean --if-exists dropping what it will create again) of a
+			 * live one: kept, with a notice; it goes with the views (or the
+			 * table, which such a script drops next).
+			 */
+			if (((DropStmt *) parsetree)->missing_ok &&
+				list_length(((DropStmt *) parsetree)->objects) == 1 &&
+				OidIsValid(capture_trigger_source(relid, trigger)))
+			{
+				ereport(NOTICE,
+						(errmsg("trigger \"%s\" on table \"%s\" is kept, skipping",
+								trigger, get_rel_name(relid)),
+						 errdetail("Streaming materialized views read \"%s\": its capture triggers follow every change of it until they are dropped.",
+								   get_rel_name(capture_trigger_source(relid, trigger)))));
+				if (qc)
+					SetQueryCompletion(qc, CMDTAG_DROP_TRIGGER, 0);
+				return;
+			}
+			refuse_capture_trigger_change(relid, trigger, "drop");
 		}
 	}
 	else if (IsA(parsetree, CreateTrigStmt) && ((CreateTrigStmt *) parsetree)->replace &&

@@ -272,6 +272,7 @@ typedef struct RowTriggerEntry
 static HTAB *row_trigger_cache = NULL;
 
 static bool tracks_descendants(Oid relid);
+static void spi_exec(const char *sql, int expected);
 static void follow_tree(Oid source, Oid log_oid, bool moves);
 static void switch_to_rows(Oid relid);
 
@@ -478,6 +479,53 @@ trigger_named_source(const char *tgname)
 		return InvalidOid;
 	oid = strtoul(suffix + 1, &end, 10);
 	return *end == '\0' ? (Oid) oid : InvalidOid;
+}
+
+bool
+HsCaptureTriggerIsStale(Oid relid, const char *tgname)
+{
+	Oid			named = trigger_named_source(tgname);
+
+	return strncmp(tgname, "hummock_stream_capture_", 23) == 0 && OidIsValid(named) &&
+		named != relid && !OidIsValid(HsCatalogCaptureLogOf(named));
+}
+
+/*
+ * Drop relid's row triggers that a restored dump brought, named after
+ * their source's OID in the dumped database (they do nothing, but each
+ * fires per row, and every dump and restore added a set).  Clones on
+ * partitions go with theirs.  Inside HsCaptureEnsure's setting up.
+ */
+static void
+drop_stale_triggers(Oid relid, const char *rel_name)
+{
+	Relation	tgrel = table_open(TriggerRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	List	   *stale = NIL;
+	ListCell   *lc;
+
+	ScanKeyInit(&key, Anum_pg_trigger_tgrelid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(relid));
+	scan = systable_beginscan(tgrel, TriggerRelidNameIndexId, true, NULL, 1, &key);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_trigger t = (Form_pg_trigger) GETSTRUCT(tup);
+
+		if (!OidIsValid(t->tgparentid) && HsCaptureTriggerIsStale(relid, NameStr(t->tgname)))
+			stale = lappend(stale, pstrdup(NameStr(t->tgname)));
+	}
+	systable_endscan(scan);
+	table_close(tgrel, AccessShareLock);
+	foreach(lc, stale)
+	{
+		char	   *sql = psprintf("DROP TRIGGER %s ON %s", quote_identifier(lfirst(lc)), rel_name);
+
+		spi_exec(sql, SPI_OK_UTILITY);
+		pfree(sql);
+	}
+	list_free_deep(stale);
 }
 
 /* Is relid below ancestor in an inheritance tree? */
@@ -880,6 +928,7 @@ HsCaptureEnsure(Oid relid)
 	setting_up = true;
 	PG_TRY();
 	{
+		drop_stale_triggers(relid, rel_name);
 		for (int i = 0; i < 3; i++)
 		{
 			StringInfoData name;

@@ -553,6 +553,28 @@ create_setup(Creation *c)
 		}
 	}
 	c->progress.n_inputs = n;
+	/*
+	 * ... on the primary key of each source table it keeps rows of by that
+	 * key (its state and capture key them so): Postgres refuses to drop
+	 * the key while the view stands, and pg_dump puts the view after the
+	 * key (so pg_restore --clean drops it first)
+	 */
+	foreach(lc, c->plan->sources)
+	{
+		Relation	rel;
+		Oid			pk;
+
+		if (HsRelidIsHummock(lfirst_oid(lc)) || HsStreamPlanSourceKey(lfirst_oid(lc)) == NIL)
+			continue;
+		rel = table_open(lfirst_oid(lc), AccessShareLock);
+		pk = RelationGetPrimaryKeyIndex(rel);
+		table_close(rel, AccessShareLock);
+		if (OidIsValid(pk) && OidIsValid(get_index_constraint(pk)))
+		{
+			ObjectAddressSet(src_addr, ConstraintRelationId, get_index_constraint(pk));
+			recordDependencyOn(&view_addr, &src_addr, DEPENDENCY_NORMAL);
+		}
+	}
 	/* ... on the unique indexes (or their constraints) its plan relies on */
 	foreach(lc, c->plan->relied_indexes)
 	{

@@ -125,4 +125,11 @@ extern void HsCaptureCheckPartitionMove(Oid parent, Oid part, const char *verb);
  */
 extern void HsCapturePartitionMove(Oid parent, LOCKMODE parent_lock, Oid part, bool entering);
 
+/*
+ * Is tgname, a trigger on relid, a capture row trigger a restored dump
+ * brought: named after a table OID of the dumped database, which no
+ * captured table here has?  It does nothing, and may be dropped.
+ */
+extern bool HsCaptureTriggerIsStale(Oid relid, const char *tgname);
+
 #endif							/* HS_STREAM_CAPTURE_H */
