@@ -20,6 +20,17 @@ SELECT hummock_stream.create_materialized_view('s_agg_over',
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM s_intersect_all ORDER BY k, note;
 SELECT * FROM s_except_all ORDER BY k, note;
+-- an input that reads no table (a sentinel row, a VALUES list, a series)
+-- is computed once, when the view is planned
+SELECT hummock_stream.create_materialized_view('s_sentinel', 'SELECT k, note FROM sa UNION ALL SELECT 0, ''total''');
+SELECT hummock_stream.create_materialized_view('s_values',
+  'SELECT k FROM sb UNION SELECT v FROM (VALUES (1), (7), (NULL)) t(v)');
+SELECT hummock_stream.create_materialized_view('s_minus_series',
+  'SELECT g FROM pg_catalog.generate_series(0, 6) g EXCEPT SELECT k FROM sa');
+SELECT hummock_stream.create_materialized_view('s_in_series',
+  'SELECT k FROM sb INTERSECT ALL SELECT g FROM pg_catalog.generate_series(1, 3) g');
+SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM s_minus_series ORDER BY g;
 
 -- changes on both sides: rows appear and disappear, copies come and go
 DELETE FROM sa WHERE id IN (1, 2, 3);
@@ -30,6 +41,8 @@ SELECT hummock_stream.wait();
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT * FROM s_intersect_all ORDER BY k, note;
 SELECT * FROM s_except_all ORDER BY k, note;
+SELECT * FROM s_minus_series ORDER BY g;
+SELECT * FROM s_sentinel WHERE note = 'total';
 
 SET client_min_messages = warning;	-- the capture log's name has an OID
 DROP EXTENSION hummock_stream CASCADE;

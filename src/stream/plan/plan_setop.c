@@ -8,7 +8,9 @@
  * executors (two ports each) over its inputs, each input a query level of
  * its own (a subquery range table entry) projected onto the set
  * operation's column types and typmods (coerce_to_target_type, as the
- * analyzer resolved them).  UNION without ALL is then a DISTINCT over all
+ * analyzer resolved them); an input that reads no table (SELECT 0, a
+ * VALUES list) is a constant leaf, its rows computed when the view is
+ * planned (plan_constant_with.c).  UNION without ALL is then a DISTINCT over all
  * columns (plan_agg.c), at every node that has it, so its rows are unique;
  * UNION ALL rows have no unique key.
  *
@@ -290,7 +292,10 @@ plan_setop_node(PlanCtx *ctx, Query *q, List *outer, Node *node, List *types,
 	{
 		int			rtindex = ((RangeTblRef *) node)->rtindex;
 		RangeTblEntry *rte = rt_fetch(rtindex, q->rtable);
-		RelOut	   *in = plan_query(ctx, rte->subquery, lcons(q, outer));
+		/* (an input that reads no table, UNION ALL SELECT 0: its rows, once) */
+		RelOut	   *in = query_is_constant(rte->subquery) ?
+			plan_constant_query(ctx, rte->subquery) :
+			plan_query(ctx, rte->subquery, lcons(q, outer));
 		List	   *exprs = NIL;
 		ListCell   *lt,
 				   *lm;
