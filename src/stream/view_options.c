@@ -161,28 +161,29 @@ HsViewSettingsParameter(List *defs, List **settings)
 	return found;
 }
 
-List *
-HsViewHeapParameters(List *defs)
+/* The elements of defs that are ours (or not): a new list. */
+static List *
+parameters_of(List *defs, bool ours)
 {
-	List	   *rest = NIL;
+	List	   *out = NIL;
 	ListCell   *lc;
 
 	foreach(lc, defs)
-		if (!is_ours(lfirst(lc)))
-			rest = lappend(rest, lfirst(lc));
-	return rest;
+		if (is_ours(lfirst(lc)) == ours)
+			out = lappend(out, lfirst(lc));
+	return out;
+}
+
+List *
+HsViewHeapParameters(List *defs)
+{
+	return parameters_of(defs, false);
 }
 
 List *
 HsViewOurParameters(List *defs)
 {
-	List	   *ours = NIL;
-	ListCell   *lc;
-
-	foreach(lc, defs)
-		if (is_ours(lfirst(lc)))
-			ours = lappend(ours, lfirst(lc));
-	return ours;
+	return parameters_of(defs, true);
 }
 
 /* The parameters stored for relid (NIL if none). */
