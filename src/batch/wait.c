@@ -65,13 +65,16 @@
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/objectaddress.h"
+#include "catalog/pg_type.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/condition_variable.h"
 #include "storage/lmgr.h"
 #include "storage/lock.h"
 #include "utils/acl.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -419,6 +422,22 @@ check_view_failing(HsDbState *db, WaitView *w, bool timed_out)
 					 HS_GRAPH_BACKOFF_MAX_MS / 1000)));
 }
 
+/* A process that the barrier manager of db waits for a lock of (0: none). */
+static int
+manager_blocker(HsDbState *db)
+{
+	pid_t		pid = db->manager_pid;
+	Datum	   *pids;
+	int			n;
+
+	if (pid == 0)
+		return 0;
+	deconstruct_array(DatumGetArrayTypeP(DirectFunctionCall1(pg_blocking_pids,
+															 Int32GetDatum((int32) pid))),
+					  INT4OID, sizeof(int32), true, TYPALIGN_INT, &pids, NULL, &n);
+	return n > 0 ? DatumGetInt32(pids[0]) : 0;
+}
+
 Datum
 hummock_stream_wait(PG_FUNCTION_ARGS)
 {
@@ -576,6 +595,7 @@ hummock_stream_wait(PG_FUNCTION_ARGS)
 			const char *name = get_rel_name(laggard->relid);
 			char	   *at = pstrdup(timestamptz_to_str(HsEpochToTimestamp(laggard_epoch)));
 			char	   *call = pstrdup(timestamptz_to_str(HsEpochToTimestamp(called)));
+			int			blocker = manager_blocker(db);
 
 			if (laggard->creating != NULL)
 				ereport(ERROR,
@@ -592,6 +612,9 @@ hummock_stream_wait(PG_FUNCTION_ARGS)
 							   name, at, call) :
 					 errdetail("Reads use the global epoch %s, the committed epoch of \"%s\"; it must pass the call's time %s.",
 							   at, holder, call),
+					 blocker != 0 ?
+					 errhint("The barrier manager of this database waits for a lock held by process %d (an open transaction that created or dropped a streaming view holds one that stops every view's commits until it ends; see pg_stat_activity).",
+							 blocker) :
 					 errhint("See hummock_stream.jobs and hummock_stream.partial_graphs for a view that is failing or slow.")));
 		}
 		if (deadline != 0)

@@ -413,5 +413,29 @@ for my $who ('creator', 'caller')
 		'0', '(j) the database is gone');
 }
 
+# (k) a creation in a transaction block holds the lock every commit of a
+# view takes until the transaction ends: a wait() that times out meanwhile
+# names the process the barrier manager waits for
+{
+	$node->safe_psql('postgres', q{
+		CREATE TABLE held (id int PRIMARY KEY, v int);
+		CREATE TABLE other (id int PRIMARY KEY);
+		SELECT hummock_stream.create_materialized_view('other_count', 'SELECT count(*) AS n FROM other');
+	});
+	my $holder = $node->background_psql('postgres');
+	$holder->query_safe(q{BEGIN});
+	$holder->query_safe(q{SELECT hummock_stream.create_materialized_view('held_count', 'SELECT count(*) AS n FROM held')});
+	my $pid = $holder->query_safe(q{SELECT pg_backend_pid()});
+	chomp $pid;
+	my ($ret, $out, $err) = $node->psql('postgres',
+		q{INSERT INTO other VALUES (1); SELECT hummock_stream.wait(NULL, '1s')});
+	like($err, qr/waits for a lock held by process $pid/,
+		'(k) wait() names the transaction that stops the commits');
+	$holder->query_safe(q{ROLLBACK});
+	$holder->quit;
+	$node->safe_psql('postgres', q{SELECT hummock_stream.wait(NULL, '60s')});
+	is($node->safe_psql('postgres', 'SELECT n FROM other_count'), '1', '(k) and the views go on after it');
+}
+
 $node->stop;
 done_testing();
