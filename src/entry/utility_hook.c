@@ -118,6 +118,14 @@ static HsCreateClaim create_claim;
 static Oid	dropped_db_on_commit = InvalidOid;
 static bool xact_callback_registered = false;
 
+/*
+ * The subtransaction whose statement set the flags above (and what it set
+ * is undone if it aborts: a DROP EXTENSION that failed under a savepoint
+ * must neither remove the store nor leave the manager stopped when the
+ * transaction commits).
+ */
+static SubTransactionId flags_subid = InvalidSubTransactionId;
+
 static void
 utility_xact_callback(XactEvent event, void *arg)
 {
@@ -168,6 +176,29 @@ utility_xact_callback(XactEvent event, void *arg)
 		restart_on_abort = false;
 		create_pending = false;
 		dropped_db_on_commit = InvalidOid;
+		flags_subid = InvalidSubTransactionId;
+	}
+}
+
+static void
+utility_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+						 SubTransactionId parentSubid, void *arg)
+{
+	if (flags_subid == InvalidSubTransactionId || flags_subid < mySubid)
+		return;
+	if (event == SUBXACT_EVENT_COMMIT_SUB && flags_subid == mySubid)
+		flags_subid = parentSubid;	/* the parent's now */
+	else if (event == SUBXACT_EVENT_ABORT_SUB)
+	{
+		if (restart_on_abort)
+			HsDbStateRequestStart(MyDatabaseId);
+		if (create_pending)
+			HsDbStateCreateEnded(MyDatabaseId, false, create_claim);
+		start_on_commit = false;
+		remove_store_on_commit = InvalidOid;
+		restart_on_abort = false;
+		create_pending = false;
+		flags_subid = InvalidSubTransactionId;
 	}
 }
 
@@ -177,10 +208,13 @@ remember_for_commit(bool start, bool wake)
 	if (!xact_callback_registered)
 	{
 		RegisterXactCallback(utility_xact_callback, NULL);
+		RegisterSubXactCallback(utility_subxact_callback, NULL);
 		xact_callback_registered = true;
 	}
 	start_on_commit |= start;
 	wake_on_commit |= wake;
+	if (start || OidIsValid(remove_store_on_commit) || restart_on_abort || create_pending)
+		flags_subid = GetCurrentSubTransactionId();
 }
 
 static bool
@@ -721,11 +755,19 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	volatile bool renamed_any = false;	/* a schema, view or function */
 	List	   *volatile relatives = NIL;	/* tables joining an inheritance tree */
 	RangeVar   *volatile tree_member = NULL;	/* a table whose tree is checked */
+	volatile Oid dropping_ext = InvalidOid; /* DROP EXTENSION of ours */
 	List	   *volatile created_with_ours = NIL;	/* a view WITH (change_log ...) */
 	ListCell   *lc_rel;
 
+	/*
+	 * (Each of the next two acts only where Postgres will let the statement
+	 * do what it says, checked first as Postgres will: an ordinary role's
+	 * refused DROP EXTENSION, caught under a savepoint, stopped every view
+	 * and removed the store when its transaction committed.)
+	 */
 	if (IsA(parsetree, CreateExtensionStmt) &&
-		strcmp(((CreateExtensionStmt *) parsetree)->extname, HS_EXTENSION_NAME) == 0)
+		strcmp(((CreateExtensionStmt *) parsetree)->extname, HS_EXTENSION_NAME) == 0 &&
+		superuser() && !OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)))
 	{
 		/*
 		 * Take this database's shared slot now: if none is left, this is an
@@ -742,16 +784,16 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 		remember_for_commit(true, false);
 		creates_ours = true;
 	}
-	else if (IsA(parsetree, DropStmt) && drops_our_extension((DropStmt *) parsetree))
+	else if (IsA(parsetree, DropStmt) && drops_our_extension((DropStmt *) parsetree) &&
+			 OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)) &&
+			 pg_extension_ownercheck(get_extension_oid(HS_EXTENSION_NAME, true), GetUserId()))
 	{
-		remove_store_on_commit = get_extension_oid(HS_EXTENSION_NAME, true);
+		/* the store goes only once the drop itself succeeded (below) */
+		dropping_ext = get_extension_oid(HS_EXTENSION_NAME, true);
 		HsHummockForgetIncarnation();
-		if (OidIsValid(remove_store_on_commit))
-		{
-			HsDbStateStopManager(MyDatabaseId, 10000);
-			restart_on_abort = true;
-			remember_for_commit(false, false);
-		}
+		HsDbStateStopManager(MyDatabaseId, 10000);
+		restart_on_abort = true;
+		remember_for_commit(false, false);
 	}
 	else if (IsA(parsetree, DropStmt) && ((DropStmt *) parsetree)->removeType == OBJECT_TRIGGER)
 	{
@@ -1024,6 +1066,9 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	else if (IsA(parsetree, DropdbStmt))
 	{
 		dropped_db = get_database_oid(((DropdbStmt *) parsetree)->dbname, true);
+		/* (only its owner's drop: Postgres refuses anyone else's) */
+		if (OidIsValid(dropped_db) && !pg_database_ownercheck(dropped_db, GetUserId()))
+			dropped_db = InvalidOid;
 		if (OidIsValid(dropped_db))
 		{
 			HsDbStateCancelCreations(dropped_db);
@@ -1047,6 +1092,13 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+
+	/* our extension is dropped: its store goes when the transaction commits */
+	if (OidIsValid(dropping_ext))
+	{
+		remove_store_on_commit = dropping_ext;
+		remember_for_commit(false, false);
+	}
 
 	/*
 	 * The tree of every source above the table the statement created or

@@ -362,5 +362,44 @@ $node->safe_psql('postgres', 'DROP ROLE bob');
 pass('the role is gone');
 is(is_superuser('alice'), 'f', 'alice is not superuser');
 
+# A DROP EXTENSION, DROP DATABASE or CREATE EXTENSION that Postgres refuses
+# to an ordinary role does nothing, even caught under a savepoint: before,
+# a refused DROP EXTENSION stopped every view and removed the store (every
+# SST) when the caller's transaction committed.
+{
+	my $manager = q{SELECT pid FROM pg_stat_activity
+		 WHERE backend_type = 'hummock_stream barrier manager' AND datname = 'postgres'};
+	my $ssts = q{SELECT count(*) FROM pg_ls_dir('pg_hummock/' || (SELECT oid FROM pg_database WHERE datname = 'postgres')
+		|| '/' || (SELECT oid FROM pg_extension WHERE extname = 'hummock_stream')) f WHERE f LIKE '%.sst'};
+	my $pid = $node->safe_psql('postgres', $manager);
+	ok($node->safe_psql('postgres', $ssts) > 0, 'the store holds SSTs');
+	as('alice', q{DO $$ BEGIN DROP EXTENSION hummock_stream;
+		EXCEPTION WHEN insufficient_privilege THEN NULL; END $$});
+	# (psql goes on after each error, as with ON_ERROR_ROLLBACK)
+	my ($rc, $out, $err) = $node->psql('postgres', q{BEGIN;
+		SAVEPOINT a; DROP EXTENSION hummock_stream; ROLLBACK TO a;
+		SAVEPOINT b; CREATE EXTENSION hummock_stream; ROLLBACK TO b;
+		SAVEPOINT c; DROP EXTENSION IF EXISTS hummock_stream CASCADE; ROLLBACK TO c;
+		COMMIT;}, on_error_stop => 0, extra_params => [ '-U', 'alice' ]);
+	like($err, qr/must be owner of extension/, 'DROP EXTENSION is refused to alice');
+	like(fails_as('alice', 'DROP DATABASE postgres'), qr/must be owner of database/,
+		'DROP DATABASE is refused to alice');
+	is($node->safe_psql('postgres', $manager), $pid, 'the barrier manager was never stopped');
+	# (compaction may merge some meanwhile; a removed store has none)
+	ok($node->safe_psql('postgres', $ssts) > 0, 'the store was not removed');
+	$node->safe_psql('postgres', q{INSERT INTO shared_t VALUES (203, 203)});
+	$node->safe_psql('postgres', q{SELECT hummock_stream.wait('alice_v', '60s')});
+	is($node->safe_psql('postgres', q{SELECT count(*) FROM alice_v}),
+		$node->safe_psql('postgres', q{SELECT count(*) FROM shared_t}), 'views read and go on');
+	# the owner's drop under a savepoint that rolls back keeps it all too
+	$node->safe_psql('postgres', q{BEGIN; SAVEPOINT a; DROP EXTENSION hummock_stream CASCADE;
+		ROLLBACK TO a; COMMIT;});
+	ok($node->safe_psql('postgres', $ssts) > 0, 'a rolled-back drop leaves the store');
+	$node->safe_psql('postgres', q{INSERT INTO shared_t VALUES (204, 204)});
+	$node->safe_psql('postgres', q{SELECT hummock_stream.wait('alice_v', '60s')});
+	is($node->safe_psql('postgres', q{SELECT count(*) FROM alice_v}),
+		$node->safe_psql('postgres', q{SELECT count(*) FROM shared_t}), 'and the views go on');
+}
+
 $node->stop;
 done_testing();
