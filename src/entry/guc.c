@@ -25,6 +25,7 @@
 #include "hummock_stream/meta/db_state.h"
 #include "hummock_stream/meta/hummock_manager.h"
 #include "hummock_stream/stream/backfill.h"
+#include "hummock_stream/stream/actor.h"
 #include "hummock_stream/stream/job_stats.h"
 #include "hummock_stream/meta/launcher.h"
 #include "hummock_stream/pg/shared_block_cache.h"
@@ -257,6 +258,15 @@ HsGucDefine(void)
 							"The line names the view, the epoch, the time and the rows read and written; hummock_stream.job_stats has the totals.",
 							&hs_log_min_epoch_duration,
 							10000, -1, INT_MAX,
+							PGC_SIGHUP,
+							GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("hummock_stream.epoch_timeout",
+							"The longest the work of one epoch of one view may take (0: no limit).",
+							"Past it the epoch is canceled and the view fails, and retries with a growing delay; the other views of its compute worker go on meanwhile.",
+							&hs_epoch_timeout_ms,
+							0, 0, INT_MAX,
 							PGC_SIGHUP,
 							GUC_UNIT_MS,
 							NULL, NULL, NULL);

@@ -16,6 +16,14 @@
  * the same way, and is built again if the table's columns changed
  * (source_alter.c).
  *
+ * An epoch's work may take at most hummock_stream.epoch_timeout: past it
+ * the job is canceled (a timeout of Postgres's timeout framework sets
+ * QueryCancelPending, so any CHECK_FOR_INTERRUPTS in the view's executors
+ * or in a function it calls raises it) and fails like any error, with a
+ * message that says why; its graph retries with backoff, and the worker
+ * runs the other views meanwhile: one slow view no longer holds every
+ * view of its worker for as long as it runs.
+ *
  * A view over other streaming views writes its epoch prev from theirs at
  * prev (view_source.h), so it passes the barrier only once every upstream
  * has committed prev: until then it asks to be offered the barrier again
@@ -27,8 +35,11 @@
  */
 #include "postgres.h"
 
+#include "miscadmin.h"
 #include "portability/instr_time.h"
+#include "storage/latch.h"
 #include "utils/lsyscache.h"
+#include "utils/timeout.h"
 #include "utils/timestamp.h"
 
 #include "hummock_stream/meta/hummock_manager.h"
@@ -44,6 +55,77 @@ HsStreamJobEpochHook hs_stream_job_epoch_hook = NULL;
 
 /* How often a view waiting for an upstream's commit looks again. */
 #define UPSTREAM_POLL_MS 5
+
+/* hummock_stream.epoch_timeout, ms (0: none) */
+int			hs_epoch_timeout_ms = 0;
+
+/* The timeout that cancels an epoch's work, and whether it fired. */
+static TimeoutId epoch_timeout_id = MAX_TIMEOUTS;
+static volatile sig_atomic_t epoch_timed_out = false;
+
+static void
+epoch_timeout_handler(void)
+{
+	epoch_timed_out = true;
+	QueryCancelPending = true;
+	InterruptPending = true;
+	SetLatch(MyLatch);
+}
+
+/*
+ * Run job's consumption of the epoch under hummock_stream.epoch_timeout:
+ * the cancel it causes is reported as the timeout, naming the view.
+ */
+static void
+consume_within_timeout(HsStreamJob *job, const HsActorBarrier *b)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+
+	if (hs_epoch_timeout_ms <= 0)
+	{
+		HsStreamJobConsume(job, b->snapshot);
+		HsStreamJobFlush(job);
+		return;
+	}
+	if (epoch_timeout_id == MAX_TIMEOUTS)
+		epoch_timeout_id = RegisterTimeout(USER_TIMEOUT, epoch_timeout_handler);
+	epoch_timed_out = false;
+	enable_timeout_after(epoch_timeout_id, hs_epoch_timeout_ms);
+	PG_TRY();
+	{
+		HsStreamJobConsume(job, b->snapshot);
+		HsStreamJobFlush(job);
+	}
+	PG_CATCH();
+	{
+		disable_timeout(epoch_timeout_id, false);
+		if (epoch_timed_out)
+		{
+			ErrorData  *edata;
+
+			MemoryContextSwitchTo(cxt);
+			edata = CopyErrorData();
+			if (edata->sqlerrcode != ERRCODE_QUERY_CANCELED)
+				PG_RE_THROW();
+			FlushErrorState();
+			epoch_timed_out = false;
+			ereport(ERROR,
+					(errcode(ERRCODE_QUERY_CANCELED),
+					 errmsg("maintenance of streaming materialized view \"%s\" took longer than hummock_stream.epoch_timeout (%d ms)",
+							get_rel_name(job->job_id), hs_epoch_timeout_ms),
+					 errdetail("Epoch %llu was canceled; the view retries it with a growing delay.",
+							   (unsigned long long) b->prev_epoch),
+					 errhint("Make what the view computes cheaper, or raise hummock_stream.epoch_timeout.")));
+		}
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	disable_timeout(epoch_timeout_id, false);
+	/* (it fired as the work ended: the cancel it asked for is not ours) */
+	if (epoch_timed_out)
+		QueryCancelPending = false;
+	epoch_timed_out = false;
+}
 
 static bool
 job_on_barrier(HsActor *a, const HsActorBarrier *b, bool paused, TimestampTz *wake_at)
@@ -136,8 +218,7 @@ job_on_barrier(HsActor *a, const HsActorBarrier *b, bool paused, TimestampTz *wa
 		int64		splits_before = job->splits;
 
 		INSTR_TIME_SET_CURRENT(start);
-		HsStreamJobConsume(job, b->snapshot);
-		HsStreamJobFlush(job);
+		consume_within_timeout(job, b);
 		INSTR_TIME_SET_CURRENT(elapsed);
 		INSTR_TIME_SUBTRACT(elapsed, start);
 		HsJobStatsReport(job, b->prev_epoch, INSTR_TIME_GET_MILLISEC(elapsed));

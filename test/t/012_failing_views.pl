@@ -233,5 +233,34 @@ is($node->safe_psql('postgres',
 		"SELECT string_agg(a || '>' || b || ':' || walks, ',' ORDER BY a, b) FROM v_walks"),
 	'1>2:1,1>3:1,2>3:1', 'and shows the query over the data without the cycle');
 
+# hummock_stream.epoch_timeout: an epoch whose work takes longer (a slow
+# function) is canceled and fails its view, with a message that says so,
+# instead of holding its worker (and the views on it) for as long as it
+# runs; the view heals once its epochs are fast again.
+$node->safe_psql('postgres', q{
+	ALTER SYSTEM SET hummock_stream.epoch_timeout = '1s';
+	SELECT pg_reload_conf();
+	CREATE TABLE slow_t (id int PRIMARY KEY, x int);
+	INSERT INTO slow_t VALUES (1, 0);
+	CREATE TABLE quick_t (id int PRIMARY KEY);
+	CREATE FUNCTION slowly(x int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS
+	  $$ BEGIN IF x > 0 THEN PERFORM pg_sleep(x); END IF; RETURN x; END $$;
+	SELECT hummock_stream.create_materialized_view('v_slow', 'SELECT id, public.slowly(x) AS x FROM slow_t');
+	SELECT hummock_stream.create_materialized_view('v_quick', 'SELECT count(*) AS n FROM quick_t');
+});
+my $t0 = time;
+$node->safe_psql('postgres', 'UPDATE slow_t SET x = 600');
+ok( $node->poll_query_until('postgres', q{
+	SELECT state = 'failed' AND last_error ~ 'took longer than hummock_stream.epoch_timeout'
+	  FROM hummock_stream.jobs WHERE name = 'v_slow'::regclass}),
+	'an epoch past epoch_timeout fails its view, saying why');
+$node->safe_psql('postgres', q{INSERT INTO quick_t VALUES (1)});
+$node->safe_psql('postgres', "SELECT hummock_stream.wait('v_quick', '60 s')");
+is($node->safe_psql('postgres', 'SELECT n FROM v_quick'), '1', 'the other views go on');
+$node->safe_psql('postgres', 'UPDATE slow_t SET x = 0');
+$node->safe_psql('postgres', "SELECT hummock_stream.wait('v_slow', '120 s')");
+is($node->safe_psql('postgres', 'SELECT x FROM v_slow'), '0', 'the slow view heals once its epochs are fast');
+ok(time - $t0 < 300, 'no epoch ran its ten minutes');
+
 $node->stop;
 done_testing();

@@ -113,4 +113,7 @@ extern const HsActorOps *HsActorKindLookup(uint32 kind);
 /* The built-in kind: a streaming job (job_actor.c). */
 extern const HsActorOps HsStreamJobActorOps;
 
+/* hummock_stream.epoch_timeout, ms (0: none): the longest an epoch of a view may take */
+extern int	hs_epoch_timeout_ms;
+
 #endif							/* HS_STREAM_ACTOR_H */
