@@ -169,13 +169,24 @@ hummock_stream_estimated_size(PG_FUNCTION_ARGS)
 static bool
 created_in_this_transaction(Oid relid)
 {
-	Relation	rel = try_relation_open(relid, AccessShareLock);
+	Relation	rel;
 	bool		created;
 
-	if (rel == NULL)
+	/*
+	 * (Locked against us, by a DROP in another open transaction: not ours,
+	 * and wait() must not queue behind that lock.)
+	 */
+	if (!ConditionalLockRelationOid(relid, AccessShareLock))
 		return false;
+	rel = try_relation_open(relid, NoLock);
+	if (rel == NULL)
+	{
+		UnlockRelationOid(relid, AccessShareLock);
+		return false;
+	}
 	created = rel->rd_createSubid != InvalidSubTransactionId;
-	relation_close(rel, AccessShareLock);
+	relation_close(rel, NoLock);
+	UnlockRelationOid(relid, AccessShareLock);
 	return created;
 }
 

@@ -21,6 +21,18 @@
  * (HsDbState.version_id), waking waiters.  If the transaction aborts, the
  * delta never happened; SST objects it wrote are garbage for GC.
  *
+ * Inside a transaction block, a view's creation commits its backfill's
+ * delta at pre-commit instead (HsHummockCommitDeltaAtCommit): taking the
+ * head's lock at once would stop every view of the database from
+ * committing for as long as the transaction stays open.  Until then the
+ * transaction reads its deferred deltas through a private version, the
+ * cached one with them applied (rebuilt whenever the cache moves, with
+ * the cached version's id, so pins and waits go by committed versions);
+ * at pre-commit they are committed as above, on top of the head of then
+ * (they add only the new views' tables).  A subtransaction that aborts
+ * takes its deferred deltas back; anything else in the transaction that
+ * takes the head's lock commits them first, in order.
+ *
  * Every process keeps one cached HsVersion for its database, in
  * HummockVersionContext.  Before a read, the cache is brought up to the
  * published id by reading the deltas after it with a fresh snapshot
@@ -85,6 +97,32 @@ static uint64 xact_last_version_id = 0;
 
 /* This transaction took the version head's lock (lock_head_object). */
 static bool xact_locked_head = false;
+
+/* Deltas this transaction commits at pre-commit, and its private version. */
+typedef struct DeferredDelta
+{
+	SubTransactionId subid;
+	HsVersionDelta *delta;		/* decoded copy in version_context() */
+} DeferredDelta;
+static List *deferred_deltas = NIL;
+
+/*
+ * Deferred deltas committed before pre-commit (something in the
+ * transaction took the head's lock), with the subtransaction that
+ * committed them in flushed_subid: if that one aborts, their catalog rows
+ * go with it, while a delta deferred by a subtransaction still alive must
+ * be committed all the same, so it is deferred again.
+ */
+typedef struct FlushedDelta
+{
+	DeferredDelta d;
+	SubTransactionId flushed_subid;
+} FlushedDelta;
+static List *flushed_deltas = NIL;
+static HsVersion *private_version = NULL;	/* cached_version + deferred */
+static HsVersion *private_base = NULL;	/* the cached_version it was built on */
+static bool flushing_deferred = false;
+static void flush_deferred(void);
 static bool xact_callback_registered = false;
 
 static HsObjectStore *object_store = NULL;	/* reads: untracked files */
@@ -305,11 +343,65 @@ catch_up_with_catalog(void)
 		HsDbStatePublishVersion(db, cached_version->id);
 }
 
+static void
+drop_private_version(void)
+{
+	if (private_version)
+		HsVersionUnref(private_version);
+	if (private_base)
+		HsVersionUnref(private_base);
+	private_version = NULL;
+	private_base = NULL;
+}
+
+/*
+ * What this transaction reads: the cached version, or with deferred deltas
+ * the private version built on it (again if the cache moved).
+ */
+static HsVersion *
+visible_version(void)
+{
+	HsVersion  *v;
+	ListCell   *lc;
+
+	if (deferred_deltas == NIL)
+		return cached_version;
+	if (private_version != NULL && private_base == cached_version)
+		return private_version;
+	drop_private_version();
+	v = HsVersionRef(cached_version);
+	foreach(lc, deferred_deltas)
+	{
+		HsVersionDelta *d = ((DeferredDelta *) lfirst(lc))->delta;
+		HsVersion  *next;
+		HsStatus	st;
+		MemoryContext old = MemoryContextSwitchTo(version_context());
+		bool		ok;
+
+		d->prev_id = v->id;
+		d->id = v->id + 1;
+		ok = HsVersionApplyDelta(HsHummockEnv(), v, d, &next, &st);
+		MemoryContextSwitchTo(old);
+		if (!ok)
+		{
+			HsVersionUnref(v);
+			HsStatusReport(ERROR, &st);
+		}
+		HsVersionUnref(v);
+		v = next;
+	}
+	/* (pins and waits go by the committed version it stands on) */
+	v->id = cached_version->id;
+	private_version = v;
+	private_base = HsVersionRef(cached_version);
+	return private_version;
+}
+
 HsVersion *
 HsHummockNewestVersion(void)
 {
 	catch_up_with_catalog();
-	return HsVersionRef(cached_version);
+	return HsVersionRef(visible_version());
 }
 
 HsVersion *
@@ -331,7 +423,7 @@ HsHummockCurrentVersion(void)
 	 */
 	if (cached_version->id > published && xact_last_version_id == 0)
 		HsDbStatePublishVersion(db, cached_version->id);
-	return HsVersionRef(cached_version);
+	return HsVersionRef(visible_version());
 }
 
 HsVersion *
@@ -345,7 +437,7 @@ HsHummockPinnedVersion(HsEpoch epoch)
 
 	check_incarnation();
 	refresh_cache(pinned);
-	return HsVersionRef(cached_version);
+	return HsVersionRef(visible_version());
 }
 
 int			hs_wait_timeout_ms = 10000;
@@ -404,6 +496,70 @@ hummock_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 {
 	int			keep = n_xact_versions;
 
+	if (deferred_deltas != NIL)
+	{
+		ListCell   *lc;
+
+		foreach(lc, deferred_deltas)
+		{
+			DeferredDelta *dd = lfirst(lc);
+
+			if (dd->subid < mySubid)
+				continue;
+			if (event == SUBXACT_EVENT_COMMIT_SUB && dd->subid == mySubid)
+				dd->subid = parentSubid;
+			else if (event == SUBXACT_EVENT_ABORT_SUB)
+			{
+				HsVersionDeltaFree(dd->delta);
+				pfree(dd);
+				deferred_deltas = foreach_delete_current(deferred_deltas, lc);
+			}
+		}
+		if (event == SUBXACT_EVENT_ABORT_SUB)
+			drop_private_version();
+	}
+	if (flushed_deltas != NIL)
+	{
+		ListCell   *lc;
+		List	   *again = NIL;
+
+		foreach(lc, flushed_deltas)
+		{
+			FlushedDelta *fd = lfirst(lc);
+
+			if (event == SUBXACT_EVENT_COMMIT_SUB)
+			{
+				if (fd->flushed_subid == mySubid)
+					fd->flushed_subid = parentSubid;
+				if (fd->d.subid == mySubid)
+					fd->d.subid = parentSubid;
+				continue;
+			}
+			if (event != SUBXACT_EVENT_ABORT_SUB || fd->flushed_subid < mySubid)
+				continue;
+			/* its commit is undone: deferred again, unless it is undone too */
+			if (fd->d.subid < mySubid)
+			{
+				DeferredDelta *dd = MemoryContextAlloc(version_context(), sizeof(DeferredDelta));
+
+				MemoryContext old = MemoryContextSwitchTo(version_context());
+
+				*dd = fd->d;
+				again = lappend(again, dd);
+				MemoryContextSwitchTo(old);
+			}
+			else
+				HsVersionDeltaFree(fd->d.delta);
+			pfree(fd);
+			flushed_deltas = foreach_delete_current(flushed_deltas, lc);
+		}
+		if (again != NIL)
+		{
+			/* (before those deferred since, in the order they came) */
+			deferred_deltas = list_concat(again, deferred_deltas);
+			drop_private_version();
+		}
+	}
 	if (event != SUBXACT_EVENT_ABORT_SUB)
 		return;
 	while (keep > 0 && xact_versions[keep - 1].subid >= mySubid)
@@ -427,7 +583,10 @@ hummock_xact_callback(XactEvent event, void *arg)
 	 * published by nobody: refused, as Postgres refuses to prepare a
 	 * transaction that used temporary objects.
 	 */
-	if (event == XACT_EVENT_PRE_PREPARE && (xact_locked_head || xact_last_version_id != 0))
+	if (event == XACT_EVENT_PRE_COMMIT && deferred_deltas != NIL)
+		flush_deferred();
+	if (event == XACT_EVENT_PRE_PREPARE &&
+		(xact_locked_head || xact_last_version_id != 0 || deferred_deltas != NIL))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot PREPARE a transaction that has created, changed or dropped streaming materialized views")));
@@ -436,6 +595,27 @@ hummock_xact_callback(XactEvent event, void *arg)
 	{
 		n_xact_versions = 0;
 		xact_locked_head = false;
+		/* (memory of version_context: freed with each delta) */
+		if (deferred_deltas != NIL)
+		{
+			ListCell   *lc;
+
+			foreach(lc, deferred_deltas)
+				HsVersionDeltaFree(((DeferredDelta *) lfirst(lc))->delta);
+			list_free_deep(deferred_deltas);
+			deferred_deltas = NIL;
+		}
+		if (flushed_deltas != NIL)
+		{
+			ListCell   *lc;
+
+			foreach(lc, flushed_deltas)
+				HsVersionDeltaFree(((FlushedDelta *) lfirst(lc))->d.delta);
+			list_free_deep(flushed_deltas);
+			flushed_deltas = NIL;
+		}
+		drop_private_version();
+		flushing_deferred = false;
 	}
 	if (xact_last_version_id == 0)
 		return;
@@ -547,6 +727,9 @@ lock_head_object(void)
 	}
 	LockDatabaseObject(catalog_relid("version_head"), 0, 0, ExclusiveLock);
 	xact_locked_head = true;
+	/* (whatever this transaction does with the head comes after them) */
+	if (deferred_deltas != NIL && !flushing_deferred)
+		flush_deferred();
 }
 
 void
@@ -694,6 +877,81 @@ HsHummockCommitDelta(HsVersionDelta *delta)
 	xact_last_version_id = next->id;
 	remember_xact_version(next->id);
 	return delta->id;
+}
+
+/* Commit this transaction's deferred deltas, in order (the head locked). */
+static void
+flush_deferred(void)
+{
+	List	   *deltas = deferred_deltas;
+	ListCell   *lc;
+	bool		pushed = false;
+	MemoryContext old;
+
+	flushing_deferred = true;
+	deferred_deltas = NIL;
+	drop_private_version();
+	if (!ActiveSnapshotSet())
+	{
+		PushActiveSnapshot(GetTransactionSnapshot());
+		pushed = true;
+	}
+	foreach(lc, deltas)
+	{
+		DeferredDelta *dd = lfirst(lc);
+		FlushedDelta *fd;
+
+		(void) HsHummockCommitDelta(dd->delta);
+		/* (kept: an abort of this subtransaction defers it again) */
+		old = MemoryContextSwitchTo(version_context());
+		fd = palloc(sizeof(FlushedDelta));
+		fd->d = *dd;
+		fd->flushed_subid = GetCurrentSubTransactionId();
+		flushed_deltas = lappend(flushed_deltas, fd);
+		MemoryContextSwitchTo(old);
+	}
+	if (pushed)
+		PopActiveSnapshot();
+	list_free_deep(deltas);
+	flushing_deferred = false;
+}
+
+void
+HsHummockCommitDeltaAtCommit(HsVersionDelta *delta)
+{
+	DeferredDelta *dd;
+	HsBuf		buf;
+	HsStatus	st;
+	MemoryContext old;
+
+	if (!xact_callback_registered)
+	{
+		RegisterXactCallback(hummock_xact_callback, NULL);
+		RegisterSubXactCallback(hummock_subxact_callback, NULL);
+		xact_callback_registered = true;
+	}
+	/* (once the head is this transaction's, as before) */
+	if (xact_locked_head)
+	{
+		(void) HsHummockCommitDelta(delta);
+		return;
+	}
+	HsBufInit(&buf, HsHummockEnv());
+	HsVersionDeltaEncode(delta, &buf);
+	old = MemoryContextSwitchTo(version_context());
+	dd = palloc(sizeof(DeferredDelta));
+	dd->subid = GetCurrentSubTransactionId();
+	if (!HsVersionDeltaDecode(HsHummockEnv(), HsSliceMake(buf.data, buf.len), &dd->delta, &st))
+	{
+		MemoryContextSwitchTo(old);
+		HsStatusReport(ERROR, &st);
+	}
+	deferred_deltas = lappend(deferred_deltas, dd);
+	MemoryContextSwitchTo(old);
+	HsBufFree(&buf);
+	/* this transaction reads it from now on (an error here takes it back) */
+	drop_private_version();
+	HsVersionUnref(HsHummockCurrentVersion());
 }
 
 /* ---------------------------------------------------------------------

@@ -413,28 +413,42 @@ for my $who ('creator', 'caller')
 		'0', '(j) the database is gone');
 }
 
-# (k) a creation in a transaction block holds the lock every commit of a
-# view takes until the transaction ends: a wait() that times out meanwhile
-# names the process the barrier manager waits for
+# (k) a creation in a transaction block commits its view's data when the
+# transaction commits: while it stays open the other views go on; a drop
+# in a transaction block holds the lock every commit of a view takes
+# until it ends, and a wait() that times out meanwhile names the process
 {
 	$node->safe_psql('postgres', q{
 		CREATE TABLE held (id int PRIMARY KEY, v int);
 		CREATE TABLE other (id int PRIMARY KEY);
 		SELECT hummock_stream.create_materialized_view('other_count', 'SELECT count(*) AS n FROM other');
+		SELECT hummock_stream.create_materialized_view('doomed', 'SELECT count(*) AS n FROM held');
 	});
 	my $holder = $node->background_psql('postgres');
 	$holder->query_safe(q{BEGIN});
 	$holder->query_safe(q{SELECT hummock_stream.create_materialized_view('held_count', 'SELECT count(*) AS n FROM held')});
+	is($holder->query_safe(q{SELECT n FROM held_count}), '0', '(k) the transaction reads the view it created');
+	$node->safe_psql('postgres', q{INSERT INTO other VALUES (1); SELECT hummock_stream.wait('other_count', '60s')});
+	is($node->safe_psql('postgres', 'SELECT n FROM other_count'), '1',
+		'(k) the other views go on while the creating transaction is open');
+	$holder->query_safe(q{COMMIT});
+	$node->safe_psql('postgres', q{INSERT INTO held VALUES (1, 1); SELECT hummock_stream.wait('held_count', '60s')});
+	is($node->safe_psql('postgres', 'SELECT n FROM held_count'), '1', '(k) and the view is maintained once it commits');
+
+	$holder->query_safe(q{BEGIN});
+	$holder->query_safe(q{DROP MATERIALIZED VIEW doomed});
 	my $pid = $holder->query_safe(q{SELECT pg_backend_pid()});
 	chomp $pid;
 	my ($ret, $out, $err) = $node->psql('postgres',
-		q{INSERT INTO other VALUES (1); SELECT hummock_stream.wait(NULL, '1s')});
+		q{INSERT INTO other VALUES (2); SELECT hummock_stream.wait('other_count', '1s')});
 	like($err, qr/waits for a lock held by process $pid/,
 		'(k) wait() names the transaction that stops the commits');
+	($ret, $out, $err) = $node->psql('postgres', q{SELECT hummock_stream.wait(NULL, '1s')});
+	like($err, qr/timed out/, "(k) a wait() for every view does not queue behind the drop's lock");
 	$holder->query_safe(q{ROLLBACK});
 	$holder->quit;
-	$node->safe_psql('postgres', q{SELECT hummock_stream.wait(NULL, '60s')});
-	is($node->safe_psql('postgres', 'SELECT n FROM other_count'), '1', '(k) and the views go on after it');
+	$node->safe_psql('postgres', q{SELECT hummock_stream.wait('other_count', '60s')});
+	is($node->safe_psql('postgres', 'SELECT n FROM other_count'), '2', '(k) and the views go on after it');
 }
 
 $node->stop;

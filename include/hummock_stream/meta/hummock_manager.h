@@ -55,6 +55,14 @@ extern HsVersion *HsHummockPinnedVersion(HsEpoch epoch);
 extern uint64 HsHummockCommitDelta(HsVersionDelta *delta);
 
 /*
+ * Commit delta when this transaction commits (at pre-commit), without
+ * taking the head's lock before: until then the transaction reads it
+ * through a private version.  For a creation inside a transaction block,
+ * so an open transaction stops no other view (hummock_manager.c).
+ */
+extern void HsHummockCommitDeltaAtCommit(HsVersionDelta *delta);
+
+/*
  * Lock the version head row as HsHummockCommitDelta does, until the end of
  * the transaction.  A transaction that commits a delta and also writes
  * rows the barrier manager's commits write (stream_jobs) locks the head
