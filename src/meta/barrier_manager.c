@@ -640,6 +640,65 @@ drop_orphan_creations(void)
 	list_free(orphans);
 }
 
+/*
+ * Views left 'rebuilding' by a rebuild that ended without finishing (an
+ * error, a cancel, a crash: its lock is free, HsCatalogRebuildBegin) go
+ * on from their state before it: 'created' again, each in a transaction
+ * of its own, after reading the state again under the lock.
+ */
+static void
+resume_abandoned_rebuilds(void)
+{
+	List	   *abandoned = NIL;
+	ListCell   *lc;
+
+	if (hs_manager.db == NULL)
+		return;
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	foreach(lc, HsCatalogJobs())
+	{
+		HsJobRow   *job = lfirst(lc);
+
+		if (strcmp(job->state, "rebuilding") == 0)
+		{
+			MemoryContext old = MemoryContextSwitchTo(hs_manager.cxt);
+
+			abandoned = lappend_oid(abandoned, job->job_id);
+			MemoryContextSwitchTo(old);
+		}
+	}
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+
+	foreach(lc, abandoned)
+	{
+		Oid			view = lfirst_oid(lc);
+		HsJobRow	job;
+
+		StartTransactionCommand();
+		if (HsCatalogRebuildAbandoned(view))
+		{
+			PushActiveSnapshot(GetTransactionSnapshot());
+			if (HsCatalogReadJob(view, &job) && strcmp(job.state, "rebuilding") == 0)
+			{
+				char	   *name = get_rel_name(view);
+
+				HsCatalogSetState(view, "created");
+				HsWakeManagerOnCommit();
+				ereport(LOG,
+						(errmsg("hummock_stream resumes streaming materialized view \"%s\", left rebuilding",
+								name ? name : "?"),
+						 errdetail("Its rebuild ended without finishing (an error, a cancel or a crash); it goes on from its state before the rebuild."),
+						 errhint("Call hummock_stream.rebuild() again to rebuild it.")));
+			}
+			PopActiveSnapshot();
+		}
+		CommitTransactionCommand();
+	}
+	list_free(abandoned);
+}
+
 /* The housekeeping of the layers above (launcher.h), or NULL. */
 static HsManagerChoreFn manager_chore = NULL;
 
@@ -894,6 +953,7 @@ HsBarrierManagerMain(Datum main_arg)
 		if (GetCurrentTimestamp() >= next_trim_at)
 		{
 			drop_orphan_creations();
+			resume_abandoned_rebuilds();
 			if (manager_chore != NULL)
 				manager_chore();
 			trim_capture_logs();

@@ -32,6 +32,8 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "miscadmin.h"
+#include "storage/lock.h"
 #include "storage/lmgr.h"
 #include "utils/array.h"
 #include "commands/defrem.h"
@@ -556,6 +558,45 @@ HsCatalogSetState(Oid job_id, const char *state)
 	run("UPDATE hummock_stream.stream_jobs SET state = $1 WHERE job_id = $2",
 		2, types, args, NULL, SPI_OK_UPDATE);
 	end(&cs);
+}
+
+/* The tag of the lock a rebuild of job_id holds (an object of stream_jobs). */
+static void
+rebuild_locktag(LOCKTAG *tag, Oid job_id)
+{
+	Oid			jobs = get_relname_relid("stream_jobs", get_namespace_oid(HS_SCHEMA_NAME, false));
+
+	SET_LOCKTAG_OBJECT(*tag, MyDatabaseId, jobs, job_id, 0);
+}
+
+void
+HsCatalogRebuildBegin(Oid job_id)
+{
+	LOCKTAG		tag;
+
+	rebuild_locktag(&tag, job_id);
+	(void) LockAcquire(&tag, ExclusiveLock, true, false);
+}
+
+void
+HsCatalogRebuildEnd(Oid job_id)
+{
+	LOCKTAG		tag;
+
+	rebuild_locktag(&tag, job_id);
+	(void) LockRelease(&tag, ExclusiveLock, true);
+}
+
+bool
+HsCatalogRebuildAbandoned(Oid job_id)
+{
+	LOCKTAG		tag;
+
+	rebuild_locktag(&tag, job_id);
+	if (LockAcquire(&tag, ExclusiveLock, false, true) == LOCKACQUIRE_NOT_AVAIL)
+		return false;
+	(void) LockRelease(&tag, ExclusiveLock, false);
+	return true;
 }
 
 void

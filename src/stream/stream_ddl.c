@@ -190,7 +190,7 @@ wait_graph_stopped(Oid view)
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("streaming materialized view \"%s\" did not stop within %d s",
 							get_rel_name(view), REBUILD_STOP_TIMEOUT_MS / 1000),
-					 errdetail("It is left in state 'rebuilding' (not maintained, readable at its last epoch)."),
+					 errdetail("The barrier manager puts it back to what it was before the rebuild."),
 					 errhint("Call hummock_stream.rebuild() again once its barrier manager runs.")));
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 10, PG_WAIT_EXTENSION);
@@ -236,19 +236,12 @@ hummock_stream_rebuild(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
+static void rebuild_steps(Oid view, const char *name, bool notice);
+
 void
 HsRebuildView(Oid view, bool notice)
 {
 	HsJobRow	row;
-	List	   *sources;
-	ListCell   *lc;
-	Snapshot	s0;
-	HsStreamStore store;
-	HsStreamJob *job;
-	HsEpoch		view_epoch;
-	HsEpoch		epoch;
-	HsUserContext as_owner;
-	char	   *position;
 	char	   *name = relation_name_or_error(view);
 
 	if (!HsCatalogReadJob(view, &row))
@@ -262,7 +255,40 @@ HsRebuildView(Oid view, bool notice)
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("streaming materialized view \"%s\" is being created", name)));
 
-	/* 1. stop the view's graph */
+	/*
+	 * 1. stop the view's graph, holding the lock that tells the barrier
+	 * manager the rebuild is alive (a rebuild that ends any other way than
+	 * below leaves the view 'rebuilding': the manager resumes it)
+	 */
+	HsCatalogRebuildBegin(view);
+	PG_TRY();
+	{
+		rebuild_steps(view, name, notice);
+	}
+	PG_CATCH();
+	{
+		HsCatalogRebuildEnd(view);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	HsCatalogRebuildEnd(view);
+}
+
+/* The two transactions of a rebuild (HsRebuildView). */
+static void
+rebuild_steps(Oid view, const char *name, bool notice)
+{
+	HsJobRow	row;
+	List	   *sources;
+	ListCell   *lc;
+	Snapshot	s0;
+	HsStreamStore store;
+	HsStreamJob *job;
+	HsEpoch		view_epoch;
+	HsEpoch		epoch;
+	HsUserContext as_owner;
+	char	   *position;
+
 	SPI_connect_ext(SPI_OPT_NONATOMIC);
 	HsCatalogSetState(view, "rebuilding");
 	HsWakeManagerOnCommit();

@@ -28,6 +28,7 @@ shared_preload_libraries = 'hummock_stream,hummock_stream_test'
 hummock_stream.barrier_interval_ms = 100
 hummock_stream.compute_workers = 2
 max_worker_processes = 16
+restart_after_crash = on
 });
 $node->start;
 $node->safe_psql('postgres', q{
@@ -223,6 +224,47 @@ ok($node->poll_query_until('postgres',
 		q{SELECT state = 'created' FROM hummock_stream.jobs WHERE name = 'apart'::regclass}),
 	'(g) and it runs after a restart');
 all_equal('the end', keys %views);
+
+# (h) a rebuild that ends without finishing (a cancel, a crash) leaves the
+# view 'rebuilding': the barrier manager resumes it from its state before
+# the rebuild, and the views go on (before, it stayed so for good, and
+# held back every view's global reads)
+$node->safe_psql('postgres', q{
+	CREATE TABLE slow_src (id int PRIMARY KEY, v int);
+	INSERT INTO slow_src SELECT g, g FROM generate_series(1, 40) g;
+	CREATE FUNCTION slow_id(int) RETURNS int IMMUTABLE LANGUAGE plpgsql
+	  AS $$BEGIN PERFORM pg_sleep(0.05); RETURN $1; END$$;
+	SELECT hummock_stream.create_materialized_view('slow_v', 'SELECT id, public.slow_id(v) AS v FROM slow_src');
+});
+$views{slow_v} = 'SELECT id, v FROM slow_src';
+($rc, $out, $err) = $node->psql('postgres',
+	q{SET statement_timeout = '500ms'; CALL hummock_stream.rebuild('slow_v')});
+like($err, qr/canceling statement due to statement timeout/, '(h) a rebuild is canceled');
+ok($node->poll_query_until('postgres',
+		q{SELECT state = 'created' FROM hummock_stream.jobs WHERE name = 'slow_v'::regclass}),
+	'(h) the view left rebuilding is resumed') or diag(state_of('slow_v'));
+ok($node->log_contains(qr/resumes streaming materialized view "slow_v", left rebuilding/),
+	'(h) with a LOG line');
+$node->safe_psql('postgres', 'UPDATE slow_src SET v = v + 1 WHERE id <= 3');
+all_equal('(h) after the canceled rebuild', keys %views);
+
+my $rebuilder = $node->background_psql('postgres');
+my $pid = $rebuilder->query_safe('SELECT pg_backend_pid()');
+chomp $pid;
+$rebuilder->query_until(qr/started/, q{
+	\echo started
+	CALL hummock_stream.rebuild('slow_v');
+});
+ok($node->poll_query_until('postgres',
+		q{SELECT state = 'rebuilding' FROM hummock_stream.jobs WHERE name = 'slow_v'::regclass}),
+	'(h) another rebuild runs');
+kill 'KILL', $pid;
+eval { $rebuilder->quit };
+ok($node->poll_query_until('postgres',
+		q{SELECT state = 'created' FROM hummock_stream.jobs WHERE name = 'slow_v'::regclass}),
+	'(h) after a crash during a rebuild the view is resumed') or diag(state_of('slow_v'));
+$node->safe_psql('postgres', 'UPDATE slow_src SET v = v + 1 WHERE id <= 5');
+all_equal('(h) after the crash', keys %views);
 
 $node->stop;
 done_testing();

@@ -108,6 +108,17 @@ extern void HsCatalogFinishCreation(Oid job_id, HsEpoch first_epoch);
 /* Set job_id's state ('created', 'rebuilding', ...). */
 extern void HsCatalogSetState(Oid job_id, const char *state);
 
+/*
+ * A rebuild holds a session lock on its view from before it commits the
+ * state 'rebuilding' until it ends, however it ends (an error releases
+ * it; a crash, with the process).  A view left 'rebuilding' whose lock is
+ * free was abandoned: the barrier manager sets it 'created' again (its
+ * state and positions are those from before the rebuild).
+ */
+extern void HsCatalogRebuildBegin(Oid job_id);
+extern void HsCatalogRebuildEnd(Oid job_id);
+extern bool HsCatalogRebuildAbandoned(Oid job_id);
+
 /* Set a job's definition (its query as text, shown by hummock_stream.jobs). */
 extern void HsCatalogSetDefinition(Oid job_id, const char *definition);
 
