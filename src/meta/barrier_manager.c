@@ -575,6 +575,32 @@ trim_capture_logs(void)
 	CommitTransactionCommand();
 }
 
+/* The views whose job is in state (read in a transaction of its own). */
+static List *
+jobs_in_state(const char *state)
+{
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	foreach(lc, HsCatalogJobs())
+	{
+		HsJobRow   *job = lfirst(lc);
+
+		if (strcmp(job->state, state) == 0)
+		{
+			MemoryContext old = MemoryContextSwitchTo(hs_manager.cxt);
+
+			out = lappend_oid(out, job->job_id);
+			MemoryContextSwitchTo(old);
+		}
+	}
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	return out;
+}
+
 /*
  * Drop the views left half-created: in state 'creating' with no live
  * creator (view_create.c), which happens only when a crash took the
@@ -591,23 +617,10 @@ drop_orphan_creations(void)
 
 	if (hs_manager.db == NULL)
 		return;
-	StartTransactionCommand();
-	PushActiveSnapshot(GetTransactionSnapshot());
-	foreach(lc, HsCatalogJobs())
-	{
-		HsJobRow   *job = lfirst(lc);
-
-		if (strcmp(job->state, "creating") == 0 &&
-			!HsDbStateCreating(hs_manager.db, job->job_id, NULL))
-		{
-			MemoryContext old = MemoryContextSwitchTo(hs_manager.cxt);
-
-			orphans = lappend_oid(orphans, job->job_id);
-			MemoryContextSwitchTo(old);
-		}
-	}
-	PopActiveSnapshot();
-	CommitTransactionCommand();
+	orphans = jobs_in_state("creating");
+	foreach(lc, orphans)
+		if (HsDbStateCreating(hs_manager.db, lfirst_oid(lc), NULL))
+			orphans = foreach_delete_current(orphans, lc);
 
 	foreach(lc, orphans)
 	{
@@ -654,22 +667,7 @@ resume_abandoned_rebuilds(void)
 
 	if (hs_manager.db == NULL)
 		return;
-	StartTransactionCommand();
-	PushActiveSnapshot(GetTransactionSnapshot());
-	foreach(lc, HsCatalogJobs())
-	{
-		HsJobRow   *job = lfirst(lc);
-
-		if (strcmp(job->state, "rebuilding") == 0)
-		{
-			MemoryContext old = MemoryContextSwitchTo(hs_manager.cxt);
-
-			abandoned = lappend_oid(abandoned, job->job_id);
-			MemoryContextSwitchTo(old);
-		}
-	}
-	PopActiveSnapshot();
-	CommitTransactionCommand();
+	abandoned = jobs_in_state("rebuilding");
 
 	foreach(lc, abandoned)
 	{
