@@ -63,3 +63,10 @@ GRANT SELECT ON hummock_stream.job_stats TO PUBLIC;
 -- waits through it.
 COMMENT ON FUNCTION hummock_stream.wait(regclass, interval) IS
   'Return once everything committed before the call is visible in view rel (NULL: in every view you may read; at once for a relation no view writes) at the current consistency; on a failing view, ask for its retry within a second and wait through it: error 55000 if it fails again (at once if no retry can help, at the timeout if still failing), 57014 after timeout (NULL: wait forever)';
+
+-- The TRUNCATE capture trigger function is the extension's, as _capture()
+-- is: a table owner who attached a second BEFORE TRUNCATE trigger calling it
+-- would have a TRUNCATE captured twice, under other roles' views.  (Postgres
+-- checks EXECUTE when a trigger is created, not when it fires: the capture
+-- triggers the extension creates keep working for every writer.)
+REVOKE ALL ON FUNCTION hummock_stream._capture_truncate() FROM PUBLIC;

@@ -291,6 +291,16 @@ for my $f ('hummock_stream.sstables()', 'hummock_stream.version_levels()',
 	like(fails_as('alice', "SELECT * FROM $f"), qr/42501|permission denied/,
 		"$f is not for PUBLIC");
 }
+# the capture trigger functions: a second capture trigger on one's own
+# table would capture its changes twice under other roles' views
+for my $f ('_capture', '_capture_truncate')
+{
+	my $when = $f eq '_capture' ? 'AFTER INSERT ON alice_own FOR EACH ROW' :
+	  'BEFORE TRUNCATE ON alice_own FOR EACH STATEMENT';
+	like(fails_as('alice', qq{CREATE TABLE IF NOT EXISTS alice_own (id int);
+		CREATE TRIGGER twice $when EXECUTE FUNCTION hummock_stream.$f()}),
+		qr/42501.*permission denied for function hummock_stream\.$f\b/s, "hummock_stream.$f() is not for PUBLIC");
+}
 my $log = $node->safe_psql('postgres',
 	q{SELECT log_relid::regclass FROM hummock_stream.capture_logs LIMIT 1});
 like(fails_as('alice', "SELECT * FROM $log"), qr/permission denied/,
