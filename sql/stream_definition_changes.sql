@@ -109,6 +109,44 @@ SELECT hummock_stream.drop_materialized_view('fc_dom');
 ALTER TYPE fc_pair ADD ATTRIBUTE c int;
 DROP TYPE fc_wrap, fc_pair CASCADE;
 
+-- the same for a table's row type (which Postgres lets ADD COLUMN and
+-- RENAME COLUMN change although another table's column holds it), read
+-- through such a column or named in the query; and for RENAME VALUE of an
+-- enum a view keeps (its label as text would change)
+CREATE TABLE fc_shape (a int, b text);
+CREATE TABLE fc_holder (id int PRIMARY KEY, r fc_shape, m text);
+CREATE TYPE fc_mood AS ENUM ('sad', 'happy');
+CREATE TABLE fc_moods (id int PRIMARY KEY, m fc_mood);
+INSERT INTO fc_holder VALUES (1, ROW(1, 'x'), '{"a": 2, "b": "y"}');
+INSERT INTO fc_moods VALUES (1, 'happy');
+SELECT hummock_stream.create_materialized_view('fc_held',
+  'SELECT r, count(*) AS n FROM fc_holder GROUP BY r');
+SELECT hummock_stream.create_materialized_view('fc_moody',
+  'SELECT id, m::text AS label FROM fc_moods');
+\set VERBOSITY terse
+ALTER TABLE fc_shape ADD COLUMN c int;
+ALTER TABLE fc_shape DROP COLUMN b;
+ALTER TABLE fc_shape RENAME COLUMN a TO aa;
+ALTER TYPE fc_mood RENAME VALUE 'happy' TO 'glad';
+\set VERBOSITY default
+ALTER TYPE fc_mood ADD VALUE 'calm';		-- the labels the view keeps stay
+SELECT hummock_stream.drop_materialized_view('fc_held');
+SELECT hummock_stream.create_materialized_view('fc_populated',
+  'SELECT id, (jsonb_populate_record(NULL::fc_shape, m::jsonb)).b FROM fc_holder');
+\set VERBOSITY terse
+ALTER TABLE fc_shape ADD COLUMN c int;
+\set VERBOSITY default
+SELECT hummock_stream.drop_materialized_view('fc_populated');
+ALTER TABLE fc_shape ADD COLUMN c int;		-- no view uses it now
+ALTER TABLE fc_holder ADD COLUMN extra int;		-- a view's source: allowed
+DELETE FROM fc_moods;
+SELECT hummock_stream.wait();
+SELECT * FROM fc_moody;
+SELECT hummock_stream.drop_materialized_view('fc_moody');
+ALTER TYPE fc_mood RENAME VALUE 'happy' TO 'glad';
+DROP TABLE fc_holder, fc_shape, fc_moods;
+DROP TYPE fc_mood;
+
 SET client_min_messages = warning;	-- the capture log's name has an OID
 DROP EXTENSION hummock_stream CASCADE;
 RESET client_min_messages;

@@ -88,6 +88,7 @@
 #include "commands/dbcommands.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
+#include "parser/parse_type.h"
 #include "nodes/parsenodes.h"
 #include "tcop/utility.h"
 
@@ -391,6 +392,25 @@ refuse_capture_trigger_change(Oid relid, const char *trigger, const char *what)
 			 trigger ?
 			 errhint("Drop the views first (see hummock_stream.jobs).") :
 			 errhint("Name the other triggers one by one, or drop the views first (see hummock_stream.jobs).")));
+}
+
+/* Does stmt change the row type of its table (its columns' names aside)? */
+static bool
+alters_row_type(AlterTableStmt *stmt)
+{
+	ListCell   *lc;
+
+	if (stmt->objtype != OBJECT_TABLE && stmt->objtype != OBJECT_FOREIGN_TABLE)
+		return false;
+	foreach(lc, stmt->cmds)
+	{
+		AlterTableCmd *cmd = lfirst(lc);
+
+		if (cmd->subtype == AT_AddColumn || cmd->subtype == AT_DropColumn ||
+			cmd->subtype == AT_AlterColumnType)
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -999,11 +1019,16 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	else if (IsA(parsetree, RenameStmt) &&
 			 ((RenameStmt *) parsetree)->renameType == OBJECT_ATTRIBUTE)
 		HsTypeAlterCheck(RangeVarGetRelid(((RenameStmt *) parsetree)->relation, NoLock, true));
+	else if (IsA(parsetree, AlterEnumStmt) && ((AlterEnumStmt *) parsetree)->oldVal != NULL)
+		HsEnumRenameCheck(typenameTypeId(NULL,
+										 makeTypeNameFromNameList(((AlterEnumStmt *) parsetree)->typeName)));
 	else if (IsA(parsetree, AlterTableStmt) &&
 			 alter_storage_parameters((AlterTableStmt *) parsetree, qc))
 		return;
 	else if (IsA(parsetree, AlterTableStmt))
 	{
+		if (alters_row_type((AlterTableStmt *) parsetree))
+			HsTypeAlterCheck(RangeVarGetRelid(((AlterTableStmt *) parsetree)->relation, NoLock, true));
 		source_alter = check_alter_table((AlterTableStmt *) parsetree, (List **) &relatives);
 		tree_member = ((AlterTableStmt *) parsetree)->relation;
 	}
@@ -1047,7 +1072,10 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	{
 		renamed = RangeVarGetRelid(((RenameStmt *) parsetree)->relation, NoLock, true);
 		if (((RenameStmt *) parsetree)->renameType == OBJECT_COLUMN)
+		{
+			HsTypeAlterCheck(renamed);
 			HsSourceCheckColumnRename(renamed);
+		}
 	}
 	else if (IsA(parsetree, AlterObjectSchemaStmt) && ((AlterObjectSchemaStmt *) parsetree)->relation &&
 			 (((AlterObjectSchemaStmt *) parsetree)->objectType == OBJECT_TABLE ||

@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * type_alter.c
- *	  ALTER TYPE of a composite type whose values streaming views keep.
+ *	  ALTER TYPE of a composite type whose values streaming views keep,
+ *	  and ALTER TABLE of a table whose row type they keep.
  *
  * A streaming view keeps values of the types its query computes in its
  * state and its rows: group and DISTINCT keys are encoded in the shape
@@ -20,6 +21,21 @@
  * transition state is of such a type (a moving state is kept in the
  * view's state, agg_moving.c; the query names only the aggregate, and
  * pg_depend ties an aggregate to its functions, not to its state type).
+ *
+ * A table's row type is such a type too: ALTER TABLE ... ADD, DROP or
+ * ALTER COLUMN ... TYPE and RENAME COLUMN change it, and Postgres lets the
+ * first and the last through although another table has a column of the
+ * row type (its stored values are read in the new shape).  They are
+ * refused while a streaming view uses the row type: in its query (a cast,
+ * jsonb_populate_record(NULL::t, ...)), or through such a column of a
+ * table it reads (whose values it keeps as group keys, or spells with
+ * to_jsonb()).  The view's own sources are not concerned: their columns
+ * are checked where they are altered (source_alter.c).
+ *
+ * ALTER TYPE ... RENAME VALUE of an enum changes how its values spell
+ * (m::text, to_jsonb(m)), while a view keeps the old spelling: refused in
+ * the same cases.  (ADD VALUE is not: the values that exist keep their
+ * label and their order.)
  *
  * src/stream/type_alter.c
  *
@@ -82,6 +98,15 @@ view_using_type(Oid typ)
 			else if (d->classid == RelationRelationId && d->objsubid > 0 &&
 					 get_rel_relkind(d->objid) == RELKIND_COMPOSITE_TYPE)
 				types = list_append_unique_oid(types, get_rel_type_id(d->objid));
+			else if (d->classid == RelationRelationId && d->objsubid > 0 &&
+					 !HsRelidIsHummock(d->objid))
+			{
+				/* a table's column of the type: the views that read it */
+				Oid			view = HsViewDependingOn(RelationRelationId, d->objid, d->objsubid);
+
+				if (OidIsValid(view) && (!OidIsValid(found) || view < found))
+					found = view;
+			}
 			else if (d->classid == RelationRelationId && HsRelidIsHummock(d->objid) &&
 					 (!OidIsValid(found) || d->objid < found))
 				found = d->objid;
@@ -121,8 +146,10 @@ HsTypeAlterCheck(Oid relid)
 	Oid			typ;
 	Oid			view;
 	ObjectAddress view_addr;
+	char		relkind = OidIsValid(relid) ? get_rel_relkind(relid) : '\0';
 
-	if (!OidIsValid(relid) || get_rel_relkind(relid) != RELKIND_COMPOSITE_TYPE ||
+	if ((relkind != RELKIND_COMPOSITE_TYPE && relkind != RELKIND_RELATION &&
+		 relkind != RELKIND_PARTITIONED_TABLE && relkind != RELKIND_FOREIGN_TABLE) ||
 		!OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)))
 		return;
 	typ = get_rel_type_id(relid);
@@ -130,10 +157,37 @@ HsTypeAlterCheck(Oid relid)
 	if (!OidIsValid(view))
 		return;
 	ObjectAddressSet(view_addr, RelationRelationId, view);
+	if (relkind == RELKIND_COMPOSITE_TYPE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot alter type \"%s\" because %s uses it",
+						format_type_be(typ), getObjectDescription(&view_addr, false)),
+				 errdetail("A streaming materialized view keeps values of the type in the shape they were computed in; the values computed after the change would not match them."),
+				 errhint("Drop the streaming materialized view, alter the type, then create the view again.")));
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("cannot alter type \"%s\" because %s uses it",
+			 errmsg("cannot alter the columns of table \"%s\" because %s uses its row type",
+					get_rel_name(relid), getObjectDescription(&view_addr, false)),
+			 errdetail("A streaming materialized view keeps values of the row type in the shape they were computed in; the values computed after the change would not match them."),
+			 errhint("Drop the streaming materialized view, alter the table, then create the view again.")));
+}
+
+void
+HsEnumRenameCheck(Oid typ)
+{
+	Oid			view;
+	ObjectAddress view_addr;
+
+	if (!OidIsValid(typ) || !OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)))
+		return;
+	view = view_using_type(typ);
+	if (!OidIsValid(view))
+		return;
+	ObjectAddressSet(view_addr, RelationRelationId, view);
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("cannot rename a value of type \"%s\" because %s uses it",
 					format_type_be(typ), getObjectDescription(&view_addr, false)),
-			 errdetail("A streaming materialized view keeps values of the type in the shape they were computed in; the values computed after the change would not match them."),
-			 errhint("Drop the streaming materialized view, alter the type, then create the view again.")));
+			 errdetail("A streaming materialized view keeps values of the type, and their labels as text, as they were computed; the values computed after the change would not match them."),
+			 errhint("Drop the streaming materialized view, rename the value, then create the view again.")));
 }

@@ -1,7 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * type_alter.h
- *	  ALTER TYPE of a composite type whose values streaming views keep.
+ *	  ALTER TYPE of a composite type whose values streaming views keep,
+ *	  ALTER TABLE of a table whose row type they keep, and ALTER TYPE ...
+ *	  RENAME VALUE of an enum type they keep.
  *
  * src/stream/type_alter.c
  *
@@ -12,9 +14,17 @@
 
 /*
  * Before ALTER TYPE ... ADD/DROP/ALTER/RENAME ATTRIBUTE of the composite
- * type whose relation is relid: refuses if a streaming view uses the type,
- * or a type built on it.
+ * type whose relation is relid, or ALTER TABLE ... ADD/DROP/ALTER COLUMN
+ * ... TYPE or RENAME COLUMN of the table relid: refuses if a streaming
+ * view uses the (row) type, or a type built on it.
  */
 extern void HsTypeAlterCheck(Oid relid);
+
+/*
+ * Before ALTER TYPE ... RENAME VALUE of the enum type typ: refuses if a
+ * streaming view uses the type (a value's label, spelled by a cast to
+ * text, changes; a view keeps the old spelling).
+ */
+extern void HsEnumRenameCheck(Oid typ);
 
 #endif							/* HS_STREAM_TYPE_ALTER_H */
