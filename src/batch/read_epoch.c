@@ -174,6 +174,33 @@ scan_epoch(Relation rel, const HsVersion *v)
 }
 
 /*
+ * Add to the n views of ids (room for max) the views that read one of
+ * them, transitively; returns how many there are now.
+ */
+static int
+add_readers(uint32 *ids, int n, int max)
+{
+	for (int i = 0; i < n; i++)
+	{
+		List	   *readers = HsCatalogReaders((Oid) ids[i]);
+		ListCell   *lc;
+
+		foreach(lc, readers)
+		{
+			uint32		r = (uint32) lfirst_oid(lc);
+			bool		known = false;
+
+			for (int k = 0; k < n && !known; k++)
+				known = ids[k] == r;
+			if (!known && n < max)
+				ids[n++] = r;
+		}
+		list_free(readers);
+	}
+	return n;
+}
+
+/*
  * The global epoch: the oldest committed epoch of the database's relations
  * USING hummock, so that every relation read at it is mutually consistent.
  * Tables of the store that are not relations (test tables, state tables of
@@ -183,7 +210,18 @@ scan_epoch(Relation rel, const HsVersion *v)
  * not drag every read below what compaction keeps.  A view whose graph
  * failed since its last commit is such a stalled relation at once (the
  * barrier manager retries it, maybe for long): a failing view never holds
- * back the reads of the others.
+ * back the reads of the others.  Nor do the views that read a stalled one,
+ * directly or through others: they wait for its next commit, and would
+ * hold back every read as long as it fails (any role can make its own view
+ * fail).
+ *
+ * And the global epoch never goes back: a relation that stalled while the
+ * others went on (left out as above, or a new view whose backfill began
+ * before the global epoch of now) would take it back, behind what a read or
+ * a wait() of the session has seen, when it commits again.  So a relation
+ * whose committed epoch is below the highest global epoch computed so far
+ * (the floor, kept in shared memory with the version it was computed from)
+ * is read at its own committed epoch until it catches up.
  */
 uint64
 HsGlobalReadEpoch(const HsVersion *v)
@@ -194,14 +232,21 @@ HsGlobalReadEpoch(const HsVersion *v)
 	uint32		failed[HS_MAX_GRAPH_STATUS];
 	int			nfailed = 0;
 	HsDbState  *db = HsDbStateGet(MyDatabaseId, false);
+	HsEpoch		floor = 0;
 
 	if (db != NULL)
+	{
 		nfailed = HsDbStateStalledGraphs(db, failed, lengthof(failed));
+		floor = HsDbStateGlobalFloor(db, v->id);
+	}
+	if (nfailed > 0 && !IsInParallelMode())
+		nfailed = add_readers(failed, nfailed, lengthof(failed));
 	for (int i = 0; i < v->n_tables; i++)
 	{
 		bool		is_failed = false;
 
 		if (v->tables[i].committed_epoch < horizon ||
+			v->tables[i].committed_epoch < floor ||
 			!HsRelidIsHummock((Oid) v->tables[i].table_id))
 			continue;
 		for (int k = 0; k < nfailed && !is_failed; k++)
@@ -212,6 +257,8 @@ HsGlobalReadEpoch(const HsVersion *v)
 			min = v->tables[i].committed_epoch;
 		any = true;
 	}
+	if (any && db != NULL)
+		HsDbStateRaiseGlobalFloor(db, v->id, min);
 	return min;
 }
 

@@ -121,7 +121,19 @@ hs_executor_start(QueryDesc *queryDesc, int eflags)
 		standard_ExecutorStart(queryDesc, eflags);
 }
 
-/* Remove a dropped hummock relation's table from the version. */
+/*
+ * Remove a dropped hummock relation's table (and a view's state tables)
+ * from the version, at the transaction's pre-commit
+ * (HsHummockCommitDeltaAtCommit): the version head's lock, which every
+ * commit of every view takes, is taken only then, so a DROP inside an open
+ * transaction block stops no other view.  Until then the dropped view's
+ * job goes on in the barrier manager, which holds back its commits while
+ * this transaction holds the job's catalog row (hold_back_locked_jobs), and
+ * forgets it once the drop commits; if the drop rolls back, nothing
+ * happened.  Every table is listed, committed or not yet (a removal of a
+ * table the version does not hold changes nothing): one whose first epoch
+ * commits before the pre-commit goes too.
+ */
 static void
 hs_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 				 int subId, void *arg)
@@ -132,32 +144,17 @@ hs_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 	if (access == OAT_DROP && classId == RelationRelationId && subId == 0 &&
 		HsRelidIsHummock(objectId))
 	{
-		HsVersion  *v;
 		HsVersionDelta *d;
 		List	   *tables;
 		ListCell   *lc;
-		bool		any = false;
-		HsEpoch		e;
 
-		/* the manager's order: version head, then the job's row */
-		HsHummockLockVersionHead();
-		v = HsHummockCurrentVersion();
 		d = HsVersionDeltaCreate(HsHummockEnv(), HS_DELTA_REMOVE_TABLES, 0);
 		tables = lappend_oid(drop_callback ? drop_callback(objectId) : NIL, objectId);
-
 		/* a view's state tables go with it */
 		foreach(lc, tables)
-		{
-			if (HsVersionCommittedEpoch(v, (HsTableId) lfirst_oid(lc), &e))
-			{
-				HsVersionDeltaAddRemovedTable(d, (HsTableId) lfirst_oid(lc));
-				any = true;
-			}
-		}
-		if (any)
-			(void) HsHummockCommitDelta(d);
+			HsVersionDeltaAddRemovedTable(d, (HsTableId) lfirst_oid(lc));
+		HsHummockCommitDeltaAtCommit(d);
 		HsVersionDeltaFree(d);
-		HsVersionUnref(v);
 	}
 }
 

@@ -71,6 +71,8 @@
 #include "storage/condition_variable.h"
 #include "storage/lmgr.h"
 #include "storage/lock.h"
+#include "storage/proc.h"
+#include "storage/sinvaladt.h"
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -449,6 +451,28 @@ manager_blocker(HsDbState *db)
 	return n > 0 ? DatumGetInt32(pids[0]) : 0;
 }
 
+/*
+ * A process whose open transaction holds view relid in a mode a reader
+ * conflicts with (a DROP of it not committed yet), 0 if none.
+ */
+static int
+view_holder(Oid relid)
+{
+	LOCKTAG		tag;
+	VirtualTransactionId *vxids;
+
+	SET_LOCKTAG_RELATION(tag, MyDatabaseId, relid);
+	vxids = GetLockConflicts(&tag, AccessShareLock, NULL);
+	for (; VirtualTransactionIdIsValid(*vxids); vxids++)
+	{
+		PGPROC	   *proc = BackendIdGetProc(vxids->backendId);
+
+		if (proc != NULL && proc->pid != 0)
+			return proc->pid;
+	}
+	return 0;
+}
+
 Datum
 hummock_stream_wait(PG_FUNCTION_ARGS)
 {
@@ -607,6 +631,10 @@ hummock_stream_wait(PG_FUNCTION_ARGS)
 			char	   *at = pstrdup(timestamptz_to_str(HsEpochToTimestamp(laggard_epoch)));
 			char	   *call = pstrdup(timestamptz_to_str(HsEpochToTimestamp(called)));
 			int			blocker = manager_blocker(db);
+			HsGraphStatus gs;
+			bool		held = HsDbStateGraphStatus(db, (uint32) laggard->relid, &gs) &&
+				gs.commit_held;
+			int			holder_pid = held ? view_holder(laggard->relid) : 0;
 
 			if (laggard->creating != NULL)
 				ereport(ERROR,
@@ -623,8 +651,14 @@ hummock_stream_wait(PG_FUNCTION_ARGS)
 							   name, at, call) :
 					 errdetail("Reads use the global epoch %s, the committed epoch of \"%s\"; it must pass the call's time %s.",
 							   at, holder, call),
+					 held && holder_pid != 0 ?
+					 errhint("Process %d holds view \"%s\" in an open transaction (a DROP of it not committed yet): its commits wait for that transaction to end, the other views go on.",
+							 holder_pid, name) :
+					 held ?
+					 errhint("An open transaction holds the catalog row of view \"%s\" (a DROP or ALTER of it not committed yet): its commits wait for that transaction to end, the other views go on.",
+							 name) :
 					 blocker != 0 ?
-					 errhint("The barrier manager of this database waits for a lock held by process %d (an open transaction that created or dropped a streaming view holds one that stops every view's commits until it ends; see pg_stat_activity).",
+					 errhint("The barrier manager of this database waits for a lock held by process %d (an open transaction that holds the lock every commit of a view takes stops every view's commits until it ends; see pg_stat_activity).",
 							 blocker) :
 					 errhint("See hummock_stream.jobs and hummock_stream.partial_graphs for a view that is failing or slow.")));
 		}

@@ -451,20 +451,22 @@ fill_graph_status(HsGraphStatus *s, const HsGraph *g)
 	s->failures = (int16) Min(g->failures, PG_INT16_MAX);
 	s->worker_lost = g->worker_lost;
 	s->waits_for_worker = g->state == HS_GRAPH_FAILED && g->waits_for_worker;
+	s->commit_held = g->commit_held;
 	s->retry_at = g->state == HS_GRAPH_FAILED ? g->retry_at : 0;
 	strlcpy(s->last_error, g->last_error, sizeof(s->last_error));
 }
 
 /*
- * Graphs that do not advance (failed since their last commit, or running
- * no actor) are published first: with more graphs than the status has
+ * Graphs that do not advance (failed since their last commit, running no
+ * actor, or with their commits held back by a transaction that holds their
+ * job's row) are published first: with more graphs than the status has
  * room for, wait(), jobs and the global read epoch still see every one
  * that holds them back.
  */
 static bool
 graph_stalled(const HsGraph *g)
 {
-	return g->failed || (g->actors == NIL && g->pending_add == NIL);
+	return g->failed || g->commit_held || (g->actors == NIL && g->pending_add == NIL);
 }
 
 static void
@@ -925,7 +927,7 @@ HsBarrierManagerMain(Datum main_arg)
 				HsGraphRetry(lfirst(lc), now);
 			snapshot = take_snapshot();
 			foreach(lc, hs_manager.graphs)
-				HsGraphInject(lfirst(lc), curr,
+				HsGraphInject(lfirst(lc), prev, curr,
 							 checkpoint ? HS_BARRIER_CHECKPOINT : HS_BARRIER_REGULAR, now,
 							 snapshot);
 			pfree(snapshot);

@@ -68,7 +68,7 @@ extern void HsGraphResetDone(HsGraph *g);
 extern void HsGraphReset(HsGraph *g, const char *why, bool lost_worker);
 extern int	HsGraphMissingWorker(const HsGraph *g);
 extern void HsGraphRetry(HsGraph *g, TimestampTz now);
-extern void HsGraphInject(HsGraph *g, HsEpoch curr, HsBarrierKind kind,
+extern void HsGraphInject(HsGraph *g, HsEpoch prev, HsEpoch curr, HsBarrierKind kind,
 						  TimestampTz now, const char *snapshot);
 extern void HsInflightFree(HsInflightBarrier *b);
 extern void HsGraphsComplete(void);

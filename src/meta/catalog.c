@@ -483,6 +483,40 @@ HsCatalogSetPositions(int n, const Oid *job_ids, const char *const *snapshots,
 	end(&cs);
 }
 
+void
+HsCatalogLockJobRows(int n, const Oid *job_ids, bool *locked)
+{
+	static SPIPlanPtr plan;
+	CatalogStatement cs;
+	Datum		arg;
+	Oid			type = OIDARRAYOID;
+	Datum	   *ids;
+
+	for (int i = 0; i < n; i++)
+		locked[i] = false;
+	if (n == 0)
+		return;
+	ids = palloc(sizeof(Datum) * n);
+	for (int i = 0; i < n; i++)
+		ids[i] = ObjectIdGetDatum(job_ids[i]);
+	arg = PointerGetDatum(construct_array(ids, n, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
+	begin(&cs);
+	run_kept(&plan, "SELECT job_id FROM hummock_stream.stream_jobs"
+		" WHERE job_id = ANY ($1) FOR NO KEY UPDATE SKIP LOCKED",
+		1, &type, &arg, NULL, SPI_OK_SELECT);
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		bool		isnull;
+		Oid			id = DatumGetObjectId(column((int) r, 1, &isnull));
+
+		for (int i = 0; i < n; i++)
+			if (job_ids[i] == id)
+				locked[i] = true;
+	}
+	end(&cs);
+	pfree(ids);
+}
+
 int
 HsCatalogLogFloors(HsLogFloor **floors)
 {

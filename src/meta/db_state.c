@@ -138,6 +138,8 @@ reset_slot(HsDbState *s, Oid dboid)
 	s->manager_latch = NULL;
 	SpinLockAcquire(&s->barrier_mutex);
 	s->last_injected = 0;
+	s->global_floor = 0;
+	s->global_floor_version = 0;
 	s->barriers_total = 0;
 	s->ring_next = 0;
 	s->n_graphs = 0;
@@ -422,10 +424,33 @@ HsDbStateStalledGraphs(HsDbState *db, uint32 *graph_ids, int max)
 
 	SpinLockAcquire(&db->barrier_mutex);
 	for (int i = 0; i < db->n_graphs && n < max; i++)
-		if (db->graphs[i].failed || db->graphs[i].n_actors == 0)
+		if (db->graphs[i].failed || db->graphs[i].commit_held || db->graphs[i].n_actors == 0)
 			graph_ids[n++] = db->graphs[i].graph_id;
 	SpinLockRelease(&db->barrier_mutex);
 	return n;
+}
+
+HsEpoch
+HsDbStateGlobalFloor(HsDbState *db, uint64 version_id)
+{
+	HsEpoch		floor;
+
+	SpinLockAcquire(&db->barrier_mutex);
+	floor = db->global_floor_version <= version_id ? db->global_floor : 0;
+	SpinLockRelease(&db->barrier_mutex);
+	return floor;
+}
+
+void
+HsDbStateRaiseGlobalFloor(HsDbState *db, uint64 version_id, HsEpoch epoch)
+{
+	SpinLockAcquire(&db->barrier_mutex);
+	if (epoch > db->global_floor)
+	{
+		db->global_floor = epoch;
+		db->global_floor_version = Max(db->global_floor_version, version_id);
+	}
+	SpinLockRelease(&db->barrier_mutex);
 }
 
 /* ---------------------------------------------------------------------

@@ -732,14 +732,22 @@ lock_head_object(void)
 		flush_deferred();
 }
 
+/* Does the catalog exist (in this transaction: DROP EXTENSION drops it)? */
+static bool
+catalog_exists(void)
+{
+	Oid			nsp = get_namespace_oid("hummock_stream", true);
+
+	return OidIsValid(nsp) && OidIsValid(get_relname_relid("version_head", nsp));
+}
+
 void
 HsHummockLockVersionHead(void)
 {
 	HsUserContext owner;
-	Oid			nsp = get_namespace_oid("hummock_stream", true);
 
 	/* (DROP EXTENSION drops the catalog too, in an order of its own) */
-	if (!OidIsValid(nsp) || !OidIsValid(get_relname_relid("version_head", nsp)))
+	if (!catalog_exists())
 		return;
 	lock_head_object();
 	HsBecomeExtensionOwner(&owner);
@@ -891,6 +899,15 @@ flush_deferred(void)
 	flushing_deferred = true;
 	deferred_deltas = NIL;
 	drop_private_version();
+	/* (DROP EXTENSION: the catalog and the store go, versions with them) */
+	if (!catalog_exists())
+	{
+		foreach(lc, deltas)
+			HsVersionDeltaFree(((DeferredDelta *) lfirst(lc))->delta);
+		list_free_deep(deltas);
+		flushing_deferred = false;
+		return;
+	}
 	if (!ActiveSnapshotSet())
 	{
 		PushActiveSnapshot(GetTransactionSnapshot());

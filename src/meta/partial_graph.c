@@ -326,11 +326,27 @@ HsGraphRetry(HsGraph *g, TimestampTz now)
 		g->state = HS_GRAPH_INITIALIZING;
 }
 
-/* Inject the barrier prev -> curr of graph g into its workers. */
+/*
+ * Inject the barrier of the round prev -> curr (snapshot: the round's)
+ * into the workers of graph g.
+ *
+ * The rows a graph's barrier brings (those of the round's snapshot that
+ * the graph has not read yet) are written and committed at the barrier's
+ * prev epoch: every graph that takes each round's barrier holds at epoch
+ * prev exactly what the round's snapshot shows.  A slow graph skips
+ * rounds (at its in-flight limit); its next barrier goes from the round's
+ * prev too, not from the last epoch it was injected (whose rows would then
+ * be those of a snapshot taken rounds later: a read at that epoch, global
+ * or by time travel, would see rows committed after it).  A graph's first
+ * barrier after its Initial one, or after its creation's backfill, starts
+ * there likewise.  The epochs it skipped hold what it held before them.
+ */
 void
-HsGraphInject(HsGraph *g, HsEpoch curr, HsBarrierKind kind, TimestampTz now,
+HsGraphInject(HsGraph *g, HsEpoch prev, HsEpoch curr, HsBarrierKind kind, TimestampTz now,
 			 const char *snapshot)
 {
+	HsEpoch		from;
+
 	HsInflightBarrier *b;
 	uint64		mask;
 	HsMsgInject *msg;
@@ -346,8 +362,11 @@ HsGraphInject(HsGraph *g, HsEpoch curr, HsBarrierKind kind, TimestampTz now,
 		kind = HS_BARRIER_INITIAL;
 
 	mask = HsGraphWorkerMask(g);
+	from = g->last_injected ? g->last_injected : g->committed_epoch;
+	if (kind != HS_BARRIER_INITIAL && prev > from && prev < curr)
+		from = prev;
 	b = MemoryContextAllocZero(hs_manager.cxt, sizeof(HsInflightBarrier));
-	b->prev_epoch = g->last_injected ? g->last_injected : g->committed_epoch;
+	b->prev_epoch = from;
 	b->curr_epoch = curr;
 	b->kind = kind;
 	b->injected_at = now;
@@ -572,6 +591,70 @@ checkpoints_wrote(List *mine)
 	return false;
 }
 
+/*
+ * Decide which committing jobs save their position this round (above), and
+ * lock their catalog rows.  A job whose row another transaction holds (a
+ * DROP of its view in an open transaction block, which deletes the row
+ * and removes the view's tables from the version only at its pre-commit;
+ * an ALTER of the view) is held back: none of its barriers commit this
+ * round, they stay in flight for the next one, and its graph leaves
+ * per_graph and committers.  So a commit round never waits for a user's
+ * transaction, which may itself wait at its pre-commit for the version
+ * head this round holds, and the other views go on committing.
+ */
+static void
+hold_back_locked_jobs(List **per_graph, List **committers)
+{
+	ListCell   *lc;
+	ListCell   *lg;
+	TimestampTz now = GetCurrentTimestamp();
+	int			n = 0;
+	int			max = list_length(*per_graph);
+	Oid		   *ids = palloc(sizeof(Oid) * Max(max, 1));
+	bool	   *locked = palloc(sizeof(bool) * Max(max, 1));
+	List	   *kept_mine = NIL;
+	List	   *kept_graphs = NIL;
+	MemoryContext old;
+
+	forboth(lc, *per_graph, lg, *committers)
+	{
+		List	   *mine = lfirst(lc);
+		HsInflightBarrier *b = llast(mine);
+		HsGraph    *g = lfirst(lg);
+
+		g->save_position = g->is_stream_job && b->snapshot != NULL &&
+			(checkpoints_wrote(mine) ||
+			 TimestampDifferenceExceeds(g->position_saved_at, now, HS_POSITION_SAVE_MS));
+		if (g->save_position)
+			ids[n++] = g->graph_id;
+	}
+	HsCatalogLockJobRows(n, ids, locked);
+	/* (the lists outlive this transaction: where the caller made them) */
+	old = MemoryContextSwitchTo(GetMemoryChunkContext(*per_graph));
+	n = 0;
+	forboth(lc, *per_graph, lg, *committers)
+	{
+		HsGraph    *g = lfirst(lg);
+
+		if (g->save_position && !locked[n++])
+		{
+			g->save_position = false;
+			g->held_back = true;
+			list_free(lfirst(lc));
+			continue;
+		}
+		kept_mine = lappend(kept_mine, lfirst(lc));
+		kept_graphs = lappend(kept_graphs, g);
+	}
+	MemoryContextSwitchTo(old);
+	list_free(*per_graph);
+	list_free(*committers);
+	*per_graph = kept_mine;
+	*committers = kept_graphs;
+	pfree(ids);
+	pfree(locked);
+}
+
 static void
 commit_positions(List *per_graph, List *graphs)
 {
@@ -590,11 +673,9 @@ commit_positions(List *per_graph, List *graphs)
 		HsInflightBarrier *b = llast(mine);
 		HsGraph    *g = lfirst(lg);
 
-		if (!g->is_stream_job || b->snapshot == NULL)
+		if (!g->save_position)
 			continue;
-		if (!checkpoints_wrote(mine) &&
-			!TimestampDifferenceExceeds(g->position_saved_at, now, HS_POSITION_SAVE_MS))
-			continue;
+		g->save_position = false;
 		g->position_saved_at = now;
 		ids[n] = g->graph_id;
 		snapshots[n] = b->snapshot;
@@ -656,12 +737,14 @@ HsGraphsComplete(void)
 		StartTransactionCommand();
 		PushActiveSnapshot(GetTransactionSnapshot());
 		/*
-		 * The head first, as a DROP does: a drop that committed meanwhile
-		 * is in the version read next, and none can commit until these
-		 * commits do (else a commit of a dropped table would fail).
+		 * The head first: a drop that committed meanwhile is in the version
+		 * read next, and none can commit until these commits do (a drop
+		 * removes its tables at its pre-commit, under the head's lock; a
+		 * commit of a removed table would fail).
 		 */
 		HsHummockLockVersionHead();
 		current = HsHummockCurrentVersion();
+		hold_back_locked_jobs(&per_graph, &committers);
 		for (int round = 0;; round++)
 		{
 			HsVersionDelta *delta = NULL;
@@ -718,6 +801,14 @@ HsGraphsComplete(void)
 		HsGraph    *g = lfirst(lc);
 		uint64		notify = 0;
 
+		if (g->held_back)
+		{
+			g->held_back = false;
+			if (!g->commit_held)
+				hs_manager.failure_changed = true;	/* (published at once) */
+			g->commit_held = true;
+			continue;
+		}
 		while (g->inflight != NIL)
 		{
 			HsInflightBarrier *b = linitial(g->inflight);
@@ -734,9 +825,10 @@ HsGraphsComplete(void)
 				g->commits++;
 				g->last_commit_at = commit_ts;
 				/* healthy again: the error and the backoff go */
-				if (g->failed)
+				if (g->failed || g->commit_held)
 					hs_manager.failure_changed = true;
 				g->failed = false;
+				g->commit_held = false;
 				g->failures = 0;
 				g->retry_requested = false;
 				g->last_error[0] = '\0';

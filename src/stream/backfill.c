@@ -325,15 +325,16 @@ HsBackfillUpstreamEpoch(List *sources, HsVersion **v)
 
 		/*
 		 * Waiting for a commit is waiting for ourselves when this
-		 * transaction holds the version head (it dropped a view before):
-		 * no epoch commits until it ends.
+		 * transaction holds the version head (it committed a view's data
+		 * before, outside a transaction block: in a function, a DO
+		 * block): no epoch commits until it ends.
 		 */
 		if (HsHummockXactHoldsHead())
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("streaming materialized view \"%s\" cannot commit the epoch this view must read it at in this transaction",
 							get_rel_name(behind)),
-					 errdetail("This transaction dropped a streaming materialized view before, and holds the lock every commit of a view takes until it ends; a view over several streaming views reads them at one epoch, and a view over one kept from before reads its change log, which starts at a commit."),
+					 errdetail("This transaction committed the data of a streaming materialized view before (created in a function or a DO block), and holds the lock every commit of a view takes until it ends; a view over several streaming views reads them at one epoch, and a view over one kept from before reads its change log, which starts at a commit."),
 					 errhint("Create the view in a transaction of its own (or from autocommit).")));
 		left = (long) TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline);
 		if (left <= 0)

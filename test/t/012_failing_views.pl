@@ -261,6 +261,32 @@ $node->safe_psql('postgres', 'UPDATE slow_t SET x = 0');
 $node->safe_psql('postgres', "SELECT hummock_stream.wait('v_slow', '120 s')");
 is($node->safe_psql('postgres', 'SELECT x FROM v_slow'), '0', 'the slow view heals once its epochs are fast');
 ok(time - $t0 < 300, 'no epoch ran its ten minutes');
+$node->safe_psql('postgres', q{ALTER SYSTEM RESET hummock_stream.epoch_timeout; SELECT pg_reload_conf()});
+
+# A view over a failing view waits for its next commit: neither holds back
+# the global reads of the other views (any role can make its own view
+# fail), and both go on once the cause is gone.
+$node->safe_psql('postgres', q{
+	CREATE TABLE up_t (id int PRIMARY KEY, v int);
+	INSERT INTO up_t VALUES (1, 1);
+	CREATE TABLE side_t (id int PRIMARY KEY);
+	SELECT hummock_stream.create_materialized_view('v_up', 'SELECT id, 100 / v AS x FROM up_t',
+	                                               change_log => true);
+	SELECT hummock_stream.create_materialized_view('v_down', 'SELECT count(*) AS n, sum(x) AS s FROM v_up');
+	SELECT hummock_stream.create_materialized_view('v_side', 'SELECT count(*) AS n FROM side_t');
+});
+$node->safe_psql('postgres', 'INSERT INTO up_t VALUES (2, 0)');
+ok($node->poll_query_until('postgres', q{
+	SELECT state = 'failed' FROM hummock_stream.jobs WHERE name = 'v_up'::regclass}),
+	'the upstream view fails');
+$node->safe_psql('postgres', q{INSERT INTO side_t VALUES (1)});
+my ($ret, $out, $err) = $node->psql('postgres', q{SELECT hummock_stream.wait('v_side', '60 s')});
+is($ret, 0, 'wait() for another view returns while a view over the failing one waits') or diag($err);
+is($node->safe_psql('postgres', q{SET hummock_stream.query_consistency = 'global'; SELECT n FROM v_side}),
+	'1', 'and a global read of it shows the change');
+$node->safe_psql('postgres', 'UPDATE up_t SET v = 4 WHERE id = 2');
+$node->safe_psql('postgres', "SELECT hummock_stream.wait('v_down', '120 s')");
+is($node->safe_psql('postgres', 'SELECT n, s FROM v_down'), '2|125', 'both heal once the cause is gone');
 
 $node->stop;
 done_testing();

@@ -414,9 +414,11 @@ for my $who ('creator', 'caller')
 }
 
 # (k) a creation in a transaction block commits its view's data when the
-# transaction commits: while it stays open the other views go on; a drop
-# in a transaction block holds the lock every commit of a view takes
-# until it ends, and a wait() that times out meanwhile names the process
+# transaction commits: while it stays open the other views go on.  So does
+# a drop in a transaction block (it removes the view's tables at its
+# pre-commit; meanwhile the view's commits are held back and its epoch
+# holds back no global read): rolled back, the view goes on as before;
+# committed, it is gone, with the barrier manager still running.
 {
 	$node->safe_psql('postgres', q{
 		CREATE TABLE held (id int PRIMARY KEY, v int);
@@ -435,20 +437,44 @@ for my $who ('creator', 'caller')
 	$node->safe_psql('postgres', q{INSERT INTO held VALUES (1, 1); SELECT hummock_stream.wait('held_count', '60s')});
 	is($node->safe_psql('postgres', 'SELECT n FROM held_count'), '1', '(k) and the view is maintained once it commits');
 
+	my $manager = $node->safe_psql('postgres', q{SELECT pid FROM pg_stat_activity
+		WHERE backend_type = 'hummock_stream barrier manager' AND datname = 'postgres'});
 	$holder->query_safe(q{BEGIN});
 	$holder->query_safe(q{DROP MATERIALIZED VIEW doomed});
+	$node->safe_psql('postgres', q{INSERT INTO held VALUES (2, 2)});
+	my ($ret, $out, $err) = $node->psql('postgres',
+		q{INSERT INTO other VALUES (2); SELECT hummock_stream.wait('other_count', '60s')});
+	is($ret, 0, '(k) the other views go on while a transaction that dropped a view is open') or diag($err);
+	is($node->safe_psql('postgres', 'SELECT n FROM other_count'), '2', '(k) the other view is current');
+	is($node->safe_psql('postgres', q{SET hummock_stream.query_consistency = 'global'; SELECT n FROM other_count}),
+		'2', '(k) the view being dropped holds back no global read');
 	my $pid = $holder->query_safe(q{SELECT pg_backend_pid()});
 	chomp $pid;
-	my ($ret, $out, $err) = $node->psql('postgres',
-		q{INSERT INTO other VALUES (2); SELECT hummock_stream.wait('other_count', '1s')});
-	like($err, qr/waits for a lock held by process $pid/,
-		'(k) wait() names the transaction that stops the commits');
 	($ret, $out, $err) = $node->psql('postgres', q{SELECT hummock_stream.wait(NULL, '1s')});
-	like($err, qr/timed out/, "(k) a wait() for every view does not queue behind the drop's lock");
+	like($err, qr/timed out.*Process $pid holds view "doomed" in an open transaction/s,
+		"(k) a wait() for every view, the one being dropped too, names the transaction that holds it");
 	$holder->query_safe(q{ROLLBACK});
+	$node->safe_psql('postgres', q{INSERT INTO held VALUES (3, 3); SELECT hummock_stream.wait('doomed', '60s')});
+	is($node->safe_psql('postgres', 'SELECT n FROM doomed'), '3',
+		'(k) a drop rolled back: the view goes on with every change');
+
+	$holder->query_safe(q{BEGIN});
+	$holder->query_safe(q{SELECT hummock_stream.drop_materialized_view('doomed')});
+	$node->safe_psql('postgres', q{INSERT INTO held VALUES (4, 4); INSERT INTO other VALUES (3);
+		SELECT hummock_stream.wait('other_count', '60s')});
+	is($node->safe_psql('postgres', 'SELECT n FROM other_count'), '3',
+		'(k) drop_materialized_view() in an open transaction stops no other view');
+	$holder->query_safe(q{COMMIT});
 	$holder->quit;
-	$node->safe_psql('postgres', q{SELECT hummock_stream.wait('other_count', '60s')});
-	is($node->safe_psql('postgres', 'SELECT n FROM other_count'), '2', '(k) and the views go on after it');
+	is($node->safe_psql('postgres', q{SELECT count(*) FROM pg_class WHERE relname = 'doomed'}), '0',
+		'(k) the drop committed: the view is gone');
+	$node->safe_psql('postgres', q{INSERT INTO held VALUES (5, 5); INSERT INTO other VALUES (4);
+		SELECT hummock_stream.wait(NULL, '60s')});
+	is($node->safe_psql('postgres', 'SELECT n FROM held_count'), '5', '(k) and the views go on after it');
+	is($node->safe_psql('postgres', 'SELECT n FROM other_count'), '4', '(k) every one of them');
+	is($node->safe_psql('postgres', q{SELECT pid FROM pg_stat_activity
+		WHERE backend_type = 'hummock_stream barrier manager' AND datname = 'postgres'}),
+		$manager, '(k) with the same barrier manager');
 }
 
 $node->stop;

@@ -1,8 +1,9 @@
 # Views dropped while their checkpoints commit: two writers keep every
 # view busy (10 ms barriers, so a commit is nearly always in flight), and
-# views are dropped and created again, round after round.  A DROP locks
-# the version head before it removes the view's tables and the barrier
-# manager locks it before it reads the version it commits against, so a
+# views are dropped and created again, round after round.  A DROP removes
+# the view's tables at its pre-commit under the version head's lock, and
+# the barrier manager locks the head before it reads the version it
+# commits against (and holds back a view whose job row a drop holds), so a
 # commit never names a dropped table: the barrier manager runs on with the
 # same pid, the log has no "commit of a dropped table", and the views left
 # equal their queries.

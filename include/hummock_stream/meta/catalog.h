@@ -89,6 +89,13 @@ extern void HsCatalogSetPositions(int n, const Oid *job_ids, const char *const *
 								  const HsEpoch *view_positions);
 
 /*
+ * Lock the catalog rows of n jobs for the rest of this transaction, those
+ * no other transaction holds (SKIP LOCKED: it never waits): locked[i] says
+ * which.  A row deleted meanwhile is not locked.
+ */
+extern void HsCatalogLockJobRows(int n, const Oid *job_ids, bool *locked);
+
+/*
  * For each streaming view that other views read, the oldest epoch a
  * reader still reads its change log from (its view_position): HsLogFloor
  * pairs (compaction.h), palloc'd; returns how many.

@@ -68,6 +68,8 @@ typedef struct HsGraphStatus
 	bool		failed;			/* failed since its last commit (last_error) */
 	bool		worker_lost;	/* its last failure: a compute worker exited */
 	bool		waits_for_worker;	/* failed: a worker of it has no slot */
+	bool		commit_held;	/* another transaction holds its job's row
+								 * (a DROP of it in an open transaction) */
 	int16		failures;		/* failures in a row since its last commit */
 	int16		n_actors;
 	int16		inflight;
@@ -214,6 +216,12 @@ typedef struct HsDbState
 	 */
 	slock_t		barrier_mutex;
 	HsEpoch		last_injected;
+	/*
+	 * Kept by readers (HsDbStateGlobalFloor): the highest global read epoch
+	 * computed, and the version it was computed from.
+	 */
+	HsEpoch		global_floor;
+	uint64		global_floor_version;
 	uint64		barriers_total;
 	int			ring_next;
 	int			n_graphs;
@@ -309,9 +317,20 @@ extern bool HsDbStateGraphStatus(HsDbState *db, uint32 graph_id, HsGraphStatus *
 
 /*
  * The graphs whose tables do not advance now (at most max): failed since
- * their last commit, or running no actor (a view being rebuilt).
+ * their last commit, running no actor (a view being rebuilt), or whose
+ * commits a transaction holds back (a DROP of the view not committed yet).
  */
 extern int	HsDbStateStalledGraphs(HsDbState *db, uint32 *graph_ids, int max);
+
+/*
+ * The highest global read epoch computed so far from a version not newer
+ * than version_id (0 if none: one computed from a newer version may name
+ * epochs this version does not have yet).
+ */
+extern HsEpoch HsDbStateGlobalFloor(HsDbState *db, uint64 version_id);
+
+/* Raise it to epoch, computed from version version_id. */
+extern void HsDbStateRaiseGlobalFloor(HsDbState *db, uint64 version_id, HsEpoch epoch);
 
 /* ---- slot life cycle ---- */
 
