@@ -70,3 +70,21 @@ COMMENT ON FUNCTION hummock_stream.wait(regclass, interval) IS
 -- checks EXECUTE when a trigger is created, not when it fires: the capture
 -- triggers the extension creates keep working for every writer.)
 REVOKE ALL ON FUNCTION hummock_stream._capture_truncate() FROM PUBLIC;
+
+-- The value of a scalar subquery that may return no row or several, as a
+-- streaming view computes it (plan_sublinks.c): v for at most one row
+-- (NULL for none), the error Postgres raises for more.
+CREATE FUNCTION hummock_stream._one_row(n bigint, v anyelement)
+RETURNS anyelement
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+BEGIN
+  IF n OPERATOR(pg_catalog.>) 1 THEN
+    RAISE EXCEPTION USING ERRCODE = 'cardinality_violation',
+      MESSAGE = 'more than one row returned by a subquery used as an expression';
+  END IF;
+  RETURN v;
+END
+$$;
+COMMENT ON FUNCTION hummock_stream._one_row(bigint, anyelement) IS
+  'The value of a scalar subquery of n rows whose min is v, as a streaming view computes it: v for at most one row, error 21000 for more';

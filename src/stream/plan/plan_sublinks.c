@@ -14,6 +14,15 @@
  *									row meets the new one), the subquery a
  *									Var of it; at an aggregating level that
  *									Var is grouped by too (one value).
+ *	(SELECT v FROM ...)				an uncorrelated one that may return no
+ *									row or several (any other query of one
+ *									column whose type has a min) becomes
+ *									(SELECT min(v), count(*) FROM (...) s),
+ *									one row as above, the subquery
+ *									hummock_stream._one_row(count, min): its
+ *									value, NULL without a row, and 21000
+ *									where the expression is evaluated over
+ *									more than one, as Postgres raises it.
  *	(SELECT agg(...) FROM ...		a correlated one whose WHERE relates the
  *	  WHERE i = outer.o AND ...)	outer query only by equalities with
  *									expressions of one FROM item of it
@@ -85,6 +94,8 @@
 #include "optimizer/optimizer.h"
 #include "optimizer/prep.h"
 #include "optimizer/subselect.h"
+#include "parser/parse_coerce.h"
+#include "parser/parse_func.h"
 #include "parser/parse_oper.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
@@ -168,20 +179,29 @@ one_row_always(Query *sub)
 		sub->limitOffset == NULL;
 }
 
-/* count(*), as parse analysis makes it. */
+/* A call of the plain aggregate fnoid of result type, with no argument yet. */
 static Aggref *
-make_count_star(void)
+make_aggref(Oid fnoid, Oid type)
 {
 	Aggref	   *a = makeNode(Aggref);
 
-	a->aggfnoid = F_COUNT_;
-	a->aggtype = INT8OID;
-	a->aggstar = true;
+	a->aggfnoid = fnoid;
+	a->aggtype = type;
 	a->aggkind = AGGKIND_NORMAL;
 	a->aggsplit = AGGSPLIT_SIMPLE;
 	a->aggno = -1;
 	a->aggtransno = -1;
 	a->location = -1;
+	return a;
+}
+
+/* count(*), as parse analysis makes it. */
+static Aggref *
+make_count_star(void)
+{
+	Aggref	   *a = make_aggref(F_COUNT_, INT8OID);
+
+	a->aggstar = true;
 	return a;
 }
 
@@ -1610,6 +1630,93 @@ scalar_as_lateral(Query *q, Query *sub, ScalarContext *sc)
 	return (Node *) v;
 }
 
+/*
+ * min(v) of the type of v, as parse analysis makes it; NULL if the type has
+ * no min aggregate.
+ */
+static Aggref *
+make_min(Expr *v)
+{
+	Oid			type = exprType((Node *) v);
+	Oid			funcid;
+	Oid			rettype;
+	bool		retset;
+	int			nvargs;
+	Oid			vatype;
+	Oid		   *true_types;
+	Aggref	   *a;
+
+	if (func_get_detail(list_make1(makeString("min")), NIL, NIL, 1, &type, false, false,
+						false, &funcid, &rettype, &retset, &nvargs, &vatype, &true_types,
+						NULL) != FUNCDETAIL_AGGREGATE)
+		return NULL;
+	/* (min(text) of a varchar, min(int4) of a domain over int4) */
+	if (!IsPolymorphicType(true_types[0]) && true_types[0] != type)
+	{
+		if (!IsBinaryCoercible(type, true_types[0]))
+			return NULL;
+		v = (Expr *) makeRelabelType(v, true_types[0], -1, exprCollation((Node *) v),
+									 COERCE_IMPLICIT_CAST);
+		type = true_types[0];
+	}
+	a = make_aggref(funcid, IsPolymorphicType(rettype) ? type : rettype);
+	a->aggcollid = exprCollation((Node *) v);
+	a->inputcollid = exprCollation((Node *) v);
+	a->aggargtypes = list_make1_oid(type);
+	a->args = list_make1(makeTargetEntry(v, 1, NULL, false));
+	return a;
+}
+
+/*
+ * An uncorrelated scalar subquery sub that may return no row or several:
+ * (SELECT min(s.v), count(*) FROM (sub) s), one row always, added to q's
+ * FROM as the one-row ones are; returns hummock_stream._one_row(count,
+ * min) over it, or NULL if the type of v has no min (or the extension's
+ * function is missing: an extension not updated).
+ */
+static Node *
+at_most_one_row(ScalarContext *sc, Query *sub, Oid type, int32 typmod, Oid collation)
+{
+	int			inner;
+	int			rt;
+	Query	   *w;
+	Aggref	   *min;
+	Oid			argtypes[2] = {INT8OID, ANYELEMENTOID};
+	Oid			fn;
+	Var		   *value;
+	Var		   *rows;
+	FuncExpr   *call;
+
+	fn = LookupFuncName(list_make2(makeString("hummock_stream"), makeString("_one_row")),
+						2, argtypes, true);
+	if (!OidIsValid(fn))
+		return NULL;
+	w = query_over(sub, "hs_one_row", &inner);
+	min = make_min((Expr *) sub_var(sub, inner, 1));
+	if (min == NULL)
+		return NULL;
+	w->targetList = list_make2(makeTargetEntry((Expr *) min, 1, pstrdup("value"), false),
+							   makeTargetEntry((Expr *) make_count_star(), 2,
+											   pstrdup("rows"), false));
+	w->hasAggs = true;
+	rt = add_subquery_rte(sc->q, w, psprintf("hs_scalar_%d", ++sc->n));
+	sc->q->jointree->fromlist = lappend(sc->q->jointree->fromlist, make_ref(rt));
+	value = sub_var(w, rt, 1);
+	rows = sub_var(w, rt, 2);
+	if (sc->in_having_or_target && sc->q->groupClause != NIL)
+	{
+		group_by_too(sc->q, (Expr *) value);
+		group_by_too(sc->q, (Expr *) rows);
+	}
+	call = makeFuncExpr(fn, min->aggtype, list_make2(rows, value), InvalidOid,
+						min->aggcollid, COERCE_EXPLICIT_CALL);
+	/* (the subquery's own type, as the query was analyzed with it) */
+	if (min->aggtype != type || typmod != -1)
+		return (Node *) makeRelabelType((Expr *) call, type, typmod, collation,
+										COERCE_IMPLICIT_CAST);
+	return (Node *) call;
+}
+
 static Node *
 scalar_mutator(Node *node, ScalarContext *sc)
 {
@@ -1637,15 +1744,21 @@ scalar_mutator(Node *node, ScalarContext *sc)
 						 errdetail("A correlated scalar subquery must look one row up by a unique key of its table, by equalities with the outer query in its WHERE, or aggregate without GROUP BY, HAVING or LIMIT; an aggregating one related otherwise than by such equalities must read columns of only one item of the outer query, a table or a subquery that no outer join nulls.")));
 			return done;
 		}
-		if (!one_row_always(sub) || list_length(sub->targetList) != 1)
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("a scalar subquery that may return other than one row is not supported in a streaming materialized view"),
-					 errdetail("A scalar subquery must aggregate without GROUP BY, HAVING or LIMIT, so that it always returns one row.")));
 		if (sc->in_having_or_target && sc->q->groupClause == NIL && aggregating(sc->q))
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("a scalar subquery in an aggregating query without GROUP BY is not supported in a streaming materialized view")));
+		if (!one_row_always(sub) || list_length(sub->targetList) != 1)
+		{
+			done = at_most_one_row(sc, sub, exprType(node), exprTypmod(node),
+								   exprCollation(node));
+			if (done == NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("a scalar subquery that may return other than one row is not supported in a streaming materialized view"),
+						 errdetail("A scalar subquery must aggregate without GROUP BY, HAVING or LIMIT, so that it always returns one row, or return a type that has min().")));
+			return done;
+		}
 		rt = add_subquery_rte(sc->q, copyObject(sub), psprintf("hs_scalar_%d", ++sc->n));
 		sc->q->jointree->fromlist = lappend(sc->q->jointree->fromlist, make_ref(rt));
 		v = sub_var(sub, rt, 1);
