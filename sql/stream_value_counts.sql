@@ -95,6 +95,15 @@ SELECT hummock_stream.create_materialized_view('forms_by_g',
   $$SELECT g, min(k) AS klo, max(k) AS khi, min(f) AS flo, max(f) AS fhi FROM forms GROUP BY g$$);
 SELECT hummock_stream.create_materialized_view('forms_text',
   $$SELECT k::text AS kt, count(*) AS n FROM forms GROUP BY k$$);
+-- the same for DISTINCT and UNION's duplicate removal (and an interval:
+-- 1 mon = 30 days)
+ALTER TABLE forms ADD COLUMN iv interval;
+UPDATE forms SET iv = CASE WHEN id = 1 THEN interval '1 mon' ELSE interval '30 days' END;
+SELECT hummock_stream.create_materialized_view('forms_distinct',
+  $$SELECT DISTINCT k, f, iv FROM forms$$);
+SELECT hummock_stream.create_materialized_view('forms_union',
+  $$SELECT k FROM forms UNION SELECT k FROM forms WHERE false$$);
+SELECT operators FROM hummock_stream.fragments WHERE job = 'forms_distinct'::regclass;
 BEGIN;
 DELETE FROM forms WHERE id = 1;
 UPDATE forms SET f = '-0' WHERE id = 2;
@@ -105,9 +114,13 @@ SELECT k::text, n, fhi::text FROM forms_by_k ORDER BY k;
 SELECT g, klo::text, khi::text, flo::text, fhi::text FROM forms_by_g ORDER BY g;
 SELECT * FROM forms_text ORDER BY kt;
 SELECT k::text, count(*) AS n, max(f)::text AS fhi FROM forms GROUP BY k ORDER BY k;
+SELECT k::text, f::text, iv::text FROM forms_distinct ORDER BY k, f;
+SELECT DISTINCT k::text, f::text, iv::text FROM forms ORDER BY 1, 2;
+SELECT k::text FROM forms_union ORDER BY k;
 SELECT * FROM hummock_stream_test.views_differ();
 SELECT hummock_stream.drop_materialized_view(v)
-  FROM unnest(ARRAY['forms_by_k', 'forms_by_g', 'forms_text']) v;
+  FROM unnest(ARRAY['forms_by_k', 'forms_by_g', 'forms_text', 'forms_distinct',
+                    'forms_union']) v;
 DROP TABLE forms;
 
 -- Epochs of thousands of changes: the pending value counts are sorted by

@@ -41,7 +41,9 @@
  * level's unique key (unless DISTINCT follows).
  *
  * DISTINCT over a level's output columns is a HashAgg with those columns
- * as its group key and no calls, whose rows are then unique.
+ * as its group key, whose rows are then unique; a column grouped by its
+ * hash, or whose equal values print differently, is shown through a min
+ * of it (distinct_by_hash), its only calls.
  *
  * src/stream/plan/plan_agg.c
  *
@@ -985,16 +987,33 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
  */
 
 /*
+ * Is column att of a DISTINCT shown by a min of its rows' forms: its type
+ * folds values that print differently into one key (numeric 1.0 and 1.00,
+ * float -0 and 0, interval, bpchar, arrays and rows of them), the group
+ * keeps the form of the row that made it, which may be gone, and the min's
+ * value counts keep each form apart (so it is one some row still has).
+ * (Not jsonb, which has no min.)
+ */
+static bool
+distinct_shown_by_min(PlanCtx *ctx, Form_pg_attribute att)
+{
+	return ctx->distinct_shown_by_min && HsMemcmpTypeFolds(att->atttypid) &&
+		HsAggSupported(HS_AGG_MIN, att->atttypid);
+}
+
+/*
  * DISTINCT over the visible columns of in, some of which must be grouped
- * by their hash (plan_hashed_keys.c): a HashAgg by the columns, hashed
- * where they must be, with a min of each hashed column to show it (the
- * form of one of the rows, as Postgres shows one).  Rows equal to a row of
- * another group in every column are in that group, so the shown columns
- * are a key of the output too.
+ * by their hash (plan_hashed_keys.c) or shown by a min (above): a HashAgg
+ * by the columns, hashed where they must be, with a min of each hashed or
+ * folding column to show it (the form of one of the rows, as Postgres
+ * shows one).  Rows equal to a row of another group in every column are in
+ * that group, so the shown columns are a key of the output too.
  */
 static RelOut *
 distinct_by_hash(PlanCtx *ctx, RelOut *in)
 {
+	int			nhashed = 0;
+	int			nshown = 0;		/* (the others shown by a min) */
 	int			n = in->nvisible;
 	List	   *exprs = NIL;
 	List	   *tl = NIL;
@@ -1007,7 +1026,16 @@ distinct_by_hash(PlanCtx *ctx, RelOut *in)
 	HsExec	   *p;
 	RelOut	   *out;
 
-	if (2 * n > HS_AGG_MAX_CALLS)
+	for (int i = 0; i < n; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(in->desc, i);
+
+		if (group_key_needs_hash(att->atttypid, att->attcollation))
+			nhashed++;
+		else if (distinct_shown_by_min(ctx, att))
+			nshown++;
+	}
+	if (n + nhashed + nshown > HS_AGG_MAX_CALLS)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("DISTINCT over more than %d columns some of which are grouped by their hash is not supported in a streaming materialized view",
@@ -1027,7 +1055,8 @@ distinct_by_hash(PlanCtx *ctx, RelOut *in)
 		Form_pg_attribute att = TupleDescAttr(in->desc, i);
 		HsAggCall  *c;
 
-		if (!group_key_needs_hash(att->atttypid, att->attcollation))
+		if (!group_key_needs_hash(att->atttypid, att->attcollation) &&
+			!distinct_shown_by_min(ctx, att))
 			continue;
 		exprs = lappend(exprs, var_tle(in->desc, i, i + 1)->expr);
 		c = &calls[ncalls++];
@@ -1039,12 +1068,18 @@ distinct_by_hash(PlanCtx *ctx, RelOut *in)
 		shown[i] = n + ncalls;
 	}
 	in = project_level(in, exprs, NIL, false);
-	note_operator(ctx, "HashAgg (DISTINCT over %d column%s, %d by hash)", n, n == 1 ? "" : "s",
-				  ncalls);
+	if (nhashed > 0)
+		note_operator(ctx, "HashAgg (DISTINCT over %d column%s, %d by hash)", n, n == 1 ? "" : "s",
+					  nhashed);
+	else
+		note_operator(ctx, "HashAgg (DISTINCT over %d column%s)", n, n == 1 ? "" : "s");
 	check_kept_rows(in->desc, "DISTINCT");
 	for (int i = 0; i < ncalls; i++)
 		check_kept_column(in->desc, calls[i].arg, "DISTINCT");
-	groups = next_state(ctx, "DISTINCT rows" HASHED_KEYS_ROLE_MARK);
+	groups = next_state(ctx, psprintf("DISTINCT rows%s%s",
+									  nhashed > 0 ? HASHED_KEYS_ROLE_MARK : "",
+									  ctx->distinct_shown_by_min ?
+									  DISTINCT_SHOWN_BY_MIN_ROLE_MARK : ""));
 	values = next_state(ctx, minmax_role(NIL, true, calls, ncalls, false));
 	e = HsExecHashAggCreate(in->desc, n, calls, ncalls, NULL, groups, values, false);
 	attach(in, e);
@@ -1068,6 +1103,7 @@ distinct_level(PlanCtx *ctx, RelOut *in)
 	RelOut	   *out;
 	int			n = in->nvisible;
 	int			nhashed = 0;
+	int			nmin = 0;
 
 	for (int i = 0; i < n; i++)
 	{
@@ -1076,8 +1112,11 @@ distinct_level(PlanCtx *ctx, RelOut *in)
 		if (key_needs_hash(att->atttypid, att->attcollation,
 						   "DISTINCT over a column of type", "DISTINCT"))
 			nhashed++;
+		else if (distinct_shown_by_min(ctx, att))
+			nmin++;
 	}
-	if (nhashed > 0)
+	/* (a DISTINCT too wide for its mins shows the first form stored) */
+	if (nhashed > 0 || (nmin > 0 && n + nmin <= HS_AGG_MAX_CALLS))
 		return distinct_by_hash(ctx, in);
 	if (in->desc->natts != n)
 	{

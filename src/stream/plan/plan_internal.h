@@ -92,6 +92,11 @@ typedef struct PlanCtx
 									 * values can differ in their bytes is a
 									 * join key, by its hash (a new view, or
 									 * one planned so: plan_hashed_keys.c) */
+	bool		distinct_shown_by_min;	/* a DISTINCT column whose equal
+										 * values print differently shows a
+										 * min of its rows' forms (a new
+										 * view, or one planned so:
+										 * plan_agg.c) */
 	List	   *constant_refs;	/* RangeTblRef: FROM-list items planned
 								 * as constant inputs (plan_join.c) */
 	bool		constant_rows;	/* compute constant inputs' rows (else
@@ -306,6 +311,12 @@ extern bool constant_has_rows(Query *item, int64 n);
  * an equality's sides (plan_hashed_keys.c).
  */
 #define HASHED_KEYS_ROLE_MARK " (keys hashed)"
+
+/*
+ * In the role of a DISTINCT's rows when its columns whose equal values
+ * print differently are shown by a min (plan_agg.c).
+ */
+#define DISTINCT_SHOWN_BY_MIN_ROLE_MARK " (shown by min)"
 
 /* Ends the role of a join's state table that keeps a constant input's rows. */
 #define CONSTANT_INPUT_ROLE_SUFFIX " (constant)"

@@ -998,6 +998,17 @@ makes_hashed_join_keys(const HsStreamPlan *plan)
 	return new_or_recorded_with(plan, HASHED_KEYS_ROLE_MARK);
 }
 
+/*
+ * Does plan show a DISTINCT column whose equal values print differently
+ * by a min of its rows' forms (plan_agg.c)?  A new view does; one planned
+ * before shows the first form stored, as its roles say.
+ */
+static bool
+makes_distinct_min(const HsStreamPlan *plan)
+{
+	return new_or_recorded_with(plan, DISTINCT_SHOWN_BY_MIN_ROLE_MARK);
+}
+
 static HsStreamPlan *
 plan_create(Query *q, List *recorded_roles, bool new_job, bool constant_rows)
 {
@@ -1034,6 +1045,7 @@ plan_create(Query *q, List *recorded_roles, bool new_job, bool constant_rows)
 	ctx.function_order = makes_function_order(plan);
 	ctx.join_order = makes_join_order(plan);
 	ctx.hashed_join_keys = makes_hashed_join_keys(plan);
+	ctx.distinct_shown_by_min = makes_distinct_min(plan);
 	ctx.constant_rows = plan->constant_rows;
 	tmp = AllocSetContextCreate(CurrentMemoryContext, "hummock_stream planning",
 								ALLOCSET_DEFAULT_SIZES);
@@ -1072,6 +1084,7 @@ HsStreamPlanBuild(HsStreamPlan *plan, TupleDesc view_desc, HsStateTable *view,
 	ctx.function_order = makes_function_order(plan);
 	ctx.join_order = makes_join_order(plan);
 	ctx.hashed_join_keys = makes_hashed_join_keys(plan);
+	ctx.distinct_shown_by_min = makes_distinct_min(plan);
 	ctx.constant_rows = plan->constant_rows;
 	ctx.states = states;
 	ctx.nstates = plan->n_state_tables;
