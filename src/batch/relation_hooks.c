@@ -128,7 +128,7 @@ hs_executor_start(QueryDesc *queryDesc, int eflags)
  * commit of every view takes, is taken only then, so a DROP inside an open
  * transaction block stops no other view.  Until then the dropped view's
  * job goes on in the barrier manager, which holds back its commits while
- * this transaction holds the job's catalog row (hold_back_locked_jobs), and
+ * this transaction holds the job's catalog row (save_positions), and
  * forgets it once the drop commits; if the drop rolls back, nothing
  * happened.  Every table is listed, committed or not yet (a removal of a
  * table the version does not hold changes nothing): one whose first epoch

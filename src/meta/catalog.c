@@ -443,14 +443,15 @@ HsCatalogDeleteJob(Oid job_id, List **sources, bool *existed)
 void
 HsCatalogSetPosition(Oid job_id, const char *snapshot, HsEpoch view_position)
 {
-	HsCatalogSetPositions(1, &job_id, &snapshot, &view_position);
+	HsCatalogSetPositions(1, &job_id, &snapshot, &view_position, NULL);
 }
 
 void
 HsCatalogSetPositions(int n, const Oid *job_ids, const char *const *snapshots,
-					  const HsEpoch *view_positions)
+					  const HsEpoch *view_positions, bool *saved)
 {
 	static SPIPlanPtr plan;
+	static SPIPlanPtr skipping_plan;
 	CatalogStatement cs;
 	Datum		args[3];
 	Oid			types[3] = {OIDARRAYOID, TEXTARRAYOID, INT8ARRAYOID};
@@ -475,46 +476,35 @@ HsCatalogSetPositions(int n, const Oid *job_ids, const char *const *snapshots,
 											  FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 	/* one statement for every job a commit round moves */
 	begin(&cs);
-	run_kept(&plan, "UPDATE hummock_stream.stream_jobs j"
-		"   SET position = u.position::pg_catalog.pg_snapshot, view_position = u.view_position"
-		"  FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2), pg_catalog.unnest($3))"
-		"       AS u(job_id, position, view_position)"
-		" WHERE j.job_id = u.job_id", 3, types, args, NULL, SPI_OK_UPDATE);
-	end(&cs);
-}
-
-void
-HsCatalogLockJobRows(int n, const Oid *job_ids, bool *locked)
-{
-	static SPIPlanPtr plan;
-	CatalogStatement cs;
-	Datum		arg;
-	Oid			type = OIDARRAYOID;
-	Datum	   *ids;
-
-	for (int i = 0; i < n; i++)
-		locked[i] = false;
-	if (n == 0)
-		return;
-	ids = palloc(sizeof(Datum) * n);
-	for (int i = 0; i < n; i++)
-		ids[i] = ObjectIdGetDatum(job_ids[i]);
-	arg = PointerGetDatum(construct_array(ids, n, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
-	begin(&cs);
-	run_kept(&plan, "SELECT job_id FROM hummock_stream.stream_jobs"
-		" WHERE job_id = ANY ($1) FOR NO KEY UPDATE SKIP LOCKED",
-		1, &type, &arg, NULL, SPI_OK_SELECT);
-	for (uint64 r = 0; r < SPI_processed; r++)
+	if (saved == NULL)
+		run_kept(&plan, "UPDATE hummock_stream.stream_jobs j"
+			"   SET position = u.position::pg_catalog.pg_snapshot, view_position = u.view_position"
+			"  FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2), pg_catalog.unnest($3))"
+			"       AS u(job_id, position, view_position)"
+			" WHERE j.job_id = u.job_id", 3, types, args, NULL, SPI_OK_UPDATE);
+	else
 	{
-		bool		isnull;
-		Oid			id = DatumGetObjectId(column((int) r, 1, &isnull));
-
+		run_kept(&skipping_plan, "UPDATE hummock_stream.stream_jobs j"
+			"   SET position = u.position::pg_catalog.pg_snapshot, view_position = u.view_position"
+			"  FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2), pg_catalog.unnest($3))"
+			"       AS u(job_id, position, view_position)"
+			" WHERE j.job_id = u.job_id"
+			"   AND j.job_id IN (SELECT l.job_id FROM hummock_stream.stream_jobs l"
+			"                     WHERE l.job_id = ANY ($1) FOR NO KEY UPDATE SKIP LOCKED)"
+			" RETURNING j.job_id", 3, types, args, NULL, SPI_OK_UPDATE_RETURNING);
 		for (int i = 0; i < n; i++)
-			if (job_ids[i] == id)
-				locked[i] = true;
+			saved[i] = false;
+		for (uint64 r = 0; r < SPI_processed; r++)
+		{
+			bool		isnull;
+			Oid			id = DatumGetObjectId(column((int) r, 1, &isnull));
+
+			for (int i = 0; i < n; i++)
+				if (job_ids[i] == id)
+					saved[i] = true;
+		}
 	}
 	end(&cs);
-	pfree(ids);
 }
 
 int

@@ -592,18 +592,19 @@ checkpoints_wrote(List *mine)
 }
 
 /*
- * Decide which committing jobs save their position this round (above), and
- * lock their catalog rows.  A job whose row another transaction holds (a
- * DROP of its view in an open transaction block, which deletes the row
- * and removes the view's tables from the version only at its pre-commit;
- * an ALTER of the view) is held back: none of its barriers commit this
- * round, they stay in flight for the next one, and its graph leaves
- * per_graph and committers.  So a commit round never waits for a user's
+ * Save the positions of the committing jobs that need it (above), in the
+ * commit's transaction, in one statement that skips the rows another
+ * transaction holds (a DROP of the view in an open transaction block,
+ * which deletes the row and removes the view's tables from the version
+ * only at its pre-commit; an ALTER of the view).  Such a job is held back:
+ * none of its barriers commit this round, they stay in flight for the
+ * next one, and its graph leaves per_graph and committers (returned in
+ * the list of held graphs).  So a commit round never waits for a user's
  * transaction, which may itself wait at its pre-commit for the version
  * head this round holds, and the other views go on committing.
  */
-static void
-hold_back_locked_jobs(List **per_graph, List **committers)
+static List *
+save_positions(List **per_graph, List **committers)
 {
 	ListCell   *lc;
 	ListCell   *lg;
@@ -611,10 +612,15 @@ hold_back_locked_jobs(List **per_graph, List **committers)
 	int			n = 0;
 	int			max = list_length(*per_graph);
 	Oid		   *ids = palloc(sizeof(Oid) * Max(max, 1));
-	bool	   *locked = palloc(sizeof(bool) * Max(max, 1));
+	const char **snapshots = palloc(sizeof(char *) * Max(max, 1));
+	HsEpoch    *views = palloc(sizeof(HsEpoch) * Max(max, 1));
+	bool	   *saving = palloc(sizeof(bool) * Max(max, 1));
+	bool	   *saved = palloc(sizeof(bool) * Max(max, 1));
 	List	   *kept_mine = NIL;
 	List	   *kept_graphs = NIL;
+	List	   *held = NIL;
 	MemoryContext old;
+	int			i = 0;
 
 	forboth(lc, *per_graph, lg, *committers)
 	{
@@ -622,26 +628,35 @@ hold_back_locked_jobs(List **per_graph, List **committers)
 		HsInflightBarrier *b = llast(mine);
 		HsGraph    *g = lfirst(lg);
 
-		g->save_position = g->is_stream_job && b->snapshot != NULL &&
+		saving[i] = g->is_stream_job && b->snapshot != NULL &&
 			(checkpoints_wrote(mine) ||
 			 TimestampDifferenceExceeds(g->position_saved_at, now, HS_POSITION_SAVE_MS));
-		if (g->save_position)
-			ids[n++] = g->graph_id;
+		if (saving[i++])
+		{
+			ids[n] = g->graph_id;
+			snapshots[n] = b->snapshot;
+			views[n] = b->prev_epoch;
+			n++;
+		}
 	}
-	HsCatalogLockJobRows(n, ids, locked);
+	HsCatalogSetPositions(n, ids, snapshots, views, saved);
 	/* (the lists outlive this transaction: where the caller made them) */
 	old = MemoryContextSwitchTo(GetMemoryChunkContext(*per_graph));
+	i = 0;
 	n = 0;
 	forboth(lc, *per_graph, lg, *committers)
 	{
 		HsGraph    *g = lfirst(lg);
 
-		if (g->save_position && !locked[n++])
+		if (saving[i++])
 		{
-			g->save_position = false;
-			g->held_back = true;
-			list_free(lfirst(lc));
-			continue;
+			if (!saved[n++])
+			{
+				held = lappend(held, g);
+				list_free(lfirst(lc));
+				continue;
+			}
+			g->position_saved_at = now;
 		}
 		kept_mine = lappend(kept_mine, lfirst(lc));
 		kept_graphs = lappend(kept_graphs, g);
@@ -652,40 +667,11 @@ hold_back_locked_jobs(List **per_graph, List **committers)
 	*per_graph = kept_mine;
 	*committers = kept_graphs;
 	pfree(ids);
-	pfree(locked);
-}
-
-static void
-commit_positions(List *per_graph, List *graphs)
-{
-	ListCell   *lc;
-	ListCell   *lg;
-	TimestampTz now = GetCurrentTimestamp();
-	int			n = 0;
-	int			max = list_length(per_graph);
-	Oid		   *ids = palloc(sizeof(Oid) * Max(max, 1));
-	const char **snapshots = palloc(sizeof(char *) * Max(max, 1));
-	HsEpoch    *views = palloc(sizeof(HsEpoch) * Max(max, 1));
-
-	forboth(lc, per_graph, lg, graphs)
-	{
-		List	   *mine = lfirst(lc);
-		HsInflightBarrier *b = llast(mine);
-		HsGraph    *g = lfirst(lg);
-
-		if (!g->save_position)
-			continue;
-		g->save_position = false;
-		g->position_saved_at = now;
-		ids[n] = g->graph_id;
-		snapshots[n] = b->snapshot;
-		views[n] = b->prev_epoch;
-		n++;
-	}
-	HsCatalogSetPositions(n, ids, snapshots, views);
-	pfree(ids);
 	pfree(snapshots);
 	pfree(views);
+	pfree(saving);
+	pfree(saved);
+	return held;
 }
 
 /*
@@ -703,6 +689,7 @@ HsGraphsComplete(void)
 {
 	List	   *per_graph = NIL;	/* List * of checkpoints, one per graph */
 	List	   *committers = NIL;	/* HsGraph *: the graph of each */
+	List	   *held = NIL;		/* HsGraph *: held back (save_positions) */
 	ListCell   *lc;
 	TimestampTz committed_at = 0;
 	bool		any = false;
@@ -744,7 +731,7 @@ HsGraphsComplete(void)
 		 */
 		HsHummockLockVersionHead();
 		current = HsHummockCurrentVersion();
-		hold_back_locked_jobs(&per_graph, &committers);
+		held = save_positions(&per_graph, &committers);
 		for (int round = 0;; round++)
 		{
 			HsVersionDelta *delta = NULL;
@@ -785,7 +772,6 @@ HsGraphsComplete(void)
 			(void) HsHummockCommitDelta(delta);
 			HsVersionDeltaFree(delta);
 		}
-		commit_positions(per_graph, committers);
 		HsVersionUnref(current);
 		PopActiveSnapshot();
 		CommitTransactionCommand();
@@ -801,9 +787,8 @@ HsGraphsComplete(void)
 		HsGraph    *g = lfirst(lc);
 		uint64		notify = 0;
 
-		if (g->held_back)
+		if (list_member_ptr(held, g))
 		{
-			g->held_back = false;
 			if (!g->commit_held)
 				hs_manager.failure_changed = true;	/* (published at once) */
 			g->commit_held = true;
@@ -851,4 +836,5 @@ HsGraphsComplete(void)
 					(void) HsWorkerSend(i, &msg, sizeof(msg));
 		}
 	}
+	list_free(held);
 }

@@ -84,16 +84,14 @@ extern List *HsCatalogDeleteJob(Oid job_id, List **sources, bool *existed);
  */
 extern void HsCatalogSetPosition(Oid job_id, const char *snapshot, HsEpoch view_position);
 
-/* The same for n jobs at once, in one statement. */
-extern void HsCatalogSetPositions(int n, const Oid *job_ids, const char *const *snapshots,
-								  const HsEpoch *view_positions);
-
 /*
- * Lock the catalog rows of n jobs for the rest of this transaction, those
- * no other transaction holds (SKIP LOCKED: it never waits): locked[i] says
- * which.  A row deleted meanwhile is not locked.
+ * The same for n jobs at once, in one statement.  With saved, the rows
+ * another transaction holds are skipped (SKIP LOCKED: it never waits), and
+ * saved[i] says which were written; those stay locked until this
+ * transaction ends.
  */
-extern void HsCatalogLockJobRows(int n, const Oid *job_ids, bool *locked);
+extern void HsCatalogSetPositions(int n, const Oid *job_ids, const char *const *snapshots,
+								  const HsEpoch *view_positions, bool *saved);
 
 /*
  * For each streaming view that other views read, the oldest epoch a

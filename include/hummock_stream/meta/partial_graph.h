@@ -117,10 +117,8 @@ typedef struct HsGraph
 	bool		dropping;		/* remove once its Stop barrier is collected */
 	bool		is_stream_job;	/* a view's job: commits its capture position */
 	TimestampTz position_saved_at;	/* when a commit last wrote it */
-	bool		save_position;	/* this commit round writes it */
-	bool		held_back;		/* this round commits none of its barriers:
+	bool		commit_held;	/* its commits held back since its last one:
 								 * another transaction holds its job's row */
-	bool		commit_held;	/* held back since its last commit */
 	bool		emptied;		/* ran no actor when a reload began (a view
 								 * being rebuilt): actors it gets again
 								 * start it over */
