@@ -186,6 +186,7 @@ EXCEPTION WHEN OTHERS THEN
   RETURN sqlstate || ': ' || sqlerrm;
 END $$;
 SELECT create_error($$SELECT o.id FROM orders o WHERE o.customer NOT IN (SELECT id FROM customers c WHERE c.id > o.id GROUP BY id)$$);
+-- (not refused: over several rows for a customer it fails as Postgres's query does)
 SELECT create_error($$SELECT c.id, (SELECT o.id FROM orders o WHERE o.customer > c.id) AS oid FROM customers c$$);
 SELECT create_error($$SELECT c.id FROM customers c, customers d, LATERAL (SELECT o.id FROM orders o WHERE o.customer < c.id AND o.id > d.id) l$$);
 

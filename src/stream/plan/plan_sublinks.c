@@ -23,6 +23,14 @@
  *									value, NULL without a row, and 21000
  *									where the expression is evaluated over
  *									more than one, as Postgres raises it.
+ *	(SELECT v FROM t WHERE			a correlated one that reads one table
+ *	  t.k = outer.o ...)			(by a key that is not unique, or related
+ *									otherwise) becomes the aggregating
+ *									(SELECT min(v) FROM t WHERE ...), with its
+ *									rows counted per group too, its value
+ *									_one_row(count, min) where it is
+ *									evaluated, as above (min_of_rows); then
+ *									as the aggregating ones below.
  *	(SELECT agg(...) FROM ...		a correlated one whose WHERE relates the
  *	  WHERE i = outer.o AND ...)	outer query only by equalities with
  *									expressions of one FROM item of it
@@ -1451,6 +1459,64 @@ from_item_holding(Query *q, Relids rels)
 	return item;
 }
 
+/* hummock_stream._one_row(bigint, anyelement), or InvalidOid (an old extension) */
+static Oid
+one_row_function(void)
+{
+	Oid			argtypes[2] = {INT8OID, ANYELEMENTOID};
+
+	return LookupFuncName(list_make2(makeString("hummock_stream"), makeString("_one_row")),
+						  2, argtypes, true);
+}
+
+/*
+ * hummock_stream._one_row(rows, value): the value of a scalar subquery of
+ * rows rows whose min is value (NULL for none, error 21000 for more than
+ * one, where it is evaluated), of the subquery's own type, typmod and
+ * collation as the query was analyzed with them.
+ */
+static Node *
+one_row_call(Var *rows, Var *value, Oid type, int32 typmod, Oid collation)
+{
+	FuncExpr   *call = makeFuncExpr(one_row_function(), value->vartype,
+									list_make2(rows, value), value->varcollid,
+									value->varcollid, COERCE_EXPLICIT_CALL);
+
+	if (value->vartype != type || typmod != -1)
+		return (Node *) makeRelabelType((Expr *) call, type, typmod, collation,
+										COERCE_IMPLICIT_CAST);
+	return (Node *) call;
+}
+
+static Aggref *make_min(Expr *v);
+
+/*
+ * Plain scan sub, SELECT v FROM t WHERE ..., which may return no row or
+ * several per outer row, as SELECT min(v) FROM t WHERE ...: one row
+ * always, which decorrelate groups by the correlation as any aggregating
+ * subquery, counting each group's rows too for _one_row.  NULL if the type
+ * of v has no min, or the extension has no _one_row.
+ */
+static Query *
+min_of_rows(Query *sub)
+{
+	TargetEntry *tle;
+	Aggref	   *min;
+
+	if (!OidIsValid(one_row_function()))
+		return NULL;
+	sub = copyObject(sub);
+	tle = linitial_node(TargetEntry, sub->targetList);
+	min = make_min(tle->expr);
+	if (min == NULL)
+		return NULL;
+	tle->expr = (Expr *) min;
+	tle->ressortgroupref = 0;
+	sub->sortClause = NIL;		/* (of no meaning over one row) */
+	sub->hasAggs = true;
+	return sub;
+}
+
 /*
  * A correlated scalar subquery sub of q, decorrelated (see the top): the
  * expression that replaces it, or NULL if it is not of the form.
@@ -1471,6 +1537,8 @@ decorrelate(Query *q, Query *sub, ScalarContext *sc)
 	List	   *on = NIL;
 	List	   *outer_first = NIL;	/* per equality: is the outer side first? */
 	bool		aggregated;
+	bool		counted = false;	/* min_of_rows: _one_row(count, min) */
+	Node	   *written;		/* the subquery's value, as written */
 	Node	   *value;
 	Node	   *no_rows_value;
 	TargetEntry *present;
@@ -1480,19 +1548,27 @@ decorrelate(Query *q, Query *sub, ScalarContext *sc)
 	aggregated = one_row_always(sub);
 	if (!aggregated && !plain_scan(sub))
 		return NULL;
+	written = (Node *) linitial_node(TargetEntry, sub->targetList)->expr;
 	/* over no rows the value is the outer row's: as written, one level up */
-	no_rows_value = copyObject((Node *) linitial_node(TargetEntry, sub->targetList)->expr);
+	no_rows_value = copyObject(written);
 	IncrementVarSublevelsUp(no_rows_value, -1, 1);
 	if (!split_correlation(sub, &local, &inner, &outer, &on, &outer_first))
 	{
-		/* an aggregation related otherwise: through its domain */
+		/* rows related otherwise: their min and count, through the domain */
+		if (!aggregated && (sub = min_of_rows(sub)) != NULL)
+			aggregated = counted = true;
 		if (!aggregated || contain_subplans(no_rows_value) ||
 			(sub = correlate_through_domain(q, sub)) == NULL ||
 			!split_correlation(sub, &local, &inner, &outer, &on, &outer_first))
 			return NULL;
 	}
 	if (!aggregated && !unique_by(sc->ctx, sub, inner, on))
-		return NULL;
+	{
+		/* rows of no unique key: their min and count per correlation */
+		if ((sub = min_of_rows(sub)) == NULL)
+			return NULL;
+		aggregated = counted = true;
+	}
 	if (aggregated && !groups_as_equalities(inner, on))
 		return NULL;
 	foreach(lc, outer)
@@ -1540,6 +1616,11 @@ decorrelate(Query *q, Query *sub, ScalarContext *sc)
 	present = makeTargetEntry((Expr *) makeBoolConst(true, false), list_length(inner) + 2,
 							  pstrdup("present"), false);
 	grouped->targetList = lappend(grouped->targetList, present);
+	if (counted)
+		grouped->targetList = lappend(grouped->targetList,
+									  makeTargetEntry((Expr *) make_count_star(),
+													  list_length(inner) + 3,
+													  pstrdup("rows"), false));
 	rt = add_subquery_rte(q, grouped, psprintf("hs_scalar_%d", ++sc->n));
 
 	/* the FROM item LEFT JOIN the groups ON outer = inner */
@@ -1568,6 +1649,19 @@ decorrelate(Query *q, Query *sub, ScalarContext *sc)
 		if (sc->in_having_or_target && aggregating(q))
 			group_by_too(q, (Expr *) v);
 		return (Node *) v;
+	}
+
+	/* the rows' value: NULL where the group has none (rows NULL too) */
+	if (counted)
+	{
+		Node	   *call = one_row_call(sub_var(grouped, rt, list_length(inner) + 3),
+										sub_var(grouped, rt, list_length(inner) + 1),
+										exprType(written), exprTypmod(written),
+										exprCollation(written));
+
+		if (sc->in_having_or_target && aggregating(q))
+			group_by_too(q, (Expr *) call);
+		return call;
 	}
 
 	/* the value, or what the aggregation gives over no rows */
@@ -1681,15 +1775,11 @@ at_most_one_row(ScalarContext *sc, Query *sub, Oid type, int32 typmod, Oid colla
 	int			rt;
 	Query	   *w;
 	Aggref	   *min;
-	Oid			argtypes[2] = {INT8OID, ANYELEMENTOID};
-	Oid			fn;
 	Var		   *value;
 	Var		   *rows;
-	FuncExpr   *call;
+	Node	   *call;
 
-	fn = LookupFuncName(list_make2(makeString("hummock_stream"), makeString("_one_row")),
-						2, argtypes, true);
-	if (!OidIsValid(fn))
+	if (!OidIsValid(one_row_function()))
 		return NULL;
 	w = query_over(sub, "hs_one_row", &inner);
 	min = make_min((Expr *) sub_var(sub, inner, 1));
@@ -1708,13 +1798,8 @@ at_most_one_row(ScalarContext *sc, Query *sub, Oid type, int32 typmod, Oid colla
 		group_by_too(sc->q, (Expr *) value);
 		group_by_too(sc->q, (Expr *) rows);
 	}
-	call = makeFuncExpr(fn, min->aggtype, list_make2(rows, value), InvalidOid,
-						min->aggcollid, COERCE_EXPLICIT_CALL);
-	/* (the subquery's own type, as the query was analyzed with it) */
-	if (min->aggtype != type || typmod != -1)
-		return (Node *) makeRelabelType((Expr *) call, type, typmod, collation,
-										COERCE_IMPLICIT_CAST);
-	return (Node *) call;
+	call = one_row_call(rows, value, type, typmod, collation);
+	return call;
 }
 
 static Node *
@@ -1741,7 +1826,7 @@ scalar_mutator(Node *node, ScalarContext *sc)
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						 errmsg("this correlated scalar subquery is not supported in a streaming materialized view"),
-						 errdetail("A correlated scalar subquery must look one row up by a unique key of its table, by equalities with the outer query in its WHERE, or aggregate without GROUP BY, HAVING or LIMIT; an aggregating one related otherwise than by such equalities must read columns of only one item of the outer query, a table or a subquery that no outer join nulls.")));
+						 errdetail("A correlated scalar subquery must read one table (a value of a type that has min(), or looked up by a unique key), aggregate without GROUP BY, HAVING or LIMIT, or take one row by ORDER BY ... LIMIT 1; one related to the outer query otherwise than by equalities in its WHERE must read columns of only one item of the outer query, a table or a subquery that no outer join nulls.")));
 			return done;
 		}
 		if (sc->in_having_or_target && sc->q->groupClause == NIL && aggregating(sc->q))
