@@ -86,23 +86,74 @@ SELECT * FROM c_blind_first ORDER BY id;
 SELECT hummock_stream.create_materialized_view('c_array',
   $$SELECT id FROM words ORDER BY ARRAY[w] LIMIT 2$$);
 
--- an enum has no order-preserving key encoding: refused, with a way out
+-- ordered by an enum, in its declared order (not its labels' order):
+-- Top-N, DISTINCT ON, row_number() bounds, a window's rows around a change
 CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');
-CREATE TABLE moods (id int PRIMARY KEY, m mood);
-INSERT INTO moods VALUES (1, 'ok'), (2, 'happy'), (3, 'sad'), (4, 'happy');
+CREATE DOMAIN mood_d AS mood;
+CREATE TABLE moods (id int PRIMARY KEY, m mood, g int, md mood_d);
+INSERT INTO moods SELECT i, (enum_range(NULL::mood))[1 + i % 3], i % 2,
+    (enum_range(NULL::mood))[1 + i % 3]
+  FROM generate_series(1, 12) i;
+INSERT INTO moods VALUES (13, NULL, 0, NULL);
 SELECT hummock_stream.create_materialized_view('m_top',
   $$SELECT id, m FROM moods ORDER BY m DESC, id LIMIT 2$$);
-SELECT hummock_stream.create_materialized_view('m_top',
-  $$SELECT id, m FROM moods ORDER BY CASE m WHEN 'sad' THEN 1 WHEN 'ok' THEN 2 ELSE 3 END DESC, id LIMIT 2$$);
-UPDATE moods SET m = 'sad' WHERE id = 2;
+SELECT hummock_stream.create_materialized_view('m_top_nulls',
+  $$SELECT id, m FROM moods ORDER BY m NULLS FIRST, id DESC LIMIT 3$$);
+SELECT hummock_stream.create_materialized_view('m_first',
+  $$SELECT DISTINCT ON (g) g, id, md FROM moods ORDER BY g, md, id$$);
+SELECT hummock_stream.create_materialized_view('m_ranked',
+  $$SELECT g, id, m FROM (SELECT g, id, m, row_number() OVER (PARTITION BY g ORDER BY m DESC, id) AS rn
+      FROM moods) s WHERE rn <= 2$$);
+SELECT hummock_stream.create_materialized_view('m_running',
+  $$SELECT id, m, count(*) OVER (ORDER BY m, id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS n
+      FROM moods$$);
+SELECT * FROM m_top ORDER BY id;
+SELECT * FROM m_first ORDER BY g;
+SELECT count(*) FILTER (WHERE differs <> 0) AS differing FROM hummock_stream_test.views_differ();
+UPDATE moods SET m = 'sad', md = 'sad' WHERE m = 'happy' AND id > 3;
+DELETE FROM moods WHERE id = 1;
 SELECT hummock_stream.wait();
 SELECT * FROM m_top ORDER BY id;
+SELECT count(*) FILTER (WHERE differs <> 0) AS differing FROM hummock_stream_test.views_differ();
+-- a value added between two others, and one after all: ordered where
+-- they were added
+ALTER TYPE mood ADD VALUE 'meh' BEFORE 'ok';
+ALTER TYPE mood ADD VALUE 'ecstatic';
+INSERT INTO moods VALUES (20, 'meh', 0, 'meh'), (21, 'ecstatic', 1, 'ecstatic'), (22, 'meh', 1, 'meh');
+UPDATE moods SET m = 'ecstatic' WHERE id = 2;
+SELECT hummock_stream.wait();
+SELECT * FROM m_top ORDER BY id;
+SELECT * FROM m_first ORDER BY g;
+SELECT count(*) FILTER (WHERE differs <> 0) AS differing FROM hummock_stream_test.views_differ();
+-- ADD VALUE BEFORE until Postgres renumbers the type's values: refused
+-- then (the views keep their positions), with nothing added by it
+DO $$
+DECLARE
+  n int := 0;
+BEGIN
+  LOOP
+    BEGIN
+      EXECUTE format('ALTER TYPE mood ADD VALUE %L BEFORE %L', 'x' || n, 'ok');
+    EXCEPTION WHEN feature_not_supported THEN
+      RAISE NOTICE 'added %, then: %', n, SQLERRM;
+      EXIT;
+    END;
+    n := n + 1;
+  END LOOP;
+END $$;
+SELECT count(*) AS labels FROM pg_enum WHERE enumtypid = 'mood'::regtype;
+INSERT INTO moods VALUES (30, 'x3', 0, 'x3'), (31, 'x0', 1, 'x0');
+SELECT hummock_stream.wait();
+SELECT * FROM m_first ORDER BY g;
+SELECT count(*) FILTER (WHERE differs <> 0) AS differing FROM hummock_stream_test.views_differ();
+SELECT hummock_stream.drop_materialized_view(v)
+  FROM unnest(ARRAY['m_top', 'm_top_nulls', 'm_first', 'm_ranked', 'm_running']) v;
 
 SET client_min_messages = warning;	-- the capture log's name has an OID
 DROP EXTENSION hummock_stream CASCADE;
 RESET client_min_messages;
 DROP TABLE m, words, moods;
-DROP TYPE mood;
+DROP TYPE mood CASCADE;
 DROP DOMAIN label;
 DROP COLLATION case_blind;
 

@@ -777,6 +777,8 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	RangeVar   *volatile tree_member = NULL;	/* a table whose tree is checked */
 	volatile Oid dropping_ext = InvalidOid; /* DROP EXTENSION of ours */
 	List	   *volatile created_with_ours = NIL;	/* a view WITH (change_log ...) */
+	volatile Oid enum_added = InvalidOid;	/* ALTER TYPE ... ADD VALUE */
+	List	   *volatile enum_positions = NIL;	/* its labels' positions before */
 	ListCell   *lc_rel;
 
 	/*
@@ -1022,6 +1024,12 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	else if (IsA(parsetree, AlterEnumStmt) && ((AlterEnumStmt *) parsetree)->oldVal != NULL)
 		HsEnumRenameCheck(typenameTypeId(NULL,
 										 makeTypeNameFromNameList(((AlterEnumStmt *) parsetree)->typeName)));
+	else if (IsA(parsetree, AlterEnumStmt))
+	{
+		enum_added = typenameTypeId(NULL,
+									makeTypeNameFromNameList(((AlterEnumStmt *) parsetree)->typeName));
+		enum_positions = HsEnumAddValueBegin(enum_added);
+	}
 	else if (IsA(parsetree, AlterTableStmt) &&
 			 alter_storage_parameters((AlterTableStmt *) parsetree, qc))
 		return;
@@ -1136,6 +1144,9 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	 */
 	if (tree_member != NULL)
 		HsSourceCheckTree(RangeVarGetRelid(tree_member, NoLock, true));
+	/* the labels of an enum views order by keep their positions */
+	if (enum_positions != NIL)
+		HsEnumAddValueDone(enum_added, enum_positions);
 	/* a function views call still computes what it did */
 	if (function_change)
 		HsFunctionChangeDone(function_change);

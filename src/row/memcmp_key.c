@@ -147,6 +147,19 @@
  * an index does: such keys are never persisted where only their bytes
  * order them across versions without the caller saying so.
  *
+ * Sort keys of an enum in its declared order (HsMemcmpEncodeEnumSortKey:
+ * ORDER BY priority, an enum):
+ *
+ *	value		:= 0x01 float4(enumsortorder) oid	not NULL
+ *				 | 0x02 | 0x00						NULL, as above
+ *
+ * enumsortorder is the label's pg_enum position, which orders the labels
+ * as enum_cmp does, encoded as a float4 above; the label's OID follows
+ * (4 bytes) so the key names its value.  ALTER TYPE ... ADD VALUE leaves
+ * the positions of existing labels alone unless it renumbers them all
+ * (no room between two neighbours): type_alter.c refuses that for an enum
+ * a streaming view uses, so persisted keys keep their order.
+ *
  * src/row/memcmp_key.c
  *
  *-------------------------------------------------------------------------
@@ -165,6 +178,7 @@
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "catalog/pg_collation.h"
+#include "catalog/pg_enum.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/fmgroids.h"
@@ -1053,6 +1067,44 @@ HsMemcmpEncodeSortKey(StringInfo buf, Datum value, bool isnull, Oid typid,
 		for (i = start; i < buf->len; i++)
 			buf->data[i] = (char) ~((uint8) buf->data[i]);
 	}
+}
+
+/* ---------------------------------------------------------------------
+ * Sort keys of enums in their declared order (the format is above)
+ * ---------------------------------------------------------------------
+ */
+
+bool
+HsTypeIsEnum(Oid typid)
+{
+	return type_is_enum(getBaseType(typid));
+}
+
+void
+HsMemcmpEncodeEnumSortKey(StringInfo buf, Datum value, bool isnull, bool descending,
+						  bool nulls_first)
+{
+	int			start = buf->len;
+	Oid			label = DatumGetObjectId(value);
+	HeapTuple	tup;
+
+	if (isnull)
+	{
+		HsMemcmpEncodeSortKey(buf, value, isnull, OIDOID, descending, nulls_first);
+		return;
+	}
+	tup = SearchSysCache1(ENUMOID, ObjectIdGetDatum(label));
+	if (!HeapTupleIsValid(tup))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid internal value for enum: %u", label)));
+	put_u8(buf, HS_MEMCMP_NOT_NULL);
+	put_float4(buf, ((Form_pg_enum) GETSTRUCT(tup))->enumsortorder);
+	ReleaseSysCache(tup);
+	put_be32(buf, label);
+	if (descending)
+		for (int i = start; i < buf->len; i++)
+			buf->data[i] = (char) ~((uint8) buf->data[i]);
 }
 
 /* ---------------------------------------------------------------------

@@ -34,8 +34,12 @@
  *
  * ALTER TYPE ... RENAME VALUE of an enum changes how its values spell
  * (m::text, to_jsonb(m)), while a view keeps the old spelling: refused in
- * the same cases.  (ADD VALUE is not: the values that exist keep their
- * label and their order.)
+ * the same cases.  ADD VALUE keeps the labels that exist and their
+ * positions (pg_enum.enumsortorder), which a view ordering by the enum
+ * keeps in its sort keys (memcmp_key.c), unless it renumbers them all
+ * (ADD VALUE BEFORE/AFTER with no room left between two neighbours): a
+ * renumbering ADD VALUE is refused in the same cases, after the fact
+ * (HsEnumAddValueBegin/Done compare the positions).
  *
  * src/stream/type_alter.c
  *
@@ -51,12 +55,16 @@
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_depend.h"
+#include "catalog/pg_enum.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
+#include "access/xact.h"
 #include "commands/extension.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
+#include "utils/catcache.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 
 #include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/meta/catalog.h"
@@ -190,4 +198,67 @@ HsEnumRenameCheck(Oid typ)
 					format_type_be(typ), getObjectDescription(&view_addr, false)),
 			 errdetail("A streaming materialized view keeps values of the type, and their labels as text, as they were computed; the values computed after the change would not match them."),
 			 errhint("Drop the streaming materialized view, rename the value, then create the view again.")));
+}
+
+/* A label of an enum and its position, as HsEnumAddValueBegin saw it. */
+typedef struct EnumPosition
+{
+	Oid			label;
+	float4		position;
+} EnumPosition;
+
+List *
+HsEnumAddValueBegin(Oid typ)
+{
+	CatCList   *labels;
+	List	   *positions = NIL;
+
+	if (!OidIsValid(typ) || !OidIsValid(get_extension_oid(HS_EXTENSION_NAME, true)) ||
+		!type_is_enum(typ) || !OidIsValid(view_using_type(typ)))
+		return NIL;
+	labels = SearchSysCacheList1(ENUMTYPOIDNAME, ObjectIdGetDatum(typ));
+	for (int i = 0; i < labels->n_members; i++)
+	{
+		Form_pg_enum e = (Form_pg_enum) GETSTRUCT(&labels->members[i]->tuple);
+		EnumPosition *p = palloc(sizeof(EnumPosition));
+
+		p->label = e->oid;
+		p->position = e->enumsortorder;
+		positions = lappend(positions, p);
+	}
+	ReleaseSysCacheList(labels);
+	return positions;
+}
+
+void
+HsEnumAddValueDone(Oid typ, List *positions)
+{
+	ListCell   *lc;
+	Oid			view;
+	ObjectAddress view_addr;
+
+	if (positions == NIL)
+		return;
+	CommandCounterIncrement();
+	foreach(lc, positions)
+	{
+		EnumPosition *p = lfirst(lc);
+		HeapTuple	tup = SearchSysCache1(ENUMOID, ObjectIdGetDatum(p->label));
+		bool		moved;
+
+		if (!HeapTupleIsValid(tup))
+			continue;
+		moved = ((Form_pg_enum) GETSTRUCT(tup))->enumsortorder != p->position;
+		ReleaseSysCache(tup);
+		if (!moved)
+			continue;
+		view = view_using_type(typ);
+		ObjectAddressSet(view_addr, RelationRelationId, view);
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot add this value to type \"%s\" because %s uses it",
+						format_type_be(typ), getObjectDescription(&view_addr, false)),
+				 errdetail("Adding the value there renumbers the positions of the type's values, which a streaming materialized view ordering by the type keeps."),
+				 errhint("Add the value elsewhere (at the end always works), or drop the streaming materialized view, add the value, then create the view again.")));
+	}
 }

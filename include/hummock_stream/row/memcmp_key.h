@@ -98,6 +98,16 @@ extern void HsMemcmpEncodeCollatedSortKey(StringInfo buf, Datum value, bool isnu
 										  Oid typid, Oid coll, bool descending,
 										  bool nulls_first);
 
+/* Is typid an enum, or a domain over one? */
+extern bool HsTypeIsEnum(Oid typid);
+
+/*
+ * HsMemcmpEncodeSortKey for a value of an enum (or a domain over one), in
+ * the enum's declared order (the enum format of memcmp_key.c).
+ */
+extern void HsMemcmpEncodeEnumSortKey(StringInfo buf, Datum value, bool isnull,
+									  bool descending, bool nulls_first);
+
 /*
  * A row's own bytes, for identifying it when it has no key: a MinimalTuple
  * of desc formed from the values with every varlena detoasted, so equal

@@ -3,7 +3,7 @@
  * type_alter.h
  *	  ALTER TYPE of a composite type whose values streaming views keep,
  *	  ALTER TABLE of a table whose row type they keep, and ALTER TYPE ...
- *	  RENAME VALUE of an enum type they keep.
+ *	  RENAME VALUE or a renumbering ADD VALUE of an enum type they keep.
  *
  * src/stream/type_alter.c
  *
@@ -11,6 +11,8 @@
  */
 #ifndef HS_STREAM_TYPE_ALTER_H
 #define HS_STREAM_TYPE_ALTER_H
+
+#include "nodes/pg_list.h"
 
 /*
  * Before ALTER TYPE ... ADD/DROP/ALTER/RENAME ATTRIBUTE of the composite
@@ -26,5 +28,13 @@ extern void HsTypeAlterCheck(Oid relid);
  * text, changes; a view keeps the old spelling).
  */
 extern void HsEnumRenameCheck(Oid typ);
+
+/*
+ * Around ALTER TYPE ... ADD VALUE of the enum type typ: Begin (before)
+ * returns the positions of its labels if a streaming view uses the type,
+ * else NIL; Done (after) refuses the statement if it renumbered them.
+ */
+extern List *HsEnumAddValueBegin(Oid typ);
+extern void HsEnumAddValueDone(Oid typ, List *positions);
 
 #endif							/* HS_STREAM_TYPE_ALTER_H */

@@ -128,13 +128,13 @@ sort_key_desc(Expr *e, SortGroupClause *sgc, bool *nulls_first, Oid *coll_out)
 	bool		desc;
 
 	if (!get_ordering_op_properties(sgc->sortop, &opfamily, &opcintype, &strategy) ||
-		opfamily != tc->btree_opf || HsMemcmpTypeSupport(type) != HS_MEMCMP_ORDERED)
+		opfamily != tc->btree_opf || (HsMemcmpTypeSupport(type) != HS_MEMCMP_ORDERED && !HsTypeIsEnum(type)))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("ordering by type %s with operator %s is not supported in a streaming materialized view",
 						format_type_be(type), get_opname(sgc->sortop)),
-				 errdetail("Top-N, DISTINCT ON and row_number() bounds keep rows ordered by a byte encoding of the sort key, which exists for numbers, text, dates and times, uuid, bool, bytea, and arrays and rows of them, in their default order; not for enums (ALTER TYPE ... ADD VALUE may renumber their order), inet, ranges, jsonb or other types."),
-				 errhint("Order by an expression of such a type: for an enum, a CASE giving each value its number.")));
+				 errdetail("Top-N, DISTINCT ON and row_number() bounds keep rows ordered by a byte encoding of the sort key, which exists for numbers, text, dates and times, uuid, bool, bytea, enums, and arrays and rows of them (not of enums), in their default order; not for inet, ranges, jsonb or other types."),
+				 errhint("Order by an expression of such a type.")));
 	*coll_out = InvalidOid;
 	if (OidIsValid(coll) && !HsCollationIsBytewise(coll))
 	{
