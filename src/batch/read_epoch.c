@@ -213,7 +213,9 @@ add_readers(uint32 *ids, int n, int max)
  * back the reads of the others.  Nor do the views that read a stalled one,
  * directly or through others: they wait for its next commit, and would
  * hold back every read as long as it fails (any role can make its own view
- * fail).
+ * fail).  A view the barrier manager runs no graph for is stalled too: its
+ * job is being rebuilt (REFRESH of a large view would hold back every
+ * read for as long as it backfills), or not picked up yet.
  *
  * And the global epoch never goes back: a relation that stalled while the
  * others went on (left out as above, or a new view whose backfill began
@@ -236,8 +238,23 @@ HsGlobalReadEpoch(const HsVersion *v)
 
 	if (db != NULL)
 	{
+		uint32		running[HS_MAX_GRAPH_STATUS];
+		int			nrunning;
+
 		nfailed = HsDbStateStalledGraphs(db, failed, lengthof(failed));
 		floor = HsDbStateGlobalFloor(db, v->id);
+		/* views without a graph (being rebuilt) are stalled too */
+		nrunning = HsDbStateRunningGraphs(db, running, lengthof(running));
+		for (int i = 0; nrunning >= 0 && i < v->n_tables && nfailed < (int) lengthof(failed); i++)
+		{
+			bool		runs = false;
+
+			for (int k = 0; k < nrunning && !runs; k++)
+				runs = running[k] == v->tables[i].table_id;
+			if (!runs && v->tables[i].committed_epoch >= horizon &&
+				HsRelidIsHummock((Oid) v->tables[i].table_id))
+				failed[nfailed++] = v->tables[i].table_id;
+		}
 	}
 	if (nfailed > 0 && !IsInParallelMode())
 		nfailed = add_readers(failed, nfailed, lengthof(failed));

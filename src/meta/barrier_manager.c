@@ -488,6 +488,7 @@ publish_status(HsEpoch last_injected)
 				fill_graph_status(&hs_manager.db->graphs[n++], g);
 		}
 	hs_manager.db->n_graphs = n;
+	hs_manager.db->graphs_published = true;
 	hs_manager.db->n_workers = Min(hs_manager.nworkers, HS_MAX_WORKER_STATUS);
 	for (int i = 0; i < hs_manager.db->n_workers; i++)
 	{

@@ -143,6 +143,7 @@ reset_slot(HsDbState *s, Oid dboid)
 	s->barriers_total = 0;
 	s->ring_next = 0;
 	s->n_graphs = 0;
+	s->graphs_published = false;
 	s->n_workers = 0;
 	s->reload_requested = false;
 	SpinLockRelease(&s->barrier_mutex);
@@ -426,6 +427,22 @@ HsDbStateStalledGraphs(HsDbState *db, uint32 *graph_ids, int max)
 	for (int i = 0; i < db->n_graphs && n < max; i++)
 		if (db->graphs[i].failed || db->graphs[i].commit_held || db->graphs[i].n_actors == 0)
 			graph_ids[n++] = db->graphs[i].graph_id;
+	SpinLockRelease(&db->barrier_mutex);
+	return n;
+}
+
+int
+HsDbStateRunningGraphs(HsDbState *db, uint32 *graph_ids, int max)
+{
+	int			n = -1;
+
+	SpinLockAcquire(&db->barrier_mutex);
+	if (db->graphs_published && db->manager_pid != 0 &&
+		db->n_graphs < HS_MAX_GRAPH_STATUS && db->n_graphs <= max)
+	{
+		for (n = 0; n < db->n_graphs; n++)
+			graph_ids[n] = db->graphs[n].graph_id;
+	}
 	SpinLockRelease(&db->barrier_mutex);
 	return n;
 }
@@ -757,6 +774,7 @@ HsDbStateManagerAttach(Oid dboid, uint64 *claims_seen)
 		memset(db->ring, 0, sizeof(db->ring));
 		db->ring_next = 0;
 		db->n_graphs = 0;
+		db->graphs_published = false;
 		db->n_workers = 0;
 		SpinLockRelease(&db->barrier_mutex);
 	}

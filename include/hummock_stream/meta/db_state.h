@@ -225,6 +225,7 @@ typedef struct HsDbState
 	uint64		barriers_total;
 	int			ring_next;
 	int			n_graphs;
+	bool		graphs_published;	/* graphs[] is this manager's */
 	int			n_workers;
 	bool		reload_requested;	/* the catalog of graphs changed */
 	HsBarrierRecord ring[HS_BARRIER_RING];
@@ -321,6 +322,14 @@ extern bool HsDbStateGraphStatus(HsDbState *db, uint32 graph_id, HsGraphStatus *
  * commits a transaction holds back (a DROP of the view not committed yet).
  */
 extern int	HsDbStateStalledGraphs(HsDbState *db, uint32 *graph_ids, int max);
+
+/*
+ * Every graph the barrier manager runs (at most max), or -1 if what it
+ * published does not say: no manager, none published since it started,
+ * or more graphs than the status has room for.  A view without a graph
+ * does not advance (its job is being rebuilt, or not created yet).
+ */
+extern int	HsDbStateRunningGraphs(HsDbState *db, uint32 *graph_ids, int max);
 
 /*
  * The highest global read epoch computed so far from a version not newer
