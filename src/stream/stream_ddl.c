@@ -211,8 +211,10 @@ wait_graph_stopped(Oid view)
  * It commits twice, as CREATE INDEX CONCURRENTLY does: first the job goes
  * to 'rebuilding', which stops its graph (the barrier manager no longer
  * runs it); once the graph has stopped, the new state is backfilled (a
- * snapshot S0 of its tables under a SHARE ROW EXCLUSIVE lock, its upstream
- * views at one epoch, as at creation) and committed over the old one,
+ * snapshot S0 of its tables under ACCESS SHARE locks, so their writers go
+ * on: their changes after S0 are in the capture logs, where the view goes
+ * on from; its upstream views at one epoch, as at creation) and committed
+ * over the old one,
  * every old row deleted, with the new positions and the job 'created'
  * again.  Downstream views see the difference in the view's change log.
  * So it cannot run inside a transaction block.
@@ -280,7 +282,6 @@ rebuild_steps(Oid view, const char *name, bool notice)
 {
 	HsJobRow	row;
 	List	   *sources;
-	ListCell   *lc;
 	Snapshot	s0;
 	HsStreamStore store;
 	HsStreamJob *job;
@@ -301,10 +302,13 @@ rebuild_steps(Oid view, const char *name, bool notice)
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("streaming materialized view \"%s\" was dropped", name)));
 	sources = HsCatalogJobSources(view);
-	HsViewLockSources(sources);
-	foreach(lc, sources)
-		if (!HsRelidIsHummock(lfirst_oid(lc)))
-			HsCheckNoOwnCapturedWrites(lfirst_oid(lc));
+
+	/*
+	 * Capture has been on the sources since the view was created, so every
+	 * change S0 does not show is in their logs, whoever wrote it: readers'
+	 * locks are enough (a TRUNCATE or ALTER TABLE waits), writers go on.
+	 */
+	HsViewLockSourcesShared(sources);
 	s0 = RegisterSnapshot(GetLatestSnapshot());
 	position = HsBackfillSnapshotText(s0);
 

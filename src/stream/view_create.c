@@ -483,8 +483,8 @@ HsViewLockSources(List *sources)
  * source's tree, in ACCESS SHARE mode (in OID order), as a query reading
  * them would: writers go on, TRUNCATE and ALTER TABLE wait.
  */
-static void
-lock_sources_shared(List *sources)
+void
+HsViewLockSourcesShared(List *sources)
 {
 	List	   *rels = source_tables(sources);
 	ListCell   *lc;
@@ -652,7 +652,7 @@ create_backfill(Creation *c, char **position, HsEpoch *first_epoch, HsEpoch *vie
 	 * (After the wait for the upstream views: a TRUNCATE queued behind
 	 * these locks holds up the upstreams' workers too.)
 	 */
-	lock_sources_shared(c->plan->sources);
+	HsViewLockSourcesShared(c->plan->sources);
 	s0 = RegisterSnapshot(GetLatestSnapshot());
 	*position = HsBackfillSnapshotText(s0);
 	store.cache = HsHummockSstCache();

@@ -64,6 +64,13 @@ extern void HsCheckNoOwnCapturedWrites(Oid source);
 extern void HsViewLockSources(List *sources);
 
 /*
+ * Lock the tables sources are read from (and every table of a partitioned
+ * source's tree) in ACCESS SHARE mode, as a query reading them would:
+ * writers go on, TRUNCATE and ALTER TABLE wait.
+ */
+extern void HsViewLockSourcesShared(List *sources);
+
+/*
  * The caller, who owns view, is dropping it: if it is being created in the
  * background, cancel its creator (which holds a lock the DROP waits for,
  * until the backfill ends).  True if a creator was told to stop: it then
