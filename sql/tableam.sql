@@ -72,9 +72,11 @@ SELECT count(*) AS tables_after FROM hummock_stream.table_epochs();
 -- epoch, the oldest committed; per_table reads each at its own
 CREATE TABLE ca (k int, v text) USING hummock;
 CREATE TABLE cb (k int, v text) USING hummock;
-SELECT hummock_stream_test.test_load('ca', :base + 10, $$SELECT 1, 'a at 10'$$) IS NOT NULL AS loaded;
-SELECT hummock_stream_test.test_load('cb', :base + 10, $$SELECT 1, 'b at 10'$$) IS NOT NULL AS loaded;
-SELECT hummock_stream_test.test_load('ca', :base + 20, $$SELECT 1, 'a at 20'$$) IS NOT NULL AS loaded;
+-- (above every epoch read before: the global epoch never goes back, and a
+-- relation below the highest one computed so far is read at its own)
+SELECT hummock_stream_test.test_load('ca', :base + 50, $$SELECT 1, 'a at 50'$$) IS NOT NULL AS loaded;
+SELECT hummock_stream_test.test_load('cb', :base + 50, $$SELECT 1, 'b at 50'$$) IS NOT NULL AS loaded;
+SELECT hummock_stream_test.test_load('ca', :base + 60, $$SELECT 1, 'a at 60'$$) IS NOT NULL AS loaded;
 SELECT relation, committed_epoch - :base AS committed
   FROM hummock_stream.committed_epochs() ORDER BY 1;
 SHOW hummock_stream.query_consistency;
@@ -84,7 +86,7 @@ SELECT ca.v, cb.v FROM ca, cb;
 SET hummock_stream.query_consistency = 'sometimes';
 RESET hummock_stream.query_consistency;
 -- b catches up: the global epoch moves with it
-SELECT hummock_stream_test.test_load('cb', :base + 20, $$SELECT 1, 'b at 20'$$) IS NOT NULL AS loaded;
+SELECT hummock_stream_test.test_load('cb', :base + 60, $$SELECT 1, 'b at 60'$$) IS NOT NULL AS loaded;
 SELECT ca.v, cb.v FROM ca, cb;
 DROP TABLE ca, cb;
 

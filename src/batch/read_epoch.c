@@ -38,6 +38,7 @@
 #include "catalog/index.h"
 #include "catalog/objectaccess.h"
 #include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "catalog/storage.h"
 #include "commands/defrem.h"
@@ -243,7 +244,7 @@ HsGlobalReadEpoch(const HsVersion *v)
 
 		nfailed = HsDbStateStalledGraphs(db, failed, lengthof(failed));
 		floor = HsDbStateGlobalFloor(db, v->id);
-		/* views without a graph (being rebuilt) are stalled too */
+		/* streaming views without a graph (being rebuilt) are stalled too */
 		nrunning = HsDbStateRunningGraphs(db, running, lengthof(running));
 		for (int i = 0; nrunning >= 0 && i < v->n_tables && nfailed < (int) lengthof(failed); i++)
 		{
@@ -252,6 +253,7 @@ HsGlobalReadEpoch(const HsVersion *v)
 			for (int k = 0; k < nrunning && !runs; k++)
 				runs = running[k] == v->tables[i].table_id;
 			if (!runs && v->tables[i].committed_epoch >= horizon &&
+				get_rel_relkind((Oid) v->tables[i].table_id) == RELKIND_MATVIEW &&
 				HsRelidIsHummock((Oid) v->tables[i].table_id))
 				failed[nfailed++] = v->tables[i].table_id;
 		}
