@@ -20,7 +20,9 @@
  *	- with 'per_table', each relation at its own committed epoch.
  *
  * REPEATABLE READ and SERIALIZABLE transactions keep the epoch of each
- * relation's first scan until they end.
+ * relation's first scan until they end, and with 'global' one global epoch
+ * for the whole transaction (relations first read in later statements are
+ * read at it too).
  *
  * src/batch/read_epoch.c
  *
@@ -283,7 +285,12 @@ HsGlobalReadEpoch(const HsVersion *v)
 
 /*
  * The statement's global epoch, computed once per statement (a new command
- * id or a new transaction recomputes it).
+ * id or a new transaction recomputes it), and once per transaction in a
+ * REPEATABLE READ or SERIALIZABLE one: every relation the statement (the
+ * transaction) reads is read at it, whatever versions are published
+ * between its scans' starts (the epoch stays readable in them: each scan
+ * pins its version until the transaction ends).  Recomputed while it is 0
+ * (nothing committed yet).
  */
 static HsEpoch
 statement_global_epoch(const HsVersion *v)
@@ -291,15 +298,13 @@ statement_global_epoch(const HsVersion *v)
 	static LocalTransactionId lxid = InvalidLocalTransactionId;
 	static CommandId cid = InvalidCommandId;
 	static HsEpoch cached = 0;
-	static uint64 cached_version = 0;
 
-	if (lxid != MyProc->lxid || cid != GetCurrentCommandId(false) ||
-		cached_version != v->id)
+	if (lxid != MyProc->lxid || cached == 0 ||
+		(!IsolationUsesXactSnapshot() && cid != GetCurrentCommandId(false)))
 	{
 		cached = HsGlobalReadEpoch(v);
 		lxid = MyProc->lxid;
 		cid = GetCurrentCommandId(false);
-		cached_version = v->id;
 	}
 	return cached;
 }
