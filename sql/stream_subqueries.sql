@@ -441,6 +441,38 @@ SELECT hummock_stream.drop_materialized_view('sq_phone_dept');
 SELECT hummock_stream.drop_materialized_view('sq_works');
 DROP TABLE phones;
 
+-- EXISTS, IN, NOT IN and op ALL over a UNION [ALL] of branches that read
+-- the outer query: a test per branch, ORed (ALL: ANDed), with SQL's NULLs
+CREATE TABLE uo (id int PRIMARY KEY, k int, x int);
+CREATE TABLE u1 (k int, a int);
+CREATE TABLE u2 (k int, b int);
+INSERT INTO uo SELECT i, i % 5, i % 7 FROM generate_series(1, 40) i;
+INSERT INTO uo VALUES (41, 1, NULL);
+INSERT INTO u1 SELECT i % 5, i % 7 FROM generate_series(1, 12) i;
+INSERT INTO u2 SELECT i % 4, (i * 3) % 7 FROM generate_series(1, 9) i;
+INSERT INTO u2 VALUES (2, NULL);
+SELECT hummock_stream.create_materialized_view('su_in',
+  $$SELECT id FROM uo WHERE x IN (SELECT a FROM u1 WHERE u1.k = uo.k UNION ALL SELECT b FROM u2 WHERE u2.k = uo.k)$$);
+SELECT hummock_stream.create_materialized_view('su_not_in',
+  $$SELECT id FROM uo WHERE x NOT IN (SELECT a FROM u1 WHERE u1.k = uo.k UNION SELECT b FROM u2 WHERE u2.k = uo.k)$$);
+SELECT hummock_stream.create_materialized_view('su_exists',
+  $$SELECT id, EXISTS (SELECT 1 FROM u1 WHERE u1.k = uo.k AND u1.a > uo.x
+                       UNION ALL SELECT 1 FROM u2 WHERE u2.k = uo.k AND u2.b = uo.x) AS e FROM uo$$);
+SELECT hummock_stream.create_materialized_view('su_all',
+  $$SELECT id FROM uo WHERE x >= ALL (SELECT a FROM u1 WHERE u1.k = uo.k UNION ALL SELECT b FROM u2 WHERE u2.k = uo.k)$$);
+SELECT count(*) AS n FROM su_in;
+SELECT count(*) FILTER (WHERE differs <> 0) AS differing FROM hummock_stream_test.views_differ();
+INSERT INTO u1 VALUES (1, 3), (3, NULL);
+DELETE FROM u2 WHERE b = 0;
+UPDATE uo SET x = x + 1 WHERE id % 3 = 0;
+SELECT hummock_stream.wait();
+SELECT count(*) AS n FROM su_in;
+SELECT count(*) AS n FROM su_not_in;
+SELECT count(*) FILTER (WHERE differs <> 0) AS differing FROM hummock_stream_test.views_differ();
+SELECT hummock_stream.drop_materialized_view(v)
+  FROM unnest(ARRAY['su_in', 'su_not_in', 'su_exists', 'su_all']) v;
+DROP TABLE uo, u1, u2;
+
 -- refused
 CREATE FUNCTION create_error(query text) RETURNS text LANGUAGE plpgsql AS $$
 BEGIN

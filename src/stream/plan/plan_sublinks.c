@@ -72,6 +72,10 @@
  *	  i = outer.o GROUP BY g ...)	groups, related by equalities in its
  *									WHERE: a filter over it grouped by i too
  *									(groups_as_filter), then as above.
+ *	x IN (SELECT ... WHERE			EXISTS, IN, op ANY/ALL over a UNION
+ *	  <correlated> UNION ALL ...)	[ALL] whose branches read the outer
+ *									query: a test per branch, ORed (ALL:
+ *									ANDed; split_union_tests_mutator).
  *	(SELECT agg(...) FROM t			an aggregating scalar subquery or a
  *	  WHERE t.x < a.o ...),			LATERAL one related otherwise (any
  *	LATERAL (... a.o ...)			condition, a.o in its select list) first
@@ -2222,6 +2226,132 @@ exists_joinable(Query *q, Node *c)
 	return j != NULL && !contains_sublink(j->quals);
 }
 
+/*
+ * The branches of sub, a UNION [ALL] of queries of which one at least
+ * reads the query level above sub, each as a query of its own at sub's
+ * level (its references to the levels above sub one level nearer); NIL if
+ * sub is not one (another set operation, ORDER BY, LIMIT, WITH, or a
+ * branch whose columns are not of the union's types).
+ */
+static void
+union_branches(Query *sub, Node *op, List **branches, bool *ok)
+{
+	if (!*ok)
+		return;
+	if (IsA(op, SetOperationStmt))
+	{
+		SetOperationStmt *so = (SetOperationStmt *) op;
+
+		if (so->op != SETOP_UNION)
+		{
+			*ok = false;
+			return;
+		}
+		union_branches(sub, so->larg, branches, ok);
+		union_branches(sub, so->rarg, branches, ok);
+	}
+	else if (IsA(op, RangeTblRef))
+	{
+		RangeTblEntry *rte = rt_fetch(((RangeTblRef *) op)->rtindex, sub->rtable);
+		Query	   *b;
+		ListCell   *lt;
+		ListCell   *lc;
+
+		if (rte->rtekind != RTE_SUBQUERY)
+		{
+			*ok = false;
+			return;
+		}
+		b = copyObject(rte->subquery);
+		/* every visible column of the union's type (no coercion between) */
+		lc = list_head(((SetOperationStmt *) sub->setOperations)->colTypes);
+		foreach(lt, b->targetList)
+		{
+			TargetEntry *tle = lfirst(lt);
+
+			if (tle->resjunk)
+				continue;
+			if (lc == NULL || exprType((Node *) tle->expr) != lfirst_oid(lc))
+			{
+				*ok = false;
+				return;
+			}
+			lc = lnext(((SetOperationStmt *) sub->setOperations)->colTypes, lc);
+		}
+		if (lc != NULL)
+		{
+			*ok = false;
+			return;
+		}
+		IncrementVarSublevelsUp((Node *) b, -1, 2);
+		*branches = lappend(*branches, b);
+	}
+	else
+		*ok = false;
+}
+
+static List *
+correlated_union_branches(Query *sub)
+{
+	List	   *branches = NIL;
+	bool		ok = true;
+
+	if (sub->setOperations == NULL || sub->sortClause || sub->limitCount ||
+		sub->limitOffset || sub->cteList || sub->rowMarks ||
+		!contain_vars_of_level((Node *) sub, 1))
+		return NIL;
+	union_branches(sub, sub->setOperations, &branches, &ok);
+	return ok ? branches : NIL;
+}
+
+/*
+ * EXISTS (...), x IN (...) and x op ANY/ALL (...) over a UNION [ALL] whose
+ * branches read the outer query: a test of each branch, ORed (ALL: ANDed),
+ * which is the same with SQL's NULLs (a row is in the union exactly when
+ * it is in a branch); each branch's test is then rewritten as any other.
+ */
+static Node *
+split_union_tests_mutator(Node *node, void *context)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, SubLink))
+	{
+		SubLink    *sl = (SubLink *) node;
+		List	   *branches = NIL;
+
+		if ((sl->subLinkType == EXISTS_SUBLINK || sl->subLinkType == ANY_SUBLINK ||
+			 sl->subLinkType == ALL_SUBLINK) && IsA(sl->subselect, Query))
+			branches = correlated_union_branches((Query *) sl->subselect);
+		if (branches != NIL)
+		{
+			List	   *tests = NIL;
+			ListCell   *lc;
+
+			foreach(lc, branches)
+			{
+				SubLink    *t = makeNode(SubLink);
+
+				t->subLinkType = sl->subLinkType;
+				t->subLinkId = sl->subLinkId;
+				t->testexpr = split_union_tests_mutator(copyObject(sl->testexpr), context);
+				t->operName = sl->operName;
+				t->subselect = lfirst(lc);
+				t->location = sl->location;
+				tests = lappend(tests, t);
+			}
+			return (Node *) (sl->subLinkType == ALL_SUBLINK ? make_andclause(tests) :
+							 make_orclause(tests));
+		}
+		sl = (SubLink *) copyObject(sl);
+		sl->testexpr = split_union_tests_mutator(sl->testexpr, context);
+		return (Node *) sl;
+	}
+	if (IsA(node, Query))
+		return node;
+	return expression_tree_mutator(node, split_union_tests_mutator, context);
+}
+
 void
 rewrite_sublinks(PlanCtx *ctx, Query *q)
 {
@@ -2233,6 +2363,12 @@ rewrite_sublinks(PlanCtx *ctx, Query *q)
 
 	if (!q->hasSubLinks || q->jointree == NULL)
 		return;
+	/* tests over a correlated UNION: one per branch */
+	q->jointree->quals = split_union_tests_mutator(q->jointree->quals, NULL);
+	foreach(lc, q->targetList)
+		((TargetEntry *) lfirst(lc))->expr =
+			(Expr *) split_union_tests_mutator((Node *) ((TargetEntry *) lfirst(lc))->expr, NULL);
+	q->havingQual = split_union_tests_mutator(q->havingQual, NULL);
 	/* subqueries in the ON of inner joins: in WHERE */
 	hoist_on_sublinks(q, (Node *) q->jointree, false, &moved);
 	if (moved)
