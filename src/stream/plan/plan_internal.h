@@ -412,6 +412,18 @@ extern void aggregates_in_function_order(Query *q);
 extern void rewrite_sublinks(PlanCtx *ctx, Query *q);
 
 /*
+ * An aggregation without GROUP BY whose select list or HAVING holds a
+ * subquery outside its aggregates' arguments (SELECT count(*) * 100.0 /
+ * (SELECT count(*) FROM o) FROM t): a query level over it, SELECT <the
+ * select list> FROM (SELECT <its aggregates> FROM ... WHERE ...) WHERE
+ * <HAVING>, where the aggregation (one row whatever its input, over no
+ * rows too) is a FROM item whose columns are its aggregates, so the
+ * subqueries are those of a query that does not aggregate.  q itself if
+ * it is not one.
+ */
+extern Query *scalars_over_aggregation(Query *q);
+
+/*
  * A range table entry for subquery sub named alias (in_from: an item of
  * FROM, not a set operation's input) (plan_sublinks.c).
  */

@@ -2304,6 +2304,98 @@ correlated_union_branches(Query *sub)
 	return ok ? branches : NIL;
 }
 
+/* Does node hold a subquery outside the arguments of its aggregates? */
+static bool
+sublink_outside_aggs_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+		return false;
+	if (IsA(node, SubLink))
+	{
+		SubLink    *sl = (SubLink *) node;
+
+		/* (one reading this level's aggregates cannot move above them) */
+		*(bool *) context = *(bool *) context ||
+			contain_aggs_of_level(sl->subselect, 1);
+		return true;
+	}
+	return expression_tree_walker(node, sublink_outside_aggs_walker, context);
+}
+
+typedef struct AggColumns
+{
+	Query	   *agg;			/* the aggregation below: its targets */
+} AggColumns;
+
+/* Each aggregate of this level a column of the aggregation below (rt 1). */
+static Node *
+aggs_to_columns_mutator(Node *node, AggColumns *ac)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Aggref) && ((Aggref *) node)->agglevelsup == 0)
+	{
+		int			n = list_length(ac->agg->targetList) + 1;
+
+		ac->agg->targetList = lappend(ac->agg->targetList,
+									  makeTargetEntry((Expr *) copyObject(node), n,
+													  psprintf("hs_agg_%d", n), false));
+		return (Node *) sub_var(ac->agg, 1, n);
+	}
+	if (IsA(node, SubLink) || IsA(node, Query))
+		return node;
+	return expression_tree_mutator(node, aggs_to_columns_mutator, ac);
+}
+
+Query *
+scalars_over_aggregation(Query *q)
+{
+	bool		inner_aggs = false;
+	bool		found;
+	AggColumns	ac;
+	Query	   *top;
+
+	if (!q->hasSubLinks || !aggregating(q) || q->groupClause != NIL ||
+		q->groupingSets != NIL || q->hasWindowFuncs || q->hasTargetSRFs ||
+		q->cteList != NIL || q->setOperations != NULL || q->jointree == NULL)
+		return q;
+	found = sublink_outside_aggs_walker((Node *) q->targetList, &inner_aggs) |
+		sublink_outside_aggs_walker(q->havingQual, &inner_aggs);
+	if (!found || inner_aggs)
+		return q;
+
+	/* the aggregation: q's FROM and WHERE, its aggregates as columns */
+	ac.agg = copyObject(q);
+	ac.agg->targetList = NIL;
+	ac.agg->havingQual = NULL;
+	ac.agg->sortClause = NIL;
+	ac.agg->distinctClause = NIL;
+	ac.agg->hasDistinctOn = false;
+	ac.agg->limitCount = NULL;
+	ac.agg->limitOffset = NULL;
+	top = makeNode(Query);
+	top->commandType = CMD_SELECT;
+	top->querySource = QSRC_ORIGINAL;
+	top->canSetTag = true;
+	top->targetList = (List *) aggs_to_columns_mutator((Node *) copyObject(q->targetList), &ac);
+	top->jointree = makeFromExpr(NIL, aggs_to_columns_mutator(copyObject(q->havingQual), &ac));
+	if (ac.agg->targetList == NIL)
+		return q;				/* (no aggregate: HAVING alone) */
+	(void) add_subquery_rte(top, ac.agg, "hs_aggregation");
+	top->jointree->fromlist = list_make1(make_ref(1));
+	top->sortClause = q->sortClause;
+	top->distinctClause = q->distinctClause;
+	top->hasDistinctOn = q->hasDistinctOn;
+	top->limitCount = q->limitCount;
+	top->limitOffset = q->limitOffset;
+	top->limitOption = q->limitOption;
+	top->hasSubLinks = true;
+	/* (q reads no column outside its aggregates: Postgres has checked that) */
+	return top;
+}
+
 /*
  * EXISTS (...), x IN (...) and x op ANY/ALL (...) over a UNION [ALL] whose
  * branches read the outer query: a test of each branch, ORed (ALL: ANDed),

@@ -787,6 +787,7 @@ plan_query(PlanCtx *ctx, Query *q, List *outer)
 				refuse_time_function();
 		}
 	}
+	q = scalars_over_aggregation(q);
 	filter_outer_functions(q, (Node *) q->jointree, ctx->constant_joins);
 	rewrite_lateral(q);
 	rewrite_sublinks(ctx, q);
