@@ -508,6 +508,10 @@ EXCEPTION WHEN OTHERS THEN
 END $$;
 -- may return other than one row, of a type without min()
 SELECT create_error('SELECT id FROM emp WHERE point(salary, 0) ~= (SELECT point(salary, 0) FROM emp WHERE id = 1)');
+-- correlated, LIMIT without ORDER BY (which row is not defined)
+SELECT create_error('SELECT id, (SELECT i.salary FROM emp i WHERE i.dept = e.dept LIMIT 1) FROM emp e');
+-- a table read only in a subquery, FROM holding VALUES alone
+SELECT create_error('SELECT v FROM (VALUES (1), (2)) x(v) WHERE v IN (SELECT dept FROM emp)');
 -- correlated, of a type without min()
 SELECT create_error('SELECT id, (SELECT point(i.salary, 0) FROM emp i WHERE i.dept = e.dept) FROM emp e');
 -- correlated otherwise than by equalities, with two outer relations, or

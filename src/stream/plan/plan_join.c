@@ -770,7 +770,8 @@ plan_fromlist_with_functions(PlanCtx *ctx, Query *q, List *outer, List *items,
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("a streaming materialized view must read a table"),
-				 errdetail("Its FROM clause has only functions or VALUES lists.")));
+				 errdetail("Its FROM clause has only functions or VALUES lists; a table read only in a subquery of WHERE or of the select list does not count."),
+				 errhint("Read the table in FROM, joined with the VALUES list or the function.")));
 	foreach(lc, conds)
 	{
 		if (bms_overlap(varnos_of(lfirst(lc)), func_rels))

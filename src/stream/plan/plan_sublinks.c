@@ -1826,6 +1826,12 @@ scalar_mutator(Node *node, ScalarContext *sc)
 			done = decorrelate(sc->q, sub, sc);
 			if (done == NULL)
 				done = scalar_as_lateral(sc->q, sub, sc);
+			if (done == NULL && (sub->limitCount || sub->limitOffset) && sub->sortClause == NIL)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("LIMIT without ORDER BY in a correlated scalar subquery is not supported in a streaming materialized view"),
+						 errdetail("Which row such a subquery returns is not defined."),
+						 errhint("Add ORDER BY: (SELECT ... ORDER BY ... LIMIT 1) takes the first row in that order.")));
 			if (done == NULL)
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
