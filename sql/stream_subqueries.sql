@@ -201,6 +201,16 @@ SELECT hummock_stream.create_materialized_view('sq_agg_fn_order',
           (SELECT array_agg(x) FROM generate_series(d.id + 2, d.id, -1) x WHERE x > 0) AS down
      FROM dept d$$);
 SELECT * FROM sq_agg_fn_order ORDER BY id LIMIT 2;
+-- ... over one subquery with ORDER BY: in the subquery's order, as
+-- Postgres reads it (grouped or not)
+SELECT hummock_stream.create_materialized_view('sq_agg_sub_order',
+  $$SELECT dept, string_agg(salary::text, ',') AS salaries, array_agg(id) AS ids
+      FROM (SELECT dept, salary, id FROM emp ORDER BY salary DESC, id) s GROUP BY dept$$);
+SELECT hummock_stream.create_materialized_view('sq_agg_sub_order_all',
+  $$SELECT jsonb_agg(id) AS ids, array_agg(boss) AS bosses
+      FROM (SELECT id, boss FROM emp WHERE id <= 12 ORDER BY boss NULLS FIRST, id DESC) s$$);
+SELECT * FROM sq_agg_sub_order ORDER BY dept LIMIT 2;
+SELECT * FROM sq_agg_sub_order_all;
 -- EXISTS, NOT EXISTS, IN and ALL over a grouping subquery correlated by
 -- equalities: a filter over its groups, grouped by the correlation too
 SELECT hummock_stream.create_materialized_view('sq_exists_groups',

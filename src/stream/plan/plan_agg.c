@@ -179,7 +179,8 @@ moving_state_type(Aggref *a)
 	{
 		const char *name = lfirst_node(TargetEntry, lc)->resname;
 
-		if (name != NULL && strcmp(name, FUNCTION_ORDER_ARG) == 0)
+		if (name != NULL && (strcmp(name, FUNCTION_ORDER_ARG) == 0 ||
+							 strcmp(name, SUBQUERY_ORDER_ARG) == 0))
 			return InvalidOid;
 	}
 	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(a->aggfnoid));
@@ -651,6 +652,8 @@ minmax_role(List *kept, bool need_values, const HsAggCall *calls, int ncalls, bo
 
 			if (name != NULL && strcmp(name, FUNCTION_ORDER_ARG) == 0)
 				order = FUNCTION_ORDER_ROLE_SUFFIX;
+			else if (name != NULL && strcmp(name, SUBQUERY_ORDER_ARG) == 0)
+				order = SUBQUERY_ORDER_ROLE_SUFFIX;
 		}
 	}
 	if (kept == NIL)

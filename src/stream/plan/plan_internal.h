@@ -88,6 +88,7 @@ typedef struct PlanCtx
 	bool		function_order; /* order-dependent aggregates over one
 								 * function read it in its order (a new
 								 * view, or one planned so: plan_sublinks.c) */
+	bool		subquery_order; /* ... and over one subquery with ORDER BY */
 	bool		hashed_join_keys;	/* an equality of a type whose equal
 									 * values can differ in their bytes is a
 									 * join key, by its hash (a new view, or
@@ -397,12 +398,17 @@ extern void array_sublinks_as_aggregates(Query *q);
 /*
  * Give every order-dependent aggregate call without ORDER BY of q (any
  * level) that aggregates the rows of one function the function's order
- * (in place): its ordinality, an argument named FUNCTION_ORDER_ARG.
+ * (in place): its ordinality, an argument named FUNCTION_ORDER_ARG; with
+ * subqueries, one that aggregates the rows of one subquery with ORDER BY
+ * that order (its sort keys, arguments named SUBQUERY_ORDER_ARG).
  */
-extern void aggregates_in_function_order(Query *q);
+extern void aggregates_in_function_order(Query *q, bool functions, bool subqueries);
 #define FUNCTION_ORDER_ARG "function order"
 /* Ends the role of the kept rows of calls so ordered (plan_agg.c). */
 #define FUNCTION_ORDER_ROLE_SUFFIX " (function order)"
+/* ... and over one subquery with ORDER BY, in its order */
+#define SUBQUERY_ORDER_ARG "subquery order"
+#define SUBQUERY_ORDER_ROLE_SUFFIX " (subquery order)"
 
 /*
  * Rewrite q's scalar subqueries (uncorrelated, or correlated by

@@ -3155,8 +3155,19 @@ function_order(Query *sub)
 }
 
 /* An ORDER BY key of aggregate a, last: its arguments gain the key. */
+static void add_aggregate_order_as(Aggref *a, Expr *key, const SortGroupClause *like,
+								   const char *resname);
+
 static void
 add_aggregate_order(Aggref *a, Expr *key, const char *resname)
+{
+	add_aggregate_order_as(a, key, NULL, resname);
+}
+
+/* ... as like orders (its operator and NULLs), if not NULL */
+static void
+add_aggregate_order_as(Aggref *a, Expr *key, const SortGroupClause *like,
+					   const char *resname)
 {
 	SortGroupClause *sort = makeNode(SortGroupClause);
 	TargetEntry *arg = makeTargetEntry(key, list_length(a->args) + 1,
@@ -3171,6 +3182,12 @@ add_aggregate_order(Aggref *a, Expr *key, const char *resname)
 							 &sort->eqop, NULL, &hashable);
 	sort->hashable = hashable;
 	sort->nulls_first = false;
+	if (like != NULL)
+	{
+		sort->sortop = like->sortop;
+		sort->eqop = like->eqop;
+		sort->nulls_first = like->nulls_first;
+	}
 	arg->ressortgroupref = sort->tleSortGroupRef = ref + 1;
 	a->args = lappend(a->args, arg);
 	a->aggorder = lappend(a->aggorder, sort);
@@ -3330,7 +3347,8 @@ array_sublinks_as_aggregates(Query *q)
  * given ORDER BY the function's ordinality (added to the function).  The
  * added key's argument is named FUNCTION_ORDER_ARG, so the state role of
  * its kept rows says so (plan_agg.c): a view planned before keeps its
- * plan (PlanCtx.function_order).
+ * plan (PlanCtx.function_order).  Likewise over one subquery with ORDER
+ * BY (its sort keys, SUBQUERY_ORDER_ARG, PlanCtx.subquery_order).
  * ---------------------------------------------------------------------
  */
 
@@ -3385,25 +3403,92 @@ order_calls_by_function(Query *q)
 		add_aggregate_order(lfirst(lc), copyObject(order), FUNCTION_ORDER_ARG);
 }
 
+/*
+ * Level q's order-dependent aggregates over one subquery with ORDER BY, in
+ * its order (in place): Postgres's aggregate reads the subquery's rows as
+ * its sort returns them (hashed or in one group; as good as defined, and
+ * relied on).  Each sort key must be a column the subquery shows.
+ */
+static void
+order_calls_by_subquery(Query *q)
+{
+	UnorderedCalls u = {NIL, false};
+	RangeTblEntry *rte;
+	Query	   *sub;
+	ListCell   *lc;
+
+	if (!q->hasAggs || q->groupingSets != NIL || q->hasWindowFuncs || q->hasTargetSRFs ||
+		q->setOperations != NULL || list_length(q->rtable) != 1 ||
+		list_length(q->jointree->fromlist) != 1 ||
+		!IsA(linitial(q->jointree->fromlist), RangeTblRef))
+		return;
+	rte = linitial_node(RangeTblEntry, q->rtable);
+	if (rte->rtekind != RTE_SUBQUERY || rte->lateral)
+		return;
+	sub = rte->subquery;
+	if (sub->sortClause == NIL || sub->setOperations != NULL)
+		return;
+	foreach(lc, sub->sortClause)
+	{
+		TargetEntry *tle = get_sortgroupclause_tle(lfirst(lc), sub->targetList);
+
+		if (tle->resjunk)
+			return;
+	}
+	(void) unordered_calls_walker((Node *) q->targetList, &u);
+	(void) unordered_calls_walker(q->havingQual, &u);
+	(void) unordered_calls_walker(q->jointree->quals, &u);
+	if (u.calls == NIL || u.whole_row)
+		return;
+	foreach(lc, u.calls)
+	{
+		ListCell   *ls;
+
+		foreach(ls, sub->sortClause)
+		{
+			SortGroupClause *sgc = lfirst(ls);
+			TargetEntry *tle = get_sortgroupclause_tle(sgc, sub->targetList);
+			Node	   *e = (Node *) tle->expr;
+
+			add_aggregate_order_as(lfirst(lc),
+								   (Expr *) makeVar(1, tle->resno, exprType(e), exprTypmod(e),
+													exprCollation(e), 0),
+								   sgc, SUBQUERY_ORDER_ARG);
+		}
+	}
+}
+
+typedef struct CallOrders
+{
+	bool		functions;
+	bool		subqueries;
+} CallOrders;
+
 static Node *
 function_order_mutator(Node *node, void *context)
 {
+	CallOrders *co = context;
+
 	if (node == NULL)
 		return NULL;
 	if (IsA(node, Query))
 	{
 		Query	   *q = query_tree_mutator((Query *) node, function_order_mutator, context, 0);
 
-		order_calls_by_function(q);
+		if (co->functions)
+			order_calls_by_function(q);
+		if (co->subqueries)
+			order_calls_by_subquery(q);
 		return (Node *) q;
 	}
 	return expression_tree_mutator(node, function_order_mutator, context);
 }
 
 void
-aggregates_in_function_order(Query *q)
+aggregates_in_function_order(Query *q, bool functions, bool subqueries)
 {
-	Query	   *rewritten = (Query *) function_order_mutator((Node *) q, NULL);
+	CallOrders	co = {functions, subqueries};
+	Query	   *rewritten = (Query *) function_order_mutator((Node *) q, &co);
 
 	memcpy(q, rewritten, sizeof(Query));
 }

@@ -846,8 +846,8 @@ plan_view(PlanCtx *ctx, HsStreamPlan *plan, TupleDesc view_desc, HsStateTable *v
 
 	inline_with_queries(q);
 	array_sublinks_as_aggregates(q);
-	if (ctx->function_order)
-		aggregates_in_function_order(q);
+	if (ctx->function_order || ctx->subquery_order)
+		aggregates_in_function_order(q, ctx->function_order, ctx->subquery_order);
 	fold_constant_sublinks(q);
 	out = query_is_constant(q) ? plan_constant_query(ctx, q) : plan_query(ctx, q, NIL);
 	plan->key_columns = NIL;
@@ -989,6 +989,17 @@ makes_function_order(const HsStreamPlan *plan)
 }
 
 /*
+ * Does plan give order-dependent aggregates over one subquery with ORDER BY
+ * the subquery's order?  A new view does; one planned before keeps its
+ * plan, as its roles say.
+ */
+static bool
+makes_subquery_order(const HsStreamPlan *plan)
+{
+	return new_or_recorded_with(plan, SUBQUERY_ORDER_ROLE_SUFFIX);
+}
+
+/*
  * Does plan join by the hashes of equalities whose type's equal values can
  * differ in their bytes (plan_hashed_keys.c)?  A new view does; one planned
  * before filters such equalities over the rows it joins, as its roles say.
@@ -1044,6 +1055,7 @@ plan_create(Query *q, List *recorded_roles, bool new_job, bool constant_rows)
 	ctx.recorded_roles = recorded_roles;
 	ctx.constant_joins = makes_constant_joins(plan);
 	ctx.function_order = makes_function_order(plan);
+	ctx.subquery_order = makes_subquery_order(plan);
 	ctx.join_order = makes_join_order(plan);
 	ctx.hashed_join_keys = makes_hashed_join_keys(plan);
 	ctx.distinct_shown_by_min = makes_distinct_min(plan);
@@ -1083,6 +1095,7 @@ HsStreamPlanBuild(HsStreamPlan *plan, TupleDesc view_desc, HsStateTable *view,
 	ctx.recorded_roles = plan->recorded_roles ? plan->recorded_roles : plan->state_roles;
 	ctx.constant_joins = makes_constant_joins(plan);
 	ctx.function_order = makes_function_order(plan);
+	ctx.subquery_order = makes_subquery_order(plan);
 	ctx.join_order = makes_join_order(plan);
 	ctx.hashed_join_keys = makes_hashed_join_keys(plan);
 	ctx.distinct_shown_by_min = makes_distinct_min(plan);
