@@ -297,14 +297,21 @@ statement_global_epoch(const HsVersion *v)
 {
 	static LocalTransactionId lxid = InvalidLocalTransactionId;
 	static CommandId cid = InvalidCommandId;
+	static TimestampTz started = 0;
 	static HsEpoch cached = 0;
 
+	/*
+	 * (A statement is known by its start and command id: read-only
+	 * statements of one transaction share their command id.)
+	 */
 	if (lxid != MyProc->lxid || cached == 0 ||
-		(!IsolationUsesXactSnapshot() && cid != GetCurrentCommandId(false)))
+		(!IsolationUsesXactSnapshot() &&
+		 (cid != GetCurrentCommandId(false) || started != GetCurrentStatementStartTimestamp())))
 	{
 		cached = HsGlobalReadEpoch(v);
 		lxid = MyProc->lxid;
 		cid = GetCurrentCommandId(false);
+		started = GetCurrentStatementStartTimestamp();
 	}
 	return cached;
 }
