@@ -284,34 +284,41 @@ HsGlobalReadEpoch(const HsVersion *v)
 }
 
 /*
- * The statement's global epoch, computed once per statement (a new command
- * id or a new transaction recomputes it), and once per transaction in a
+ * The statement's global epoch, computed once per snapshot a statement
+ * reads with (each query of a function or DO block takes its own under
+ * READ COMMITTED, as each statement does), and once per transaction in a
  * REPEATABLE READ or SERIALIZABLE one: every relation the statement (the
  * transaction) reads is read at it, whatever versions are published
  * between its scans' starts (the epoch stays readable in them: each scan
- * pins its version until the transaction ends).  Recomputed while it is 0
- * (nothing committed yet).
+ * pins its version until the transaction ends).  A snapshot is known by
+ * the count of transactions completed when it was taken and its xmin and
+ * xmax: a new version comes with such a completion, so a later snapshot
+ * that equals an earlier one in these may keep its epoch.  Recomputed
+ * while it is 0 (nothing committed yet).
  */
 static HsEpoch
 statement_global_epoch(const HsVersion *v)
 {
 	static LocalTransactionId lxid = InvalidLocalTransactionId;
-	static CommandId cid = InvalidCommandId;
-	static TimestampTz started = 0;
+	static uint64 completions = 0;
+	static TransactionId xmin = InvalidTransactionId;
+	static TransactionId xmax = InvalidTransactionId;
 	static HsEpoch cached = 0;
+	Snapshot	snap = ActiveSnapshotSet() ? GetActiveSnapshot() : NULL;
 
-	/*
-	 * (A statement is known by its start and command id: read-only
-	 * statements of one transaction share their command id.)
-	 */
-	if (lxid != MyProc->lxid || cached == 0 ||
+	if (lxid != MyProc->lxid || cached == 0 || snap == NULL ||
 		(!IsolationUsesXactSnapshot() &&
-		 (cid != GetCurrentCommandId(false) || started != GetCurrentStatementStartTimestamp())))
+		 (completions != snap->snapXactCompletionCount || xmin != snap->xmin ||
+		  xmax != snap->xmax)))
 	{
 		cached = HsGlobalReadEpoch(v);
 		lxid = MyProc->lxid;
-		cid = GetCurrentCommandId(false);
-		started = GetCurrentStatementStartTimestamp();
+		if (snap != NULL)
+		{
+			completions = snap->snapXactCompletionCount;
+			xmin = snap->xmin;
+			xmax = snap->xmax;
+		}
 	}
 	return cached;
 }
