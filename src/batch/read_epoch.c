@@ -293,34 +293,62 @@ HsGlobalReadEpoch(const HsVersion *v)
  * pins its version until the transaction ends).  A snapshot is known by
  * the count of transactions completed when it was taken and its xmin and
  * xmax: a new version comes with such a completion, so a later snapshot
- * that equals an earlier one in these may keep its epoch.  Recomputed
- * while it is 0 (nothing committed yet).
+ * that equals an earlier one in these may keep its epoch.  The epochs of
+ * the last few snapshots are kept, the statement's own and those of the
+ * queries of functions it calls, so that its scans after such a call still
+ * read at its epoch.  Recomputed while it is 0 (nothing committed yet).
  */
+typedef struct SnapshotEpoch
+{
+	uint64		completions;	/* the snapshot's snapXactCompletionCount */
+	TransactionId xmin;
+	TransactionId xmax;
+	HsEpoch		epoch;
+} SnapshotEpoch;
+
+/* (a statement's own, and those of the queries of functions it calls) */
+#define SNAPSHOT_EPOCHS 8
+
 static HsEpoch
 statement_global_epoch(const HsVersion *v)
 {
 	static LocalTransactionId lxid = InvalidLocalTransactionId;
-	static uint64 completions = 0;
-	static TransactionId xmin = InvalidTransactionId;
-	static TransactionId xmax = InvalidTransactionId;
-	static HsEpoch cached = 0;
+	static SnapshotEpoch known[SNAPSHOT_EPOCHS];
+	static int	n_known = 0;
+	static int	next = 0;
 	Snapshot	snap = ActiveSnapshotSet() ? GetActiveSnapshot() : NULL;
+	SnapshotEpoch *e;
 
-	if (lxid != MyProc->lxid || cached == 0 || snap == NULL ||
-		(!IsolationUsesXactSnapshot() &&
-		 (completions != snap->snapXactCompletionCount || xmin != snap->xmin ||
-		  xmax != snap->xmax)))
+	if (lxid != MyProc->lxid)
 	{
-		cached = HsGlobalReadEpoch(v);
 		lxid = MyProc->lxid;
-		if (snap != NULL)
-		{
-			completions = snap->snapXactCompletionCount;
-			xmin = snap->xmin;
-			xmax = snap->xmax;
-		}
+		n_known = 0;
+		next = 0;
 	}
-	return cached;
+	if (snap == NULL)
+		return HsGlobalReadEpoch(v);
+	if (IsolationUsesXactSnapshot() && n_known > 0 && known[0].epoch != 0)
+		return known[0].epoch;	/* (one for the transaction) */
+	for (int i = 0; i < n_known; i++)
+	{
+		e = &known[i];
+		if (e->completions == snap->snapXactCompletionCount && e->xmin == snap->xmin &&
+			e->xmax == snap->xmax && e->epoch != 0)
+			return e->epoch;
+	}
+	e = &known[IsolationUsesXactSnapshot() ? 0 : next];
+	if (!IsolationUsesXactSnapshot())
+	{
+		next = (next + 1) % SNAPSHOT_EPOCHS;
+		n_known = Min(n_known + 1, SNAPSHOT_EPOCHS);
+	}
+	else
+		n_known = 1;
+	e->completions = snap->snapXactCompletionCount;
+	e->xmin = snap->xmin;
+	e->xmax = snap->xmax;
+	e->epoch = HsGlobalReadEpoch(v);
+	return e->epoch;
 }
 
 /*

@@ -1,6 +1,7 @@
 # query_consistency = 'global' reads every relation of a statement at one
 # epoch, however many versions are published between the starts of its
-# scans; a REPEATABLE READ transaction reads every relation at one epoch
+# scans (also after a function it calls has read a view with a snapshot of
+# its own); a REPEATABLE READ transaction reads every relation at one epoch
 # for its whole length, those it first reads in a later statement too.
 # Two views of one table must then agree: the sum of a count per group and
 # the total count.  The reads are held between their scans by an advisory
@@ -66,6 +67,37 @@ sub write_and_wait
 	ok(defined $total && $groups eq $total,
 		"one statement reads both views at one epoch ($groups and $total)")
 	  or diag("out: $out, err: $err");
+}
+
+# ... and after a function it calls has read a view with its own snapshot
+# (READ COMMITTED: the function's query reads newer rows, as in Postgres),
+# the statement's later scans stay at the statement's epoch
+{
+	$node->safe_psql('postgres', q{
+		CREATE FUNCTION total_now() RETURNS bigint VOLATILE LANGUAGE plpgsql
+		  AS $$ BEGIN RETURN (SELECT c FROM r_total); END $$});
+	my $holder = $node->background_psql('postgres');
+	$holder->query_safe('SELECT pg_advisory_lock(7)');
+	my ($out, $err) = ('', '');
+	my $reader = IPC::Run::start(
+		[ 'psql', '-XAtq', '-d', $node->connstr('postgres'), '-c',
+		  q{SELECT (SELECT sum(c) FROM r_groups), (SELECT 1 FROM pg_advisory_lock_shared(7)),
+		           total_now(), (SELECT c FROM r_total)} ],
+		'>', \$out, '2>', \$err);
+	$node->poll_query_until('postgres',
+		q{SELECT count(*) = 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted})
+	  or die 'the reader never waited for the lock';
+	write_and_wait();
+	$holder->query_safe('SELECT pg_advisory_unlock(7)');
+	$reader->finish;
+	$holder->quit;
+	chomp $out;
+	my ($groups, undef, $function, $total) = split /\|/, $out;
+	ok(defined $total && $groups eq $total,
+		"a statement's scans after a function's query stay at its epoch ($groups, $total)")
+	  or diag("out: $out, err: $err");
+	ok(defined $function && $function == $groups + 10,
+		"the function's query reads at its own, newer epoch ($function)");
 }
 
 # one REPEATABLE READ transaction: r_groups read first, r_total first read
