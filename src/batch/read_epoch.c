@@ -248,12 +248,14 @@ HsGlobalReadEpoch(const HsVersion *v)
 		floor = HsDbStateGlobalFloor(db, v->id);
 		/* streaming views without a graph (being rebuilt) are stalled too */
 		nrunning = HsDbStateRunningGraphs(db, running, lengthof(running));
+		if (nrunning > 0)
+			qsort(running, nrunning, sizeof(uint32), oid_cmp);
 		for (int i = 0; nrunning >= 0 && i < v->n_tables && nfailed < (int) lengthof(failed); i++)
 		{
-			bool		runs = false;
+			uint32		id = (uint32) v->tables[i].table_id;
+			bool		runs = nrunning > 0 &&
+				bsearch(&id, running, nrunning, sizeof(uint32), oid_cmp) != NULL;
 
-			for (int k = 0; k < nrunning && !runs; k++)
-				runs = running[k] == v->tables[i].table_id;
 			if (!runs && v->tables[i].committed_epoch >= horizon &&
 				get_rel_relkind((Oid) v->tables[i].table_id) == RELKIND_MATVIEW &&
 				HsRelidIsHummock((Oid) v->tables[i].table_id))

@@ -43,30 +43,38 @@ sub write_and_wait
 	});
 }
 
-# one statement: r_groups scanned, then held on the lock while rows are
-# written and committed in both views, then r_total scanned
+# Run statement, whose scans wait for advisory lock 7 between them (a step
+# pg_advisory_lock_shared(7)), while $writes rounds of rows are written and
+# seen by wait(); returns its output row's columns.
+sub read_held
 {
+	my ($statement, $writes) = @_;
 	my $holder = $node->background_psql('postgres');
 	$holder->query_safe('SELECT pg_advisory_lock(7)');
 	my ($out, $err) = ('', '');
 	my $reader = IPC::Run::start(
-		[ 'psql', '-XAtq', '-d', $node->connstr('postgres'), '-c',
-		  q{SELECT (SELECT sum(c) FROM r_groups), (SELECT 1 FROM pg_advisory_lock_shared(7)),
-		           (SELECT c FROM r_total)} ],
+		[ 'psql', '-XAtq', '-d', $node->connstr('postgres'), '-c', $statement ],
 		'>', \$out, '2>', \$err);
 	$node->poll_query_until('postgres',
 		q{SELECT count(*) = 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted})
 	  or die 'the reader never waited for the lock';
-	write_and_wait();
-	write_and_wait();
+	write_and_wait() for 1 .. $writes;
 	$holder->query_safe('SELECT pg_advisory_unlock(7)');
 	$reader->finish;
 	$holder->quit;
+	diag("err: $err") if $err ne '';
 	chomp $out;
-	my ($groups, undef, $total) = split /\|/, $out;
+	return split /\|/, $out;
+}
+
+# one statement: r_groups scanned, then held on the lock while rows are
+# written and committed in both views, then r_total scanned
+{
+	my ($groups, undef, $total) = read_held(
+		q{SELECT (SELECT sum(c) FROM r_groups), (SELECT 1 FROM pg_advisory_lock_shared(7)),
+		         (SELECT c FROM r_total)}, 2);
 	ok(defined $total && $groups eq $total,
-		"one statement reads both views at one epoch ($groups and $total)")
-	  or diag("out: $out, err: $err");
+		"one statement reads both views at one epoch ($groups and $total)");
 }
 
 # ... and after a function it calls has read a view with its own snapshot
@@ -76,26 +84,11 @@ sub write_and_wait
 	$node->safe_psql('postgres', q{
 		CREATE FUNCTION total_now() RETURNS bigint VOLATILE LANGUAGE plpgsql
 		  AS $$ BEGIN RETURN (SELECT c FROM r_total); END $$});
-	my $holder = $node->background_psql('postgres');
-	$holder->query_safe('SELECT pg_advisory_lock(7)');
-	my ($out, $err) = ('', '');
-	my $reader = IPC::Run::start(
-		[ 'psql', '-XAtq', '-d', $node->connstr('postgres'), '-c',
-		  q{SELECT (SELECT sum(c) FROM r_groups), (SELECT 1 FROM pg_advisory_lock_shared(7)),
-		           total_now(), (SELECT c FROM r_total)} ],
-		'>', \$out, '2>', \$err);
-	$node->poll_query_until('postgres',
-		q{SELECT count(*) = 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted})
-	  or die 'the reader never waited for the lock';
-	write_and_wait();
-	$holder->query_safe('SELECT pg_advisory_unlock(7)');
-	$reader->finish;
-	$holder->quit;
-	chomp $out;
-	my ($groups, undef, $function, $total) = split /\|/, $out;
+	my ($groups, undef, $function, $total) = read_held(
+		q{SELECT (SELECT sum(c) FROM r_groups), (SELECT 1 FROM pg_advisory_lock_shared(7)),
+		         total_now(), (SELECT c FROM r_total)}, 1);
 	ok(defined $total && $groups eq $total,
-		"a statement's scans after a function's query stay at its epoch ($groups, $total)")
-	  or diag("out: $out, err: $err");
+		"a statement's scans after a function's query stay at its epoch ($groups, $total)");
 	ok(defined $function && $function == $groups + 10,
 		"the function's query reads at its own, newer epoch ($function)");
 }

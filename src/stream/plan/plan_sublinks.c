@@ -2362,6 +2362,9 @@ scalars_over_aggregation(Query *q)
 	bool		found;
 	AggColumns	ac;
 	Query	   *top;
+	List	   *targets;
+	Node	   *having;
+	int			rt;
 
 	if (!q->hasSubLinks || !aggregating(q) || q->groupClause != NIL ||
 		q->groupingSets != NIL || q->hasWindowFuncs || q->hasTargetSRFs ||
@@ -2381,16 +2384,14 @@ scalars_over_aggregation(Query *q)
 	ac.agg->hasDistinctOn = false;
 	ac.agg->limitCount = NULL;
 	ac.agg->limitOffset = NULL;
-	top = makeNode(Query);
-	top->commandType = CMD_SELECT;
-	top->querySource = QSRC_ORIGINAL;
-	top->canSetTag = true;
-	top->targetList = (List *) aggs_to_columns_mutator((Node *) copyObject(q->targetList), &ac);
-	top->jointree = makeFromExpr(NIL, aggs_to_columns_mutator(copyObject(q->havingQual), &ac));
+	targets = (List *) aggs_to_columns_mutator((Node *) copyObject(q->targetList), &ac);
+	having = aggs_to_columns_mutator(copyObject(q->havingQual), &ac);
 	if (ac.agg->targetList == NIL)
 		return q;				/* (no aggregate: HAVING alone) */
-	(void) add_subquery_rte(top, ac.agg, "hs_aggregation");
-	top->jointree->fromlist = list_make1(make_ref(1));
+	top = query_over(ac.agg, "hs_aggregation", &rt);
+	Assert(rt == 1);			/* (the aggregates' Vars name it so) */
+	top->targetList = targets;
+	top->jointree->quals = having;
 	top->sortClause = q->sortClause;
 	top->distinctClause = q->distinctClause;
 	top->hasDistinctOn = q->hasDistinctOn;
