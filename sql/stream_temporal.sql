@@ -45,6 +45,11 @@ SELECT make('t_date_ts', $$SELECT id FROM ev WHERE d > now() - interval '5 days'
 SELECT make('t_join', $$SELECT e.id, k.name FROM ev e JOIN kinds k ON k.kind = e.kind WHERE e.ts > now() - interval '10 minutes'$$);
 -- over the join: the condition reads both sides
 SELECT make('t_join_both', $$SELECT e.id FROM ev e JOIN kinds k ON k.kind = e.kind WHERE e.ts + length(k.name) * interval '1 minute' > now() - interval '15 minutes'$$);
+-- in an inner join's ON: over one side, and over both (filtering the join)
+SELECT make('t_join_on', $$SELECT e.id, k.name FROM ev e JOIN kinds k ON k.kind = e.kind AND e.ts > now() - interval '10 minutes'$$);
+SELECT make('t_join_on_both', $$SELECT e.id, k.name FROM ev e JOIN kinds k ON k.kind = e.kind AND e.ts + length(k.name) * interval '1 minute' > now() - interval '15 minutes'$$);
+-- in an outer join's ON, over its nullable side: which rows match
+SELECT make('t_left_on', $$SELECT k.kind, e.id FROM kinds k LEFT JOIN ev e ON e.kind = k.kind AND e.ts > now() - interval '3 minutes'$$);
 SELECT make('t_sub', $$SELECT s.kind, count(*) AS n FROM (SELECT kind FROM ev WHERE ts > now() - interval '45 minutes') s GROUP BY s.kind$$);
 SELECT make('t_exists', $$SELECT k.kind FROM kinds k WHERE EXISTS (SELECT 1 FROM ev e WHERE e.kind = k.kind AND e.ts > now() - interval '2 minutes')$$);
 -- an equality is two bounds: the rows of the current day
@@ -143,7 +148,8 @@ SELECT create_error($$SELECT id FROM ev WHERE ts::date = current_date$$);
 -- under OR, one argument may read the time, not two
 SELECT create_error($$SELECT id FROM ev WHERE ts > now() - interval '1 hour' OR d = current_date$$);
 SELECT create_error($$SELECT id FROM ev WHERE id = 1 OR (ts > now() - interval '1 hour' AND now() > ts + interval '1 minute') OR ts::date < current_date$$);
-SELECT create_error($$SELECT e.id FROM ev e JOIN kinds k ON k.kind = e.kind AND e.ts > now()$$);
+-- over the preserved side of an outer join, the time would decide matches
+SELECT create_error($$SELECT e.id, k.name FROM ev e LEFT JOIN kinds k ON k.kind = e.kind AND e.ts > now() - interval '1 hour'$$);
 SELECT create_error($$SELECT id FROM ev WHERE ts > clock_timestamp()$$);
 SELECT create_error($$SELECT id FROM ev WHERE kind > to_char(now(), 'YYYY')$$);
 

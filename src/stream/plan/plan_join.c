@@ -69,6 +69,9 @@
 
 #include "plan_internal.h"
 
+static RelOut *plan_jtnode_filtered(PlanCtx *ctx, Query *q, List *outer, Node *jt,
+									 List *quals);
+
 /* ---------------------------------------------------------------------
  * Join keys and joins
  * ---------------------------------------------------------------------
@@ -1002,6 +1005,7 @@ plan_joinexpr(PlanCtx *ctx, Query *q, List *outer, JoinExpr *j, List *quals)
 	RelOut	   *right;
 	Query	   *lconst = NULL;
 	Query	   *rconst = NULL;
+	List	   *temporal = NIL;
 
 	/* a tree of three or more inner-joined items: joined as a FROM list */
 	if (ctx->join_order && j->jointype == JOIN_INNER)
@@ -1088,13 +1092,24 @@ plan_joinexpr(PlanCtx *ctx, Query *q, List *outer, JoinExpr *j, List *quals)
 		quals = split_pushable(quals, lrel, &lq);
 	if (kind != HS_JOIN_FULL)
 		conds = split_pushable(conds, rrel, &rq);
+	/* an inner join's temporal ON conditions over both sides filter its rows */
+	if (kind == HS_JOIN_INNER)
+		conds = take_temporal(conds, &temporal);
+	else if (contains_time((Node *) conds))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("now() and the other functions of the current time are supported in the ON condition of an outer join only in temporal filters of its nullable side"),
+				 errdetail("Such a filter decides which rows of that side join; a comparison with the time that reads the preserved side would decide which of its rows find a match as time passes."),
+				 errhint("Filter the preserved side in WHERE, or in a subquery.")));
 	left = lconst ? apply_filter(plan_constant_input(ctx, q, ((RangeTblRef *) larg)->rtindex,
 													 lconst), lq) :
 		plan_jtnode(ctx, q, outer, larg, lq);
 	right = rconst ? apply_filter(plan_constant_input(ctx, q, ((RangeTblRef *) rarg)->rtindex,
 													  rconst), rq) :
 		plan_jtnode(ctx, q, outer, rarg, rq);
-	return apply_filter(make_join(ctx, kind, left, lrel, right, rrel, conds, NULL), quals);
+	return apply_temporal(ctx, apply_filter(make_join(ctx, kind, left, lrel, right, rrel,
+													  conds, NULL), quals),
+						  temporal);
 }
 
 /*
@@ -1218,9 +1233,23 @@ plan_fromlist(PlanCtx *ctx, Query *q, List *outer, List *items, List *conds,
 	return apply_semis(ctx, q, outer, cur, cur_rel, semis);
 }
 
-/* A node of q's join tree: a FROM item, a JoinExpr or a FromExpr. */
+/*
+ * A node of q's join tree: a FROM item, a JoinExpr or a FromExpr, filtered
+ * by quals.  Temporal filters among quals (an ON condition of an inner
+ * join, or one over the nullable side of an outer join, pushed to the item
+ * it reads) become DynamicFilters over the node's rows.
+ */
 RelOut *
 plan_jtnode(PlanCtx *ctx, Query *q, List *outer, Node *jt, List *quals)
+{
+	List	   *temporal = NIL;
+
+	quals = take_temporal(quals, &temporal);
+	return apply_temporal(ctx, plan_jtnode_filtered(ctx, q, outer, jt, quals), temporal);
+}
+
+static RelOut *
+plan_jtnode_filtered(PlanCtx *ctx, Query *q, List *outer, Node *jt, List *quals)
 {
 	if (IsA(jt, RangeTblRef))
 	{
