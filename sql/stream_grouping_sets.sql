@@ -50,7 +50,17 @@ SELECT hummock_stream.create_materialized_view('g_nested_sets',
      GROUP BY GROUPING SETS ((qty % 3), (qty), ())$$);
 SELECT hummock_stream.create_materialized_view('g_nested_cube',
   'SELECT qty % 3 AS m, qty, sum(id) AS s FROM sales GROUP BY CUBE (qty % 3, qty)');
+-- DISTINCT over the rows of every set (a level above them): equal rows of
+-- different sets are one; DISTINCT ON keeps one per value, by ORDER BY
+SELECT hummock_stream.create_materialized_view('g_distinct',
+  'SELECT DISTINCT region, count(*) > 5 AS many FROM sales GROUP BY GROUPING SETS ((region), (region, product))');
+SELECT hummock_stream.create_materialized_view('g_distinct_on',
+  $$SELECT DISTINCT ON (region) region, product, sum(qty) AS q FROM sales
+     GROUP BY CUBE (region, product) ORDER BY region, sum(qty) DESC, product$$);
+SELECT hummock_stream.create_materialized_view('g_distinct_top',
+  'SELECT DISTINCT qty % 3 AS m, GROUPING(qty % 3, product) AS g FROM sales GROUP BY CUBE (qty % 3, product) ORDER BY 1, 2 LIMIT 4');
 SELECT * FROM hummock_stream_test.views_differ();
+SELECT * FROM g_distinct ORDER BY region NULLS LAST, many;
 SELECT * FROM g_nested ORDER BY a NULLS LAST, qty NULLS LAST;
 SELECT * FROM g_rollup ORDER BY region NULLS LAST, product NULLS LAST;
 SELECT * FROM g_empty;
