@@ -247,6 +247,21 @@ CREATE TEMP TABLE t_macaddr8 AS
   UNION ALL SELECT substr(md5(random()::text), 1, 16)::macaddr8 FROM generate_series(1, 200)
   UNION ALL SELECT substr(md5((i % 5)::text), 1, 16)::macaddr8 FROM generate_series(1, 40) i;
 
+-- inet and cidr (EQUALITY: their sort keys in network order are apart,
+-- checked by views in stream_ordering): both families, netmask lengths
+-- that cut inside a byte, host bits past the mask, prefixes of one another
+CREATE TEMP TABLE t_inet AS
+  SELECT v::inet AS v FROM unnest(ARRAY['0.0.0.0/0', '0.0.0.0', '255.255.255.255', '10.0.0.0/8',
+      '10.1.0.0/8', '10.0.0.0/16', '10.0.128.0/17', '10.0.0.1/9', '9.255.0.0/8', '::/0', '::1',
+      'ffff::/16', 'ffff::1/128', '::ffff:10.0.0.1', NULL]) v
+  UNION ALL SELECT format('%s.%s.%s.%s/%s', 9 + i % 3, i % 2, (i * 37) % 256, i % 3, (i * 7) % 33)::inet
+    FROM generate_series(1, 200) i
+  UNION ALL SELECT format('%s::%s/%s', to_hex(i % 3), to_hex((i * 7919) % 65536), (i * 13) % 129)::inet
+    FROM generate_series(1, 60) i;
+
+CREATE TEMP TABLE t_cidr AS
+  SELECT set_masklen(network(v), masklen(v))::cidr AS v FROM t_inet;
+
 -- arrays: NULL elements, lengths, dimensions and lower bounds
 CREATE TEMP TABLE t_int4_array AS
   SELECT v::int4[] AS v FROM unnest(ARRAY['{}', '{1}', '{1,2}', '{1,NULL}', '{NULL}', '{NULL,1}',
@@ -365,7 +380,7 @@ CREATE TEMP TABLE t_mood_array AS
     FROM generate_series(1, 200) i
   UNION ALL SELECT '{}' UNION ALL SELECT NULL;
 
-SELECT c.* FROM unnest(ARRAY['t_mood', 't_int4range', 't_tagged', 't_mood_array']::regclass[])
+SELECT c.* FROM unnest(ARRAY['t_mood', 't_int4range', 't_tagged', 't_mood_array', 't_inet', 't_cidr']::regclass[])
     WITH ORDINALITY AS t(tbl, i),
   LATERAL pg_temp.check_equality(t.tbl) c
   ORDER BY t.i;

@@ -149,6 +149,34 @@ SELECT count(*) FILTER (WHERE differs <> 0) AS differing FROM hummock_stream_tes
 SELECT hummock_stream.drop_materialized_view(v)
   FROM unnest(ARRAY['m_top', 'm_top_nulls', 'm_first', 'm_ranked', 'm_running']) v;
 
+-- ordered by inet and cidr, in network order (the common network part,
+-- then the shorter mask, then the whole address; IPv4 before IPv6)
+CREATE TABLE hosts (id int PRIMARY KEY, addr inet, net cidr, g int);
+INSERT INTO hosts VALUES (1, '10.0.0.1', '10.0.0.0/8', 0), (2, '10.0.0.1/8', '10.1.0.0/16', 0),
+  (3, '10.1.0.0/16', '10.0.0.0/16', 1), (4, '9.255.255.255', '9.0.0.0/8', 1),
+  (5, '::1', '::/0', 0), (6, '192.168.1.7/24', '192.168.1.0/24', 1), (7, NULL, NULL, 0),
+  (8, '10.0.0.0/9', '10.0.0.0/9', 1), (9, '0.0.0.0/0', '0.0.0.0/0', 0);
+SELECT hummock_stream.create_materialized_view('h_top',
+  $$SELECT id, addr FROM hosts ORDER BY addr, id LIMIT 4$$);
+SELECT hummock_stream.create_materialized_view('h_last',
+  $$SELECT id, net FROM hosts ORDER BY net DESC NULLS LAST, id LIMIT 3$$);
+SELECT hummock_stream.create_materialized_view('h_first',
+  $$SELECT DISTINCT ON (g) g, id, addr FROM hosts ORDER BY g, addr DESC, id$$);
+SELECT hummock_stream.create_materialized_view('h_ranked',
+  $$SELECT g, id, net FROM (SELECT g, id, net, row_number() OVER (PARTITION BY g ORDER BY net, id) AS rn
+      FROM hosts) s WHERE rn <= 2$$);
+SELECT * FROM h_top ORDER BY addr, id;
+UPDATE hosts SET addr = '10.0.0.0/7', net = '8.0.0.0/7' WHERE id = 6;
+DELETE FROM hosts WHERE id = 9;
+INSERT INTO hosts VALUES (10, '10.0.0.0/8', '10.0.0.0/8', 0), (11, '2001:db8::1/32', '2001:db8::/32', 1);
+SELECT hummock_stream.wait();
+SELECT * FROM h_top ORDER BY addr, id;
+SELECT * FROM h_last ORDER BY net DESC, id;
+SELECT count(*) FILTER (WHERE differs <> 0) AS differing FROM hummock_stream_test.views_differ();
+SELECT hummock_stream.drop_materialized_view(v)
+  FROM unnest(ARRAY['h_top', 'h_last', 'h_first', 'h_ranked']) v;
+DROP TABLE hosts;
+
 SET client_min_messages = warning;	-- the capture log's name has an OID
 DROP EXTENSION hummock_stream CASCADE;
 RESET client_min_messages;

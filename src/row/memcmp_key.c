@@ -147,7 +147,7 @@
  * an index does: such keys are never persisted where only their bytes
  * order them across versions without the caller saying so.
  *
- * Sort keys of an enum in its declared order (HsMemcmpEncodeEnumSortKey:
+ * Sort keys of an enum in its declared order (HsMemcmpEncodeOwnSortKey:
  * ORDER BY priority, an enum):
  *
  *	value		:= 0x01 float4(enumsortorder) oid	not NULL
@@ -160,6 +160,16 @@
  * (no room between two neighbours): type_alter.c refuses that for an enum
  * a streaming view uses, so persisted keys keep their order.
  *
+ * Sort keys of inet and cidr in network_cmp's order (HsMemcmpEncodeOwnSortKey;
+ * their key encoding is their send bytes, which only tell values apart):
+ *
+ *	value		:= 0x01 family masked bits address		not NULL
+ *				 | 0x02 | 0x00							NULL, as above
+ *
+ * family is 1 byte (IPv4 before IPv6), masked the address with the bits
+ * past the netmask cleared and address the address as it is (4 or 16
+ * bytes each, by the family), bits the netmask length (1 byte).
+ *
  * src/row/memcmp_key.c
  *
  *-------------------------------------------------------------------------
@@ -167,6 +177,7 @@
 #include "postgres.h"
 
 #include <math.h>
+#include <sys/socket.h>
 
 #include "access/detoast.h"
 #include "access/htup_details.h"
@@ -1070,19 +1081,82 @@ HsMemcmpEncodeSortKey(StringInfo buf, Datum value, bool isnull, Oid typid,
 }
 
 /* ---------------------------------------------------------------------
- * Sort keys of enums in their declared order (the format is above)
+ * Sort keys of types ordered otherwise than their key encoding: enums in
+ * their declared order, inet and cidr in network order (the formats are
+ * above)
  * ---------------------------------------------------------------------
  */
 
-bool
-HsTypeIsEnum(Oid typid)
+static bool
+is_network_type(Oid base)
 {
-	return type_is_enum(getBaseType(typid));
+	return base == INETOID || base == CIDROID;
 }
 
+bool
+HsTypeHasOwnSortKey(Oid typid)
+{
+	Oid			base = getBaseType(typid);
+
+	return type_is_enum(base) || is_network_type(base);
+}
+
+/*
+ * An inet or cidr: family, masked address, netmask length, address.
+ * Comparing the masked addresses over their whole length, then the
+ * lengths, orders as network_cmp's comparison of their first min(bits)
+ * bits, then the lengths: where the first min(bits) agree, the shorter
+ * mask's masked address has zeros where the longer one's has its bits.
+ */
+static void
+put_inet(StringInfo buf, inet *ip)
+{
+	int			nbytes = ip_addrsize(ip);
+	int			bits = ip_bits(ip);
+	unsigned char masked[16];
+
+	Assert(nbytes <= (int) sizeof(masked));
+	for (int i = 0; i < nbytes; i++)
+	{
+		int			keep = Max(0, Min(8, bits - i * 8));
+
+		masked[i] = ip_addr(ip)[i] & (unsigned char) (0xFF00 >> keep);
+	}
+	put_u8(buf, ip_family(ip));
+	appendBinaryStringInfo(buf, (char *) masked, nbytes);
+	put_u8(buf, (uint8) bits);
+	appendBinaryStringInfo(buf, (char *) ip_addr(ip), nbytes);
+}
+
+static void encode_enum_sort_key(StringInfo buf, Datum value, bool isnull,
+								 bool descending, bool nulls_first);
+
 void
-HsMemcmpEncodeEnumSortKey(StringInfo buf, Datum value, bool isnull, bool descending,
-						  bool nulls_first)
+HsMemcmpEncodeOwnSortKey(StringInfo buf, Datum value, bool isnull, Oid typid,
+						 bool descending, bool nulls_first)
+{
+	int			start = buf->len;
+
+	if (!is_network_type(getBaseType(typid)))
+	{
+		encode_enum_sort_key(buf, value, isnull, descending, nulls_first);
+		return;
+	}
+	if (isnull)
+	{
+		HsMemcmpEncodeSortKey(buf, value, isnull, OIDOID, descending, nulls_first);
+		return;
+	}
+	put_u8(buf, HS_MEMCMP_NOT_NULL);
+	put_inet(buf, DatumGetInetPP(value));
+	if (descending)
+		for (int i = start; i < buf->len; i++)
+			buf->data[i] = (char) ~((uint8) buf->data[i]);
+}
+
+static void
+encode_enum_sort_key(StringInfo buf, Datum value, bool isnull, bool descending,
+					 bool nulls_first)
 {
 	int			start = buf->len;
 	Oid			label = DatumGetObjectId(value);

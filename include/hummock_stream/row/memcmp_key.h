@@ -98,15 +98,19 @@ extern void HsMemcmpEncodeCollatedSortKey(StringInfo buf, Datum value, bool isnu
 										  Oid typid, Oid coll, bool descending,
 										  bool nulls_first);
 
-/* Is typid an enum, or a domain over one? */
-extern bool HsTypeIsEnum(Oid typid);
+/*
+ * Is typid (or the base type of a domain over it) ordered otherwise than
+ * by its key encoding: an enum (its declared order), inet or cidr (whose
+ * keys only tell values apart)?
+ */
+extern bool HsTypeHasOwnSortKey(Oid typid);
 
 /*
- * HsMemcmpEncodeSortKey for a value of an enum (or a domain over one), in
- * the enum's declared order (the enum format of memcmp_key.c).
+ * HsMemcmpEncodeSortKey for a value of a type HsTypeHasOwnSortKey accepts,
+ * in the type's order (the enum and inet formats of memcmp_key.c).
  */
-extern void HsMemcmpEncodeEnumSortKey(StringInfo buf, Datum value, bool isnull,
-									  bool descending, bool nulls_first);
+extern void HsMemcmpEncodeOwnSortKey(StringInfo buf, Datum value, bool isnull,
+									 Oid typid, bool descending, bool nulls_first);
 
 /*
  * A row's own bytes, for identifying it when it has no key: a MinimalTuple

@@ -139,7 +139,7 @@ typedef struct OverWindowExec
 	HsWindowRanges *ranges;
 	List	   *order_states;	/* ExprState: ORDER BY values */
 	Oid		   *order_types;
-	bool	   *order_enums;	/* per ORDER BY value: an enum's, in its order */
+	bool	   *order_own;	/* per ORDER BY value: its type's own order */
 	HsStateTable *rows_rev;
 	FmgrInfo   *prefix_fn;		/* per function: HsWindowPrefix.fn */
 	FmgrInfo   *in_range_fn;	/* per function: value frames' start, end */
@@ -428,8 +428,9 @@ encode_order(OverWindowExec *w, StringInfo buf)
 		Datum		d = ExecEvalExpr(lfirst(lc), w->econtext, &isnull);
 		HsWindowRanges *r = w->ranges;
 
-		if (w->order_enums[i])
-			HsMemcmpEncodeEnumSortKey(buf, d, isnull, r->desc[i], r->nulls_first[i]);
+		if (w->order_own[i])
+			HsMemcmpEncodeOwnSortKey(buf, d, isnull, w->order_types[i], r->desc[i],
+									 r->nulls_first[i]);
 		else if (OidIsValid(r->colls[i]))
 			HsMemcmpEncodeCollatedSortKey(buf, d, isnull, w->order_types[i], r->colls[i],
 										  r->desc[i], r->nulls_first[i]);
@@ -1735,11 +1736,11 @@ over_window_create(TupleDesc in_desc, List *partition_exprs, List *funcs, List *
 					fmgr_info(ranges->prefix[k].fn, &w->prefix_fn[k]);
 		}
 		w->order_types = palloc(sizeof(Oid) * Max(ranges->nkeys, 1));
-		w->order_enums = palloc(sizeof(bool) * Max(ranges->nkeys, 1));
+		w->order_own = palloc(sizeof(bool) * Max(ranges->nkeys, 1));
 		foreach(lc, ranges->key_exprs)
 		{
 			w->order_types[foreach_current_index(lc)] = exprType(lfirst(lc));
-			w->order_enums[foreach_current_index(lc)] = HsTypeIsEnum(exprType(lfirst(lc)));
+			w->order_own[foreach_current_index(lc)] = HsTypeHasOwnSortKey(exprType(lfirst(lc)));
 			w->order_states = lappend(w->order_states, ExecInitExpr(lfirst(lc), NULL));
 		}
 	}

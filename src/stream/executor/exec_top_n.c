@@ -64,7 +64,7 @@ typedef struct TopNExec
 	bool	   *sort_nulls_first;
 	Oid		   *sort_colls;		/* per sort column: a collation whose
 								 * order is not the byte order, else 0 */
-	bool	   *sort_enums;		/* per sort column: an enum's, in its order */
+	bool	   *sort_own;		/* per sort column: its type's own order */
 	int			nsort;
 	int		   *ukey;			/* NULL: rows identified by their bytes */
 	int			nukey;
@@ -100,7 +100,7 @@ typedef HsBytesKey TouchedKey;
 static void
 encode_cols(TopNExec *t, StringInfo buf, Datum *values, bool *isnull,
 			const int *cols, const bool *desc, const bool *nulls_first,
-			const Oid *colls, const bool *enums, int n)
+			const Oid *colls, const bool *own, int n)
 {
 	for (int i = 0; i < n; i++)
 	{
@@ -108,8 +108,8 @@ encode_cols(TopNExec *t, StringInfo buf, Datum *values, bool *isnull,
 		bool		d = desc ? desc[i] : false;
 		Oid			typid = TupleDescAttr(t->in_desc, c)->atttypid;
 
-		if (enums && enums[i])
-			HsMemcmpEncodeEnumSortKey(buf, values[c], isnull[c], d, nulls_first[i]);
+		if (own && own[i])
+			HsMemcmpEncodeOwnSortKey(buf, values[c], isnull[c], typid, d, nulls_first[i]);
 		else if (colls && OidIsValid(colls[i]))
 			HsMemcmpEncodeCollatedSortKey(buf, values[c], isnull[c], typid, colls[i],
 										  d, nulls_first[i]);
@@ -142,7 +142,7 @@ top_n_push(HsExec *self, TupleTableSlot *row, int sign)
 	initStringInfo(&key);
 	appendBinaryStringInfo(&key, group.data, group.len);
 	encode_cols(t, &key, row->tts_values, row->tts_isnull, t->sort_cols, t->sort_desc,
-				t->sort_nulls_first, t->sort_colls, t->sort_enums, t->nsort);
+				t->sort_nulls_first, t->sort_colls, t->sort_own, t->nsort);
 	mt = HsCanonicalTuple(t->in_desc, row->tts_values, row->tts_isnull);
 	initStringInfo(&cur);
 	if (t->ukey)
@@ -218,7 +218,7 @@ take_row(CollectTop *c, const char *key, int keylen, int64 count,
 	(void) HsStoredRowCopyDeform(t->in_desc, tuple, tuplen, values, isnull);
 	initStringInfo(&sort);
 	encode_cols(t, &sort, values, isnull, t->sort_cols, t->sort_desc, t->sort_nulls_first,
-				t->sort_colls, t->sort_enums, t->nsort);
+				t->sort_colls, t->sort_own, t->nsort);
 
 	for (int64 copy = 0; copy < count; copy++)
 	{
@@ -518,14 +518,14 @@ HsExecTopNCreate(TupleDesc in_desc, const int *group_cols, int ngroup,
 	t->sort_desc = palloc(sizeof(bool) * Max(nsort, 1));
 	t->sort_nulls_first = palloc(sizeof(bool) * Max(nsort, 1));
 	t->sort_colls = palloc0(sizeof(Oid) * Max(nsort, 1));
-	t->sort_enums = palloc0(sizeof(bool) * Max(nsort, 1));
+	t->sort_own = palloc0(sizeof(bool) * Max(nsort, 1));
 	for (int i = 0; i < nsort; i++)
 	{
 		Oid			typid = TupleDescAttr(in_desc, sort_cols[i])->atttypid;
 
 		if (sort_colls && HsCollationNeedsSortKey(typid, sort_colls[i]))
 			t->sort_colls[i] = sort_colls[i];
-		t->sort_enums[i] = HsTypeIsEnum(typid);
+		t->sort_own[i] = HsTypeHasOwnSortKey(typid);
 		t->sort_desc[i] = sort_desc[i];
 		/* Postgres's default: NULLs last ascending, first descending */
 		t->sort_nulls_first[i] = sort_nulls_first ? sort_nulls_first[i] : sort_desc[i];

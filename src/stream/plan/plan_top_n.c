@@ -128,12 +128,12 @@ sort_key_desc(Expr *e, SortGroupClause *sgc, bool *nulls_first, Oid *coll_out)
 	bool		desc;
 
 	if (!get_ordering_op_properties(sgc->sortop, &opfamily, &opcintype, &strategy) ||
-		opfamily != tc->btree_opf || (HsMemcmpTypeSupport(type) != HS_MEMCMP_ORDERED && !HsTypeIsEnum(type)))
+		opfamily != tc->btree_opf || (HsMemcmpTypeSupport(type) != HS_MEMCMP_ORDERED && !HsTypeHasOwnSortKey(type)))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("ordering by type %s with operator %s is not supported in a streaming materialized view",
 						format_type_be(type), get_opname(sgc->sortop)),
-				 errdetail("Top-N, DISTINCT ON and row_number() bounds keep rows ordered by a byte encoding of the sort key, which exists for numbers, text, dates and times, uuid, bool, bytea, enums, and arrays and rows of them (not of enums), in their default order; not for inet, ranges, jsonb or other types."),
+				 errdetail("Top-N, DISTINCT ON and row_number() bounds keep rows ordered by a byte encoding of the sort key, which exists for numbers, text, dates and times, uuid, bool, bytea, enums, inet and cidr, and arrays and rows of them (not of enums, inet or cidr), in their default order; not for ranges, jsonb or other types."),
 				 errhint("Order by an expression of such a type.")));
 	*coll_out = InvalidOid;
 	if (OidIsValid(coll) && !HsCollationIsBytewise(coll))

@@ -438,7 +438,7 @@ window_ranges(Query *q, RelOut *from, List *windows, List *calls)
 		int16		strategy;
 
 		if (!get_ordering_op_properties(sgc->sortop, &opfamily, &opcintype, &strategy) ||
-			opfamily != tc->btree_opf || (HsMemcmpTypeSupport(type) != HS_MEMCMP_ORDERED && !HsTypeIsEnum(type)))
+			opfamily != tc->btree_opf || (HsMemcmpTypeSupport(type) != HS_MEMCMP_ORDERED && !HsTypeHasOwnSortKey(type)))
 			return NULL;
 		r->colls[i] = InvalidOid;
 		if (OidIsValid(coll) && !HsCollationIsBytewise(coll))
