@@ -62,7 +62,6 @@
 #include "optimizer/optimizer.h"
 #include "parser/parse_oper.h"
 #include "parser/parsetree.h"
-#include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
@@ -1201,56 +1200,6 @@ grouping_set_mutator(Node *node, GroupingSetContext *gs)
 		}
 	}
 	return expression_tree_mutator(node, grouping_set_mutator, gs);
-}
-
-/*
- * SELECT DISTINCT ... GROUP BY GROUPING SETS (...) [ORDER BY ... LIMIT]:
- * DISTINCT applies to the rows of all the grouping sets together, so it
- * becomes a level above them,
- *
- *	SELECT DISTINCT <q's columns> FROM (q without DISTINCT, ORDER BY and
- *	LIMIT) ORDER BY ... LIMIT
- *
- * whose columns keep their sort and group references (DISTINCT ON and
- * ORDER BY expressions not shown become columns of the level below,
- * hidden in the one above).
- */
-Query *
-distinct_over_grouping_sets(Query *q)
-{
-	Query	   *inner = copyObject(q);
-	Query	   *top;
-	int			rt;
-	ListCell   *lc;
-
-	inner->distinctClause = NIL;
-	inner->hasDistinctOn = false;
-	inner->sortClause = NIL;
-	inner->limitCount = NULL;
-	inner->limitOffset = NULL;
-	inner->limitOption = LIMIT_OPTION_DEFAULT;
-	foreach(lc, inner->targetList)
-		((TargetEntry *) lfirst(lc))->resjunk = false;
-	/* (a level deeper: its references to enclosing levels go one further) */
-	IncrementVarSublevelsUp((Node *) inner, 1, 1);
-	top = query_over(inner, "hs_grouping_sets", &rt);
-	foreach(lc, q->targetList)
-	{
-		TargetEntry *tle = lfirst(lc);
-		TargetEntry *o;
-
-		o = makeTargetEntry((Expr *) sub_var(inner, rt, tle->resno), tle->resno,
-							tle->resname ? pstrdup(tle->resname) : NULL, tle->resjunk);
-		o->ressortgroupref = tle->ressortgroupref;
-		top->targetList = lappend(top->targetList, o);
-	}
-	top->distinctClause = copyObject(q->distinctClause);
-	top->hasDistinctOn = q->hasDistinctOn;
-	top->sortClause = copyObject(q->sortClause);
-	top->limitCount = copyObject(q->limitCount);
-	top->limitOffset = copyObject(q->limitOffset);
-	top->limitOption = q->limitOption;
-	return top;
 }
 
 RelOut *

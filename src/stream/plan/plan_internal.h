@@ -509,7 +509,6 @@ extern bool agg_is_recomputed(Aggref *a);
  * columns, its ORDER BY columns, the grouping expressions, the set).
  */
 extern RelOut *grouping_sets_query(PlanCtx *ctx, Query *q, List *outer);
-extern Query *distinct_over_grouping_sets(Query *q);
 
 /* DISTINCT over the visible columns of in. */
 extern RelOut *distinct_level(PlanCtx *ctx, RelOut *in);

@@ -16,6 +16,8 @@
  *	  new level's rows they are comparisons of a row with the time, which
  *	  plan_temporal.c splits the rows by;
  *	- window functions of a level with GROUPING SETS (below);
+ *	- DISTINCT at a level with GROUPING SETS, which compares the rows of
+ *	  all its sets;
  *	- HAVING conjuncts that compare the level's aggregates with the rows
  *	  of a subquery that reads nothing of the level (HAVING count(*) >=
  *	  ALL (SELECT count(*) FROM t GROUP BY k), count(*) IN (SELECT ...)),
@@ -193,6 +195,7 @@ split_over_groups(Query *q)
 	}
 	foreach(lc, q->targetList)
 		above |= computed_over_groups(q, lfirst(lc));
+	above |= q->groupingSets != NIL && q->distinctClause != NIL;
 	if (!above && moved == NIL)
 		return q;
 	steps = q->sortClause || q->limitCount || q->limitOffset || q->distinctClause;

@@ -754,8 +754,6 @@ plan_query(PlanCtx *ctx, Query *q, List *outer)
 	check_query_level(q, outer == NIL);
 	if (q->setOperations)
 		return plan_setop_query(ctx, q, outer);
-	if (q->groupingSets && q->distinctClause)
-		return plan_query(ctx, distinct_over_grouping_sets(q), outer);
 	if (q->groupingSets)
 	{
 		q->targetList = (List *) flatten_join_alias_vars(q, (Node *) q->targetList);
