@@ -94,6 +94,7 @@
 
 #include "hummock_stream/batch/tableam.h"
 #include "hummock_stream/entry/utility_hook.h"
+#include "hummock_stream/entry/vacuum_full.h"
 #include "hummock_stream/hummock_stream.h"
 #include "hummock_stream/meta/catalog.h"
 #include "hummock_stream/meta/db_state.h"
@@ -874,6 +875,24 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 
 		if (OidIsValid(relid))
 			refuse_capture_trigger_change(relid, ((RenameStmt *) parsetree)->subname, "rename");
+	}
+	else if (IsA(parsetree, VacuumStmt))
+	{
+		VacuumStmt *vacuum = HsVacuumFullWithoutHummock((VacuumStmt *) parsetree);
+
+		if (vacuum == NULL)
+		{
+			if (qc)
+				SetQueryCompletion(qc, CMDTAG_VACUUM, 0);
+			return;
+		}
+		if (vacuum != (VacuumStmt *) parsetree)
+		{
+			PlannedStmt *edited = copyObject(pstmt);
+
+			edited->utilityStmt = (Node *) vacuum;
+			run = edited;
+		}
 	}
 	else if (IsA(parsetree, CreateTableAsStmt))
 	{
