@@ -93,6 +93,7 @@
 #include "tcop/utility.h"
 
 #include "hummock_stream/batch/tableam.h"
+#include "hummock_stream/entry/database_commands.h"
 #include "hummock_stream/entry/utility_hook.h"
 #include "hummock_stream/entry/vacuum_full.h"
 #include "hummock_stream/hummock_stream.h"
@@ -118,6 +119,8 @@ static bool restart_on_abort = false;	/* we stopped the manager */
 static bool create_pending = false; /* we count in the slot's pending_creates */
 static HsCreateClaim create_claim;
 static Oid	dropped_db_on_commit = InvalidOid;
+static bool wake_launcher_on_commit = false;	/* a database with a store created */
+static Oid	restart_db_at_end = InvalidOid;	/* its manager stopped for a command */
 static bool xact_callback_registered = false;
 
 /*
@@ -162,6 +165,8 @@ utility_xact_callback(XactEvent event, void *arg)
 		}
 		if (OidIsValid(dropped_db_on_commit))
 			HsDbStateDatabaseDropped(dropped_db_on_commit);
+		if (wake_launcher_on_commit)
+			HsLauncherWake();
 	}
 	if (event == XACT_EVENT_ABORT)
 	{
@@ -172,12 +177,16 @@ utility_xact_callback(XactEvent event, void *arg)
 	}
 	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT)
 	{
+		if (OidIsValid(restart_db_at_end))
+			HsDbStateRequestStart(restart_db_at_end);
+		restart_db_at_end = InvalidOid;
 		start_on_commit = false;
 		wake_on_commit = false;
 		remove_store_on_commit = InvalidOid;
 		restart_on_abort = false;
 		create_pending = false;
 		dropped_db_on_commit = InvalidOid;
+		wake_launcher_on_commit = false;
 		flags_subid = InvalidSubTransactionId;
 	}
 }
@@ -194,6 +203,9 @@ utility_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 	{
 		if (restart_on_abort)
 			HsDbStateRequestStart(MyDatabaseId);
+		if (OidIsValid(restart_db_at_end))
+			HsDbStateRequestStart(restart_db_at_end);
+		restart_db_at_end = InvalidOid;
 		if (create_pending)
 			HsDbStateCreateEnded(MyDatabaseId, false, create_claim);
 		start_on_commit = false;
@@ -780,6 +792,7 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	List	   *volatile created_with_ours = NIL;	/* a view WITH (change_log ...) */
 	volatile Oid enum_added = InvalidOid;	/* ALTER TYPE ... ADD VALUE */
 	List	   *volatile enum_positions = NIL;	/* its labels' positions before */
+	volatile Oid paused_db = InvalidOid;	/* a database command's, stopped */
 	ListCell   *lc_rel;
 
 	/*
@@ -1131,6 +1144,9 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 		}
 	}
 
+	/* a database that must be without connections: its manager stopped */
+	paused_db = HsDatabaseCommandBegin(parsetree);
+
 	PG_TRY();
 	{
 		if (prev_utility_hook)
@@ -1144,9 +1160,22 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 	{
 		if (OidIsValid(dropped_db))
 			HsDbStateRequestStart(dropped_db);
+		if (OidIsValid(paused_db))
+		{
+			remember_for_commit(false, false);
+			restart_db_at_end = paused_db;
+			flags_subid = GetCurrentSubTransactionId();
+		}
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	if (OidIsValid(paused_db))
+	{
+		remember_for_commit(false, false);
+		restart_db_at_end = paused_db;
+		flags_subid = GetCurrentSubTransactionId();
+		wake_launcher_on_commit = HsDatabaseCommandEnd(parsetree, paused_db, true);
+	}
 
 	/* our extension is dropped: its store goes when the transaction commits */
 	if (OidIsValid(dropping_ext))

@@ -10,9 +10,11 @@
  * that accepts connections and is not a template; each manager checks
  * from inside its database whether the extension is installed and exits
  * with code 0 (never restarted) if not.  Afterwards the launcher starts
- * managers only when asked: CREATE EXTENSION hummock_stream records a start
+ * managers when asked (CREATE EXTENSION hummock_stream records a start
  * request for its database when its transaction commits and sets the
- * launcher's latch.
+ * launcher's latch) and, every few seconds, for the databases that appeared
+ * since it last read pg_database (created from a template that holds the
+ * extension and its views, or made connectable).
  *
  * Managers are dynamic workers with a restart interval, so a manager that
  * fails (ERROR) is restarted by the postmaster after 1 s and recovers from
@@ -150,20 +152,37 @@ list_databases(bool connectable_only)
 	return dbs;
 }
 
-/* Start a manager for every connectable, non-template database. */
+/*
+ * The connectable, non-template databases the launcher has started a
+ * manager for (or found starting one), in the launcher's memory.
+ */
+static List *seen_databases = NIL;
+
+/*
+ * Start a manager for every connectable, non-template database not seen
+ * before: all of them at start; later, those created (CREATE DATABASE from
+ * a template holding the extension, database_commands.c) or made
+ * connectable since.
+ */
 static void
-start_all_managers(void)
+start_new_managers(void)
 {
 	List	   *dbs = list_databases(true);
 	ListCell   *lc;
+	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
 
 	foreach(lc, dbs)
 	{
 		Oid			dboid = lfirst_oid(lc);
 
+		if (list_member_oid(seen_databases, dboid))
+			continue;
 		if (!HsDbStateStopRequested(dboid))
 			start_manager(dboid);
 	}
+	list_free(seen_databases);
+	seen_databases = list_copy(dbs);
+	MemoryContextSwitchTo(old);
 	list_free(dbs);
 }
 
@@ -230,7 +249,7 @@ HsLauncherMain(Datum main_arg)
 	before_shmem_exit(launcher_exit, (Datum) 0);
 
 	sweep_dropped_databases();
-	start_all_managers();
+	start_new_managers();
 	next_retry = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), LAUNCHER_RETRY_MS);
 
 	for (;;)
@@ -244,6 +263,8 @@ HsLauncherMain(Datum main_arg)
 		n = HsDbStateTakeStartRequests(dboids, lengthof(dboids));
 		for (int i = 0; i < n; i++)
 			start_manager(dboids[i]);
+		/* (woken by a CREATE DATABASE that copied a store, or every few seconds) */
+		start_new_managers();
 
 		if (GetCurrentTimestamp() >= next_retry)
 		{
