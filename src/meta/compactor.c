@@ -33,12 +33,15 @@
 #include "postgres.h"
 
 #include "access/xact.h"
+#include "catalog/pg_extension.h"
+#include "commands/extension.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "storage/lock.h"
 #include "tcop/tcopprot.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
@@ -145,11 +148,29 @@ HsTrimChangeLogs(void)
 	return true;
 }
 
+/*
+ * One compaction task at a time in a database: two tasks picked from one
+ * version (the compactor's and hummock_stream.compact()'s) may merge the
+ * same SSTs, and the second to commit found its inputs gone ("compaction
+ * removes an SST that is not in the level").  An object lock on the
+ * extension (sub-id 1: not the one ALTER and DROP EXTENSION take), held
+ * until the transaction that commits the task ends.
+ */
+static bool
+lock_compaction(bool wait)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_OBJECT(tag, MyDatabaseId, ExtensionRelationId,
+					   get_extension_oid(HS_EXTENSION_NAME, false), 1);
+	return LockAcquire(&tag, ExclusiveLock, false, !wait) != LOCKACQUIRE_NOT_AVAIL;
+}
+
 bool
-HsCompactOnce(bool force_l0, int *input_level, int *output_level, int *inputs,
+HsCompactOnce(bool force_l0, bool wait, int *input_level, int *output_level, int *inputs,
 			  uint64 *version_id)
 {
-	HsVersion  *v = HsHummockPinnedVersion(HS_EPOCH_MAX);
+	HsVersion  *v;
 	HsCompactionConfig cfg;
 	HsCompactionTask *task;
 	HsVersionDelta *delta;
@@ -157,6 +178,9 @@ HsCompactOnce(bool force_l0, int *input_level, int *output_level, int *inputs,
 	HsSafeEpochs safe;
 	HsStatus	st;
 
+	if (!lock_compaction(wait))
+		return false;
+	v = HsHummockPinnedVersion(HS_EPOCH_MAX);
 	HsCompactionConfigInit(&cfg);
 	task = force_l0 ? HsCompactionPickL0(v) : HsCompactionPick(v, &cfg);
 	if (task == NULL)
@@ -207,7 +231,7 @@ compact_one(int *in, int *out, int *n, uint64 *vid)
 		StartTransactionCommand();
 		PushActiveSnapshot(GetTransactionSnapshot());
 		pgstat_report_activity(STATE_RUNNING, "compacting");
-		worked = HsCompactOnce(false, in, out, n, vid);
+		worked = HsCompactOnce(false, false, in, out, n, vid);
 		PopActiveSnapshot();
 		CommitTransactionCommand();
 		compaction_failures = 0;

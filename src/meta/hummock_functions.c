@@ -52,7 +52,7 @@ hummock_stream_compact(PG_FUNCTION_ARGS)
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
-	if (!HsCompactOnce(force, &in, &out, &n, &vid))
+	if (!HsCompactOnce(force, true, &in, &out, &n, &vid))
 	{
 		values[0] = BoolGetDatum(false);
 		nulls[1] = nulls[2] = nulls[3] = nulls[4] = true;

@@ -20,8 +20,12 @@ extern int	hs_time_travel_retention_ms;
 /* Start the compactor of the manager's database (a dynamic worker). */
 extern BackgroundWorkerHandle *HsCompactorStart(Oid dboid);
 
-/* One compaction step in the current transaction; true if it did work. */
-extern bool HsCompactOnce(bool force_l0, int *input_level, int *output_level,
+/*
+ * One compaction step in the current transaction; true if it did work.
+ * One runs at a time in a database (a lock held to the end of the
+ * transaction): wait for the one running, or (!wait) do nothing then.
+ */
+extern bool HsCompactOnce(bool force_l0, bool wait, int *input_level, int *output_level,
 						  int *inputs, uint64 *version_id);
 
 /* Drop change-log entries past retention; true if any were dropped. */
