@@ -146,6 +146,7 @@ job_on_barrier(HsActor *a, const HsActorBarrier *b, bool paused, TimestampTz *wa
 	{
 		HsStreamStore store;
 
+		memset(&store, 0, sizeof(store));
 		store.env = HsComputeWorkerEnv();
 		store.shared_buffer = HsComputeWorkerSharedBuffer();
 		store.cache = HsHummockSstCache();

@@ -506,6 +506,17 @@ HsStateTableFirstWithPrefixes(HsStateTable *t, const HsSlice *prefixes, int n,
 	scan_prefixes(t, prefixes, n, true, visit, arg);
 }
 
+/* After a write: hand a memtable that grew too large to the job. */
+static inline void
+check_full(HsStateTable *t)
+{
+	HsStreamStore *s = t->store;
+
+	if (s->memtable_full_bytes != 0 && t->memtable != NULL &&
+		HsMemtableMemoryUsage(t->memtable) >= s->memtable_full_bytes)
+		s->memtable_full(t, s->memtable_full_arg);
+}
+
 void
 HsStateTablePut(HsStateTable *t, const char *key, int keylen,
 				const char *old_value, int old_len,
@@ -524,6 +535,7 @@ HsStateTablePut(HsStateTable *t, const char *key, int keylen,
 							  HsSliceMake(new_value, new_len), &st);
 	if (!ok)
 		HsStatusReport(ERROR, &st);
+	check_full(t);
 }
 
 void
@@ -535,6 +547,7 @@ HsStateTableDelete(HsStateTable *t, const char *key, int keylen,
 	if (!HsMemtableDelete(current_memtable(t), HsSliceMake(key, keylen),
 						  HsSliceMake(old_value, old_len), &st))
 		HsStatusReport(ERROR, &st);
+	check_full(t);
 }
 
 void

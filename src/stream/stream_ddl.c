@@ -313,6 +313,7 @@ rebuild_steps(Oid view, const char *name, bool notice)
 	position = HsBackfillSnapshotText(s0);
 
 	memset(&store, 0, sizeof(store));
+	memset(&store, 0, sizeof(store));
 	store.env = HsEnvPgForContext(CurrentMemoryContext);
 	store.shared_buffer = HsSharedBufferCreate(store.env,
 											   (size_t) hs_shared_buffer_size_kb * 1024);

@@ -57,6 +57,7 @@
 #define SPLIT_CHECK_ROWS 256
 
 static void flush_and_seal(HsStreamJob *job, HsEpoch seal_as);
+static void table_full(HsStateTable *t, void *arg);
 
 /* ---------------------------------------------------------------------
  * Whose rights a job runs with
@@ -102,6 +103,9 @@ job_create(Oid job_id, Query *query, const Oid *state_tables, int n_state_tables
 	job->cxt = cxt;
 	job->store = *store;
 	job->store.more_to_come = false;
+	job->store.memtable_full = table_full;
+	job->store.memtable_full_arg = job;
+	job->store.memtable_full_bytes = 0;
 	job->plan = backfills ? HsStreamPlanCreateAs(copyObject(query), state_roles) :
 		HsStreamPlanCreateForLoad(copyObject(query), state_roles);
 	job->reads = HsViewReadsOf(job->plan->query);
@@ -270,6 +274,7 @@ HsStreamJobAllowSplit(HsStreamJob *job, HsEpoch floor, size_t bytes)
 	job->split_next = first < e ? first : 0;
 	job->split_bytes = bytes;
 	job->split_unchecked = 0;
+	job->store.memtable_full_bytes = job->split_next != 0 ? bytes : 0;
 }
 
 HsEpoch
@@ -280,6 +285,36 @@ HsStreamJobMaxSealed(HsStreamJob *job)
 	for (int i = 0; i < job->n_states; i++)
 		e = Max(e, HsSharedBufferMaxSealed(job->store.shared_buffer, job->states[i].table_id));
 	return e;
+}
+
+/*
+ * A table whose memtable alone reached split_bytes within the epoch (an
+ * executor writing many rows for few input rows, where maybe_split does not
+ * look: a join's fan-out emitted at its flush): its writes so far are
+ * sealed as the next sub-epoch, without flushing the executors (they are
+ * in the middle of writing), and the shared buffer spills what it holds
+ * over its size.  The table's later writes of the epoch go to a new
+ * memtable, above; reads see both.
+ */
+static void
+table_full(HsStateTable *t, void *arg)
+{
+	HsStreamJob *job = arg;
+	HsSstWriteContext ctx;
+	HsStatus	st;
+
+	if (job->split_next == 0)
+		return;
+	HsStateTableSealAs(t, job->split_next);
+	job->splits++;
+	job->split_next++;
+	if (job->split_next >= job->store.epoch)
+	{
+		job->split_next = 0;
+		job->store.memtable_full_bytes = 0;
+	}
+	HsHummockWriteContext(&ctx);
+	HS_CHECK(HsSharedBufferMaybeSpill(job->store.shared_buffer, &ctx, &st), &st);
 }
 
 static void
@@ -695,6 +730,7 @@ HsStreamJobFlush(HsStreamJob *job)
 {
 	flush_and_seal(job, 0);
 	job->split_next = 0;
+	job->store.memtable_full_bytes = 0;
 	if (job->split_indexing)
 	{
 		(void) HsSharedBufferSetIndexAtSpill(job->store.shared_buffer, job->split_index_before);

@@ -22,6 +22,8 @@
 #include "hummock_stream/storage/shared_buffer.h"
 #include "hummock_stream/storage/version.h"
 
+struct HsStateTable;
+
 /* Where the state tables of one job write and read. */
 typedef struct HsStreamStore
 {
@@ -36,6 +38,17 @@ typedef struct HsStreamStore
 	 * from its state (OverWindow) may leave that to the last flush.
 	 */
 	bool		more_to_come;
+
+	/*
+	 * Called after a write leaves a table's memtable holding
+	 * memtable_full_bytes or more (0: never): the job seals it as a
+	 * sub-epoch and spills (stream_job.c), so an epoch whose writes come
+	 * from few input rows (a join's fan-out, emitted at its flush) stays
+	 * within the shared buffer's memory.
+	 */
+	void		(*memtable_full) (struct HsStateTable *t, void *arg);
+	void	   *memtable_full_arg;
+	size_t		memtable_full_bytes;
 } HsStreamStore;
 
 typedef struct HsStateTable
