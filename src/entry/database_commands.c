@@ -130,9 +130,9 @@ HsDatabaseCommandBegin(Node *parsetree)
 }
 
 bool
-HsDatabaseCommandEnd(Node *parsetree, Oid dboid, bool succeeded)
+HsDatabaseCommandDone(Node *parsetree, Oid dboid)
 {
-	if (succeeded && OidIsValid(dboid) && IsA(parsetree, CreatedbStmt))
+	if (OidIsValid(dboid) && IsA(parsetree, CreatedbStmt))
 		return HsStoreCopyDatabase(dboid,
 								   get_database_oid(((CreatedbStmt *) parsetree)->dbname, false));
 	return false;

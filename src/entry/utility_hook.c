@@ -231,6 +231,15 @@ remember_for_commit(bool start, bool wake)
 		flags_subid = GetCurrentSubTransactionId();
 }
 
+/* Ask for dboid's manager again when the transaction (or subtransaction) ends. */
+static void
+restart_at_end(Oid dboid)
+{
+	remember_for_commit(false, false);
+	restart_db_at_end = dboid;
+	flags_subid = GetCurrentSubTransactionId();
+}
+
 static bool
 drops_our_extension(DropStmt *stmt)
 {
@@ -1161,20 +1170,14 @@ hs_process_utility(PlannedStmt *pstmt, const char *queryString,
 		if (OidIsValid(dropped_db))
 			HsDbStateRequestStart(dropped_db);
 		if (OidIsValid(paused_db))
-		{
-			remember_for_commit(false, false);
-			restart_db_at_end = paused_db;
-			flags_subid = GetCurrentSubTransactionId();
-		}
+			restart_at_end(paused_db);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
 	if (OidIsValid(paused_db))
 	{
-		remember_for_commit(false, false);
-		restart_db_at_end = paused_db;
-		flags_subid = GetCurrentSubTransactionId();
-		wake_launcher_on_commit = HsDatabaseCommandEnd(parsetree, paused_db, true);
+		restart_at_end(paused_db);
+		wake_launcher_on_commit = HsDatabaseCommandDone(parsetree, paused_db);
 	}
 
 	/* our extension is dropped: its store goes when the transaction commits */

@@ -288,6 +288,28 @@ HsStreamJobMaxSealed(HsStreamJob *job)
 }
 
 /*
+ * After writes were sealed as sub-epoch split_next: the next one (none
+ * left: no more splits this epoch, never in practice), and the shared
+ * buffer spills what it holds over its size.
+ */
+static void
+sealed_sub_epoch(HsStreamJob *job)
+{
+	HsSstWriteContext ctx;
+	HsStatus	st;
+
+	job->splits++;
+	job->split_next++;
+	if (job->split_next >= job->store.epoch)
+	{
+		job->split_next = 0;
+		job->store.memtable_full_bytes = 0;
+	}
+	HsHummockWriteContext(&ctx);
+	HS_CHECK(HsSharedBufferMaybeSpill(job->store.shared_buffer, &ctx, &st), &st);
+}
+
+/*
  * A table whose memtable alone reached split_bytes within the epoch (an
  * executor writing many rows for few input rows, where maybe_split does not
  * look: a join's fan-out emitted at its flush): its writes so far are
@@ -300,29 +322,17 @@ static void
 table_full(HsStateTable *t, void *arg)
 {
 	HsStreamJob *job = arg;
-	HsSstWriteContext ctx;
-	HsStatus	st;
 
 	if (job->split_next == 0)
 		return;
 	HsStateTableSealAs(t, job->split_next);
-	job->splits++;
-	job->split_next++;
-	if (job->split_next >= job->store.epoch)
-	{
-		job->split_next = 0;
-		job->store.memtable_full_bytes = 0;
-	}
-	HsHummockWriteContext(&ctx);
-	HS_CHECK(HsSharedBufferMaybeSpill(job->store.shared_buffer, &ctx, &st), &st);
+	sealed_sub_epoch(job);
 }
 
 static void
 maybe_split(HsStreamJob *job)
 {
 	size_t		used = HsStateTableUnsealedBytes(&job->view);
-	HsSstWriteContext ctx;
-	HsStatus	st;
 
 	for (int i = 0; i < job->n_states; i++)
 		used += HsStateTableUnsealedBytes(&job->states[i]);
@@ -335,12 +345,7 @@ maybe_split(HsStreamJob *job)
 		job->split_indexing = true;
 	}
 	flush_and_seal(job, job->split_next);
-	job->splits++;
-	job->split_next++;
-	if (job->split_next >= job->store.epoch)
-		job->split_next = 0;	/* no sub-epoch left (never, in practice) */
-	HsHummockWriteContext(&ctx);
-	HS_CHECK(HsSharedBufferMaybeSpill(job->store.shared_buffer, &ctx, &st), &st);
+	sealed_sub_epoch(job);
 }
 
 void

@@ -21,12 +21,12 @@
 extern Oid	HsDatabaseCommandBegin(Node *parsetree);
 
 /*
- * After it (succeeded or not; the caller asks for that database's manager
- * again when the transaction ends): after a CREATE DATABASE that
- * succeeded, copy the template's store into the new database, and return
- * true if there was one (the launcher is to start the new database's
- * manager once the command commits).
+ * After it succeeded (the caller asks for that database's manager again
+ * when the transaction ends, committed or not): after a CREATE DATABASE,
+ * copy the template's store into the new database, and return true if
+ * there was one (the launcher is to start the new database's manager once
+ * the command commits).
  */
-extern bool HsDatabaseCommandEnd(Node *parsetree, Oid dboid, bool succeeded);
+extern bool HsDatabaseCommandDone(Node *parsetree, Oid dboid);
 
 #endif							/* HS_ENTRY_DATABASE_COMMANDS_H */
