@@ -12,11 +12,12 @@
  *	  hummock_stream.wait_timeout (woken by commits); then, or for an epoch
  *	  older than the relation's safe epoch, an error names the relation;
  *	- with query_consistency = 'global', one epoch per statement for every
- *	  relation: the oldest committed epoch of the relations USING hummock
- *	  that committed within time_travel_retention and whose graphs are not
- *	  failed (a stalled or failing relation is read at its own epoch
- *	  instead of dragging every read below it), and a view created after
- *	  that epoch at its first epoch;
+ *	  relation: the newest aligned epoch (partial_graph.c) at or below the
+ *	  oldest committed epoch of the relations USING hummock that committed
+ *	  within time_travel_retention and whose graphs advance (a stalled or
+ *	  failing relation is read at its own epoch instead of dragging every
+ *	  read below it), and a view created after that epoch at its first
+ *	  epoch;
  *	- with 'per_table', each relation at its own committed epoch.
  *
  * REPEATABLE READ and SERIALIZABLE transactions keep the epoch of each
@@ -205,7 +206,9 @@ add_readers(uint32 *ids, int n, int max)
 
 /*
  * The global epoch: the oldest committed epoch of the database's relations
- * USING hummock, so that every relation read at it is mutually consistent.
+ * USING hummock, so that every relation read at it is mutually consistent;
+ * for the views, the newest aligned epoch at or below it (partial_graph.c:
+ * a view read at an epoch whose round it skipped shows an older snapshot).
  * Tables of the store that are not relations (test tables, state tables of
  * jobs still being created later) do not hold it back, and neither does a
  * relation that has not committed within hummock_stream.time_travel_retention
@@ -231,19 +234,21 @@ add_readers(uint32 *ids, int n, int max)
 uint64
 HsGlobalReadEpoch(const HsVersion *v)
 {
-	HsEpoch		min = 0;
-	bool		any = false;
+	HsEpoch		min_view = 0;	/* of the views the manager runs a graph of */
+	HsEpoch		min_other = 0;	/* of the other relations */
+	bool		any_view = false;
+	bool		any_other = false;
+	HsEpoch		min;
 	HsEpoch		horizon = HsEpochMsAgo(hs_time_travel_retention_ms);
 	uint32		failed[HS_MAX_GRAPH_STATUS];
 	int			nfailed = 0;
+	uint32		running[HS_MAX_GRAPH_STATUS];
+	int			nrunning = -1;
 	HsDbState  *db = HsDbStateGet(MyDatabaseId, false);
 	HsEpoch		floor = 0;
 
 	if (db != NULL)
 	{
-		uint32		running[HS_MAX_GRAPH_STATUS];
-		int			nrunning;
-
 		nfailed = HsDbStateStalledGraphs(db, failed, lengthof(failed));
 		floor = HsDbStateGlobalFloor(db, v->id);
 		/* streaming views without a graph (being rebuilt) are stalled too */
@@ -267,22 +272,72 @@ HsGlobalReadEpoch(const HsVersion *v)
 	for (int i = 0; i < v->n_tables; i++)
 	{
 		bool		is_failed = false;
+		HsEpoch		c = v->tables[i].committed_epoch;
+		uint32		id = (uint32) v->tables[i].table_id;
 
-		if (v->tables[i].committed_epoch < horizon ||
-			v->tables[i].committed_epoch < floor ||
-			!HsRelidIsHummock((Oid) v->tables[i].table_id))
+		if (c < horizon || c < floor || !HsRelidIsHummock((Oid) id))
 			continue;
 		for (int k = 0; k < nfailed && !is_failed; k++)
-			is_failed = (failed[k] == v->tables[i].table_id);
+			is_failed = (failed[k] == id);
 		if (is_failed)
 			continue;
-		if (!any || v->tables[i].committed_epoch < min)
-			min = v->tables[i].committed_epoch;
-		any = true;
+		if (nrunning > 0 && bsearch(&id, running, nrunning, sizeof(uint32), oid_cmp) != NULL)
+		{
+			if (!any_view || c < min_view)
+				min_view = c;
+			any_view = true;
+		}
+		else
+		{
+			if (!any_other || c < min_other)
+				min_other = c;
+			any_other = true;
+		}
 	}
-	if (any && db != NULL)
+	if (any_view && db != NULL)
+	{
+		/*
+		 * The views: the newest aligned epoch at or below their oldest
+		 * committed one, where each of them holds one round's snapshot
+		 * exactly (HsGlobalEpochOf reads one that does not at its own
+		 * epoch).  None in the ring: their oldest committed epoch, as good
+		 * as it gets.  The other relations (the test module's tables) are
+		 * committed when they are loaded, not by barriers.
+		 */
+		HsEpoch		aligned = HsDbStateAlignedAtOrBelow(db, min_view);
+
+		if (aligned != 0)
+			min_view = aligned;
+	}
+	if (any_view && any_other)
+		min = Min(min_view, min_other);
+	else
+		min = any_view ? min_view : min_other;
+	if ((any_view || any_other) && db != NULL)
 		HsDbStateRaiseGlobalFloor(db, v->id, min);
 	return min;
+}
+
+/*
+ * A relation left out of g (stalled, below it) reads at its own epoch; a
+ * view created after g at its first epoch (its state at creation) rather
+ * than as empty; a view that does not hold g's snapshot exactly (it
+ * started over, or began taking every aligned round only after g) at its
+ * own epoch too, rather than at its older state; anything else at g.
+ */
+uint64
+HsGlobalEpochOf(Oid relid, uint64 committed, uint64 first, uint64 g)
+{
+	HsDbState  *db;
+
+	if (g == 0 || committed < g)
+		return committed;
+	if (first > g)
+		return Min(first, committed);
+	if (first != 0 && committed > g && (db = HsDbStateGet(MyDatabaseId, false)) != NULL &&
+		!HsDbStateGraphExactAt(db, (uint32) relid, g))
+		return committed;
+	return g;
 }
 
 /*
@@ -452,19 +507,10 @@ scan_epoch_now(Relation rel, const HsVersion *v)
 		{
 			HsEpoch		g = statement_global_epoch(v);
 
-			HsEpoch		first;
-
-			/*
-			 * A relation left out of g (stalled) reads at its own epoch; a
-			 * view created after g reads at its first epoch (its state at
-			 * creation) rather than as empty; anything else at g.
-			 */
 			if (g == 0 || committed < g)
 				return committed;
-			first = HsViewInfoOf(rel)->first_epoch;
-			if (first > g)
-				return Min(first, committed);
-			return g;
+			return HsGlobalEpochOf(RelationGetRelid(rel), committed,
+								   HsViewInfoOf(rel)->first_epoch, g);
 		}
 		return committed;
 	}

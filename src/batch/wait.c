@@ -229,12 +229,10 @@ view_read_epoch(const HsVersion *v, HsEpoch g, const WaitView *w, HsEpoch *epoch
 
 	if (!HsVersionCommittedEpoch(v, (HsTableId) w->relid, &c))
 		return false;			/* dropped */
-	if (hs_query_consistency != HS_CONSISTENCY_GLOBAL || g == 0 || c < g)
+	if (hs_query_consistency != HS_CONSISTENCY_GLOBAL)
 		*epoch = c;
-	else if (w->first_epoch > g)
-		*epoch = Min(w->first_epoch, c);
 	else
-		*epoch = g;
+		*epoch = HsGlobalEpochOf(w->relid, c, w->first_epoch, g);
 	return true;
 }
 
@@ -326,20 +324,29 @@ creation_finished(const HsVersion *v, WaitView *w, bool named)
 	return true;
 }
 
-/* The relation USING hummock whose committed epoch is g, for messages. */
+/*
+ * The relation USING hummock that holds the global epoch g back (the
+ * oldest committed epoch not below g), for messages.
+ */
 static const char *
 global_epoch_holder(const HsVersion *v, HsEpoch g)
 {
+	const char *holder = "?";
+	HsEpoch		oldest = HS_EPOCH_MAX;
+
 	for (int i = 0; i < v->n_tables; i++)
 	{
 		Oid			relid = (Oid) v->tables[i].table_id;
 		char	   *name;
 
-		if (v->tables[i].committed_epoch == g && HsRelidIsHummock(relid) &&
-			(name = get_rel_name(relid)) != NULL)
-			return name;
+		if (v->tables[i].committed_epoch >= g && v->tables[i].committed_epoch < oldest &&
+			HsRelidIsHummock(relid) && (name = get_rel_name(relid)) != NULL)
+		{
+			holder = name;
+			oldest = v->tables[i].committed_epoch;
+		}
 	}
-	return "?";
+	return holder;
 }
 
 /*

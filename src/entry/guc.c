@@ -119,7 +119,7 @@ HsGucDefine(void)
 
 	DefineCustomIntVariable("hummock_stream.max_inflight_barriers",
 							"Barriers a partial graph may have in flight before it skips epochs.",
-							"A slow graph stops receiving barriers at this limit; other graphs go on.",
+							"A slow graph stops receiving barriers at this limit, but for the rounds every graph takes (one past the limit); other graphs go on.",
 							&hs_max_inflight_barriers,
 							16, 1, 10000,
 							PGC_SIGHUP,

@@ -452,6 +452,8 @@ fill_graph_status(HsGraphStatus *s, const HsGraph *g)
 	s->worker_lost = g->worker_lost;
 	s->waits_for_worker = g->state == HS_GRAPH_FAILED && g->waits_for_worker;
 	s->commit_held = g->commit_held;
+	s->exact_since = g->exact_since;
+	s->exact_until = g->exact_until;
 	s->retry_at = g->state == HS_GRAPH_FAILED ? g->retry_at : 0;
 	strlcpy(s->last_error, g->last_error, sizeof(s->last_error));
 }
@@ -466,7 +468,8 @@ fill_graph_status(HsGraphStatus *s, const HsGraph *g)
 static bool
 graph_stalled(const HsGraph *g)
 {
-	return g->failed || g->commit_held || (g->actors == NIL && g->pending_add == NIL);
+	return g->failed || g->commit_held || (g->actors == NIL && g->pending_add == NIL) ||
+		g->exact_since == 0 || g->exact_until != HS_EPOCH_MAX;
 }
 
 static void
@@ -805,6 +808,19 @@ HsWarnIfNoWorkerSlots(Oid view)
  * ---------------------------------------------------------------------
  */
 
+/* May this round be aligned (partial_graph.c): no graph holds it back? */
+static bool
+round_can_align(void)
+{
+	HsEpoch		horizon = HsEpochMsAgo(hs_time_travel_retention_ms);
+	ListCell   *lc;
+
+	foreach(lc, hs_manager.graphs)
+		if (HsGraphHoldsBackAlignment(lfirst(lc), horizon))
+			return false;
+	return true;
+}
+
 void
 HsBarrierManagerMain(Datum main_arg)
 {
@@ -918,7 +934,7 @@ HsBarrierManagerMain(Datum main_arg)
 			HsEpoch		curr = next_epoch(prev);
 			bool		checkpoint = (++since_checkpoint >= hs_checkpoint_frequency);
 			HsInflightBarrier dbb = {0};
-
+			bool		aligned;
 			char	   *snapshot;
 
 			if (checkpoint)
@@ -927,10 +943,13 @@ HsBarrierManagerMain(Datum main_arg)
 			foreach(lc, hs_manager.graphs)
 				HsGraphRetry(lfirst(lc), now);
 			snapshot = take_snapshot();
+			aligned = checkpoint && round_can_align();
+			if (aligned)
+				HsDbStateRecordAligned(hs_manager.db, prev);
 			foreach(lc, hs_manager.graphs)
 				HsGraphInject(lfirst(lc), prev, curr,
-							 checkpoint ? HS_BARRIER_CHECKPOINT : HS_BARRIER_REGULAR, now,
-							 snapshot);
+							 checkpoint ? HS_BARRIER_CHECKPOINT : HS_BARRIER_REGULAR,
+							 aligned, now, snapshot);
 			pfree(snapshot);
 
 			/* the database's own barrier record (graph 0) */

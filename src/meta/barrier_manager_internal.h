@@ -68,8 +68,9 @@ extern void HsGraphResetDone(HsGraph *g);
 extern void HsGraphReset(HsGraph *g, const char *why, bool lost_worker);
 extern int	HsGraphMissingWorker(const HsGraph *g);
 extern void HsGraphRetry(HsGraph *g, TimestampTz now);
+extern bool HsGraphHoldsBackAlignment(const HsGraph *g, HsEpoch horizon);
 extern void HsGraphInject(HsGraph *g, HsEpoch prev, HsEpoch curr, HsBarrierKind kind,
-						  TimestampTz now, const char *snapshot);
+						  bool aligned, TimestampTz now, const char *snapshot);
 extern void HsInflightFree(HsInflightBarrier *b);
 extern void HsGraphsComplete(void);
 extern void HsGraphsForgetEmpty(void);

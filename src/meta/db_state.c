@@ -142,6 +142,7 @@ reset_slot(HsDbState *s, Oid dboid)
 	s->global_floor_version = 0;
 	s->barriers_total = 0;
 	s->ring_next = 0;
+	s->aligned_next = 0;
 	s->n_graphs = 0;
 	s->graphs_published = false;
 	s->n_workers = 0;
@@ -149,6 +150,7 @@ reset_slot(HsDbState *s, Oid dboid)
 	SpinLockRelease(&s->barrier_mutex);
 	/* nobody can look the slot up while we hold the registry lock */
 	memset(s->ring, 0, sizeof(s->ring));
+	memset(s->aligned, 0, sizeof(s->aligned));
 	memset(s->graphs, 0, sizeof(s->graphs));
 	memset(s->workers, 0, sizeof(s->workers));
 	memset(s->creations, 0, sizeof(s->creations));
@@ -425,7 +427,8 @@ HsDbStateStalledGraphs(HsDbState *db, uint32 *graph_ids, int max)
 
 	SpinLockAcquire(&db->barrier_mutex);
 	for (int i = 0; i < db->n_graphs && n < max; i++)
-		if (db->graphs[i].failed || db->graphs[i].commit_held || db->graphs[i].n_actors == 0)
+		if (db->graphs[i].failed || db->graphs[i].commit_held || db->graphs[i].n_actors == 0 ||
+			db->graphs[i].exact_since == 0 || db->graphs[i].exact_until != HS_EPOCH_MAX)
 			graph_ids[n++] = db->graphs[i].graph_id;
 	SpinLockRelease(&db->barrier_mutex);
 	return n;
@@ -468,6 +471,38 @@ HsDbStateRaiseGlobalFloor(HsDbState *db, uint64 version_id, HsEpoch epoch)
 		db->global_floor_version = Max(db->global_floor_version, version_id);
 	}
 	SpinLockRelease(&db->barrier_mutex);
+}
+
+void
+HsDbStateRecordAligned(HsDbState *db, HsEpoch e)
+{
+	SpinLockAcquire(&db->barrier_mutex);
+	db->aligned[db->aligned_next] = e;
+	db->aligned_next = (db->aligned_next + 1) % HS_ALIGNED_RING;
+	SpinLockRelease(&db->barrier_mutex);
+}
+
+HsEpoch
+HsDbStateAlignedAtOrBelow(HsDbState *db, HsEpoch e)
+{
+	HsEpoch		best = 0;
+
+	SpinLockAcquire(&db->barrier_mutex);
+	for (int i = 0; i < HS_ALIGNED_RING; i++)
+		if (db->aligned[i] <= e && db->aligned[i] > best)
+			best = db->aligned[i];
+	SpinLockRelease(&db->barrier_mutex);
+	return best;
+}
+
+bool
+HsDbStateGraphExactAt(HsDbState *db, uint32 graph_id, HsEpoch e)
+{
+	HsGraphStatus st;
+
+	if (!HsDbStateGraphStatus(db, graph_id, &st))
+		return true;
+	return st.exact_since != 0 && st.exact_since <= e && e < st.exact_until;
 }
 
 /* ---------------------------------------------------------------------

@@ -327,8 +327,53 @@ HsGraphRetry(HsGraph *g, TimestampTz now)
 }
 
 /*
+ * Aligned rounds (HsDbStateRecordAligned).  A round is aligned when it is
+ * a checkpoint and no graph that advances is past its in-flight limit; it
+ * is then injected into every graph up to one barrier past that limit.  So
+ * a slow graph, at its limit, skips the rounds that are not aligned and
+ * takes the next aligned one as soon as one of its barriers completes,
+ * while the graphs that keep up take every round: all of them hold each
+ * aligned round's snapshot at its prev epoch, and the global read epoch is
+ * the newest aligned epoch every view committed.  Rounds skipped one graph
+ * at a time would leave no epoch at which all views hold one snapshot (a
+ * view read at an epoch it skipped shows its older commit).
+ *
+ * Does g hold back aligned rounds now: a graph that advances (running
+ * actors, not failed, no commit held back, committed within the time-travel
+ * retention, as HsGlobalReadEpoch counts them) and is past its limit.
+ */
+bool
+HsGraphHoldsBackAlignment(const HsGraph *g, HsEpoch horizon)
+{
+	if (g->state != HS_GRAPH_RUNNING || g->failed || g->commit_held ||
+		(g->actors == NIL && g->pending_add == NIL) || g->committed_epoch < horizon)
+		return false;
+	return list_length(g->inflight) > hs_max_inflight_barriers;
+}
+
+/* g does not take aligned round e as such: its exact run ends there. */
+static void
+missed_aligned(HsGraph *g, HsEpoch e)
+{
+	g->last_missed = Max(g->last_missed, e);
+	if (g->exact_since != 0 && g->exact_until == HS_EPOCH_MAX && e > g->exact_since)
+		g->exact_until = e;
+}
+
+/* g committed aligned epoch e: a run starts there unless one goes on. */
+static void
+committed_aligned(HsGraph *g, HsEpoch e)
+{
+	if (g->exact_since != 0 && g->exact_since <= e && e < g->exact_until)
+		return;
+	g->exact_since = e;
+	/* (a round it missed since: exact at e alone) */
+	g->exact_until = g->last_missed > e ? e + 1 : HS_EPOCH_MAX;
+}
+
+/*
  * Inject the barrier of the round prev -> curr (snapshot: the round's)
- * into the workers of graph g.
+ * into the workers of graph g; aligned: the round is aligned (above).
  *
  * The rows a graph's barrier brings (those of the round's snapshot that
  * the graph has not read yet) are written and committed at the barrier's
@@ -342,8 +387,8 @@ HsGraphRetry(HsGraph *g, TimestampTz now)
  * there likewise.  The epochs it skipped hold what it held before them.
  */
 void
-HsGraphInject(HsGraph *g, HsEpoch prev, HsEpoch curr, HsBarrierKind kind, TimestampTz now,
-			 const char *snapshot)
+HsGraphInject(HsGraph *g, HsEpoch prev, HsEpoch curr, HsBarrierKind kind, bool aligned,
+			 TimestampTz now, const char *snapshot)
 {
 	HsEpoch		from;
 
@@ -352,14 +397,26 @@ HsGraphInject(HsGraph *g, HsEpoch prev, HsEpoch curr, HsBarrierKind kind, Timest
 	HsMsgInject *msg;
 	Size		snap_len = strlen(snapshot) + 1;
 
-	if (g->state == HS_GRAPH_RESETTING || g->state == HS_GRAPH_FAILED)
+	if (g->state == HS_GRAPH_RESETTING || g->state == HS_GRAPH_FAILED ||
+		(g->last_injected ? g->last_injected : g->committed_epoch) >= curr ||
+		list_length(g->inflight) >= hs_max_inflight_barriers + (aligned ? 1 : 0))
+	{
+		/* (failed, committed past this epoch (a new view), or slow) */
+		if (aligned)
+			missed_aligned(g, prev);
 		return;
-	if ((g->last_injected ? g->last_injected : g->committed_epoch) >= curr)
-		return;					/* committed past this epoch (a new view) */
-	if (list_length(g->inflight) >= hs_max_inflight_barriers)
-		return;					/* slow graph: it skips this epoch */
+	}
 	if (g->state == HS_GRAPH_INITIALIZING)
+	{
+		/*
+		 * It starts over from its committed state: no aligned epoch it
+		 * holds exactly until it commits one again.
+		 */
 		kind = HS_BARRIER_INITIAL;
+		g->exact_since = 0;
+		g->exact_until = HS_EPOCH_MAX;
+		g->last_missed = Max(g->last_missed, prev);
+	}
 
 	mask = HsGraphWorkerMask(g);
 	from = g->last_injected ? g->last_injected : g->committed_epoch;
@@ -373,6 +430,9 @@ HsGraphInject(HsGraph *g, HsEpoch prev, HsEpoch curr, HsBarrierKind kind, Timest
 	b->to_collect = 0;
 	b->snapshot = MemoryContextStrdup(hs_manager.cxt, snapshot);
 	b->tables_exist = g->is_stream_job;
+	b->aligned = aligned && kind == HS_BARRIER_CHECKPOINT && from == prev && mask != 0;
+	if (aligned && !b->aligned)
+		missed_aligned(g, prev);
 
 	/*
 	 * The actor arrays (and the added actors' state tables after them) only
@@ -807,6 +867,8 @@ HsGraphsComplete(void)
 			{
 				commit_ts = b->tables != NIL ? committed_at : GetCurrentTimestamp();
 				g->committed_epoch = b->prev_epoch;
+				if (b->aligned)
+					committed_aligned(g, b->prev_epoch);
 				g->commits++;
 				g->last_commit_at = commit_ts;
 				/* healthy again: the error and the backoff go */

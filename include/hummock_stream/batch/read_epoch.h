@@ -29,11 +29,17 @@ extern bool HsQueryEpochCheck(char **newval, void **extra, GucSource source);
 extern void HsQueryEpochAssign(const char *newval, void *extra);
 
 /*
- * The epoch query_consistency = 'global' reads at: the oldest committed
- * epoch of the relations USING hummock (0 if none).
+ * The epoch query_consistency = 'global' reads at: the newest aligned
+ * epoch every relation USING hummock that advances committed (0 if none).
  */
 struct HsVersion;
 extern uint64 HsGlobalReadEpoch(const struct HsVersion *v);
+
+/*
+ * The epoch a 'global' read of relation relid (committed at committed,
+ * a view's first epoch first, 0 otherwise) uses when the global epoch is g.
+ */
+extern uint64 HsGlobalEpochOf(Oid relid, uint64 committed, uint64 first, uint64 g);
 
 /* What the catalog says of a streaming view (HsViewInfoOf). */
 #define HS_VIEW_MAX_KEY_COLUMNS 32

@@ -41,6 +41,13 @@
 
 extern int	hs_max_databases;
 
+/*
+ * Aligned epochs kept for the global read epoch: more than any graph can
+ * have in flight (hummock_stream.max_inflight_barriers plus the one an
+ * aligned round adds) in all but extreme settings.
+ */
+#define HS_ALIGNED_RING 256
+
 /* One recent barrier of one partial graph, for hummock_stream.barriers. */
 #define HS_BARRIER_RING 1024
 typedef struct HsBarrierRecord
@@ -70,6 +77,15 @@ typedef struct HsGraphStatus
 	bool		waits_for_worker;	/* failed: a worker of it has no slot */
 	bool		commit_held;	/* another transaction holds its job's row
 								 * (a DROP of it in an open transaction) */
+	/*
+	 * The aligned epochs (see HsDbStateRecordAligned) at which the graph
+	 * holds exactly the round's snapshot: those in [exact_since,
+	 * exact_until).  exact_since 0: none yet (a graph just started, or
+	 * rebuilt); exact_until HS_EPOCH_MAX: it has taken every aligned round
+	 * since exact_since.
+	 */
+	HsEpoch		exact_since;
+	HsEpoch		exact_until;
 	int16		failures;		/* failures in a row since its last commit */
 	int16		n_actors;
 	int16		inflight;
@@ -223,6 +239,12 @@ typedef struct HsDbState
 	HsEpoch		global_floor;
 	uint64		global_floor_version;
 	uint64		barriers_total;
+	/*
+	 * The newest aligned epochs (HsDbStateRecordAligned), a ring written
+	 * by the manager; aligned_next is where the next one goes.
+	 */
+	HsEpoch		aligned[HS_ALIGNED_RING];
+	int			aligned_next;
 	int			ring_next;
 	int			n_graphs;
 	bool		graphs_published;	/* graphs[] is this manager's */
@@ -318,8 +340,10 @@ extern bool HsDbStateGraphStatus(HsDbState *db, uint32 graph_id, HsGraphStatus *
 
 /*
  * The graphs whose tables do not advance now (at most max): failed since
- * their last commit, running no actor (a view being rebuilt), or whose
- * commits a transaction holds back (a DROP of the view not committed yet).
+ * their last commit, running no actor (a view being rebuilt), whose
+ * commits a transaction holds back (a DROP of the view not committed yet),
+ * or that are not taking every aligned round now (exact_until is set, or
+ * exact_since is not yet).
  */
 extern int	HsDbStateStalledGraphs(HsDbState *db, uint32 *graph_ids, int max);
 
@@ -340,6 +364,25 @@ extern HsEpoch HsDbStateGlobalFloor(HsDbState *db, uint64 version_id);
 
 /* Raise it to epoch, computed from version version_id. */
 extern void HsDbStateRaiseGlobalFloor(HsDbState *db, uint64 version_id, HsEpoch epoch);
+
+/*
+ * Aligned epochs.  A round of barriers is aligned when the manager
+ * injects it into every graph that advances (none skips it for its
+ * in-flight limit): every such graph then holds at the round's prev epoch
+ * exactly what the round's snapshot shows, so they can all be read at
+ * that epoch together.  The manager records each aligned round's prev
+ * epoch; HsDbStateAlignedAtOrBelow returns the newest recorded one not
+ * above e (0 if the ring holds none).
+ */
+extern void HsDbStateRecordAligned(HsDbState *db, HsEpoch e);
+extern HsEpoch HsDbStateAlignedAtOrBelow(HsDbState *db, HsEpoch e);
+
+/*
+ * Does graph_id hold exactly the aligned round's snapshot at aligned
+ * epoch e (its published exact_since and exact_until)?  True for a graph
+ * the status does not show (not a view, or beyond HS_MAX_GRAPH_STATUS).
+ */
+extern bool HsDbStateGraphExactAt(HsDbState *db, uint32 graph_id, HsEpoch e);
 
 /* ---- slot life cycle ---- */
 

@@ -63,6 +63,8 @@ typedef struct HsInflightBarrier
 	char	   *snapshot;		/* pg_snapshot text taken at injection */
 	List	   *change_logs;	/* HsSyncedLog *, from the workers' payloads */
 	bool		tables_exist;	/* its tables were created before (a view's) */
+	bool		aligned;		/* a checkpoint of an aligned round, from its
+								 * prev epoch (HsDbStateRecordAligned) */
 } HsInflightBarrier;
 
 /* An actor as the manager places it. */
@@ -122,6 +124,13 @@ typedef struct HsGraph
 	bool		emptied;		/* ran no actor when a reload began (a view
 								 * being rebuilt): actors it gets again
 								 * start it over */
+	/*
+	 * Where it holds exactly each aligned round's snapshot (HsGraphStatus
+	 * says how), and the newest aligned round it did not take as such.
+	 */
+	HsEpoch		exact_since;
+	HsEpoch		exact_until;
+	HsEpoch		last_missed;
 } HsGraph;
 
 /* Workers hosting some actor of the graph (running or about to be added). */
