@@ -10,7 +10,8 @@
 #    create_materialized_view (the default concurrent protocol, from
 #    autocommit) against CREATE MATERIALIZED VIEW of the same query.  The
 #    ratio is the speed of ours over Postgres's (>= 0.5 is the target).
-#    Peak RSS (VmHWM) of the view creator and of the compute workers.
+#    Peak memory of the view creator and of the compute workers: private
+#    (RssAnon) and RSS (VmHWM, with the shared memory pages it touched).
 # 2. Writers during a creation: a pgbench client inserting single rows into
 #    the source for DURATION s, alone and while the slowest view (min) is
 #    created with wait => false; transactions/s in the creation's window,
@@ -63,26 +64,30 @@ seconds() {	# sql -> wall seconds of running it
 	echo "$t1 - $t0" | bc
 }
 
-# Peak RSS (MB) per process kind of this server, sampled until $DIR/stop.
+# Peak memory (MB) per process kind of this server, sampled every 0.1 s
+# until $DIR/stop: private (RssAnon, the process's own allocations) and
+# RSS (VmHWM, which also counts the pages of shared memory it touched:
+# Postgres's shared_buffers holding the table it scans, the block cache).
 rss_sampler() {
-	declare -A peak=()
+	declare -A peak=() anon=()
 	while [ ! -e "$DIR/stop" ]; do
 		for p in $(pgrep -P "$PMPID"); do
-			local kind hwm
+			local kind hwm a
 			kind=$( (tr '\0' ' ' <"/proc/$p/cmdline") 2>/dev/null | sed -e 's/^postgres: //' -e 's/ for .*//' -e 's/ [0-9].*//') || continue
-			hwm=$( (awk '/VmHWM/ {print $2}' <"/proc/$p/status") 2>/dev/null) || continue
-			[ -n "$hwm" ] || continue
+			read -r hwm a < <( (awk '/VmHWM/ {h = $2} /RssAnon/ {a = $2} END {print h, a}' <"/proc/$p/status") 2>/dev/null) || continue
+			[ -n "$hwm" ] && [ -n "$a" ] || continue
 			if [ -z "${peak[$kind]:-}" ] || [ "$hwm" -gt "${peak[$kind]}" ]; then peak[$kind]=$hwm; fi
+			if [ -z "${anon[$kind]:-}" ] || [ "$a" -gt "${anon[$kind]}" ]; then anon[$kind]=$a; fi
 		done
 		sleep 0.1
 	done
 	for k in "${!peak[@]}"; do
-		case $k in *creator*|*compute*) echo "$k: $((peak[$k] / 1024)) MB" ;; esac
+		case $k in *creator*|*compute*) echo "$k: $((anon[$k] / 1024)) MB private, $((peak[$k] / 1024)) MB RSS" ;; esac
 	done | sort | paste -sd ';' | sed 's/;/; /g'
 }
 
 if want 1; then
-	echo "| view over $ROWS rows | create_materialized_view | CREATE MATERIALIZED VIEW | ratio | peak RSS |"
+	echo "| view over $ROWS rows | create_materialized_view | CREATE MATERIALIZED VIEW | ratio | peak memory |"
 	echo "| --- | --- | --- | --- | --- |"
 	for kind in $KINDS; do
 		q=${Q[$kind]}
