@@ -181,10 +181,31 @@ SELECT hummock_stream.create_materialized_view('bad',
 SELECT hummock_stream.create_materialized_view('bad',
   $$SELECT g, percentile_cont(g / 10.0) WITHIN GROUP (ORDER BY v) FROM s GROUP BY g$$);
 
+-- float sums are exact: a large value added and deleted again leaves the
+-- small ones' sum as it was, and a deleted value leaves no rounding residue
+CREATE TABLE fl (id int PRIMARY KEY, g int, f float8, r real);
+INSERT INTO fl VALUES (1, 1, 0.1, 0.1), (2, 1, 0.2, 0.2), (3, 1, 1e20, 1e10),
+  (4, 2, 0.3, 0.3), (5, 2, 0.7, 0.7), (6, 3, 1e308, 1e38);
+SELECT hummock_stream.create_materialized_view('a_fl',
+  'SELECT g, sum(f) AS sf, avg(f) AS af, sum(r) AS sr, avg(r) AS ar, count(*) FROM fl GROUP BY g');
+SELECT hummock_stream.create_materialized_view('a_fl_all',
+  'SELECT sum(f) AS sf, avg(f) AS af, sum(DISTINCT f) AS sdf FROM fl WHERE g < 3');
+DELETE FROM fl WHERE id IN (3, 5);
+SELECT hummock_stream.wait();
+SELECT * FROM a_fl ORDER BY g;
+SELECT g, sum(f) AS sf, avg(f) AS af, sum(r) AS sr, avg(r) AS ar, count(*) FROM fl GROUP BY g ORDER BY g;
+SELECT * FROM a_fl_all;
+DELETE FROM fl WHERE id = 2;
+SELECT hummock_stream.wait();
+SELECT * FROM a_fl ORDER BY g;
+SELECT * FROM a_fl_all;
+SELECT * FROM hummock_stream_test.views_differ() WHERE view::text LIKE 'a\_fl%';
+SELECT ordinal, holds FROM hummock_stream.state_tables WHERE job = 'a_fl'::regclass ORDER BY ordinal;
+
 SET client_min_messages = warning;	-- the capture log's name has an OID
 DROP EXTENSION hummock_stream CASCADE;
 RESET client_min_messages;
 DROP AGGREGATE my_agg(int);
 DROP FUNCTION my_concat(text, int);
-DROP TABLE s, s_later, js, js2, rg, mails, mails_nokey, fd_dept, fd_emp;
+DROP TABLE s, s_later, js, js2, rg, mails, mails_nokey, fd_dept, fd_emp, fl;
 DROP EXTENSION citext;

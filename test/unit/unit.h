@@ -54,5 +54,6 @@ UNIT_SUITE(version);
 UNIT_SUITE(memtable);
 UNIT_SUITE(version_model);
 UNIT_SUITE(version_format);
+UNIT_SUITE(exact_float_sum);
 
 #endif							/* HS_UNIT_H */

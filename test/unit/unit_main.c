@@ -40,6 +40,7 @@ static const SuiteFn suites[] = {
 	unit_memtable,
 	unit_version_model,
 	unit_version_format,
+	unit_exact_float_sum,
 };
 
 const char *unit_tmpdir;

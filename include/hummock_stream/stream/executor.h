@@ -185,6 +185,8 @@ typedef struct HsAggCall
 								 * rows (HsAggKeptRows: Var varno 1, attno
 								 * 2 .. ncols + 1; attno 1 is taken) */
 	Oid			statetype;		/* MOVING: its moving state type, resolved */
+	bool		exact_float_sum;	/* SUM, AVG of float4/float8: kept exact
+									 * (views planned before keep a float) */
 } HsAggCall;
 
 /*

@@ -37,14 +37,19 @@
  * DISTINCT calls (count, sum and avg) feed these accumulators only when a
  * value's count goes 0 -> 1 or 1 -> 0 (agg_ordered_state.c).
  *
- * Finite sums of float4/float8 are kept by adding and subtracting, so after
- * deletes they can differ from a fresh sum in the last bits (a fresh sum
- * depends on the order of the rows too).
+ * Finite sums of float4/float8 are kept exactly (exact_float_sum.h, as a
+ * bytea in the state row) and rounded once when shown: deletes leave no
+ * trace, and the sum is the correctly rounded sum of the values the group
+ * holds (Postgres's rounds after every row, so the two may differ in the
+ * last bits, as Postgres's own sums over two orders of the same rows do).
+ * Views planned before keep a float running sum, added to and subtracted
+ * from (their groups' state role says: plan_agg.c), which drifts after
+ * deletes.
  *
  * State-row columns (persisted; the state row is the group's key columns
  * and row count, then these per call, exec_hash_agg.c): non-NULL count
- * (int8), sum (sum type; NULL when unused or when no finite input
- * remains), current min/max value (argument type), recomputed value
+ * (int8), sum (sum type, bytea for an exact float sum; NULL when unused or
+ * when no finite input remains), current min/max value (argument type), recomputed value
  * (the call's result type) or moving state (its resolved moving state
  * type; NULL when unused), true
  * count (int8), and the special-value counts of sum/avg (int8[] of
@@ -68,6 +73,7 @@
 #include "utils/fmgrprotos.h"
 #include "utils/numeric.h"
 
+#include "hummock_stream/row/exact_float_sum.h"
 #include "hummock_stream/row/memcmp_key.h"
 
 #include "agg_internal.h"
@@ -122,8 +128,16 @@ float4_to_float8(PG_FUNCTION_ARGS)
 
 /* The sum type and functions of sum/avg(argtype); false: unsupported. */
 static bool
-sum_ops_choose(HsAggKind kind, Oid argtype, AggSumOps *ops)
+sum_ops_choose(HsAggKind kind, Oid argtype, bool exact_float, AggSumOps *ops)
 {
+	if (exact_float && (argtype == FLOAT4OID || argtype == FLOAT8OID))
+	{
+		/* (added and taken out by AggAccAddSum itself) */
+		ops->float_input = true;
+		ops->exact_float = true;
+		ops->sumtype = BYTEAOID;
+		return true;
+	}
 	switch (argtype)
 	{
 		case INT2OID:
@@ -194,10 +208,10 @@ sum_ops_choose(HsAggKind kind, Oid argtype, AggSumOps *ops)
 }
 
 bool
-AggSumOpsFor(HsAggKind kind, Oid argtype, AggSumOps *ops)
+AggSumOpsFor(HsAggKind kind, Oid argtype, bool exact_float, AggSumOps *ops)
 {
 	memset(ops, 0, sizeof(*ops));
-	if (!sum_ops_choose(kind, argtype, ops))
+	if (!sum_ops_choose(kind, argtype, exact_float, ops))
 		return false;
 	/* looked up once: a per-row syscache lookup was a good part of a sum's cost */
 	get_typlenbyval(ops->sumtype, &ops->sumlen, &ops->sumbyval);
@@ -213,7 +227,7 @@ HsAggSupported(HsAggKind kind, Oid argtype)
 	{
 		case HS_AGG_SUM:
 		case HS_AGG_AVG:
-			return AggSumOpsFor(kind, argtype, &ops);
+			return AggSumOpsFor(kind, argtype, true, &ops);
 		case HS_AGG_MIN:
 		case HS_AGG_MAX:
 			return HsMemcmpTypeSupport(argtype) == HS_MEMCMP_ORDERED;
@@ -354,6 +368,47 @@ finite_count(const AggAcc *acc)
 		scale_count(acc, SCALE_NINF);
 }
 
+/* An exact float sum's encoding (a bytea) into s. */
+static void
+exact_sum_decode(Datum sum, HsExactFloatSum *s)
+{
+	bytea	   *b = DatumGetByteaPP(sum);
+
+	if (!HsExactFloatSumDecode(s, (const uint8 *) VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b)))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("invalid exact float sum in a streaming aggregation's state")));
+}
+
+/* s encoded as a bytea, in the current memory context. */
+static Datum
+exact_sum_encode(HsExactFloatSum *s)
+{
+	uint8		buf[HS_EXACT_SUM_MAX_ENCODED];
+	size_t		len = HsExactFloatSumEncode(s, buf);
+	bytea	   *b = palloc(VARHDRSZ + len);
+
+	SET_VARSIZE(b, VARHDRSZ + len);
+	memcpy(VARDATA(b), buf, len);
+	return PointerGetDatum(b);
+}
+
+/*
+ * The value of an exact float sum, rounded once; beyond the float range it
+ * is the error Postgres's float addition raises there.
+ */
+static float8
+exact_sum_value(Datum sum)
+{
+	HsExactFloatSum s;
+	float8		v;
+
+	exact_sum_decode(sum, &s);
+	if (!HsExactFloatSumValue(&s, &v))
+		float_overflow_error();
+	return v;
+}
+
 /*
  * The sum of a float call with inputs (as float8), as Postgres's float4pl
  * or float8pl over the same inputs gives it: NaN if a NaN or both
@@ -380,7 +435,10 @@ float_sum_final(const AggAcc *acc, Oid sumtype, bool for_avg)
 		return -0.0;
 	if (acc->sum_null)
 		return 0.0;
-	sum = sumtype == FLOAT4OID ? (float8) DatumGetFloat4(acc->sum) : DatumGetFloat8(acc->sum);
+	if (sumtype == BYTEAOID)
+		sum = exact_sum_value(acc->sum);
+	else
+		sum = sumtype == FLOAT4OID ? (float8) DatumGetFloat4(acc->sum) : DatumGetFloat8(acc->sum);
 	return sum == 0 ? 0.0 : sum;
 }
 
@@ -448,6 +506,26 @@ AggAccAddSum(AggAcc *acc, const AggSumOps *ops, Oid argtype, Datum v, int sign,
 		if (cls == SCALE_NAN || cls == SCALE_PINF || cls == SCALE_NINF)
 			return;				/* only counted */
 	}
+	if (ops->exact_float)
+	{
+		HsExactFloatSum es;
+
+		if (acc->sum_null)
+			HsExactFloatSumInit(&es);
+		else
+			exact_sum_decode(acc->sum, &es);
+		HsExactFloatSumAdd(&es, argtype == FLOAT4OID ? (float8) DatumGetFloat4(v) :
+						   DatumGetFloat8(v), sign);
+		old = MemoryContextSwitchTo(group_cxt);
+		if (!acc->sum_null)
+			pfree(DatumGetPointer(acc->sum));
+		acc->sum = exact_sum_encode(&es);
+		acc->sum_null = false;
+		MemoryContextSwitchTo(old);
+		if (finite_count(acc) == 0)
+			acc->sum_null = true;
+		return;
+	}
 	x = ops->conv ? DirectFunctionCall1(ops->conv, v) : v;
 
 	if (acc->sum_null)
@@ -492,8 +570,14 @@ AggAccResult(const HsAggCall *call, const AggSumOps *ops, const AggAcc *acc,
 				if (none)
 					return (Datum) 0;
 				f = float_sum_final(acc, ops->sumtype, false);
-				return ops->sumtype == FLOAT4OID ?
-					Float4GetDatum((float4) f) : Float8GetDatum(f);
+				if (call->argtype == FLOAT4OID)
+				{
+					/* (as float4pl: beyond the float4 range is an error) */
+					if (isinf((float4) f) && !isinf(f))
+						float_overflow_error();
+					return Float4GetDatum((float4) f);
+				}
+				return Float8GetDatum(f);
 			}
 			*isnull = none || acc->sum_null;
 			return *isnull ? (Datum) 0 : acc->sum;
@@ -508,7 +592,8 @@ AggAccResult(const HsAggCall *call, const AggSumOps *ops, const AggAcc *acc,
 			{
 				*isnull = none;
 				return none ? (Datum) 0 :
-					Float8GetDatum(float_sum_final(acc, FLOAT8OID, true) / (float8) acc->count);
+					Float8GetDatum(float_sum_final(acc, ops->exact_float ? BYTEAOID : FLOAT8OID,
+												   true) / (float8) acc->count);
 			}
 			*isnull = none || acc->sum_null;
 			return *isnull ? (Datum) 0 : avg_final(ops->sumtype, acc->sum, acc->count);

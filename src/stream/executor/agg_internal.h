@@ -46,6 +46,8 @@ typedef struct AggSumOps
 	bool		sumbyval;
 	bool		numeric_input;	/* track scales and special values */
 	bool		float_input;	/* track special values and -0 */
+	bool		exact_float;	/* float input summed exactly: the sum is a
+								 * bytea (exact_float_sum.h's encoding) */
 	PGFunction	conv;			/* argument -> sum type, or NULL */
 	PGFunction	add;
 	PGFunction	sub;
@@ -79,7 +81,7 @@ copy_att_datum(Datum d, Form_pg_attribute att)
 /* ---- agg_accumulators.c ---- */
 
 /* How sum(argtype) or avg(argtype) accumulates, in *ops; false: unsupported. */
-extern bool AggSumOpsFor(HsAggKind kind, Oid argtype, AggSumOps *ops);
+extern bool AggSumOpsFor(HsAggKind kind, Oid argtype, bool exact_float, AggSumOps *ops);
 
 /* A group's accumulators before any input. */
 extern void AggAccInit(AggAcc *acc);

@@ -653,7 +653,7 @@ HsExecHashAggCreate(TupleDesc in_desc, int nkeys, HsAggCall *calls, int ncalls,
 		HsAggCall  *call = &calls[i];
 
 		if ((call->kind == HS_AGG_SUM || call->kind == HS_AGG_AVG) &&
-			!AggSumOpsFor(call->kind, call->argtype, &sums[i]))
+			!AggSumOpsFor(call->kind, call->argtype, call->exact_float_sum, &sums[i]))
 			elog(ERROR, "unsupported streaming aggregate argument type %u", call->argtype);
 		TupleDescInitEntry(out, nkeys + i + 1, NULL, call->restype, -1, 0);
 		/* min and max return a value of their argument, under its collation */

@@ -851,12 +851,27 @@ agg_level(PlanCtx *ctx, Query *q, RelOut *from, List *extra)
 	}
 	{
 		bool		any_hashed = false;
+		bool		any_float_sum = false;
+		bool		exact;
 
 		for (i = 0; i < nkeys; i++)
 			any_hashed |= an.hashed[i];
-		/* (a view planned before keeps its layout: plan_hashed_keys.c) */
-		groups = next_state(ctx, psprintf("HashAgg groups%s%s",
+		for (i = 0; i < ncalls; i++)
+			any_float_sum |= (calls[i].kind == HS_AGG_SUM || calls[i].kind == HS_AGG_AVG) &&
+				(calls[i].argtype == FLOAT4OID || calls[i].argtype == FLOAT8OID);
+		/*
+		 * (a view planned before keeps its layout: plan_hashed_keys.c; and
+		 * its float sums running, as its groups' role says)
+		 */
+		exact = any_float_sum &&
+			!next_state_recorded_as(ctx, psprintf("HashAgg groups%s%s",
+												  any_moving ? " with moving states" : "",
+												  any_hashed ? HASHED_KEYS_ROLE_MARK : ""));
+		for (i = 0; i < ncalls; i++)
+			calls[i].exact_float_sum = exact;
+		groups = next_state(ctx, psprintf("HashAgg groups%s%s%s",
 										  any_moving ? " with moving states" : "",
+										  exact ? EXACT_FLOAT_SUMS_ROLE_MARK : "",
 										  any_hashed ? HASHED_KEYS_ROLE_MARK : ""));
 	}
 

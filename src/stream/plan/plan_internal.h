@@ -314,6 +314,13 @@ extern bool constant_has_rows(Query *item, int64 n);
 #define HASHED_KEYS_ROLE_MARK " (keys hashed)"
 
 /*
+ * The mark of an aggregation's groups whose float sum and avg calls are
+ * kept exactly (agg_accumulators.c); a view planned before keeps float
+ * running sums.
+ */
+#define EXACT_FLOAT_SUMS_ROLE_MARK " with exact float sums"
+
+/*
  * In the role of a DISTINCT's rows when its columns whose equal values
  * print differently are shown by a min (plan_agg.c).
  */
