@@ -452,6 +452,7 @@ HsCatalogSetPositions(int n, const Oid *job_ids, const char *const *snapshots,
 {
 	static SPIPlanPtr plan;
 	static SPIPlanPtr skipping_plan;
+	static SPIPlanPtr existing_plan;
 	CatalogStatement cs;
 	Datum		args[3];
 	Oid			types[3] = {OIDARRAYOID, TEXTARRAYOID, INT8ARRAYOID};
@@ -502,6 +503,37 @@ HsCatalogSetPositions(int n, const Oid *job_ids, const char *const *snapshots,
 			for (int i = 0; i < n; i++)
 				if (job_ids[i] == id)
 					saved[i] = true;
+		}
+
+		/*
+		 * A job whose row is gone (its view was dropped since the graph
+		 * was loaded) has nothing to save: held back, its graph would keep
+		 * its barriers in flight for good.  Only a row another transaction
+		 * holds is held back.
+		 */
+		if (SPI_processed < (uint64) n)
+		{
+			run_kept(&existing_plan, "SELECT pg_catalog.array_agg(job_id) FROM hummock_stream.stream_jobs"
+				" WHERE job_id = ANY ($1)", 1, types, args, NULL, SPI_OK_SELECT);
+			{
+				bool		isnull;
+				Datum		found = column(0, 1, &isnull);
+				Datum	   *f = NULL;
+				int			nf = 0;
+
+				if (!isnull)
+					deconstruct_array(DatumGetArrayTypeP(found), OIDOID, sizeof(Oid), true,
+									  TYPALIGN_INT, &f, NULL, &nf);
+				for (int i = 0; i < n; i++)
+				{
+					bool		exists = false;
+
+					for (int k = 0; k < nf && !exists; k++)
+						exists = DatumGetObjectId(f[k]) == job_ids[i];
+					if (!exists)
+						saved[i] = true;
+				}
+			}
 		}
 	}
 	end(&cs);

@@ -5,8 +5,8 @@
 # the barrier manager locks the head before it reads the version it
 # commits against (and holds back a view whose job row a drop holds), so a
 # commit never names a dropped table: the barrier manager runs on with the
-# same pid, the log has no "commit of a dropped table", and the views left
-# equal their queries.
+# same pid, the log has no "commit of a dropped table", the views left
+# equal their queries, and no graph of a dropped view is left behind.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -112,6 +112,14 @@ for my $name (qw(sums mins evens top keeper))
 }
 is($node->safe_psql('postgres', q{SELECT count(*) FROM pg_class WHERE relname = 'pairs'}),
 	'0', 'the last drop left no relation');
+# a view dropped between its epoch and the commit round: its job row is
+# gone, so there is no position to save; its graph was held back for good
+# (barriers in flight, never forgotten) until the commit round told a
+# missing row from one another transaction holds
+ok( $node->poll_query_until('postgres', q{
+		SELECT count(*) = 0 FROM hummock_stream.partial_graphs p
+		 WHERE NOT EXISTS (SELECT FROM pg_class c WHERE c.oid = p.graph_id)}),
+	'the graphs of the dropped views are forgotten');
 
 $node->stop;
 done_testing();
